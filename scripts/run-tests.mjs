@@ -1,0 +1,26 @@
+// Runs every test file under test/ with node's own test runner through tsx.
+// Node 20's --test takes paths, not globs, so the files are listed here.
+// SDS_TEST_FILTER=substring runs only the files whose path contains it.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+function collect(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...collect(path));
+    else if (name.endsWith('.test.ts')) out.push(path);
+  }
+  return out;
+}
+
+const filter = process.env.SDS_TEST_FILTER;
+const files = collect('test').filter((f) => !filter || f.includes(filter)).sort();
+if (files.length === 0) {
+  console.error('no test files found');
+  process.exit(1);
+}
+const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
+const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
+process.exit(result.status ?? 1);

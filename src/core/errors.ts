@@ -1,0 +1,122 @@
+/**
+ * One error type for the whole product and one registry that maps each stable code to an HTTP
+ * status and a CLI exit code. Codes are the spec's catalogue (DB-001, BRK-003, ...), the spec's
+ * API error strings (TABLES_ALREADY_EXIST, INVALID_THREADS, ...) and a few of our own for input
+ * validation. docs/errors.md documents every code; test/unit/errors.test.ts keeps the two in sync.
+ */
+
+/** Exit codes of the CLI contract (DESIGN.md §5). */
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  invalid: 2,
+  notFound: 3,
+  conflict: 4,
+  external: 5,
+} as const;
+
+export interface ErrorSpec {
+  http: number;
+  exit: number;
+  /** One line saying what the code means, used in docs/errors.md. */
+  title: string;
+}
+
+export const ERROR_CODES = {
+  // Spec catalogue (7.4)
+  'DB-001': { http: 502, exit: EXIT.external, title: 'database connection refused' },
+  'DB-002': { http: 502, exit: EXIT.external, title: 'database authentication failed' },
+  'DB-003': { http: 502, exit: EXIT.external, title: 'database does not exist' },
+  'DB-004': { http: 500, exit: EXIT.external, title: 'database driver not found' },
+  'DB-005': { http: 503, exit: EXIT.external, title: 'too many database connections' },
+  'BRK-001': { http: 404, exit: EXIT.notFound, title: 'dictionary not found' },
+  'BRK-002': { http: 500, exit: EXIT.failed, title: 'breakout process ended with exit code 1' },
+  'BRK-003': { http: 400, exit: EXIT.invalid, title: 'a case could not be parsed' },
+  'BRK-004': { http: 409, exit: EXIT.conflict, title: 'table already exists' },
+  'AUTH-001': { http: 401, exit: EXIT.invalid, title: 'invalid credentials' },
+  'AUTH-002': { http: 401, exit: EXIT.invalid, title: 'invalid client' },
+  'AUTH-003': { http: 401, exit: EXIT.invalid, title: 'token expired' },
+  'AUTH-004': { http: 403, exit: EXIT.invalid, title: 'insufficient permissions' },
+  'API-001': { http: 405, exit: EXIT.invalid, title: 'method not allowed' },
+  'API-002': { http: 404, exit: EXIT.notFound, title: 'resource not found' },
+  'API-003': { http: 400, exit: EXIT.invalid, title: 'invalid JSON' },
+  'API-004': { http: 429, exit: EXIT.failed, title: 'rate limit exceeded' },
+  'WHK-001': { http: 401, exit: EXIT.invalid, title: 'invalid webhook token' },
+  'WHK-002': { http: 502, exit: EXIT.external, title: 'webhook timed out after 30 seconds' },
+  'WHK-003': { http: 400, exit: EXIT.invalid, title: 'invalid payload, missing required field' },
+  // Spec API error strings (7.3)
+  DICTIONARY_NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'no dictionary of that name' },
+  TABLES_ALREADY_EXIST: { http: 409, exit: EXIT.conflict, title: 'breakout tables exist and overwrite was not asked' },
+  DB_CONNECTION_ERROR: { http: 502, exit: EXIT.external, title: 'the target database could not be reached' },
+  INVALID_THREADS: { http: 400, exit: EXIT.invalid, title: 'threads must be a whole number from 1 to 10' },
+  INSUFFICIENT_PERMISSIONS: { http: 403, exit: EXIT.invalid, title: 'the role of the account does not allow this' },
+  // Our own input, state and configuration codes
+  USAGE: { http: 400, exit: EXIT.invalid, title: 'a command or request was called with wrong arguments' },
+  CONFIG_INVALID: { http: 500, exit: EXIT.invalid, title: 'a configuration value is not one of the allowed values' },
+  DICT_INVALID: { http: 400, exit: EXIT.invalid, title: 'the file is not a valid CSPro dictionary' },
+  LABEL_INVALID: { http: 400, exit: EXIT.invalid, title: 'the dictionary label is not a valid table prefix' },
+  DICT_IN_USE: { http: 409, exit: EXIT.conflict, title: 'the dictionary still has cases or breakout tables' },
+  CASE_INVALID: { http: 400, exit: EXIT.invalid, title: 'a case in an import file could not be read' },
+  IMPORT_PARTIAL: { http: 400, exit: EXIT.invalid, title: 'some cases of an import could not be read; the others were stored' },
+  FILE_FORMAT_UNKNOWN: { http: 400, exit: EXIT.invalid, title: 'the import file type is not .dat, .csdb or .json' },
+  NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'the named object does not exist' },
+  CONFLICT: { http: 409, exit: EXIT.conflict, title: 'the object already exists or is in a conflicting state' },
+  PATH_INVALID: { http: 400, exit: EXIT.invalid, title: 'a file name escapes the media area or is not allowed' },
+  STORE_TOO_NEW: { http: 500, exit: EXIT.failed, title: 'the store was written by a newer sds; upgrade sds' },
+  STORE_BUSY: { http: 503, exit: EXIT.failed, title: 'the store is locked by another process' },
+  IO_ERROR: { http: 500, exit: EXIT.failed, title: 'a local file could not be read or written' },
+  INTERNAL: { http: 500, exit: EXIT.failed, title: 'an unexpected internal error (a bug: please report it)' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Where in an input the problem is; every field optional, shown in this order. */
+export interface ErrorLocation {
+  file?: string;
+  line?: number;
+  path?: string;
+  record?: string;
+  item?: string;
+  case?: string;
+}
+
+export type ErrorDetails = ErrorLocation & Record<string, unknown>;
+
+/** The product's only error type: a stable code, a human message, and data saying where. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get http(): number {
+    return ERROR_CODES[this.code].http;
+  }
+
+  get exit(): number {
+    return ERROR_CODES[this.code].exit;
+  }
+}
+
+/** Wraps anything thrown into an AppError, keeping AppErrors as they are. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new AppError('INTERNAL', message, {}, { cause: err });
+}
+
+/** Formats a location as `file:line (item X, case Y)` for one-line human messages. */
+export function formatLocation(loc: ErrorLocation): string {
+  const head = [loc.file, loc.line !== undefined ? String(loc.line) : undefined].filter(Boolean).join(':');
+  const parts: string[] = [];
+  if (loc.path) parts.push(`at ${loc.path}`);
+  if (loc.record) parts.push(`record ${loc.record}`);
+  if (loc.item) parts.push(`item ${loc.item}`);
+  if (loc.case) parts.push(`case ${loc.case}`);
+  return [head, parts.length ? `(${parts.join(', ')})` : ''].filter(Boolean).join(' ');
+}
