@@ -1,0 +1,90 @@
+import type { Command } from 'commander';
+import { EXIT, formatLocation } from '../../core/errors.js';
+import { importCases } from '../../core/import-cases.js';
+import { getCase, listCases, MAX_CASES_LIMIT, parsePaging } from '../../core/cases.js';
+import { action, examples } from '../action.js';
+import { progressBar } from '../progress.js';
+import { fields, table } from '../render.js';
+
+/** `sds cases import|list|show`. */
+export function registerCasesCommands(program: Command): void {
+  const cases = program.command('cases').description('cases of a dictionary');
+
+  cases
+    .command('import <dict> <files...>')
+    .description('import .dat/.txt (fixed-width), .csdb or .json (sync case array) files; unchanged cases are left alone')
+    .addHelpText(
+      'after',
+      examples('sds cases import CEN2000 "Popstan Census.dat"', 'sds cases import HOUSEHOLD_DICT Household.csdb', 'sds cases import CEN2000 upload.json --json'),
+    )
+    .action(
+      action(async (ctx, dict: string, files: string[]) => {
+        const bar = progressBar(ctx, 'importing {value} cases | {duration_formatted}');
+        let report;
+        try {
+          report = await importCases(ctx.store(), dict, files, (n) => bar.update(n));
+        } finally {
+          bar.stop();
+        }
+        ctx.print(report, () => {
+          const t = report.total;
+          return table(
+            ['file', 'read', 'inserted', 'updated', 'unchanged', 'older', 'failed', 'warnings'],
+            [
+              ...report.files.map((f) => [f.file, f.read, f.inserted, f.updated, f.unchanged, f.older, f.failed, f.warnings]),
+              ...(report.files.length > 1 ? [['total', t.read, t.inserted, t.updated, t.unchanged, t.older, t.failed, t.warnings]] : []),
+            ],
+          );
+        });
+        for (const f of report.files) {
+          for (const e of f.errors) {
+            if (!ctx.json) process.stderr.write(`sds: ${e.code}: ${e.message} [${formatLocation(e.details)}]\n`);
+          }
+        }
+        if (report.total.failed > 0) process.exitCode = EXIT.invalid;
+      }),
+    );
+
+  cases
+    .command('list <dict>')
+    .description('one page of cases: guid, label, modified date, verified, deleted')
+    .option('--limit <n>', 'cases per page (1-1000)', '100')
+    .option('--offset <n>', 'cases to skip', '0')
+    .addHelpText('after', examples('sds cases list CEN2000', 'sds cases list CEN2000 --limit 10 --offset 20 --json'))
+    .action(
+      action((ctx, dict: string, opts: { limit: string; offset: string }) => {
+        const page = listCases(ctx.store(), dict, parsePaging(opts.limit, opts.offset, MAX_CASES_LIMIT));
+        ctx.print(page, () =>
+          [
+            table(['guid', 'case_label', 'modified_date', 'verified', 'deleted'], page.data.map((c) => [c.guid, c.case_label, c.modified_date, c.verified, c.deleted])),
+            `${page.data.length} of ${page.total} cases (offset ${page.offset})`,
+          ].join('\n'),
+        );
+      }),
+    );
+
+  cases
+    .command('show <dict> <guid>')
+    .description('one case; with --json in the data-collection client sync JSON shape')
+    .addHelpText('after', examples('sds cases show CEN2000 1f0e4a8c-2f0b-5c4e-9a51-0d5e1c2b3a49', 'sds cases show CEN2000 <guid> --json | jq ".[\\"level-1\\"]"'))
+    .action(
+      action((ctx, dict: string, guid: string) => {
+        const c = getCase(ctx.store(), dict, guid);
+        ctx.print(c, () =>
+          [
+            fields([
+              ['guid', c.id],
+              ['case key', c.caseids],
+              ['label', c.label],
+              ['verified', c.verified],
+              ['deleted', c.deleted],
+              ['clock', c.clock.map((e) => `${e.deviceId}:${e.revision}`).join(' ')],
+              ['partial save', c.partialSave ? `${c.partialSave.mode} ${c.partialSave.field?.name ?? ''}` : ''],
+              ['notes', c.notes?.length ?? 0],
+            ]),
+            JSON.stringify(c['level-1'], null, 2),
+          ].join('\n'),
+        );
+      }),
+    );
+}

@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { AppError } from '../../core/errors.js';
+import { deleteDictionary, getDictionary, listDictionaries, uploadDictionary, type DictionaryDetail } from '../../core/dictionaries.js';
+import { action, examples } from '../action.js';
+import { fields, table } from '../render.js';
+
+function readInput(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new AppError('IO_ERROR', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file });
+  }
+}
+
+/** `sds dict upload|list|show|delete`. */
+export function registerDictCommands(program: Command): void {
+  const dict = program.command('dict').description('CSPro dictionaries (.dcf, text or JSON form)');
+
+  dict
+    .command('upload <file>')
+    .description('store a dictionary; its name is the one inside the file, the label prefixes its breakout tables')
+    .requiredOption('--label <label>', 'short label: a letter, then letters, digits or _ (at most 30)')
+    .addHelpText('after', examples('sds dict upload "Census Dictionary.dcf" --label popstan', 'sds dict upload household.dcf --label hh --json'))
+    .action(
+      action((ctx, file: string, opts: { label: string }) => {
+        const r = uploadDictionary(ctx.store(), { source: readInput(file), label: opts.label, file });
+        ctx.print({ message: r.message, name: r.name, label: r.label }, () => r.message + ` (label ${r.label})`);
+      }),
+    );
+
+  dict
+    .command('list')
+    .description('list dictionaries: name, label, version, created_at')
+    .addHelpText('after', examples('sds dict list', 'sds dict list --json'))
+    .action(
+      action((ctx) => {
+        const list = listDictionaries(ctx.store());
+        ctx.print(list, () =>
+          list.length ? table(['name', 'label', 'version', 'created_at'], list.map((d) => [d.name, d.label, d.version, d.created_at])) : 'no dictionaries',
+        );
+      }),
+    );
+
+  dict
+    .command('show <name>')
+    .description('show a dictionary: levels, records and metadata')
+    .option('--short', 'only name, label, levels and records')
+    .addHelpText('after', examples('sds dict show CEN2000', 'sds dict show CEN2000 --short --json'))
+    .action(
+      action((ctx, name: string, opts: { short?: boolean }) => {
+        const d = getDictionary(ctx.store(), name, { short: opts.short });
+        ctx.print(d, () => {
+          const full = d as Partial<DictionaryDetail>;
+          const head = fields(
+            [
+              ['name', d.name],
+              ['label', d.label],
+              ...(opts.short
+                ? []
+                : ([
+                    ['version', full.version],
+                    ['description', full.description],
+                    ['created_at', full.created_at],
+                    ['updated_at', full.updated_at],
+                  ] as [string, unknown][])),
+            ],
+          );
+          return [head, table(['level', 'label'], d.levels.map((l) => [l.name, l.label])), table(['record', 'label'], d.records.map((r) => [r.name, r.label]))].join('\n');
+        });
+      }),
+    );
+
+  dict
+    .command('delete <name>')
+    .description('delete a dictionary that has no cases and no breakout tables')
+    .addHelpText('after', examples('sds dict delete TEST_DICT'))
+    .action(
+      action((ctx, name: string) => {
+        const r = deleteDictionary(ctx.store(), name);
+        ctx.print(r, () => r.message);
+      }),
+    );
+}

@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { initHome } from '../../core/init.js';
+import { action, examples } from '../action.js';
+import { fields } from '../render.js';
+
+/** `sds init` and `sds migrate`. */
+export function registerHomeCommands(program: Command): void {
+  program
+    .command('init')
+    .description('create the home directory (store, media area, logs, locks); safe to run again')
+    .addHelpText('after', examples('sds init', 'sds --home /srv/sds init', 'SDS_HOME=/srv/sds sds init --json'))
+    .action(
+      action((ctx) => {
+        const r = initHome(ctx.home);
+        ctx.print(r, () => fields([['home', r.home], ['store', r.store], ['schema version', r.schema_version], ['', r.message]]));
+      }),
+    );
+
+  program
+    .command('migrate')
+    .description('apply pending store migrations (every command also does this implicitly)')
+    .addHelpText('after', examples('sds migrate', 'sds --home /srv/sds migrate --json'))
+    .action(
+      action((ctx) => {
+        const r = initHome(ctx.home);
+        const applied = r.migrations_applied.length ? r.migrations_applied.join(', ') : 'none (up to date)';
+        ctx.print(
+          { schema_version: r.schema_version, migrations_applied: r.migrations_applied },
+          () => fields([['schema version', r.schema_version], ['applied', applied]]),
+        );
+      }),
+    );
+}

@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { addUser, changePassword, listUsers, removeUser } from '../../core/users.js';
+import { action, examples } from '../action.js';
+import { readSecret } from '../read-secret.js';
+import { table } from '../render.js';
+
+/** `sds users add|list|remove|passwd`. */
+export function registerUsersCommands(program: Command): void {
+  const users = program.command('users').description('accounts of the HTTP API (roles Administrator, API, Standard)');
+
+  users
+    .command('add <name>')
+    .description('create an account; the password is read from stdin (piped) or a hidden prompt')
+    .requiredOption('--role <role>', 'Administrator, API or Standard')
+    .option('--password-stdin', 'read the password from standard input (the default when stdin is not a terminal)')
+    .addHelpText('after', examples('printf "%s\\n" "$PASSWORD" | sds users add alice --role API --password-stdin', 'sds users add admin --role Administrator'))
+    .action(
+      action(async (ctx, name: string, opts: { role: string }) => {
+        const u = await addUser(ctx.store(), name, opts.role, await readSecret(`password for ${name}: `));
+        ctx.print(u, () => `User ${u.username} added with role ${u.role}`);
+      }),
+    );
+
+  users
+    .command('list')
+    .description('list accounts')
+    .addHelpText('after', examples('sds users list', 'sds users list --json'))
+    .action(
+      action((ctx) => {
+        const list = listUsers(ctx.store());
+        ctx.print(list, () =>
+          list.length ? table(['username', 'role', 'disabled', 'created_at'], list.map((u) => [u.username, u.role, u.disabled, u.created_at])) : 'no users',
+        );
+      }),
+    );
+
+  users
+    .command('remove <name>')
+    .description('delete an account')
+    .addHelpText('after', examples('sds users remove alice'))
+    .action(
+      action((ctx, name: string) => {
+        const r = removeUser(ctx.store(), name);
+        ctx.print(r, () => r.message);
+      }),
+    );
+
+  users
+    .command('passwd <name>')
+    .description('set a new password, read from stdin (piped) or a hidden prompt')
+    .option('--password-stdin', 'read the password from standard input')
+    .addHelpText('after', examples('printf "%s\\n" "$NEW" | sds users passwd alice --password-stdin'))
+    .action(
+      action(async (ctx, name: string) => {
+        const u = await changePassword(ctx.store(), name, await readSecret(`new password for ${name}: `));
+        ctx.print({ message: `Password of ${u.username} changed`, username: u.username }, () => `Password of ${u.username} changed`);
+      }),
+    );
+}

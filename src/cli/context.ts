@@ -1,0 +1,62 @@
+import type { Command } from 'commander';
+import { resolveHome, type HomePaths } from '../core/home.js';
+import { openStore, type Store } from '../store/open-store.js';
+
+/** What every command handler gets: resolved global options, the home, and a lazily opened store. */
+export interface CliContext {
+  json: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  color: boolean;
+  /** True when progress may be drawn: stderr is a terminal and the output is for a human. */
+  interactive: boolean;
+  home: HomePaths;
+  store(): Store;
+  /** Prints `data` as JSON with --json, else the human rendering (nothing with --quiet). */
+  print(data: unknown, human: () => string): void;
+  /** A line on stderr for humans (suppressed by --quiet and --json). */
+  note(line: string): void;
+  close(): void;
+}
+
+interface GlobalOptions {
+  home?: string;
+  json?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  color?: boolean;
+}
+
+/** Builds the context of a command from its options merged with the global ones. */
+export function contextOf(cmd: Command): CliContext {
+  const o = cmd.optsWithGlobals<GlobalOptions>();
+  const json = o.json === true;
+  const quiet = o.quiet === true;
+  const color = o.color !== false && !process.env.NO_COLOR && process.stdout.isTTY === true;
+  let store: Store | undefined;
+  return {
+    json,
+    quiet,
+    verbose: o.verbose === true,
+    color,
+    interactive: process.stderr.isTTY === true && !json && !quiet && !process.env.CI,
+    home: resolveHome(o.home),
+    store() {
+      store ??= openStore(this.home);
+      return store;
+    },
+    print(data, human) {
+      if (json) process.stdout.write(JSON.stringify(data, null, 2) + '\n');
+      else if (!quiet) {
+        const text = human();
+        if (text) process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+      }
+    },
+    note(line) {
+      if (!json && !quiet) process.stderr.write(line + '\n');
+    },
+    close() {
+      store?.close();
+    },
+  };
+}

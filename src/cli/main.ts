@@ -1,0 +1,69 @@
+import { Command, CommanderError } from 'commander';
+import { AppError, EXIT, formatLocation, toAppError } from '../core/errors.js';
+import { registerHomeCommands } from './commands/home.js';
+import { registerDictCommands } from './commands/dict.js';
+import { registerCasesCommands } from './commands/cases.js';
+import { registerUsersCommands } from './commands/users.js';
+import { registerFilesCommands } from './commands/files.js';
+import { registerQuickstart } from './commands/quickstart.js';
+import { VERSION } from '../core/version.js';
+
+/** The `sds` program with every command registered. */
+export function buildProgram(): Command {
+  const program = new Command('sds')
+    .description('Survey Data Service: store CSPro dictionaries and cases, and break them out into SQL databases')
+    .version(VERSION, '-V, --version')
+    .option('--home <dir>', 'home directory (default: $SDS_HOME, else ./var)')
+    .option('--json', 'machine-readable output on stdout (errors too)')
+    .option('-q, --quiet', 'print nothing but errors')
+    .option('-v, --verbose', 'more detail, including error causes')
+    .option('--no-color', 'no colours')
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride();
+  registerQuickstart(program);
+  registerHomeCommands(program);
+  registerDictCommands(program);
+  registerCasesCommands(program);
+  registerUsersCommands(program);
+  registerFilesCommands(program);
+  return program;
+}
+
+/** Entry point of bin/sds: runs the command and turns every failure into an exit code. */
+export async function main(argv: string[]): Promise<void> {
+  const json = argv.includes('--json');
+  const verbose = argv.includes('--verbose') || argv.includes('-v');
+  const program = buildProgram();
+  if (json) program.configureOutput({ writeErr: () => {} });
+  program.commands.forEach(function silence(c: Command): void {
+    c.exitOverride();
+    if (json) c.configureOutput({ writeErr: () => {} });
+    c.commands.forEach(silence);
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.exitCode === 0) return;
+      report(new AppError('USAGE', err.message.replace(/^error: /, ''), {}), json, false);
+      process.exitCode = EXIT.invalid;
+      return;
+    }
+    const e = toAppError(err);
+    report(e, json, verbose);
+    process.exitCode = e.exit;
+  }
+}
+
+function report(e: AppError, json: boolean, verbose: boolean): void {
+  if (json) {
+    process.stdout.write(JSON.stringify({ error: e.code, message: e.message, details: e.details }, null, 2) + '\n');
+    return;
+  }
+  const where = formatLocation(e.details);
+  process.stderr.write(`sds: ${e.code}: ${e.message}${where && !e.message.includes(where) ? ` [${where}]` : ''}\n`);
+  if (e.code === 'INTERNAL' || verbose) {
+    const cause = e.code === 'INTERNAL' ? e.cause : e.cause ?? undefined;
+    if (cause instanceof Error && cause.stack) process.stderr.write(cause.stack + '\n');
+  }
+}

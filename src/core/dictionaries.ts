@@ -1,0 +1,133 @@
+import { parseDictionary } from '../cspro/dictionary/parse-dictionary.js';
+import { labelOf } from '../cspro/dictionary/model.js';
+import type { Store } from '../store/open-store.js';
+import type { DictionaryRecord } from '../store/dictionaries-repo.js';
+import { AppError } from './errors.js';
+import { tablePrefix, validateLabel } from './label.js';
+
+/** Item of the dictionary list (spec 2.2, list form). */
+export interface DictionaryListItem {
+  name: string;
+  label: string;
+  version: string;
+  created_at: string;
+}
+
+/** Dictionary detail (spec 2.2). */
+export interface DictionaryDetail {
+  name: string;
+  label: string;
+  version: string;
+  description: string;
+  levels: { name: string; label: string }[];
+  records: { name: string; label: string }[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** The spec's shorter detail form. */
+export type DictionaryShort = Pick<DictionaryDetail, 'name' | 'label' | 'levels' | 'records'>;
+
+export interface UploadReply {
+  message: string;
+  name: string;
+  label: string;
+  created: boolean;
+}
+
+/**
+ * Parses and stores a dictionary file. The name is the one inside the file; the label is checked
+ * and must not be used by another dictionary, since it prefixes that dictionary's tables. An
+ * upload under an existing name replaces its file and label (as CSWeb does); an invalid file
+ * changes nothing.
+ */
+export function uploadDictionary(store: Store, input: { source: Buffer; label: unknown; file?: string }): UploadReply {
+  const label = validateLabel(input.label);
+  const model = parseDictionary(input.source, { file: input.file });
+  const clash = store.dictionaries.list().find((d) => d.name !== model.name && tablePrefix(d.label) === tablePrefix(label));
+  if (clash) {
+    throw new AppError('CONFLICT', `label "${label}" is already used by dictionary ${clash.name}; breakout tables would collide`, {
+      label,
+      dictionary: clash.name,
+    });
+  }
+  const format = firstSignificantChar(input.source) === '[' ? 'text' : 'json';
+  const { row, created } = store.dictionaries.save({
+    name: model.name,
+    label,
+    version: model.version,
+    description: labelOf(model),
+    source: input.source,
+    sourceFormat: format,
+    model,
+  });
+  return {
+    message: created ? `Dictionary ${row.name} uploaded` : `Dictionary ${row.name} replaced`,
+    name: row.name,
+    label: row.label,
+    created,
+  };
+}
+
+function firstSignificantChar(source: Buffer): string {
+  const text = source.subarray(0, 64).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  return text.charAt(0);
+}
+
+/** All dictionaries in the list form of the spec, by name. */
+export function listDictionaries(store: Store): DictionaryListItem[] {
+  return store.dictionaries.list().map((d) => ({ name: d.name, label: d.label, version: d.version, created_at: d.createdAt }));
+}
+
+/** Loads a dictionary with its model, or fails with DICTIONARY_NOT_FOUND naming close matches. */
+export function requireDictionary(store: Store, name: string): DictionaryRecord {
+  const found = store.dictionaries.findWithModel(name);
+  if (found) return found;
+  const near = store.dictionaries
+    .list()
+    .map((d) => d.name)
+    .filter((n) => n.toLowerCase() === name.toLowerCase() || n.toLowerCase().includes(name.toLowerCase()));
+  const hint = near.length ? ` (names are case-sensitive; did you mean ${near.join(', ')}?)` : '';
+  throw new AppError('DICTIONARY_NOT_FOUND', `dictionary ${name} not found${hint}`, { dictionary: name });
+}
+
+/** The detail form of a dictionary (spec 2.2), or the short form with `short`. */
+export function getDictionary(store: Store, name: string, opts: { short?: boolean } = {}): DictionaryDetail | DictionaryShort {
+  const d = requireDictionary(store, name);
+  const levels = d.model.levels.map((l) => ({ name: l.name, label: labelOf(l) }));
+  const records = d.model.levels.flatMap((l) => l.records.map((r) => ({ name: r.name, label: labelOf(r) })));
+  if (opts.short) return { name: d.name, label: d.label, levels, records };
+  return {
+    name: d.name,
+    label: d.label,
+    version: d.version,
+    description: d.description,
+    levels,
+    records,
+    created_at: d.createdAt,
+    updated_at: d.updatedAt,
+  };
+}
+
+/** The original bytes of an uploaded dictionary file. */
+export function getDictionarySource(store: Store, name: string): Buffer {
+  requireDictionary(store, name);
+  return store.dictionaries.source(name)!;
+}
+
+/**
+ * Deletes a dictionary that has no cases (and, once breakout exists, no breakout tables):
+ * deleting it would otherwise orphan data analysts rely on.
+ */
+export function deleteDictionary(store: Store, name: string): { message: string; name: string } {
+  const d = requireDictionary(store, name);
+  const cases = store.cases.count(d.id);
+  if (cases > 0) {
+    throw new AppError('DICT_IN_USE', `dictionary ${name} has ${cases} cases; it can be deleted only without cases and breakout tables`, {
+      dictionary: name,
+      cases,
+    });
+  }
+  store.dictionaries.delete(d.id);
+  return { message: `Dictionary ${name} deleted`, name };
+}

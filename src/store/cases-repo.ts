@@ -1,0 +1,169 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { CaseNote, ClockEntry, PartialSave } from '../cspro/case/model.js';
+import { nowIso } from './clock.js';
+
+/** A case as stored: `data` is the `level-1` JSON text, kept as written so reads need no re-encode. */
+export interface StoredCase {
+  guid: string;
+  caseKey: string;
+  label: string;
+  data: string;
+  verified: boolean;
+  deleted: boolean;
+  revision: number;
+  clock: ClockEntry[];
+  partialSave: PartialSave | null;
+  notes: CaseNote[];
+  createdAt: string;
+  modifiedAt: string;
+}
+
+export type CaseWrite = Omit<StoredCase, 'revision' | 'createdAt' | 'modifiedAt'>;
+
+export interface CaseSummaryRow {
+  guid: string;
+  label: string;
+  caseKey: string;
+  modifiedAt: string;
+  verified: boolean;
+  deleted: boolean;
+}
+
+interface RawCase {
+  guid: string;
+  case_key: string;
+  label: string;
+  data: string;
+  verified: number;
+  deleted: number;
+  revision: number;
+  clock: string;
+  partial_save: string | null;
+  notes: string;
+  created_at: string;
+  modified_at: string;
+}
+
+const CASE_COLUMNS = 'guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at';
+
+function toStored(r: RawCase): StoredCase {
+  return {
+    guid: r.guid,
+    caseKey: r.case_key,
+    label: r.label,
+    data: r.data,
+    verified: r.verified === 1,
+    deleted: r.deleted === 1,
+    revision: r.revision,
+    clock: JSON.parse(r.clock) as ClockEntry[],
+    partialSave: r.partial_save === null ? null : (JSON.parse(r.partial_save) as PartialSave),
+    notes: JSON.parse(r.notes) as CaseNote[],
+    createdAt: r.created_at,
+    modifiedAt: r.modified_at,
+  };
+}
+
+/** Cases of all dictionaries, and the revision counter that orders their changes. */
+export class CasesRepo {
+  private readonly getOne: Statement<[number, string], RawCase>;
+  private readonly insertRevision: Statement<[number, string, string]>;
+  private readonly upsertStmt: Statement<unknown[]>;
+  private readonly countStmt: Statement<[number], { n: number }>;
+  private readonly countActiveStmt: Statement<[number], { n: number }>;
+  private readonly pageStmt: Statement<[number, number, number], RawCase>;
+  private readonly maxRevisionStmt: Statement<[number], { r: number | null }>;
+
+  constructor(private readonly db: Database) {
+    this.getOne = db.prepare(`SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? AND guid = ?`);
+    this.insertRevision = db.prepare('INSERT INTO revisions (dictionary_id, origin, created_at) VALUES (?, ?, ?)');
+    this.upsertStmt = db.prepare(
+      `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (dictionary_id, guid) DO UPDATE SET
+         case_key = excluded.case_key, label = excluded.label, data = excluded.data, verified = excluded.verified,
+         deleted = excluded.deleted, revision = excluded.revision, clock = excluded.clock,
+         partial_save = excluded.partial_save, notes = excluded.notes, modified_at = excluded.modified_at`,
+    );
+    this.countStmt = db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = ?');
+    this.countActiveStmt = db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = ? AND deleted = 0');
+    this.pageStmt = db.prepare(
+      `SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? ORDER BY case_key, guid LIMIT ? OFFSET ?`,
+    );
+    this.maxRevisionStmt = db.prepare('SELECT max(revision) AS r FROM cases WHERE dictionary_id = ?');
+  }
+
+  get(dictionaryId: number, guid: string): StoredCase | undefined {
+    const r = this.getOne.get(dictionaryId, guid);
+    return r && toStored(r);
+  }
+
+  /** Existing cases among `guids`, keyed by guid (one query per call; callers batch). */
+  getMany(dictionaryId: number, guids: string[]): Map<string, StoredCase> {
+    const out = new Map<string, StoredCase>();
+    if (guids.length === 0) return out;
+    const rows = this.db
+      .prepare(`SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? AND guid IN (${guids.map(() => '?').join(',')})`)
+      .all(dictionaryId, ...guids) as RawCase[];
+    for (const r of rows) out.set(r.guid, toStored(r));
+    return out;
+  }
+
+  /** Allocates the next revision number; call inside the write transaction that uses it. */
+  nextRevision(dictionaryId: number, origin: string): number {
+    return Number(this.insertRevision.run(dictionaryId, origin, nowIso()).lastInsertRowid);
+  }
+
+  /** Inserts or replaces a case at `revision`; keeps the original created_at. */
+  upsert(dictionaryId: number, c: CaseWrite, revision: number): void {
+    const now = nowIso();
+    this.upsertStmt.run(
+      dictionaryId,
+      c.guid,
+      c.caseKey,
+      c.label,
+      c.data,
+      c.verified ? 1 : 0,
+      c.deleted ? 1 : 0,
+      revision,
+      JSON.stringify(c.clock),
+      c.partialSave ? JSON.stringify(c.partialSave) : null,
+      JSON.stringify(c.notes),
+      now,
+      now,
+    );
+  }
+
+  count(dictionaryId: number): number {
+    return this.countStmt.get(dictionaryId)!.n;
+  }
+
+  countActive(dictionaryId: number): number {
+    return this.countActiveStmt.get(dictionaryId)!.n;
+  }
+
+  page(dictionaryId: number, limit: number, offset: number): StoredCase[] {
+    return this.pageStmt.all(dictionaryId, limit, offset).map(toStored);
+  }
+
+  maxRevision(dictionaryId: number): number {
+    return this.maxRevisionStmt.get(dictionaryId)!.r ?? 0;
+  }
+
+  /**
+   * Streams the cases changed in (afterRevision, upToRevision], oldest change first, without
+   * loading them all: the breakout reads millions of cases through this.
+   */
+  *changedSince(dictionaryId: number, afterRevision: number, upToRevision: number): IterableIterator<StoredCase> {
+    const stmt = this.db.prepare(
+      `SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? AND revision > ? AND revision <= ? ORDER BY revision, guid`,
+    );
+    for (const r of stmt.iterate(dictionaryId, afterRevision, upToRevision) as IterableIterator<RawCase>) {
+      yield toStored(r);
+    }
+  }
+
+  /** Runs `fn` in one IMMEDIATE write transaction. */
+  write<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+}

@@ -1,0 +1,54 @@
+import type { Database } from 'better-sqlite3';
+import { nowIso } from './clock.js';
+
+export interface FileRow {
+  name: string;
+  size: number;
+  sha256: string;
+  contentType: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface RawFile {
+  name: string;
+  size: number;
+  sha256: string;
+  content_type: string;
+  created_at: string;
+  updated_at: string;
+}
+
+function toFile(r: RawFile): FileRow {
+  return { name: r.name, size: r.size, sha256: r.sha256, contentType: r.content_type, createdAt: r.created_at, updatedAt: r.updated_at };
+}
+
+/** Metadata of the media files; the bytes live under `files/media/` of the home. */
+export class FilesRepo {
+  constructor(private readonly db: Database) {}
+
+  find(name: string): FileRow | undefined {
+    const r = this.db.prepare('SELECT * FROM files WHERE name = ?').get(name) as RawFile | undefined;
+    return r && toFile(r);
+  }
+
+  list(): FileRow[] {
+    return (this.db.prepare('SELECT * FROM files ORDER BY name').all() as RawFile[]).map(toFile);
+  }
+
+  save(f: Omit<FileRow, 'createdAt' | 'updatedAt'>): FileRow {
+    const now = nowIso();
+    this.db
+      .prepare(
+        `INSERT INTO files (name, size, sha256, content_type, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET size = excluded.size, sha256 = excluded.sha256,
+           content_type = excluded.content_type, updated_at = excluded.updated_at`,
+      )
+      .run(f.name, f.size, f.sha256, f.contentType, now, now);
+    return this.find(f.name)!;
+  }
+
+  remove(name: string): boolean {
+    return this.db.prepare('DELETE FROM files WHERE name = ?').run(name).changes > 0;
+  }
+}

@@ -1,0 +1,69 @@
+import { mkdirSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import type { Database as Db } from 'better-sqlite3';
+import { AppError } from '../core/errors.js';
+import type { HomePaths } from '../core/home.js';
+import { migrate, type MigrateResult } from './migrate.js';
+import { DictionariesRepo } from './dictionaries-repo.js';
+import { CasesRepo } from './cases-repo.js';
+import { UsersRepo } from './users-repo.js';
+import { FilesRepo } from './files-repo.js';
+import { SettingsRepo } from './settings-repo.js';
+
+/** The local store: one SQLite file and a repository per table group. Only store/ touches it. */
+export class Store {
+  readonly dictionaries: DictionariesRepo;
+  readonly cases: CasesRepo;
+  readonly users: UsersRepo;
+  readonly files: FilesRepo;
+  readonly settings: SettingsRepo;
+
+  constructor(
+    readonly db: Db,
+    readonly home: HomePaths,
+    readonly migration: MigrateResult,
+  ) {
+    this.dictionaries = new DictionariesRepo(db);
+    this.cases = new CasesRepo(db);
+    this.users = new UsersRepo(db);
+    this.files = new FilesRepo(db);
+    this.settings = new SettingsRepo(db);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** Creates the home directory layout if needed (idempotent). */
+export function ensureHomeLayout(home: HomePaths): void {
+  for (const dir of [home.root, home.media, home.breakoutLogs, home.locks, home.targets]) {
+    mkdirSync(dir, { recursive: true });
+  }
+}
+
+/**
+ * Opens (creating when absent) the store of a home and applies pending migrations. WAL lets
+ * readers (the HTTP server, status queries) run while an import or a job writes; the busy
+ * timeout makes concurrent CLI processes wait for each other instead of failing at once.
+ */
+export function openStore(home: HomePaths, opts: { readonly?: boolean } = {}): Store {
+  ensureHomeLayout(home);
+  let db: Db;
+  try {
+    db = new Database(home.db, { readonly: opts.readonly ?? false });
+  } catch (err) {
+    throw new AppError('IO_ERROR', `cannot open the store ${home.db}: ${(err as Error).message}`, { file: home.db }, { cause: err });
+  }
+  db.pragma('busy_timeout = 10000');
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('synchronous = NORMAL');
+  try {
+    const migration = migrate(db);
+    return new Store(db, home, migration);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
