@@ -6,6 +6,9 @@ import { registerCasesCommands } from './commands/cases.js';
 import { registerUsersCommands } from './commands/users.js';
 import { registerFilesCommands } from './commands/files.js';
 import { registerQuickstart } from './commands/quickstart.js';
+import { registerTargetCommands } from './commands/target.js';
+import { registerBreakoutCommands } from './commands/breakout.js';
+import { registerOperatorCommands } from './commands/operators.js';
 import { VERSION } from '../core/version.js';
 
 /** The `sds` program with every command registered. */
@@ -26,6 +29,9 @@ export function buildProgram(): Command {
   registerCasesCommands(program);
   registerUsersCommands(program);
   registerFilesCommands(program);
+  registerTargetCommands(program);
+  registerBreakoutCommands(program);
+  registerOperatorCommands(program);
   return program;
 }
 

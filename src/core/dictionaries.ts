@@ -116,8 +116,8 @@ export function getDictionarySource(store: Store, name: string): Buffer {
 }
 
 /**
- * Deletes a dictionary that has no cases (and, once breakout exists, no breakout tables):
- * deleting it would otherwise orphan data analysts rely on.
+ * Deletes a dictionary that has no cases and no breakout tables: deleting it would otherwise
+ * orphan data analysts rely on.
  */
 export function deleteDictionary(store: Store, name: string): { message: string; name: string } {
   const d = requireDictionary(store, name);
@@ -126,6 +126,13 @@ export function deleteDictionary(store: Store, name: string): { message: string;
     throw new AppError('DICT_IN_USE', `dictionary ${name} has ${cases} cases; it can be deleted only without cases and breakout tables`, {
       dictionary: name,
       cases,
+    });
+  }
+  const state = store.breakoutState.get(d.id);
+  if (state) {
+    throw new AppError('DICT_IN_USE', `dictionary ${name} has breakout tables in ${state.target}; drop them first (sds breakout drop ${name})`, {
+      dictionary: name,
+      tables: state.tables,
     });
   }
   store.dictionaries.delete(d.id);

@@ -62,6 +62,7 @@ export const ERROR_CODES = {
   NAME_COLLISION: { http: 400, exit: EXIT.invalid, title: 'two breakout tables or columns of a dictionary would get the same name' },
   NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'the named object does not exist' },
   CONFLICT: { http: 409, exit: EXIT.conflict, title: 'the object already exists or is in a conflicting state' },
+  PAYLOAD_TOO_LARGE: { http: 413, exit: EXIT.invalid, title: 'a request body or uploaded file is larger than the configured limit' },
   PATH_INVALID: { http: 400, exit: EXIT.invalid, title: 'a file name escapes the media area or is not allowed' },
   STORE_TOO_NEW: { http: 500, exit: EXIT.failed, title: 'the store was written by a newer sds; upgrade sds' },
   STORE_BUSY: { http: 503, exit: EXIT.failed, title: 'the store is locked by another process' },

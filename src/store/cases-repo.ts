@@ -150,16 +150,31 @@ export class CasesRepo {
   }
 
   /**
-   * Streams the cases changed in (afterRevision, upToRevision], oldest change first, without
-   * loading them all: the breakout reads millions of cases through this.
+   * One page of the cases changed after `after` (by revision, then guid) up to revision `upTo`.
+   * Keyset pages instead of one long iterator: the breakout writes progress to the same store
+   * between pages, which an open better-sqlite3 iterator would forbid.
    */
-  *changedSince(dictionaryId: number, afterRevision: number, upToRevision: number): IterableIterator<StoredCase> {
-    const stmt = this.db.prepare(
-      `SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? AND revision > ? AND revision <= ? ORDER BY revision, guid`,
-    );
-    for (const r of stmt.iterate(dictionaryId, afterRevision, upToRevision) as IterableIterator<RawCase>) {
-      yield toStored(r);
-    }
+  changedPage(dictionaryId: number, after: { revision: number; guid: string }, upTo: number, limit: number, activeOnly: boolean): StoredCase[] {
+    const rows = this.db
+      .prepare(
+        `SELECT ${CASE_COLUMNS} FROM cases
+         WHERE dictionary_id = ? AND (revision > ? OR (revision = ? AND guid > ?)) AND revision <= ? ${activeOnly ? 'AND deleted = 0' : ''}
+         ORDER BY revision, guid LIMIT ?`,
+      )
+      .all(dictionaryId, after.revision, after.revision, after.guid, upTo, limit) as RawCase[];
+    return rows.map(toStored);
+  }
+
+  /** How many cases `changedPage` would return in all. */
+  countChanged(dictionaryId: number, after: { revision: number; guid: string }, upTo: number, activeOnly: boolean): number {
+    return (
+      this.db
+        .prepare(
+          `SELECT count(*) AS n FROM cases
+           WHERE dictionary_id = ? AND (revision > ? OR (revision = ? AND guid > ?)) AND revision <= ? ${activeOnly ? 'AND deleted = 0' : ''}`,
+        )
+        .get(dictionaryId, after.revision, after.revision, after.guid, upTo) as { n: number }
+    ).n;
   }
 
   /** Runs `fn` in one IMMEDIATE write transaction. */

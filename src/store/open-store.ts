@@ -9,6 +9,10 @@ import { CasesRepo } from './cases-repo.js';
 import { UsersRepo } from './users-repo.js';
 import { FilesRepo } from './files-repo.js';
 import { SettingsRepo } from './settings-repo.js';
+import { RefreshTokensRepo } from './refresh-tokens-repo.js';
+import { TargetsRepo } from './targets-repo.js';
+import { JobsRepo } from './jobs-repo.js';
+import { BreakoutStateRepo } from './breakout-state-repo.js';
 
 /** The local store: one SQLite file and a repository per table group. Only store/ touches it. */
 export class Store {
@@ -17,6 +21,10 @@ export class Store {
   readonly users: UsersRepo;
   readonly files: FilesRepo;
   readonly settings: SettingsRepo;
+  readonly refreshTokens: RefreshTokensRepo;
+  readonly targets: TargetsRepo;
+  readonly jobs: JobsRepo;
+  readonly breakoutState: BreakoutStateRepo;
 
   constructor(
     readonly db: Db,
@@ -28,6 +36,10 @@ export class Store {
     this.users = new UsersRepo(db);
     this.files = new FilesRepo(db);
     this.settings = new SettingsRepo(db);
+    this.refreshTokens = new RefreshTokensRepo(db);
+    this.targets = new TargetsRepo(db);
+    this.jobs = new JobsRepo(db);
+    this.breakoutState = new BreakoutStateRepo(db);
   }
 
   close(): void {

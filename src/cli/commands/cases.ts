@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { EXIT, formatLocation } from '../../core/errors.js';
 import { importCases } from '../../core/import-cases.js';
 import { getCase, listCases, MAX_CASES_LIMIT, parsePaging } from '../../core/cases.js';
+import { deleteCase } from '../../core/case-delete.js';
 import { action, examples } from '../action.js';
 import { progressBar } from '../progress.js';
 import { fields, table } from '../render.js';
@@ -85,6 +86,17 @@ export function registerCasesCommands(program: Command): void {
             JSON.stringify(c['level-1'], null, 2),
           ].join('\n'),
         );
+      }),
+    );
+
+  cases
+    .command('delete <dict> <guid>')
+    .description('soft-delete a case: kept in the store flagged deleted; the next incremental breakout removes it from the target')
+    .addHelpText('after', examples('sds cases delete CEN2000 1f0e4a8c-2f0b-5c4e-9a51-0d5e1c2b3a49'))
+    .action(
+      action((ctx, dict: string, guid: string) => {
+        const r = deleteCase(ctx.store(), dict, guid);
+        ctx.print(r, () => r.message);
       }),
     );
 }

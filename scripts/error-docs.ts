@@ -1,0 +1,29 @@
+// Renders docs/errors.md from the error registry: `node --import tsx scripts/error-docs.ts > docs/errors.md`.
+// test/unit/errors-doc.test.ts fails when the page and the registry drift apart.
+import { ERROR_CODES } from '../src/core/errors.js';
+
+/** The Markdown page listing every error code with its HTTP status and CLI exit code. */
+export function renderErrorDocs(): string {
+  const rows = Object.entries(ERROR_CODES).map(([code, s]) => `| \`${code}\` | ${s.http} | ${s.exit} | ${s.title} |`);
+  return [
+    '# Error codes',
+    '',
+    'Every failure of `sds`, on the command line and over HTTP, carries one stable code from this',
+    'table. The CLI prints `sds: CODE: message [where]` on stderr (with `--json`, the object',
+    '`{"error": CODE, "message": ..., "details": {...}}` on stdout) and exits with the exit code below;',
+    'the HTTP API answers with the status below and the body `{"error": ..., "message": ...}` of the spec.',
+    '`details` says where the problem is: `file`, `line`, `path` (JSON path), `record`, `item`, `case`.',
+    '',
+    'Exit codes: 0 ok, 1 the operation failed, 2 bad usage or invalid input, 3 not found, 4 conflict,',
+    '5 an external system failed (target database, webhook receiver).',
+    '',
+    '| code | HTTP | exit | meaning |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    'This page is generated from `src/core/errors.ts` by `node --import tsx scripts/error-docs.ts`.',
+    '',
+  ].join('\n');
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) process.stdout.write(renderErrorDocs());

@@ -1,0 +1,124 @@
+/**
+ * The contract every breakout target implements (DESIGN.md §2, §4). Generic breakout code reads
+ * `capabilities` and calls `Dialect` / `TargetSession` methods; it never branches on the database
+ * type. Each database lives in its own folder with the same files: `ddl.ts` (pure DDL),
+ * `queries.ts` (pure DML and catalog SQL), `encode.ts` (pure bulk-load row encoders),
+ * `session.ts` (the only code that talks to the server), `errors.ts` (driver error -> AppError)
+ * and `index.ts` (the Dialect object).
+ */
+import type { Row, TablePlan } from '../plan-model.js';
+
+export type DialectName = 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite';
+
+/** The database-specific path `bulkLoad` uses. */
+export type BulkPath = 'copy' | 'load-data-local' | 'tds-bulk' | 'prepared-insert';
+
+export interface DialectCapabilities {
+  /**
+   * Longest table or column name the target accepts, in characters. PostgreSQL 63 (NAMEDATALEN-1,
+   * longer names are silently truncated), MySQL/MariaDB 64, SQL Server 128. SQLite has no limit;
+   * 128 keeps generated names portable (a SQLite target can be re-created on SQL Server) while
+   * shortening far fewer names than the client-server limits.
+   */
+  maxIdentifierLength: number;
+  /** Most bind parameters one statement may carry; batch size = floor(maxBindParams / columns). */
+  maxBindParams: number;
+  bulkPath: BulkPath;
+  /** Whether CREATE/DROP TABLE roll back with the transaction (false on MySQL: DDL commits). */
+  transactionalDdl: boolean;
+  /** Whether `TableInfo.createdAt` can be known (the catalog records table creation time). */
+  tableCreatedAt: boolean;
+  /** Port used when the configuration gives none (0 for file databases). */
+  defaultPort: number;
+}
+
+/** Where a breakout target is. Explicit fields override the parts of `url`. */
+export interface TargetConfig {
+  type: DialectName;
+  /** e.g. `postgresql://user:pass@host:5432/db`, `mysql://…`, `mssql://…` (or `sqlserver://…`), `sqlite:///abs/file.db`. */
+  url?: string;
+  host?: string;
+  port?: number;
+  database?: string;
+  user?: string;
+  password?: string;
+  /** SQLite only: the database file. */
+  file?: string;
+}
+
+export interface CreateTableOptions {
+  /** Add `FOREIGN KEY (case_id) REFERENCES <casesTable> (case_id) ON DELETE CASCADE` to tables that have `case_id`. */
+  foreignKeys?: boolean;
+  /** Name of the cases table (required when `foreignKeys` is true). */
+  casesTable?: string;
+  /** Create only the tables that do not exist yet (incremental runs). */
+  ifNotExists?: boolean;
+}
+
+export interface TableInfo {
+  name: string;
+  /** Exact `COUNT(*)`. */
+  rowCount: number;
+  /** Bytes on disk, table plus indexes, from the catalog (MySQL: InnoDB statistics, approximate). */
+  sizeBytes: number;
+  /** ISO 8601 UTC when the catalog records it (`capabilities.tableCreatedAt`), else null. */
+  createdAt: string | null;
+}
+
+export type RowSource = Iterable<Row> | AsyncIterable<Row>;
+
+export interface ReadOptions {
+  /** Equality filters, ANDed. */
+  where?: Record<string, string | number | boolean>;
+  orderBy?: { column: string; desc?: boolean }[];
+  limit?: number;
+}
+
+/**
+ * One connection to a target. Not safe for concurrent use: run one call at a time (a breakout
+ * with N threads opens N sessions). Values read back are canonical: integers as numbers (strings
+ * beyond 2^53), decimals as strings with exactly `scale` decimals, guids in lower case,
+ * booleans as booleans, timestamps as ISO 8601 UTC strings with milliseconds.
+ */
+export interface TargetSession {
+  readonly dialect: Dialect;
+  /** The database (SQLite: the file) the session is connected to. */
+  databaseName(): string;
+  serverVersion(): Promise<string>;
+  /** Tables of the current schema whose name starts with `prefix` (taken literally), sorted by name. */
+  listTables(prefix: string): Promise<TableInfo[]>;
+  tableExists(name: string): Promise<boolean>;
+  /** Creates the tables in the given order (the cases table first when foreign keys are asked). */
+  createTables(tables: TablePlan[], opts?: CreateTableOptions): Promise<void>;
+  /** Drops those of `names` that exist, whatever foreign keys link them; returns the dropped names. */
+  dropTables(names: string[]): Promise<string[]>;
+  /** Deletes the rows of the given cases (by `case_id`) from one table; returns the rows deleted. */
+  deleteCaseRows(table: TablePlan, caseIds: string[]): Promise<number>;
+  /** Streams rows (in `table.columns` order) through the dialect's bulk path; returns the rows loaded. */
+  bulkLoad(table: TablePlan, rows: RowSource): Promise<number>;
+  /** Inserts a row, replacing any row with the same primary key (bookkeeping, e.g. the jobs table). */
+  upsertRow(table: TablePlan, row: Row): Promise<void>;
+  /** Small reads (jobs table, tests): rows in `table.columns` order, canonical values. */
+  readRows(table: TablePlan, opts?: ReadOptions): Promise<Row[]>;
+  /** Exact row count of one table. */
+  countRows(name: string): Promise<number>;
+  /**
+   * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. A call
+   * inside a running transaction joins it. On MySQL, DDL inside `fn` commits implicitly
+   * (`capabilities.transactionalDdl`), so keep DDL out of it there.
+   */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface Dialect {
+  readonly name: DialectName;
+  readonly capabilities: DialectCapabilities;
+  /** Quotes one identifier, always (reserved words, odd characters and case are then safe). */
+  quoteIdent(name: string): string;
+  /** CREATE TABLE statement(s) for one table. */
+  createTableSql(table: TablePlan, opts?: CreateTableOptions): string[];
+  dropTableSql(name: string): string;
+  /** Opens a session; connection failures become AppError DB-001…DB-005 or DB_CONNECTION_ERROR. */
+  connect(config: TargetConfig): Promise<TargetSession>;
+}

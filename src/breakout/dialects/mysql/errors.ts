@@ -1,0 +1,47 @@
+/**
+ * mysql2 errors -> AppError. mysql2 sets `err.code` to the server's symbolic error name and
+ * `err.errno` to its number (https://mariadb.com/kb/en/mariadb-error-codes/), or to Node's socket
+ * code for network failures.
+ */
+import type { AppError } from '../../../core/errors.js';
+import type { ResolvedTarget } from '../target-config.js';
+import { networkErrorCode, targetError, type TargetProblem } from '../target-errors.js';
+
+const PRODUCT = 'MySQL/MariaDB';
+
+const BY_ERRNO: Record<number, TargetProblem> = {
+  1044: 'auth', // ER_DBACCESS_DENIED_ERROR: the user may not use that database
+  1045: 'auth', // ER_ACCESS_DENIED_ERROR: wrong user or password
+  1698: 'auth', // ER_ACCESS_DENIED_NO_PASSWORD_ERROR
+  1049: 'no-database', // ER_BAD_DB_ERROR
+  1040: 'too-many', // ER_CON_COUNT_ERROR: max_connections reached
+  1203: 'too-many', // ER_TOO_MANY_USER_CONNECTIONS: max_user_connections reached
+  1226: 'too-many', // ER_USER_LIMIT_REACHED (MAX_USER_CONNECTIONS of the account)
+};
+
+/** Classifies a mysql2 error, or undefined when it is not about reaching the server. */
+export function classify(err: unknown): TargetProblem | undefined {
+  if (networkErrorCode(err)) return 'unreachable';
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { errno, code } = err as { errno?: unknown; code?: unknown };
+  if (code === 'PROTOCOL_CONNECTION_LOST') return 'unreachable';
+  return typeof errno === 'number' ? BY_ERRNO[errno] : undefined;
+}
+
+/** Whether the server (or client) refused LOAD DATA LOCAL, so the INSERT fallback applies. */
+export function isLocalInfileRefused(err: unknown): boolean {
+  const errno = typeof err === 'object' && err !== null ? (err as { errno?: unknown }).errno : undefined;
+  // 1148 ER_NOT_ALLOWED_COMMAND, 3948 ER_CLIENT_LOCAL_FILES_DISABLED (MySQL 8), 2068 CR_LOAD_DATA_LOCAL_INFILE_REJECTED
+  return errno === 1148 || errno === 3948 || errno === 2068;
+}
+
+/** Maps an error raised while connecting: always an AppError. */
+export function connectError(err: unknown, target: ResolvedTarget): AppError {
+  return targetError(classify(err) ?? 'unknown-connect', PRODUCT, target, err);
+}
+
+/** Maps an error raised by a statement: connection-level problems become AppErrors, SQL errors stay as they are. */
+export function queryError(err: unknown, target: ResolvedTarget): unknown {
+  const problem = classify(err);
+  return problem ? targetError(problem, PRODUCT, target, err) : err;
+}

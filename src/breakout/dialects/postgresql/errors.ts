@@ -1,0 +1,36 @@
+/**
+ * pg driver errors -> AppError. pg puts the server's SQLSTATE in `err.code`
+ * (https://www.postgresql.org/docs/current/errcodes-appendix.html) and Node's socket code
+ * (ECONNREFUSED, ENOTFOUND, …) there for network failures.
+ */
+import type { AppError } from '../../../core/errors.js';
+import type { ResolvedTarget } from '../target-config.js';
+import { networkErrorCode, targetError, type TargetProblem } from '../target-errors.js';
+
+const PRODUCT = 'PostgreSQL';
+
+const BY_SQLSTATE: Record<string, TargetProblem> = {
+  '28P01': 'auth', // invalid_password
+  '28000': 'auth', // invalid_authorization_specification: unknown role, no pg_hba entry, NOLOGIN
+  '3D000': 'no-database', // invalid_catalog_name
+  '53300': 'too-many', // too_many_connections (also per-role and per-database limits)
+  '57P03': 'unreachable', // cannot_connect_now: the server is starting or shutting down
+};
+
+/** Classifies a pg error, or undefined when it is not about reaching the server. */
+export function classify(err: unknown): TargetProblem | undefined {
+  if (networkErrorCode(err)) return 'unreachable';
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? BY_SQLSTATE[code] : undefined;
+}
+
+/** Maps an error raised while connecting: always an AppError. */
+export function connectError(err: unknown, target: ResolvedTarget): AppError {
+  return targetError(classify(err) ?? 'unknown-connect', PRODUCT, target, err);
+}
+
+/** Maps an error raised by a statement: connection-level problems become AppErrors, SQL errors stay as they are. */
+export function queryError(err: unknown, target: ResolvedTarget): unknown {
+  const problem = classify(err);
+  return problem ? targetError(problem, PRODUCT, target, err) : err;
+}

@@ -1,0 +1,121 @@
+/**
+ * PostgreSQL session: one pg Client (not a Pool: COPY needs a dedicated connection, see
+ * https://github.com/brianc/node-pg-copy-streams#readme) and COPY FROM STDIN for bulk loads.
+ */
+import { pipeline } from 'node:stream/promises';
+import type { Client } from 'pg';
+import type { CellValue, ColumnType, TablePlan } from '../../plan-model.js';
+import type { Dialect, RowSource, TargetConfig, TargetSession } from '../dialect.js';
+import { loadDriver } from '../driver-loader.js';
+import { encodedStream } from '../row-stream.js';
+import { BaseSession, type CatalogTable } from '../session-base.js';
+import { resolveTarget, type ResolvedTarget } from '../target-config.js';
+import { copyLineEncoder, copyStatement, paramValue } from './encode.js';
+import { connectError, queryError } from './errors.js';
+import { deleteCaseRowsSql, LIST_TABLES_SQL, style, VERSION_SQL } from './queries.js';
+
+type CopyFrom = (sql: string) => NodeJS.WritableStream & { rowCount: number };
+
+class PostgresSession extends BaseSession {
+  constructor(
+    dialect: Dialect,
+    target: ResolvedTarget,
+    private readonly client: Client,
+    private readonly copyFrom: CopyFrom,
+  ) {
+    super(dialect, target, style);
+  }
+
+  private async query(sql: string, params?: unknown[]): Promise<{ rows: unknown[][]; rowCount: number | null }> {
+    try {
+      return await this.client.query({ text: sql, values: params, rowMode: 'array' });
+    } catch (err) {
+      throw queryError(err, this.target);
+    }
+  }
+
+  protected async run(sql: string, params?: unknown[]): Promise<number> {
+    return (await this.query(sql, params)).rowCount ?? 0;
+  }
+
+  protected async rows(sql: string, params?: unknown[]): Promise<unknown[][]> {
+    return (await this.query(sql, params)).rows;
+  }
+
+  protected async catalogTables(): Promise<CatalogTable[]> {
+    // PostgreSQL does not record when a table was created.
+    return (await this.rows(LIST_TABLES_SQL)).map(([name, size]) => ({ name: String(name), sizeBytes: Number(size), createdAt: null }));
+  }
+
+  protected bindValue(type: ColumnType, value: CellValue): unknown {
+    return paramValue(type, value);
+  }
+
+  protected async begin(): Promise<void> {
+    await this.run('BEGIN');
+  }
+
+  protected async commit(): Promise<void> {
+    await this.run('COMMIT');
+  }
+
+  protected async rollback(): Promise<void> {
+    await this.run('ROLLBACK');
+  }
+
+  async serverVersion(): Promise<string> {
+    return String((await this.rows(VERSION_SQL))[0]?.[0] ?? '');
+  }
+
+  protected override async dropExisting(names: string[]): Promise<void> {
+    // One statement drops foreign keys between the listed tables too, whatever their order.
+    await this.run(`DROP TABLE IF EXISTS ${names.map(style.quote).join(', ')}`);
+  }
+
+  override async deleteCaseRows(table: TablePlan, caseIds: string[]): Promise<number> {
+    if (caseIds.length === 0) return 0;
+    return this.run(deleteCaseRowsSql(table.name), [caseIds]);
+  }
+
+  async bulkLoad(table: TablePlan, rows: RowSource): Promise<number> {
+    const counter = { rows: 0 };
+    const copy = this.client.query(this.copyFrom(copyStatement(table)) as never) as unknown as NodeJS.WritableStream;
+    try {
+      // A failing source destroys the COPY stream, which sends CopyFail: nothing of the batch stays.
+      await pipeline(encodedStream(rows, copyLineEncoder(table), counter), copy);
+    } catch (err) {
+      throw queryError(err, this.target);
+    }
+    return counter.rows;
+  }
+
+  async close(): Promise<void> {
+    await this.client.end().catch(() => undefined);
+  }
+}
+
+/** Opens a PostgreSQL session (pg and pg-copy-streams are loaded here, on first use). */
+export async function connect(dialect: Dialect, config: TargetConfig): Promise<TargetSession> {
+  const target = resolveTarget(config, dialect.capabilities, { user: 'postgres', database: 'postgres' });
+  const pg = (await loadDriver('pg', () => import('pg'))).default;
+  const copyStreams = await loadDriver('pg-copy-streams', () => import('pg-copy-streams'));
+  const copyFrom = (copyStreams.default?.from ?? copyStreams.from) as unknown as CopyFrom;
+  const client = new pg.Client({
+    host: target.host,
+    port: target.port,
+    database: target.database,
+    user: target.user,
+    password: target.password,
+    application_name: 'sds',
+    connectionTimeoutMillis: 15_000,
+  });
+  // A connection lost while idle must not crash the process; the next query reports it.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw connectError(err, target);
+  }
+  return new PostgresSession(dialect, target, client, copyFrom);
+}

@@ -1,0 +1,119 @@
+/**
+ * SQLite session: one better-sqlite3 connection to the target file; bulk loads run one prepared
+ * INSERT per row, in one transaction per batch (or in the caller's transaction).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import type { CellValue, ColumnType, TablePlan } from '../../plan-model.js';
+import type { Dialect, RowSource, TargetConfig, TargetSession } from '../dialect.js';
+import { loadDriver } from '../driver-loader.js';
+import { BaseSession, type CatalogTable } from '../session-base.js';
+import { resolveTarget, type ResolvedTarget } from '../target-config.js';
+import { insertStatement, paramValue, rowEncoder } from './encode.js';
+import { connectError } from './errors.js';
+import { LIST_TABLES_SQL, ROWS_PER_TRANSACTION, SESSION_PRAGMAS, style, TABLE_SIZES_SQL, VERSION_SQL } from './queries.js';
+
+class SqliteSession extends BaseSession {
+  constructor(
+    dialect: Dialect,
+    target: ResolvedTarget,
+    private readonly db: Database,
+  ) {
+    super(dialect, target, style);
+  }
+
+  protected async run(sql: string, params: unknown[] = []): Promise<number> {
+    return this.db.prepare(sql).run(...params).changes;
+  }
+
+  protected async rows(sql: string, params: unknown[] = []): Promise<unknown[][]> {
+    // safeIntegers: integers beyond 2^53 come back exact (as bigint) instead of rounded.
+    return this.db.prepare(sql).raw(true).safeIntegers(true).all(...params) as unknown[][];
+  }
+
+  protected async catalogTables(): Promise<CatalogTable[]> {
+    const sizes = new Map<string, number>();
+    try {
+      for (const [name, bytes] of await this.rows(TABLE_SIZES_SQL)) sizes.set(String(name), Number(bytes));
+    } catch {
+      // A SQLite built without SQLITE_ENABLE_DBSTAT_VTAB: sizes unknown (0).
+    }
+    // SQLite does not record when a table was created.
+    return (await this.rows(LIST_TABLES_SQL)).map(([name]) => ({ name: String(name), sizeBytes: sizes.get(String(name)) ?? 0, createdAt: null }));
+  }
+
+  protected bindValue(type: ColumnType, value: CellValue): unknown {
+    return paramValue(type, value);
+  }
+
+  protected async begin(): Promise<void> {
+    // IMMEDIATE takes the write lock now, so two writers wait (busy timeout) instead of deadlocking.
+    this.db.exec('BEGIN IMMEDIATE');
+  }
+
+  protected async commit(): Promise<void> {
+    this.db.exec('COMMIT');
+  }
+
+  protected async rollback(): Promise<void> {
+    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+  }
+
+  async serverVersion(): Promise<string> {
+    return String((await this.rows(VERSION_SQL))[0]?.[0] ?? '');
+  }
+
+  protected override async dropExisting(names: string[]): Promise<void> {
+    // Checked at commit, foreign keys between the dropped tables cannot fail the drop whatever the order.
+    await this.transaction(async () => {
+      this.db.pragma('defer_foreign_keys = ON');
+      for (const n of names) this.db.exec(this.dialect.dropTableSql(n));
+    });
+  }
+
+  async bulkLoad(table: TablePlan, rows: RowSource): Promise<number> {
+    const insert = this.db.prepare(insertStatement(table));
+    const encode = rowEncoder(table);
+    const own = !this.inTransaction;
+    let count = 0;
+    let inBatch = 0;
+    if (own) this.db.exec('BEGIN IMMEDIATE');
+    try {
+      for await (const row of rows) {
+        insert.run(encode(row));
+        count++;
+        if (own && ++inBatch === ROWS_PER_TRANSACTION) {
+          this.db.exec('COMMIT');
+          this.db.exec('BEGIN IMMEDIATE');
+          inBatch = 0;
+        }
+      }
+      if (own) this.db.exec('COMMIT');
+    } catch (err) {
+      if (own && this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw err;
+    }
+    return count;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** Opens (creating if needed) a SQLite target file (better-sqlite3 is loaded here, on first use). */
+export async function connect(dialect: Dialect, config: TargetConfig): Promise<TargetSession> {
+  const target = resolveTarget(config, dialect.capabilities, { user: '', database: '' });
+  const file = resolve(target.file);
+  const Sqlite = (await loadDriver('better-sqlite3', () => import('better-sqlite3'))).default;
+  let db: Database;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    db = new Sqlite(file, { timeout: 10_000 });
+    for (const p of SESSION_PRAGMAS) db.pragma(p);
+  } catch (err) {
+    throw connectError(err, target);
+  }
+  return new SqliteSession(dialect, { ...target, database: file, label: file }, db);
+}

@@ -1,0 +1,23 @@
+/** The SQL Server dialect: TDS bulk load, transactional DDL, 128-character identifiers, 2,100 parameters. */
+import type { Dialect } from '../dialect.js';
+import { createTableSql, dropTableSql, MAX_IDENTIFIER_LENGTH, quoteIdent } from './ddl.js';
+
+export const sqlserver: Dialect = {
+  name: 'sqlserver',
+  capabilities: {
+    maxIdentifierLength: MAX_IDENTIFIER_LENGTH,
+    // https://learn.microsoft.com/en-us/sql/sql-server/maximum-capacity-specifications-for-sql-server
+    maxBindParams: 2_100,
+    bulkPath: 'tds-bulk',
+    transactionalDdl: true,
+    tableCreatedAt: true,
+    defaultPort: 1433,
+  },
+  quoteIdent,
+  createTableSql,
+  dropTableSql,
+  async connect(config) {
+    const { connect } = await import('./session.js');
+    return connect(sqlserver, config);
+  },
+};

@@ -1,0 +1,57 @@
+/**
+ * Shared pieces of driver-error mapping: socket error codes every Node driver surfaces, and the
+ * messages of the DB-00x codes. Each dialect's errors.ts decides which driver error is which code.
+ * Messages name `host:port/database` and the user, never the password.
+ */
+import { AppError, type ErrorCode } from '../../core/errors.js';
+import type { ResolvedTarget } from './target-config.js';
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE', 'EADDRNOTAVAIL',
+]);
+
+/** The socket error code of `err` (also inside Node 20's AggregateError from happy-eyeballs connects). */
+export function networkErrorCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
+  const inner = (err as { errors?: unknown }).errors;
+  if (Array.isArray(inner)) {
+    for (const e of inner) {
+      const c = networkErrorCode(e);
+      if (c) return c;
+    }
+  }
+  const cause = (err as { cause?: unknown }).cause;
+  return cause && cause !== err ? networkErrorCode(cause) : undefined;
+}
+
+/** Which DB-00x situation a driver error is (or undefined: not a connection-level problem). */
+export type TargetProblem = 'unreachable' | 'auth' | 'no-database' | 'too-many' | 'unknown-connect';
+
+const CODE: Record<TargetProblem, ErrorCode> = {
+  unreachable: 'DB-001',
+  auth: 'DB-002',
+  'no-database': 'DB-003',
+  'too-many': 'DB-005',
+  'unknown-connect': 'DB_CONNECTION_ERROR',
+};
+
+/** Builds the AppError for a classified driver error. */
+export function targetError(problem: TargetProblem, product: string, target: ResolvedTarget, err: unknown): AppError {
+  const driverMessage = err instanceof Error ? err.message : String(err);
+  const driverCode = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  const reason = driverMessage || String(networkErrorCode(err) ?? 'unknown error');
+  const where = target.label;
+  const messages: Record<TargetProblem, string> = {
+    unreachable: `cannot connect to ${product} at ${where}: ${reason}`,
+    auth: `${product} at ${where} refused the login of user '${target.user}': ${reason}`,
+    'no-database': `the ${product} database '${target.database}' does not exist (${where}): ${reason}`,
+    'too-many': `${product} at ${where} has too many connections: ${reason}`,
+    'unknown-connect': `cannot open a ${product} session at ${where}: ${reason}`,
+  };
+  const details = { target: where, ...(typeof driverCode === 'string' || typeof driverCode === 'number' ? { driverCode } : {}) };
+  // The password could only leak through a driver message echoing a connection string; scrub it.
+  const message = target.password ? messages[problem].split(target.password).join('***') : messages[problem];
+  return new AppError(CODE[problem], message, details, { cause: err });
+}

@@ -1,0 +1,252 @@
+/**
+ * Breaks out one dictionary into its target: prepares the tables (full rebuild, or incremental
+ * with structure-change detection), then streams pages of cases through the flattener and the
+ * dialect's bulk path on `threads` parallel sessions.
+ *
+ * Exactness after a crash: every page is one target transaction (its cases' old rows deleted and
+ * new rows loaded together), and the store cursor advances only over the contiguous prefix of
+ * committed pages. A rerun resumes from the cursor with delete-then-insert, so a page committed
+ * just before a crash is applied again without duplicates.
+ */
+import type { Store } from '../store/open-store.js';
+import type { DictionaryRecord } from '../store/dictionaries-repo.js';
+import type { StoredCase } from '../store/cases-repo.js';
+import type { BreakoutCursor } from '../store/breakout-state-repo.js';
+import type { JobMode } from '../store/jobs-repo.js';
+import type { LevelObject } from '../cspro/case/model.js';
+import { AppError } from '../core/errors.js';
+import { planBreakout } from './plan.js';
+import { createFlattener, type FlattenWarning } from './flatten.js';
+import type { BreakoutPlan, Row, TablePlan } from './plan-model.js';
+import type { Dialect, TargetConfig, TargetSession } from './dialects/dialect.js';
+
+export interface DictionaryRunInput {
+  store: Store;
+  dict: DictionaryRecord;
+  dialect: Dialect;
+  target: { config: TargetConfig; identity: string; foreignKeys: boolean };
+  jobId: string;
+  mode: JobMode;
+  overwrite: boolean;
+  threads: number;
+  /** Cases per target transaction. */
+  pageSize: number;
+  shouldStop: () => boolean;
+  onProgress: (processed: number, total: number, warnings: number) => void;
+  onWarning: (w: FlattenWarning) => void;
+  now: () => Date;
+}
+
+export interface DictionaryRunResult {
+  processed: number;
+  tablesCreated: string[];
+  warnings: number;
+  stopped: boolean;
+}
+
+/** Names of the plan's tables that already exist in the target. */
+export async function existingPlanTables(session: TargetSession, plan: BreakoutPlan): Promise<string[]> {
+  const names = new Set(plan.tables.map((t) => t.name));
+  return (await session.listTables(`${plan.prefix}_`)).map((t) => t.name).filter((n) => names.has(n));
+}
+
+/** Runs the breakout of one dictionary (see the module comment). */
+export async function runDictionary(input: DictionaryRunInput): Promise<DictionaryRunResult> {
+  const { store, dict, dialect, target, jobId } = input;
+  const plan = planBreakout(dict.model, dict.label, { maxIdentifierLength: dialect.capabilities.maxIdentifierLength });
+  const sessions: TargetSession[] = [await dialect.connect(target.config)];
+  try {
+    const main = sessions[0]!;
+    const prepared = await prepareTables(input, main, plan);
+    for (let i = 1; i < input.threads; i++) sessions.push(await dialect.connect(target.config));
+    const jobsTable = plan.tables.find((t) => t.kind === 'jobs')!;
+    const startedTime = input.now().toISOString();
+    await main.upsertRow(jobsTable, jobsRow(jobsTable, { jobId, startedTime, completedTime: null, processed: 0, status: 'running' }));
+    const result = await loadCases(input, sessions, plan, prepared);
+    await main.upsertRow(
+      jobsTable,
+      jobsRow(jobsTable, {
+        jobId,
+        startedTime,
+        completedTime: result.stopped ? null : input.now().toISOString(),
+        processed: result.processed,
+        status: result.stopped ? 'cancelled' : 'completed',
+      }),
+    );
+    return { ...result, tablesCreated: prepared.created };
+  } finally {
+    await Promise.allSettled(sessions.map((s) => s.close()));
+  }
+}
+
+interface Prepared {
+  /** Tables created by this run (they start empty: no deletes needed). */
+  created: string[];
+  /** True when every table is new, so pages need no delete before loading. */
+  fresh: boolean;
+  cursor: BreakoutCursor;
+}
+
+const START: BreakoutCursor = { revision: 0, guid: '' };
+
+async function prepareTables(input: DictionaryRunInput, session: TargetSession, plan: BreakoutPlan): Promise<Prepared> {
+  const { store, dict, target, jobId } = input;
+  const names = plan.tables.map((t) => t.name);
+  const state = store.breakoutState.get(dict.id);
+  const existing = await existingPlanTables(session, plan);
+  const create = { foreignKeys: target.foreignKeys, casesTable: plan.tables[0]!.name };
+  const rebuild = async (): Promise<Prepared> => {
+    await session.dropTables([...new Set([...names, ...(state?.target === target.identity ? state.tables : [])])]);
+    await session.createTables(plan.tables, create);
+    store.breakoutState.reset(dict.id, target.identity, plan.structureHash, names, jobId);
+    return { created: names, fresh: true, cursor: START };
+  };
+  if (input.mode === 'full') {
+    if (existing.length > 0 && !input.overwrite) {
+      throw new AppError('TABLES_ALREADY_EXIST', `breakout tables of ${dict.name} already exist; use overwrite to rebuild them`, {
+        dictionary: dict.name,
+        existing_tables: existing,
+      });
+    }
+    return rebuild();
+  }
+  const sameShape = state && state.structureHash === plan.structureHash && state.target === target.identity;
+  if (!sameShape) return rebuild();
+  const missing = names.filter((n) => !existing.includes(n));
+  if (missing.length === 0) return { created: [], fresh: false, cursor: state.cursor };
+  // Some tables were dropped outside sds: recreate them and replay every case so they fill again.
+  await session.createTables(plan.tables.filter((t) => missing.includes(t.name)), { ...create, ifNotExists: true });
+  store.breakoutState.reset(dict.id, target.identity, plan.structureHash, names, jobId);
+  return { created: missing, fresh: false, cursor: START };
+}
+
+interface Page {
+  seq: number;
+  cases: StoredCase[];
+  last: BreakoutCursor;
+}
+
+async function loadCases(
+  input: DictionaryRunInput,
+  sessions: TargetSession[],
+  plan: BreakoutPlan,
+  prepared: Prepared,
+): Promise<{ processed: number; warnings: number; stopped: boolean }> {
+  const { store, dict } = input;
+  const flatten = createFlattener(plan, dict.model);
+  const upTo = store.cases.maxRevision(dict.id);
+  const activeOnly = prepared.fresh;
+  const total = store.cases.countChanged(dict.id, prepared.cursor, upTo, activeOnly);
+  const dataTables = plan.tables.map((t, i) => ({ t, i })).filter(({ t }) => t.kind !== 'jobs');
+  let readCursor = prepared.cursor;
+  let seq = 0;
+  let exhausted = false;
+  let stopped = false;
+  let processed = 0;
+  let warnings = 0;
+  const committed = new Map<number, BreakoutCursor>();
+  let nextToSave = 0;
+  input.onProgress(0, total, 0);
+
+  // Pages are read synchronously from the store, so two workers never take the same page.
+  const takePage = (): Page | undefined => {
+    if (exhausted || stopped) return undefined;
+    if (input.shouldStop()) {
+      stopped = true;
+      return undefined;
+    }
+    const cases = store.cases.changedPage(dict.id, readCursor, upTo, input.pageSize, activeOnly);
+    if (cases.length === 0) {
+      exhausted = true;
+      return undefined;
+    }
+    const lastCase = cases[cases.length - 1]!;
+    readCursor = { revision: lastCase.revision, guid: lastCase.guid };
+    return { seq: seq++, cases, last: readCursor };
+  };
+
+  const breakoutTime = input.now().toISOString();
+  const applyPage = async (session: TargetSession, page: Page): Promise<void> => {
+    const perTable: Row[][] = plan.tables.map(() => []);
+    for (const c of page.cases) {
+      if (c.deleted) continue;
+      let flat;
+      try {
+        flat = flatten({
+          id: c.guid,
+          caseids: c.caseKey,
+          label: c.label,
+          verified: c.verified,
+          revision: c.revision,
+          modifiedTime: c.modifiedAt,
+          breakoutTime,
+          level1: JSON.parse(c.data) as LevelObject,
+          notes: c.notes,
+        });
+      } catch (err) {
+        // BRK-003: a case that cannot be parsed is reported and left out; the job goes on.
+        const reason = err instanceof SyntaxError ? 'the stored case data is not valid JSON' : (err as Error).message;
+        input.onWarning({ case: c.guid, item: '(case)', value: c.caseKey, reason: `BRK-003: ${reason}` });
+        warnings += 1;
+        continue;
+      }
+      for (const w of flat.warnings) input.onWarning(w);
+      warnings += flat.warnings.length;
+      for (const { i } of dataTables) {
+        const rows = flat.rows[i]!;
+        for (const r of rows) perTable[i]!.push(r);
+      }
+    }
+    const ids = page.cases.map((c) => c.guid);
+    await session.transaction(async () => {
+      if (!prepared.fresh) for (const { t } of dataTables) await session.deleteCaseRows(t, ids);
+      for (const { t, i } of dataTables) if (perTable[i]!.length > 0) await session.bulkLoad(t, perTable[i]!);
+    });
+  };
+
+  const markCommitted = (page: Page): void => {
+    committed.set(page.seq, page.last);
+    let advanced: BreakoutCursor | undefined;
+    while (committed.has(nextToSave)) {
+      advanced = committed.get(nextToSave);
+      committed.delete(nextToSave);
+      nextToSave += 1;
+    }
+    if (advanced) store.breakoutState.advance(dict.id, advanced, input.jobId);
+    processed += page.cases.length;
+    input.onProgress(Math.min(processed, total), total, warnings);
+  };
+
+  const worker = async (session: TargetSession): Promise<void> => {
+    for (let page = takePage(); page; page = takePage()) {
+      await applyPage(session, page);
+      markCommitted(page);
+    }
+  };
+  // The first failure stops the others from taking new pages; its error is the job's error.
+  const results = await Promise.allSettled(
+    sessions.map((s) =>
+      worker(s).catch((err: unknown) => {
+        exhausted = true;
+        throw err;
+      }),
+    ),
+  );
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) throw failure.reason;
+  return { processed, warnings, stopped };
+}
+
+function jobsRow(
+  table: TablePlan,
+  v: { jobId: string; startedTime: string; completedTime: string | null; processed: number; status: string },
+): Row {
+  const byName: Record<string, Row[number]> = {
+    job_id: v.jobId,
+    started_time: v.startedTime,
+    completed_time: v.completedTime,
+    cases_processed: v.processed,
+    status: v.status,
+  };
+  return table.columns.map((c) => byName[c.name] ?? null);
+}

@@ -1,0 +1,75 @@
+import type { Store } from '../store/open-store.js';
+import type { JobRow } from '../store/jobs-repo.js';
+import { toAppError } from '../core/errors.js';
+import { requireDictionary } from '../core/dictionaries.js';
+import { effectiveTarget } from '../core/breakout/targets.js';
+import { getDialect } from './dialects/index.js';
+import { runDictionary } from './run-dictionary.js';
+import type { FlattenWarning } from './flatten.js';
+
+/** Cases per target transaction: big enough for the bulk paths, small enough to stream. */
+export const PAGE_SIZE = 2000;
+
+export interface RunJobOptions {
+  /** Aborted on SIGTERM/SIGINT or `breakout cancel`: the job stops after the current page. */
+  signal?: AbortSignal;
+  /** Where warnings and progress lines go (the job's log). */
+  log?: (line: string) => void;
+  pageSize?: number;
+  now?: () => Date;
+}
+
+/**
+ * Runs a pending job to its end in this process: each dictionary in turn, status and progress
+ * saved in the store as it goes. Returns the final job row; never throws for a job failure (the
+ * failure is the job's state, with its error code), only when the job does not exist.
+ */
+export async function runJob(store: Store, jobId: string, opts: RunJobOptions = {}): Promise<JobRow> {
+  const log = opts.log ?? (() => {});
+  const now = opts.now ?? (() => new Date());
+  if (!store.jobs.markRunning(jobId, process.pid)) return store.jobs.get(jobId)!;
+  const job = store.jobs.get(jobId)!;
+  const done: string[] = [];
+  const created: string[] = [];
+  let total = 0;
+  let warnings = 0;
+  let stopped = false;
+  try {
+    for (const name of job.dictionaries) {
+      const dict = requireDictionary(store, name);
+      const target = effectiveTarget(store, dict);
+      log(`${name}: ${job.mode} breakout into ${target.identity} with ${job.threads} thread(s)`);
+      const r = await runDictionary({
+        store,
+        dict,
+        dialect: getDialect(target.config.type),
+        target,
+        jobId,
+        mode: job.mode,
+        overwrite: job.overwrite,
+        threads: job.threads,
+        pageSize: opts.pageSize ?? PAGE_SIZE,
+        shouldStop: () => opts.signal?.aborted === true || store.jobs.isCancelRequested(jobId),
+        onProgress: (processed, dictTotal, w) => store.jobs.saveProgress(jobId, { dictionary: name, processed, total: dictTotal }, warnings + w),
+        onWarning: (w: FlattenWarning) => log(`warning: case ${w.case}${w.record ? ` record ${w.record}` : ''}${w.occurrence ? `(${w.occurrence})` : ''} item ${w.item}: ${w.reason} (value "${w.value}")`),
+        now,
+      });
+      total += r.processed;
+      warnings += r.warnings;
+      created.push(...r.tablesCreated);
+      if (r.stopped) {
+        stopped = true;
+        break;
+      }
+      done.push(name);
+      log(`${name}: ${r.processed} cases, ${r.warnings} warnings`);
+    }
+    const result = { dictionaries_processed: done, total_cases: total, tables_created: created, warnings };
+    store.jobs.finish(jobId, stopped ? 'cancelled' : 'completed', { result, warnings });
+  } catch (err) {
+    const e = toAppError(err);
+    log(`failed: ${e.code}: ${e.message}`);
+    store.jobs.finish(jobId, 'failed', { error: { code: e.code, message: e.message, details: JSON.stringify(e.details) }, warnings });
+  }
+  return store.jobs.get(jobId)!;
+}

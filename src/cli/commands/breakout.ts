@@ -1,0 +1,156 @@
+import type { Command } from 'commander';
+import { cancelJob, jobStatus, listJobs, startBreakout, waitForJob } from '../../core/breakout/jobs.js';
+import type { JobStatusReply } from '../../core/breakout/job-replies.js';
+import { breakoutTables, dropBreakoutTables } from '../../core/breakout/tables.js';
+import { runJob } from '../../breakout/run-job.js';
+import { EXIT } from '../../core/errors.js';
+import type { CliContext } from '../context.js';
+import { action, examples } from '../action.js';
+import { progressBar } from '../progress.js';
+import { fields, table } from '../render.js';
+
+/** Exit code of a finished job: 0 completed, 1 failed (5 when the target failed), 1 cancelled. */
+export function jobExitCode(s: JobStatusReply): number {
+  if (s.status === 'completed') return EXIT.ok;
+  if (s.status === 'failed' && /^DB[-_]/.test(s.error.code)) return EXIT.external;
+  return EXIT.failed;
+}
+
+/** Prints a job status for humans or as the spec's JSON. */
+export function printJob(ctx: CliContext, s: JobStatusReply): void {
+  ctx.print(s, () => {
+    switch (s.status) {
+      case 'completed':
+        return fields([
+          ['job', s.job_id],
+          ['status', 'completed'],
+          ['cases', s.result.total_cases],
+          ['dictionaries', s.result.dictionaries_processed.join(', ')],
+          ['tables created', s.result.tables_created.join(', ')],
+          ['warnings', s.result.warnings],
+          ['execution time', s.result.execution_time],
+        ]);
+      case 'failed':
+        return fields([['job', s.job_id], ['status', 'failed'], ['error', `${s.error.code}: ${s.error.message}`], ['failed at', s.failed_at]]);
+      case 'running':
+        return fields([
+          ['job', s.job_id],
+          ['status', 'running'],
+          ['progress', `${s.progress.dictionary} ${s.progress.processed}/${s.progress.total} (${s.progress.percentage}%)`],
+          ['elapsed', s.progress.elapsed_time],
+          ['remaining', s.progress.estimated_remaining],
+        ]);
+      default:
+        return fields(Object.entries(s));
+    }
+  });
+}
+
+/** Follows a job to its end with a progress bar on a terminal, then prints it and sets the exit code. */
+export async function followJob(ctx: CliContext, jobId: string): Promise<void> {
+  const bar = progressBar(ctx, '{dictionary} [{bar}] {percentage}% | {value}/{total} cases | ETA {eta_formatted}');
+  const final = await waitForJob(ctx.store(), jobId, (s) => {
+    if (s.status === 'running') {
+      bar.update(s.progress.processed, s.progress.total);
+    }
+  }).finally(() => bar.stop());
+  printJob(ctx, final);
+  process.exitCode = jobExitCode(final);
+}
+
+/** `sds breakout start|status|jobs|tables|drop|cancel` (+ the hidden `run-job`). */
+export function registerBreakoutCommands(program: Command): void {
+  const breakout = program.command('breakout').description('break cases out into the tables of a target database, as background jobs');
+
+  breakout
+    .command('start <dicts...>')
+    .description('full breakout of dictionaries in the background; prints the job id (refused when tables exist, unless --overwrite)')
+    .option('--threads <n>', 'parallel connections to the target (1-10)', '1')
+    .option('--overwrite', 'drop and rebuild existing breakout tables')
+    .option('--wait', 'follow the job to its end (exit 0 completed, 1 failed, 5 target failed)')
+    .addHelpText('after', examples('sds breakout start CEN2000 --wait', 'sds breakout start CEN2000 HOUSEHOLD_DICT --threads 4 --overwrite', 'sds breakout start CEN2000 --json | jq -r .job_id'))
+    .action(
+      action(async (ctx, dicts: string[], o: { threads: string; overwrite?: boolean; wait?: boolean }) => {
+        const r = await startBreakout(ctx.store(), { dictionaries: dicts, threads: o.threads, overwrite: o.overwrite === true, origin: 'cli' });
+        if (o.wait) {
+          ctx.note(`${r.message}; job ${r.job_id}`);
+          await followJob(ctx, r.job_id);
+          return;
+        }
+        ctx.print(r, () => `${r.job_id}\n${r.message}; estimated ${r.estimated_time}. Follow it: sds breakout status ${r.job_id} --watch`);
+      }),
+    );
+
+  breakout
+    .command('status <job>')
+    .description('status of a job (spec 2.5 shapes with --json)')
+    .option('--watch', 'follow the job to its end')
+    .addHelpText('after', examples('sds breakout status 6f1c…', 'sds breakout status 6f1c… --watch', 'sds breakout status 6f1c… --json'))
+    .action(
+      action(async (ctx, job: string, o: { watch?: boolean }) => {
+        if (o.watch) return followJob(ctx, job);
+        printJob(ctx, jobStatus(ctx.store(), job));
+      }),
+    );
+
+  breakout
+    .command('jobs')
+    .description('list jobs, newest first')
+    .option('--status <status>', 'pending, running, completed, failed or cancelled')
+    .option('--limit <n>', 'at most this many (1-1000)', '50')
+    .addHelpText('after', examples('sds breakout jobs', 'sds breakout jobs --status failed --limit 10 --json'))
+    .action(
+      action((ctx, o: { status?: string; limit: string }) => {
+        const r = listJobs(ctx.store(), { status: o.status, limit: o.limit });
+        ctx.print(r, () =>
+          table(['job_id', 'status', 'dictionaries', 'cases', 'execution_time', 'started_at'], r.data.map((j) => [j.job_id, j.status, j.dictionaries.join(','), j.cases_processed, j.execution_time, j.started_at])),
+        );
+      }),
+    );
+
+  breakout
+    .command('tables <dict>')
+    .description('breakout tables of a dictionary with row counts and sizes')
+    .addHelpText('after', examples('sds breakout tables CEN2000', 'sds breakout tables CEN2000 --json'))
+    .action(
+      action(async (ctx, dict: string) => {
+        const r = await breakoutTables(ctx.store(), dict);
+        ctx.print(r, () => [table(['table', 'type', 'rows', 'size'], r.tables.map((t) => [t.name, t.type, t.row_count, t.size])), `total ${r.total_size} in ${r.database}`].join('\n'));
+      }),
+    );
+
+  breakout
+    .command('drop <dict>')
+    .description('drop the breakout tables of a dictionary')
+    .addHelpText('after', examples('sds breakout drop CEN2000'))
+    .action(
+      action(async (ctx, dict: string) => {
+        const r = await dropBreakoutTables(ctx.store(), dict);
+        ctx.print(r, () => `${r.message} (${r.freed_space} freed)`);
+      }),
+    );
+
+  breakout
+    .command('cancel <job>')
+    .description('stop a job cleanly after the page it is writing')
+    .addHelpText('after', examples('sds breakout cancel 6f1c…'))
+    .action(
+      action((ctx, job: string) => {
+        printJob(ctx, cancelJob(ctx.store(), job));
+      }),
+    );
+
+  breakout
+    .command('run-job <job>', { hidden: true })
+    .description('run a pending job in this process (used by the background job process)')
+    .action(
+      action(async (ctx, job: string) => {
+        const abort = new AbortController();
+        const stop = () => abort.abort();
+        process.once('SIGTERM', stop);
+        process.once('SIGINT', stop);
+        const final = await runJob(ctx.store(), job, { signal: abort.signal, log: (l) => process.stderr.write(`${new Date().toISOString()} ${l}\n`) });
+        process.exitCode = final.status === 'completed' ? EXIT.ok : EXIT.failed;
+      }),
+    );
+}

@@ -1,0 +1,72 @@
+import type { Command } from 'commander';
+import { runBreakoutNow } from '../../core/breakout/jobs.js';
+import { dropBreakoutTables } from '../../core/breakout/tables.js';
+import { checkDatabaseDrivers } from '../../core/breakout/drivers.js';
+import { action, examples } from '../action.js';
+import { table } from '../render.js';
+import { jobExitCode, printJob } from './breakout.js';
+
+/** `dictionnaires=NAME` (the spec's spelling) or plain NAME. */
+function dictionaryArgument(arg: string): string {
+  const m = /^dictionnaires?=(.+)$/.exec(arg);
+  return m ? m[1]! : arg;
+}
+
+/** The spec's operator commands, also under their `service:` names. */
+export function registerOperatorCommands(program: Command): void {
+  program
+    .command('process-cases-by-dict <name>')
+    .alias('service:process-cases-by-dict')
+    .description('incremental breakout of one dictionary in the foreground: only cases changed since the last run')
+    .option('--threads <n>', 'parallel connections to the target (1-10)', '1')
+    .option('--overwrite', 'drop and rebuild the tables, then load every case')
+    .option('--force', 'same as --overwrite')
+    .addHelpText('after', examples('sds process-cases-by-dict CEN2000', 'sds service:process-cases-by-dict dictionnaires=CEN2000 --threads=4', 'sds process-cases-by-dict CEN2000 --force'))
+    .action(
+      action(async (ctx, name: string, o: { threads: string; overwrite?: boolean; force?: boolean }) => {
+        const abort = new AbortController();
+        const stop = () => abort.abort();
+        process.once('SIGTERM', stop);
+        process.once('SIGINT', stop);
+        const r = await runBreakoutNow(
+          ctx.store(),
+          { dictionary: dictionaryArgument(name), threads: o.threads, overwrite: o.overwrite === true || o.force === true, origin: 'process-cases-by-dict' },
+          { signal: abort.signal, log: ctx.verbose ? (l) => process.stderr.write(l + '\n') : undefined },
+        );
+        printJob(ctx, r);
+        process.exitCode = jobExitCode(r);
+      }),
+    );
+
+  program
+    .command('drop-breakout-tables <name>')
+    .alias('service:drop-breakout-tables')
+    .description('drop the breakout tables of a dictionary')
+    .addHelpText('after', examples('sds drop-breakout-tables CEN2000'))
+    .action(
+      action(async (ctx, name: string) => {
+        const r = await dropBreakoutTables(ctx.store(), dictionaryArgument(name));
+        ctx.print(r, () => `${r.message} (${r.freed_space} freed)`);
+      }),
+    );
+
+  program
+    .command('check-database-drivers')
+    .alias('service:check-database-drivers')
+    .description('which database drivers load, their versions, and whether each dictionary target answers')
+    .addHelpText('after', examples('sds check-database-drivers', 'sds check-database-drivers --json'))
+    .action(
+      action(async (ctx) => {
+        const r = await checkDatabaseDrivers(ctx.store());
+        ctx.print(r, () =>
+          [
+            table(['database', 'driver', 'available', 'version'], r.drivers.map((d) => [d.database, d.module, d.available ? 'yes' : `no: ${d.error}`, d.version])),
+            r.targets.length
+              ? table(['dictionary', 'target', 'reachable'], r.targets.map((t) => [t.dictionary, t.target, t.reachable ? `yes (${t.server_version})` : `no: ${t.error?.code} ${t.error?.message}`]))
+              : 'no dictionaries, so no targets to check',
+          ].join('\n'),
+        );
+        if (r.drivers.some((d) => !d.available) || r.targets.some((t) => !t.reachable)) process.exitCode = 5;
+      }),
+    );
+}

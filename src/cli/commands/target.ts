@@ -1,0 +1,69 @@
+import type { Command } from 'commander';
+import { clearTarget, setTarget, showTarget, testTarget } from '../../core/breakout/targets.js';
+import { action, examples } from '../action.js';
+import { fields } from '../render.js';
+
+/** `sds target set|show|clear|test`. */
+export function registerTargetCommands(program: Command): void {
+  const target = program.command('target').description('the database a dictionary breaks out into (default: embedded SQLite under the home)');
+
+  target
+    .command('set <dict>')
+    .description('set the target of a dictionary; the password is read from an environment variable at run time')
+    .requiredOption('--type <type>', 'postgresql, mysql, sqlserver or sqlite')
+    .option('--url <url>', 'connection URL without password, e.g. postgresql://census@db:5432/census')
+    .option('--host <host>', 'server host')
+    .option('--port <port>', 'server port')
+    .option('--database <name>', 'database name')
+    .option('--user <user>', 'user name')
+    .option('--password-env <VAR>', 'environment variable that holds the password')
+    .option('--file <path>', 'SQLite database file')
+    .option('--foreign-keys', 'add foreign keys from record tables to the cases table (slower loads)')
+    .addHelpText(
+      'after',
+      examples(
+        'sds target set CEN2000 --type postgresql --url postgresql://census@127.0.0.1:5432/census --password-env CENSUS_PW',
+        'sds target set CEN2000 --type mysql --host 127.0.0.1 --database census --user root',
+        'sds target set CEN2000 --type sqlite --file /srv/census.sqlite',
+      ),
+    )
+    .action(
+      action((ctx, dict: string, o: { type: string; url?: string; host?: string; port?: string; database?: string; user?: string; passwordEnv?: string; file?: string; foreignKeys?: boolean }) => {
+        const v = setTarget(ctx.store(), dict, { ...o });
+        ctx.print(v, () => `Target of ${v.dictionary}: ${v.target}`);
+      }),
+    );
+
+  target
+    .command('show <dict>')
+    .description('show the effective target of a dictionary and where it comes from')
+    .addHelpText('after', examples('sds target show CEN2000', 'sds target show CEN2000 --json'))
+    .action(
+      action((ctx, dict: string) => {
+        const v = showTarget(ctx.store(), dict);
+        ctx.print(v, () => fields(Object.entries(v)));
+      }),
+    );
+
+  target
+    .command('clear <dict>')
+    .description("remove a dictionary's own target (the global default then applies)")
+    .addHelpText('after', examples('sds target clear CEN2000'))
+    .action(
+      action((ctx, dict: string) => {
+        const r = clearTarget(ctx.store(), dict);
+        ctx.print(r, () => r.message);
+      }),
+    );
+
+  target
+    .command('test <dict>')
+    .description('connect to the target and report its server version')
+    .addHelpText('after', examples('sds target test CEN2000', 'CENSUS_PW=secret sds target test CEN2000 --json'))
+    .action(
+      action(async (ctx, dict: string) => {
+        const r = await testTarget(ctx.store(), dict);
+        ctx.print(r, () => `${r.target}: ok (${r.server_version})`);
+      }),
+    );
+}

@@ -1,0 +1,38 @@
+import type { Role } from '../../store/users-repo.js';
+import { AppError } from '../errors.js';
+
+/**
+ * What a caller of the HTTP API may do. The spec leaves "which role may call which operation"
+ * open (5.9); this table is our decision, documented in docs/http-api.md. Standard is the field
+ * interviewer's account (read, and sync cases); API is an integration system (also uploads
+ * dictionaries and runs breakouts); Administrator may also destroy data and manage accounts.
+ * The old server let Standard users delete dictionaries (service-behaviour §1.7, S6): not here.
+ */
+export const PERMISSIONS = {
+  'dictionaries.read': ['Standard', 'API', 'Administrator'],
+  'dictionaries.write': ['API', 'Administrator'],
+  'dictionaries.delete': ['Administrator'],
+  'cases.read': ['Standard', 'API', 'Administrator'],
+  'cases.write': ['Standard', 'API', 'Administrator'],
+  'files.read': ['Standard', 'API', 'Administrator'],
+  'files.write': ['API', 'Administrator'],
+  'breakout.read': ['API', 'Administrator'],
+  'breakout.run': ['API', 'Administrator'],
+  'breakout.drop': ['Administrator'],
+  'webhooks.manage': ['Administrator'],
+  'users.manage': ['Administrator'],
+} as const satisfies Record<string, readonly Role[]>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+/** True when `role` holds `permission` in the decision table. */
+export function can(role: Role, permission: Permission): boolean {
+  return (PERMISSIONS[permission] as readonly Role[]).includes(role);
+}
+
+/** Fails with AUTH-004 (HTTP 403 `access_denied`) when `role` lacks `permission`. */
+export function requirePermission(role: Role, permission: Permission): void {
+  if (!can(role, permission)) {
+    throw new AppError('AUTH-004', `the ${role} role may not do this (needs ${permission})`, { oauth_error: 'access_denied', permission });
+  }
+}

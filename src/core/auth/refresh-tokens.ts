@@ -1,0 +1,81 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Store } from '../../store/open-store.js';
+import type { UserRow } from '../../store/users-repo.js';
+import { oauthError } from './oauth-error.js';
+
+/** Refresh token lifetime (spec 8): 30 days, counted again from every rotation. */
+export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
+
+/** Only this digest is stored; the token is 256 random bits, so a plain hash suffices. */
+export function hashRefreshToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/**
+ * A fingerprint of the account's password hash kept with each refresh token: after a password
+ * change the fingerprint differs and the old logins can no longer be refreshed.
+ */
+function credentialStamp(passwordHash: string): string {
+  return createHash('sha256').update(passwordHash, 'utf8').digest('hex').slice(0, 32);
+}
+
+type Account = UserRow & { passwordHash: string };
+
+/** Starts a new family (one per password login) and returns its first refresh token. */
+export function issueRefreshToken(store: Store, user: Account, clientId: string | null, nowMs: number): string {
+  store.refreshTokens.purgeExpired(nowMs);
+  const token = randomBytes(32).toString('base64url');
+  store.refreshTokens.insert({
+    tokenHash: hashRefreshToken(token),
+    familyId: randomUUID(),
+    userId: user.id,
+    username: user.username,
+    clientId,
+    credentialStamp: credentialStamp(user.passwordHash),
+    issuedAt: nowMs,
+    expiresAt: nowMs + REFRESH_TOKEN_TTL_MS,
+  });
+  return token;
+}
+
+/**
+ * Exchanges a refresh token for its successor and returns the account. The presented token is
+ * marked replaced; presenting a replaced token again means two parties hold it (a leak), so the
+ * whole family is revoked and both must log in again (RFC 9700 §4.14.2). Every failure is the
+ * spec's `invalid_grant`.
+ */
+export function rotateRefreshToken(store: Store, token: string, clientId: string | null, nowMs: number): { user: Account; refreshToken: string } {
+  const row = store.refreshTokens.findByHash(hashRefreshToken(token));
+  if (!row) throw oauthError('AUTH-001', 'invalid_grant', 'invalid refresh token');
+  if (row.revokedAt !== null) throw oauthError('AUTH-001', 'invalid_grant', 'the refresh token was revoked; log in again');
+  const reuse = () => {
+    store.refreshTokens.revokeFamily(row.familyId, nowMs);
+    return oauthError('AUTH-001', 'invalid_grant', 'the refresh token was already used; every token of this login is revoked, log in again');
+  };
+  if (row.replacedAt !== null) throw reuse();
+  if (row.expiresAt <= nowMs) throw oauthError('AUTH-001', 'invalid_grant', 'the refresh token has expired; log in again');
+  if (row.clientId !== clientId) throw oauthError('AUTH-001', 'invalid_grant', 'the refresh token was issued to another client');
+  const user = store.users.find(row.username);
+  if (!user || user.id !== row.userId || user.disabled || credentialStamp(user.passwordHash) !== row.credentialStamp) {
+    store.refreshTokens.revokeFamily(row.familyId, nowMs);
+    throw oauthError('AUTH-001', 'invalid_grant', 'the account was disabled or its password changed since login; log in again');
+  }
+  const next = randomBytes(32).toString('base64url');
+  const won = store.refreshTokens.rotate(
+    row.id,
+    {
+      tokenHash: hashRefreshToken(next),
+      familyId: row.familyId,
+      userId: user.id,
+      username: user.username,
+      clientId,
+      credentialStamp: row.credentialStamp,
+      issuedAt: nowMs,
+      expiresAt: nowMs + REFRESH_TOKEN_TTL_MS,
+    },
+    nowMs,
+  );
+  // Losing the race means another request rotated this token between our read and write: reuse.
+  if (!won) throw reuse();
+  return { user, refreshToken: next };
+}

@@ -1,0 +1,58 @@
+import { createRequire } from 'node:module';
+import type { Store } from '../../store/open-store.js';
+import { toAppError } from '../errors.js';
+import { getDialect } from '../../breakout/dialects/index.js';
+import { effectiveTarget } from './targets.js';
+
+const require = createRequire(import.meta.url);
+
+/** The driver module each target type loads lazily. */
+const DRIVERS = [
+  { database: 'PostgreSQL', type: 'postgresql', module: 'pg' },
+  { database: 'MySQL/MariaDB', type: 'mysql', module: 'mysql2' },
+  { database: 'SQL Server', type: 'sqlserver', module: 'tedious' },
+  { database: 'SQLite', type: 'sqlite', module: 'better-sqlite3' },
+] as const;
+
+export interface DriverReport {
+  drivers: { database: string; type: string; module: string; available: boolean; version: string | null; error: string | null }[];
+  targets: { dictionary: string; target: string; source: string; reachable: boolean; server_version: string | null; error: { code: string; message: string } | null }[];
+}
+
+/**
+ * Which database drivers load, their versions, and whether each dictionary's target answers
+ * (the spec's check-database-drivers, extended with a live check of configured targets).
+ */
+export async function checkDatabaseDrivers(store: Store): Promise<DriverReport> {
+  const drivers: DriverReport['drivers'] = [];
+  for (const d of DRIVERS) {
+    try {
+      await import(d.module);
+      const version = (require(`${d.module}/package.json`) as { version: string }).version;
+      drivers.push({ database: d.database, type: d.type, module: d.module, available: true, version, error: null });
+    } catch (err) {
+      drivers.push({ database: d.database, type: d.type, module: d.module, available: false, version: null, error: (err as Error).message });
+    }
+  }
+  const targets: DriverReport['targets'] = [];
+  for (const dict of store.dictionaries.list()) {
+    try {
+      const t = effectiveTarget(store, dict);
+      try {
+        const session = await getDialect(t.config.type).connect(t.config);
+        try {
+          targets.push({ dictionary: dict.name, target: t.identity, source: t.source, reachable: true, server_version: await session.serverVersion(), error: null });
+        } finally {
+          await session.close();
+        }
+      } catch (err) {
+        const e = toAppError(err);
+        targets.push({ dictionary: dict.name, target: t.identity, source: t.source, reachable: false, server_version: null, error: { code: e.code, message: e.message } });
+      }
+    } catch (err) {
+      const e = toAppError(err);
+      targets.push({ dictionary: dict.name, target: '', source: '', reachable: false, server_version: null, error: { code: e.code, message: e.message } });
+    }
+  }
+  return { drivers, targets };
+}

@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import type { Store } from '../../store/open-store.js';
+import type { JobMode, JobRow, JobStatus } from '../../store/jobs-repo.js';
+import { AppError, toAppError } from '../errors.js';
+import { requireDictionary } from '../dictionaries.js';
+import { getDialect } from '../../breakout/dialects/index.js';
+import { planBreakout } from '../../breakout/plan.js';
+import { existingPlanTables } from '../../breakout/run-dictionary.js';
+import { runJob } from '../../breakout/run-job.js';
+import { processAlive, reapDeadJobs, spawnJobProcess } from '../../breakout/job-process.js';
+import { effectiveTarget } from './targets.js';
+import { humanDuration } from './durations.js';
+import { jobListItem, jobStatusReply, type JobListItem, type JobStatusReply } from './job-replies.js';
+
+export const MIN_THREADS = 1;
+export const MAX_THREADS = 10;
+export const DEFAULT_JOBS_LIMIT = 50;
+export const MAX_JOBS_LIMIT = 1000;
+/** Throughput assumed for the first estimate, before any job of this store has completed. */
+const DEFAULT_CASES_PER_SECOND = 5000;
+
+/** Checks `threads`: a whole number from 1 to 10 (spec 8), else INVALID_THREADS. */
+export function parseThreads(value: unknown): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < MIN_THREADS || n > MAX_THREADS) {
+    throw new AppError('INVALID_THREADS', `threads must be a whole number from ${MIN_THREADS} to ${MAX_THREADS}; got ${JSON.stringify(value)}`, { field: 'threads' });
+  }
+  return n;
+}
+
+/** Start reply of spec 2.5 (HTTP 202). */
+export interface StartReply {
+  status: 'started';
+  job_id: string;
+  dictionaries: string[];
+  threads: number;
+  estimated_time: string;
+  message: string;
+}
+
+export interface StartInput {
+  dictionaries: unknown;
+  threads?: unknown;
+  overwrite?: boolean;
+  origin?: string;
+}
+
+function parseDictionaryNames(store: Store, value: unknown): string[] {
+  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && v.length > 0)) {
+    throw new AppError('USAGE', 'dictionaries must be a non-empty array of dictionary names', { field: 'dictionaries' });
+  }
+  const names = [...new Set(value as string[])];
+  for (const n of names) requireDictionary(store, n);
+  return names;
+}
+
+/**
+ * Starts a full breakout of dictionaries as a background job (spec 4.4): refused with
+ * TABLES_ALREADY_EXIST and the existing tables when any exist and overwrite is false. The
+ * target is checked before the job is handed to its process: a target that is down fails the
+ * job at once with its DB-00x code (the job stays in the list as failed).
+ */
+export async function startBreakout(store: Store, input: StartInput, opts: { spawn?: boolean } = {}): Promise<StartReply> {
+  const dictionaries = parseDictionaryNames(store, input.dictionaries);
+  const threads = input.threads === undefined ? 1 : parseThreads(input.threads);
+  const overwrite = input.overwrite === true;
+  reapDeadJobs(store);
+  const job = store.jobs.create({ id: randomUUID(), dictionaries, mode: 'full', threads, overwrite, origin: input.origin ?? 'cli' });
+  try {
+    const existing = overwrite ? [] : await findExistingTables(store, dictionaries);
+    if (existing.length > 0) {
+      store.jobs.finish(job.id, 'cancelled');
+      throw new AppError('TABLES_ALREADY_EXIST', `breakout tables already exist: ${existing.join(', ')}; use overwrite to rebuild them`, {
+        existing_tables: existing,
+        job_id: job.id,
+      });
+    }
+  } catch (err) {
+    const e = toAppError(err);
+    if (e.code !== 'TABLES_ALREADY_EXIST') {
+      store.jobs.finish(job.id, 'failed', { error: { code: e.code, message: e.message, details: JSON.stringify(e.details) } });
+      e.details.job_id = job.id;
+    }
+    throw e;
+  }
+  if (opts.spawn !== false) spawnJobProcess(store, job.id);
+  const cases = dictionaries.reduce((n, d) => n + store.cases.countActive(requireDictionary(store, d).id), 0);
+  return {
+    status: 'started',
+    job_id: job.id,
+    dictionaries,
+    threads,
+    estimated_time: humanDuration(cases / casesPerSecond(store)),
+    message: `Breakout of ${dictionaries.join(', ')} started in the background (${cases} cases)`,
+  };
+}
+
+async function findExistingTables(store: Store, dictionaries: string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of dictionaries) {
+    const dict = requireDictionary(store, name);
+    const target = effectiveTarget(store, dict);
+    const dialect = getDialect(target.config.type);
+    const session = await dialect.connect(target.config);
+    try {
+      const plan = planBreakout(dict.model, dict.label, { maxIdentifierLength: dialect.capabilities.maxIdentifierLength });
+      found.push(...(await existingPlanTables(session, plan)));
+    } finally {
+      await session.close();
+    }
+  }
+  return found;
+}
+
+function casesPerSecond(store: Store): number {
+  const last = store.jobs.list({ status: 'completed', limit: 1 }).jobs[0];
+  if (last?.result && last.startedAt && last.finishedAt) {
+    const s = (Date.parse(last.finishedAt) - Date.parse(last.startedAt)) / 1000;
+    if (s > 0 && last.result.total_cases > 100) return last.result.total_cases / s;
+  }
+  return DEFAULT_CASES_PER_SECOND;
+}
+
+/** The status of a job in the shape of spec 2.5; a job whose process died is reported failed. */
+export function jobStatus(store: Store, jobId: string): JobStatusReply {
+  reapDeadJobs(store);
+  const job = store.jobs.get(jobId);
+  if (!job) throw new AppError('NOT_FOUND', `breakout job ${jobId} not found`, { job_id: jobId });
+  return jobStatusReply(job);
+}
+
+const STATUSES: readonly JobStatus[] = ['pending', 'running', 'completed', 'failed', 'cancelled'];
+
+/** Job list envelope of spec 2.5, newest first. */
+export function listJobs(store: Store, opts: { status?: unknown; limit?: unknown } = {}): { total: number; limit: number; data: JobListItem[] } {
+  if (opts.status !== undefined && !(STATUSES as readonly unknown[]).includes(opts.status)) {
+    throw new AppError('USAGE', `status must be one of ${STATUSES.join(', ')}; got "${String(opts.status)}"`, { field: 'status' });
+  }
+  const limit = opts.limit === undefined ? DEFAULT_JOBS_LIMIT : Number(opts.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_JOBS_LIMIT) {
+    throw new AppError('USAGE', `limit must be a whole number from 1 to ${MAX_JOBS_LIMIT}; got "${String(opts.limit)}"`, { field: 'limit' });
+  }
+  reapDeadJobs(store);
+  const { total, jobs } = store.jobs.list({ status: opts.status as JobStatus | undefined, limit });
+  return { total, limit, data: jobs.map((j) => jobListItem(j)) };
+}
+
+/**
+ * Asks a job to stop: its process finishes the page it is writing (each page is atomic) and
+ * marks the job cancelled. A job not yet started is cancelled at once.
+ */
+export function cancelJob(store: Store, jobId: string): JobStatusReply {
+  const job = store.jobs.get(jobId);
+  if (!job) throw new AppError('NOT_FOUND', `breakout job ${jobId} not found`, { job_id: jobId });
+  if (job.status === 'pending' || job.status === 'running') {
+    store.jobs.requestCancel(jobId);
+    if (job.pid !== null && job.pid !== process.pid && processAlive(job.pid)) process.kill(job.pid, 'SIGTERM');
+    if (job.status === 'pending' && job.pid === null) store.jobs.finish(jobId, 'cancelled');
+  }
+  return jobStatusReply(store.jobs.get(jobId)!);
+}
+
+/**
+ * Waits for a job to end, calling `onUpdate` with each new state, and returns the final one.
+ * Polls the store: the job runs in another process.
+ */
+export async function waitForJob(store: Store, jobId: string, onUpdate?: (s: JobStatusReply) => void, intervalMs = 250): Promise<JobStatusReply> {
+  for (;;) {
+    const s = jobStatus(store, jobId);
+    onUpdate?.(s);
+    if (s.status !== 'pending' && s.status !== 'running') return s;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/**
+ * Incremental breakout in this process (`process-cases-by-dict`, scheduled runs): creates
+ * missing tables, then applies only the cases changed since the last run; `overwrite` rebuilds
+ * everything instead. Returns the final job state.
+ */
+export async function runBreakoutNow(
+  store: Store,
+  input: { dictionary: string; threads?: unknown; overwrite?: boolean; origin?: string },
+  opts: { signal?: AbortSignal; log?: (line: string) => void } = {},
+): Promise<JobStatusReply> {
+  const [name] = parseDictionaryNames(store, [input.dictionary]);
+  const threads = input.threads === undefined ? 1 : parseThreads(input.threads);
+  const mode: JobMode = input.overwrite ? 'full' : 'incremental';
+  const job: JobRow = store.jobs.create({ id: randomUUID(), dictionaries: [name!], mode, threads, overwrite: input.overwrite === true, origin: input.origin ?? 'cli' });
+  const final = await runJob(store, job.id, opts);
+  return jobStatusReply(final);
+}

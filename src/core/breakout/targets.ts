@@ -1,0 +1,192 @@
+import { join } from 'node:path';
+import type { TargetConfig } from '../../breakout/dialects/dialect.js';
+import { getDialect } from '../../breakout/dialects/index.js';
+import type { Store } from '../../store/open-store.js';
+import type { TargetType } from '../../store/targets-repo.js';
+import type { DictionaryRow } from '../../store/dictionaries-repo.js';
+import { AppError } from '../errors.js';
+import { requireDictionary } from '../dictionaries.js';
+
+export const TARGET_TYPES: readonly TargetType[] = ['postgresql', 'mysql', 'sqlserver', 'sqlite'];
+
+/** Where an effective target came from: the dictionary's own setting, the environment, or the embedded default. */
+export type TargetSource = 'dictionary' | 'environment' | 'default';
+
+export interface EffectiveTarget {
+  config: TargetConfig;
+  source: TargetSource;
+  foreignKeys: boolean;
+  /** Type and place of the target without secrets, e.g. `postgresql 127.0.0.1:5432/census`. */
+  identity: string;
+}
+
+/** Parses a target type: only the exact words are accepted, never a guess (spec 4.9). */
+export function parseTargetType(value: unknown, where: string): TargetType {
+  if (typeof value === 'string' && (TARGET_TYPES as readonly string[]).includes(value)) return value as TargetType;
+  throw new AppError('CONFIG_INVALID', `${where} must be exactly one of ${TARGET_TYPES.join(', ')}; got "${String(value)}"`, { field: where });
+}
+
+/** The embedded default target: one SQLite file under the home, shared by all dictionaries. */
+export function defaultSqliteFile(store: Store): string {
+  return join(store.home.targets, 'breakout.sqlite');
+}
+
+/**
+ * The target a dictionary breaks out into: its own setting, else the global default of
+ * BREAKOUT_DB_TYPE / BREAKOUT_DB_URL, else the embedded SQLite file. A password is never stored:
+ * a dictionary target names the environment variable holding it.
+ */
+export function effectiveTarget(store: Store, dict: DictionaryRow, env: NodeJS.ProcessEnv = process.env): EffectiveTarget {
+  const own = store.targets.get(dict.id);
+  let config: TargetConfig;
+  let source: TargetSource;
+  let foreignKeys = false;
+  if (own) {
+    source = 'dictionary';
+    foreignKeys = own.foreignKeys;
+    let password: string | undefined;
+    if (own.passwordEnv) {
+      password = env[own.passwordEnv];
+      if (password === undefined) {
+        throw new AppError('CONFIG_INVALID', `the target of ${dict.name} reads its password from $${own.passwordEnv}, which is not set`, {
+          dictionary: dict.name,
+          variable: own.passwordEnv,
+        });
+      }
+    }
+    config = {
+      type: own.type,
+      url: own.url ?? undefined,
+      host: own.host ?? undefined,
+      port: own.port ?? undefined,
+      database: own.database ?? undefined,
+      user: own.username ?? undefined,
+      password,
+      file: own.file ?? (own.type === 'sqlite' && !own.url ? defaultSqliteFile(store) : undefined),
+    };
+  } else if (env.BREAKOUT_DB_TYPE !== undefined && env.BREAKOUT_DB_TYPE !== '') {
+    source = 'environment';
+    const type = parseTargetType(env.BREAKOUT_DB_TYPE, 'BREAKOUT_DB_TYPE');
+    const url = env.BREAKOUT_DB_URL || undefined;
+    if (!url && type !== 'sqlite') {
+      throw new AppError('CONFIG_INVALID', `BREAKOUT_DB_TYPE is ${type} but BREAKOUT_DB_URL is not set`, { field: 'BREAKOUT_DB_URL' });
+    }
+    config = { type, url, file: type === 'sqlite' && !url ? defaultSqliteFile(store) : undefined };
+  } else {
+    source = 'default';
+    config = { type: 'sqlite', file: defaultSqliteFile(store) };
+  }
+  return { config, source, foreignKeys, identity: describeTarget(config) };
+}
+
+/** A one-line description of a target without its password. */
+export function describeTarget(config: TargetConfig): string {
+  if (config.type === 'sqlite') return `sqlite ${config.file ?? (config.url ? new URL(config.url).pathname : '')}`;
+  let host = config.host;
+  let port = config.port;
+  let database = config.database;
+  let user = config.user;
+  if (config.url) {
+    const u = new URL(config.url);
+    host ??= u.hostname;
+    port ??= u.port ? Number(u.port) : undefined;
+    database ??= u.pathname.replace(/^\//, '');
+    user ??= u.username || undefined;
+  }
+  const dialect = getDialect(config.type);
+  return `${config.type} ${user ? `${decodeURIComponent(user)}@` : ''}${host ?? '127.0.0.1'}:${port ?? dialect.capabilities.defaultPort}/${database ?? ''}`;
+}
+
+export interface TargetInput {
+  type: unknown;
+  url?: string;
+  host?: string;
+  port?: string | number;
+  database?: string;
+  user?: string;
+  passwordEnv?: string;
+  file?: string;
+  foreignKeys?: boolean;
+}
+
+/** Stores a dictionary's target after checking it is complete; the connection is not tried (see testTarget). */
+export function setTarget(store: Store, dictionaryName: string, input: TargetInput): TargetView {
+  const dict = requireDictionary(store, dictionaryName);
+  const type = parseTargetType(input.type, 'type');
+  if (input.url) {
+    try {
+      new URL(input.url);
+    } catch {
+      throw new AppError('USAGE', `--url "${input.url}" is not a URL (e.g. postgresql://user@host:5432/db)`, { field: 'url' });
+    }
+    if (/^[a-z]+:\/\/[^/@]*:[^/@]+@/i.test(input.url)) {
+      throw new AppError('USAGE', 'the URL contains a password; give it through an environment variable with --password-env instead', { field: 'url' });
+    }
+  }
+  const port = input.port === undefined ? null : Number(input.port);
+  if (port !== null && (!Number.isInteger(port) || port < 1 || port > 65535)) {
+    throw new AppError('USAGE', `--port must be a whole number from 1 to 65535, got "${String(input.port)}"`, { field: 'port' });
+  }
+  if (type !== 'sqlite' && !input.url && !input.host && !input.database) {
+    throw new AppError('USAGE', `a ${type} target needs --url or --host/--database`, { field: 'url' });
+  }
+  if (input.passwordEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(input.passwordEnv)) {
+    throw new AppError('USAGE', `--password-env must be an environment variable name, got "${input.passwordEnv}"`, { field: 'password-env' });
+  }
+  store.targets.set(dict.id, {
+    type,
+    url: input.url ?? null,
+    host: input.host ?? null,
+    port,
+    database: input.database ?? null,
+    username: input.user ?? null,
+    passwordEnv: input.passwordEnv ?? null,
+    file: input.file ?? null,
+    foreignKeys: input.foreignKeys ?? false,
+  });
+  return showTarget(store, dictionaryName);
+}
+
+/** A target as shown to operators: never the password, only where it comes from. */
+export interface TargetView {
+  dictionary: string;
+  source: TargetSource;
+  type: TargetType;
+  target: string;
+  password_env: string | null;
+  foreign_keys: boolean;
+}
+
+/** The effective target of a dictionary and where it comes from. */
+export function showTarget(store: Store, dictionaryName: string): TargetView {
+  const dict = requireDictionary(store, dictionaryName);
+  const own = store.targets.get(dict.id);
+  const t = effectiveTargetWithoutSecrets(store, dict);
+  return { dictionary: dict.name, source: t.source, type: t.config.type, target: t.identity, password_env: own?.passwordEnv ?? null, foreign_keys: t.foreignKeys };
+}
+
+function effectiveTargetWithoutSecrets(store: Store, dict: DictionaryRow): EffectiveTarget {
+  // Showing a target must work even when its password variable is not set in this shell.
+  const own = store.targets.get(dict.id);
+  const env = own?.passwordEnv ? { ...process.env, [own.passwordEnv]: process.env[own.passwordEnv] ?? '' } : process.env;
+  return effectiveTarget(store, dict, env);
+}
+
+/** Removes a dictionary's own target (it then uses the global default). */
+export function clearTarget(store: Store, dictionaryName: string): { message: string; dictionary: string } {
+  const dict = requireDictionary(store, dictionaryName);
+  const removed = store.targets.clear(dict.id);
+  return { message: removed ? `Target of ${dict.name} cleared; the default target applies` : `${dict.name} had no target of its own`, dictionary: dict.name };
+}
+
+/** Connects to a dictionary's target and reports the server version, or the DB-00x error. */
+export async function testTarget(store: Store, dictionaryName: string): Promise<{ dictionary: string; target: string; ok: true; server_version: string; database: string }> {
+  const dict = requireDictionary(store, dictionaryName);
+  const t = effectiveTarget(store, dict);
+  const session = await getDialect(t.config.type).connect(t.config);
+  try {
+    return { dictionary: dict.name, target: t.identity, ok: true, server_version: await session.serverVersion(), database: session.databaseName() };
+  } finally {
+    await session.close();
+  }
+}

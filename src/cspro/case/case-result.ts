@@ -1,0 +1,73 @@
+/**
+ * What the import readers (.dat, .json, .csdb) yield: one result per case, either the case with
+ * the warnings met while reading it, or the error that kept it from being read. A broken case
+ * never stops the file; the caller stores the good ones and reports the others.
+ */
+
+import { AppError, type ErrorDetails } from '../../core/errors.js';
+import type { SyncCase } from './model.js';
+
+export type CaseWarningKind =
+  /** A numeric field held text that is not a number; the value became DEFAULT. */
+  | 'invalid-value'
+  /** More record occurrences than the record's maxOccurrences; the extra ones were dropped. */
+  | 'too-many-records'
+  /** More item occurrences than the item has; the extra ones were dropped. */
+  | 'too-many-occurrences'
+  /** An alpha value longer than the item; it was cut to the item length. */
+  | 'value-truncated'
+  /** A numeric value with more digits than the item width (it would be `***` in a .dat file). */
+  | 'value-too-wide'
+  /** An id item is blank. */
+  | 'blank-id'
+  /** The same case key was read before in this file; the store keeps the last one. */
+  | 'duplicate-key';
+
+/** Something odd in a case that was still read, with where it is. */
+export interface CaseWarning {
+  kind: CaseWarningKind;
+  message: string;
+  line?: number;
+  record?: string;
+  item?: string;
+  /** 1-based record occurrence, when it matters. */
+  occurrence?: number;
+}
+
+export interface CaseReadOk {
+  ok: true;
+  case: SyncCase;
+  warnings: CaseWarning[];
+  /** 1-based line of the case's first record line (text sources). */
+  firstLine?: number;
+  /** 0-based position of the case in its source (JSON array index, .csdb file order). */
+  index?: number;
+}
+
+export interface CaseReadError {
+  ok: false;
+  /** Always code CASE_INVALID, with file, line or index, case key and item in the details. */
+  error: AppError;
+}
+
+export type CaseReadResult = CaseReadOk | CaseReadError;
+
+/** The .dat reader always knows the first line of a case. */
+export type DatCaseResult = (CaseReadOk & { firstLine: number }) | CaseReadError;
+
+/** A CASE_INVALID error. */
+export function caseError(message: string, details: ErrorDetails = {}): AppError {
+  return new AppError('CASE_INVALID', message, details);
+}
+
+/**
+ * Adds location details (file, case, ...) to an error raised deeper down, keeping the details the
+ * deeper code already set. Anything that is not a CASE_INVALID AppError becomes one.
+ */
+export function withCaseDetails(err: unknown, details: ErrorDetails): AppError {
+  if (err instanceof AppError && err.code === 'CASE_INVALID') {
+    return new AppError('CASE_INVALID', err.message, { ...details, ...err.details }, { cause: err.cause });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new AppError('CASE_INVALID', message, details, { cause: err });
+}

@@ -1,0 +1,289 @@
+/**
+ * One sync-JSON case object, as the data-collection client uploads it (research §3.3), → the
+ * canonical `SyncCase`. Accepts `level-1` as a JSON string (CSPro ≥ 7.5 stringifies it) or as an
+ * object, and the pre-7.5 `data` array of text lines (read with text-to-case). The level tree is
+ * rebuilt against the dictionary, so stored cases always have the canonical shape: keys in
+ * dictionary order, blanks omitted, repeating items trimmed, specials mapped.
+ *
+ * Like CSPro's parser: unknown record and item keys are ignored; records beyond maxOccurrences
+ * are dropped (with a warning here). Refused (CASE_INVALID, details: case id, record, item,
+ * path): a missing or malformed `id`/`clock`, `level-1` that is not an object or valid JSON, a
+ * record that is not an object, and a numeric item given as a string that is neither a number
+ * nor a special name.
+ */
+
+import type { DictItem, DictLevel, Dictionary } from '../dictionary/model.js';
+import type { ErrorDetails } from '../../core/errors.js';
+import { caseError, withCaseDetails, type CaseWarning } from './case-result.js';
+import { caseKeyOf } from './case-key.js';
+import { isUuid } from './case-guid.js';
+import { foldOccurrences, itemSlots, normalizeScalar } from './item-codec.js';
+import {
+  levelKey,
+  type CaseNote,
+  type ClockEntry,
+  type FieldRef,
+  type ItemValue,
+  type LevelObject,
+  type PartialSave,
+  type RecordObject,
+  type ScalarValue,
+  type SyncCase,
+} from './model.js';
+import { textToCase } from './text-to-case.js';
+
+/** Where the case came from, added to error details. */
+export interface SyncJsonSource {
+  file?: string;
+  /** 0-based index of the case in its JSON array. */
+  index?: number;
+}
+
+/** A normalised case and the warnings met on the way. */
+export interface NormalizedCase {
+  case: SyncCase;
+  warnings: CaseWarning[];
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Walks a level object: holds the case-wide warning list and the JSON path for messages. */
+class LevelNormalizer {
+  readonly warnings: CaseWarning[] = [];
+
+  constructor(private readonly dict: Dictionary) {}
+
+  /** Normalises one item of a record object; `path` is the record's JSON path. */
+  item(item: DictItem, occurrences: number, raw: unknown, path: string, record: string): ItemValue | undefined {
+    const itemPath = `${path}.${item.name}`;
+    const fail = (reason: string): never => {
+      throw caseError(`${itemPath}: ${reason}`, { path: itemPath, record, item: item.name });
+    };
+    const repeating = occurrences > 1;
+    let rawValues: unknown[];
+    if (Array.isArray(raw)) {
+      if (!repeating) fail('expects a single value, got an array');
+      rawValues = raw;
+      if (raw.length > occurrences) {
+        this.warnings.push({
+          kind: 'too-many-occurrences',
+          message: `${itemPath} has ${raw.length} occurrences, the item ${occurrences}; the extra ones are dropped`,
+          record,
+          item: item.name,
+        });
+        rawValues = raw.slice(0, occurrences);
+      }
+    } else {
+      rawValues = [raw];
+    }
+    const values: (ScalarValue | undefined)[] = [];
+    for (const rawValue of rawValues) {
+      // Inside an occurrence array, "" marks a blank occurrence for every content type.
+      const check = normalizeScalar(item, rawValue === '' ? undefined : rawValue);
+      if (!check.ok) fail(check.reason);
+      else {
+        if (check.truncated) {
+          this.warnings.push({ kind: 'value-truncated', message: `${itemPath} is longer than ${item.length} characters; cut`, record, item: item.name });
+        }
+        if (check.tooWide) {
+          this.warnings.push({ kind: 'value-too-wide', message: `${itemPath} = ${check.value} does not fit in ${item.length} columns`, record, item: item.name });
+        }
+        values.push(check.value);
+      }
+    }
+    return foldOccurrences(values, repeating);
+  }
+
+  /** Normalises a record object (or a level's `id` object) against its items. */
+  record(items: readonly DictItem[], raw: unknown, path: string, record: string): RecordObject {
+    if (!isObject(raw)) throw caseError(`${path} must be an object`, { path, record });
+    const out: RecordObject = {};
+    for (const slot of itemSlots(items)) {
+      const value = this.item(slot.item, slot.occurrences, raw[slot.item.name], path, record);
+      if (value !== undefined) out[slot.item.name] = value;
+    }
+    return out;
+  }
+
+  /** Normalises a level object of dictionary level `depth` (0 = level 1). */
+  level(raw: unknown, depth: number, path: string): LevelObject {
+    const level = this.dict.levels[depth] as DictLevel;
+    if (!isObject(raw)) throw caseError(`${path} must be an object`, { path });
+    const out: LevelObject = { id: this.record(level.ids, raw.id ?? {}, `${path}.id`, 'id') };
+    for (const record of level.records) {
+      const value = raw[record.name];
+      if (value === undefined || value === null) continue;
+      let occurrences = Array.isArray(value) ? value : [value];
+      if (occurrences.length > record.maxOccurrences) {
+        this.warnings.push({
+          kind: 'too-many-records',
+          message: `${path}.${record.name} has ${occurrences.length} occurrences, more than ${record.maxOccurrences}; the extra ones are dropped`,
+          record: record.name,
+        });
+        occurrences = occurrences.slice(0, record.maxOccurrences);
+      }
+      const objects = occurrences.map((occ, k) =>
+        this.record(record.items, occ, Array.isArray(value) ? `${path}.${record.name}[${k}]` : `${path}.${record.name}`, record.name),
+      );
+      if (objects.length === 0) continue;
+      out[record.name] = record.maxOccurrences > 1 ? objects : (objects[0] as RecordObject);
+    }
+    const child = this.dict.levels[depth + 1];
+    if (child) {
+      const key = levelKey(depth + 2);
+      // The sync format names child levels `level-N`; CSPro's newer case JSON uses the level name.
+      const children = raw[key] ?? raw[child.name];
+      if (children !== undefined && children !== null) {
+        if (!Array.isArray(children)) throw caseError(`${path}.${key} must be an array`, { path: `${path}.${key}` });
+        const nodes = children.map((c, k) => this.level(c, depth + 1, `${path}.${key}[${k}]`));
+        if (nodes.length > 0) out[key] = nodes;
+      }
+    }
+    return out;
+  }
+}
+
+function fieldRef(raw: unknown, path: string): FieldRef {
+  if (!isObject(raw) || typeof raw.name !== 'string') throw caseError(`${path} must be an object with a name`, { path });
+  const occ = (key: string): number => {
+    const v = raw[key] ?? 0;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw caseError(`${path}.${key} must be a whole number ≥ 0`, { path: `${path}.${key}` });
+    return v;
+  };
+  const levelKeyValue = raw.levelKey ?? '';
+  if (typeof levelKeyValue !== 'string') throw caseError(`${path}.levelKey must be a string`, { path: `${path}.levelKey` });
+  return {
+    name: raw.name,
+    levelKey: levelKeyValue,
+    recordOccurrence: occ('recordOccurrence'),
+    itemOccurrence: occ('itemOccurrence'),
+    subitemOccurrence: occ('subitemOccurrence'),
+  };
+}
+
+function clockOf(raw: unknown): ClockEntry[] {
+  if (!Array.isArray(raw)) throw caseError('clock must be an array of {deviceId, revision}', { path: 'clock' });
+  return raw.map((entry, k) => {
+    const path = `clock[${k}]`;
+    if (!isObject(entry) || typeof entry.deviceId !== 'string') throw caseError(`${path}.deviceId must be a string`, { path });
+    const { revision } = entry;
+    if (typeof revision !== 'number' || !Number.isInteger(revision) || revision < 0) {
+      throw caseError(`${path}.revision must be a whole number ≥ 0`, { path });
+    }
+    return { deviceId: entry.deviceId, revision };
+  });
+}
+
+function notesOf(raw: unknown): CaseNote[] {
+  if (!Array.isArray(raw)) throw caseError('notes must be an array', { path: 'notes' });
+  return raw.map((note, k) => {
+    const path = `notes[${k}]`;
+    if (!isObject(note)) throw caseError(`${path} must be an object`, { path });
+    // CSPro's newer case JSON calls the note text `text`; the sync format calls it `content`.
+    const content = note.content ?? note.text;
+    if (typeof content !== 'string') throw caseError(`${path}.content must be a string`, { path });
+    const operatorId = note.operatorId ?? '';
+    const modifiedTime = note.modifiedTime ?? '';
+    if (typeof operatorId !== 'string' || typeof modifiedTime !== 'string') {
+      throw caseError(`${path}.operatorId and modifiedTime must be strings`, { path });
+    }
+    // Older notes carry the field reference flat in the note object.
+    const field = fieldRef(isObject(note.field) ? note.field : note, `${path}.field`);
+    return { content, field, operatorId, modifiedTime };
+  });
+}
+
+function partialSaveOf(raw: unknown): PartialSave {
+  if (!isObject(raw) || (raw.mode !== 'add' && raw.mode !== 'modify' && raw.mode !== 'verify')) {
+    throw caseError('partialSave.mode must be add, modify or verify', { path: 'partialSave.mode' });
+  }
+  const field = raw.field ?? (typeof raw.name === 'string' ? raw : undefined);
+  return field === undefined ? { mode: raw.mode } : { mode: raw.mode, field: fieldRef(field, 'partialSave.field') };
+}
+
+function optionalBoolean(raw: Json, key: 'deleted' | 'verified'): boolean | undefined {
+  const v = raw[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'boolean') throw caseError(`${key} must be true or false`, { path: key });
+  return v;
+}
+
+/**
+ * Normalises one uploaded case (see the file comment). Throws CASE_INVALID with the case id (when
+ * readable), the JSON path, record and item in the details, plus `file`/`index` from `source`.
+ */
+export function normalizeSyncCase(raw: unknown, dict: Dictionary, source: SyncJsonSource = {}): NormalizedCase {
+  const where: ErrorDetails = {
+    ...(source.file !== undefined ? { file: source.file } : {}),
+    ...(source.index !== undefined ? { index: source.index } : {}),
+  };
+  try {
+    if (!isObject(raw)) throw caseError('a case must be a JSON object');
+    if (!isUuid(raw.id)) throw caseError('id must be a GUID (8-4-4-4-12 hex digits)', { path: 'id' });
+    const id = raw.id.toLowerCase();
+    where.id = id;
+    try {
+      const clock = clockOf(raw.clock);
+      const normalizer = new LevelNormalizer(dict);
+      let level1: LevelObject;
+      const rawLevel = raw['level-1'];
+      if (rawLevel !== undefined && rawLevel !== null) {
+        let parsed: unknown = rawLevel;
+        if (typeof rawLevel === 'string') {
+          try {
+            parsed = JSON.parse(rawLevel);
+          } catch (err) {
+            throw caseError(`level-1 is not valid JSON: ${(err as Error).message}`, { path: 'level-1' });
+          }
+        }
+        level1 = normalizer.level(parsed, 0, 'level-1');
+      } else if (Array.isArray(raw.data)) {
+        if (!raw.data.every((l): l is string => typeof l === 'string')) throw caseError('data must be an array of text lines', { path: 'data' });
+        const text = textToCase(dict, raw.data);
+        level1 = text.level1;
+        normalizer.warnings.push(...text.warnings);
+      } else {
+        throw caseError('the case has neither level-1 nor data', { path: 'level-1' });
+      }
+
+      if (raw.caseids !== undefined && typeof raw.caseids !== 'string') throw caseError('caseids must be a string', { path: 'caseids' });
+      // Keep caseids exactly as the client sent it: the server filters downloads by its prefix.
+      const caseids = typeof raw.caseids === 'string' ? raw.caseids : caseKeyOf(dict, level1);
+      const out: SyncCase = { id, caseids, clock, 'level-1': level1 };
+      if (typeof raw.label === 'string' && raw.label !== '') out.label = raw.label;
+      else if (raw.label !== undefined && raw.label !== null && typeof raw.label !== 'string') throw caseError('label must be a string', { path: 'label' });
+      if (optionalBoolean(raw, 'deleted')) out.deleted = true;
+      if (optionalBoolean(raw, 'verified')) out.verified = true;
+      if (raw.notes !== undefined && raw.notes !== null) {
+        const notes = notesOf(raw.notes);
+        if (notes.length > 0) out.notes = notes;
+      }
+      if (raw.partialSave !== undefined && raw.partialSave !== null) out.partialSave = partialSaveOf(raw.partialSave);
+      return { case: reorder(out), warnings: normalizer.warnings };
+    } catch (err) {
+      if (typeof raw.caseids === 'string') where.case = raw.caseids;
+      throw err;
+    }
+  } catch (err) {
+    throw withCaseDetails(err, where);
+  }
+}
+
+/** Puts the keys in the order of the sync format, so stored JSON reads naturally. */
+function reorder(c: SyncCase): SyncCase {
+  return {
+    id: c.id,
+    caseids: c.caseids,
+    ...(c.label !== undefined ? { label: c.label } : {}),
+    ...(c.deleted ? { deleted: true } : {}),
+    ...(c.verified ? { verified: true } : {}),
+    ...(c.notes ? { notes: c.notes } : {}),
+    clock: c.clock,
+    ...(c.partialSave ? { partialSave: c.partialSave } : {}),
+    'level-1': c['level-1'],
+  };
+}

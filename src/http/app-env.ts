@@ -1,0 +1,12 @@
+import type { HttpBindings } from '@hono/node-server';
+import type { Principal } from '../core/auth/access-tokens.js';
+
+/**
+ * Hono environment of the app. Bindings are those of @hono/node-server (the raw Node request,
+ * streamed into busboy for uploads); they are absent under `app.request()` in tests, so code
+ * reading them must fall back to the web Request.
+ */
+export interface AppEnv {
+  Bindings: Partial<HttpBindings>;
+  Variables: { principal: Principal };
+}

@@ -1,0 +1,28 @@
+import { DEFAULT_CLIENTS } from '../core/auth/clients.js';
+
+/** Settings of the HTTP app; every field has a default. */
+export interface HttpConfig {
+  /** Largest accepted dictionary upload, in bytes (default 10 MB); more is 413. */
+  maxUploadBytes: number;
+  /** Largest accepted form or JSON body, in bytes (default 64 KB); more is 413. */
+  maxBodyBytes: number;
+  /** OAuth clients accepted by POST /api/token, client_id → secret. */
+  clients: Readonly<Record<string, string>>;
+  /** Receives one line per request (default: stderr). */
+  log: (line: string) => void;
+  /** Where SDS_JWT_SECRET is read from (default: process.env). */
+  env: NodeJS.ProcessEnv;
+}
+
+export const MB = 1024 * 1024;
+
+/** Fills in the defaults of the HTTP settings. */
+export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {
+  return {
+    maxUploadBytes: partial.maxUploadBytes ?? 10 * MB,
+    maxBodyBytes: partial.maxBodyBytes ?? 64 * 1024,
+    clients: partial.clients ?? DEFAULT_CLIENTS,
+    log: partial.log ?? ((line) => process.stderr.write(line + '\n')),
+    env: partial.env ?? process.env,
+  };
+}

@@ -1,0 +1,90 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeWebStream } from 'node:stream/web';
+import busboy from 'busboy';
+import type { Context } from 'hono';
+import { AppError } from '../core/errors.js';
+import type { AppEnv } from './app-env.js';
+
+/** One uploaded file, held in memory (the size limit bounds it). */
+export interface UploadedFile {
+  filename: string;
+  data: Buffer;
+}
+
+export interface UploadForm {
+  file?: UploadedFile;
+  fields: Record<string, string>;
+}
+
+/** Multipart overhead allowed above the file limit before a declared Content-Length is refused unread. */
+const ENVELOPE_BYTES = 64 * 1024;
+
+function tooLarge(maxBytes: number): AppError {
+  return new AppError('PAYLOAD_TOO_LARGE', `the uploaded file is larger than the limit of ${maxBytes} bytes`, { limit: maxBytes });
+}
+
+/**
+ * Reads a `multipart/form-data` body with busboy, streaming from the raw Node request when served
+ * by @hono/node-server (the web Request otherwise, as under `app.request()`). Exactly one file
+ * part named `fileField` is kept, up to `maxBytes`; a larger file is 413 as soon as the limit is
+ * crossed, without buffering the rest (the Node adapter drains or closes the connection).
+ */
+export function readUpload(c: Context<AppEnv>, opts: { fileField: string; maxBytes: number }): Promise<UploadForm> {
+  const headers = Object.fromEntries(c.req.raw.headers);
+  if (!/^multipart\/form-data\b/i.test(headers['content-type'] ?? '')) {
+    return Promise.reject(new AppError('USAGE', `send multipart/form-data with a "${opts.fileField}" file part and a "label" field`));
+  }
+  const declared = Number(headers['content-length'] ?? NaN);
+  if (declared > opts.maxBytes + ENVELOPE_BYTES) return Promise.reject(tooLarge(opts.maxBytes));
+
+  const source: Readable | undefined =
+    c.env?.incoming ?? (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as unknown as NodeWebStream<Uint8Array>) : undefined);
+  if (!source) return Promise.reject(new AppError('USAGE', 'the request has no body'));
+
+  return new Promise<UploadForm>((resolve, reject) => {
+    let settled = false;
+    const fail = (err: AppError) => {
+      if (settled) return;
+      settled = true;
+      source.unpipe(bb);
+      reject(err);
+    };
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({ headers, limits: { fileSize: opts.maxBytes, files: 1, fields: 10, fieldSize: 4096, parts: 11 } });
+    } catch (err) {
+      reject(new AppError('USAGE', `malformed multipart request: ${(err as Error).message}`));
+      return;
+    }
+    const form: UploadForm = { fields: {} };
+    bb.on('file', (name, stream, info) => {
+      if (name !== opts.fileField) {
+        stream.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('limit', () => {
+        stream.resume();
+        fail(tooLarge(opts.maxBytes));
+      });
+      stream.on('end', () => {
+        if (!stream.truncated) form.file = { filename: info.filename ?? '', data: Buffer.concat(chunks) };
+      });
+    });
+    bb.on('field', (name, value) => {
+      form.fields[name] = value;
+    });
+    bb.on('filesLimit', () => fail(new AppError('USAGE', `send exactly one file part ("${opts.fileField}")`)));
+    bb.on('fieldsLimit', () => fail(new AppError('USAGE', 'too many form fields')));
+    bb.on('partsLimit', () => fail(new AppError('USAGE', 'too many form parts')));
+    bb.on('error', (err: Error) => fail(new AppError('USAGE', `malformed multipart request: ${err.message}`)));
+    bb.on('close', () => {
+      if (settled) return;
+      settled = true;
+      resolve(form);
+    });
+    source.on('error', (err) => fail(new AppError('USAGE', `the upload was interrupted: ${err.message}`)));
+    source.pipe(bb);
+  });
+}

@@ -1,0 +1,42 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { AppError, toAppError } from '../core/errors.js';
+
+/** Turns anything thrown into an AppError; Hono's own exceptions keep their status meaning. */
+function normalise(err: unknown): AppError {
+  if (err instanceof HTTPException) {
+    if (err.status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'the request body is too large');
+    if (err.status >= 400 && err.status < 500) return new AppError('USAGE', err.message || 'bad request');
+  }
+  return toAppError(err);
+}
+
+function quoted(s: string): string {
+  return `"${s.replace(/["\\]/g, "'")}"`;
+}
+
+/**
+ * The one place errors become responses. OAuth failures (marked by `details.oauth_error`) use the
+ * token error shape `{error, error_description}` with `WWW-Authenticate` on invalid_token; all
+ * others use the spec's `{error, message}` with the registry's status. Internal errors never show
+ * their message or stack to the client: those go to the server log.
+ */
+export function errorResponse(c: Context, thrown: unknown, log?: (line: string) => void): Response {
+  const err = normalise(thrown);
+  const status = err.http as ContentfulStatusCode;
+  c.header('Cache-Control', 'no-store');
+  const oauth = err.details.oauth_error;
+  if (typeof oauth === 'string') {
+    if (oauth === 'invalid_token') {
+      c.header('WWW-Authenticate', `Bearer realm="sds", error="invalid_token", error_description=${quoted(err.message)}`);
+    }
+    return c.json({ error: oauth, error_description: err.message }, status);
+  }
+  if (err.code === 'INTERNAL') {
+    const cause = err.cause instanceof Error ? err.cause : err;
+    log?.(`sds serve: internal error on ${c.req.method} ${c.req.path}: ${cause.stack ?? cause.message}`);
+    return c.json({ error: err.code, message: 'internal error; the server log has the details' }, status);
+  }
+  return c.json({ error: err.code, message: err.message }, status);
+}

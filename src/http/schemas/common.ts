@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
+
+/** Error body of the API routes (spec 7.1): `error` is the stable code of docs/errors.md. */
+export const ErrorBody = z
+  .strictObject({
+    error: z.string().meta({ description: 'stable error code, e.g. DICTIONARY_NOT_FOUND, API-001', example: 'DICTIONARY_NOT_FOUND' }),
+    message: z.string().meta({ description: 'what went wrong, for humans' }),
+  })
+  .meta({ id: 'Error' });
+
+/** Token error body (spec 2.1, 7.1; RFC 6749 §5.2), also used for 401/403 of protected routes. */
+export const OAuthErrorBody = z
+  .strictObject({
+    error: z.enum(['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_token', 'access_denied']),
+    error_description: z.string(),
+  })
+  .meta({ id: 'OAuthError' });
+
+/** ISO 8601 UTC timestamp as stored. */
+export const Timestamp = z.iso.datetime().meta({ example: '2025-01-31T08:15:00.000Z' });
+
+/** A JSON response entry of an OpenAPI route. */
+export function json(schema: z.ZodType, description: string): ResponseConfig {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+/** The error replies every protected route may give. */
+export const AUTH_ERRORS: Record<number, ResponseConfig> = {
+  401: json(OAuthErrorBody, 'missing, expired or invalid access token (`invalid_token`)'),
+  403: json(OAuthErrorBody, 'the role of the account does not allow this (`access_denied`)'),
+};

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import type { FileInfo as CoreFileInfo } from '../../core/files.js';
+import { Timestamp } from './common.js';
+
+/** Path parameter `{filename}`: a name in the media area, may contain `/` between folders. */
+export const FilenameParams = z.object({
+  filename: z.string().min(1).meta({ param: { description: 'file name in the media area; sub-folders separated by /' }, example: 'photos/house-001.jpg' }),
+});
+
+/** File metadata (spec 2.4: at least name and size). */
+export const FileInfo = z
+  .strictObject({
+    name: z.string(),
+    size: z.int().min(0),
+    content_type: z.string(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .meta({ id: 'FileInfo' });
+
+/** Error body of the files routes (spec 4.3): only `error`, a text naming the file. */
+export const FileErrorBody = z.strictObject({ error: z.string() }).meta({ id: 'FileError' });
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+export const schemasMatchCore: Same<z.infer<typeof FileInfo>, CoreFileInfo> = true;

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+/** Parameters of POST /api/token (spec 4.1); which ones a grant needs is checked by the core. */
+export const TokenRequest = z
+  .object({
+    grant_type: z.string().optional().meta({ description: '`password` or `refresh_token`' }),
+    username: z.string().optional().meta({ description: 'password grant' }),
+    password: z.string().optional().meta({ description: 'password grant' }),
+    refresh_token: z.string().optional().meta({ description: 'refresh grant' }),
+    client_id: z.string().optional().meta({ description: 'optional; when given must be a configured client (e.g. cspro_android)' }),
+    client_secret: z.string().optional(),
+  })
+  .meta({ id: 'TokenRequest' });
+
+/** Token response (spec 2.1). */
+export const TokenResponse = z
+  .strictObject({
+    access_token: z.string().meta({ description: 'JWT (HS256), sent as `Authorization: Bearer`' }),
+    token_type: z.literal('Bearer'),
+    expires_in: z.literal(3600),
+    refresh_token: z.string().meta({ description: 'opaque; a new one is issued on each refresh, the old one becomes invalid' }),
+  })
+  .meta({ id: 'TokenResponse' });

@@ -1,0 +1,66 @@
+import type { Database } from 'better-sqlite3';
+import { nowIso } from './clock.js';
+
+export interface BreakoutCursor {
+  revision: number;
+  guid: string;
+}
+
+export interface BreakoutStateRow {
+  target: string;
+  structureHash: string;
+  tables: string[];
+  cursor: BreakoutCursor;
+  lastJobId: string | null;
+  updatedAt: string;
+}
+
+interface RawState {
+  target: string;
+  structure_hash: string;
+  tables: string;
+  last_revision: number;
+  last_guid: string;
+  last_job_id: string | null;
+  updated_at: string;
+}
+
+/** The incremental cursor of each dictionary's breakout. */
+export class BreakoutStateRepo {
+  constructor(private readonly db: Database) {}
+
+  get(dictionaryId: number): BreakoutStateRow | undefined {
+    const r = this.db.prepare('SELECT * FROM breakout_state WHERE dictionary_id = ?').get(dictionaryId) as RawState | undefined;
+    if (!r) return undefined;
+    return {
+      target: r.target,
+      structureHash: r.structure_hash,
+      tables: JSON.parse(r.tables) as string[],
+      cursor: { revision: r.last_revision, guid: r.last_guid },
+      lastJobId: r.last_job_id,
+      updatedAt: r.updated_at,
+    };
+  }
+
+  /** Records freshly built tables with the cursor back at the start. */
+  reset(dictionaryId: number, target: string, structureHash: string, tables: string[], jobId: string): void {
+    this.db
+      .prepare(
+        `INSERT INTO breakout_state (dictionary_id, target, structure_hash, tables, last_revision, last_guid, last_job_id, updated_at)
+         VALUES (?, ?, ?, ?, 0, '', ?, ?)
+         ON CONFLICT (dictionary_id) DO UPDATE SET target = excluded.target, structure_hash = excluded.structure_hash,
+           tables = excluded.tables, last_revision = 0, last_guid = '', last_job_id = excluded.last_job_id, updated_at = excluded.updated_at`,
+      )
+      .run(dictionaryId, target, structureHash, JSON.stringify(tables), jobId, nowIso());
+  }
+
+  advance(dictionaryId: number, cursor: BreakoutCursor, jobId: string): void {
+    this.db
+      .prepare('UPDATE breakout_state SET last_revision = ?, last_guid = ?, last_job_id = ?, updated_at = ? WHERE dictionary_id = ?')
+      .run(cursor.revision, cursor.guid, jobId, nowIso(), dictionaryId);
+  }
+
+  clear(dictionaryId: number): void {
+    this.db.prepare('DELETE FROM breakout_state WHERE dictionary_id = ?').run(dictionaryId);
+  }
+}

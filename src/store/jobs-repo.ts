@@ -1,0 +1,175 @@
+import type { Database } from 'better-sqlite3';
+import { nowIso } from './clock.js';
+
+export type JobStatus = 'pending' | 'running' | 'completed' | 'failed' | 'cancelled';
+export type JobMode = 'full' | 'incremental';
+
+export interface JobProgress {
+  dictionary: string;
+  processed: number;
+  total: number;
+}
+
+export interface JobResult {
+  dictionaries_processed: string[];
+  total_cases: number;
+  tables_created: string[];
+  warnings: number;
+}
+
+export interface JobError {
+  code: string;
+  message: string;
+  details: string;
+}
+
+export interface JobRow {
+  id: string;
+  dictionaries: string[];
+  mode: JobMode;
+  threads: number;
+  overwrite: boolean;
+  origin: string;
+  status: JobStatus;
+  pid: number | null;
+  progress: JobProgress | null;
+  result: JobResult | null;
+  error: JobError | null;
+  warnings: number;
+  cancelRequested: boolean;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  heartbeatAt: string | null;
+}
+
+interface RawJob {
+  id: string;
+  dictionaries: string;
+  mode: JobMode;
+  threads: number;
+  overwrite: number;
+  origin: string;
+  status: JobStatus;
+  pid: number | null;
+  progress: string | null;
+  result: string | null;
+  error: string | null;
+  warnings: number;
+  cancel_requested: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  heartbeat_at: string | null;
+}
+
+const parse = <T>(s: string | null): T | null => (s === null ? null : (JSON.parse(s) as T));
+
+function toJob(r: RawJob): JobRow {
+  return {
+    id: r.id,
+    dictionaries: JSON.parse(r.dictionaries) as string[],
+    mode: r.mode,
+    threads: r.threads,
+    overwrite: r.overwrite === 1,
+    origin: r.origin,
+    status: r.status,
+    pid: r.pid,
+    progress: parse<JobProgress>(r.progress),
+    result: parse<JobResult>(r.result),
+    error: parse<JobError>(r.error),
+    warnings: r.warnings,
+    cancelRequested: r.cancel_requested === 1,
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    heartbeatAt: r.heartbeat_at,
+  };
+}
+
+/** Breakout jobs and their state machine pending → running → completed | failed | cancelled. */
+export class JobsRepo {
+  constructor(private readonly db: Database) {}
+
+  create(j: { id: string; dictionaries: string[]; mode: JobMode; threads: number; overwrite: boolean; origin: string }): JobRow {
+    this.db
+      .prepare(
+        `INSERT INTO jobs (id, dictionaries, mode, threads, overwrite, origin, status, created_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`,
+      )
+      .run(j.id, JSON.stringify(j.dictionaries), j.mode, j.threads, j.overwrite ? 1 : 0, j.origin, nowIso());
+    return this.get(j.id)!;
+  }
+
+  get(id: string): JobRow | undefined {
+    const r = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as RawJob | undefined;
+    return r && toJob(r);
+  }
+
+  list(opts: { status?: JobStatus; limit: number }): { total: number; jobs: JobRow[] } {
+    const where = opts.status ? 'WHERE status = ?' : '';
+    const args = opts.status ? [opts.status] : [];
+    const total = (this.db.prepare(`SELECT count(*) AS n FROM jobs ${where}`).get(...args) as { n: number }).n;
+    const rows = this.db.prepare(`SELECT * FROM jobs ${where} ORDER BY created_at DESC, id LIMIT ?`).all(...args, opts.limit) as RawJob[];
+    return { total, jobs: rows.map(toJob) };
+  }
+
+  /** Jobs that should have a live process: the reaper checks them. */
+  unfinished(): JobRow[] {
+    return (this.db.prepare(`SELECT * FROM jobs WHERE status IN ('pending', 'running')`).all() as RawJob[]).map(toJob);
+  }
+
+  setPid(id: string, pid: number): void {
+    this.db.prepare('UPDATE jobs SET pid = ? WHERE id = ?').run(pid, id);
+  }
+
+  /** pending → running; false when the job is no longer pending (cancelled before it started). */
+  markRunning(id: string, pid: number): boolean {
+    const now = nowIso();
+    return (
+      this.db
+        .prepare(`UPDATE jobs SET status = 'running', pid = ?, started_at = ?, heartbeat_at = ? WHERE id = ? AND status = 'pending'`)
+        .run(pid, now, now, id).changes > 0
+    );
+  }
+
+  saveProgress(id: string, progress: JobProgress, warnings: number): void {
+    this.db
+      .prepare('UPDATE jobs SET progress = ?, warnings = ?, heartbeat_at = ? WHERE id = ?')
+      .run(JSON.stringify(progress), warnings, nowIso(), id);
+  }
+
+  /** Moves an unfinished job to a final state; a job already final is left as it is. */
+  finish(id: string, status: 'completed' | 'failed' | 'cancelled', payload: { result?: JobResult; error?: JobError; warnings?: number } = {}): boolean {
+    return (
+      this.db
+        .prepare(
+          `UPDATE jobs SET status = ?, result = ?, error = ?, warnings = coalesce(?, warnings), finished_at = ?
+           WHERE id = ? AND status IN ('pending', 'running')`,
+        )
+        .run(
+          status,
+          payload.result ? JSON.stringify(payload.result) : null,
+          payload.error ? JSON.stringify(payload.error) : null,
+          payload.warnings ?? null,
+          nowIso(),
+          id,
+        ).changes > 0
+    );
+  }
+
+  requestCancel(id: string): void {
+    this.db.prepare('UPDATE jobs SET cancel_requested = 1 WHERE id = ?').run(id);
+  }
+
+  isCancelRequested(id: string): boolean {
+    return (this.db.prepare('SELECT cancel_requested AS c FROM jobs WHERE id = ?').get(id) as { c: number } | undefined)?.c === 1;
+  }
+
+  /** Finished jobs of a dictionary, newest first (for "last successful job" questions). */
+  lastFinishedFor(dictionary: string, status: JobStatus): JobRow | undefined {
+    const r = this.db
+      .prepare(`SELECT jobs.* FROM jobs, json_each(jobs.dictionaries) d WHERE d.value = ? AND status = ? ORDER BY finished_at DESC LIMIT 1`)
+      .get(dictionary, status) as RawJob | undefined;
+    return r && toJob(r);
+  }
+}

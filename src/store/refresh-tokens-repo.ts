@@ -1,0 +1,95 @@
+import type { Database } from 'better-sqlite3';
+
+/** A stored refresh token: its hash, never the token itself. Times are epoch milliseconds. */
+export interface RefreshTokenRow {
+  id: number;
+  tokenHash: string;
+  familyId: string;
+  userId: number;
+  /** Kept beside user_id so the owner is found with the users repo; user_id cascades deletion. */
+  username: string;
+  clientId: string | null;
+  credentialStamp: string;
+  issuedAt: number;
+  expiresAt: number;
+  replacedAt: number | null;
+  revokedAt: number | null;
+}
+
+export type NewRefreshToken = Omit<RefreshTokenRow, 'id' | 'replacedAt' | 'revokedAt'>;
+
+interface Raw {
+  id: number;
+  token_hash: string;
+  family_id: string;
+  user_id: number;
+  username: string;
+  client_id: string | null;
+  credential_stamp: string;
+  issued_at: number;
+  expires_at: number;
+  replaced_at: number | null;
+  revoked_at: number | null;
+}
+
+function toRow(r: Raw): RefreshTokenRow {
+  return {
+    id: r.id,
+    tokenHash: r.token_hash,
+    familyId: r.family_id,
+    userId: r.user_id,
+    username: r.username,
+    clientId: r.client_id,
+    credentialStamp: r.credential_stamp,
+    issuedAt: r.issued_at,
+    expiresAt: r.expires_at,
+    replacedAt: r.replaced_at,
+    revokedAt: r.revoked_at,
+  };
+}
+
+/** Refresh tokens of the OAuth endpoint, grouped in families (one per password login). */
+export class RefreshTokensRepo {
+  constructor(private readonly db: Database) {}
+
+  insert(t: NewRefreshToken): void {
+    this.db
+      .prepare(
+        `INSERT INTO refresh_tokens (token_hash, family_id, user_id, username, client_id, credential_stamp, issued_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(t.tokenHash, t.familyId, t.userId, t.username, t.clientId, t.credentialStamp, t.issuedAt, t.expiresAt);
+  }
+
+  findByHash(tokenHash: string): RefreshTokenRow | undefined {
+    const r = this.db.prepare('SELECT * FROM refresh_tokens WHERE token_hash = ?').get(tokenHash) as Raw | undefined;
+    return r && toRow(r);
+  }
+
+  /**
+   * Marks `oldId` replaced and stores its successor in one transaction. Returns false when the
+   * old token was replaced or revoked meanwhile (two refreshes racing): only one may win.
+   */
+  rotate(oldId: number, next: NewRefreshToken, now: number): boolean {
+    return this.db
+      .transaction(() => {
+        const changed = this.db
+          .prepare('UPDATE refresh_tokens SET replaced_at = ? WHERE id = ? AND replaced_at IS NULL AND revoked_at IS NULL')
+          .run(now, oldId).changes;
+        if (changed !== 1) return false;
+        this.insert(next);
+        return true;
+      })
+      .immediate();
+  }
+
+  /** Revokes every token of a family; returns how many were still unrevoked. */
+  revokeFamily(familyId: string, now: number): number {
+    return this.db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL').run(now, familyId).changes;
+  }
+
+  /** Deletes expired rows; a replaced token is kept until it expires, so its reuse is still detected. */
+  purgeExpired(now: number): number {
+    return this.db.prepare('DELETE FROM refresh_tokens WHERE expires_at <= ?').run(now).changes;
+  }
+}

@@ -1,0 +1,73 @@
+import type { Database } from 'better-sqlite3';
+import { nowIso } from './clock.js';
+
+export type TargetType = 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite';
+
+/** A dictionary's breakout target as configured; passwords only as the name of an env variable. */
+export interface TargetRow {
+  type: TargetType;
+  url: string | null;
+  host: string | null;
+  port: number | null;
+  database: string | null;
+  username: string | null;
+  passwordEnv: string | null;
+  file: string | null;
+  foreignKeys: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface RawTarget {
+  type: TargetType;
+  url: string | null;
+  host: string | null;
+  port: number | null;
+  database: string | null;
+  username: string | null;
+  password_env: string | null;
+  file: string | null;
+  foreign_keys: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Breakout targets, one per dictionary. */
+export class TargetsRepo {
+  constructor(private readonly db: Database) {}
+
+  get(dictionaryId: number): TargetRow | undefined {
+    const r = this.db.prepare('SELECT * FROM targets WHERE dictionary_id = ?').get(dictionaryId) as RawTarget | undefined;
+    if (!r) return undefined;
+    return {
+      type: r.type,
+      url: r.url,
+      host: r.host,
+      port: r.port,
+      database: r.database,
+      username: r.username,
+      passwordEnv: r.password_env,
+      file: r.file,
+      foreignKeys: r.foreign_keys === 1,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    };
+  }
+
+  set(dictionaryId: number, t: Omit<TargetRow, 'createdAt' | 'updatedAt'>): void {
+    const now = nowIso();
+    this.db
+      .prepare(
+        `INSERT INTO targets (dictionary_id, type, url, host, port, database, username, password_env, file, foreign_keys, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (dictionary_id) DO UPDATE SET type = excluded.type, url = excluded.url, host = excluded.host, port = excluded.port,
+           database = excluded.database, username = excluded.username, password_env = excluded.password_env, file = excluded.file,
+           foreign_keys = excluded.foreign_keys, updated_at = excluded.updated_at`,
+      )
+      .run(dictionaryId, t.type, t.url, t.host, t.port, t.database, t.username, t.passwordEnv, t.file, t.foreignKeys ? 1 : 0, now, now);
+  }
+
+  clear(dictionaryId: number): boolean {
+    return this.db.prepare('DELETE FROM targets WHERE dictionary_id = ?').run(dictionaryId).changes > 0;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Throw-away target databases for integration tests: each test file creates its own uniquely
+ * named database (`sds_test_<time>_<random>`) on the local servers and drops it at the end.
+ * Servers: SDS_TEST_PG_URL (default postgresql://postgres@127.0.0.1:5432/postgres) and
+ * SDS_TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306/). A server that cannot be reached
+ * fails the test: these helpers never skip.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TargetConfig } from '../../src/breakout/dialects/dialect.js';
+
+export const PG_ADMIN_URL = process.env.SDS_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const MYSQL_ADMIN_URL = process.env.SDS_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
+
+/** A database created for one test file. */
+export interface TestDatabase {
+  name: string;
+  /** Target configuration pointing at the new database. */
+  config: TargetConfig;
+  /** Runs statements on the server as the administrator (creating users, ...). */
+  admin(sql: string): Promise<void>;
+  drop(): Promise<void>;
+}
+
+/** `sds_test_<base36 time>_<hex>`: unique across parallel test files and runs. */
+export function uniqueName(prefix = 'sds_test'): string {
+  return `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+/** Creates a PostgreSQL database; `config` connects to it as the admin user. */
+export async function createPostgresDatabase(): Promise<TestDatabase> {
+  const pg = (await import('pg')).default;
+  const name = uniqueName();
+  const admin = async (sql: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  return {
+    name,
+    config: { type: 'postgresql', url: withDatabase(PG_ADMIN_URL, name) },
+    admin,
+    drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
+}
+
+/** Creates a MySQL/MariaDB database (utf8mb4); `config` connects to it as the admin user. */
+export async function createMysqlDatabase(): Promise<TestDatabase> {
+  const mysql = (await import('mysql2/promise')).default;
+  const name = uniqueName();
+  const admin = async (sql: string): Promise<void> => {
+    const conn = await mysql.createConnection(MYSQL_ADMIN_URL);
+    try {
+      await conn.query(sql);
+    } finally {
+      await conn.end();
+    }
+  };
+  await admin(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
+  return {
+    name,
+    config: { type: 'mysql', url: withDatabase(MYSQL_ADMIN_URL, name) },
+    admin,
+    drop: () => admin(`DROP DATABASE IF EXISTS \`${name}\``),
+  };
+}
+
+/** A SQLite target file in a fresh temporary directory. */
+export function createSqliteFile(): TestDatabase {
+  const dir = mkdtempSync(join(tmpdir(), 'sds-test-'));
+  const file = join(dir, 'target.sqlite');
+  return {
+    name: file,
+    config: { type: 'sqlite', file },
+    admin: async () => {
+      throw new Error('a SQLite file has no administrator');
+    },
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
