@@ -58,7 +58,8 @@ export async function runDictionary(input: DictionaryRunInput): Promise<Dictiona
   try {
     const main = sessions[0]!;
     const prepared = await prepareTables(input, main, plan);
-    for (let i = 1; i < input.threads; i++) sessions.push(await dialect.connect(target.config));
+    const writers = Math.min(input.threads, dialect.capabilities.maxParallelWriters);
+    for (let i = 1; i < writers; i++) sessions.push(await dialect.connect(target.config));
     const jobsTable = plan.tables.find((t) => t.kind === 'jobs')!;
     const startedTime = input.now().toISOString();
     await main.upsertRow(jobsTable, jobsRow(jobsTable, { jobId, startedTime, completedTime: null, processed: 0, status: 'running' }));

@@ -6,10 +6,12 @@ import { registerCasesCommands } from './commands/cases.js';
 import { registerUsersCommands } from './commands/users.js';
 import { registerFilesCommands } from './commands/files.js';
 import { registerQuickstart } from './commands/quickstart.js';
+import { registerServeCommand } from './commands/serve.js';
 import { registerTargetCommands } from './commands/target.js';
 import { registerBreakoutCommands } from './commands/breakout.js';
 import { registerOperatorCommands } from './commands/operators.js';
 import { VERSION } from '../core/version.js';
+import { examples } from './action.js';
 
 /** The `sds` program with every command registered. */
 export function buildProgram(): Command {
@@ -22,6 +24,7 @@ export function buildProgram(): Command {
     .option('-v, --verbose', 'more detail, including error causes')
     .option('--no-color', 'no colours')
     .showHelpAfterError('(add --help for usage)')
+    .addHelpText('after', examples('sds quickstart', 'sds --home /srv/sds init', 'sds dict upload census.dcf --label popstan', 'sds cases import CEN2000 census.dat --json', 'sds <command> --help'))
     .exitOverride();
   registerQuickstart(program);
   registerHomeCommands(program);
@@ -29,6 +32,7 @@ export function buildProgram(): Command {
   registerCasesCommands(program);
   registerUsersCommands(program);
   registerFilesCommands(program);
+  registerServeCommand(program);
   registerTargetCommands(program);
   registerBreakoutCommands(program);
   registerOperatorCommands(program);

@@ -122,3 +122,8 @@ export function formatLocation(loc: ErrorLocation): string {
   if (loc.case) parts.push(`case ${loc.case}`);
   return [head, parts.length ? `(${parts.join(', ')})` : ''].filter(Boolean).join(' ');
 }
+
+/** True when `code` is one of the registry's codes (e.g. a code read back from a job row). */
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, code);
+}

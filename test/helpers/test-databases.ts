@@ -91,3 +91,32 @@ export function createSqliteFile(): TestDatabase {
     drop: async () => rmSync(dir, { recursive: true, force: true }),
   };
 }
+
+/** SQL Server server for the opt-in suite, e.g. `mssql://sa:pw@127.0.0.1:1433/master?trustServerCertificate=true`. */
+export const MSSQL_ADMIN_URL = process.env.SDS_TEST_MSSQL_URL;
+
+/** Creates a SQL Server database through the dialect itself (tedious has no one-line client). */
+export async function createSqlServerDatabase(): Promise<TestDatabase> {
+  if (!MSSQL_ADMIN_URL) throw new Error('SDS_TEST_MSSQL_URL is not set');
+  const { getDialect } = await import('../../src/breakout/dialects/index.js');
+  const name = uniqueName();
+  const adminConfig: TargetConfig = { type: 'sqlserver', url: MSSQL_ADMIN_URL };
+  const admin = async (sql: string): Promise<void> => {
+    const session = await getDialect('sqlserver').connect(adminConfig);
+    try {
+      // TargetSession has no raw-SQL method on purpose; the test reaches the protected primitive.
+      await (session as unknown as { run(sql: string): Promise<number> }).run(sql);
+    } finally {
+      await session.close();
+    }
+  };
+  await admin(`CREATE DATABASE [${name}]`);
+  const u = new URL(MSSQL_ADMIN_URL);
+  u.pathname = `/${name}`;
+  return {
+    name,
+    config: { type: 'sqlserver', url: u.toString() },
+    admin,
+    drop: () => admin(`ALTER DATABASE [${name}] SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE [${name}]`),
+  };
+}

@@ -30,6 +30,11 @@ export interface DialectCapabilities {
   tableCreatedAt: boolean;
   /** Port used when the configuration gives none (0 for file databases). */
   defaultPort: number;
+  /**
+   * Sessions that may write at the same time: a breakout's `threads` are capped to it. SQLite
+   * takes one writer per file; a second session would only wait for the lock (or time out).
+   */
+  maxParallelWriters: number;
 }
 
 /** Where a breakout target is. Explicit fields override the parts of `url`. */

@@ -16,3 +16,13 @@ export async function loadDriver<T>(moduleName: string, load: () => Promise<T>):
     throw new AppError('DB-004', `the database driver module '${moduleName}' cannot be loaded: ${reason}`, { driver: moduleName }, { cause: err });
   }
 }
+
+/**
+ * The CommonJS exports object of a dynamically imported driver. Node puts it on `default`; a
+ * loader honouring `__esModule` (tsx, bundlers) leaves `default` undefined for modules such as
+ * tedious and exposes the named exports instead.
+ */
+export function cjsExports<T>(mod: T): T extends { default: infer D } ? D : T {
+  const m = mod as { default?: unknown };
+  return (m.default ?? mod) as T extends { default: infer D } ? D : T;
+}

@@ -60,7 +60,10 @@ export async function followJob(ctx: CliContext, jobId: string): Promise<void> {
 
 /** `sds breakout start|status|jobs|tables|drop|cancel` (+ the hidden `run-job`). */
 export function registerBreakoutCommands(program: Command): void {
-  const breakout = program.command('breakout').description('break cases out into the tables of a target database, as background jobs');
+  const breakout = program
+    .command('breakout')
+    .description('break cases out into the tables of a target database, as background jobs')
+    .addHelpText('after', examples('sds breakout start CEN2000 --wait', 'sds breakout status <job> --watch', 'sds breakout tables CEN2000 --json'));
 
   breakout
     .command('start <dicts...>')

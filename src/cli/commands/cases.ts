@@ -9,7 +9,10 @@ import { fields, table } from '../render.js';
 
 /** `sds cases import|list|show`. */
 export function registerCasesCommands(program: Command): void {
-  const cases = program.command('cases').description('cases of a dictionary');
+  const cases = program
+    .command('cases')
+    .description('cases of a dictionary')
+    .addHelpText('after', examples('sds cases import CEN2000 census.dat', 'sds cases list CEN2000 --limit 10 --json', 'sds cases show CEN2000 <guid> --json'));
 
   cases
     .command('import <dict> <files...>')

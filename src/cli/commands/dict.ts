@@ -15,7 +15,10 @@ function readInput(file: string): Buffer {
 
 /** `sds dict upload|list|show|delete`. */
 export function registerDictCommands(program: Command): void {
-  const dict = program.command('dict').description('CSPro dictionaries (.dcf, text or JSON form)');
+  const dict = program
+    .command('dict')
+    .description('CSPro dictionaries (.dcf, text or JSON form)')
+    .addHelpText('after', examples('sds dict upload census.dcf --label popstan', 'sds dict list --json', 'sds dict show CEN2000 --short'));
 
   dict
     .command('upload <file>')

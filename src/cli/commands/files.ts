@@ -9,7 +9,10 @@ import { fields, table } from '../render.js';
 
 /** `sds files put|get|info|list|rm` over the media area. */
 export function registerFilesCommands(program: Command): void {
-  const files = program.command('files').description('media files (spec 2.4), stored under files/media/ of the home');
+  const files = program
+    .command('files')
+    .description('media files (spec 2.4), stored under files/media/ of the home')
+    .addHelpText('after', examples('sds files put photo.jpg', 'sds files get photo.jpg -o /tmp/photo.jpg', 'sds files list --json'));
 
   files
     .command('put <src>')

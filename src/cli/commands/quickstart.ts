@@ -2,13 +2,13 @@ import type { Command } from 'commander';
 import { quickstart } from '../../core/quickstart.js';
 import { action, examples } from '../action.js';
 import { progressBar } from '../progress.js';
-import { fields } from '../render.js';
+import { fields, table } from '../render.js';
 
 /** `sds quickstart`: the main job on the embedded default data. */
 export function registerQuickstart(program: Command): void {
   program
     .command('quickstart')
-    .description('create a home, upload the bundled Popstan census dictionary and import its 4,872 cases')
+    .description('create a home, upload the bundled Popstan census dictionary, import its 4,872 cases and break them out into SQLite')
     .addHelpText('after', examples('sds quickstart', 'sds --home /tmp/demo quickstart --json'))
     .action(
       action(async (ctx) => {
@@ -20,7 +20,10 @@ export function registerQuickstart(program: Command): void {
             ['dictionary', `${r.dictionary} (label ${r.label})`],
             ['cases stored', r.cases_stored],
             ['this run', `${r.import.inserted} inserted, ${r.import.updated} updated, ${r.import.unchanged} unchanged, ${r.import.failed} failed`],
-          ]),
+            ['breakout', `${r.breakout.job.status} into ${r.breakout.database}`],
+          ]) +
+          '\n' +
+          table(['table', 'type', 'rows', 'size'], r.breakout.tables.map((t) => [t.name, t.type, t.row_count, t.size])),
         );
       }),
     );

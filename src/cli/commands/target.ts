@@ -5,7 +5,10 @@ import { fields } from '../render.js';
 
 /** `sds target set|show|clear|test`. */
 export function registerTargetCommands(program: Command): void {
-  const target = program.command('target').description('the database a dictionary breaks out into (default: embedded SQLite under the home)');
+  const target = program
+    .command('target')
+    .description('the database a dictionary breaks out into (default: embedded SQLite under the home)')
+    .addHelpText('after', examples('sds target set CEN2000 --type postgresql --url postgres://sds@localhost/census', 'sds target show CEN2000', 'sds target test CEN2000'));
 
   target
     .command('set <dict>')

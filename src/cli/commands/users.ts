@@ -6,7 +6,10 @@ import { table } from '../render.js';
 
 /** `sds users add|list|remove|passwd`. */
 export function registerUsersCommands(program: Command): void {
-  const users = program.command('users').description('accounts of the HTTP API (roles Administrator, API, Standard)');
+  const users = program
+    .command('users')
+    .description('accounts of the HTTP API (roles Administrator, API, Standard)')
+    .addHelpText('after', examples('printf "%s\\n" "$PASSWORD" | sds users add alice --role API', 'sds users list --json', 'sds users remove alice'));
 
   users
     .command('add <name>')

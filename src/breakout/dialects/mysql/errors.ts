@@ -31,8 +31,9 @@ export function classify(err: unknown): TargetProblem | undefined {
 /** Whether the server (or client) refused LOAD DATA LOCAL, so the INSERT fallback applies. */
 export function isLocalInfileRefused(err: unknown): boolean {
   const errno = typeof err === 'object' && err !== null ? (err as { errno?: unknown }).errno : undefined;
-  // 1148 ER_NOT_ALLOWED_COMMAND, 3948 ER_CLIENT_LOCAL_FILES_DISABLED (MySQL 8), 2068 CR_LOAD_DATA_LOCAL_INFILE_REJECTED
-  return errno === 1148 || errno === 3948 || errno === 2068;
+  // 1148 ER_NOT_ALLOWED_COMMAND (older servers), 4166 ER_LOAD_INFILE_CAPABILITY_DISABLED (MariaDB 10.5+),
+  // 3948 ER_CLIENT_LOCAL_FILES_DISABLED (MySQL 8), 2068 CR_LOAD_DATA_LOCAL_INFILE_REJECTED (client side)
+  return errno === 1148 || errno === 4166 || errno === 3948 || errno === 2068;
 }
 
 /** Maps an error raised while connecting: always an AppError. */

@@ -14,6 +14,7 @@ export const mysql: Dialect = {
     // CREATE/DROP TABLE commit implicitly (https://dev.mysql.com/doc/refman/8.0/en/implicit-commit.html).
     transactionalDdl: false,
     tableCreatedAt: true,
+    maxParallelWriters: 10,
     defaultPort: 3306,
   },
   quoteIdent,

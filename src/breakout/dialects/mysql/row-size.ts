@@ -9,8 +9,11 @@
  *     TEXT) can move off-page and counts about 21 bytes; shorter VARCHARs count in full
  *     (https://mariadb.com/kb/en/troubleshooting-row-size-too-large-errors-with-innodb/).
  *     Measured on MariaDB 10.11: 380 TEXT columns fit and 400 do not; 196 VARCHAR(10) fit;
- *     190 VARCHAR(50) do not, while 240 VARCHAR(64) do.
- * A table that exceeds either limit gets its widest VARCHARs turned into TEXT until it fits.
+ *     190 VARCHAR(50) do not, while 240 VARCHAR(64) do. The same limit applies again to every
+ *     stored row, so the estimate is the worst case over all values (see INNODB_LONG_COLUMN_BYTES).
+ * A table that exceeds either limit gets its widest VARCHARs turned into TEXT until it fits. When
+ * even that cannot fit (roughly more than 190 long columns, or 380 short ones), the DDL is left as
+ * it is: CREATE or a full row will report error 1118, and the record must be split.
  */
 import type { ColumnType, TablePlan } from '../../plan-model.js';
 
@@ -18,8 +21,14 @@ export const MAX_ROW_BYTES = 65_535;
 export const INNODB_MAX_RECORD_BYTES = 8_126;
 /** Record header (5) + DB_TRX_ID (6) + DB_ROLL_PTR (7). */
 const INNODB_RECORD_OVERHEAD = 18;
-/** The 20-byte off-page pointer plus a length byte. */
-const INNODB_OFF_PAGE_BYTES = 21;
+/**
+ * Worst case of a column that may live off-page (TEXT, or a VARCHAR over 255 bytes) in a stored
+ * row: a value of up to 40 bytes stays inline (40 + 2 length bytes); a longer one leaves a
+ * 20-byte pointer + 2. CREATE's own check counts about 21, but the limit applies again to every
+ * stored row (measured: 360 TEXT columns holding 40-byte values fail to insert), so the estimate
+ * uses the worst case: a table that passes it accepts any row.
+ */
+const INNODB_LONG_COLUMN_BYTES = 42;
 /** TEXT: 2 length bytes + 8 pointer bytes in the server row. */
 const TEXT_ROW_BYTES = 10;
 const UTF8MB4 = 4;
@@ -71,10 +80,10 @@ export function varcharsAsText(table: TablePlan): boolean[] {
       } else if (c.type.kind === 'varchar' && !asText[i]) {
         const b = varBytes(i);
         row += b + (b > 255 ? 2 : 1);
-        record += b > 255 ? INNODB_OFF_PAGE_BYTES : b + 1;
+        record += b > 255 ? INNODB_LONG_COLUMN_BYTES : b + 1;
       } else {
         row += TEXT_ROW_BYTES + 1; // MEDIUMTEXT is one byte more than TEXT; count the larger
-        record += INNODB_OFF_PAGE_BYTES;
+        record += INNODB_LONG_COLUMN_BYTES;
       }
     });
     return { row, record };
@@ -85,12 +94,12 @@ export function varcharsAsText(table: TablePlan): boolean[] {
     const rowOver = row > MAX_ROW_BYTES;
     if (!rowOver && record < INNODB_MAX_RECORD_BYTES) return asText;
     // Over the server limit: the widest VARCHAR saves most. Over the InnoDB limit only: the widest
-    // VARCHAR that still counts in full (over 20 bytes, at most 255).
+    // VARCHAR that counts in full and more than a TEXT would (41 to 255 bytes).
     let pick = -1;
     cols.forEach((c, i) => {
       if (c.type.kind !== 'varchar' || asText[i] || inKey.has(c.name)) return;
       const b = varBytes(i);
-      if (!rowOver && (b <= INNODB_OFF_PAGE_BYTES || b > 255)) return;
+      if (!rowOver && (b + 1 <= INNODB_LONG_COLUMN_BYTES || b > 255)) return;
       if (pick < 0 || b > varBytes(pick)) pick = i;
     });
     if (pick < 0) return asText; // nothing left to move: CREATE TABLE will report the limit itself

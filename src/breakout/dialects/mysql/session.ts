@@ -7,8 +7,9 @@
 import type { Connection, ResultSetHeader } from 'mysql2/promise';
 import type { CellValue, ColumnType, Row, TablePlan } from '../../plan-model.js';
 import type { Dialect, RowSource, TargetConfig, TargetSession } from '../dialect.js';
-import { loadDriver } from '../driver-loader.js';
+import { cjsExports, loadDriver } from '../driver-loader.js';
 import { insertSql } from '../queries-common.js';
+import { canonicalCell } from '../read-values.js';
 import { encodedStream } from '../row-stream.js';
 import { BaseSession, type CatalogTable } from '../session-base.js';
 import { resolveTarget, type ResolvedTarget } from '../target-config.js';
@@ -19,6 +20,12 @@ import { LIST_TABLES_SQL, SESSION_SETUP_SQL, SHOW_WARNINGS_SQL, style, VERSION_S
 export interface MysqlSessionOptions {
   /** false: never try LOAD DATA LOCAL (the client does not even offer it); use INSERTs. */
   localInfile?: boolean;
+  /**
+   * Whether the client announces the LOCAL INFILE capability (default: localInfile). Announcing
+   * none while still trying LOAD DATA makes any server refuse it (error 1148), which is how the
+   * fallback is tested against a server that has local_infile ON.
+   */
+  announceLocalFiles?: boolean;
 }
 
 class MysqlSession extends BaseSession {
@@ -52,7 +59,7 @@ class MysqlSession extends BaseSession {
     return (await this.rows(LIST_TABLES_SQL)).map(([name, size, created]) => ({
       name: String(name),
       sizeBytes: Number(size),
-      createdAt: created ? `${String(created).replace(' ', 'T')}.000Z`.replace(/(\.\d+)\.000Z$/, '$1Z') : null,
+      createdAt: created ? (canonicalCell({ kind: 'timestamp' }, created) as string) : null,
     }));
   }
 
@@ -148,7 +155,7 @@ class MysqlSession extends BaseSession {
 /** Opens a MySQL/MariaDB session (mysql2 is loaded here, on first use). */
 export async function connect(dialect: Dialect, config: TargetConfig, opts: MysqlSessionOptions = {}): Promise<TargetSession> {
   const target = resolveTarget(config, dialect.capabilities, { user: 'root', database: '' });
-  const mysql = (await loadDriver('mysql2', () => import('mysql2/promise'))).default;
+  const mysql = cjsExports(await loadDriver('mysql2', () => import('mysql2/promise')));
   // `?local_infile=0` in the URL is the operator's way to forbid LOCAL INFILE for a target.
   const localInfile = opts.localInfile ?? !['0', 'false', 'off'].includes((target.params.local_infile ?? '').toLowerCase());
   let conn: Connection;
@@ -164,7 +171,7 @@ export async function connect(dialect: Dialect, config: TargetConfig, opts: Mysq
       supportBigNumbers: true,
       bigNumberStrings: true,
       connectTimeout: 15_000,
-      flags: localInfile ? ['LOCAL_FILES'] : ['-LOCAL_FILES'],
+      flags: opts.announceLocalFiles ?? localInfile ? ['LOCAL_FILES'] : ['-LOCAL_FILES'],
     });
   } catch (err) {
     throw connectError(err, target);

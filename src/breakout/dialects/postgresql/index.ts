@@ -11,6 +11,7 @@ export const postgresql: Dialect = {
     bulkPath: 'copy',
     transactionalDdl: true,
     tableCreatedAt: false,
+    maxParallelWriters: 10,
     defaultPort: 5432,
   },
   quoteIdent,

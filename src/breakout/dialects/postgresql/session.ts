@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Client } from 'pg';
 import type { CellValue, ColumnType, TablePlan } from '../../plan-model.js';
 import type { Dialect, RowSource, TargetConfig, TargetSession } from '../dialect.js';
-import { loadDriver } from '../driver-loader.js';
+import { cjsExports, loadDriver } from '../driver-loader.js';
 import { encodedStream } from '../row-stream.js';
 import { BaseSession, type CatalogTable } from '../session-base.js';
 import { resolveTarget, type ResolvedTarget } from '../target-config.js';
@@ -97,7 +97,7 @@ class PostgresSession extends BaseSession {
 /** Opens a PostgreSQL session (pg and pg-copy-streams are loaded here, on first use). */
 export async function connect(dialect: Dialect, config: TargetConfig): Promise<TargetSession> {
   const target = resolveTarget(config, dialect.capabilities, { user: 'postgres', database: 'postgres' });
-  const pg = (await loadDriver('pg', () => import('pg'))).default;
+  const pg = cjsExports(await loadDriver('pg', () => import('pg')));
   const copyStreams = await loadDriver('pg-copy-streams', () => import('pg-copy-streams'));
   const copyFrom = (copyStreams.default?.from ?? copyStreams.from) as unknown as CopyFrom;
   const client = new pg.Client({

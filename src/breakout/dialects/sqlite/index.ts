@@ -11,6 +11,7 @@ export const sqlite: Dialect = {
     bulkPath: 'prepared-insert',
     transactionalDdl: true,
     tableCreatedAt: false,
+    maxParallelWriters: 1,
     defaultPort: 0,
   },
   quoteIdent,

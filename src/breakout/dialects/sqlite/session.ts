@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { CellValue, ColumnType, TablePlan } from '../../plan-model.js';
 import type { Dialect, RowSource, TargetConfig, TargetSession } from '../dialect.js';
-import { loadDriver } from '../driver-loader.js';
+import { cjsExports, loadDriver } from '../driver-loader.js';
 import { BaseSession, type CatalogTable } from '../session-base.js';
 import { resolveTarget, type ResolvedTarget } from '../target-config.js';
 import { insertStatement, paramValue, rowEncoder } from './encode.js';
@@ -106,7 +106,7 @@ class SqliteSession extends BaseSession {
 export async function connect(dialect: Dialect, config: TargetConfig): Promise<TargetSession> {
   const target = resolveTarget(config, dialect.capabilities, { user: '', database: '' });
   const file = resolve(target.file);
-  const Sqlite = (await loadDriver('better-sqlite3', () => import('better-sqlite3'))).default;
+  const Sqlite = cjsExports(await loadDriver('better-sqlite3', () => import('better-sqlite3')));
   let db: Database;
   try {
     mkdirSync(dirname(file), { recursive: true });

@@ -11,6 +11,7 @@ export const sqlserver: Dialect = {
     bulkPath: 'tds-bulk',
     transactionalDdl: true,
     tableCreatedAt: true,
+    maxParallelWriters: 10,
     defaultPort: 1433,
   },
   quoteIdent,

@@ -7,7 +7,7 @@ import type { Connection, ConnectionConfiguration, TYPES as TypesMap } from 'ted
 import type { DataType } from 'tedious/lib/data-type.js';
 import type { CellValue, ColumnType, Row, TablePlan } from '../../plan-model.js';
 import type { Dialect, RowSource, TargetConfig, TargetSession } from '../dialect.js';
-import { loadDriver } from '../driver-loader.js';
+import { cjsExports, loadDriver } from '../driver-loader.js';
 import { BaseSession, type CatalogTable } from '../session-base.js';
 import { resolveTarget, type ResolvedTarget } from '../target-config.js';
 import { quoteIdent } from './ddl.js';
@@ -145,7 +145,7 @@ class SqlServerSession extends BaseSession {
 /** Opens a SQL Server session (tedious is loaded here, on first use). */
 export async function connect(dialect: Dialect, config: TargetConfig): Promise<TargetSession> {
   const target = resolveTarget(config, dialect.capabilities, { user: 'sa', database: 'master' });
-  const tds = (await loadDriver('tedious', () => import('tedious'))).default as unknown as Tedious;
+  const tds = cjsExports(await loadDriver('tedious', () => import('tedious'))) as unknown as Tedious;
   const flag = (name: string, dflt: boolean): boolean => {
     const v = target.params[name];
     return v === undefined ? dflt : ['1', 'true', 'yes', 'on'].includes(v.toLowerCase());

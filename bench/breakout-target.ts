@@ -1,0 +1,19 @@
+// One benchmark run in its own process: full breakout of the cases already in a store into one
+// target, in-process; prints seconds, rows and peak RSS as one JSON line.
+import { openStore } from '../src/store/open-store.js';
+import { resolveHome } from '../src/core/home.js';
+import { setTarget } from '../src/core/breakout/targets.js';
+import { runBreakoutNow } from '../src/core/breakout/jobs.js';
+import { breakoutTables } from '../src/core/breakout/tables.js';
+
+const [home, type, url, threads] = process.argv.slice(2) as [string, string, string, string];
+const store = openStore(resolveHome(home));
+setTarget(store, 'CEN2000', type === 'sqlite' ? { type, file: url } : { type, url });
+const t0 = performance.now();
+const job = await runBreakoutNow(store, { dictionary: 'CEN2000', overwrite: true, threads: Number(threads) });
+const seconds = (performance.now() - t0) / 1000;
+if (job.status !== 'completed') throw new Error(JSON.stringify(job));
+const tables = await breakoutTables(store, 'CEN2000');
+store.close();
+const rows = tables.tables.reduce((n, t) => n + t.row_count, 0);
+console.log(JSON.stringify({ cases: job.result.total_cases, rows, seconds, peak_rss_mb: process.resourceUsage().maxRSS / 1024, tables: tables.tables.map((t) => t.name) }));

@@ -1,0 +1,46 @@
+// `npm run bench`: import and breakout throughput and peak memory, with the databases' own bulk
+// loaders as the reference. BENCH_CASES sets the case count (default 100000; 1000000 on request).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makePopstanDat } from './make-popstan-dat.js';
+import { mariadbLoaderSeconds, postgresLoaderSeconds } from './native-loaders.js';
+
+const N = Number(process.env.BENCH_CASES ?? 100_000);
+const THREADS = process.env.BENCH_THREADS ?? '2';
+const dir = mkdtempSync(join(tmpdir(), 'sds-bench-'));
+const fixture = (f: string) => new URL(`../fixtures/cspro/${f}`, import.meta.url).pathname;
+const run = (script: string, ...args: string[]) =>
+  JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', new URL(script, import.meta.url).pathname, ...args], { encoding: 'utf8' }).trim().split('\n').pop()!);
+
+try {
+  const dat = join(dir, 'popstan.dat');
+  await makePopstanDat(fixture('popstan-census.dat'), dat, N);
+  const home = join(dir, 'home');
+  const imp = run('./import-dat.ts', home, dat, fixture('popstan-census.json.dcf'));
+  console.log(`import  .dat  ${imp.cases} cases in ${imp.seconds.toFixed(2)} s = ${Math.round(imp.cases / imp.seconds)} cases/s, peak RSS ${imp.peak_rss_mb.toFixed(0)} MB (goal: 20000 cases/s, flat memory)`);
+
+  execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-q', '-c', 'DROP DATABASE IF EXISTS sds_bench', '-c', 'CREATE DATABASE sds_bench']);
+  execFileSync('mariadb', ['-uroot', '-h127.0.0.1', '-e', 'DROP DATABASE IF EXISTS sds_bench; CREATE DATABASE sds_bench']);
+  const targets: [string, string][] = [
+    ['sqlite', join(dir, 'target.sqlite')],
+    ['postgresql', 'postgresql://postgres@127.0.0.1:5432/sds_bench'],
+    ['mysql', 'mysql://root@127.0.0.1:3306/sds_bench'],
+  ];
+  for (const [type, url] of targets) {
+    const r = run('./breakout-target.ts', home, type, url, THREADS);
+    let line = `breakout ${type.padEnd(10)} ${r.cases} cases, ${r.rows} rows in ${r.seconds.toFixed(2)} s = ${Math.round(r.cases / r.seconds)} cases/s, ${Math.round(r.rows / r.seconds)} rows/s, peak RSS ${r.peak_rss_mb.toFixed(0)} MB`;
+    if (type === 'postgresql') {
+      const floor = postgresLoaderSeconds('sds_bench', r.tables, dir);
+      line += `; psql \\copy ${floor.toFixed(2)} s, ratio loader/breakout ${(floor / r.seconds).toFixed(2)} (goal ≥ 0.5)`;
+    }
+    if (type === 'mysql') {
+      const floor = mariadbLoaderSeconds('sds_bench', r.tables, dir);
+      line += `; LOAD DATA ${floor.toFixed(2)} s, ratio loader/breakout ${(floor / r.seconds).toFixed(2)} (goal ≥ 0.5)`;
+    }
+    console.log(line);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

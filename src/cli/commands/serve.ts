@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+import { AppError } from '../../core/errors.js';
+import { MB } from '../../http/config.js';
+import { action, examples } from '../action.js';
+
+function whole(name: string, min: number, max: number) {
+  return (v: string): number => {
+    const n = /^\d+$/.test(v) ? Number(v) : NaN;
+    if (!(n >= min && n <= max)) throw new AppError('USAGE', `${name} must be a whole number from ${min} to ${max}, got "${v}"`, { field: name });
+    return n;
+  };
+}
+
+/** `sds serve`: the HTTP API of the spec until SIGTERM or SIGINT. */
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the HTTP API (OAuth 2.0 token endpoint, dictionaries, cases, files) until SIGTERM or Ctrl-C')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0: any free port)', whole('--port', 0, 65535), 8080)
+    .option('--max-upload-mb <mb>', 'largest accepted dictionary upload, in MB', whole('--max-upload-mb', 1, 1024), 10)
+    .addHelpText(
+      'after',
+      examples(
+        'sds serve',
+        'sds serve --host 0.0.0.0 --port 8080 --max-upload-mb 20',
+        'SDS_JWT_SECRET="$(openssl rand -base64 48)" sds --home /srv/sds serve',
+      ),
+    )
+    .action(
+      action(async (ctx, opts: { host: string; port: number; maxUploadMb: number }) => {
+        // Loaded on use: the HTTP stack (hono, zod, OpenAPI) would double the start-up time of every other command.
+        const { shutdownSignal, startServer } = await import('../../http/serve.js');
+        const server = await startServer({ store: ctx.store(), host: opts.host, port: opts.port, config: { maxUploadBytes: opts.maxUploadMb * MB } });
+        // The URL goes to stdout even with --quiet: scripts started with --port 0 need it.
+        process.stdout.write(ctx.json ? JSON.stringify({ url: server.url }) + '\n' : `sds: listening on ${server.url}\n`);
+        const sig = await shutdownSignal();
+        ctx.note(`sds: ${sig} received, finishing requests in flight`);
+        await server.close();
+        // The action wrapper closes the store once this returns.
+      }),
+    );
+}

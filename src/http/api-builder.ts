@@ -1,0 +1,74 @@
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { AppError } from '../core/errors.js';
+import { PERMISSIONS, type Permission } from '../core/auth/permissions.js';
+import type { TokenService } from '../core/auth/tokens.js';
+import type { AppEnv } from './app-env.js';
+import { authenticate } from './authenticate.js';
+import { AUTH_ERRORS } from './schemas/common.js';
+
+/** One route of the API: its OpenAPI description and its handler, declared together. */
+export interface ApiRoute {
+  method: 'get' | 'post' | 'put' | 'delete' | 'patch';
+  /** OpenAPI form, `{param}` segments: `/api/dictionaries/{name}`. */
+  path: string;
+  /** Hono form when it differs from the converted `path` (e.g. a parameter spanning `/`). */
+  honoPath?: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  /** Permission of the decision table, or `public` for routes needing no token. */
+  permission: Permission | 'public';
+  /** Limit of a form or JSON body read by the handler (bytes); multipart routes limit themselves. */
+  bodyLimit?: number;
+  request?: RouteConfig['request'];
+  responses: RouteConfig['responses'];
+  handler: (c: Context<AppEnv>) => Response | Promise<Response>;
+}
+
+/**
+ * Registers routes on the Hono app and in the OpenAPI registry at once, so the served document
+ * cannot drift from the router: the schemas that describe a route are the ones its handler
+ * validates with. Route groups (`routes/<group>.ts`) receive a builder and call `route()`.
+ */
+export class ApiBuilder {
+  readonly registry = new OpenAPIRegistry();
+
+  constructor(
+    private readonly app: Hono<AppEnv>,
+    private readonly tokens: TokenService,
+  ) {
+    this.registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  }
+
+  route(r: ApiRoute): void {
+    const isPublic = r.permission === 'public';
+    const roles = isPublic ? '' : `Permission \`${r.permission}\`: roles ${(PERMISSIONS[r.permission as Permission] as readonly string[]).join(', ')}.`;
+    this.registry.registerPath({
+      method: r.method,
+      path: r.path,
+      summary: r.summary,
+      description: [r.description, roles].filter(Boolean).join('\n\n') || undefined,
+      tags: r.tags,
+      security: isPublic ? [] : [{ bearerAuth: [] }],
+      request: r.request,
+      responses: isPublic ? r.responses : { ...AUTH_ERRORS, ...r.responses },
+    });
+    const chain: MiddlewareHandler<AppEnv>[] = [];
+    if (!isPublic) chain.push(authenticate(this.tokens, r.permission as Permission));
+    if (r.bodyLimit !== undefined) {
+      const max = r.bodyLimit;
+      chain.push(
+        bodyLimit({
+          maxSize: max,
+          onError: () => {
+            throw new AppError('PAYLOAD_TOO_LARGE', `the request body is larger than the limit of ${max} bytes`, { limit: max });
+          },
+        }),
+      );
+    }
+    const path = r.honoPath ?? r.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
+    this.app.on([r.method.toUpperCase()], [path], ...chain, r.handler);
+  }
+}

@@ -1,0 +1,70 @@
+import { Hono } from 'hono';
+import { methodNotAllowed } from 'hono/method-not-allowed';
+import { secureHeaders } from 'hono/secure-headers';
+import { AppError } from '../core/errors.js';
+import { accessTokenKey } from '../core/auth/signing-key.js';
+import { createTokenService } from '../core/auth/tokens.js';
+import type { Store } from '../store/open-store.js';
+import { ApiBuilder } from './api-builder.js';
+import type { AppEnv } from './app-env.js';
+import { httpConfig, type HttpConfig } from './config.js';
+import { errorResponse } from './render-error.js';
+import { requestLog } from './request-log.js';
+import { caseRoutes } from './routes/cases.js';
+import { dictionaryRoutes } from './routes/dictionaries.js';
+import { fileRoutes } from './routes/files.js';
+import { openApiRoutes } from './routes/openapi.js';
+import type { RouteDeps } from './routes/route-deps.js';
+import { tokenRoutes } from './routes/token.js';
+
+export interface AppDeps {
+  store: Store;
+  /** Current time in epoch milliseconds (default Date.now); injectable for token expiry tests. */
+  clock?: () => number;
+  config?: Partial<HttpConfig>;
+}
+
+/** Route groups, each in `routes/<group>.ts`; add a group here to extend the API. */
+const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, openApiRoutes];
+
+/**
+ * Builds the HTTP API over the core: a Hono app usable with `app.request()` (no port) or served by
+ * `serve.ts`. Routes parse, call one core function and render; every error leaves as JSON.
+ */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const config = httpConfig(deps.config);
+  const tokens = createTokenService({ store: deps.store, key: accessTokenKey(deps.store, config.env), clock: deps.clock, clients: config.clients });
+  const app = new Hono<AppEnv>();
+
+  app.use(requestLog(config.log));
+  app.use(
+    secureHeaders({
+      // A JSON API never needs to run scripts or be framed; a strict policy costs nothing.
+      contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], sandbox: [] },
+      referrerPolicy: 'no-referrer',
+    }),
+  );
+  app.use('/api/*', async (c, next) => {
+    await next();
+    // Replies carry survey data and tokens: no shared cache may keep them.
+    if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
+  });
+
+  app.use(
+    methodNotAllowed({
+      app,
+      onMethodNotAllowed: (c, methods) => {
+        c.header('Allow', methods.join(', '));
+        return errorResponse(c, new AppError('API-001', `${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`));
+      },
+    }),
+  );
+
+  app.onError((err, c) => errorResponse(c, err, config.log));
+  app.notFound((c) => errorResponse(c, new AppError('API-002', `no route ${c.req.path}`)));
+
+  const api = new ApiBuilder(app, tokens);
+  const routeDeps: RouteDeps = { store: deps.store, tokens, config };
+  for (const group of GROUPS) group(api, routeDeps);
+  return app;
+}

@@ -1,0 +1,10 @@
+import type { Store } from '../../store/open-store.js';
+import type { TokenService } from '../../core/auth/tokens.js';
+import type { HttpConfig } from '../config.js';
+
+/** What route groups get: the store, the token service and the HTTP settings. */
+export interface RouteDeps {
+  store: Store;
+  tokens: TokenService;
+  config: HttpConfig;
+}

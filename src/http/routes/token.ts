@@ -1,0 +1,40 @@
+import type { ApiBuilder } from '../api-builder.js';
+import { readTokenParams } from '../read-body.js';
+import { json, OAuthErrorBody } from '../schemas/common.js';
+import { TokenRequest, TokenResponse } from '../schemas/token.js';
+import type { RouteDeps } from './route-deps.js';
+
+/** `POST /api/token`: OAuth 2.0 password and refresh grants (spec 4.1, 5). */
+export function tokenRoutes(api: ApiBuilder, { tokens, config }: RouteDeps): void {
+  api.route({
+    method: 'post',
+    path: '/api/token',
+    summary: 'Get an access token (password grant) or renew it (refresh grant)',
+    description:
+      'Form-urlencoded as the spec says, or JSON with `client_id`/`client_secret` as the CSPro data-collection client sends. ' +
+      'A request naming a client must name a configured one (default `cspro_android`/`cspro`), else `invalid_client`. ' +
+      'Each refresh returns a new refresh token and invalidates the old one; presenting an old one again revokes the whole login.',
+    tags: ['auth'],
+    permission: 'public',
+    bodyLimit: config.maxBodyBytes,
+    request: {
+      body: {
+        required: true,
+        content: {
+          'application/x-www-form-urlencoded': { schema: TokenRequest },
+          'application/json': { schema: TokenRequest },
+        },
+      },
+    },
+    responses: {
+      200: json(TokenResponse, 'tokens'),
+      400: json(OAuthErrorBody, '`invalid_request` (missing or repeated parameter, bad body) or `unsupported_grant_type`'),
+      401: json(OAuthErrorBody, '`invalid_grant` (bad credentials, disabled account, bad/expired/reused refresh token) or `invalid_client`'),
+      413: json(OAuthErrorBody, 'body too large'),
+    },
+    handler: async (c) => {
+      const reply = await tokens.grant(await readTokenParams(c, TokenRequest));
+      return c.json(reply, 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+    },
+  });
+}

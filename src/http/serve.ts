@@ -1,0 +1,75 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { AppError } from '../core/errors.js';
+import type { Store } from '../store/open-store.js';
+import type { HttpConfig } from './config.js';
+import { createApp } from './create-app.js';
+
+export interface ServeOptions {
+  store: Store;
+  /** Interface to bind (default 127.0.0.1: reachable from this machine only). */
+  host?: string;
+  /** Port (default 8080; 0 picks a free one). */
+  port?: number;
+  clock?: () => number;
+  config?: Partial<HttpConfig>;
+  /** How long close() lets in-flight requests finish before cutting connections (default 10 s). */
+  graceMs?: number;
+}
+
+export interface RunningServer {
+  url: string;
+  host: string;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish (up to the grace period), then resolves. */
+  close(): Promise<void>;
+}
+
+/** Starts the HTTP API on a port; resolves once it is listening. The caller owns the store. */
+export function startServer(opts: ServeOptions): Promise<RunningServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const app = createApp({ store: opts.store, clock: opts.clock, config: opts.config });
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? 8080 }) as Server;
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      const what = `${host}:${opts.port ?? 8080}`;
+      reject(
+        err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL'
+          ? new AppError('USAGE', `cannot listen on ${what}: ${err.code === 'EADDRINUSE' ? 'the port is already in use' : err.message}`, { field: 'port' })
+          : new AppError('IO_ERROR', `cannot listen on ${what}: ${err.message}`, {}, { cause: err }),
+      );
+    });
+    server.once('listening', () => {
+      const port = (server.address() as AddressInfo).port;
+      const urlHost = host.includes(':') ? `[${host}]` : host;
+      resolve({ url: `http://${urlHost}:${port}`, host, port, close: () => closeServer(server, opts.graceMs ?? 10_000) });
+    });
+  });
+}
+
+function closeServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    // Keep-alive connections with no request in flight would hold close() open until they time out.
+    server.closeIdleConnections();
+  });
+}
+
+/** Resolves with the name of the first of SIGTERM or SIGINT received. */
+export function shutdownSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (sig: NodeJS.Signals) => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      resolve(sig);
+    };
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
+  });
+}

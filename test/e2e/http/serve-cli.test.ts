@@ -1,0 +1,79 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { SDS_BIN, runCli, show } from '../../helpers/run-cli.js';
+import { tempHome } from '../../helpers/temp-home.js';
+
+// bin/sds runs the compiled dist/ (`npm test` builds it first, in its pretest step).
+const built = fileURLToPath(new URL('../../../dist/cli/commands/serve.js', import.meta.url));
+
+test('bin/sds serve: prints its URL, serves /api/openapi.json, exits 0 on SIGTERM', async () => {
+  assert.ok(existsSync(built), 'dist/ has no serve command: run `npm run build` first');
+  const home = tempHome();
+  const child = spawn(process.execPath, [SDS_BIN, '--home', home.root, 'serve', '--port', '0'], { env: { ...process.env, NO_COLOR: '1' } });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL printed; stderr:\n${stderr}`)), 20_000);
+      child.stdout.on('data', (b: Buffer) => {
+        stdout += b.toString();
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`exited early with ${code}; stderr:\n${stderr}`)));
+    });
+    const r = await fetch(`${url}/api/openapi.json`);
+    assert.equal(r.status, 200);
+    const doc = (await r.json()) as { openapi: string; paths: Record<string, unknown> };
+    assert.equal(doc.openapi, '3.1.0');
+    assert.ok(doc.paths['/api/token']);
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const [code, signal] = (await exited) as [number | null, string | null];
+    assert.equal(signal, null, stderr);
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, /GET \/api\/openapi\.json 200/, 'request logged on stderr');
+    assert.match(stderr, /SIGTERM received/);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    home.cleanup();
+  }
+});
+
+test('bin/sds serve with a bad port or upload limit: exit 2, nothing served', () => {
+  const home = tempHome();
+  try {
+    for (const args of [['--port', '70000'], ['--port', 'abc'], ['--max-upload-mb', '0']]) {
+      const r = runCli(home.root, ['serve', ...args]);
+      assert.equal(r.code, 2, show(r));
+      assert.match(r.stderr, /USAGE|must be a whole number/, show(r));
+    }
+  } finally {
+    home.cleanup();
+  }
+});
+
+test('startServer on a port in use fails with USAGE naming the port', async () => {
+  const { startServer } = await import('../../../src/http/serve.js');
+  const { tempStore } = await import('../../helpers/temp-home.js');
+  const t = tempStore();
+  const first = await startServer({ store: t.store, port: 0, config: { log: () => {}, env: {} } });
+  try {
+    await assert.rejects(startServer({ store: t.store, port: first.port, config: { log: () => {}, env: {} } }), (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'USAGE');
+      assert.match(e.message, new RegExp(`127\\.0\\.0\\.1:${first.port}.*already in use`));
+      return true;
+    });
+  } finally {
+    await first.close();
+    t.cleanup();
+  }
+});

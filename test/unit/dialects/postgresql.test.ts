@@ -1,0 +1,101 @@
+/** PostgreSQL DDL and COPY encoding, by exact equality. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createTableSql, dropTableSql, quoteIdent } from '../../../src/breakout/dialects/postgresql/ddl.js';
+import { copyLineEncoder, copyStatement, escapeCopyText, paramValue } from '../../../src/breakout/dialects/postgresql/encode.js';
+import { encodedStream } from '../../../src/breakout/dialects/row-stream.js';
+import { casesTable, notesTable, orderTable, trickyRow } from './fixture.js';
+
+test('postgresql quoteIdent doubles double quotes and quotes reserved words', () => {
+  assert.equal(quoteIdent('order'), '"order"');
+  assert.equal(quoteIdent('a"b'), '"a""b"');
+  assert.equal(quoteIdent('Mixed Case'), '"Mixed Case"');
+});
+
+test('postgresql CREATE TABLE for the cases table', () => {
+  assert.deepEqual(createTableSql(casesTable), [
+    `CREATE TABLE "p_cases" (
+  "case_id" UUID NOT NULL,
+  "case_key" VARCHAR(10) NOT NULL,
+  "case_label" TEXT,
+  "verified" BOOLEAN NOT NULL,
+  "revision" INTEGER NOT NULL,
+  "modified_time" TIMESTAMPTZ(3),
+  PRIMARY KEY ("case_id")
+)`,
+  ]);
+});
+
+test('postgresql CREATE TABLE maps every column type and adds the foreign key on request', () => {
+  assert.deepEqual(createTableSql(orderTable, { foreignKeys: true, casesTable: 'p_cases' }), [
+    `CREATE TABLE "p_order" (
+  "case_id" UUID NOT NULL,
+  "occ" SMALLINT NOT NULL,
+  "order" SMALLINT,
+  "i5" INTEGER,
+  "i9" INTEGER,
+  "i10" BIGINT,
+  "i18" BIGINT,
+  "i19" NUMERIC(19,0),
+  "amount" NUMERIC(8,2),
+  "name" VARCHAR(30),
+  "essay" VARCHAR(5000),
+  "select" BOOLEAN,
+  "odd ""name""\`]" VARCHAR(2),
+  "when" TIMESTAMPTZ(3),
+  PRIMARY KEY ("case_id", "occ"),
+  FOREIGN KEY ("case_id") REFERENCES "p_cases" ("case_id") ON DELETE CASCADE
+)`,
+  ]);
+  // Without the option there is no foreign key; the cases table never references itself.
+  assert.ok(!createTableSql(orderTable)[0]!.includes('FOREIGN KEY'));
+  assert.ok(!createTableSql(casesTable, { foreignKeys: true, casesTable: 'p_cases' })[0]!.includes('FOREIGN KEY'));
+});
+
+test('postgresql CREATE TABLE IF NOT EXISTS with a case_id index for a table keyed otherwise', () => {
+  assert.deepEqual(createTableSql(notesTable, { ifNotExists: true }), [
+    `CREATE TABLE IF NOT EXISTS "p_notes" (
+  "case_id" UUID NOT NULL,
+  "content" TEXT NOT NULL
+)`,
+    'CREATE INDEX IF NOT EXISTS "p_notes_case_id_idx" ON "p_notes" ("case_id")',
+  ]);
+});
+
+test('postgresql DROP TABLE', () => {
+  assert.equal(dropTableSql('p_order'), 'DROP TABLE IF EXISTS "p_order"');
+});
+
+test('postgresql COPY statement lists the quoted columns in plan order', () => {
+  assert.equal(copyStatement(notesTable), 'COPY "p_notes" ("case_id", "content") FROM STDIN');
+});
+
+test('postgresql COPY text escapes backslash, tab, newline, CR and drops NUL', () => {
+  assert.equal(escapeCopyText('a\\b\tc\nd\re\0f'), 'a\\\\b\\tc\\nd\\re' + 'f');
+  assert.equal(escapeCopyText('plain é😀'), 'plain é😀');
+  assert.equal(escapeCopyText('\\N'), '\\\\N');
+});
+
+test('postgresql COPY line of the tricky row, byte for byte', async () => {
+  const expected =
+    '6f9619ff-8b86-d011-b42d-00c04fc964ff\t1\t-12\t12345\t123456789\t9007199254740991\t900719925474099312\t\\N\t12.50\t' +
+    'tab\\tnew\\nline\\rcr\\\\back é😀\t\tt\t\\\\N\t2024-03-01T10:00:00.123Z\n';
+  assert.equal(copyLineEncoder(orderTable)(trickyRow), expected);
+  const falseRow = [...trickyRow];
+  falseRow[11] = false;
+  assert.match(copyLineEncoder(orderTable)(falseRow), /\tf\t/);
+  // The stream carries the same UTF-8 bytes, rows in order, whatever the chunking.
+  const rows = Array.from({ length: 3000 }, () => trickyRow);
+  const counter = { rows: 0 };
+  const chunks: Buffer[] = [];
+  for await (const c of encodedStream(rows, copyLineEncoder(orderTable), counter)) chunks.push(c as Buffer);
+  assert.ok(chunks.length > 1);
+  assert.deepEqual(Buffer.concat(chunks), Buffer.from(expected.repeat(3000), 'utf8'));
+  assert.equal(counter.rows, 3000);
+});
+
+test('postgresql parameters keep types pg serialises itself', () => {
+  assert.equal(paramValue({ kind: 'boolean' }, 1), true);
+  assert.equal(paramValue({ kind: 'timestamp' }, '2024-03-01T10:00:00.000Z'), '2024-03-01T10:00:00.000Z');
+  assert.equal(paramValue({ kind: 'integer', digits: 3 }, null), null);
+});
