@@ -6,6 +6,7 @@ import { runJob } from '../../breakout/run-job.js';
 import { EXIT } from '../../core/errors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../action.js';
+import { abortOnSignals } from '../abort-on-signals.js';
 import { progressBar } from '../progress.js';
 import { fields, table } from '../render.js';
 
@@ -148,11 +149,7 @@ export function registerBreakoutCommands(program: Command): void {
     .description('run a pending job in this process (used by the background job process)')
     .action(
       action(async (ctx, job: string) => {
-        const abort = new AbortController();
-        const stop = () => abort.abort();
-        process.once('SIGTERM', stop);
-        process.once('SIGINT', stop);
-        const final = await runJob(ctx.store(), job, { signal: abort.signal, log: (l) => process.stderr.write(`${new Date().toISOString()} ${l}\n`) });
+        const final = await runJob(ctx.store(), job, { signal: abortOnSignals(), log: (l) => process.stderr.write(`${new Date().toISOString()} ${l}\n`) });
         process.exitCode = final.status === 'completed' ? EXIT.ok : EXIT.failed;
       }),
     );

@@ -3,6 +3,7 @@ import { runBreakoutNow } from '../../core/breakout/jobs.js';
 import { dropBreakoutTables } from '../../core/breakout/tables.js';
 import { checkDatabaseDrivers } from '../../core/breakout/drivers.js';
 import { action, examples } from '../action.js';
+import { abortOnSignals } from '../abort-on-signals.js';
 import { table } from '../render.js';
 import { jobExitCode, printJob } from './breakout.js';
 
@@ -24,14 +25,10 @@ export function registerOperatorCommands(program: Command): void {
     .addHelpText('after', examples('sds process-cases-by-dict CEN2000', 'sds service:process-cases-by-dict dictionnaires=CEN2000 --threads=4', 'sds process-cases-by-dict CEN2000 --force'))
     .action(
       action(async (ctx, name: string, o: { threads: string; overwrite?: boolean; force?: boolean }) => {
-        const abort = new AbortController();
-        const stop = () => abort.abort();
-        process.once('SIGTERM', stop);
-        process.once('SIGINT', stop);
         const r = await runBreakoutNow(
           ctx.store(),
           { dictionary: dictionaryArgument(name), threads: o.threads, overwrite: o.overwrite === true || o.force === true, origin: 'process-cases-by-dict' },
-          { signal: abort.signal, log: ctx.verbose ? (l) => process.stderr.write(l + '\n') : undefined },
+          { signal: abortOnSignals(), log: ctx.verbose ? (l) => process.stderr.write(l + '\n') : undefined },
         );
         printJob(ctx, r);
         process.exitCode = jobExitCode(r);
