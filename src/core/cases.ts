@@ -23,11 +23,13 @@ export interface CaseList {
 
 /** Largest page a caller may ask for; the spec leaves the maximum open. */
 export const MAX_CASES_LIMIT = 1000;
+/** The spec's defaults for the case list (section 8). */
+export const DEFAULT_CASES_LIMIT = 100;
 
-/** Checks a limit/offset pair given as text or number; defaults come from the caller. */
-export function parsePaging(limit: unknown, offset: unknown, max: number): { limit: number; offset: number } {
-  const l = toWhole(limit, 'limit');
-  const o = toWhole(offset, 'offset');
+/** Checks a limit/offset pair given as text or number; absent ones take the case list defaults. */
+export function parsePaging(limit: unknown, offset: unknown, max = MAX_CASES_LIMIT): { limit: number; offset: number } {
+  const l = toWhole(limit ?? DEFAULT_CASES_LIMIT, 'limit');
+  const o = toWhole(offset ?? 0, 'offset');
   if (l < 1 || l > max) throw new AppError('USAGE', `limit must be from 1 to ${max}, got ${l}`, { field: 'limit' });
   return { limit: l, offset: o };
 }

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AppError } from '../../core/errors.js';
-import type { TablePlan } from '../plan-model.js';
+import type { ColumnPlan, TablePlan } from '../plan-model.js';
 import type { CreateTableOptions } from './dialect.js';
 
 /** The column every case-level table carries and foreign keys / per-case deletes use. */
@@ -55,4 +55,32 @@ export function tableBodyLines(
 /** `line1,\n  line2` with two-space indentation, the layout every dialect prints. */
 export function joinLines(lines: string[]): string {
   return lines.map((l) => `  ${l}`).join(',\n');
+}
+
+/** How one dialect writes a column: its quoting and its type names. */
+export interface ColumnSyntax {
+  quote: (name: string) => string;
+  columnType: (col: ColumnPlan) => string;
+  maxIdentifierLength: number;
+}
+
+/**
+ * CREATE TABLE [IF NOT EXISTS] plus a separate CREATE INDEX for case_id: the form PostgreSQL
+ * and SQLite share (MySQL declares the index inline, SQL Server has no IF NOT EXISTS).
+ */
+export function createTableWithIndexSql(table: TablePlan, opts: CreateTableOptions, syntax: ColumnSyntax): string[] {
+  const { quote } = syntax;
+  const ine = opts.ifNotExists ? 'IF NOT EXISTS ' : '';
+  const body = joinLines(
+    tableBodyLines(table, opts, quote, (i) => {
+      const col = table.columns[i]!;
+      return `${quote(col.name)} ${syntax.columnType(col)}${col.nullable ? '' : ' NOT NULL'}`;
+    }),
+  );
+  const out = [`CREATE TABLE ${ine}${quote(table.name)} (\n${body}\n)`];
+  if (needsCaseIdIndex(table)) {
+    const ix = quote(caseIdIndexName(table.name, syntax.maxIdentifierLength));
+    out.push(`CREATE INDEX ${ine}${ix} ON ${quote(table.name)} (${quote(CASE_ID)})`);
+  }
+  return out;
 }

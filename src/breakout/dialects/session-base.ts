@@ -33,9 +33,20 @@ export abstract class BaseSession implements TargetSession {
   protected abstract catalogTables(): Promise<CatalogTable[]>;
   /** Converts a cell to what the driver binds for a column of this type. */
   protected abstract bindValue(type: ColumnType, value: CellValue): unknown;
-  protected abstract begin(): Promise<void>;
-  protected abstract commit(): Promise<void>;
-  protected abstract rollback(): Promise<void>;
+  /** The statement that opens a transaction; sessions whose driver has a transaction API override begin/commit/rollback instead. */
+  protected readonly beginSql: string = 'BEGIN';
+
+  protected async begin(): Promise<void> {
+    await this.run(this.beginSql);
+  }
+
+  protected async commit(): Promise<void> {
+    await this.run('COMMIT');
+  }
+
+  protected async rollback(): Promise<void> {
+    await this.run('ROLLBACK');
+  }
 
   abstract serverVersion(): Promise<string>;
   abstract bulkLoad(table: TablePlan, rows: RowSource): Promise<number>;

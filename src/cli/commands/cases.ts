@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT, formatLocation } from '../../core/errors.js';
 import { importCases } from '../../core/import-cases.js';
-import { getCase, listCases, MAX_CASES_LIMIT, parsePaging } from '../../core/cases.js';
+import { DEFAULT_CASES_LIMIT, getCase, listCases, MAX_CASES_LIMIT, parsePaging } from '../../core/cases.js';
 import { deleteCase } from '../../core/case-delete.js';
 import { action, examples } from '../action.js';
 import { progressBar } from '../progress.js';
@@ -52,12 +52,12 @@ export function registerCasesCommands(program: Command): void {
   cases
     .command('list <dict>')
     .description('one page of cases: guid, label, modified date, verified, deleted')
-    .option('--limit <n>', 'cases per page (1-1000)', '100')
-    .option('--offset <n>', 'cases to skip', '0')
+    .option('--limit <n>', `cases per page (1-${MAX_CASES_LIMIT}, default ${DEFAULT_CASES_LIMIT})`)
+    .option('--offset <n>', 'cases to skip (default 0)')
     .addHelpText('after', examples('sds cases list CEN2000', 'sds cases list CEN2000 --limit 10 --offset 20 --json'))
     .action(
-      action((ctx, dict: string, opts: { limit: string; offset: string }) => {
-        const page = listCases(ctx.store(), dict, parsePaging(opts.limit, opts.offset, MAX_CASES_LIMIT));
+      action((ctx, dict: string, opts: { limit?: string; offset?: string }) => {
+        const page = listCases(ctx.store(), dict, parsePaging(opts.limit, opts.offset));
         ctx.print(page, () =>
           [
             table(['guid', 'case_label', 'modified_date', 'verified', 'deleted'], page.data.map((c) => [c.guid, c.case_label, c.modified_date, c.verified, c.deleted])),

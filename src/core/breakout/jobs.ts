@@ -3,12 +3,10 @@ import type { Store } from '../../store/open-store.js';
 import type { JobMode, JobRow, JobStatus } from '../../store/jobs-repo.js';
 import { AppError, toAppError } from '../errors.js';
 import { requireDictionary } from '../dictionaries.js';
-import { getDialect } from '../../breakout/dialects/index.js';
-import { planBreakout } from '../../breakout/plan.js';
 import { existingPlanTables } from '../../breakout/run-dictionary.js';
 import { runJob } from '../../breakout/run-job.js';
 import { processAlive, reapDeadJobs, spawnJobProcess } from '../../breakout/job-process.js';
-import { effectiveTarget } from './targets.js';
+import { withTargetSession } from './targets.js';
 import { humanDuration } from './durations.js';
 import { jobListItem, jobStatusReply, type JobListItem, type JobStatusReply } from './job-replies.js';
 
@@ -98,16 +96,7 @@ export async function startBreakout(store: Store, input: StartInput, opts: { spa
 async function findExistingTables(store: Store, dictionaries: string[]): Promise<string[]> {
   const found: string[] = [];
   for (const name of dictionaries) {
-    const dict = requireDictionary(store, name);
-    const target = effectiveTarget(store, dict);
-    const dialect = getDialect(target.config.type);
-    const session = await dialect.connect(target.config);
-    try {
-      const plan = planBreakout(dict.model, dict.label, { maxIdentifierLength: dialect.capabilities.maxIdentifierLength });
-      found.push(...(await existingPlanTables(session, plan)));
-    } finally {
-      await session.close();
-    }
+    found.push(...(await withTargetSession(store, requireDictionary(store, name), (session, plan) => existingPlanTables(session, plan))));
   }
   return found;
 }

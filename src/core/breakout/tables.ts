@@ -1,11 +1,10 @@
 import type { Store } from '../../store/open-store.js';
 import { AppError } from '../errors.js';
 import { requireDictionary } from '../dictionaries.js';
-import { getDialect } from '../../breakout/dialects/index.js';
 import type { TableInfo, TargetSession } from '../../breakout/dialects/dialect.js';
-import { planBreakout } from '../../breakout/plan.js';
 import type { BreakoutPlan } from '../../breakout/plan-model.js';
-import { effectiveTarget } from './targets.js';
+import { withTargetSession } from './targets.js';
+import type { DictionaryRecord } from '../../store/dictionaries-repo.js';
 import { humanSize } from './durations.js';
 
 /** Tables object of spec 2.6. */
@@ -18,19 +17,13 @@ export interface BreakoutTablesReply {
   created_at: string | null;
 }
 
-async function withTarget<T>(store: Store, name: string, fn: (session: TargetSession, plan: BreakoutPlan, tables: TableInfo[]) => Promise<T>): Promise<T> {
-  const dict = requireDictionary(store, name);
-  const target = effectiveTarget(store, dict);
-  const dialect = getDialect(target.config.type);
-  const plan = planBreakout(dict.model, dict.label, { maxIdentifierLength: dialect.capabilities.maxIdentifierLength });
-  const session = await dialect.connect(target.config);
-  try {
+/** Runs `fn` on the dictionary's target with the tables this dictionary's breakout wrote there. */
+async function withTables<T>(store: Store, dict: DictionaryRecord, fn: (session: TargetSession, plan: BreakoutPlan, tables: TableInfo[]) => Promise<T>): Promise<T> {
+  return withTargetSession(store, dict, async (session, plan) => {
     const known = new Set([...plan.tables.map((t) => t.name), ...(store.breakoutState.get(dict.id)?.tables ?? [])]);
     const tables = (await session.listTables(`${plan.prefix}_`)).filter((t) => known.has(t.name));
-    return await fn(session, plan, tables);
-  } finally {
-    await session.close();
-  }
+    return fn(session, plan, tables);
+  });
 }
 
 /**
@@ -39,7 +32,7 @@ async function withTarget<T>(store: Store, name: string, fn: (session: TargetSes
  */
 export async function breakoutTables(store: Store, dictionaryName: string): Promise<BreakoutTablesReply> {
   const dict = requireDictionary(store, dictionaryName);
-  return withTarget(store, dictionaryName, async (session, plan, tables) => {
+  return withTables(store, dict, async (session, plan, tables) => {
     if (tables.length === 0) {
       throw new AppError('NOT_FOUND', `dictionary ${dict.name} has no breakout tables in ${session.databaseName()}`, {
         dictionary: dict.name,
@@ -65,7 +58,7 @@ export async function dropBreakoutTables(
   dictionaryName: string,
 ): Promise<{ message: string; dictionary: string; deleted_tables: string[]; freed_space: string }> {
   const dict = requireDictionary(store, dictionaryName);
-  return withTarget(store, dictionaryName, async (session, _plan, tables) => {
+  return withTables(store, dict, async (session, _plan, tables) => {
     const dropped = await session.dropTables(tables.map((t) => t.name));
     store.breakoutState.clear(dict.id);
     const freed = tables.filter((t) => dropped.includes(t.name)).reduce((n, t) => n + t.sizeBytes, 0);

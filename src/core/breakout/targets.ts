@@ -1,9 +1,12 @@
 import { join } from 'node:path';
-import type { TargetConfig } from '../../breakout/dialects/dialect.js';
+import type { TargetConfig, TargetSession } from '../../breakout/dialects/dialect.js';
+import { resolveTarget } from '../../breakout/dialects/target-config.js';
+import { planBreakout } from '../../breakout/plan.js';
+import type { BreakoutPlan } from '../../breakout/plan-model.js';
 import { getDialect } from '../../breakout/dialects/index.js';
 import type { Store } from '../../store/open-store.js';
 import type { TargetType } from '../../store/targets-repo.js';
-import type { DictionaryRow } from '../../store/dictionaries-repo.js';
+import type { DictionaryRecord, DictionaryRow } from '../../store/dictionaries-repo.js';
 import { AppError } from '../errors.js';
 import { requireDictionary } from '../dictionaries.js';
 
@@ -79,22 +82,30 @@ export function effectiveTarget(store: Store, dict: DictionaryRow, env: NodeJS.P
   return { config, source, foreignKeys, identity: describeTarget(config) };
 }
 
-/** A one-line description of a target without its password. */
+/**
+ * A one-line description of a target without its password, e.g.
+ * `postgresql census@db:5432/census`; it also identifies the target in the breakout state.
+ */
 export function describeTarget(config: TargetConfig): string {
-  if (config.type === 'sqlite') return `sqlite ${config.file ?? (config.url ? new URL(config.url).pathname : '')}`;
-  let host = config.host;
-  let port = config.port;
-  let database = config.database;
-  let user = config.user;
-  if (config.url) {
-    const u = new URL(config.url);
-    host ??= u.hostname;
-    port ??= u.port ? Number(u.port) : undefined;
-    database ??= u.pathname.replace(/^\//, '');
-    user ??= u.username || undefined;
+  const r = resolveTarget(config, getDialect(config.type).capabilities, { user: '', database: '' });
+  return `${config.type} ${r.user ? `${r.user}@` : ''}${r.label}`;
+}
+
+/** Runs `fn` with an open session on a dictionary's target and the dictionary's plan for it. */
+export async function withTargetSession<T>(
+  store: Store,
+  dict: DictionaryRecord,
+  fn: (session: TargetSession, plan: BreakoutPlan, target: EffectiveTarget) => Promise<T>,
+): Promise<T> {
+  const target = effectiveTarget(store, dict);
+  const dialect = getDialect(target.config.type);
+  const plan = planBreakout(dict.model, dict.label, { maxIdentifierLength: dialect.capabilities.maxIdentifierLength });
+  const session = await dialect.connect(target.config);
+  try {
+    return await fn(session, plan, target);
+  } finally {
+    await session.close();
   }
-  const dialect = getDialect(config.type);
-  return `${config.type} ${user ? `${decodeURIComponent(user)}@` : ''}${host ?? '127.0.0.1'}:${port ?? dialect.capabilities.defaultPort}/${database ?? ''}`;
 }
 
 export interface TargetInput {
@@ -182,11 +193,11 @@ export function clearTarget(store: Store, dictionaryName: string): { message: st
 /** Connects to a dictionary's target and reports the server version, or the DB-00x error. */
 export async function testTarget(store: Store, dictionaryName: string): Promise<{ dictionary: string; target: string; ok: true; server_version: string; database: string }> {
   const dict = requireDictionary(store, dictionaryName);
-  const t = effectiveTarget(store, dict);
-  const session = await getDialect(t.config.type).connect(t.config);
-  try {
-    return { dictionary: dict.name, target: t.identity, ok: true, server_version: await session.serverVersion(), database: session.databaseName() };
-  } finally {
-    await session.close();
-  }
+  return withTargetSession(store, dict, async (session, _plan, t) => ({
+    dictionary: dict.name,
+    target: t.identity,
+    ok: true as const,
+    server_version: await session.serverVersion(),
+    database: session.databaseName(),
+  }));
 }

@@ -24,7 +24,7 @@ export function caseRoutes(api: ApiBuilder, { store }: RouteDeps): void {
     handler: (c) => {
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
       const q = validate(CasesQuery, c.req.query(), 'query');
-      return c.json(listCases(store, name, parsePaging(q.limit ?? 100, q.offset ?? 0, MAX_CASES_LIMIT)));
+      return c.json(listCases(store, name, parsePaging(q.limit, q.offset)));
     },
   });
 }

@@ -67,17 +67,7 @@ class MysqlSession extends BaseSession {
     return paramValue(type, value);
   }
 
-  protected async begin(): Promise<void> {
-    await this.run('START TRANSACTION');
-  }
-
-  protected async commit(): Promise<void> {
-    await this.run('COMMIT');
-  }
-
-  protected async rollback(): Promise<void> {
-    await this.run('ROLLBACK');
-  }
+  protected override readonly beginSql = 'START TRANSACTION';
 
   async serverVersion(): Promise<string> {
     return String((await this.rows(VERSION_SQL))[0]?.[0] ?? '');

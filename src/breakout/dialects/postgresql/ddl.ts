@@ -1,7 +1,7 @@
 /** PostgreSQL DDL (pure). Every identifier is quoted, so reserved words like `order` are safe. */
-import type { ColumnPlan, ColumnType, TablePlan } from '../../plan-model.js';
+import type { ColumnType, TablePlan } from '../../plan-model.js';
 import type { CreateTableOptions } from '../dialect.js';
-import { CASE_ID, caseIdIndexName, joinLines, needsCaseIdIndex, tableBodyLines } from '../ddl-common.js';
+import { createTableWithIndexSql } from '../ddl-common.js';
 
 /** PostgreSQL's identifier limit (NAMEDATALEN - 1); longer names would be silently truncated. */
 export const MAX_IDENTIFIER_LENGTH = 63;
@@ -36,20 +36,9 @@ export function columnType(type: ColumnType): string {
   }
 }
 
-function columnDef(col: ColumnPlan): string {
-  return `${quoteIdent(col.name)} ${columnType(col.type)}${col.nullable ? '' : ' NOT NULL'}`;
-}
-
 /** CREATE TABLE (and its case_id index when the primary key does not start with case_id). */
 export function createTableSql(table: TablePlan, opts: CreateTableOptions = {}): string[] {
-  const ine = opts.ifNotExists ? 'IF NOT EXISTS ' : '';
-  const body = joinLines(tableBodyLines(table, opts, quoteIdent, (i) => columnDef(table.columns[i]!)));
-  const out = [`CREATE TABLE ${ine}${quoteIdent(table.name)} (\n${body}\n)`];
-  if (needsCaseIdIndex(table)) {
-    const ix = quoteIdent(caseIdIndexName(table.name, MAX_IDENTIFIER_LENGTH));
-    out.push(`CREATE INDEX ${ine}${ix} ON ${quoteIdent(table.name)} (${quoteIdent(CASE_ID)})`);
-  }
-  return out;
+  return createTableWithIndexSql(table, opts, { quote: quoteIdent, columnType: (c) => columnType(c.type), maxIdentifierLength: MAX_IDENTIFIER_LENGTH });
 }
 
 /** DROP TABLE IF EXISTS; no CASCADE, so views an analyst built on the table are never dropped silently. */

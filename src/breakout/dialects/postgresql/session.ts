@@ -51,18 +51,6 @@ class PostgresSession extends BaseSession {
     return paramValue(type, value);
   }
 
-  protected async begin(): Promise<void> {
-    await this.run('BEGIN');
-  }
-
-  protected async commit(): Promise<void> {
-    await this.run('COMMIT');
-  }
-
-  protected async rollback(): Promise<void> {
-    await this.run('ROLLBACK');
-  }
-
   async serverVersion(): Promise<string> {
     return String((await this.rows(VERSION_SQL))[0]?.[0] ?? '');
   }

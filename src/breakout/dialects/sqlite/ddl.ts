@@ -3,9 +3,9 @@
  * (https://www.sqlite.org/datatype3.html#determination_of_column_affinity) and for tools that
  * read them: VARCHAR/CHAR/TEXT give TEXT affinity, DECIMAL and BOOLEAN give NUMERIC.
  */
-import type { ColumnPlan, ColumnType, TablePlan } from '../../plan-model.js';
+import type { ColumnType, TablePlan } from '../../plan-model.js';
 import type { CreateTableOptions } from '../dialect.js';
-import { CASE_ID, caseIdIndexName, joinLines, needsCaseIdIndex, tableBodyLines } from '../ddl-common.js';
+import { createTableWithIndexSql } from '../ddl-common.js';
 
 /**
  * SQLite has no identifier limit; 128 (SQL Server's) keeps names portable to the other targets
@@ -41,20 +41,9 @@ export function columnType(type: ColumnType): string {
   }
 }
 
-function columnDef(col: ColumnPlan): string {
-  return `${quoteIdent(col.name)} ${columnType(col.type)}${col.nullable ? '' : ' NOT NULL'}`;
-}
-
 /** CREATE TABLE (and its case_id index when the primary key does not start with case_id). */
 export function createTableSql(table: TablePlan, opts: CreateTableOptions = {}): string[] {
-  const ine = opts.ifNotExists ? 'IF NOT EXISTS ' : '';
-  const body = joinLines(tableBodyLines(table, opts, quoteIdent, (i) => columnDef(table.columns[i]!)));
-  const out = [`CREATE TABLE ${ine}${quoteIdent(table.name)} (\n${body}\n)`];
-  if (needsCaseIdIndex(table)) {
-    const ix = quoteIdent(caseIdIndexName(table.name, MAX_IDENTIFIER_LENGTH));
-    out.push(`CREATE INDEX ${ine}${ix} ON ${quoteIdent(table.name)} (${quoteIdent(CASE_ID)})`);
-  }
-  return out;
+  return createTableWithIndexSql(table, opts, { quote: quoteIdent, columnType: (c) => columnType(c.type), maxIdentifierLength: MAX_IDENTIFIER_LENGTH });
 }
 
 /** DROP TABLE IF EXISTS. */

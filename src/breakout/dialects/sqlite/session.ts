@@ -47,16 +47,16 @@ class SqliteSession extends BaseSession {
     return paramValue(type, value);
   }
 
-  protected async begin(): Promise<void> {
+  protected override async begin(): Promise<void> {
     // IMMEDIATE takes the write lock now, so two writers wait (busy timeout) instead of deadlocking.
     this.db.exec('BEGIN IMMEDIATE');
   }
 
-  protected async commit(): Promise<void> {
+  protected override async commit(): Promise<void> {
     this.db.exec('COMMIT');
   }
 
-  protected async rollback(): Promise<void> {
+  protected override async rollback(): Promise<void> {
     if (this.db.inTransaction) this.db.exec('ROLLBACK');
   }
 

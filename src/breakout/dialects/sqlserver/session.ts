@@ -92,15 +92,15 @@ class SqlServerSession extends BaseSession {
     return new Promise((res, rej) => fn((err) => (err ? rej(queryError(err, this.target)) : res())));
   }
 
-  protected begin(): Promise<void> {
+  protected override begin(): Promise<void> {
     return this.callback((cb) => this.conn.beginTransaction(cb));
   }
 
-  protected commit(): Promise<void> {
+  protected override commit(): Promise<void> {
     return this.callback((cb) => this.conn.commitTransaction(cb));
   }
 
-  protected rollback(): Promise<void> {
+  protected override rollback(): Promise<void> {
     return this.callback((cb) => this.conn.rollbackTransaction(cb));
   }
 
