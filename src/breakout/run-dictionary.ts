@@ -10,7 +10,7 @@
  */
 import type { Store } from '../store/open-store.js';
 import type { DictionaryRecord } from '../store/dictionaries-repo.js';
-import type { StoredCase } from '../store/cases-repo.js';
+import type { ChangedCase } from '../store/cases-repo.js';
 import type { BreakoutCursor } from '../store/breakout-state-repo.js';
 import type { JobMode } from '../store/jobs-repo.js';
 import type { LevelObject } from '../cspro/case/model.js';
@@ -62,6 +62,7 @@ export async function runDictionary(input: DictionaryRunInput): Promise<Dictiona
     for (let i = 1; i < writers; i++) sessions.push(await dialect.connect(target.config));
     const jobsTable = plan.tables.find((t) => t.kind === 'jobs')!;
     const startedTime = input.now().toISOString();
+    await failAbandonedJobRows(main, jobsTable, jobId);
     await main.upsertRow(jobsTable, jobsRow(jobsTable, { jobId, startedTime, completedTime: null, processed: 0, status: 'running' }));
     const result = await loadCases(input, sessions, plan, prepared);
     await main.upsertRow(
@@ -123,9 +124,21 @@ async function prepareTables(input: DictionaryRunInput, session: TargetSession, 
 
 interface Page {
   seq: number;
-  cases: StoredCase[];
+  cases: ChangedCase[];
   last: BreakoutCursor;
 }
+
+/** A page flattened and ready to load: its case ids and each table's rows. */
+interface PreparedPage {
+  page: Page;
+  ids: string[];
+  perTable: Row[][];
+}
+
+/** Cases flattened between two yields to the event loop while a page is prepared. */
+const CASES_PER_SLICE = 200;
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 async function loadCases(
   input: DictionaryRunInput,
@@ -167,41 +180,53 @@ async function loadCases(
   };
 
   const breakoutTime = input.now().toISOString();
-  const applyPage = async (session: TargetSession, page: Page): Promise<void> => {
-    const perTable: Row[][] = plan.tables.map(() => []);
-    for (const c of page.cases) {
-      if (c.deleted) continue;
-      let flat;
-      try {
-        flat = flatten({
-          id: c.guid,
-          caseids: c.caseKey,
-          label: c.label,
-          verified: c.verified,
-          revision: c.revision,
-          modifiedTime: c.modifiedAt,
-          breakoutTime,
-          level1: JSON.parse(c.data) as LevelObject,
-          notes: c.notes,
-        });
-      } catch (err) {
-        // BRK-003: a case that cannot be parsed is reported and left out; the job goes on.
-        const reason = err instanceof SyntaxError ? 'the stored case data is not valid JSON' : (err as Error).message;
-        input.onWarning({ case: c.guid, item: '(case)', value: c.caseKey, reason: `BRK-003: ${reason}` });
-        warnings += 1;
-        continue;
-      }
-      for (const w of flat.warnings) input.onWarning(w);
-      warnings += flat.warnings.length;
-      for (const { i } of dataTables) {
-        const rows = flat.rows[i]!;
-        for (const r of rows) perTable[i]!.push(r);
-      }
+  const flattenCase = (c: ChangedCase, perTable: Row[][]): void => {
+    let flat;
+    try {
+      flat = flatten({
+        id: c.guid,
+        caseids: c.caseKey,
+        label: c.label,
+        verified: c.verified,
+        revision: c.revision,
+        modifiedTime: c.modifiedAt,
+        breakoutTime,
+        level1: JSON.parse(c.data) as LevelObject,
+        notes: c.notes,
+      });
+    } catch (err) {
+      // BRK-003: a case that cannot be parsed is reported and left out; the job goes on.
+      const reason = err instanceof SyntaxError ? 'the stored case data is not valid JSON' : (err as Error).message;
+      input.onWarning({ case: c.guid, item: '(case)', value: c.caseKey, reason: `BRK-003: ${reason}` });
+      warnings += 1;
+      return;
     }
-    const ids = page.cases.map((c) => c.guid);
+    for (const w of flat.warnings) input.onWarning(w);
+    warnings += flat.warnings.length;
+    for (const { i } of dataTables) {
+      const rows = flat.rows[i]!;
+      for (const r of rows) perTable[i]!.push(r);
+    }
+  };
+
+  // Flattening yields to the event loop every few hundred cases, so the target keeps receiving
+  // the previous page while the next one is prepared (see `worker`).
+  const preparePage = async (): Promise<PreparedPage | undefined> => {
+    const page = takePage();
+    if (!page) return undefined;
+    const perTable: Row[][] = plan.tables.map(() => []);
+    for (let k = 0; k < page.cases.length; k++) {
+      if (k > 0 && k % CASES_PER_SLICE === 0) await yieldToEventLoop();
+      const c = page.cases[k]!;
+      if (!c.deleted) flattenCase(c, perTable);
+    }
+    return { page, ids: page.cases.map((c) => c.guid), perTable };
+  };
+
+  const applyPage = async (session: TargetSession, p: PreparedPage): Promise<void> => {
     await session.transaction(async () => {
-      if (!prepared.fresh) for (const { t } of dataTables) await session.deleteCaseRows(t, ids);
-      for (const { t, i } of dataTables) if (perTable[i]!.length > 0) await session.bulkLoad(t, perTable[i]!);
+      if (!prepared.fresh) for (const { t } of dataTables) await session.deleteCaseRows(t, p.ids);
+      for (const { t, i } of dataTables) if (p.perTable[i]!.length > 0) await session.bulkLoad(t, p.perTable[i]!);
     });
   };
 
@@ -218,10 +243,17 @@ async function loadCases(
     input.onProgress(Math.min(processed, total), total, warnings);
   };
 
+  // Each worker keeps one page of lookahead: the next page is flattened while the current one
+  // loads, so CPU work here overlaps the target's own work even with one thread.
   const worker = async (session: TargetSession): Promise<void> => {
-    for (let page = takePage(); page; page = takePage()) {
-      await applyPage(session, page);
-      markCommitted(page);
+    let next = preparePage();
+    for (let current = await next; current; current = await next) {
+      const loading = applyPage(session, current);
+      next = preparePage();
+      // A failed load must not leave the lookahead's rejection unhandled.
+      next.catch(() => undefined);
+      await loading;
+      markCommitted(current.page);
     }
   };
   // The first failure stops the others from taking new pages; its error is the job's error.
@@ -236,6 +268,22 @@ async function loadCases(
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) throw failure.reason;
   return { processed, warnings, stopped };
+}
+
+/**
+ * A job killed outright (SIGKILL, power loss) could not write its final row, so the target's
+ * jobs table would say `running` forever. Only one job runs per dictionary at a time, so any
+ * other `running` row seen when a job starts belongs to a dead job: it is marked failed.
+ */
+async function failAbandonedJobRows(session: TargetSession, table: TablePlan, jobId: string): Promise<void> {
+  const col = (name: string) => table.columns.findIndex((c) => c.name === name);
+  const running = await session.readRows(table, { where: { status: 'running' } });
+  for (const row of running) {
+    if (row[col('job_id')] === jobId) continue;
+    const fixed = [...row];
+    fixed[col('status')] = 'failed';
+    await session.upsertRow(table, fixed);
+  }
 }
 
 function jobsRow(

@@ -8,6 +8,7 @@ import type { Store } from '../store/open-store.js';
 import { AppError, type ErrorDetails } from './errors.js';
 import { requireDictionary } from './dictionaries.js';
 import { mergeIncoming } from './case-merge.js';
+import { nowIso } from '../store/clock.js';
 
 /** Cases written per transaction: large enough to amortise commits, small enough to stream. */
 const BATCH_SIZE = 500;
@@ -82,12 +83,13 @@ export async function importCases(
       store.cases.write(() => {
         const existing = store.cases.getMany(dict.id, [...new Set(cases.map((c) => c.id))]);
         let revision: number | undefined;
+        const now = nowIso();
         for (const c of cases) {
           const { outcome, write } = mergeIncoming(c, existing.get(c.id), deviceId);
           report[outcome] += 1;
           if (!write) continue;
           revision ??= store.cases.nextRevision(dict.id, `import:${basename(file)}`);
-          store.cases.upsert(dict.id, write, revision);
+          store.cases.upsert(dict.id, write, revision, now);
           // A case repeated later in the same batch must compare against this version.
           existing.set(c.id, { ...write, revision, createdAt: '', modifiedAt: '' });
         }

@@ -63,6 +63,28 @@ function toStored(r: RawCase): StoredCase {
   };
 }
 
+/** A case as the breakout reads it: no clock, partial-save state or creation time. */
+export type ChangedCase = Pick<StoredCase, 'guid' | 'caseKey' | 'label' | 'data' | 'verified' | 'deleted' | 'revision' | 'notes' | 'modifiedAt'>;
+
+type RawChanged = Pick<RawCase, 'guid' | 'case_key' | 'label' | 'data' | 'verified' | 'deleted' | 'revision' | 'notes' | 'modified_at'>;
+
+const CHANGED_COLUMNS = 'guid, case_key, label, data, verified, deleted, revision, notes, modified_at';
+
+function toChanged(r: RawChanged): ChangedCase {
+  return {
+    guid: r.guid,
+    caseKey: r.case_key,
+    label: r.label,
+    data: r.data,
+    verified: r.verified === 1,
+    deleted: r.deleted === 1,
+    revision: r.revision,
+    // Most cases have no notes: skip the parse for the stored empty array.
+    notes: r.notes === '[]' ? [] : (JSON.parse(r.notes) as CaseNote[]),
+    modifiedAt: r.modified_at,
+  };
+}
+
 /** Cases of all dictionaries, and the revision counter that orders their changes. */
 export class CasesRepo {
   private readonly getOne: Statement<[number, string], RawCase>;
@@ -72,6 +94,8 @@ export class CasesRepo {
   private readonly countActiveStmt: Statement<[number], { n: number }>;
   private readonly pageStmt: Statement<[number, number, number], RawCase>;
   private readonly maxRevisionStmt: Statement<[number], { r: number | null }>;
+  private readonly changedAllStmt: Statement<[number, number, string, number, number], RawChanged>;
+  private readonly changedActiveStmt: Statement<[number, number, string, number, number], RawChanged>;
 
   constructor(private readonly db: Database) {
     this.getOne = db.prepare(`SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? AND guid = ?`);
@@ -90,6 +114,14 @@ export class CasesRepo {
       `SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? ORDER BY case_key, guid LIMIT ? OFFSET ?`,
     );
     this.maxRevisionStmt = db.prepare('SELECT max(revision) AS r FROM cases WHERE dictionary_id = ?');
+    const changed = (filter: string) =>
+      db.prepare<[number, number, string, number, number], RawChanged>(
+        `SELECT ${CHANGED_COLUMNS} FROM cases
+         WHERE dictionary_id = ? AND (revision, guid) > (?, ?) AND revision <= ? ${filter}
+         ORDER BY revision, guid LIMIT ?`,
+      );
+    this.changedAllStmt = changed('');
+    this.changedActiveStmt = changed('AND deleted = 0');
   }
 
   get(dictionaryId: number, guid: string): StoredCase | undefined {
@@ -113,9 +145,8 @@ export class CasesRepo {
     return Number(this.insertRevision.run(dictionaryId, origin, nowIso()).lastInsertRowid);
   }
 
-  /** Inserts or replaces a case at `revision`; keeps the original created_at. */
-  upsert(dictionaryId: number, c: CaseWrite, revision: number): void {
-    const now = nowIso();
+  /** Inserts or replaces a case at `revision`; keeps the original created_at. `now` lets a batch share one timestamp. */
+  upsert(dictionaryId: number, c: CaseWrite, revision: number, now = nowIso()): void {
     this.upsertStmt.run(
       dictionaryId,
       c.guid,
@@ -150,19 +181,14 @@ export class CasesRepo {
   }
 
   /**
-   * One page of the cases changed after `after` (by revision, then guid) up to revision `upTo`.
-   * Keyset pages instead of one long iterator: the breakout writes progress to the same store
-   * between pages, which an open better-sqlite3 iterator would forbid.
+   * One page of the cases changed after `after` (by revision, then guid) up to revision `upTo`,
+   * with only what the breakout needs. Keyset pages instead of one long iterator: the breakout
+   * writes progress to the same store between pages, which an open better-sqlite3 iterator would
+   * forbid. The row-value comparison lets SQLite seek straight into cases_by_revision.
    */
-  changedPage(dictionaryId: number, after: { revision: number; guid: string }, upTo: number, limit: number, activeOnly: boolean): StoredCase[] {
-    const rows = this.db
-      .prepare(
-        `SELECT ${CASE_COLUMNS} FROM cases
-         WHERE dictionary_id = ? AND (revision > ? OR (revision = ? AND guid > ?)) AND revision <= ? ${activeOnly ? 'AND deleted = 0' : ''}
-         ORDER BY revision, guid LIMIT ?`,
-      )
-      .all(dictionaryId, after.revision, after.revision, after.guid, upTo, limit) as RawCase[];
-    return rows.map(toStored);
+  changedPage(dictionaryId: number, after: { revision: number; guid: string }, upTo: number, limit: number, activeOnly: boolean): ChangedCase[] {
+    const stmt = activeOnly ? this.changedActiveStmt : this.changedAllStmt;
+    return stmt.all(dictionaryId, after.revision, after.guid, upTo, limit).map(toChanged);
   }
 
   /** How many cases `changedPage` would return in all. */
@@ -171,9 +197,9 @@ export class CasesRepo {
       this.db
         .prepare(
           `SELECT count(*) AS n FROM cases
-           WHERE dictionary_id = ? AND (revision > ? OR (revision = ? AND guid > ?)) AND revision <= ? ${activeOnly ? 'AND deleted = 0' : ''}`,
+           WHERE dictionary_id = ? AND (revision, guid) > (?, ?) AND revision <= ? ${activeOnly ? 'AND deleted = 0' : ''}`,
         )
-        .get(dictionaryId, after.revision, after.revision, after.guid, upTo) as { n: number }
+        .get(dictionaryId, after.revision, after.guid, upTo) as { n: number }
     ).n;
   }
 

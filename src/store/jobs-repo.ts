@@ -100,6 +100,20 @@ export class JobsRepo {
     return this.get(j.id)!;
   }
 
+  /**
+   * Creates a job unless a pending or running job already covers one of its dictionaries; the
+   * check and the insert are one IMMEDIATE transaction, so two processes racing to start a
+   * breakout of the same dictionary cannot both win. Returns the blocking job instead.
+   */
+  createExclusive(j: Parameters<JobsRepo['create']>[0]): { job: JobRow } | { busy: JobRow } {
+    return this.db
+      .transaction(() => {
+        const busy = this.unfinished().find((u) => u.dictionaries.some((d) => j.dictionaries.includes(d)));
+        return busy ? { busy } : { job: this.create(j) };
+      })
+      .immediate();
+  }
+
   get(id: string): JobRow | undefined {
     const r = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as RawJob | undefined;
     return r && toJob(r);

@@ -15,7 +15,20 @@ export interface RowCounter {
   rows: number;
 }
 
-async function* chunks(rows: RowSource, encodeLine: (row: Row) => string, counter: RowCounter): AsyncGenerator<Buffer> {
+function* syncChunks(rows: Iterable<Row>, encodeLine: (row: Row) => string, counter: RowCounter): Generator<Buffer> {
+  let buf = '';
+  for (const row of rows) {
+    buf += encodeLine(row);
+    counter.rows++;
+    if (buf.length >= CHUNK_CHARS) {
+      yield Buffer.from(buf, 'utf8');
+      buf = '';
+    }
+  }
+  if (buf) yield Buffer.from(buf, 'utf8');
+}
+
+async function* asyncChunks(rows: AsyncIterable<Row>, encodeLine: (row: Row) => string, counter: RowCounter): AsyncGenerator<Buffer> {
   let buf = '';
   for await (const row of rows) {
     buf += encodeLine(row);
@@ -28,9 +41,14 @@ async function* chunks(rows: RowSource, encodeLine: (row: Row) => string, counte
   if (buf) yield Buffer.from(buf, 'utf8');
 }
 
-/** A Readable of UTF-8 encoded lines; `counter.rows` says how many rows were read from `rows`. */
+/**
+ * A Readable of UTF-8 encoded lines; `counter.rows` says how many rows were read from `rows`.
+ * A plain iterable (the breakout's arrays) is walked synchronously: `for await` over an array
+ * would cost a promise per row, which showed up as a tenth of a breakout's CPU time.
+ */
 export function encodedStream(rows: RowSource, encodeLine: (row: Row) => string, counter: RowCounter): Readable {
-  return Readable.from(chunks(rows, encodeLine, counter), { objectMode: false });
+  const source = Symbol.iterator in rows ? syncChunks(rows, encodeLine, counter) : asyncChunks(rows, encodeLine, counter);
+  return Readable.from(source, { objectMode: false });
 }
 
 /** Encodes one non-null cell for a text bulk format. */

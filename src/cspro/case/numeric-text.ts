@@ -63,8 +63,20 @@ function isDigit(c: string): boolean {
 export function decodeNumericText(field: string, decimals: number): NumericValue {
   const n = field.length;
   let i = 0;
-  while (i < n && field[i] === ' ') i++;
+  while (i < n && field.charCodeAt(i) === 32) i++;
   if (i === n) return 'NOTAPPL';
+  if (decimals === 0 && n - i <= 15) {
+    // Fast path for the common case, a plain unsigned integer: no string building. Fifteen
+    // digits stay exact in a double; anything else takes the general path below.
+    let value = 0;
+    let j = i;
+    for (; j < n; j++) {
+      const d = field.charCodeAt(j) - 48;
+      if (d < 0 || d > 9) break;
+      value = value * 10 + d;
+    }
+    if (j === n) return value;
+  }
 
   let negative = false;
   const signChar = field[i];
