@@ -80,11 +80,12 @@ test('PostgreSQL: a SIGKILLed job is failed BRK-002 and the incremental rerun is
       const expected = new Map(cases.filter((c) => c.persons.length > 0).map((c) => [c.guid, c.persons.length]));
       assert.equal(perCase.length, expected.size);
       for (const r of perCase) assert.deepEqual([Number(r.n), Number(r.hi)], [expected.get(String(r.case_id)), expected.get(String(r.case_id))]);
-      // The jobs table: the rerun completed; the killed job never did.
+      // The jobs table: the rerun completed; the killed job's row, left `running` by the kill,
+      // was marked failed when the rerun started.
       const jobRows = new Map((await q.all('SELECT job_id, status FROM popstan_cspro_jobs')).map((r) => [r.job_id, r.status]));
       assert.equal(jobRows.size, 2);
       assert.equal(jobRows.get(rerun.job_id), 'completed');
-      assert.notEqual(jobRows.get(start.job_id), 'completed');
+      assert.equal(jobRows.get(start.job_id), 'failed');
     } finally {
       await q.close();
     }

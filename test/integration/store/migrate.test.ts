@@ -64,3 +64,41 @@ test('a failing migration rolls back and leaves the version where it was', () =>
   }
 });
 
+
+test('0005 moves stored cases to the rowid table unchanged, with the revision index carrying guid', () => {
+  const home = tempHome();
+  try {
+    const db = new Database(home.db);
+    const all = loadMigrations();
+    migrate(db, all.filter((m) => m.version < 5));
+    db.prepare(
+      `INSERT INTO dictionaries (id, name, label, version, source, source_format, model, created_at, updated_at)
+       VALUES (1, 'D', 'd', '7.7', x'00', 'text', '{}', 't', 't')`,
+    ).run();
+    const insert = db.prepare(
+      `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at)
+       VALUES (1, ?, ?, '', ?, 0, ?, ?, '[]', NULL, '[]', 'c', 'm')`,
+    );
+    for (let i = 0; i < 50; i++) insert.run(`g${String(i).padStart(3, '0')}`, `k${i}`, `{"n":${i}}`, i % 7 === 0 ? 1 : 0, 1 + (i % 3));
+    const before = db.prepare('SELECT * FROM cases ORDER BY guid').all();
+    db.close();
+
+    const store = openStore(home);
+    assert.deepEqual(store.migration.applied.includes('0005-cases-rowid'), true);
+    assert.deepEqual(store.db.prepare('SELECT * FROM cases ORDER BY guid').all(), before);
+    const ddl = (store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'cases'").get() as { sql: string }).sql;
+    assert.doesNotMatch(ddl, /WITHOUT ROWID/);
+    const columns = (store.db.prepare("SELECT name FROM pragma_index_info('cases_by_revision') ORDER BY seqno").all() as { name: string }[]).map((r) => r.name);
+    assert.deepEqual(columns, ['dictionary_id', 'revision', 'guid']);
+    // The breakout's keyset page reads follow the index, in (revision, guid) order, from a cursor.
+    const page = store.cases.changedPage(1, { revision: 1, guid: 'g030' }, 99, 5, false);
+    assert.deepEqual(
+      page.map((c) => [c.revision, c.guid]),
+      [[1, 'g033'], [1, 'g036'], [1, 'g039'], [1, 'g042'], [1, 'g045']],
+    );
+    assert.equal(store.cases.countChanged(1, { revision: 2, guid: '' }, 99, true), before.filter((r) => (r as { revision: number; deleted: number }).revision >= 2 && (r as { deleted: number }).deleted === 0).length);
+    store.close();
+  } finally {
+    home.cleanup();
+  }
+});
