@@ -94,6 +94,7 @@ export class CasesRepo {
   private readonly countActiveStmt: Statement<[number], { n: number }>;
   private readonly pageStmt: Statement<[number, number, number], RawCase>;
   private readonly maxRevisionStmt: Statement<[number], { r: number | null }>;
+  private readonly getManyStmts = new Map<number, Statement<unknown[], RawCase>>();
   private readonly changedAllStmt: Statement<[number, number, string, number, number], RawChanged>;
   private readonly changedActiveStmt: Statement<[number, number, string, number, number], RawChanged>;
 
@@ -133,11 +134,20 @@ export class CasesRepo {
   getMany(dictionaryId: number, guids: string[]): Map<string, StoredCase> {
     const out = new Map<string, StoredCase>();
     if (guids.length === 0) return out;
-    const rows = this.db
-      .prepare(`SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? AND guid IN (${guids.map(() => '?').join(',')})`)
-      .all(dictionaryId, ...guids) as RawCase[];
+    const rows = this.getManyStatement(guids.length).all(dictionaryId, ...guids);
     for (const r of rows) out.set(r.guid, toStored(r));
     return out;
+  }
+
+  /** Imports ask for the same batch size again and again: keep one statement per size. */
+  private getManyStatement(n: number): Statement<unknown[], RawCase> {
+    let stmt = this.getManyStmts.get(n);
+    if (!stmt) {
+      if (this.getManyStmts.size >= 8) this.getManyStmts.clear();
+      stmt = this.db.prepare<unknown[], RawCase>(`SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? AND guid IN (${Array(n).fill('?').join(',')})`);
+      this.getManyStmts.set(n, stmt);
+    }
+    return stmt;
   }
 
   /** Allocates the next revision number; call inside the write transaction that uses it. */

@@ -162,6 +162,13 @@ export interface InvalidField {
 export function readRecordItems(line: string, items: readonly DictItem[], invalid?: InvalidField[]): RecordObject {
   const out: RecordObject = {};
   for (const slot of itemSlots(items)) {
+    if (slot.occurrences === 1) {
+      // Most items do not repeat: no occurrence array to build and fold.
+      const occ = readOccurrence(line, slot, 0);
+      if (occ.invalidText !== undefined) invalid?.push({ item: slot.item.name, occurrence: 1, text: occ.invalidText });
+      if (occ.value !== undefined) out[slot.item.name] = occ.value;
+      continue;
+    }
     const values: (ScalarValue | undefined)[] = [];
     for (let k = 0; k < slot.occurrences; k++) {
       const occ = readOccurrence(line, slot, k);
