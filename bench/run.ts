@@ -44,3 +44,23 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
+
+// ---- HTTP: `sds serve` under autocannon load (bench/http.ts builds its own home of BENCH_HTTP_CASES cases) ----
+{
+  const { spawnSync } = await import('node:child_process');
+  const { httpLines } = await import('./http-report.js');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', new URL('./http.ts', import.meta.url).pathname], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  let result: import('./http-report.js').HttpBenchResult | undefined;
+  try {
+    result = JSON.parse(r.stdout.trim().split('\n').pop() ?? '');
+  } catch {
+    result = undefined;
+  }
+  if (!result) {
+    console.log(`http    benchmark failed (exit ${r.status ?? r.signal}), no figures`);
+    process.exitCode = 1;
+  } else {
+    for (const line of httpLines(result)) console.log(line);
+    if (!result.ok) process.exitCode = 1;
+  }
+}

@@ -5,14 +5,11 @@ import { compareClocks, mergeClocks, tickClock } from './vector-clock.js';
 export type MergeOutcome = 'inserted' | 'updated' | 'unchanged' | 'older';
 
 /**
- * Decides what an incoming case does to the stored one. Cases with a clock (sync uploads,
- * `.csdb` files) are reconciled as CSWeb does: an older clock is ignored, a newer one replaces,
- * concurrent clocks merge and the incoming case wins. Cases without a clock (`.dat` files) get
- * this store's device entry, ticked on every real change. Content equal to what is stored is
- * "unchanged" either way, so re-importing a file changes nothing and bumps no revision.
+ * An incoming case as it would be written: the `level-1` tree encoded once, here, so a reader
+ * running in a worker thread can do the encoding and hand over plain strings.
  */
-export function mergeIncoming(incoming: SyncCase, existing: StoredCase | undefined, serverDeviceId: string): { outcome: MergeOutcome; write?: CaseWrite } {
-  const write: CaseWrite = {
+export function toCaseWrite(incoming: SyncCase): CaseWrite {
+  return {
     guid: incoming.id,
     caseKey: incoming.caseids,
     label: incoming.label ?? '',
@@ -23,6 +20,22 @@ export function mergeIncoming(incoming: SyncCase, existing: StoredCase | undefin
     partialSave: incoming.partialSave ?? null,
     notes: incoming.notes ?? [],
   };
+}
+
+/**
+ * Decides what an incoming case does to the stored one. Cases with a clock (sync uploads,
+ * `.csdb` files) are reconciled as CSWeb does: an older clock is ignored, a newer one replaces,
+ * concurrent clocks merge and the incoming case wins. Cases without a clock (`.dat` files) get
+ * this store's device entry, ticked on every real change. Content equal to what is stored is
+ * "unchanged" either way, so re-importing a file changes nothing and bumps no revision.
+ */
+export function mergeIncoming(incoming: SyncCase, existing: StoredCase | undefined, serverDeviceId: string): { outcome: MergeOutcome; write?: CaseWrite } {
+  return mergeCaseWrite(toCaseWrite(incoming), existing, serverDeviceId);
+}
+
+/** `mergeIncoming` for a case already encoded by `toCaseWrite`; `incoming` is not modified. */
+export function mergeCaseWrite(incoming: CaseWrite, existing: StoredCase | undefined, serverDeviceId: string): { outcome: MergeOutcome; write?: CaseWrite } {
+  const write: CaseWrite = { ...incoming };
   if (!existing) {
     if (write.clock.length === 0) write.clock = [{ deviceId: serverDeviceId, revision: 1 }];
     return { outcome: 'inserted', write };

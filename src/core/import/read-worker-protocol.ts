@@ -1,0 +1,24 @@
+import type { ErrorDetails } from '../errors.js';
+import type { CaseWrite } from '../../store/cases-repo.js';
+
+/** Cases per message from the reading thread: one store batch. */
+export const READ_BATCH = 500;
+/** Batches the reading thread may have sent ahead of the writer: bounds memory. */
+export const READ_AHEAD = 4;
+
+export interface ReadErrorShape {
+  code: string;
+  message: string;
+  details: ErrorDetails;
+}
+
+/** One case read and encoded, or why it could not be read. */
+export type ReadItem = { ok: true; write: CaseWrite; warnings: number } | { ok: false; error: ReadErrorShape };
+
+export interface ReadWorkerInput {
+  file: string;
+  model: unknown;
+}
+
+/** Reading thread → writer. The writer answers each `batch` with `'more'`. */
+export type ReadWorkerMessage = { type: 'batch'; items: ReadItem[] } | { type: 'end' } | { type: 'fatal'; error: ReadErrorShape };

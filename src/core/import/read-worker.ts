@@ -1,0 +1,49 @@
+/**
+ * Worker-thread entry of an import: reads one case file and encodes each case for the store
+ * (`toCaseWrite`), so parsing runs on one core while the writer commits on another. Sends
+ * batches ahead of the writer only up to READ_AHEAD, so memory stays bounded.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Dictionary } from '../../cspro/dictionary/model.js';
+import { toAppError } from '../errors.js';
+import { toCaseWrite } from '../case-merge.js';
+import { caseFileReader } from './case-file-readers.js';
+import { READ_AHEAD, READ_BATCH, type ReadItem, type ReadWorkerInput, type ReadWorkerMessage } from './read-worker-protocol.js';
+
+const port = parentPort!;
+const { file, model } = workerData as ReadWorkerInput;
+let credits = READ_AHEAD;
+let wake: (() => void) | undefined;
+port.on('message', () => {
+  credits += 1;
+  wake?.();
+});
+
+const send = (m: ReadWorkerMessage) => port.postMessage(m);
+
+async function sendBatch(items: ReadItem[]): Promise<void> {
+  while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
+  credits -= 1;
+  send({ type: 'batch', items });
+}
+
+try {
+  let batch: ReadItem[] = [];
+  for await (const r of caseFileReader(file)(file, model as Dictionary)) {
+    batch.push(
+      r.ok
+        ? { ok: true, write: toCaseWrite(r.case), warnings: r.warnings?.length ?? 0 }
+        : { ok: false, error: { code: r.error.code, message: r.error.message, details: r.error.details } },
+    );
+    if (batch.length >= READ_BATCH) {
+      await sendBatch(batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await sendBatch(batch);
+  send({ type: 'end' });
+} catch (err) {
+  const e = toAppError(err);
+  send({ type: 'fatal', error: { code: e.code, message: e.message, details: e.details } });
+}
+port.unref();
