@@ -3,6 +3,7 @@ import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Store } from '../store/open-store.js';
+import { logJobFailure } from '../core/breakout/log.js';
 
 /** bin/sds of this installation (src/breakout and dist/breakout are both two levels down). */
 const SDS_BIN = fileURLToPath(new URL('../../bin/sds', import.meta.url));
@@ -53,12 +54,11 @@ export function reapDeadJobs(store: Store, now = Date.now()): void {
   for (const job of store.jobs.unfinished()) {
     const dead = job.pid !== null ? !processAlive(job.pid) : now - Date.parse(job.createdAt) > PENDING_GRACE_MS;
     if (!dead) continue;
-    store.jobs.finish(job.id, 'failed', {
-      error: {
-        code: 'BRK-002',
-        message: job.pid !== null ? `the job process (pid ${job.pid}) ended without finishing the job` : 'the job process never started',
-        details: JSON.stringify({ pid: job.pid, last_progress: job.progress }),
-      },
-    });
+    const error = {
+      code: 'BRK-002',
+      message: job.pid !== null ? `the job process (pid ${job.pid}) ended without finishing the job` : 'the job process never started',
+      details: JSON.stringify({ pid: job.pid, last_progress: job.progress }),
+    };
+    if (store.jobs.finish(job.id, 'failed', { error })) logJobFailure(store, job, error);
   }
 }

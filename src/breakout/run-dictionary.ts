@@ -267,6 +267,12 @@ async function loadCases(
   );
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) throw failure.reason;
+  if (activeOnly && !stopped) {
+    // A fresh load reads active cases only, so its cursor stops at the last active case; cases
+    // deleted after it have no rows anywhere, and the next incremental run must not count them.
+    const end = store.cases.lastChanged(dict.id, upTo);
+    if (end) store.breakoutState.advance(dict.id, end, input.jobId);
+  }
   return { processed, warnings, stopped };
 }
 

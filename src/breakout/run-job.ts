@@ -3,6 +3,8 @@ import type { JobRow } from '../store/jobs-repo.js';
 import { toAppError } from '../core/errors.js';
 import { requireDictionary } from '../core/dictionaries.js';
 import { effectiveTarget } from '../core/breakout/targets.js';
+import { JobLogWriter } from '../core/breakout/log.js';
+import { hms } from '../core/breakout/durations.js';
 import { getDialect } from './dialects/index.js';
 import { runDictionary } from './run-dictionary.js';
 import type { FlattenWarning } from './flatten.js';
@@ -13,7 +15,7 @@ export const PAGE_SIZE = 2000;
 export interface RunJobOptions {
   /** Aborted on SIGTERM/SIGINT or `breakout cancel`: the job stops after the current page. */
   signal?: AbortSignal;
-  /** Where warnings and progress lines go (the job's log). */
+  /** Where warnings and progress lines go (the job's log file); the store's breakout log gets an abridged copy. */
   log?: (line: string) => void;
   pageSize?: number;
   now?: () => Date;
@@ -29,6 +31,8 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
   const now = opts.now ?? (() => new Date());
   if (!store.jobs.markRunning(jobId, process.pid)) return store.jobs.get(jobId)!;
   const job = store.jobs.get(jobId)!;
+  const entries = new JobLogWriter(store, jobId, now, log);
+  const started = now();
   const done: string[] = [];
   const created: string[] = [];
   let total = 0;
@@ -39,6 +43,7 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
       const dict = requireDictionary(store, name);
       const target = effectiveTarget(store, dict);
       log(`${name}: ${job.mode} breakout into ${target.identity} with ${job.threads} thread(s)`);
+      entries.started(name, `${name}: ${job.mode} breakout started (job ${jobId}) into ${target.identity} with ${job.threads} thread(s)`);
       const r = await runDictionary({
         store,
         dict,
@@ -50,8 +55,15 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
         threads: job.threads,
         pageSize: opts.pageSize ?? PAGE_SIZE,
         shouldStop: () => opts.signal?.aborted === true || store.jobs.isCancelRequested(jobId),
-        onProgress: (processed, dictTotal, w) => store.jobs.saveProgress(jobId, { dictionary: name, processed, total: dictTotal }, warnings + w),
-        onWarning: (w: FlattenWarning) => log(`warning: case ${w.case}${w.record ? ` record ${w.record}` : ''}${w.occurrence ? `(${w.occurrence})` : ''} item ${w.item}: ${w.reason} (value "${w.value}")`),
+        onProgress: (processed, dictTotal, w) => {
+          store.jobs.saveProgress(jobId, { dictionary: name, processed, total: dictTotal }, warnings + w);
+          entries.progress(name, processed, dictTotal);
+        },
+        onWarning: (w: FlattenWarning) => {
+          const line = `warning: case ${w.case}${w.record ? ` record ${w.record}` : ''}${w.occurrence ? `(${w.occurrence})` : ''} item ${w.item}: ${w.reason} (value "${w.value}")`;
+          log(line);
+          entries.warning(name, `${name}: ${line}`);
+        },
         now,
       });
       total += r.processed;
@@ -63,13 +75,23 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
       }
       done.push(name);
       log(`${name}: ${r.processed} cases, ${r.warnings} warnings`);
+      entries.finished(name, `${name}: finished, ${r.processed} cases, ${r.warnings} warnings, ${r.tablesCreated.length} tables created`);
     }
     const result = { dictionaries_processed: done, total_cases: total, tables_created: created, warnings };
     store.jobs.finish(jobId, stopped ? 'cancelled' : 'completed', { result, warnings });
+    const took = hms((now().getTime() - started.getTime()) / 1000);
+    entries.ended(
+      job.dictionaries,
+      'info',
+      stopped
+        ? `job ${jobId} cancelled after ${total} cases (${took}); the next run continues from there`
+        : `job ${jobId} completed: ${total} cases, ${warnings} warnings in ${took}`,
+    );
   } catch (err) {
     const e = toAppError(err);
     log(`failed: ${e.code}: ${e.message}`);
     store.jobs.finish(jobId, 'failed', { error: { code: e.code, message: e.message, details: JSON.stringify(e.details) }, warnings });
+    entries.ended(job.dictionaries, 'error', `job ${jobId} failed: ${e.code}: ${e.message}`);
   }
   return store.jobs.get(jobId)!;
 }

@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   'WHK-003': { http: 400, exit: EXIT.invalid, title: 'invalid payload, missing required field' },
   // Spec API error strings (7.3)
   DICTIONARY_NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'no dictionary of that name' },
+  BREAKOUT_BUSY: { http: 409, exit: EXIT.conflict, title: 'a breakout job of the same dictionary is already pending or running' },
   TABLES_ALREADY_EXIST: { http: 409, exit: EXIT.conflict, title: 'breakout tables exist and overwrite was not asked' },
   DB_CONNECTION_ERROR: { http: 502, exit: EXIT.external, title: 'the target database could not be reached' },
   INVALID_THREADS: { http: 400, exit: EXIT.invalid, title: 'threads must be a whole number from 1 to 10' },

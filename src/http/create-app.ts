@@ -10,6 +10,7 @@ import type { AppEnv } from './app-env.js';
 import { httpConfig, type HttpConfig } from './config.js';
 import { errorResponse } from './render-error.js';
 import { requestLog } from './request-log.js';
+import { breakoutRoutes } from './routes/breakout.js';
 import { caseRoutes } from './routes/cases.js';
 import { dictionaryRoutes } from './routes/dictionaries.js';
 import { fileRoutes } from './routes/files.js';
@@ -25,7 +26,7 @@ export interface AppDeps {
 }
 
 /** Route groups, each in `routes/<group>.ts`; add a group here to extend the API. */
-const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, openApiRoutes];
+const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, breakoutRoutes, openApiRoutes];
 
 /**
  * Builds the HTTP API over the core: a Hono app usable with `app.request()` (no port) or served by

@@ -12,6 +12,13 @@ function normalise(err: unknown): AppError {
   return toAppError(err);
 }
 
+/**
+ * Details that the spec shows in error bodies (7.1): the tables that block a start
+ * (`existing_tables`, 409) and what to do when a dictionary has no tables (`suggestion`, 404).
+ * Other details stay server-side: they may name paths or internals.
+ */
+const PUBLIC_DETAILS = ['existing_tables', 'suggestion'] as const;
+
 function quoted(s: string): string {
   return `"${s.replace(/["\\]/g, "'")}"`;
 }
@@ -19,8 +26,9 @@ function quoted(s: string): string {
 /**
  * The one place errors become responses. OAuth failures (marked by `details.oauth_error`) use the
  * token error shape `{error, error_description}` with `WWW-Authenticate` on invalid_token; all
- * others use the spec's `{error, message}` with the registry's status. Internal errors never show
- * their message or stack to the client: those go to the server log.
+ * others use the spec's `{error, message}`, plus the PUBLIC_DETAILS the error carries, with the
+ * registry's status. Internal errors never show their message or stack to the client: those go
+ * to the server log.
  */
 export function errorResponse(c: Context, thrown: unknown, log?: (line: string) => void): Response {
   const err = normalise(thrown);
@@ -38,5 +46,7 @@ export function errorResponse(c: Context, thrown: unknown, log?: (line: string) 
     log?.(`sds serve: internal error on ${c.req.method} ${c.req.path}: ${cause.stack ?? cause.message}`);
     return c.json({ error: err.code, message: 'internal error; the server log has the details' }, status);
   }
-  return c.json({ error: err.code, message: err.message }, status);
+  const extra: Record<string, unknown> = {};
+  for (const key of PUBLIC_DETAILS) if (err.details[key] !== undefined) extra[key] = err.details[key];
+  return c.json({ error: err.code, message: err.message, ...extra }, status);
 }

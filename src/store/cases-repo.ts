@@ -201,6 +201,15 @@ export class CasesRepo {
     return stmt.all(dictionaryId, after.revision, after.guid, upTo, limit).map(toChanged);
   }
 
+  /** The last case in (revision, guid) order at or below revision `upTo`: where a complete pass ends. */
+  lastChanged(dictionaryId: number, upTo: number): { revision: number; guid: string } | undefined {
+    return this.db
+      .prepare<[number, number], { revision: number; guid: string }>(
+        'SELECT revision, guid FROM cases WHERE dictionary_id = ? AND revision <= ? ORDER BY revision DESC, guid DESC LIMIT 1',
+      )
+      .get(dictionaryId, upTo);
+  }
+
   /** How many cases `changedPage` would return in all. */
   countChanged(dictionaryId: number, after: { revision: number; guid: string }, upTo: number, activeOnly: boolean): number {
     return (

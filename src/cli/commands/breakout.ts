@@ -41,8 +41,22 @@ export function printJob(ctx: CliContext, s: JobStatusReply): void {
           ['elapsed', s.progress.elapsed_time],
           ['remaining', s.progress.estimated_remaining],
         ]);
-      default:
-        return fields(Object.entries(s));
+      case 'cancelled':
+        return fields([
+          ['job', s.job_id],
+          ['status', 'cancelled'],
+          ['cases', s.result.total_cases],
+          ['dictionaries', s.result.dictionaries_processed.join(', ')],
+          ['cancelled at', s.cancelled_at],
+        ]);
+      case 'pending':
+        return fields([
+          ['job', s.job_id],
+          ['status', 'pending'],
+          ['dictionaries', s.dictionaries.join(', ')],
+          ['threads', s.threads],
+          ['created at', s.created_at],
+        ]);
     }
   });
 }
@@ -136,11 +150,13 @@ export function registerBreakoutCommands(program: Command): void {
 
   breakout
     .command('cancel <job>')
-    .description('stop a job cleanly after the page it is writing')
-    .addHelpText('after', examples('sds breakout cancel 6f1c…'))
+    .description('stop a job cleanly after the page it is writing (a job that has ended: conflict, exit 4)')
+    .addHelpText('after', examples('sds breakout cancel 6f1c…', 'sds breakout cancel 6f1c… && sds breakout status 6f1c… --watch'))
     .action(
       action((ctx, job: string) => {
-        printJob(ctx, cancelJob(ctx.store(), job));
+        const s = cancelJob(ctx.store(), job);
+        if (s.status === 'running') ctx.note(`Cancel requested: job ${s.job_id} stops after the page it is writing. Follow it: sds breakout status ${s.job_id} --watch`);
+        printJob(ctx, s);
       }),
     );
 

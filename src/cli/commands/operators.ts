@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { runBreakoutNow } from '../../core/breakout/jobs.js';
 import { dropBreakoutTables } from '../../core/breakout/tables.js';
 import { checkDatabaseDrivers } from '../../core/breakout/drivers.js';
+import { EXIT } from '../../core/errors.js';
 import { action, examples } from '../action.js';
 import { abortOnSignals } from '../abort-on-signals.js';
 import { table } from '../render.js';
@@ -50,7 +51,7 @@ export function registerOperatorCommands(program: Command): void {
   program
     .command('check-database-drivers')
     .alias('service:check-database-drivers')
-    .description('which database drivers load, their versions, and whether each dictionary target answers')
+    .description('which database drivers load, their versions, and whether each dictionary target answers (exit 5 when one does not)')
     .addHelpText('after', examples('sds check-database-drivers', 'sds check-database-drivers --json'))
     .action(
       action(async (ctx) => {
@@ -63,7 +64,8 @@ export function registerOperatorCommands(program: Command): void {
               : 'no dictionaries, so no targets to check',
           ].join('\n'),
         );
-        if (r.drivers.some((d) => !d.available) || r.targets.some((t) => !t.reachable)) process.exitCode = 5;
+        // Exit 5 when a driver does not load or a configured target does not answer; 0 with no dictionaries.
+        if (r.drivers.some((d) => !d.available) || r.targets.some((t) => !t.reachable)) process.exitCode = EXIT.external;
       }),
     );
 }

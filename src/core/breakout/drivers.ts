@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { Store } from '../../store/open-store.js';
 import { toAppError } from '../errors.js';
 import { getDialect } from '../../breakout/dialects/index.js';
-import { effectiveTarget } from './targets.js';
+import { effectiveTarget, effectiveTargetWithoutSecrets } from './targets.js';
 
 const require = createRequire(import.meta.url);
 
@@ -50,8 +50,15 @@ export async function checkDatabaseDrivers(store: Store): Promise<DriverReport> 
         targets.push({ dictionary: dict.name, target: t.identity, source: t.source, reachable: false, server_version: null, error: { code: e.code, message: e.message } });
       }
     } catch (err) {
+      // The target cannot be used as configured (a password variable not set, ...): still say which one it is.
       const e = toAppError(err);
-      targets.push({ dictionary: dict.name, target: '', source: '', reachable: false, server_version: null, error: { code: e.code, message: e.message } });
+      let shown: { identity: string; source: string } = { identity: '', source: '' };
+      try {
+        shown = effectiveTargetWithoutSecrets(store, dict);
+      } catch {
+        // BREAKOUT_DB_TYPE itself is invalid: nothing to show but the error.
+      }
+      targets.push({ dictionary: dict.name, target: shown.identity, source: shown.source, reachable: false, server_version: null, error: { code: e.code, message: e.message } });
     }
   }
   return { drivers, targets };

@@ -5,10 +5,11 @@ import { AppError, toAppError } from '../errors.js';
 import { requireDictionary } from '../dictionaries.js';
 import { existingPlanTables } from '../../breakout/run-dictionary.js';
 import { runJob } from '../../breakout/run-job.js';
-import { processAlive, reapDeadJobs, spawnJobProcess } from '../../breakout/job-process.js';
+import { reapDeadJobs, spawnJobProcess } from '../../breakout/job-process.js';
 import { withTargetSession } from './targets.js';
 import { humanDuration } from './durations.js';
 import { jobListItem, jobStatusReply, type JobListItem, type JobStatusReply } from './job-replies.js';
+import { logJobFailure } from './log.js';
 
 export const MIN_THREADS = 1;
 export const MAX_THREADS = 10;
@@ -62,8 +63,7 @@ export async function startBreakout(store: Store, input: StartInput, opts: { spa
   const dictionaries = parseDictionaryNames(store, input.dictionaries);
   const threads = input.threads === undefined ? 1 : parseThreads(input.threads);
   const overwrite = input.overwrite === true;
-  reapDeadJobs(store);
-  const job = store.jobs.create({ id: randomUUID(), dictionaries, mode: 'full', threads, overwrite, origin: input.origin ?? 'cli' });
+  const job = createJob(store, { dictionaries, mode: 'full', threads, overwrite, origin: input.origin ?? 'cli' });
   try {
     const existing = overwrite ? [] : await findExistingTables(store, dictionaries);
     if (existing.length > 0) {
@@ -76,7 +76,9 @@ export async function startBreakout(store: Store, input: StartInput, opts: { spa
   } catch (err) {
     const e = toAppError(err);
     if (e.code !== 'TABLES_ALREADY_EXIST') {
-      store.jobs.finish(job.id, 'failed', { error: { code: e.code, message: e.message, details: JSON.stringify(e.details) } });
+      const error = { code: e.code, message: e.message, details: JSON.stringify(e.details) };
+      store.jobs.finish(job.id, 'failed', { error });
+      logJobFailure(store, job, error);
       e.details.job_id = job.id;
     }
     throw e;
@@ -91,6 +93,25 @@ export async function startBreakout(store: Store, input: StartInput, opts: { spa
     estimated_time: humanDuration(cases / casesPerSecond(store)),
     message: `Breakout of ${dictionaries.join(', ')} started in the background (${cases} cases)`,
   };
+}
+
+/**
+ * Creates a pending job, refused with BREAKOUT_BUSY while another job of one of its dictionaries
+ * is pending or running: two jobs writing the same tables would corrupt each other's work (a
+ * rebuild dropping tables under a running load, two cursors racing). Dead jobs are reaped first
+ * so a killed job never blocks the next run.
+ */
+export function createJob(store: Store, spec: Omit<Parameters<Store['jobs']['create']>[0], 'id'>): JobRow {
+  reapDeadJobs(store);
+  const created = store.jobs.createExclusive({ id: randomUUID(), ...spec });
+  if ('job' in created) return created.job;
+  const { busy } = created;
+  const shared = busy.dictionaries.filter((d) => spec.dictionaries.includes(d));
+  throw new AppError('BREAKOUT_BUSY', `breakout job ${busy.id} of ${shared.join(', ')} is still ${busy.status}; wait for it or cancel it`, {
+    job_id: busy.id,
+    status: busy.status,
+    dictionaries: shared,
+  });
 }
 
 async function findExistingTables(store: Store, dictionaries: string[]): Promise<string[]> {
@@ -136,15 +157,27 @@ export function listJobs(store: Store, opts: { status?: unknown; limit?: unknown
 
 /**
  * Asks a job to stop: its process finishes the page it is writing (each page is atomic) and
- * marks the job cancelled. A job not yet started is cancelled at once.
+ * marks the job cancelled. A job not yet started is cancelled at once, and its process (if one
+ * was spawned) then finds it final and does nothing. A job that has already ended cannot be
+ * cancelled: CONFLICT, with its status in the details.
  */
 export function cancelJob(store: Store, jobId: string): JobStatusReply {
+  reapDeadJobs(store);
   const job = store.jobs.get(jobId);
   if (!job) throw new AppError('NOT_FOUND', `breakout job ${jobId} not found`, { job_id: jobId });
-  if (job.status === 'pending' || job.status === 'running') {
-    store.jobs.requestCancel(jobId);
-    if (job.pid !== null && job.pid !== process.pid && processAlive(job.pid)) process.kill(job.pid, 'SIGTERM');
-    if (job.status === 'pending' && job.pid === null) store.jobs.finish(jobId, 'cancelled');
+  if (job.status !== 'pending' && job.status !== 'running') {
+    throw new AppError('CONFLICT', `breakout job ${jobId} has already ended (${job.status}); only a pending or running job can be cancelled`, {
+      job_id: jobId,
+      status: job.status,
+    });
+  }
+  store.jobs.requestCancel(jobId);
+  // A pending job is claimed (pending → running is atomic) and ended here, so its process finds
+  // it final and never starts the work. A running job reads the cancel flag before each page;
+  // it is not signalled: SIGTERM would take effect at the same point, and would kill a process
+  // that runs the job without handling it (quickstart) or one still starting up.
+  if (job.status === 'pending' && store.jobs.markRunning(jobId, process.pid)) {
+    store.jobs.finish(jobId, 'cancelled', { result: { dictionaries_processed: [], total_cases: 0, tables_created: [], warnings: 0 } });
   }
   return jobStatusReply(store.jobs.get(jobId)!);
 }
@@ -175,7 +208,7 @@ export async function runBreakoutNow(
   const [name] = parseDictionaryNames(store, [input.dictionary]);
   const threads = input.threads === undefined ? 1 : parseThreads(input.threads);
   const mode: JobMode = input.overwrite ? 'full' : 'incremental';
-  const job: JobRow = store.jobs.create({ id: randomUUID(), dictionaries: [name!], mode, threads, overwrite: input.overwrite === true, origin: input.origin ?? 'cli' });
+  const job: JobRow = createJob(store, { dictionaries: [name!], mode, threads, overwrite: input.overwrite === true, origin: input.origin ?? 'cli' });
   const final = await runJob(store, job.id, opts);
   return jobStatusReply(final);
 }

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { TargetConfig, TargetSession } from '../../breakout/dialects/dialect.js';
 import { resolveTarget } from '../../breakout/dialects/target-config.js';
 import { planBreakout } from '../../breakout/plan.js';
@@ -152,7 +152,8 @@ export function setTarget(store: Store, dictionaryName: string, input: TargetInp
     database: input.database ?? null,
     username: input.user ?? null,
     passwordEnv: input.passwordEnv ?? null,
-    file: input.file ?? null,
+    // A relative file is taken from the current directory now, not from wherever a job runs later.
+    file: input.file ? resolve(input.file) : null,
     foreignKeys: input.foreignKeys ?? false,
   });
   return showTarget(store, dictionaryName);
@@ -176,7 +177,8 @@ export function showTarget(store: Store, dictionaryName: string): TargetView {
   return { dictionary: dict.name, source: t.source, type: t.config.type, target: t.identity, password_env: own?.passwordEnv ?? null, foreign_keys: t.foreignKeys };
 }
 
-function effectiveTargetWithoutSecrets(store: Store, dict: DictionaryRow): EffectiveTarget {
+/** The effective target without its password, for reports: works when the password variable is not set. */
+export function effectiveTargetWithoutSecrets(store: Store, dict: DictionaryRow): EffectiveTarget {
   // Showing a target must work even when its password variable is not set in this shell.
   const own = store.targets.get(dict.id);
   const env = own?.passwordEnv ? { ...process.env, [own.passwordEnv]: process.env[own.passwordEnv] ?? '' } : process.env;

@@ -100,6 +100,13 @@ test('/api/openapi.json: OpenAPI 3.1 with every route, its security and resolvab
     '/api/dictionaries/{name}/cases': ['get'],
     '/api/files/media/{filename}': ['get'],
     '/api/files/media/{filename}/content': ['get'],
+    '/api/breakout/start': ['post'],
+    '/api/breakout/status/{job_id}': ['get'],
+    '/api/breakout/jobs': ['get'],
+    '/api/breakout/tables/{dictionary}': ['get', 'delete'],
+    '/api/breakout/trigger': ['post'],
+    '/api/logs/breakout': ['get'],
+    '/api/metrics': ['get'],
     '/api/openapi.json': ['get'],
   };
   for (const [path, methods] of Object.entries(expected)) {
@@ -117,7 +124,7 @@ test('/api/openapi.json: OpenAPI 3.1 with every route, its security and resolvab
   }
   assert.deepEqual(doc.paths['/api/dictionaries/{name}/cases']!.get!.parameters!.filter((p) => p.in === 'query').map((p) => p.name).sort(), ['limit', 'offset']);
   assert.deepEqual(doc.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-  for (const id of ['Error', 'OAuthError', 'TokenResponse', 'DictionaryListItem', 'DictionaryDetail', 'CaseList', 'CaseSummary', 'FileInfo']) {
+  for (const id of ['Error', 'OAuthError', 'TokenResponse', 'DictionaryListItem', 'DictionaryDetail', 'CaseList', 'CaseSummary', 'FileInfo', 'JobStatus', 'Metrics']) {
     assert.ok(doc.components.schemas[id], `schema ${id}`);
   }
   const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createPostgresDatabase, type TestDatabase } from '../../helpers/test-databases.js';
 import { datLines, openQuery, popstanStore, POPSTAN, runCli } from '../../helpers/breakout-helpers.js';
 import { fixture } from '../../helpers/temp-home.js';
-import { jobStatus, listJobs } from '../../../src/core/breakout/jobs.js';
+import { cancelJob, jobStatus, listJobs, startBreakout } from '../../../src/core/breakout/jobs.js';
 import { setTarget } from '../../../src/core/breakout/targets.js';
 
 const databases: TestDatabase[] = [];
@@ -196,6 +196,33 @@ test('PostgreSQL via the CLI: completed reply, conflict without overwrite (exit 
     }
     const none = await runCli(t.home.root, ['breakout', 'tables', POPSTAN, '--json']);
     assert.equal(JSON.parse(none.stdout).error, 'NOT_FOUND');
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('one job per dictionary at a time: a second start or incremental run is BREAKOUT_BUSY (exit 4) until the first ends', { timeout: 60_000 }, async () => {
+  const t = await popstanStore([fixture('popstan-census.dat')]);
+  try {
+    // A job handed to no process stays pending: it holds the dictionary like a running one.
+    const first = await startBreakout(t.store, { dictionaries: [POPSTAN] }, { spawn: false });
+    const busy = await runCli(t.home.root, ['process-cases-by-dict', POPSTAN, '--json']);
+    assert.equal(busy.code, 4, busy.stdout + busy.stderr);
+    const err = JSON.parse(busy.stdout);
+    assert.equal(err.error, 'BREAKOUT_BUSY');
+    assert.equal(err.details.job_id, first.job_id);
+    assert.equal(err.details.status, 'pending');
+    assert.deepEqual(err.details.dictionaries, [POPSTAN]);
+    const again = await runCli(t.home.root, ['breakout', 'start', POPSTAN, '--overwrite', '--json']);
+    assert.equal(again.code, 4);
+    assert.equal(JSON.parse(again.stdout).error, 'BREAKOUT_BUSY');
+    // A refused start creates no job: the list still holds only the first.
+    assert.deepEqual(listJobs(t.store).data.map((j) => j.job_id), [first.job_id]);
+
+    cancelJob(t.store, first.job_id);
+    const run = await runCli(t.home.root, ['process-cases-by-dict', POPSTAN, '--json']);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.equal(JSON.parse(run.stdout).status, 'completed');
   } finally {
     t.cleanup();
   }

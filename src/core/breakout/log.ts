@@ -1,0 +1,123 @@
+import type { Store } from '../../store/open-store.js';
+import type { BreakoutLogLevel } from '../../store/breakout-log-repo.js';
+import type { JobError, JobProgress } from '../../store/jobs-repo.js';
+import { AppError } from '../errors.js';
+import { requireDictionary } from '../dictionaries.js';
+
+export const DEFAULT_LOGS_LIMIT = 100;
+export const MAX_LOGS_LIMIT = 1000;
+/** Warnings of one job written to the breakout log; the rest are only in the job's log file. */
+export const MAX_LOGGED_WARNINGS = 100;
+/** Entries kept in the store; older ones are pruned when a job ends. */
+export const LOG_ENTRIES_KEPT = 100_000;
+
+/** Item of the log reply (spec 2.10). */
+export interface BreakoutLogItem {
+  timestamp: string;
+  level: BreakoutLogLevel;
+  dictionary: string;
+  message: string;
+  /** Progress of the dictionary in its job at that moment, e.g. `45%`. */
+  progress: string;
+}
+
+/**
+ * The breakout log (spec 2.10, `GET /api/logs/breakout`), newest first: of one dictionary (which
+ * must exist) or of all. `limit` is 1 to 1000, default 100.
+ */
+export function listBreakoutLogs(store: Store, opts: { dictionary?: string; limit?: unknown } = {}): { logs: BreakoutLogItem[] } {
+  const given = opts.limit;
+  let limit = DEFAULT_LOGS_LIMIT;
+  if (typeof given === 'number') limit = given;
+  else if (given !== undefined) limit = typeof given === 'string' && /^\d+$/.test(given) ? Number(given) : Number.NaN;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LOGS_LIMIT) {
+    throw new AppError('USAGE', `limit must be a whole number from 1 to ${MAX_LOGS_LIMIT}; got "${String(opts.limit)}"`, { field: 'limit' });
+  }
+  if (opts.dictionary !== undefined) requireDictionary(store, opts.dictionary);
+  const entries = store.breakoutLog.newest({ dictionary: opts.dictionary, limit });
+  return {
+    logs: entries.map((e) => ({ timestamp: e.createdAt, level: e.level, dictionary: e.dictionary, message: e.message, progress: `${e.progress}%` })),
+  };
+}
+
+/**
+ * Writes the breakout log entries of one job as it runs (`breakout/run-job.ts`): started and
+ * finished per dictionary, progress when it passes each further 10 %, the first warnings, and
+ * how the job ended (one entry per dictionary of the job, so a dictionary's log always shows it).
+ * A failure to write an entry never fails the job: it is reported to `onWriteError`.
+ */
+export class JobLogWriter {
+  private readonly percent = new Map<string, number>();
+  private readonly tenths = new Map<string, number>();
+  private warnings = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly jobId: string,
+    private readonly now: () => Date = () => new Date(),
+    private readonly onWriteError: (message: string) => void = () => {},
+  ) {}
+
+  private write(dictionary: string, level: BreakoutLogLevel, message: string): void {
+    try {
+      this.store.breakoutLog.add({ jobId: this.jobId, dictionary, level, message, progress: this.percent.get(dictionary) ?? 0, createdAt: this.now().toISOString() });
+    } catch (err) {
+      this.onWriteError(`could not write the breakout log entry "${message}": ${(err as Error).message}`);
+    }
+  }
+
+  /** Sets where a dictionary stands without writing an entry. */
+  at(dictionary: string, percent: number): void {
+    this.percent.set(dictionary, Math.max(0, Math.min(100, Math.floor(percent))));
+  }
+
+  started(dictionary: string, message: string): void {
+    this.percent.set(dictionary, 0);
+    this.tenths.set(dictionary, 0);
+    this.write(dictionary, 'info', message);
+  }
+
+  /** Writes an entry when the dictionary passes a further tenth (not at 0 % or 100 %: started and finished say those). */
+  progress(dictionary: string, processed: number, total: number): void {
+    if (total <= 0) return;
+    const pct = Math.min(100, Math.floor((processed * 100) / total));
+    this.percent.set(dictionary, pct);
+    const tenth = Math.floor(pct / 10);
+    if (pct >= 100 || tenth <= (this.tenths.get(dictionary) ?? 0)) return;
+    this.tenths.set(dictionary, tenth);
+    this.write(dictionary, 'info', `${dictionary}: ${processed} of ${total} cases (${pct}%)`);
+  }
+
+  /** The first MAX_LOGGED_WARNINGS warnings of the job, then one line saying the rest are in the job's log file. */
+  warning(dictionary: string, message: string): void {
+    this.warnings += 1;
+    if (this.warnings <= MAX_LOGGED_WARNINGS) this.write(dictionary, 'warn', message);
+    else if (this.warnings === MAX_LOGGED_WARNINGS + 1) {
+      const file = `logs/breakout/job-${this.jobId}.log`;
+      this.write(dictionary, 'warn', `more than ${MAX_LOGGED_WARNINGS} warnings in job ${this.jobId}: the others are only in its log file ${file}`);
+    }
+  }
+
+  finished(dictionary: string, message: string): void {
+    this.percent.set(dictionary, 100);
+    this.write(dictionary, 'info', message);
+  }
+
+  /** How the job ended, once per dictionary of the job; old entries are pruned afterwards. */
+  ended(dictionaries: string[], level: BreakoutLogLevel, message: string): void {
+    for (const d of dictionaries) this.write(d, level, message);
+    try {
+      this.store.breakoutLog.prune(LOG_ENTRIES_KEPT);
+    } catch (err) {
+      this.onWriteError(`could not prune the breakout log: ${(err as Error).message}`);
+    }
+  }
+}
+
+/** Logs a job that failed without running (its target was down at start, or its process died). */
+export function logJobFailure(store: Store, job: { id: string; dictionaries: string[]; progress?: JobProgress | null }, error: JobError): void {
+  const writer = new JobLogWriter(store, job.id);
+  const p = job.progress;
+  if (p && p.total > 0) writer.at(p.dictionary, (p.processed * 100) / p.total);
+  writer.ended(job.dictionaries, 'error', `job ${job.id} failed: ${error.code}: ${error.message}`);
+}

@@ -1,0 +1,190 @@
+import { jobStatus, listJobs, startBreakout } from '../../core/breakout/jobs.js';
+import { listBreakoutLogs } from '../../core/breakout/log.js';
+import { breakoutTables, dropBreakoutTables } from '../../core/breakout/tables.js';
+import { triggerBreakout } from '../../core/breakout/trigger.js';
+import { metrics } from '../../core/metrics.js';
+import type { ApiBuilder } from '../api-builder.js';
+import { readJson } from '../read-body.js';
+import {
+  BreakoutLogs,
+  BreakoutStartBody,
+  BreakoutStartReply,
+  BreakoutTables,
+  BreakoutTablesDeleted,
+  DictionaryParams,
+  JobIdParams,
+  JobList,
+  JobsQuery,
+  JobStatus,
+  LogsQuery,
+  Metrics,
+  NoTablesError,
+  TablesExistError,
+  TriggerBody,
+  TriggerReply,
+} from '../schemas/breakout.js';
+import { ErrorBody, json } from '../schemas/common.js';
+import { validate } from '../validate.js';
+import type { RouteDeps } from './route-deps.js';
+
+/** Small JSON bodies only: a list of dictionary names and two options. */
+const BODY_LIMIT = 64 * 1024;
+
+const TARGET_ERRORS = {
+  502: json(ErrorBody, 'the target database failed (`DB-001` refused, `DB-002` authentication, `DB-003` no such database)'),
+  500: json(ErrorBody, 'a database driver is missing (`DB-004`) or the target configuration is invalid (`CONFIG_INVALID`)'),
+};
+
+/** Breakout routes (spec 4.4): jobs, tables, trigger, and the integration API's logs and metrics (2.10). */
+export function breakoutRoutes(api: ApiBuilder, { store }: RouteDeps): void {
+  api.route({
+    method: 'post',
+    path: '/api/breakout/start',
+    summary: 'Start a full breakout of dictionaries as a background job',
+    description:
+      'Refused with 409 and the existing tables when any breakout table of a dictionary exists and `overwrite` is not true; ' +
+      '`overwrite` drops and rebuilds them. Refused with 409 `BREAKOUT_BUSY` while a job of one of the dictionaries is pending or running. ' +
+      'The target is checked before the job starts: a target that is down fails at once ' +
+      '(the job stays in the list as failed). Follow the job with `GET /api/breakout/status/{job_id}`.',
+    tags: ['breakout'],
+    permission: 'breakout.run',
+    bodyLimit: BODY_LIMIT,
+    request: { body: { required: true, content: { 'application/json': { schema: BreakoutStartBody } } } },
+    responses: {
+      202: json(BreakoutStartReply, 'job started'),
+      400: json(ErrorBody, 'threads not 1 to 10 (`INVALID_THREADS`), bad body (`USAGE`) or not JSON (`API-003`)'),
+      404: json(ErrorBody, 'a dictionary does not exist (`DICTIONARY_NOT_FOUND`)'),
+      409: json(
+        TablesExistError,
+        'breakout tables exist and overwrite is false (`TABLES_ALREADY_EXIST`, with `existing_tables`), or a job of a dictionary is pending or running (`BREAKOUT_BUSY`)',
+      ),
+      ...TARGET_ERRORS,
+    },
+    handler: async (c) => {
+      const body = await readJson(c, BreakoutStartBody);
+      return c.json(await startBreakout(store, { ...body, origin: 'api' }), 202);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/breakout/status/{job_id}',
+    summary: 'Status of a breakout job',
+    description: 'The fields depend on `status` (spec 2.5); a job whose process died is reported failed with `BRK-002`.',
+    tags: ['breakout'],
+    permission: 'breakout.read',
+    request: { params: JobIdParams },
+    responses: { 200: json(JobStatus, 'the job'), 404: json(ErrorBody, 'no such job (`NOT_FOUND`)') },
+    handler: (c) => {
+      const { job_id } = validate(JobIdParams, c.req.param(), 'path');
+      return c.json(jobStatus(store, job_id));
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/breakout/jobs',
+    summary: 'List breakout jobs, newest first',
+    tags: ['breakout'],
+    permission: 'breakout.read',
+    request: { query: JobsQuery },
+    responses: { 200: json(JobList, 'job list envelope'), 400: json(ErrorBody, 'unknown status or limit not 1 to 1000 (`USAGE`)') },
+    handler: (c) => {
+      const q = validate(JobsQuery, c.req.query(), 'query');
+      return c.json(listJobs(store, { status: q.status, limit: q.limit }));
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/breakout/tables/{dictionary}',
+    summary: 'Breakout tables of a dictionary, with row counts and sizes',
+    description: 'Read from the target database: `main` is the cases table, every other table is `record`.',
+    tags: ['breakout'],
+    permission: 'breakout.read',
+    request: { params: DictionaryParams },
+    responses: {
+      200: json(BreakoutTables, 'the tables'),
+      404: json(NoTablesError, 'no breakout tables (`NOT_FOUND`, with a suggestion), or no such dictionary (`DICTIONARY_NOT_FOUND`, without)'),
+      ...TARGET_ERRORS,
+    },
+    handler: async (c) => {
+      const { dictionary } = validate(DictionaryParams, c.req.param(), 'path');
+      return c.json(await breakoutTables(store, dictionary));
+    },
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/api/breakout/tables/{dictionary}',
+    summary: 'Drop the breakout tables of a dictionary',
+    description: 'The next breakout rebuilds them. A dictionary without tables answers 200 with an empty `deleted_tables`.',
+    tags: ['breakout'],
+    permission: 'breakout.drop',
+    request: { params: DictionaryParams },
+    responses: { 200: json(BreakoutTablesDeleted, 'dropped'), 404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'), ...TARGET_ERRORS },
+    handler: async (c) => {
+      const { dictionary } = validate(DictionaryParams, c.req.param(), 'path');
+      return c.json(await dropBreakoutTables(store, dictionary));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/breakout/trigger',
+    summary: 'Trigger a background breakout of one dictionary (integration API)',
+    description:
+      '`selective` (the default) is the incremental run of `sds process-cases-by-dict`: missing tables are created, then only the ' +
+      'cases changed since the last run are applied. `full` drops and rebuilds the tables and loads every case. ' +
+      'Refused with 409 `BREAKOUT_BUSY` while a job of the dictionary is pending or running.',
+    tags: ['breakout'],
+    permission: 'breakout.run',
+    bodyLimit: BODY_LIMIT,
+    request: { body: { required: true, content: { 'application/json': { schema: TriggerBody } } } },
+    responses: {
+      202: json(TriggerReply, 'job started'),
+      400: json(ErrorBody, 'unknown mode or bad body (`USAGE`), threads not 1 to 10 (`INVALID_THREADS`), not JSON (`API-003`)'),
+      404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
+      409: json(ErrorBody, 'a job of this dictionary is pending or running (`BREAKOUT_BUSY`)'),
+    },
+    handler: async (c) => {
+      const body = await readJson(c, TriggerBody);
+      return c.json(triggerBreakout(store, { ...body, origin: 'api-trigger' }), 202);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/logs/breakout',
+    summary: 'Breakout log entries, newest first (integration API)',
+    description:
+      'Per job and dictionary: started, progress about every 10 %, the first 100 warnings of the job, finished, and how the job ended ' +
+      '(`error` level with its code when it failed). The complete log of a job is its file `logs/breakout/job-<id>.log`.',
+    tags: ['breakout'],
+    permission: 'breakout.read',
+    request: { query: LogsQuery },
+    responses: {
+      200: json(BreakoutLogs, 'log entries'),
+      400: json(ErrorBody, 'limit not 1 to 1000 (`USAGE`)'),
+      404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
+    },
+    handler: (c) => {
+      const q = validate(LogsQuery, c.req.query(), 'query');
+      return c.json(listBreakoutLogs(store, { dictionary: q.dictionary, limit: q.limit }));
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/metrics',
+    summary: 'Case counts, breakout state per dictionary and sync rate (integration API)',
+    description:
+      'From the store only (no target is contacted). `total_cases` counts active (not deleted) cases; `breakout_status` is `in_progress` ' +
+      'while a job of the dictionary is pending or running, else the outcome of its latest completed or failed job, or `not_started`; ' +
+      '`sync_rate` is the share of active cases already broken out (100.0% when there are none).',
+    tags: ['breakout'],
+    permission: 'breakout.read',
+    responses: { 200: json(Metrics, 'metrics') },
+    handler: (c) => c.json(metrics(store)),
+  });
+}

@@ -1,0 +1,58 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+export type BreakoutLogLevel = 'info' | 'warn' | 'error';
+
+export interface BreakoutLogEntry {
+  id: number;
+  jobId: string;
+  dictionary: string;
+  level: BreakoutLogLevel;
+  message: string;
+  /** Progress of the dictionary in its job when the entry was written, 0 to 100. */
+  progress: number;
+  createdAt: string;
+}
+
+export type NewBreakoutLogEntry = Omit<BreakoutLogEntry, 'id'>;
+
+interface RawEntry {
+  id: number;
+  job_id: string;
+  dictionary: string;
+  level: BreakoutLogLevel;
+  message: string;
+  progress: number;
+  created_at: string;
+}
+
+function toEntry(r: RawEntry): BreakoutLogEntry {
+  return { id: r.id, jobId: r.job_id, dictionary: r.dictionary, level: r.level, message: r.message, progress: r.progress, createdAt: r.created_at };
+}
+
+/** Structured breakout log entries, in the order they were written (the id). */
+export class BreakoutLogRepo {
+  private readonly insertStmt: Statement<[string, string, string, string, number, string]>;
+
+  constructor(private readonly db: Database) {
+    this.insertStmt = db.prepare('INSERT INTO breakout_log (job_id, dictionary, level, message, progress, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+  }
+
+  add(e: NewBreakoutLogEntry): void {
+    this.insertStmt.run(e.jobId, e.dictionary, e.level, e.message, e.progress, e.createdAt);
+  }
+
+  /** The newest entries first, of one dictionary or of all. */
+  newest(opts: { dictionary?: string; limit: number }): BreakoutLogEntry[] {
+    const rows = (
+      opts.dictionary === undefined
+        ? this.db.prepare('SELECT * FROM breakout_log ORDER BY id DESC LIMIT ?').all(opts.limit)
+        : this.db.prepare('SELECT * FROM breakout_log WHERE dictionary = ? ORDER BY id DESC LIMIT ?').all(opts.dictionary, opts.limit)
+    ) as RawEntry[];
+    return rows.map(toEntry);
+  }
+
+  /** Deletes all but the newest `keep` entries; returns how many went. */
+  prune(keep: number): number {
+    return this.db.prepare('DELETE FROM breakout_log WHERE id <= (SELECT id FROM breakout_log ORDER BY id DESC LIMIT 1 OFFSET ?)').run(keep).changes;
+  }
+}
