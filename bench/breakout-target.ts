@@ -1,10 +1,12 @@
 // One benchmark run in its own process: full breakout of the cases already in a store into one
 // target, in-process; prints seconds, rows and peak RSS as one JSON line.
-import { openStore } from '../src/store/open-store.js';
-import { resolveHome } from '../src/core/home.js';
-import { setTarget } from '../src/core/breakout/targets.js';
-import { runBreakoutNow } from '../src/core/breakout/jobs.js';
-import { breakoutTables } from '../src/core/breakout/tables.js';
+import { shipped } from './shipped.js';
+
+const { openStore } = await shipped<typeof import('../src/store/open-store.js')>('store/open-store.js');
+const { resolveHome } = await shipped<typeof import('../src/core/home.js')>('core/home.js');
+const { setTarget } = await shipped<typeof import('../src/core/breakout/targets.js')>('core/breakout/targets.js');
+const { runBreakoutNow } = await shipped<typeof import('../src/core/breakout/jobs.js')>('core/breakout/jobs.js');
+const { breakoutTables } = await shipped<typeof import('../src/core/breakout/tables.js')>('core/breakout/tables.js');
 
 const [home, type, url, threads] = process.argv.slice(2) as [string, string, string, string];
 const store = openStore(resolveHome(home));

@@ -1,10 +1,12 @@
 // One benchmark run in its own process: import N Popstan cases from a .dat file into a fresh
 // store and print cases/s and peak RSS as one JSON line.
 import { readFileSync } from 'node:fs';
-import { importCases } from '../src/core/import-cases.js';
-import { uploadDictionary } from '../src/core/dictionaries.js';
-import { openStore } from '../src/store/open-store.js';
-import { resolveHome } from '../src/core/home.js';
+import { shipped } from './shipped.js';
+
+const { importCases } = await shipped<typeof import('../src/core/import-cases.js')>('core/import-cases.js');
+const { uploadDictionary } = await shipped<typeof import('../src/core/dictionaries.js')>('core/dictionaries.js');
+const { openStore } = await shipped<typeof import('../src/store/open-store.js')>('store/open-store.js');
+const { resolveHome } = await shipped<typeof import('../src/core/home.js')>('core/home.js');
 
 const [home, datFile, dcf] = process.argv.slice(2) as [string, string, string];
 const store = openStore(resolveHome(home));

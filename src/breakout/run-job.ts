@@ -9,7 +9,7 @@ import { getDialect } from './dialects/index.js';
 import { runDictionary } from './run-dictionary.js';
 import type { FlattenWarning } from './flatten.js';
 
-/** Cases per target transaction: big enough for the bulk paths, small enough to stream. */
+/** Largest page, in cases, of one target transaction: big enough for the bulk paths. */
 export const PAGE_SIZE = 2000;
 
 export interface RunJobOptions {
