@@ -10,6 +10,7 @@ import { registerServeCommand } from './commands/serve.js';
 import { registerTargetCommands } from './commands/target.js';
 import { registerBreakoutCommands } from './commands/breakout.js';
 import { registerOperatorCommands } from './commands/operators.js';
+import { registerMetricsCommands } from './commands/metrics.js';
 import { VERSION } from '../core/version.js';
 import { examples } from './action.js';
 
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerTargetCommands(program);
   registerBreakoutCommands(program);
   registerOperatorCommands(program);
+  registerMetricsCommands(program);
   return program;
 }
 
