@@ -2,7 +2,8 @@
 -- JSON; keyed by a random guid, every insert landed in a random page of a tree of big rows
 -- (SQLite advises WITHOUT ROWID only for rows well under a twentieth of a page), so imports
 -- slowed as the store grew. Rows now append in rowid order and only the small guid index takes
--- random inserts. The revision index carries guid so breakout pages read in index order.
+-- random inserts. The revision index carries guid so breakout pages read in index order, and
+-- deleted so counting active cases never reads the case rows.
 CREATE TABLE cases_by_rowid (
   dictionary_id INTEGER NOT NULL REFERENCES dictionaries(id),
   guid          TEXT NOT NULL,
@@ -24,5 +25,5 @@ INSERT INTO cases_by_rowid
   FROM cases ORDER BY dictionary_id, revision, guid;
 DROP TABLE cases;
 ALTER TABLE cases_by_rowid RENAME TO cases;
-CREATE INDEX cases_by_revision ON cases (dictionary_id, revision, guid);
+CREATE INDEX cases_by_revision ON cases (dictionary_id, revision, guid, deleted);
 CREATE INDEX cases_by_key ON cases (dictionary_id, case_key, guid);

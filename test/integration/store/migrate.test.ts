@@ -65,7 +65,7 @@ test('a failing migration rolls back and leaves the version where it was', () =>
 });
 
 
-test('0005 moves stored cases to the rowid table unchanged, with the revision index carrying guid', () => {
+test('0005 moves stored cases to the rowid table unchanged, with the revision index carrying guid and deleted', () => {
   const home = tempHome();
   try {
     const db = new Database(home.db);
@@ -89,7 +89,7 @@ test('0005 moves stored cases to the rowid table unchanged, with the revision in
     const ddl = (store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'cases'").get() as { sql: string }).sql;
     assert.doesNotMatch(ddl, /WITHOUT ROWID/);
     const columns = (store.db.prepare("SELECT name FROM pragma_index_info('cases_by_revision') ORDER BY seqno").all() as { name: string }[]).map((r) => r.name);
-    assert.deepEqual(columns, ['dictionary_id', 'revision', 'guid']);
+    assert.deepEqual(columns, ['dictionary_id', 'revision', 'guid', 'deleted']);
     // The breakout's keyset page reads follow the index, in (revision, guid) order, from a cursor.
     const page = store.cases.changedPage(1, { revision: 1, guid: 'g030' }, 99, 5, false);
     assert.deepEqual(
