@@ -44,6 +44,8 @@ interface RawCase {
   modified_at: string;
 }
 
+type RawSummary = Pick<RawCase, 'guid' | 'case_key' | 'label' | 'modified_at' | 'verified' | 'deleted'>;
+
 const CASE_COLUMNS = 'guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at';
 
 function toStored(r: RawCase): StoredCase {
@@ -92,7 +94,7 @@ export class CasesRepo {
   private readonly upsertStmt: Statement<unknown[]>;
   private readonly countStmt: Statement<[number], { n: number }>;
   private readonly countActiveStmt: Statement<[number], { n: number }>;
-  private readonly pageStmt: Statement<[number, number, number], RawCase>;
+  private readonly pageStmt: Statement<[number, number, number], RawSummary>;
   private readonly maxRevisionStmt: Statement<[number], { r: number | null }>;
   private readonly getManyStmts = new Map<number, Statement<unknown[], RawCase>>();
   private readonly changedAllStmt: Statement<[number, number, string, number, number], RawChanged>;
@@ -111,8 +113,10 @@ export class CasesRepo {
     );
     this.countStmt = db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = ?');
     this.countActiveStmt = db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = ? AND deleted = 0');
+    // Summary columns only: the list never shows case data, and skipping the kilobytes of JSON
+    // per row lets OFFSET walk the key index alone.
     this.pageStmt = db.prepare(
-      `SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? ORDER BY case_key, guid LIMIT ? OFFSET ?`,
+      'SELECT guid, case_key, label, modified_at, verified, deleted FROM cases WHERE dictionary_id = ? ORDER BY case_key, guid LIMIT ? OFFSET ?',
     );
     this.maxRevisionStmt = db.prepare('SELECT max(revision) AS r FROM cases WHERE dictionary_id = ?');
     const changed = (filter: string) =>
@@ -182,8 +186,16 @@ export class CasesRepo {
     return this.countActiveStmt.get(dictionaryId)!.n;
   }
 
-  page(dictionaryId: number, limit: number, offset: number): StoredCase[] {
-    return this.pageStmt.all(dictionaryId, limit, offset).map(toStored);
+  /** One page of case summaries ordered by case key. */
+  page(dictionaryId: number, limit: number, offset: number): CaseSummaryRow[] {
+    return this.pageStmt.all(dictionaryId, limit, offset).map((r) => ({
+      guid: r.guid,
+      caseKey: r.case_key,
+      label: r.label,
+      modifiedAt: r.modified_at,
+      verified: r.verified === 1,
+      deleted: r.deleted === 1,
+    }));
   }
 
   maxRevision(dictionaryId: number): number {
