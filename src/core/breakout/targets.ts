@@ -74,7 +74,11 @@ export function effectiveTarget(store: Store, dict: DictionaryRow, env: NodeJS.P
     if (!url && type !== 'sqlite') {
       throw new AppError('CONFIG_INVALID', `BREAKOUT_DB_TYPE is ${type} but BREAKOUT_DB_URL is not set`, { field: 'BREAKOUT_DB_URL' });
     }
-    config = { type, url, file: type === 'sqlite' && !url ? defaultSqliteFile(store) : undefined };
+    // For SQLite a plain path is what people write; only `sqlite://...` is taken as a URL.
+    const sqlitePath = type === 'sqlite' && url !== undefined && !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? resolve(url) : undefined;
+    config = sqlitePath
+      ? { type, file: sqlitePath }
+      : { type, url, file: type === 'sqlite' && !url ? defaultSqliteFile(store) : undefined };
   } else {
     source = 'default';
     config = { type: 'sqlite', file: defaultSqliteFile(store) };

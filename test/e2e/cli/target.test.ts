@@ -133,6 +133,16 @@ test('show and clear: the dictionary target, else BREAKOUT_DB_TYPE/BREAKOUT_DB_U
   assert.deepEqual((await sds(home.root, ['target', 'show', DICT, '--json'], { env: { BREAKOUT_DB_TYPE: '', BREAKOUT_DB_URL: '' } })).json(), embedded);
   // sqlite as the global default without a URL: the embedded file.
   assert.deepEqual((await sds(home.root, ['target', 'show', DICT, '--json'], { env: { BREAKOUT_DB_TYPE: 'sqlite', BREAKOUT_DB_URL: undefined } })).json(), { ...embedded, source: 'environment' });
+  // sqlite with a plain path (absolute, or relative to the current directory) or a sqlite:// URL.
+  const file = join(home.root, 'elsewhere.sqlite');
+  for (const url of [file, `sqlite://${file}`]) {
+    const r = await sds(home.root, ['target', 'show', DICT, '--json'], { env: { BREAKOUT_DB_TYPE: 'sqlite', BREAKOUT_DB_URL: url } });
+    assert.equal(r.code, 0, show(r));
+    assert.deepEqual(r.json(), { ...embedded, source: 'environment', target: `sqlite ${file}` });
+  }
+  const relative = await sds(home.root, ['target', 'show', DICT, '--json'], { env: { BREAKOUT_DB_TYPE: 'sqlite', BREAKOUT_DB_URL: 'elsewhere.sqlite' }, cwd: home.root });
+  assert.equal(relative.code, 0, show(relative));
+  assert.equal(relative.json().target, `sqlite ${file}`);
 });
 
 test('BREAKOUT_DB_TYPE takes only the exact words: anything else is CONFIG_INVALID (exit 2)', async () => {
