@@ -111,7 +111,8 @@ export class CasesRepo {
          deleted = excluded.deleted, revision = excluded.revision, clock = excluded.clock,
          partial_save = excluded.partial_save, notes = excluded.notes, modified_at = excluded.modified_at`,
     );
-    this.countStmt = db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = ?');
+    // Kept by triggers (migration 0006): a count(*) would walk a whole index on every list page.
+    this.countStmt = db.prepare('SELECT coalesce((SELECT total FROM case_counts WHERE dictionary_id = ?), 0) AS n');
     this.countActiveStmt = db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = ? AND deleted = 0');
     // Summary columns only: the list never shows case data, and skipping the kilobytes of JSON
     // per row lets OFFSET walk the key index alone.

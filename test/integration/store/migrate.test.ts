@@ -102,3 +102,53 @@ test('0005 moves stored cases to the rowid table unchanged, with the revision in
     home.cleanup();
   }
 });
+
+test('0006 counts the cases already stored, then triggers keep each dictionary count exact', () => {
+  const home = tempHome();
+  try {
+    const db = new Database(home.db);
+    migrate(db, loadMigrations().filter((m) => m.version < 6));
+    const addDictionary = (id: number) =>
+      db
+        .prepare(
+          `INSERT INTO dictionaries (id, name, label, version, source, source_format, model, created_at, updated_at)
+           VALUES (?, ?, ?, '7.7', x'00', 'text', '{}', 't', 't')`,
+        )
+        .run(id, `D${id}`, `d${id}`);
+    addDictionary(1);
+    addDictionary(2);
+    const raw = db.prepare(
+      `INSERT INTO cases (dictionary_id, guid, case_key, data, revision, created_at, modified_at) VALUES (?, ?, ?, '{}', 1, 'c', 'm')`,
+    );
+    for (let i = 0; i < 7; i++) raw.run(1, `a${i}`, `k${i}`);
+    raw.run(2, 'b0', 'k0');
+    db.close();
+
+    const store = openStore(home);
+    assert.equal(store.cases.count(1), 7);
+    assert.equal(store.cases.count(2), 1);
+    const write = (guid: string, deleted = false) =>
+      store.cases.write(() =>
+        store.cases.upsert(1, { guid, caseKey: guid, label: '', data: '{}', verified: false, deleted, clock: [], partialSave: null, notes: [] }, store.cases.nextRevision(1, 'test')),
+      );
+    write('new-1');
+    write('new-2');
+    assert.equal(store.cases.count(1), 9);
+    // Replacing a case and soft-deleting one are updates: the count stays.
+    write('new-1');
+    write('a0', true);
+    assert.equal(store.cases.count(1), 9);
+    assert.equal(store.cases.countActive(1), 8);
+    store.db.prepare("DELETE FROM cases WHERE dictionary_id = 1 AND guid IN ('a1', 'a2')").run();
+    assert.equal(store.cases.count(1), 7);
+    assert.equal(store.cases.count(1), (store.db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = 1').get() as { n: number }).n);
+    assert.equal(store.cases.count(3), 0, 'a dictionary without cases counts 0');
+    // A dictionary deleted (after its cases) takes its count with it.
+    store.db.prepare('DELETE FROM cases WHERE dictionary_id = 2').run();
+    store.dictionaries.delete(2);
+    assert.equal((store.db.prepare('SELECT count(*) AS n FROM case_counts WHERE dictionary_id = 2').get() as { n: number }).n, 0);
+    store.close();
+  } finally {
+    home.cleanup();
+  }
+});
