@@ -23,17 +23,12 @@ export function toCaseWrite(incoming: SyncCase): CaseWrite {
 }
 
 /**
- * Decides what an incoming case does to the stored one. Cases with a clock (sync uploads,
- * `.csdb` files) are reconciled as CSWeb does: an older clock is ignored, a newer one replaces,
+ * Decides what an incoming case (encoded by `toCaseWrite`, left unmodified) does to the stored
+ * one. Cases with a clock (sync uploads, `.csdb` files) are reconciled as CSWeb does: an older clock is ignored, a newer one replaces,
  * concurrent clocks merge and the incoming case wins. Cases without a clock (`.dat` files) get
  * this store's device entry, ticked on every real change. Content equal to what is stored is
  * "unchanged" either way, so re-importing a file changes nothing and bumps no revision.
  */
-export function mergeIncoming(incoming: SyncCase, existing: StoredCase | undefined, serverDeviceId: string): { outcome: MergeOutcome; write?: CaseWrite } {
-  return mergeCaseWrite(toCaseWrite(incoming), existing, serverDeviceId);
-}
-
-/** `mergeIncoming` for a case already encoded by `toCaseWrite`; `incoming` is not modified. */
 export function mergeCaseWrite(incoming: CaseWrite, existing: StoredCase | undefined, serverDeviceId: string): { outcome: MergeOutcome; write?: CaseWrite } {
   const write: CaseWrite = { ...incoming };
   if (!existing) {

@@ -2,17 +2,14 @@ import { basename } from 'node:path';
 import type { Store } from '../store/open-store.js';
 import type { CaseWrite } from '../store/cases-repo.js';
 import { nowIso } from '../store/clock.js';
-import { type ErrorDetails } from './errors.js';
 import { requireDictionary } from './dictionaries.js';
 import { mergeCaseWrite } from './case-merge.js';
 import { caseFileReader } from './import/case-file-readers.js';
 import { readCaseFileInWorker } from './import/read-in-worker.js';
+import type { ReadErrorShape } from './import/read-worker-protocol.js';
 
-export interface ImportProblem {
-  code: string;
-  message: string;
-  details: ErrorDetails;
-}
+/** A case that could not be read: its error code, message and where (file, line, case). */
+export type ImportProblem = ReadErrorShape;
 
 export interface FileImportReport {
   file: string;

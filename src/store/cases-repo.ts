@@ -48,23 +48,6 @@ type RawSummary = Pick<RawCase, 'guid' | 'case_key' | 'label' | 'modified_at' | 
 
 const CASE_COLUMNS = 'guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at';
 
-function toStored(r: RawCase): StoredCase {
-  return {
-    guid: r.guid,
-    caseKey: r.case_key,
-    label: r.label,
-    data: r.data,
-    verified: r.verified === 1,
-    deleted: r.deleted === 1,
-    revision: r.revision,
-    clock: JSON.parse(r.clock) as ClockEntry[],
-    partialSave: r.partial_save === null ? null : (JSON.parse(r.partial_save) as PartialSave),
-    notes: JSON.parse(r.notes) as CaseNote[],
-    createdAt: r.created_at,
-    modifiedAt: r.modified_at,
-  };
-}
-
 /** A case as the breakout reads it: no clock, partial-save state or creation time. */
 export type ChangedCase = Pick<StoredCase, 'guid' | 'caseKey' | 'label' | 'data' | 'verified' | 'deleted' | 'revision' | 'notes' | 'modifiedAt'>;
 
@@ -72,18 +55,27 @@ type RawChanged = Pick<RawCase, 'guid' | 'case_key' | 'label' | 'data' | 'verifi
 
 const CHANGED_COLUMNS = 'guid, case_key, label, data, verified, deleted, revision, notes, modified_at';
 
+// Each read shape extends the smaller one: summary (case list) < changed (breakout) < stored.
+function toSummary(r: RawSummary): CaseSummaryRow {
+  return { guid: r.guid, caseKey: r.case_key, label: r.label, modifiedAt: r.modified_at, verified: r.verified === 1, deleted: r.deleted === 1 };
+}
+
 function toChanged(r: RawChanged): ChangedCase {
   return {
-    guid: r.guid,
-    caseKey: r.case_key,
-    label: r.label,
+    ...toSummary(r),
     data: r.data,
-    verified: r.verified === 1,
-    deleted: r.deleted === 1,
     revision: r.revision,
     // Most cases have no notes: skip the parse for the stored empty array.
     notes: r.notes === '[]' ? [] : (JSON.parse(r.notes) as CaseNote[]),
-    modifiedAt: r.modified_at,
+  };
+}
+
+function toStored(r: RawCase): StoredCase {
+  return {
+    ...toChanged(r),
+    clock: JSON.parse(r.clock) as ClockEntry[],
+    partialSave: r.partial_save === null ? null : (JSON.parse(r.partial_save) as PartialSave),
+    createdAt: r.created_at,
   };
 }
 
@@ -99,6 +91,9 @@ export class CasesRepo {
   private readonly getManyStmts = new Map<number, Statement<unknown[], RawCase>>();
   private readonly changedAllStmt: Statement<[number, number, string, number, number], RawChanged>;
   private readonly changedActiveStmt: Statement<[number, number, string, number, number], RawChanged>;
+  private readonly countChangedAllStmt: Statement<[number, number, string, number], { n: number }>;
+  private readonly countChangedActiveStmt: Statement<[number, number, string, number], { n: number }>;
+  private readonly lastChangedStmt: Statement<[number, number], { revision: number; guid: string }>;
 
   constructor(private readonly db: Database) {
     this.getOne = db.prepare(`SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? AND guid = ?`);
@@ -128,6 +123,15 @@ export class CasesRepo {
       );
     this.changedAllStmt = changed('');
     this.changedActiveStmt = changed('AND deleted = 0');
+    const countChanged = (filter: string) =>
+      db.prepare<[number, number, string, number], { n: number }>(
+        `SELECT count(*) AS n FROM cases WHERE dictionary_id = ? AND (revision, guid) > (?, ?) AND revision <= ? ${filter}`,
+      );
+    this.countChangedAllStmt = countChanged('');
+    this.countChangedActiveStmt = countChanged('AND deleted = 0');
+    this.lastChangedStmt = db.prepare(
+      'SELECT revision, guid FROM cases WHERE dictionary_id = ? AND revision <= ? ORDER BY revision DESC, guid DESC LIMIT 1',
+    );
   }
 
   get(dictionaryId: number, guid: string): StoredCase | undefined {
@@ -189,14 +193,7 @@ export class CasesRepo {
 
   /** One page of case summaries ordered by case key. */
   page(dictionaryId: number, limit: number, offset: number): CaseSummaryRow[] {
-    return this.pageStmt.all(dictionaryId, limit, offset).map((r) => ({
-      guid: r.guid,
-      caseKey: r.case_key,
-      label: r.label,
-      modifiedAt: r.modified_at,
-      verified: r.verified === 1,
-      deleted: r.deleted === 1,
-    }));
+    return this.pageStmt.all(dictionaryId, limit, offset).map(toSummary);
   }
 
   maxRevision(dictionaryId: number): number {
@@ -216,23 +213,13 @@ export class CasesRepo {
 
   /** The last case in (revision, guid) order at or below revision `upTo`: where a complete pass ends. */
   lastChanged(dictionaryId: number, upTo: number): { revision: number; guid: string } | undefined {
-    return this.db
-      .prepare<[number, number], { revision: number; guid: string }>(
-        'SELECT revision, guid FROM cases WHERE dictionary_id = ? AND revision <= ? ORDER BY revision DESC, guid DESC LIMIT 1',
-      )
-      .get(dictionaryId, upTo);
+    return this.lastChangedStmt.get(dictionaryId, upTo);
   }
 
   /** How many cases `changedPage` would return in all. */
   countChanged(dictionaryId: number, after: { revision: number; guid: string }, upTo: number, activeOnly: boolean): number {
-    return (
-      this.db
-        .prepare(
-          `SELECT count(*) AS n FROM cases
-           WHERE dictionary_id = ? AND (revision, guid) > (?, ?) AND revision <= ? ${activeOnly ? 'AND deleted = 0' : ''}`,
-        )
-        .get(dictionaryId, after.revision, after.guid, upTo) as { n: number }
-    ).n;
+    const stmt = activeOnly ? this.countChangedActiveStmt : this.countChangedAllStmt;
+    return stmt.get(dictionaryId, after.revision, after.guid, upTo)!.n;
   }
 
   /** Runs `fn` in one IMMEDIATE write transaction. */

@@ -178,13 +178,16 @@ export function runCli(home: string, args: string[], timeoutMs = 60_000): Promis
   });
 }
 
-/** Polls `test` every `everyMs` until it returns a value, or fails after `timeoutMs`. */
+/**
+ * Polls `test` every `everyMs` until it returns a value; gives up after about `timeoutMs` worth
+ * of polls. A guard against a hang, not a speed check: it counts polls, not the clock, so a slow
+ * machine only waits longer.
+ */
 export async function until<T>(what: string, test: () => T | undefined | false, timeoutMs = 30_000, everyMs = 20): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
+  for (let polls = Math.ceil(timeoutMs / everyMs); ; polls--) {
     const v = test();
     if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (polls <= 0) throw new Error(`gave up waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

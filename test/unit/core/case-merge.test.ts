@@ -1,8 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergeIncoming } from '../../../src/core/case-merge.js';
+import { mergeCaseWrite, toCaseWrite } from '../../../src/core/case-merge.js';
 import type { SyncCase } from '../../../src/cspro/case/model.js';
 import type { StoredCase } from '../../../src/store/cases-repo.js';
+
+const mergeIncoming = (c: SyncCase, existing: StoredCase | undefined, device: string) => mergeCaseWrite(toCaseWrite(c), existing, device);
 
 const incoming = (over: Partial<SyncCase> = {}): SyncCase => ({
   id: 'g1',
