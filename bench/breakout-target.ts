@@ -3,7 +3,7 @@
 import { shipped } from './shipped.js';
 
 const { openStore } = await shipped<typeof import('../src/store/open-store.js')>('store/open-store.js');
-const { resolveHome } = await shipped<typeof import('../src/core/home.js')>('core/home.js');
+const { resolveHome } = await shipped<typeof import('../src/shared/home.js')>('shared/home.js');
 const { setTarget } = await shipped<typeof import('../src/core/breakout/targets.js')>('core/breakout/targets.js');
 const { runBreakoutNow } = await shipped<typeof import('../src/core/breakout/jobs.js')>('core/breakout/jobs.js');
 const { breakoutTables } = await shipped<typeof import('../src/core/breakout/tables.js')>('core/breakout/tables.js');

@@ -6,7 +6,7 @@ import { shipped } from './shipped.js';
 const { importCases } = await shipped<typeof import('../src/core/import-cases.js')>('core/import-cases.js');
 const { uploadDictionary } = await shipped<typeof import('../src/core/dictionaries.js')>('core/dictionaries.js');
 const { openStore } = await shipped<typeof import('../src/store/open-store.js')>('store/open-store.js');
-const { resolveHome } = await shipped<typeof import('../src/core/home.js')>('core/home.js');
+const { resolveHome } = await shipped<typeof import('../src/shared/home.js')>('shared/home.js');
 
 const [home, datFile, dcf] = process.argv.slice(2) as [string, string, string];
 const store = openStore(resolveHome(home));

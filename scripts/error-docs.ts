@@ -1,6 +1,6 @@
 // Renders docs/errors.md from the error registry: `node --import tsx scripts/error-docs.ts > docs/errors.md`.
 // test/unit/errors-doc.test.ts fails when the page and the registry drift apart.
-import { ERROR_CODES } from '../src/core/errors.js';
+import { ERROR_CODES } from '../src/shared/errors.js';
 
 /** The Markdown page listing every error code with its HTTP status and CLI exit code. */
 export function renderErrorDocs(): string {
@@ -21,7 +21,7 @@ export function renderErrorDocs(): string {
     '|---|---|---|---|',
     ...rows,
     '',
-    'This page is generated from `src/core/errors.ts` by `node --import tsx scripts/error-docs.ts`.',
+    'This page is generated from `src/shared/errors.ts` by `node --import tsx scripts/error-docs.ts`.',
     '',
   ].join('\n');
 }

@@ -7,7 +7,7 @@
 import type { BreakoutPlan, TablePlan } from './plan-model.js';
 import type { DictItem, Dictionary } from '../cspro/dictionary/model.js';
 import { levelKey } from '../cspro/case/model.js';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../shared/errors.js';
 import { itemColumns } from './item-columns.js';
 
 export const KIND_INTEGER = 0;

@@ -15,7 +15,7 @@
 import type { BreakoutPlan, CellValue, Row } from './plan-model.js';
 import type { Dictionary } from '../cspro/dictionary/model.js';
 import type { CaseNote } from '../cspro/case/model.js';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../shared/errors.js';
 import type { FlatCase, Flatten, FlattenInput, FlattenWarning } from './flatten-types.js';
 import {
   buildLayout,

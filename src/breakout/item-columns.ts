@@ -5,7 +5,7 @@
  */
 import type { ColumnType } from './plan-model.js';
 import type { DictItem } from '../cspro/dictionary/model.js';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../shared/errors.js';
 
 /** How a value of the item is converted for its column. */
 export type ItemValueKind = 'integer' | 'decimal' | 'alpha' | 'binary';

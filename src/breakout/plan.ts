@@ -32,7 +32,7 @@
 import { createHash } from 'node:crypto';
 import type { BreakoutPlan, ColumnPlan, ColumnType, TableKind, TablePlan } from './plan-model.js';
 import type { DictItem, Dictionary } from '../cspro/dictionary/model.js';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../shared/errors.js';
 import { itemColumns } from './item-columns.js';
 import { shortenIdentifier } from './shorten-identifier.js';
 

@@ -14,7 +14,7 @@ import type { ChangedCase } from '../store/cases-repo.js';
 import type { BreakoutCursor } from '../store/breakout-state-repo.js';
 import type { JobMode } from '../store/jobs-repo.js';
 import type { LevelObject } from '../cspro/case/model.js';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../shared/errors.js';
 import { planBreakout } from './plan.js';
 import { createFlattener, type FlattenWarning } from './flatten.js';
 import type { BreakoutPlan, Row, TablePlan } from './plan-model.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { resolveHome, type HomePaths } from '../core/home.js';
+import { resolveHome, type HomePaths } from '../shared/home.js';
 import { openStore, type Store } from '../store/open-store.js';
 
 /** What every command handler gets: resolved global options, the home, and a lazily opened store. */

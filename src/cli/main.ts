@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { AppError, EXIT, formatLocation, toAppError } from '../core/errors.js';
+import { AppError, EXIT, formatLocation, toAppError } from '../shared/errors.js';
 import { registerHomeCommands } from './commands/home.js';
 import { registerDictCommands } from './commands/dict.js';
 import { registerCasesCommands } from './commands/cases.js';

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../shared/errors.js';
 
 /**
  * Reads a password: from standard input when it is piped (first line, for scripts), or typed at a

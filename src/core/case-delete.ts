@@ -1,5 +1,5 @@
 import type { Store } from '../store/open-store.js';
-import { AppError } from './errors.js';
+import { AppError } from '../shared/errors.js';
 import { requireDictionary } from './dictionaries.js';
 import { tickClock } from './vector-clock.js';
 

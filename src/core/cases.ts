@@ -1,7 +1,7 @@
 import type { LevelObject, SyncCase } from '../cspro/case/model.js';
 import type { Store } from '../store/open-store.js';
 import type { StoredCase } from '../store/cases-repo.js';
-import { AppError } from './errors.js';
+import { AppError } from '../shared/errors.js';
 import { requireDictionary } from './dictionaries.js';
 
 /** Case summary (spec 2.3). */

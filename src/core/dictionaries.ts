@@ -2,7 +2,7 @@ import { parseDictionary } from '../cspro/dictionary/parse-dictionary.js';
 import { labelOf } from '../cspro/dictionary/model.js';
 import type { Store } from '../store/open-store.js';
 import type { DictionaryRecord } from '../store/dictionaries-repo.js';
-import { AppError } from './errors.js';
+import { AppError } from '../shared/errors.js';
 import { tablePrefix, validateLabel } from './label.js';
 
 /** Item of the dictionary list (spec 2.2, list form). */

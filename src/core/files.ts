@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Store } from '../store/open-store.js';
-import { AppError } from './errors.js';
+import { AppError } from '../shared/errors.js';
 import { contentTypeOf, mediaPath } from './media-path.js';
 
 /** File metadata (spec 2.4: at least name and size). */

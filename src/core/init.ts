@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { HomePaths } from './home.js';
+import type { HomePaths } from '../shared/home.js';
 import { openStore } from '../store/open-store.js';
 
 export interface InitReply {

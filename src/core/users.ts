@@ -1,6 +1,6 @@
 import type { Store } from '../store/open-store.js';
 import type { Role, UserRow } from '../store/users-repo.js';
-import { AppError } from './errors.js';
+import { AppError } from '../shared/errors.js';
 import { hashPassword } from './passwords.js';
 
 export const ROLES: readonly Role[] = ['Administrator', 'API', 'Standard'];

@@ -1,7 +1,7 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../shared/errors.js';
 import { PERMISSIONS, type Permission } from '../core/auth/permissions.js';
 import type { TokenService } from '../core/auth/tokens.js';
 import type { AppEnv } from './app-env.js';

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { secureHeaders } from 'hono/secure-headers';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../shared/errors.js';
 import { accessTokenKey } from '../core/auth/signing-key.js';
 import { createTokenService } from '../core/auth/tokens.js';
 import type { Store } from '../store/open-store.js';

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../shared/errors.js';
 import { oauthError } from '../core/auth/oauth-error.js';
 import { validate } from './validate.js';
 

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import busboy from 'busboy';
 import type { Context } from 'hono';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../shared/errors.js';
 import type { AppEnv } from './app-env.js';
 
 /** One uploaded file, held in memory (the size limit bounds it). */

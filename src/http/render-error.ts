@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { AppError, toAppError } from '../core/errors.js';
+import { AppError, toAppError } from '../shared/errors.js';
 
 /** Turns anything thrown into an AppError; Hono's own exceptions keep their status meaning. */
 function normalise(err: unknown): AppError {

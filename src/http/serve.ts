@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../shared/errors.js';
 import type { Store } from '../store/open-store.js';
 import type { HttpConfig } from './config.js';
 import { createApp } from './create-app.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError } from '../core/errors.js';
+import { AppError } from '../shared/errors.js';
 
 /** Checks input against a zod schema; the first problem becomes a 400 USAGE naming the field. */
 export function validate<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {

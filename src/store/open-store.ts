@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
-import { AppError } from '../core/errors.js';
-import type { HomePaths } from '../core/home.js';
+import { AppError } from '../shared/errors.js';
+import type { HomePaths } from '../shared/home.js';
 import { migrate, type MigrateResult } from './migrate.js';
 import { DictionariesRepo } from './dictionaries-repo.js';
 import { CasesRepo } from './cases-repo.js';

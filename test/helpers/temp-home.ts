@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveHome, type HomePaths } from '../../src/core/home.js';
+import { resolveHome, type HomePaths } from '../../src/shared/home.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
 
 /** A fresh home directory under the system temp dir; `cleanup` removes it. */

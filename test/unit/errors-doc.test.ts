@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { renderErrorDocs } from '../../scripts/error-docs.js';
-import { AppError, ERROR_CODES, EXIT, formatLocation } from '../../src/core/errors.js';
+import { AppError, ERROR_CODES, EXIT, formatLocation } from '../../src/shared/errors.js';
 
 test('docs/errors.md lists exactly the codes of the registry', () => {
   assert.equal(readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8'), renderErrorDocs());

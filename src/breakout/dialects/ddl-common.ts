@@ -3,7 +3,7 @@
  * dialects supply quoting and column types; the shape is decided once, here.
  */
 import { createHash } from 'node:crypto';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { ColumnPlan, TablePlan } from '../plan-model.js';
 import type { CreateTableOptions } from './dialect.js';
 

@@ -2,7 +2,7 @@
  * Lazy driver loading (DESIGN.md §2: `sds --help` must not load pg, mysql2, tedious or
  * better-sqlite3). A module that cannot be loaded becomes DB-004.
  */
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../shared/errors.js';
 
 /**
  * Runs `load` (an `() => import('driver')`) and maps a failure to DB-004 naming the module.

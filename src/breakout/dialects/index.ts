@@ -2,7 +2,7 @@
  * The dialect registry. Importing it loads no database driver: each dialect imports its driver
  * when `connect` is first called.
  */
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { Dialect, DialectName } from './dialect.js';
 import { mysql } from './mysql/index.js';
 import { postgresql } from './postgresql/index.js';

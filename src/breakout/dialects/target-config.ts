@@ -2,7 +2,7 @@
  * Turns a TargetConfig (URL and/or fields) into the connection parameters a driver needs, and
  * describes a target for messages without ever including its password.
  */
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { DialectCapabilities, TargetConfig } from './dialect.js';
 
 export interface ResolvedTarget {

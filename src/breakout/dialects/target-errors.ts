@@ -3,7 +3,7 @@
  * messages of the DB-00x codes. Each dialect's errors.ts decides which driver error is which code.
  * Messages name `host:port/database` and the user, never the password.
  */
-import { AppError, type ErrorCode } from '../../core/errors.js';
+import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { ResolvedTarget } from './target-config.js';
 
 const NETWORK_CODES = new Set([

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { EXIT, formatLocation } from '../../core/errors.js';
+import { EXIT, formatLocation } from '../../shared/errors.js';
 import { importCases } from '../../core/import-cases.js';
 import { DEFAULT_CASES_LIMIT, getCase, listCases, MAX_CASES_LIMIT, parsePaging } from '../../core/cases.js';
 import { deleteCase } from '../../core/case-delete.js';

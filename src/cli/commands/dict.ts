@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { deleteDictionary, getDictionary, listDictionaries, uploadDictionary, type DictionaryDetail } from '../../core/dictionaries.js';
 import { action, examples } from '../action.js';
 import { fields, table } from '../render.js';

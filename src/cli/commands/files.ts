@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { basename } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { fileInfo, listFiles, openFile, putFile, removeFile } from '../../core/files.js';
 import { action, examples } from '../action.js';
 import { fields, table } from '../render.js';

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { runBreakoutNow } from '../../core/breakout/jobs.js';
 import { dropBreakoutTables } from '../../core/breakout/tables.js';
 import { checkDatabaseDrivers } from '../../core/breakout/drivers.js';
-import { EXIT } from '../../core/errors.js';
+import { EXIT } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
 import { abortOnSignals } from '../abort-on-signals.js';
 import { table } from '../render.js';

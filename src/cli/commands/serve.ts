@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { MB } from '../../http/config.js';
 import { action, examples } from '../action.js';
 

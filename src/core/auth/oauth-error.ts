@@ -1,4 +1,4 @@
-import { AppError, type ErrorCode } from '../errors.js';
+import { AppError, type ErrorCode } from '../../shared/errors.js';
 
 /** The OAuth 2.0 error strings the token endpoint and protected routes answer with (spec 7.1). */
 export type OAuthErrorCode =

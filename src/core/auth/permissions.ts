@@ -1,5 +1,5 @@
 import type { Role } from '../../store/users-repo.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../../shared/errors.js';
 
 /**
  * What a caller of the HTTP API may do. The spec leaves "which role may call which operation"

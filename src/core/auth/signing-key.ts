@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../../store/open-store.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../../shared/errors.js';
 
 /** Shortest accepted SDS_JWT_SECRET: HS256 needs a key at least as long as its 256-bit output. */
 export const MIN_SECRET_BYTES = 32;

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Store } from '../../store/open-store.js';
-import { toAppError } from '../errors.js';
+import { toAppError } from '../../shared/errors.js';
 import { getDialect } from '../../breakout/dialects/index.js';
 import { effectiveTarget, effectiveTargetWithoutSecrets } from './targets.js';
 

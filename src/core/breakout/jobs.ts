@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/open-store.js';
 import type { JobMode, JobRow, JobStatus } from '../../store/jobs-repo.js';
-import { AppError, toAppError } from '../errors.js';
+import { AppError, toAppError } from '../../shared/errors.js';
 import { requireDictionary } from '../dictionaries.js';
 import { existingPlanTables } from '../../breakout/run-dictionary.js';
-import { runJob } from '../../breakout/run-job.js';
-import { reapDeadJobs, spawnJobProcess } from '../../breakout/job-process.js';
+import { runJob } from './run-job.js';
+import { reapDeadJobs, spawnJobProcess } from './job-process.js';
 import { withTargetSession } from './targets.js';
 import { humanDuration } from './durations.js';
 import { jobListItem, jobStatusReply, type JobListItem, type JobStatusReply } from './job-replies.js';

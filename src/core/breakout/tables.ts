@@ -1,5 +1,5 @@
 import type { Store } from '../../store/open-store.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../../shared/errors.js';
 import { requireDictionary } from '../dictionaries.js';
 import type { TableInfo, TargetSession } from '../../breakout/dialects/dialect.js';
 import type { BreakoutPlan } from '../../breakout/plan-model.js';

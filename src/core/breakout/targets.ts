@@ -7,7 +7,7 @@ import { getDialect } from '../../breakout/dialects/index.js';
 import type { Store } from '../../store/open-store.js';
 import type { TargetType } from '../../store/targets-repo.js';
 import type { DictionaryRecord, DictionaryRow } from '../../store/dictionaries-repo.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../../shared/errors.js';
 import { requireDictionary } from '../dictionaries.js';
 
 export const TARGET_TYPES: readonly TargetType[] = ['postgresql', 'mysql', 'sqlserver', 'sqlite'];

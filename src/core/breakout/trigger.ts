@@ -1,7 +1,7 @@
 import type { Store } from '../../store/open-store.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../../shared/errors.js';
 import { requireDictionary } from '../dictionaries.js';
-import { spawnJobProcess } from '../../breakout/job-process.js';
+import { spawnJobProcess } from './job-process.js';
 import { createJob, parseThreads } from './jobs.js';
 
 /** Modes of `POST /api/breakout/trigger`: `selective` is the spec's (incremental); `full` rebuilds. */

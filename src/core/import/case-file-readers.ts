@@ -4,7 +4,7 @@ import type { SyncCase } from '../../cspro/case/model.js';
 import { readDatFile } from '../../cspro/case/dat-reader.js';
 import { readJsonCasesFile } from '../../cspro/case/json-cases-reader.js';
 import { readCsdbFile } from '../../cspro/case/csdb-reader.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../../shared/errors.js';
 
 export type ReadResult = { ok: true; case: SyncCase; warnings?: unknown[] } | { ok: false; error: AppError };
 export type CaseFileReader = (path: string, dict: Dictionary) => AsyncIterable<ReadResult>;

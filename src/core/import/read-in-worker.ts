@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Dictionary } from '../../cspro/dictionary/model.js';
-import { AppError, isErrorCode } from '../errors.js';
+import { AppError, isErrorCode } from '../../shared/errors.js';
 import type { ReadErrorShape, ReadItem, ReadWorkerInput, ReadWorkerMessage } from './read-worker-protocol.js';
 
 // The worker is this folder's read-worker, compiled in dist, or as TypeScript source when tests

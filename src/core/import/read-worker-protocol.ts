@@ -1,4 +1,4 @@
-import type { ErrorDetails } from '../errors.js';
+import type { ErrorDetails } from '../../shared/errors.js';
 import type { CaseWrite } from '../../store/cases-repo.js';
 
 /** Cases per message from the reading thread: one store batch. */

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Dictionary } from '../../cspro/dictionary/model.js';
-import { toAppError } from '../errors.js';
+import { toAppError } from '../../shared/errors.js';
 import { toCaseWrite } from '../case-merge.js';
 import { caseFileReader } from './case-file-readers.js';
 import { READ_AHEAD, READ_BATCH, type ReadItem, type ReadWorkerInput, type ReadWorkerMessage } from './read-worker-protocol.js';

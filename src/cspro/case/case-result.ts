@@ -4,7 +4,7 @@
  * never stops the file; the caller stores the good ones and reports the others.
  */
 
-import { AppError, type ErrorDetails } from '../../core/errors.js';
+import { AppError, type ErrorDetails } from '../../shared/errors.js';
 import type { SyncCase } from './model.js';
 
 export type CaseWarningKind =

@@ -17,7 +17,7 @@
  */
 
 import Database from 'better-sqlite3';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { DictItem, DictLevel, DictRecord, Dictionary } from '../dictionary/model.js';
 import { caseError, withCaseDetails, type CaseReadResult, type CaseWarning } from './case-result.js';
 import { caseKeyOf } from './case-key.js';

@@ -29,7 +29,7 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { Dictionary } from '../dictionary/model.js';
 import { lineKeyText } from './case-key.js';
 import { caseGuid } from './case-guid.js';

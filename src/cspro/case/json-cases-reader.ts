@@ -12,7 +12,7 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import streamArray from 'stream-json/streamers/stream-array.js';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { Dictionary } from '../dictionary/model.js';
 import { caseError, type CaseReadResult } from './case-result.js';
 import { normalizeSyncCase } from './sync-json.js';

@@ -13,7 +13,7 @@
  */
 
 import type { DictItem, DictLevel, Dictionary } from '../dictionary/model.js';
-import type { ErrorDetails } from '../../core/errors.js';
+import type { ErrorDetails } from '../../shared/errors.js';
 import { caseError, withCaseDetails, type CaseWarning } from './case-result.js';
 import { caseKeyOf } from './case-key.js';
 import { isUuid } from './case-guid.js';

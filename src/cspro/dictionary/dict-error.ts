@@ -4,7 +4,7 @@
  * it a `Locate` function that maps a model object (and one of its fields) back to its source.
  */
 
-import { AppError, type ErrorDetails } from '../../core/errors.js';
+import { AppError, type ErrorDetails } from '../../shared/errors.js';
 
 /** Where a model object or one of its fields came from: a 1-based line (text) or a JSON path. */
 export interface SourceSpot {

@@ -5,7 +5,7 @@
  * DICT_INVALID and never a partial model.
  */
 
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { dictInvalid, type Locate } from './dict-error.js';
 import { adjustStartPositions, setRecordLengths } from './layout.js';
 import { resolveLinkedValueSets } from './linked-value-sets.js';

@@ -6,7 +6,7 @@
  * relations may have several parts. Unknown commands are refused, as CSPro refuses them.
  */
 
-import type { ErrorDetails } from '../../core/errors.js';
+import type { ErrorDetails } from '../../shared/errors.js';
 import { dictInvalid, type Locate, type SourceSpot } from './dict-error.js';
 import { splitTextLabels } from './labels.js';
 import { itemEnd } from './layout.js';

@@ -4,7 +4,7 @@
  * (after layout), the same for both forms; `locate` points each error back at its source.
  */
 
-import type { ErrorDetails } from '../../core/errors.js';
+import type { ErrorDetails } from '../../shared/errors.js';
 import { dictInvalid, type Locate } from './dict-error.js';
 import { itemEnd, recordTypeEnd } from './layout.js';
 import type { Dictionary, DictItem, DictLevel, DictRecord, ValueSet } from './model.js';

@@ -1,5 +1,5 @@
 import { deleteDictionary, getDictionary, listDictionaries, uploadDictionary } from '../../core/dictionaries.js';
-import { AppError } from '../../core/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { readUpload } from '../read-upload.js';
 import { ErrorBody, json } from '../schemas/common.js';

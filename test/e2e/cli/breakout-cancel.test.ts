@@ -17,8 +17,8 @@ import { fixture, tempHome } from '../../helpers/temp-home.js';
 import { createPostgresDatabase, type TestDatabase } from '../../helpers/test-databases.js';
 import { datLines, groupPopstan, openQuery, POPSTAN, until, withProvince, writeDat } from '../../helpers/breakout-helpers.js';
 import { openStore, type Store } from '../../../src/store/open-store.js';
-import { processAlive } from '../../../src/breakout/job-process.js';
-import { ERROR_CODES } from '../../../src/core/errors.js';
+import { processAlive } from '../../../src/core/breakout/job-process.js';
+import { ERROR_CODES } from '../../../src/shared/errors.js';
 
 const PAGE = 2000;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;

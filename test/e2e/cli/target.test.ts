@@ -15,7 +15,7 @@ import { runCliAsync as sds, show, type CliResult } from '../../helpers/run-cli.
 import { fixture, tempHome } from '../../helpers/temp-home.js';
 import { createMysqlDatabase, createPostgresDatabase, uniqueName, type TestDatabase } from '../../helpers/test-databases.js';
 import { openQuery } from '../../helpers/breakout-helpers.js';
-import { ERROR_CODES } from '../../../src/core/errors.js';
+import { ERROR_CODES } from '../../../src/shared/errors.js';
 
 const DICT = 'CEN2000';
 /** Without the global default, whatever the shell running the tests has. */

@@ -30,7 +30,7 @@ async function fullBreakout(db: TestDatabase): Promise<void> {
     const start = await startBreakout(t.store, { dictionaries: [POPSTAN] }, { spawn: false });
     assert.equal(start.status, 'started');
     assert.equal(start.message, `Breakout of ${POPSTAN} started in the background (4872 cases)`);
-    const { runJob } = await import('../../../src/breakout/run-job.js');
+    const { runJob } = await import('../../../src/core/breakout/run-job.js');
     const job = await runJob(t.store, start.job_id);
     assert.equal(job.status, 'completed', JSON.stringify(job.error));
     assert.equal(job.result?.total_cases, 4872);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { addUser, changePassword, listUsers, removeUser } from '../../../src/core/users.js';
 import { verifyPassword } from '../../../src/core/passwords.js';
 import { fileInfo, listFiles, openFile, putFile, removeFile } from '../../../src/core/files.js';
-import { AppError } from '../../../src/core/errors.js';
+import { AppError } from '../../../src/shared/errors.js';
 import { tempStore } from '../../helpers/temp-home.js';
 
 const code = (c: string) => (e: unknown) => e instanceof AppError && e.code === c;

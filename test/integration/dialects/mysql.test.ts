@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { AppError } from '../../../src/core/errors.js';
+import { AppError } from '../../../src/shared/errors.js';
 import { getDialect } from '../../../src/breakout/dialects/index.js';
 import type { TargetConfig } from '../../../src/breakout/dialects/dialect.js';
 import { createMysqlDatabase, uniqueName, type TestDatabase } from '../../helpers/test-databases.js';

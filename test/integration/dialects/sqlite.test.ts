@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { AppError } from '../../../src/core/errors.js';
+import { AppError } from '../../../src/shared/errors.js';
 import { getDialect } from '../../../src/breakout/dialects/index.js';
 import { createSqliteFile } from '../../helpers/test-databases.js';
 import { describeTargetSuite } from './dialect-suite.js';

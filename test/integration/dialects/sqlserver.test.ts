@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AppError } from '../../../src/core/errors.js';
+import { AppError } from '../../../src/shared/errors.js';
 import { getDialect } from '../../../src/breakout/dialects/index.js';
 import { createSqlServerDatabase, MSSQL_ADMIN_URL } from '../../helpers/test-databases.js';
 import { describeTargetSuite } from './dialect-suite.js';

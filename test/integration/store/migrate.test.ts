@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { loadMigrations, migrate } from '../../../src/store/migrate.js';
 import { openStore } from '../../../src/store/open-store.js';
-import { AppError } from '../../../src/core/errors.js';
+import { AppError } from '../../../src/shared/errors.js';
 import { tempHome } from '../../helpers/temp-home.js';
 
 test('a new store gets the home layout, WAL, foreign keys and every migration', () => {

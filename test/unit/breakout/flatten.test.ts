@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { planBreakout } from '../../../src/breakout/plan.js';
 import { createFlattener, type FlattenInput } from '../../../src/breakout/flatten.js';
 import type { LevelObject } from '../../../src/cspro/case/model.js';
-import { AppError } from '../../../src/core/errors.js';
+import { AppError } from '../../../src/shared/errors.js';
 import { shortenIdentifier } from '../../../src/breakout/shorten-identifier.js';
 import { level, num, record, surveyDict, twoLevelDict } from './plan-helpers.js';
 

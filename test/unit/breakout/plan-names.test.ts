@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { planBreakout } from '../../../src/breakout/plan.js';
 import { shortenIdentifier } from '../../../src/breakout/shorten-identifier.js';
-import { AppError } from '../../../src/core/errors.js';
+import { AppError } from '../../../src/shared/errors.js';
 import { dictionary, level, num, record, surveyDict, twoLevelDict } from './plan-helpers.js';
 
 const sha8 = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 8);

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { planBreakout } from '../../../src/breakout/plan.js';
 import type { BreakoutPlan, ColumnPlan, ColumnType } from '../../../src/breakout/plan-model.js';
-import { AppError } from '../../../src/core/errors.js';
+import { AppError } from '../../../src/shared/errors.js';
 import { alpha, dictionary, item, level, num, record, surveyDict, twoLevelDict } from './plan-helpers.js';
 
 const limits = { maxIdentifierLength: 63 };

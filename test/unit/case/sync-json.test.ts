@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { AppError } from '../../../src/core/errors.js';
+import { AppError } from '../../../src/shared/errors.js';
 import { normalizeSyncCase } from '../../../src/cspro/case/sync-json.js';
 import { miniDict } from './build-dict.js';
 

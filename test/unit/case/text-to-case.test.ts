@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { AppError } from '../../../src/core/errors.js';
+import { AppError } from '../../../src/shared/errors.js';
 import { textToCase } from '../../../src/cspro/case/text-to-case.js';
 import { caseKeyOf, idItemText, levelKeyOf, lineKeyText } from '../../../src/cspro/case/case-key.js';
 import { caseGuid, isUuid, uuidV5 } from '../../../src/cspro/case/case-guid.js';

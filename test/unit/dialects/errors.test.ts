@@ -1,7 +1,7 @@
 /** Driver errors -> DB-00x codes, per driver, from the error shapes each driver produces. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AppError } from '../../../src/core/errors.js';
+import { AppError } from '../../../src/shared/errors.js';
 import { loadDriver } from '../../../src/breakout/dialects/driver-loader.js';
 import * as mysql from '../../../src/breakout/dialects/mysql/errors.js';
 import * as pg from '../../../src/breakout/dialects/postgresql/errors.js';

@@ -1,7 +1,7 @@
 /** The dialect registry, capabilities, target configuration and the shared SQL builders. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AppError } from '../../../src/core/errors.js';
+import { AppError } from '../../../src/shared/errors.js';
 import { caseIdIndexName } from '../../../src/breakout/dialects/ddl-common.js';
 import { DIALECT_NAMES, getDialect } from '../../../src/breakout/dialects/index.js';
 import { deleteCaseRowsSql, insertSql, selectSql } from '../../../src/breakout/dialects/queries-common.js';

@@ -2,7 +2,7 @@
 // with DICT_INVALID, a message saying what is wrong, and the line (text) or path (JSON).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { AppError } from '../../../src/core/errors.js';
+import { AppError } from '../../../src/shared/errors.js';
 import { parseDictionary } from '../../../src/cspro/dictionary/parse-dictionary.js';
 import { MINI_JSON, MINI_TEXT } from './mini-dictionaries.js';
 

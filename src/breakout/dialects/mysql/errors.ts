@@ -3,7 +3,7 @@
  * `err.errno` to its number (https://mariadb.com/kb/en/mariadb-error-codes/), or to Node's socket
  * code for network failures.
  */
-import type { AppError } from '../../../core/errors.js';
+import type { AppError } from '../../../shared/errors.js';
 import type { ResolvedTarget } from '../target-config.js';
 import { networkErrorCode, targetError, type TargetProblem } from '../target-errors.js';
 

@@ -3,7 +3,7 @@
  * (https://www.postgresql.org/docs/current/errcodes-appendix.html) and Node's socket code
  * (ECONNREFUSED, ENOTFOUND, …) there for network failures.
  */
-import type { AppError } from '../../../core/errors.js';
+import type { AppError } from '../../../shared/errors.js';
 import type { ResolvedTarget } from '../target-config.js';
 import { networkErrorCode, targetError, type TargetProblem } from '../target-errors.js';
 

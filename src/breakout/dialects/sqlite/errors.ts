@@ -2,7 +2,7 @@
  * better-sqlite3 errors -> AppError. SqliteError carries the extended result code name in
  * `err.code` (https://www.sqlite.org/rescode.html).
  */
-import type { AppError } from '../../../core/errors.js';
+import type { AppError } from '../../../shared/errors.js';
 import type { ResolvedTarget } from '../target-config.js';
 import { targetError, type TargetProblem } from '../target-errors.js';
 

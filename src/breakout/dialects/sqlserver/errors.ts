@@ -4,7 +4,7 @@
  * server's message; the session records the server's error number from the `errorMessage` event
  * as `err.number` (https://learn.microsoft.com/en-us/sql/relational-databases/errors-events/database-engine-events-and-errors).
  */
-import type { AppError } from '../../../core/errors.js';
+import type { AppError } from '../../../shared/errors.js';
 import type { ResolvedTarget } from '../target-config.js';
 import { networkErrorCode, targetError, type TargetProblem } from '../target-errors.js';
 

@@ -2,11 +2,11 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Store } from '../store/open-store.js';
-import { logJobFailure } from '../core/breakout/log.js';
+import type { Store } from '../../store/open-store.js';
+import { logJobFailure } from './log.js';
 
-/** bin/sds of this installation (src/breakout and dist/breakout are both two levels down). */
-const SDS_BIN = fileURLToPath(new URL('../../bin/sds', import.meta.url));
+/** bin/sds of this installation (src/core/breakout and dist/core/breakout are both three levels down). */
+const SDS_BIN = fileURLToPath(new URL('../../../bin/sds', import.meta.url));
 
 /** Path of a job's own log file. */
 export function jobLogPath(store: Store, jobId: string): string {

@@ -1,13 +1,13 @@
-import type { Store } from '../store/open-store.js';
-import type { JobRow } from '../store/jobs-repo.js';
-import { toAppError } from '../core/errors.js';
-import { requireDictionary } from '../core/dictionaries.js';
-import { effectiveTarget } from '../core/breakout/targets.js';
-import { JobLogWriter } from '../core/breakout/log.js';
-import { hms } from '../core/breakout/durations.js';
-import { getDialect } from './dialects/index.js';
-import { runDictionary } from './run-dictionary.js';
-import type { FlattenWarning } from './flatten.js';
+import type { Store } from '../../store/open-store.js';
+import type { JobRow } from '../../store/jobs-repo.js';
+import { toAppError } from '../../shared/errors.js';
+import { requireDictionary } from '../dictionaries.js';
+import { effectiveTarget } from './targets.js';
+import { JobLogWriter } from './log.js';
+import { hms } from './durations.js';
+import { getDialect } from '../../breakout/dialects/index.js';
+import { runDictionary } from '../../breakout/run-dictionary.js';
+import type { FlattenWarning } from '../../breakout/flatten.js';
 
 /** Largest page, in cases, of one target transaction: big enough for the bulk paths. */
 export const PAGE_SIZE = 2000;
