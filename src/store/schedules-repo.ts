@@ -1,0 +1,190 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+/** A dictionary's schedule (spec 2.9), with the dictionary's name for display. */
+export interface ScheduleRow {
+  id: number;
+  dictionaryId: number;
+  dictionary: string;
+  enabled: boolean;
+  cronExpression: string;
+  lastRun: string | null;
+  nextRun: string | null;
+  lastExitCode: number | null;
+  lastLogFile: string | null;
+  modifiedTime: string;
+  createdTime: string;
+}
+
+export type ScheduleRunTrigger = 'scheduled' | 'run-now';
+export type ScheduleRunOutcome = 'running' | 'succeeded' | 'failed' | 'interrupted' | 'skipped';
+
+/** One run of a schedule, kept as history (`sds schedule runs`). */
+export interface ScheduleRunRow {
+  id: number;
+  scheduleId: number;
+  trigger: ScheduleRunTrigger;
+  startedAt: string;
+  endedAt: string | null;
+  exitCode: number | null;
+  outcome: ScheduleRunOutcome;
+  logFile: string | null;
+  message: string | null;
+}
+
+interface RawSchedule {
+  id: number;
+  dictionary_id: number;
+  dictionary: string;
+  enabled: number;
+  cron_expression: string;
+  last_run: string | null;
+  next_run: string | null;
+  last_exit_code: number | null;
+  last_log_file: string | null;
+  modified_time: string;
+  created_time: string;
+}
+
+interface RawRun {
+  id: number;
+  schedule_id: number;
+  trigger: ScheduleRunTrigger;
+  started_at: string;
+  ended_at: string | null;
+  exit_code: number | null;
+  outcome: ScheduleRunOutcome;
+  log_file: string | null;
+  message: string | null;
+}
+
+const SELECT = `SELECT s.*, d.name AS dictionary FROM schedules s JOIN dictionaries d ON d.id = s.dictionary_id`;
+
+function toRow(r: RawSchedule): ScheduleRow {
+  return {
+    id: r.id,
+    dictionaryId: r.dictionary_id,
+    dictionary: r.dictionary,
+    enabled: r.enabled === 1,
+    cronExpression: r.cron_expression,
+    lastRun: r.last_run,
+    nextRun: r.next_run,
+    lastExitCode: r.last_exit_code,
+    lastLogFile: r.last_log_file,
+    modifiedTime: r.modified_time,
+    createdTime: r.created_time,
+  };
+}
+
+function toRun(r: RawRun): ScheduleRunRow {
+  return {
+    id: r.id,
+    scheduleId: r.schedule_id,
+    trigger: r.trigger,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+    exitCode: r.exit_code,
+    outcome: r.outcome,
+    logFile: r.log_file,
+    message: r.message,
+  };
+}
+
+/** Schedules (one per dictionary) and their run history. Times are passed in, never read here. */
+export class SchedulesRepo {
+  private readonly byDictionaryStmt: Statement;
+
+  constructor(private readonly db: Database) {
+    this.byDictionaryStmt = db.prepare(`${SELECT} WHERE s.dictionary_id = ?`);
+  }
+
+  list(): ScheduleRow[] {
+    return (this.db.prepare(`${SELECT} ORDER BY d.name`).all() as RawSchedule[]).map(toRow);
+  }
+
+  get(id: number): ScheduleRow | undefined {
+    const r = this.db.prepare(`${SELECT} WHERE s.id = ?`).get(id) as RawSchedule | undefined;
+    return r && toRow(r);
+  }
+
+  forDictionary(dictionaryId: number): ScheduleRow | undefined {
+    const r = this.byDictionaryStmt.get(dictionaryId) as RawSchedule | undefined;
+    return r && toRow(r);
+  }
+
+  /** Enabled schedules whose next run is at or before `now`, oldest due first. */
+  due(now: string): ScheduleRow[] {
+    return (this.db.prepare(`${SELECT} WHERE s.enabled = 1 AND s.next_run <= ? ORDER BY s.next_run, d.name`).all(now) as RawSchedule[]).map(toRow);
+  }
+
+  /** Inserts a schedule; the UNIQUE dictionary_id makes a second one for the dictionary fail. */
+  insert(s: { dictionaryId: number; enabled: boolean; cronExpression: string; nextRun: string | null }, now: string): ScheduleRow {
+    const { lastInsertRowid } = this.db
+      .prepare(
+        `INSERT INTO schedules (dictionary_id, enabled, cron_expression, next_run, modified_time, created_time)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(s.dictionaryId, s.enabled ? 1 : 0, s.cronExpression, s.nextRun, now, now);
+    return this.get(Number(lastInsertRowid))!;
+  }
+
+  /** Changes the cron expression and enabled state together with the next run they imply. */
+  update(id: number, s: { enabled: boolean; cronExpression: string; nextRun: string | null }, now: string): ScheduleRow | undefined {
+    this.db
+      .prepare('UPDATE schedules SET enabled = ?, cron_expression = ?, next_run = ?, modified_time = ? WHERE id = ?')
+      .run(s.enabled ? 1 : 0, s.cronExpression, s.nextRun, now, id);
+    return this.get(id);
+  }
+
+  remove(id: number): boolean {
+    return this.db.prepare('DELETE FROM schedules WHERE id = ?').run(id).changes > 0;
+  }
+
+  /** Records that a run started: last_exit_code -1 means running (spec 2.8). */
+  markStarted(id: number, run: { lastRun: string; nextRun: string | null; logFile: string | null }, now: string): void {
+    this.db
+      .prepare('UPDATE schedules SET last_run = ?, next_run = ?, last_exit_code = -1, last_log_file = ?, modified_time = ? WHERE id = ?')
+      .run(run.lastRun, run.nextRun, run.logFile, now, id);
+  }
+
+  /** Records how a run ended. */
+  markEnded(id: number, exitCode: number, now: string): void {
+    this.db.prepare('UPDATE schedules SET last_exit_code = ?, modified_time = ? WHERE id = ?').run(exitCode, now, id);
+  }
+
+  /** Moves next_run on without a run (a skipped run). */
+  setNextRun(id: number, nextRun: string | null, now: string): void {
+    this.db.prepare('UPDATE schedules SET next_run = ?, modified_time = ? WHERE id = ?').run(nextRun, now, id);
+  }
+
+  addRun(r: Omit<ScheduleRunRow, 'id'>): number {
+    const { lastInsertRowid } = this.db
+      .prepare(
+        `INSERT INTO schedule_runs (schedule_id, trigger, started_at, ended_at, exit_code, outcome, log_file, message)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(r.scheduleId, r.trigger, r.startedAt, r.endedAt, r.exitCode, r.outcome, r.logFile, r.message);
+    return Number(lastInsertRowid);
+  }
+
+  endRun(runId: number, r: { endedAt: string; exitCode: number; outcome: ScheduleRunOutcome; message: string | null }): void {
+    this.db
+      .prepare('UPDATE schedule_runs SET ended_at = ?, exit_code = ?, outcome = ?, message = ? WHERE id = ?')
+      .run(r.endedAt, r.exitCode, r.outcome, r.message, runId);
+  }
+
+  /** A schedule's runs, newest first. */
+  runs(scheduleId: number, limit: number): ScheduleRunRow[] {
+    return (this.db.prepare('SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY id DESC LIMIT ?').all(scheduleId, limit) as RawRun[]).map(toRun);
+  }
+
+  /** Keeps the newest `keep` runs of a schedule; returns the log files of the runs removed. */
+  pruneRuns(scheduleId: number, keep: number): string[] {
+    const old = this.db
+      .prepare('SELECT id, log_file FROM schedule_runs WHERE schedule_id = ? ORDER BY id DESC LIMIT -1 OFFSET ?')
+      .all(scheduleId, keep) as { id: number; log_file: string | null }[];
+    if (old.length === 0) return [];
+    const del = this.db.prepare('DELETE FROM schedule_runs WHERE id = ?');
+    this.db.transaction(() => old.forEach((o) => del.run(o.id)))();
+    return old.flatMap((o) => (o.log_file ? [o.log_file] : []));
+  }
+}
