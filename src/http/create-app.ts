@@ -15,6 +15,7 @@ import { caseRoutes } from './routes/cases.js';
 import { dictionaryRoutes } from './routes/dictionaries.js';
 import { fileRoutes } from './routes/files.js';
 import { openApiRoutes } from './routes/openapi.js';
+import { schedulerRoutes } from './routes/scheduler.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { tokenRoutes } from './routes/token.js';
 
@@ -26,7 +27,7 @@ export interface AppDeps {
 }
 
 /** Route groups, each in `routes/<group>.ts`; add a group here to extend the API. */
-const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, breakoutRoutes, openApiRoutes];
+const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, breakoutRoutes, schedulerRoutes, openApiRoutes];
 
 /**
  * Builds the HTTP API over the core: a Hono app usable with `app.request()` (no port) or served by
@@ -45,6 +46,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       referrerPolicy: 'no-referrer',
     }),
   );
+  app.use('/scheduler/*', async (c, next) => {
+    await next();
+    if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
+  });
   app.use('/api/*', async (c, next) => {
     await next();
     // Replies carry survey data and tokens: no shared cache may keep them.

@@ -68,6 +68,11 @@ export const ERROR_CODES = {
   STORE_TOO_NEW: { http: 500, exit: EXIT.failed, title: 'the store was written by a newer sds; upgrade sds' },
   STORE_BUSY: { http: 503, exit: EXIT.failed, title: 'the store is locked by another process' },
   IO_ERROR: { http: 500, exit: EXIT.failed, title: 'a local file could not be read or written' },
+  // Scheduler (spec 2.9, 4.7)
+  CRON_INVALID: { http: 400, exit: EXIT.invalid, title: 'a cron expression is not 5 valid fields (the message names the field)' },
+  SCHEDULE_NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'no schedule of that id or for that dictionary' },
+  SCHEDULE_EXISTS: { http: 409, exit: EXIT.conflict, title: 'the dictionary already has a schedule (one per dictionary)' },
+  TARGET_NOT_CONFIGURED: { http: 409, exit: EXIT.conflict, title: 'the dictionary has no breakout target, so it cannot be scheduled' },
   INTERNAL: { http: 500, exit: EXIT.failed, title: 'an unexpected internal error (a bug: please report it)' },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -29,6 +29,8 @@ export interface ScheduleRunRow {
   outcome: ScheduleRunOutcome;
   logFile: string | null;
   message: string | null;
+  /** The process watching the child while the run is `running`. */
+  runnerPid: number | null;
 }
 
 interface RawSchedule {
@@ -55,6 +57,7 @@ interface RawRun {
   outcome: ScheduleRunOutcome;
   log_file: string | null;
   message: string | null;
+  runner_pid: number | null;
 }
 
 const SELECT = `SELECT s.*, d.name AS dictionary FROM schedules s JOIN dictionaries d ON d.id = s.dictionary_id`;
@@ -86,6 +89,7 @@ function toRun(r: RawRun): ScheduleRunRow {
     outcome: r.outcome,
     logFile: r.log_file,
     message: r.message,
+    runnerPid: r.runner_pid,
   };
 }
 
@@ -146,9 +150,13 @@ export class SchedulesRepo {
       .run(run.lastRun, run.nextRun, run.logFile, now, id);
   }
 
-  /** Records how a run ended. */
-  markEnded(id: number, exitCode: number, now: string): void {
-    this.db.prepare('UPDATE schedules SET last_exit_code = ?, modified_time = ? WHERE id = ?').run(exitCode, now, id);
+  /** Records how a run ended, and the next run when given (undefined leaves next_run as it is). */
+  markEnded(id: number, exitCode: number | null, now: string, nextRun?: string | null): void {
+    if (nextRun === undefined) {
+      this.db.prepare('UPDATE schedules SET last_exit_code = ?, modified_time = ? WHERE id = ?').run(exitCode, now, id);
+    } else {
+      this.db.prepare('UPDATE schedules SET last_exit_code = ?, next_run = ?, modified_time = ? WHERE id = ?').run(exitCode, nextRun, now, id);
+    }
   }
 
   /** Moves next_run on without a run (a skipped run). */
@@ -159,22 +167,41 @@ export class SchedulesRepo {
   addRun(r: Omit<ScheduleRunRow, 'id'>): number {
     const { lastInsertRowid } = this.db
       .prepare(
-        `INSERT INTO schedule_runs (schedule_id, trigger, started_at, ended_at, exit_code, outcome, log_file, message)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO schedule_runs (schedule_id, trigger, started_at, ended_at, exit_code, outcome, log_file, message, runner_pid)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(r.scheduleId, r.trigger, r.startedAt, r.endedAt, r.exitCode, r.outcome, r.logFile, r.message);
+      .run(r.scheduleId, r.trigger, r.startedAt, r.endedAt, r.exitCode, r.outcome, r.logFile, r.message, r.runnerPid);
     return Number(lastInsertRowid);
   }
 
-  endRun(runId: number, r: { endedAt: string; exitCode: number; outcome: ScheduleRunOutcome; message: string | null }): void {
-    this.db
-      .prepare('UPDATE schedule_runs SET ended_at = ?, exit_code = ?, outcome = ?, message = ? WHERE id = ?')
-      .run(r.endedAt, r.exitCode, r.outcome, r.message, runId);
+  /** Ends a run still marked running; false when it had already ended (e.g. reaped). */
+  endRun(runId: number, r: { endedAt: string; exitCode: number | null; outcome: ScheduleRunOutcome; message: string | null }): boolean {
+    return (
+      this.db
+        .prepare("UPDATE schedule_runs SET ended_at = ?, exit_code = ?, outcome = ?, message = ? WHERE id = ? AND outcome = 'running'")
+        .run(r.endedAt, r.exitCode, r.outcome, r.message, runId).changes > 0
+    );
   }
 
   /** A schedule's runs, newest first. */
   runs(scheduleId: number, limit: number): ScheduleRunRow[] {
     return (this.db.prepare('SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY id DESC LIMIT ?').all(scheduleId, limit) as RawRun[]).map(toRun);
+  }
+
+  /** How many runs of a schedule are kept. */
+  countRuns(scheduleId: number): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM schedule_runs WHERE schedule_id = ?').get(scheduleId) as { n: number }).n;
+  }
+
+  /** Every run still marked running, of every schedule. */
+  runningRuns(): ScheduleRunRow[] {
+    return (this.db.prepare("SELECT * FROM schedule_runs WHERE outcome = 'running' ORDER BY id").all() as RawRun[]).map(toRun);
+  }
+
+  /** The newest run of a schedule. */
+  latestRun(scheduleId: number): ScheduleRunRow | undefined {
+    const r = this.db.prepare('SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY id DESC LIMIT 1').get(scheduleId) as RawRun | undefined;
+    return r && toRun(r);
   }
 
   /** Keeps the newest `keep` runs of a schedule; returns the log files of the runs removed. */

@@ -20,6 +20,7 @@ export const PERMISSIONS = {
   'breakout.run': ['API', 'Administrator'],
   'breakout.drop': ['Administrator'],
   'webhooks.manage': ['Administrator'],
+  'scheduler.manage': ['Administrator'],
   'users.manage': ['Administrator'],
 } as const satisfies Record<string, readonly Role[]>;
 

@@ -16,7 +16,9 @@ CREATE TABLE schedules (
 CREATE INDEX schedules_due ON schedules (enabled, next_run);
 
 -- One row per run of a schedule (scheduled or run-now). ended_at and exit_code stay NULL while
--- the child runs; `outcome` says why a run did not start or how it ended.
+-- the child runs; `outcome` says why a run did not start or how it ended. runner_pid is the
+-- process that watches the child (scheduler-run or run-now), so a run whose watcher died is
+-- found and closed as failed instead of showing `running` forever.
 CREATE TABLE schedule_runs (
   id            INTEGER PRIMARY KEY,
   schedule_id   INTEGER NOT NULL REFERENCES schedules(id) ON DELETE CASCADE,
@@ -26,6 +28,8 @@ CREATE TABLE schedule_runs (
   exit_code     INTEGER,
   outcome       TEXT NOT NULL CHECK (outcome IN ('running', 'succeeded', 'failed', 'interrupted', 'skipped')),
   log_file      TEXT,
-  message       TEXT
+  message       TEXT,
+  runner_pid    INTEGER
 );
 CREATE INDEX schedule_runs_by_schedule ON schedule_runs (schedule_id, id);
+CREATE INDEX schedule_runs_running ON schedule_runs (outcome) WHERE outcome = 'running';

@@ -1,0 +1,169 @@
+import type { Command } from 'commander';
+import { addSchedule, listSchedules, removeSchedule, scheduleRuns, toggleSchedule, updateSchedule, type ScheduleItem } from '../../core/scheduler/schedules.js';
+import { schedulerSettings } from '../../core/scheduler/settings.js';
+import { runNow } from '../../core/scheduler/run-now.js';
+import { schedulerRun } from '../../core/scheduler/scheduler-run.js';
+import type { RunOutcome } from '../../core/scheduler/run-schedule.js';
+import { EXIT, AppError } from '../../shared/errors.js';
+import type { CliContext } from '../context.js';
+import { action, examples } from '../action.js';
+import { fields, table } from '../render.js';
+
+function printSchedule(ctx: CliContext, s: ScheduleItem): void {
+  ctx.print(s, () =>
+    fields([
+      ['dictionary', s.dictionary],
+      ['schedule id', s.id],
+      ['enabled', s.enabled ? 'yes' : 'no'],
+      ['cron', s.cron_expression],
+      ['next run', s.next_run ?? '(none: disabled)'],
+      ['last run', s.last_run],
+      ['last exit code', s.last_exit_code],
+      ['last log file', s.last_log_file],
+    ]),
+  );
+}
+
+function outcomeLine(r: RunOutcome): string {
+  return `${r.dictionary}: ${r.outcome}${r.exit_code !== null ? ` (exit code ${r.exit_code})` : ''}${r.message ? `: ${r.message}` : ''}${r.log_file ? `\nlog: ${r.log_file}` : ''}`;
+}
+
+/** Exit code of a run: 0 succeeded or skipped, 1 failed or interrupted. */
+function runExitCode(r: RunOutcome): number {
+  return r.outcome === 'failed' || r.outcome === 'interrupted' ? EXIT.failed : EXIT.ok;
+}
+
+/** `--enable` and `--disable` together make no sense. */
+function enabledFlag(o: { enable?: boolean; disable?: boolean }): boolean | undefined {
+  if (o.enable && o.disable) throw new AppError('USAGE', '--enable and --disable cannot be given together', { field: 'enable' });
+  return o.enable ? true : o.disable ? false : undefined;
+}
+
+/** `sds schedule list|add|update|toggle|remove|run-now|runs` and `sds scheduler-run` (spec 4.9). */
+export function registerScheduleCommands(program: Command): void {
+  const schedule = program
+    .command('schedule')
+    .description('cron schedules of incremental breakouts, one per dictionary (run by sds scheduler-run)')
+    .addHelpText(
+      'after',
+      examples('sds schedule add CEN2000 --cron "30 1 * * *" --enable', 'sds schedule list', 'sds schedule runs CEN2000', '# in the crontab of the service account:', '* * * * * sds --home /srv/sds scheduler-run'),
+    );
+
+  schedule
+    .command('list')
+    .description('the schedules, and the dictionaries with a target that can still be scheduled')
+    .addHelpText('after', examples('sds schedule list', 'sds schedule list --json'))
+    .action(
+      action((ctx) => {
+        const r = listSchedules(ctx.store(), schedulerSettings(ctx.home));
+        ctx.print(r, () =>
+          [
+            r.schedules.length
+              ? table(
+                  ['dictionary', 'enabled', 'cron', 'next run', 'last run', 'last exit'],
+                  r.schedules.map((s) => [s.dictionary, s.enabled ? 'yes' : 'no', s.cron_expression, s.next_run, s.last_run, s.last_exit_code]),
+                )
+              : 'no schedules',
+            `cron expressions are read in ${r.timezone}; times are shown in UTC`,
+            r.unscheduled_dictionaries.length ? `can be scheduled: ${r.unscheduled_dictionaries.map((d) => d.name).join(', ')}` : '',
+          ]
+            .filter(Boolean)
+            .join('\n'),
+        );
+      }),
+    );
+
+  schedule
+    .command('add <dict>')
+    .description('schedule a dictionary that has a breakout target (disabled and "0 2 * * *" unless told otherwise)')
+    .option('--cron <expr>', '5 fields: minute hour day-of-month month day-of-week', '0 2 * * *')
+    .option('--enable', 'enable it at once (next_run is computed)')
+    .addHelpText('after', examples('sds schedule add CEN2000', 'sds schedule add CEN2000 --cron "*/15 6-20 * * mon-fri" --enable', 'SDS_TIMEZONE=Europe/Paris sds schedule add CEN2000 --enable'))
+    .action(
+      action((ctx, dict: string, o: { cron: string; enable?: boolean }) => {
+        printSchedule(ctx, addSchedule(ctx.store(), { dictionary: dict, cron_expression: o.cron, enabled: o.enable === true }, schedulerSettings(ctx.home)));
+      }),
+    );
+
+  schedule
+    .command('update <dict>')
+    .description('change the cron expression and/or enable or disable a schedule')
+    .option('--cron <expr>', 'new cron expression (5 fields)')
+    .option('--enable', 'enable it (next_run is computed)')
+    .option('--disable', 'disable it (next_run is cleared; the schedule is kept)')
+    .addHelpText('after', examples('sds schedule update CEN2000 --cron "0 3 * * *"', 'sds schedule update CEN2000 --disable'))
+    .action(
+      action((ctx, dict: string, o: { cron?: string; enable?: boolean; disable?: boolean }) => {
+        printSchedule(ctx, updateSchedule(ctx.store(), { dictionary: dict }, { cron_expression: o.cron, enabled: enabledFlag(o) }, schedulerSettings(ctx.home)));
+      }),
+    );
+
+  schedule
+    .command('toggle <dict>')
+    .description('switch a schedule on or off')
+    .addHelpText('after', examples('sds schedule toggle CEN2000'))
+    .action(
+      action((ctx, dict: string) => {
+        printSchedule(ctx, toggleSchedule(ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home)));
+      }),
+    );
+
+  schedule
+    .command('remove <dict>')
+    .description('delete the schedule of a dictionary and its run history (log files are kept)')
+    .addHelpText('after', examples('sds schedule remove CEN2000'))
+    .action(
+      action((ctx, dict: string) => {
+        const r = removeSchedule(ctx.store(), { dictionary: dict });
+        ctx.print(r, () => r.message);
+      }),
+    );
+
+  schedule
+    .command('run-now <dict>')
+    .description('run the schedule\'s incremental breakout now, in the foreground, as scheduler-run would (exit 0 succeeded or skipped, 1 failed)')
+    .option('--timeout <seconds>', 'stop the breakout after this long (default $SDS_SCHEDULER_TIMEOUT, config.json, else 3600)')
+    .addHelpText('after', examples('sds schedule run-now CEN2000', 'sds schedule run-now CEN2000 --json'))
+    .action(
+      action(async (ctx, dict: string, o: { timeout?: string }) => {
+        const r = await runNow(ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }));
+        ctx.print(r, () => outcomeLine(r));
+        process.exitCode = runExitCode(r);
+      }),
+    );
+
+  schedule
+    .command('runs <dict>')
+    .description('the run history of a schedule, newest first')
+    .option('--limit <n>', 'at most this many (1-1000)', '20')
+    .addHelpText('after', examples('sds schedule runs CEN2000', 'sds schedule runs CEN2000 --limit 5 --json'))
+    .action(
+      action((ctx, dict: string, o: { limit: string }) => {
+        const r = scheduleRuns(ctx.store(), { dictionary: dict }, { limit: o.limit });
+        ctx.print(r, () =>
+          r.runs.length
+            ? table(['run', 'trigger', 'outcome', 'started', 'ended', 'exit', 'log file', 'message'], r.runs.map((x) => [x.id, x.trigger, x.outcome, x.started_at, x.ended_at, x.exit_code, x.log_file, x.message]))
+            : `no runs of ${r.dictionary} yet`,
+        );
+      }),
+    );
+
+  program
+    .command('scheduler-run')
+    .alias('service:scheduler-run')
+    .description('one scheduler tick, for cron every minute: run the due schedules one after another (exit 0 all ran or nothing due or another tick holds the lock, 1 a run failed)')
+    .option('--env <env>', 'accepted for compatibility with the old service:scheduler-run (--env=prod); ignored')
+    .option('--timeout <seconds>', 'stop a breakout after this long (default $SDS_SCHEDULER_TIMEOUT, config.json, else 3600)')
+    .addHelpText('after', examples('* * * * * sds --home /srv/sds scheduler-run >> /srv/sds/logs/scheduler.log 2>&1   # crontab line', 'sds service:scheduler-run --env=prod', 'sds scheduler-run --json'))
+    .action(
+      action(async (ctx, o: { timeout?: string }) => {
+        const r = await schedulerRun(ctx.store(), schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }), {
+          log: (line) => {
+            if (!ctx.json && !ctx.quiet) process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+          },
+        });
+        if (ctx.json) ctx.print(r, () => '');
+        process.exitCode = r.failed > 0 ? EXIT.failed : EXIT.ok;
+      }),
+    );
+}

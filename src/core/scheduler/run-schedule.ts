@@ -1,0 +1,192 @@
+import { closeSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { constants } from 'node:os';
+import type { Store } from '../../store/open-store.js';
+import type { ScheduleRow, ScheduleRunOutcome, ScheduleRunTrigger } from '../../store/schedules-repo.js';
+import { nextOccurrence } from '../../scheduler/cron.js';
+import { runChild, type ChildResult } from '../../scheduler/run-child.js';
+import { commandLine, formatRunLog, runLogName } from '../../scheduler/run-log.js';
+import { processAlive, reapDeadJobs } from '../breakout/job-process.js';
+import type { SchedulerSettings } from './settings.js';
+
+/** bin/sds of this installation (src/core/scheduler and dist/core/scheduler are three levels down). */
+export const SDS_BIN = fileURLToPath(new URL('../../../bin/sds', import.meta.url));
+
+/** Exit code recorded for a run stopped by the time limit (as GNU timeout(1) reports it). */
+export const TIMEOUT_EXIT_CODE = 124;
+/** Exit code recorded when the breakout child could not be started (as a shell reports it). */
+export const SPAWN_FAILED_EXIT_CODE = 127;
+/** Exit code recorded when the process watching a run died before the run ended. */
+export const RUNNER_DIED_EXIT_CODE = 1;
+
+/** What one run of a schedule did. */
+export interface RunOutcome {
+  schedule_id: number;
+  dictionary: string;
+  trigger: ScheduleRunTrigger;
+  run_id: number;
+  outcome: ScheduleRunOutcome;
+  exit_code: number | null;
+  log_file: string | null;
+  message: string | null;
+}
+
+/**
+ * Closes the runs whose watching process is gone (scheduler-run or run-now killed, machine
+ * restarted): recorded as failed, so no run shows `running` and no schedule keeps
+ * last_exit_code -1 forever.
+ */
+export function reapDeadRuns(store: Store, now: Date): void {
+  for (const run of store.schedules.runningRuns()) {
+    if (run.runnerPid !== null && processAlive(run.runnerPid)) continue;
+    const message = `the scheduler process (pid ${run.runnerPid ?? '?'}) ended before the run finished; the breakout may not have completed`;
+    if (!store.schedules.endRun(run.id, { endedAt: now.toISOString(), exitCode: null, outcome: 'failed', message })) continue;
+    const s = store.schedules.get(run.scheduleId);
+    if (s && s.lastExitCode === -1 && store.schedules.latestRun(s.id)?.id === run.id) {
+      store.schedules.markEnded(s.id, RUNNER_DIED_EXIT_CODE, now.toISOString());
+    }
+  }
+}
+
+/** Why a dictionary cannot run now, or undefined when it can. */
+function busyReason(store: Store, s: ScheduleRow): string | undefined {
+  reapDeadJobs(store);
+  const job = store.jobs.unfinished().find((j) => j.dictionaries.includes(s.dictionary));
+  if (job) return `breakout job ${job.id} of ${s.dictionary} (${job.origin}) is still ${job.status}`;
+  const run = store.schedules.runningRuns().find((r) => r.scheduleId === s.id);
+  if (run) return `a ${run.trigger} run of ${s.dictionary} started at ${run.startedAt} is still running`;
+  return undefined;
+}
+
+/** Reserves a log file name not yet used (two runs in the same second get `-1`, `-2`, ...). */
+function reserveLogFile(dir: string, dictionary: string, at: Date): string {
+  for (let attempt = 0; ; attempt++) {
+    const name = runLogName(dictionary, at, attempt);
+    try {
+      closeSync(openSync(join(dir, name), 'wx'));
+      return name;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 1000) throw err;
+    }
+  }
+}
+
+/** The last JSON object a `sds --json` child printed: its job status or its error. */
+function childReply(stdout: string): { status?: string; error?: unknown; message?: unknown } | undefined {
+  try {
+    const v = JSON.parse(stdout) as unknown;
+    return typeof v === 'object' && v !== null ? (v as { status?: string; error?: unknown; message?: unknown }) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Verdict {
+  outcome: Exclude<ScheduleRunOutcome, 'running'>;
+  exitCode: number;
+  message: string | null;
+  note?: string;
+}
+
+function judge(r: ChildResult, settings: SchedulerSettings): Verdict {
+  if (r.spawnError) return { outcome: 'failed', exitCode: SPAWN_FAILED_EXIT_CODE, message: `the breakout could not be started: ${r.spawnError}`, note: r.spawnError };
+  if (r.timedOut) {
+    const how = r.killed ? `SIGTERM, then SIGKILL after ${settings.killGraceSeconds} s` : 'SIGTERM';
+    const note = `the breakout ran longer than the limit of ${settings.timeoutSeconds} s and was stopped (${how})`;
+    return { outcome: 'interrupted', exitCode: TIMEOUT_EXIT_CODE, message: note, note };
+  }
+  if (r.exitCode === null) {
+    const signo = r.signal ? (constants.signals[r.signal] ?? 0) : 0;
+    const note = `the breakout was ended by ${r.signal ?? 'a signal'}`;
+    return { outcome: 'interrupted', exitCode: 128 + signo, message: note, note };
+  }
+  const reply = childReply(r.stdout);
+  if (r.exitCode === 0) return { outcome: 'succeeded', exitCode: 0, message: null };
+  if (reply?.error === 'BREAKOUT_BUSY') {
+    // Another breakout of the dictionary started between our check and the child's: not a failure.
+    return { outcome: 'skipped', exitCode: r.exitCode, message: `skipped: ${String(reply.message)}` };
+  }
+  const job = reply as { error?: { code?: string; message?: string } | string; message?: string } | undefined;
+  let message = `the breakout ended with exit code ${r.exitCode}`;
+  if (typeof job?.error === 'string') message = `${job.error}: ${String(job.message)}`;
+  else if (job?.error && typeof job.error === 'object') message = `${job.error.code}: ${job.error.message}`;
+  return { outcome: 'failed', exitCode: r.exitCode, message };
+}
+
+/** Deletes the runs beyond the kept number, with their log files (only inside logs/breakout/). */
+function prune(store: Store, scheduleId: number, keep: number): void {
+  for (const file of store.schedules.pruneRuns(scheduleId, keep)) {
+    rmSync(join(store.home.breakoutLogs, basename(file)), { force: true });
+  }
+}
+
+/**
+ * Runs one schedule's incremental breakout as a child process (`sds process-cases-by-dict`):
+ * the one code path of scheduled runs and Run Now. While the child runs, last_exit_code is -1;
+ * its output goes to the run log file of spec 2.9; past the time limit it is stopped and the
+ * run recorded as interrupted. A dictionary whose breakout is already running is skipped with
+ * the reason in the history. A scheduled run moves next_run to the first occurrence after the
+ * run ended (missed occurrences are not replayed); Run Now leaves next_run alone.
+ */
+export async function runSchedule(
+  store: Store,
+  schedule: ScheduleRow,
+  trigger: ScheduleRunTrigger,
+  settings: SchedulerSettings,
+  opts: { env?: NodeJS.ProcessEnv } = {},
+): Promise<RunOutcome> {
+  const startedAt = settings.now();
+  const scheduledNext = () => {
+    const s = store.schedules.get(schedule.id);
+    return s?.enabled ? nextOccurrence(s.cronExpression, settings.now(), settings.zone).toISOString() : null;
+  };
+  const base = { schedule_id: schedule.id, dictionary: schedule.dictionary, trigger };
+
+  const busy = busyReason(store, schedule);
+  if (busy) {
+    const message = `skipped: ${busy}`;
+    const runId = store.schedules.addRun({ scheduleId: schedule.id, trigger, startedAt: startedAt.toISOString(), endedAt: startedAt.toISOString(), exitCode: null, outcome: 'skipped', logFile: null, message, runnerPid: null });
+    if (trigger === 'scheduled') store.schedules.setNextRun(schedule.id, scheduledNext(), startedAt.toISOString());
+    prune(store, schedule.id, settings.keepRuns);
+    return { ...base, run_id: runId, outcome: 'skipped', exit_code: null, log_file: null, message };
+  }
+
+  const logFile = reserveLogFile(store.home.breakoutLogs, schedule.dictionary, startedAt);
+  const previousExitCode = schedule.lastExitCode;
+  store.schedules.markStarted(
+    schedule.id,
+    { lastRun: startedAt.toISOString(), nextRun: trigger === 'scheduled' ? scheduledNext() : schedule.nextRun, logFile },
+    startedAt.toISOString(),
+  );
+  const runId = store.schedules.addRun({ scheduleId: schedule.id, trigger, startedAt: startedAt.toISOString(), endedAt: null, exitCode: null, outcome: 'running', logFile, message: null, runnerPid: process.pid });
+
+  const args = [SDS_BIN, '--home', store.home.root, '--json', 'process-cases-by-dict', schedule.dictionary];
+  const result = await runChild({
+    command: process.execPath,
+    args,
+    env: opts.env ?? process.env,
+    timeoutMs: settings.timeoutSeconds * 1000,
+    graceMs: settings.killGraceSeconds * 1000,
+  });
+  const endedAt = settings.now();
+  const v = judge(result, settings);
+  writeFileSync(
+    join(store.home.breakoutLogs, logFile),
+    formatRunLog({ command: commandLine(process.execPath, args), startedAt, endedAt, exitCode: v.exitCode, note: v.note, stdout: result.stdout, stderr: result.stderr }),
+  );
+
+  store.schedules.endRun(runId, { endedAt: endedAt.toISOString(), exitCode: v.exitCode, outcome: v.outcome, message: v.message });
+  if (store.schedules.get(schedule.id)) {
+    // A skipped child did no work: the schedule keeps the exit code of its last real run.
+    const recorded = v.outcome === 'skipped' ? previousExitCode : v.exitCode;
+    store.schedules.markEnded(schedule.id, recorded, endedAt.toISOString(), trigger === 'scheduled' ? scheduledNext() : undefined);
+    prune(store, schedule.id, settings.keepRuns);
+  }
+  return { ...base, run_id: runId, outcome: v.outcome, exit_code: v.exitCode, log_file: logFile, message: v.message };
+}
+
+/** The full path of a run log file named in a schedule or a run. */
+export function runLogPath(store: Store, logFile: string): string {
+  return join(store.home.breakoutLogs, basename(logFile));
+}

@@ -1,0 +1,207 @@
+import type { Store } from '../../store/open-store.js';
+import type { DictionaryRow } from '../../store/dictionaries-repo.js';
+import type { ScheduleRow, ScheduleRunRow } from '../../store/schedules-repo.js';
+import { AppError } from '../../shared/errors.js';
+import { checkCron, DEFAULT_CRON, nextOccurrence } from '../../scheduler/cron.js';
+import { requireDictionary } from '../dictionaries.js';
+import type { SchedulerSettings } from './settings.js';
+
+/** A schedule as the CLI (`--json`) and the HTTP routes show it: the fields of spec 2.9. */
+export interface ScheduleItem {
+  id: number;
+  dictionary_id: number;
+  dictionary: string;
+  label: string;
+  enabled: boolean;
+  cron_expression: string;
+  last_run: string | null;
+  next_run: string | null;
+  last_exit_code: number | null;
+  last_log_file: string | null;
+  modified_time: string;
+  created_time: string;
+}
+
+/** A dictionary that has a breakout target and no schedule yet, so it can be scheduled. */
+export interface SchedulableDictionary {
+  id: number;
+  name: string;
+  label: string;
+}
+
+/** The list reply: the zone cron expressions are read in, the schedules, and what can still be scheduled. */
+export interface ScheduleList {
+  timezone: string;
+  schedules: ScheduleItem[];
+  unscheduled_dictionaries: SchedulableDictionary[];
+}
+
+/** One run of the history, newest first in lists. */
+export interface ScheduleRunItem {
+  id: number;
+  trigger: ScheduleRunRow['trigger'];
+  outcome: ScheduleRunRow['outcome'];
+  started_at: string;
+  ended_at: string | null;
+  exit_code: number | null;
+  log_file: string | null;
+  message: string | null;
+}
+
+export interface ScheduleRuns {
+  schedule_id: number;
+  dictionary: string;
+  total: number;
+  runs: ScheduleRunItem[];
+}
+
+/** How a schedule is named: its id (HTTP) or its dictionary's name (CLI). */
+export type ScheduleRef = { id: number } | { dictionary: string };
+
+export function scheduleItem(store: Store, s: ScheduleRow): ScheduleItem {
+  const label = store.dictionaries.find(s.dictionary)?.label ?? s.dictionary;
+  return {
+    id: s.id,
+    dictionary_id: s.dictionaryId,
+    dictionary: s.dictionary,
+    label,
+    enabled: s.enabled,
+    cron_expression: s.cronExpression,
+    last_run: s.lastRun,
+    next_run: s.nextRun,
+    last_exit_code: s.lastExitCode,
+    last_log_file: s.lastLogFile,
+    modified_time: s.modifiedTime,
+    created_time: s.createdTime,
+  };
+}
+
+export function runItem(r: ScheduleRunRow): ScheduleRunItem {
+  return {
+    id: r.id,
+    trigger: r.trigger,
+    outcome: r.outcome,
+    started_at: r.startedAt,
+    ended_at: r.endedAt,
+    exit_code: r.exitCode,
+    log_file: r.logFile,
+    message: r.message,
+  };
+}
+
+function findDictionary(store: Store, name: string): DictionaryRow {
+  return store.dictionaries.find(name) ?? requireDictionary(store, name);
+}
+
+/** The schedule named by `ref`, or SCHEDULE_NOT_FOUND (DICTIONARY_NOT_FOUND for an unknown name). */
+export function requireSchedule(store: Store, ref: ScheduleRef): ScheduleRow {
+  if ('id' in ref) {
+    const s = store.schedules.get(ref.id);
+    if (!s) throw new AppError('SCHEDULE_NOT_FOUND', `schedule ${ref.id} not found`, { schedule_id: ref.id });
+    return s;
+  }
+  const dict = findDictionary(store, ref.dictionary);
+  const s = store.schedules.forDictionary(dict.id);
+  if (!s) throw new AppError('SCHEDULE_NOT_FOUND', `dictionary ${dict.name} has no schedule; add one with: sds schedule add ${dict.name}`, { dictionary: dict.name });
+  return s;
+}
+
+/** next_run of a schedule: the next occurrence after `now` while enabled, else none (spec 2.9). */
+export function nextRunOf(enabled: boolean, cron: string, now: Date, zone: string): string | null {
+  return enabled ? nextOccurrence(cron, now, zone).toISOString() : null;
+}
+
+function parseEnabled(value: unknown, field: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') throw new AppError('USAGE', `${field} must be true or false; got ${JSON.stringify(value)}`, { field });
+  return value;
+}
+
+/** The schedules (by dictionary name) and the dictionaries with a target that have none yet. */
+export function listSchedules(store: Store, settings: Pick<SchedulerSettings, 'zone'>): ScheduleList {
+  const schedules = store.schedules.list();
+  const scheduled = new Set(schedules.map((s) => s.dictionaryId));
+  const unscheduled = store.dictionaries
+    .list()
+    .filter((d) => !scheduled.has(d.id) && store.targets.get(d.id) !== undefined)
+    .map((d) => ({ id: d.id, name: d.name, label: d.label }));
+  return { timezone: settings.zone, schedules: schedules.map((s) => scheduleItem(store, s)), unscheduled_dictionaries: unscheduled };
+}
+
+/**
+ * Adds the schedule of a dictionary (one per dictionary, spec 2.9): disabled and `0 2 * * *`
+ * unless told otherwise. Only a dictionary with a breakout target can be scheduled: a run
+ * without one could only fail.
+ */
+export function addSchedule(
+  store: Store,
+  input: { dictionary: string; cron_expression?: unknown; enabled?: unknown },
+  settings: Pick<SchedulerSettings, 'zone' | 'now'>,
+): ScheduleItem {
+  const dict = findDictionary(store, input.dictionary);
+  const cron = input.cron_expression === undefined ? DEFAULT_CRON : checkCron(input.cron_expression);
+  const enabled = parseEnabled(input.enabled, 'enabled') ?? false;
+  if (!store.targets.get(dict.id)) {
+    throw new AppError('TARGET_NOT_CONFIGURED', `dictionary ${dict.name} has no breakout target; set one first: sds target set ${dict.name} --type ...`, {
+      dictionary: dict.name,
+    });
+  }
+  if (store.schedules.forDictionary(dict.id)) {
+    throw new AppError('SCHEDULE_EXISTS', `dictionary ${dict.name} already has a schedule (one per dictionary); change it with: sds schedule update ${dict.name}`, {
+      dictionary: dict.name,
+    });
+  }
+  const now = settings.now();
+  try {
+    const row = store.schedules.insert({ dictionaryId: dict.id, enabled, cronExpression: cron, nextRun: nextRunOf(enabled, cron, now, settings.zone) }, now.toISOString());
+    return scheduleItem(store, row);
+  } catch (err) {
+    // Two adds racing: the UNIQUE dictionary_id lets one win.
+    if (/UNIQUE/.test((err as Error).message)) throw new AppError('SCHEDULE_EXISTS', `dictionary ${dict.name} already has a schedule`, { dictionary: dict.name });
+    throw err;
+  }
+}
+
+/**
+ * Changes a schedule's cron expression and/or enabled state. next_run is recomputed from now
+ * when the schedule stays or becomes enabled, and cleared when it is disabled.
+ */
+export function updateSchedule(
+  store: Store,
+  ref: ScheduleRef,
+  input: { cron_expression?: unknown; enabled?: unknown },
+  settings: Pick<SchedulerSettings, 'zone' | 'now'>,
+): ScheduleItem {
+  const s = requireSchedule(store, ref);
+  const cron = input.cron_expression === undefined ? s.cronExpression : checkCron(input.cron_expression);
+  const enabled = parseEnabled(input.enabled, 'enabled') ?? s.enabled;
+  const now = settings.now();
+  const row = store.schedules.update(s.id, { enabled, cronExpression: cron, nextRun: nextRunOf(enabled, cron, now, settings.zone) }, now.toISOString());
+  return scheduleItem(store, row!);
+}
+
+/** Switches a schedule on (next_run computed) or off (next_run cleared; the schedule is kept). */
+export function toggleSchedule(store: Store, ref: ScheduleRef, settings: Pick<SchedulerSettings, 'zone' | 'now'>): ScheduleItem {
+  const s = requireSchedule(store, ref);
+  return updateSchedule(store, { id: s.id }, { enabled: !s.enabled }, settings);
+}
+
+/** Deletes a schedule and its run history; the run log files stay in logs/breakout/. */
+export function removeSchedule(store: Store, ref: ScheduleRef): { message: string; id: number; dictionary: string } {
+  const s = requireSchedule(store, ref);
+  store.schedules.remove(s.id);
+  return { message: `schedule of ${s.dictionary} deleted`, id: s.id, dictionary: s.dictionary };
+}
+
+export const DEFAULT_RUNS_LIMIT = 20;
+export const MAX_RUNS_LIMIT = 1000;
+
+/** The run history of a schedule, newest first. */
+export function scheduleRuns(store: Store, ref: ScheduleRef, opts: { limit?: unknown } = {}): ScheduleRuns {
+  const s = requireSchedule(store, ref);
+  const limit = opts.limit === undefined ? DEFAULT_RUNS_LIMIT : Number(opts.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RUNS_LIMIT) {
+    throw new AppError('USAGE', `limit must be a whole number from 1 to ${MAX_RUNS_LIMIT}; got "${String(opts.limit)}"`, { field: 'limit' });
+  }
+  return { schedule_id: s.id, dictionary: s.dictionary, total: store.schedules.countRuns(s.id), runs: store.schedules.runs(s.id, limit).map(runItem) };
+}
