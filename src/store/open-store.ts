@@ -14,6 +14,7 @@ import { TargetsRepo } from './targets-repo.js';
 import { JobsRepo } from './jobs-repo.js';
 import { BreakoutStateRepo } from './breakout-state-repo.js';
 import { BreakoutLogRepo } from './breakout-log-repo.js';
+import { SyncRepo } from './sync-repo.js';
 
 /** The local store: one SQLite file and a repository per table group. Only store/ touches it. */
 export class Store {
@@ -27,6 +28,7 @@ export class Store {
   readonly jobs: JobsRepo;
   readonly breakoutState: BreakoutStateRepo;
   readonly breakoutLog: BreakoutLogRepo;
+  readonly sync: SyncRepo;
 
   constructor(
     readonly db: Db,
@@ -43,6 +45,7 @@ export class Store {
     this.jobs = new JobsRepo(db);
     this.breakoutState = new BreakoutStateRepo(db);
     this.breakoutLog = new BreakoutLogRepo(db);
+    this.sync = new SyncRepo(db);
   }
 
   close(): void {
@@ -52,7 +55,7 @@ export class Store {
 
 /** Creates the home directory layout if needed (idempotent). */
 export function ensureHomeLayout(home: HomePaths): void {
-  for (const dir of [home.root, home.media, home.breakoutLogs, home.locks, home.targets]) {
+  for (const dir of [home.root, home.media, home.apps, home.breakoutLogs, home.locks, home.targets]) {
     mkdirSync(dir, { recursive: true });
   }
 }
