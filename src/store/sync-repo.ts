@@ -75,11 +75,13 @@ const toHistory = (r: RawHistory): SyncHistoryRow => ({
   createdAt: r.created_at,
 });
 
-// Both filters are always bound: an empty universe prefix matches every key, an empty JSON list
-// excludes nothing. The row-value cursor lets SQLite seek into cases_by_revision.
-const RANGE = `FROM cases WHERE dictionary_id = @dict AND (revision, guid) > (@afterRevision, @afterGuid) AND revision <= @upTo
-  AND substr(case_key, 1, length(@universe)) = @universe
-  AND revision NOT IN (SELECT value FROM json_each(@exclude))`;
+// Filters appear only when asked for, so the common request (no universe, no exclusions) is a
+// plain seek into cases_by_revision; one prepared statement per shape.
+function rangeSql(universe: boolean, exclude: boolean): string {
+  return `FROM cases WHERE dictionary_id = @dict AND (revision, guid) > (@afterRevision, @afterGuid) AND revision <= @upTo
+    ${universe ? 'AND substr(case_key, 1, length(@universe)) = @universe' : ''}
+    ${exclude ? 'AND revision NOT IN (SELECT value FROM json_each(@exclude))' : ''}`;
+}
 
 /** The sync protocol's reads and its history: devices, per-device sync rows, download chunks. */
 export class SyncRepo {
@@ -88,8 +90,8 @@ export class SyncRepo {
   private readonly historyStmt: Statement<[number, number], RawHistory>;
   private readonly lastOfDeviceStmt: Statement<[string, number], RawHistory>;
   private readonly maxRevisionStmt: Statement<[], { r: number | null }>;
-  private readonly chunkStmt: Statement<Record<string, unknown>, RawRow>;
-  private readonly countStmt: Statement<Record<string, unknown>, { n: number }>;
+  private readonly chunkStmts = new Map<string, Statement<Record<string, unknown>, RawRow>>();
+  private readonly countStmts = new Map<string, Statement<Record<string, unknown>, { n: number }>>();
 
   constructor(private readonly db: Database) {
     this.touchDevice = db.prepare(
@@ -106,8 +108,13 @@ export class SyncRepo {
       'SELECT id, device_id, username, direction, revision, universe, cases, created_at FROM sync_history WHERE device_id = ? AND dictionary_id = ? ORDER BY id DESC LIMIT 1',
     );
     this.maxRevisionStmt = db.prepare('SELECT max(revision) AS r FROM revisions');
-    this.chunkStmt = db.prepare(`SELECT guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes ${RANGE} ORDER BY revision, guid LIMIT @limit`);
-    this.countStmt = db.prepare(`SELECT count(*) AS n ${RANGE}`);
+    for (const u of [false, true]) {
+      for (const x of [false, true]) {
+        const shape = `${u}${x}`;
+        this.chunkStmts.set(shape, db.prepare(`SELECT guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes ${rangeSql(u, x)} ORDER BY revision, guid LIMIT @limit`));
+        this.countStmts.set(shape, db.prepare(`SELECT count(*) AS n ${rangeSql(u, x)}`));
+      }
+    }
   }
 
   /** The newest revision of the whole store (the counter is global, as CSWeb's), 0 when empty. */
@@ -116,19 +123,19 @@ export class SyncRepo {
   }
 
   private params(dictionaryId: number, range: SyncRange): Record<string, unknown> {
-    return {
-      dict: dictionaryId,
-      afterRevision: range.after.revision,
-      afterGuid: range.after.guid,
-      upTo: range.upTo,
-      universe: range.universe,
-      exclude: JSON.stringify(range.excludeRevisions),
-    };
+    const p: Record<string, unknown> = { dict: dictionaryId, afterRevision: range.after.revision, afterGuid: range.after.guid, upTo: range.upTo };
+    if (range.universe !== '') p.universe = range.universe;
+    if (range.excludeRevisions.length > 0) p.exclude = JSON.stringify(range.excludeRevisions);
+    return p;
+  }
+
+  private shape(range: SyncRange): string {
+    return `${range.universe !== ''}${range.excludeRevisions.length > 0}`;
   }
 
   /** Up to `limit` cases of the range, by revision then guid. */
   chunk(dictionaryId: number, range: SyncRange, limit: number): SyncCaseRow[] {
-    return this.chunkStmt.all({ ...this.params(dictionaryId, range), limit }).map((r) => ({
+    return this.chunkStmts.get(this.shape(range))!.all({ ...this.params(dictionaryId, range), limit }).map((r) => ({
       guid: r.guid,
       caseKey: r.case_key,
       label: r.label,
@@ -144,7 +151,7 @@ export class SyncRepo {
 
   /** How many cases the whole range holds (this chunk and the ones after it). */
   count(dictionaryId: number, range: SyncRange): number {
-    return this.countStmt.get(this.params(dictionaryId, range))!.n;
+    return this.countStmts.get(this.shape(range))!.get(this.params(dictionaryId, range))!.n;
   }
 
   /** Records a sync of `device` (created on first sight) in the history. */
