@@ -64,3 +64,14 @@ try {
     if (!result.ok) process.exitCode = 1;
   }
 }
+
+// ---- Sync: the data-collection client's upload and download (bench/sync.ts, BENCH_SYNC_CASES) ----
+{
+  const { spawnSync } = await import('node:child_process');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', new URL('./sync.ts', import.meta.url).pathname], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = r.stdout.trim().split('\n');
+  if (r.status !== 0) {
+    console.log(`sync    benchmark failed (exit ${r.status ?? r.signal}), no figures`);
+    process.exitCode = 1;
+  } else for (const l of lines.slice(0, -1)) console.log(l);
+}

@@ -11,6 +11,8 @@ export interface DictionaryListItem {
   label: string;
   version: string;
   created_at: string;
+  /** Cases not deleted, as CSWeb's list reports them to the data-collection client. */
+  caseCount: number;
 }
 
 /** Dictionary detail (spec 2.2). */
@@ -76,7 +78,7 @@ function firstSignificantChar(source: Buffer): string {
 
 /** All dictionaries in the list form of the spec, by name. */
 export function listDictionaries(store: Store): DictionaryListItem[] {
-  return store.dictionaries.list().map((d) => ({ name: d.name, label: d.label, version: d.version, created_at: d.createdAt }));
+  return store.dictionaries.list().map((d) => ({ name: d.name, label: d.label, version: d.version, created_at: d.createdAt, caseCount: store.cases.countActive(d.id) }));
 }
 
 /** Loads a dictionary with its model, or fails with DICTIONARY_NOT_FOUND naming close matches. */

@@ -3,7 +3,7 @@ import type { Store } from '../store/open-store.js';
 import type { CaseWrite } from '../store/cases-repo.js';
 import { nowIso } from '../store/clock.js';
 import { requireDictionary } from './dictionaries.js';
-import { mergeCaseWrite } from './case-merge.js';
+import { mergeCaseWrite, type MergeOutcome } from './case-merge.js';
 import { caseFileReader } from './import/case-file-readers.js';
 import { readCaseFileInWorker } from './import/read-in-worker.js';
 import type { ReadErrorShape } from './import/read-worker-protocol.js';
@@ -54,18 +54,8 @@ export async function importCases(
     const write = (cases: CaseWrite[]) => {
       if (cases.length === 0) return;
       store.cases.write(() => {
-        const existing = store.cases.getMany(dict.id, [...new Set(cases.map((c) => c.guid))]);
         let revision: number | undefined;
-        const now = nowIso();
-        for (const c of cases) {
-          const { outcome, write } = mergeCaseWrite(c, existing.get(c.guid), deviceId);
-          report[outcome] += 1;
-          if (!write) continue;
-          revision ??= store.cases.nextRevision(dict.id, `import:${basename(file)}`);
-          store.cases.upsert(dict.id, write, revision, now);
-          // A case repeated later in the same batch must compare against this version.
-          existing.set(c.guid, { ...write, revision, createdAt: '', modifiedAt: '' });
-        }
+        writeMergedCases(store, dict.id, cases, deviceId, () => (revision ??= store.cases.nextRevision(dict.id, `import:${basename(file)}`)), report);
       });
       done += cases.length;
       onProgress?.(done);
@@ -90,4 +80,31 @@ export async function importCases(
   const total = { read: 0, inserted: 0, updated: 0, unchanged: 0, older: 0, failed: 0, warnings: 0 };
   for (const r of reports) for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += r[k];
   return { dictionary: dict.name, files: reports, total };
+}
+
+/**
+ * The one case-write path: merges a batch with the stored cases (vector clocks, case-merge.ts)
+ * and writes what changed at the revision `revision()` gives (asked only when something
+ * changes). Import and the sync upload both write through here, inside their own
+ * `store.cases.write` transaction, so every case that reaches the store follows one rule.
+ */
+export function writeMergedCases(
+  store: Store,
+  dictionaryId: number,
+  cases: CaseWrite[],
+  serverDeviceId: string,
+  revision: () => number,
+  tally: Record<MergeOutcome, number>,
+): void {
+  const existing = store.cases.getMany(dictionaryId, [...new Set(cases.map((c) => c.guid))]);
+  const now = nowIso();
+  for (const c of cases) {
+    const { outcome, write } = mergeCaseWrite(c, existing.get(c.guid), serverDeviceId);
+    tally[outcome] += 1;
+    if (!write) continue;
+    const r = revision();
+    store.cases.upsert(dictionaryId, write, r, now);
+    // A case repeated later in the same batch must compare against this version.
+    existing.set(c.guid, { ...write, revision: r, createdAt: '', modifiedAt: '' });
+  }
 }

@@ -6,6 +6,8 @@ export interface HttpConfig {
   maxUploadBytes: number;
   /** Largest accepted form or JSON body, in bytes (default 64 KB); more is 413. */
   maxBodyBytes: number;
+  /** Largest sync upload (`POST …/cases`), in bytes of JSON after inflating (default 256 MB); more is 413. */
+  maxSyncBytes: number;
   /** OAuth clients accepted by POST /api/token, client_id → secret. */
   clients: Readonly<Record<string, string>>;
   /** Receives one line per request (default: stderr). */
@@ -21,6 +23,7 @@ export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {
   return {
     maxUploadBytes: partial.maxUploadBytes ?? 10 * MB,
     maxBodyBytes: partial.maxBodyBytes ?? 64 * 1024,
+    maxSyncBytes: partial.maxSyncBytes ?? 256 * MB,
     clients: partial.clients ?? DEFAULT_CLIENTS,
     log: partial.log ?? ((line) => process.stderr.write(line + '\n')),
     env: partial.env ?? process.env,

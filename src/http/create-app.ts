@@ -18,6 +18,7 @@ import { openApiRoutes } from './routes/openapi.js';
 import { schedulerRoutes } from './routes/scheduler.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { tokenRoutes } from './routes/token.js';
+import { syncRoutes } from './routes/sync.js';
 
 export interface AppDeps {
   store: Store;
@@ -27,7 +28,7 @@ export interface AppDeps {
 }
 
 /** Route groups, each in `routes/<group>.ts`; add a group here to extend the API. */
-const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, breakoutRoutes, schedulerRoutes, openApiRoutes];
+const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, syncRoutes, breakoutRoutes, schedulerRoutes, openApiRoutes];
 
 /**
  * Builds the HTTP API over the core: a Hono app usable with `app.request()` (no port) or served by
@@ -36,7 +37,8 @@ const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dic
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const config = httpConfig(deps.config);
   const tokens = createTokenService({ store: deps.store, key: accessTokenKey(deps.store, config.env), clock: deps.clock, clients: config.clients });
-  const app = new Hono<AppEnv>();
+  // strict: false: a trailing slash is accepted everywhere, as the sync client uses `/dictionaries/`.
+  const app = new Hono<AppEnv>({ strict: false });
 
   app.use(requestLog(config.log));
   app.use(

@@ -5,6 +5,8 @@ export interface HomePaths {
   root: string;
   db: string;
   media: string;
+  /** Application deployment packages (`<name>.zip`) served to the data-collection client. */
+  apps: string;
   breakoutLogs: string;
   locks: string;
   targets: string;
@@ -20,6 +22,7 @@ export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = p
     root,
     db: join(root, 'sds.db'),
     media: join(root, 'files', 'media'),
+    apps: join(root, 'files', 'apps'),
     breakoutLogs: join(root, 'logs', 'breakout'),
     locks: join(root, 'locks'),
     targets: join(root, 'targets'),

@@ -15,6 +15,7 @@ import { JobsRepo } from './jobs-repo.js';
 import { BreakoutStateRepo } from './breakout-state-repo.js';
 import { BreakoutLogRepo } from './breakout-log-repo.js';
 import { SchedulesRepo } from './schedules-repo.js';
+import { SyncRepo } from './sync-repo.js';
 
 /** The local store: one SQLite file and a repository per table group. Only store/ touches it. */
 export class Store {
@@ -29,6 +30,7 @@ export class Store {
   readonly breakoutState: BreakoutStateRepo;
   readonly breakoutLog: BreakoutLogRepo;
   readonly schedules: SchedulesRepo;
+  readonly sync: SyncRepo;
 
   constructor(
     readonly db: Db,
@@ -46,6 +48,7 @@ export class Store {
     this.breakoutState = new BreakoutStateRepo(db);
     this.breakoutLog = new BreakoutLogRepo(db);
     this.schedules = new SchedulesRepo(db);
+    this.sync = new SyncRepo(db);
   }
 
   close(): void {
@@ -55,7 +58,7 @@ export class Store {
 
 /** Creates the home directory layout if needed (idempotent). */
 export function ensureHomeLayout(home: HomePaths): void {
-  for (const dir of [home.root, home.media, home.breakoutLogs, home.locks, home.targets]) {
+  for (const dir of [home.root, home.media, home.apps, home.breakoutLogs, home.locks, home.targets]) {
     mkdirSync(dir, { recursive: true });
   }
 }

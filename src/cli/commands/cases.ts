@@ -3,6 +3,7 @@ import { EXIT, formatLocation } from '../../shared/errors.js';
 import { importCases } from '../../core/import-cases.js';
 import { DEFAULT_CASES_LIMIT, getCase, listCases, MAX_CASES_LIMIT, parsePaging } from '../../core/cases.js';
 import { deleteCase } from '../../core/case-delete.js';
+import { syncHistory } from '../../core/sync.js';
 import { action, examples } from '../action.js';
 import { progressBar } from '../progress.js';
 import { fields, table } from '../render.js';
@@ -100,6 +101,23 @@ export function registerCasesCommands(program: Command): void {
       action((ctx, dict: string, guid: string) => {
         const r = deleteCase(ctx.store(), dict, guid);
         ctx.print(r, () => r.message);
+      }),
+    );
+
+  cases
+    .command('sync-history <dict>')
+    .description('the sync history of a dictionary, newest first: device, direction (put = upload, get = completed download), revision, time')
+    .option('--limit <n>', 'rows to show (1-10000, default 100)')
+    .addHelpText('after', examples('sds cases sync-history CEN2000', 'sds cases sync-history CEN2000 --limit 10 --json'))
+    .action(
+      action((ctx, dict: string, opts: { limit?: string }) => {
+        const { limit } = parsePaging(opts.limit, 0, 10000);
+        const r = syncHistory(ctx.store(), dict, opts.limit === undefined ? 100 : limit);
+        ctx.print(r, () =>
+          r.history.length === 0
+            ? `no sync of ${r.dictionary} yet`
+            : table(['time', 'device', 'user', 'direction', 'revision', 'cases', 'universe'], r.history.map((h) => [h.createdAt, h.device, h.username, h.direction, h.revision, h.cases, h.universe])),
+        );
       }),
     );
 }

@@ -14,8 +14,11 @@ export const PERMISSIONS = {
   'dictionaries.delete': ['Administrator'],
   'cases.read': ['Standard', 'API', 'Administrator'],
   'cases.write': ['Standard', 'API', 'Administrator'],
+  'cases.delete': ['API', 'Administrator'],
   'files.read': ['Standard', 'API', 'Administrator'],
   'files.write': ['API', 'Administrator'],
+  // The data-collection client's file sync (paradata, shared files): a field account needs it.
+  'files.sync': ['Standard', 'API', 'Administrator'],
   'breakout.read': ['API', 'Administrator'],
   'breakout.run': ['API', 'Administrator'],
   'breakout.drop': ['Administrator'],

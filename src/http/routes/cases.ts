@@ -5,6 +5,9 @@ import { ErrorBody, json } from '../schemas/common.js';
 import { DictionaryNameParams } from '../schemas/dictionaries.js';
 import { validate } from '../validate.js';
 import type { RouteDeps } from './route-deps.js';
+import { isSyncDownload } from '../../sync/headers.js';
+import { SyncDownloadHeaders, WireCaseList } from '../schemas/sync.js';
+import { syncDownloadResponse } from './sync.js';
 
 /** `GET /api/dictionaries/{name}/cases` (spec 4.2): one page of case summaries. */
 export function caseRoutes(api: ApiBuilder, { store }: RouteDeps): void {
@@ -12,16 +15,23 @@ export function caseRoutes(api: ApiBuilder, { store }: RouteDeps): void {
     method: 'get',
     path: '/api/dictionaries/{name}/cases',
     summary: 'List the cases of a dictionary, a page at a time',
-    description: `Deleted cases are listed too, flagged \`deleted\`; ordered by case key. \`limit\` is 1 to ${MAX_CASES_LIMIT}.`,
+    description:
+      `Deleted cases are listed too, flagged \`deleted\`; ordered by case key. \`limit\` is 1 to ${MAX_CASES_LIMIT}.\n\n` +
+      'A request carrying any `x-csw-*` header (or `If-Match`) is the data-collection client’s sync download instead (docs/sync.md): ' +
+      'a JSON array of cases in the wire form, `ETag` / `x-csw-chunk-max-revision` / `x-csw-case-range-count` headers, 206 while more remains, ' +
+      '412 when the revision the device holds is newer than the server’s.',
     tags: ['cases'],
     permission: 'cases.read',
-    request: { params: DictionaryNameParams, query: CasesQuery },
+    request: { params: DictionaryNameParams, query: CasesQuery, headers: SyncDownloadHeaders },
     responses: {
-      200: json(CaseList, 'one page of cases'),
+      200: { description: 'one page of cases, or the last sync chunk', content: { 'application/json': { schema: CaseList.or(WireCaseList) } } },
+      206: json(WireCaseList, 'a sync chunk with more to fetch'),
+      412: json(ErrorBody.partial(), 'sync: the device’s revision is newer than the server’s (body `{}`)'),
       400: json(ErrorBody, 'limit or offset not a whole number in range (`USAGE`)'),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
     },
     handler: (c) => {
+      if (isSyncDownload((h) => c.req.header(h), c.req.raw.headers.keys())) return syncDownloadResponse(c, store);
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
       const q = validate(CasesQuery, c.req.query(), 'query');
       return c.json(listCases(store, name, parsePaging(q.limit, q.offset)));

@@ -12,7 +12,24 @@ import {
   DictionaryUploadReply,
 } from '../schemas/dictionaries.js';
 import { validate } from '../validate.js';
+import { SyncSuccess } from '../schemas/sync.js';
 import type { RouteDeps } from './route-deps.js';
+import { uploadRawDictionary } from '../../core/sync.js';
+import type { Context } from 'hono';
+import type { AppEnv } from '../app-env.js';
+
+/** The raw body of a CSWeb-style dictionary upload, up to the upload limit. */
+async function rawBody(c: Context<AppEnv>, max: number): Promise<Buffer> {
+  const declared = Number(c.req.header('content-length') ?? NaN);
+  const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', `the dictionary is larger than the limit of ${max} bytes`, { limit: max });
+  if (declared > max) throw tooLarge();
+  const body = Buffer.from(await c.req.arrayBuffer());
+  if (body.length > max) throw tooLarge();
+  if (body.length === 0) throw new AppError('USAGE', 'the request body is empty: send the .dcf file as the body');
+  return body;
+}
+
+const CSWEB_SUCCESS = { code: 200, description: 'Success' } as const;
 
 /** Dictionary routes (spec 4.2), including the spec's misspelt list alias `/api/dictionnaires`. */
 export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps): void {
@@ -48,22 +65,56 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
     summary: 'Upload a dictionary (.dcf, text or JSON form)',
     description:
       `The name is the one inside the file. Uploading a name that exists replaces its file and label (200 instead of 201). ` +
+      `A body that is not multipart is the data-collection client’s form (CSWeb): the raw .dcf text as the body, ` +
+      `answered 200 \`{"code":200,"description":"Success"}\` whether created or replaced; a new dictionary gets a label from its name ` +
+      `(lower case, without \`_DICT\`) unless \`?label=\` gives one, an existing one keeps its label. ` +
       `Files larger than the limit (default 10 MB, \`sds serve --max-upload-mb\`) are refused with 413. An invalid file stores nothing.`,
     tags: ['dictionaries'],
     permission: 'dictionaries.write',
-    request: { body: { required: true, content: { 'multipart/form-data': { schema: DictionaryUploadForm } } } },
+    request: {
+      body: {
+        required: true,
+        content: { 'multipart/form-data': { schema: DictionaryUploadForm }, 'text/plain': { schema: { type: 'string', description: 'the .dcf file (CSWeb form)' } } },
+      },
+    },
     responses: {
       201: json(DictionaryUploadReply, 'dictionary stored'),
-      200: json(DictionaryUploadReply, 'existing dictionary replaced'),
+      200: json(DictionaryUploadReply.or(SyncSuccess), 'existing dictionary replaced (multipart), or stored (raw body: CSWeb’s reply)'),
       400: json(ErrorBody, 'not a valid dictionary file (`DICT_INVALID`), bad label (`LABEL_INVALID`) or bad form (`USAGE`)'),
       409: json(ErrorBody, 'the label is used by another dictionary (`CONFLICT`)'),
       413: json(ErrorBody, 'file too large (`PAYLOAD_TOO_LARGE`)'),
     },
     handler: async (c) => {
+      // multipart is the spec's form, a web form is a mistake (USAGE below); any other body is the raw .dcf.
+      if (!/^(multipart\/|application\/x-www-form-urlencoded)/i.test(c.req.header('content-type') ?? '')) {
+        uploadRawDictionary(store, await rawBody(c, config.maxUploadBytes), { label: c.req.query('label') });
+        return c.json(CSWEB_SUCCESS);
+      }
       const form = await readUpload(c, { fileField: 'file', maxBytes: config.maxUploadBytes });
       if (!form.file) throw new AppError('USAGE', 'the multipart form needs a "file" part holding the .dcf file');
       const reply = uploadDictionary(store, { source: form.file.data, label: form.fields.label, file: form.file.filename || undefined });
       return c.json({ message: reply.message, name: reply.name, label: reply.label }, reply.created ? 201 : 200);
+    },
+  });
+
+  api.route({
+    method: 'put',
+    path: '/api/dictionaries/{name}',
+    summary: 'Create or replace a dictionary from the raw .dcf body',
+    description: 'The file must hold the dictionary named in the URL. An existing dictionary keeps its label; a new one gets one from its name unless `?label=` gives one.',
+    tags: ['dictionaries'],
+    permission: 'dictionaries.write',
+    request: { params: DictionaryNameParams, body: { required: true, content: { 'text/plain': { schema: { type: 'string' } } } } },
+    responses: {
+      200: json(SyncSuccess, 'stored'),
+      400: json(ErrorBody, 'not a valid dictionary file (`DICT_INVALID`) or another dictionary than the URL names (`USAGE`)'),
+      409: json(ErrorBody, 'the label is used by another dictionary (`CONFLICT`)'),
+      413: json(ErrorBody, 'file too large (`PAYLOAD_TOO_LARGE`)'),
+    },
+    handler: async (c) => {
+      const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
+      uploadRawDictionary(store, await rawBody(c, config.maxUploadBytes), { expectedName: name, label: c.req.query('label') });
+      return c.json(CSWEB_SUCCESS);
     },
   });
 

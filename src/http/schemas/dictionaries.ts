@@ -11,7 +11,13 @@ export const DictionaryNameParams = z.object({
 
 /** Dictionary list item (spec 2.2, list form). */
 export const DictionaryListItem = z
-  .strictObject({ name: z.string(), label: z.string(), version: z.string(), created_at: Timestamp })
+  .strictObject({
+    name: z.string(),
+    label: z.string(),
+    version: z.string(),
+    created_at: Timestamp,
+    caseCount: z.int().min(0).meta({ description: 'cases not deleted (as CSWeb lists it)' }),
+  })
   .meta({ id: 'DictionaryListItem' });
 
 export const DictionaryList = z.array(DictionaryListItem).meta({ id: 'DictionaryList' });

@@ -1,0 +1,123 @@
+// Sync benchmark in its own process: the data-collection client's protocol against `sds serve`
+// on loopback. Uploads BENCH_SYNC_CASES Popstan cases (default 100000) as one device does, in
+// zlib-compressed chunks of BENCH_SYNC_CHUNK (default 1000) cases per POST (compression done
+// beforehand: the client's work is not timed), then downloads them all back in pages of 100
+// with the revision headers and the guid cursor. Prints human lines, then one JSON line last.
+// Runs the compiled build (bin/sds): `npm run build` first.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { deflateSync } from 'node:zlib';
+import { parseDictionary } from '../src/cspro/dictionary/parse-dictionary.js';
+import { textToCase } from '../src/cspro/case/text-to-case.js';
+
+const N = Number(process.env.BENCH_SYNC_CASES ?? 100_000);
+const CHUNK = Number(process.env.BENCH_SYNC_CHUNK ?? 1000);
+const PAGE = 100;
+const DICT = 'CEN2000';
+const sds = new URL('../bin/sds', import.meta.url).pathname;
+const fixture = (f: string) => new URL(`../fixtures/cspro/${f}`, import.meta.url).pathname;
+if (!existsSync(new URL('../dist/cli/main.js', import.meta.url))) throw new Error('dist/ is missing: run `npm run build` first');
+
+const dir = mkdtempSync(join(tmpdir(), 'sds-bench-sync-'));
+const home = join(dir, 'home');
+let server: ChildProcess | undefined;
+process.on('exit', () => {
+  if (server && server.exitCode === null) server.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const cli = (args: string[], input?: string) => execFileSync(process.execPath, [sds, '--home', home, '--quiet', ...args], { encoding: 'utf8', input });
+
+/** The cases' `level-1` texts, one per Popstan case of the fixture. */
+function templates(): { caseids: string; level: string }[] {
+  const dict = parseDictionary(readFileSync(fixture('popstan-census.json.dcf')));
+  const lines = readFileSync(fixture('popstan-census.dat'), 'utf8').replace(/^\uFEFF/, '').split(/\r?\n/).filter(Boolean);
+  const groups: string[][] = [];
+  let key = '';
+  for (const l of lines) {
+    if (l.slice(1, 19) !== key) groups.push([]);
+    key = l.slice(1, 19);
+    groups.at(-1)!.push(l);
+  }
+  return groups.map((g) => ({ caseids: g[0]!.slice(1, 19), level: JSON.stringify(textToCase(dict, g).level1) }));
+}
+
+try {
+  cli(['init']);
+  cli(['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan']);
+  cli(['users', 'add', 'tablet', '--role', 'Standard', '--password-stdin'], 'bench-password-0123456789\n');
+  server = spawn(process.execPath, [sds, '--home', home, 'serve', '--host', '127.0.0.1', '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    server!.once('exit', (code) => reject(new Error(`sds serve exited (${code})`)));
+    createInterface({ input: server!.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
+  });
+  server.stdout!.resume();
+  const tokenReply = await fetch(`${url}/api/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'password', username: 'tablet', password: 'bench-password-0123456789', client_id: 'cspro_android', client_secret: 'cspro' }),
+  });
+  const token = ((await tokenReply.json()) as { access_token: string }).access_token;
+  const auth = { authorization: `Bearer ${token}`, 'x-csw-device': 'bench-tablet' };
+
+  const tpl = templates();
+  const bodies: Buffer[] = [];
+  for (let i = 0; i < N; i += CHUNK) {
+    const cases = [];
+    for (let k = i; k < Math.min(N, i + CHUNK); k++) {
+      const t = tpl[k % tpl.length]!;
+      cases.push({ id: randomUUID(), caseids: t.caseids, clock: [{ deviceId: 'bench-tablet', revision: 1 }], 'level-1': t.level });
+    }
+    bodies.push(deflateSync(JSON.stringify(cases)));
+  }
+
+  let t0 = performance.now();
+  for (const body of bodies) {
+    const r = await fetch(`${url}/api/dictionaries/${DICT}/cases`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json; charset=utf-8', 'content-encoding': 'gzip' }, body });
+    if (r.status !== 200) throw new Error(`upload ${r.status}: ${await r.text()}`);
+    await r.arrayBuffer();
+  }
+  const upSeconds = (performance.now() - t0) / 1000;
+
+  t0 = performance.now();
+  let pages = 0;
+  let received = 0;
+  let last: string | undefined;
+  let after: string | undefined;
+  for (;;) {
+    const r = await fetch(`${url}/api/dictionaries/${DICT}/cases`, {
+      headers: { ...auth, 'x-csw-case-range-count': String(PAGE), ...(last ? { 'x-csw-if-revision-exists': last } : {}), ...(after ? { 'x-csw-case-range-start-after': after } : {}) },
+    });
+    const chunk = (await r.json()) as { id: string }[];
+    pages += 1;
+    received += chunk.length;
+    last = r.headers.get('x-csw-chunk-max-revision')!;
+    if (r.status === 200) break;
+    after = chunk.at(-1)!.id;
+  }
+  const downSeconds = (performance.now() - t0) / 1000;
+  if (received !== N) throw new Error(`downloaded ${received} cases, uploaded ${N}`);
+  const result = {
+    cases: N,
+    chunk: CHUNK,
+    upload_seconds: upSeconds,
+    upload_cases_per_s: N / upSeconds,
+    download_pages: pages,
+    download_seconds: downSeconds,
+    download_pages_per_s: pages / downSeconds,
+    download_cases_per_s: N / downSeconds,
+  };
+  console.log(`sync    upload   ${N} cases in chunks of ${CHUNK}: ${upSeconds.toFixed(2)} s = ${Math.round(result.upload_cases_per_s)} cases/s (CSWeb ≈ 4000; goal ≥ 40000)`);
+  console.log(`sync    download ${pages} pages of ${PAGE}: ${downSeconds.toFixed(2)} s = ${Math.round(result.download_pages_per_s)} pages/s, ${Math.round(result.download_cases_per_s)} cases/s`);
+  console.log(JSON.stringify(result));
+} finally {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((r) => server!.once('exit', r));
+    server.kill('SIGTERM');
+    await exited;
+  }
+}

@@ -1,0 +1,282 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeWebStream } from 'node:stream/web';
+import type { Context } from 'hono';
+import { chunkJson, deleteSyncedCase, downloadCases, getSyncCaseJson, serverInfo, uploadCases } from '../../core/sync.js';
+import { listApps, listClientFolder, openApp, openClientFile, putClientFile } from '../../core/sync-files.js';
+import { AppError } from '../../shared/errors.js';
+import { deviceOf, parseDownloadHeaders, parseUploadHeaders } from '../../sync/headers.js';
+import type { Store } from '../../store/open-store.js';
+import type { AppEnv } from '../app-env.js';
+import type { ApiBuilder } from '../api-builder.js';
+import type { HttpConfig } from '../config.js';
+import { readSyncBody } from '../read-sync-body.js';
+import { ErrorBody, json } from '../schemas/common.js';
+import { DictionaryNameParams } from '../schemas/dictionaries.js';
+import { AppList, AppNameParams, CaseIdParams, LastSync, PathParams, ServerInfo, SyncFileInfo, SyncFolder, SyncSuccess, WireCase, WireCaseList } from '../schemas/sync.js';
+import { validate } from '../validate.js';
+import type { RouteDeps } from './route-deps.js';
+
+const SUCCESS = '{"code":200,"description":"Success"}';
+const JSON_TYPE = 'application/json; charset=utf-8';
+const binary = (description: string) => ({ description, content: { 'application/octet-stream': { schema: { type: 'string' as const, format: 'binary' as const } } } });
+
+function header(c: Context<AppEnv>) {
+  return (name: string) => c.req.header(name);
+}
+
+/** CSWeb answers an unknown revision with 412 and a body of its own (the last sync, or `{}`). */
+function preconditionFailed(c: Context<AppEnv>, err: unknown): Response {
+  if (err instanceof AppError && err.code === 'SYNC_REVISION_UNKNOWN') {
+    return c.body(JSON.stringify(err.details.last_sync ?? {}), 412, { 'Content-Type': JSON_TYPE });
+  }
+  throw err;
+}
+
+/**
+ * `GET …/cases` in the sync form (headers chosen by `isSyncDownload`): a chunk of cases with
+ * the revision headers, 206 while more remains.
+ */
+export function syncDownloadResponse(c: Context<AppEnv>, store: Store): Response {
+  const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
+  const req = parseDownloadHeaders(header(c));
+  let chunk;
+  try {
+    chunk = downloadCases(store, name, req, c.get('principal').username);
+  } catch (err) {
+    return preconditionFailed(c, err);
+  }
+  const revision = String(chunk.chunkMaxRevision);
+  return c.body(chunkJson(chunk), chunk.status, {
+    'Content-Type': JSON_TYPE,
+    ETag: revision,
+    'x-csw-chunk-max-revision': revision,
+    'x-csw-case-range-count': chunk.rangeCount,
+  });
+}
+
+/** The sync protocol's own routes (docs/sync.md): server info, case upload, single case, files, folders, apps. */
+export function syncRoutes(api: ApiBuilder, { store, config }: RouteDeps): void {
+  api.route({
+    method: 'get',
+    path: '/api/server',
+    summary: 'Server information for the data-collection client',
+    description: 'The server’s device id (its entry in vector clocks) and the sync API version, `2.0` as CSWeb writes it.',
+    tags: ['sync'],
+    permission: 'cases.read',
+    responses: { 200: json(ServerInfo, 'server info') },
+    handler: (c) => {
+      const info = serverInfo(store);
+      // CSWeb writes the version as 2.0, not 2; the client reads either, the bytes stay the same.
+      return c.body(`{"deviceId":${JSON.stringify(info.deviceId)},"apiVersion":${info.apiVersion.toFixed(1)}}`, 200, { 'Content-Type': JSON_TYPE });
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/dictionaries/{name}/cases',
+    summary: 'Upload cases (sync)',
+    description:
+      'A JSON array of cases (`level-1` as CSPro ≥ 7.5 sends it, or the older `data` lines), plain or compressed (zlib or gzip, ' +
+      'detected from the bytes). Every case is checked first: a malformed one refuses the request (400 `CASE_INVALID` naming the case) ' +
+      'and nothing is stored. The cases are merged by vector clock and written in one transaction at one new revision, returned in ' +
+      '`ETag` and `x-csw-current-revision`. 412 with the device’s last sync when `x-csw-if-revision-exists` names a revision this ' +
+      'server never issued.',
+    tags: ['sync'],
+    permission: 'cases.write',
+    request: { params: DictionaryNameParams, body: { required: true, content: { 'application/json': { schema: WireCaseList } } } },
+    responses: {
+      200: json(SyncSuccess, 'stored; the new revision is in ETag and x-csw-current-revision'),
+      400: json(ErrorBody, 'a malformed case or body (`CASE_INVALID`), a bad header (`SYNC_HEADER_INVALID`)'),
+      404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
+      412: json(LastSync, 'the revision the device holds is unknown: sync in full'),
+      413: json(ErrorBody, 'the body is larger than the limit (`PAYLOAD_TOO_LARGE`)'),
+      415: json(ErrorBody, 'a cssync binary container (`SYNC_BINARY_UNSUPPORTED`)'),
+    },
+    handler: async (c) => {
+      const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
+      const req = parseUploadHeaders(header(c));
+      let reply;
+      try {
+        reply = await uploadCases(store, name, readSyncBody(c, config.maxSyncBytes), req, c.get('principal').username);
+      } catch (err) {
+        return preconditionFailed(c, err);
+      }
+      const revision = String(reply.revision);
+      return c.body(SUCCESS, 200, { 'Content-Type': JSON_TYPE, ETag: revision, 'x-csw-current-revision': revision });
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/dictionaries/{name}/cases/{id}',
+    summary: 'One case in the sync wire form',
+    tags: ['sync'],
+    permission: 'cases.read',
+    request: { params: CaseIdParams },
+    responses: { 200: json(WireCase, 'the case'), 404: json(ErrorBody, 'no such dictionary or case') },
+    handler: (c) => {
+      const { name, id } = validate(CaseIdParams, c.req.param(), 'path');
+      return c.body(getSyncCaseJson(store, name, id), 200, { 'Content-Type': JSON_TYPE });
+    },
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/api/dictionaries/{name}/cases/{id}',
+    summary: 'Delete a case (soft: a tombstone at a new revision)',
+    description: 'Devices receive the deletion on their next download; the incremental breakout removes the case. Recorded in the device’s sync history.',
+    tags: ['sync'],
+    permission: 'cases.delete',
+    request: { params: CaseIdParams },
+    responses: { 200: json(SyncSuccess, 'deleted (or already deleted)'), 404: json(ErrorBody, 'no such dictionary or case') },
+    handler: (c) => {
+      const { name, id } = validate(CaseIdParams, c.req.param(), 'path');
+      const r = deleteSyncedCase(store, name, id, deviceOf(header(c)), c.get('principal').username);
+      return c.body(SUCCESS, 200, { 'Content-Type': JSON_TYPE, 'x-csw-current-revision': String(r.revision) });
+    },
+  });
+
+  fileSyncRoutes(api, store, config);
+}
+
+function bodyStream(c: Context<AppEnv>): Readable {
+  const s = c.env?.incoming ?? (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as unknown as NodeWebStream<Uint8Array>) : Readable.from([]));
+  return s;
+}
+
+function fileNotFound(c: Context<AppEnv>, err: unknown, code: string): Response {
+  if (err instanceof AppError && err.code === 'NOT_FOUND') return c.json({ type: 'error', status: 404, code, message: err.message }, 404);
+  throw err;
+}
+
+/** Files, folders and application packages as the client syncs them (CSWeb's `/files`, `/folders`, `/apps`). */
+function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void {
+  api.route({
+    method: 'get',
+    path: '/api/files/{path}/content',
+    honoPath: '/api/files/:path{.+/content}',
+    summary: 'Download a file of the media area (client file sync)',
+    description:
+      'The path is relative to the media area (a leading `media/` names the same area; those paths are answered by the media route). ' +
+      '`Content-MD5` and `ETag` carry the md5; `If-None-Match` with that md5 is answered 304.',
+    tags: ['sync'],
+    permission: 'files.sync',
+    request: { params: PathParams },
+    responses: { 200: binary('the file'), 304: { description: 'the client has this version' }, 404: json(ErrorBody, 'no such file') },
+    handler: async (c) => {
+      const path = (c.req.param('path') ?? '').slice(0, -'/content'.length);
+      let opened;
+      try {
+        opened = await openClientFile(store, path);
+      } catch (err) {
+        return fileNotFound(c, err, 'file_not_found');
+      }
+      const { info } = opened;
+      const etag = (c.req.header('if-none-match') ?? '').replace(/"/g, '').trim();
+      const headers = { ETag: info.md5, 'Content-MD5': info.md5 };
+      if (etag === info.md5) return c.body(null, 304, headers);
+      return new Response(Readable.toWeb(opened.stream()) as ReadableStream, {
+        status: 200,
+        headers: {
+          ...headers,
+          'Content-Type': 'application/octet-stream',
+          'Content-Length': String(info.size),
+          'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(info.name)}`,
+        },
+      });
+    },
+  });
+
+  api.route({
+    method: 'put',
+    path: '/api/files/{path}/content',
+    honoPath: '/api/files/:path{.+/content}',
+    summary: 'Upload a file to the media area (client file sync)',
+    description: `Raw body, at most the upload limit (default 10 MB). With \`Content-MD5\` (hex) a body of another md5 is refused (403 \`CHECKSUM_MISMATCH\`) and the previous version kept.`,
+    tags: ['sync'],
+    permission: 'files.sync',
+    request: { params: PathParams },
+    responses: {
+      200: json(SyncFileInfo, 'stored'),
+      400: json(ErrorBody, 'a path outside the media area or a folder (`PATH_INVALID`)'),
+      403: json(ErrorBody, 'the md5 does not match (`CHECKSUM_MISMATCH`)'),
+      413: json(ErrorBody, 'too large (`PAYLOAD_TOO_LARGE`)'),
+    },
+    handler: async (c) => {
+      const path = (c.req.param('path') ?? '').slice(0, -'/content'.length);
+      const declared = Number(c.req.header('content-length') ?? NaN);
+      if (declared > config.maxUploadBytes) throw new AppError('PAYLOAD_TOO_LARGE', `the file is larger than the limit of ${config.maxUploadBytes} bytes`, { limit: config.maxUploadBytes });
+      let seen = 0;
+      const limited = bodyStream(c).map((chunk: Buffer) => {
+        seen += chunk.length;
+        if (seen > config.maxUploadBytes) throw new AppError('PAYLOAD_TOO_LARGE', `the file is larger than the limit of ${config.maxUploadBytes} bytes`, { limit: config.maxUploadBytes });
+        return chunk;
+      });
+      const info = await putClientFile(store, path, limited, c.req.header('content-md5') || undefined);
+      return c.json(info);
+    },
+  });
+
+  for (const path of ['/api/folders', '/api/folders/{path}']) {
+    api.route({
+      method: 'get',
+      path,
+      ...(path.endsWith('}') ? { honoPath: '/api/folders/:path{.+}' } : {}),
+      summary: 'List a folder of the media area (client file sync)',
+      tags: ['sync'],
+      permission: 'files.sync',
+      ...(path.endsWith('}') ? { request: { params: PathParams } } : {}),
+      responses: { 200: json(SyncFolder, 'the entries'), 404: json(ErrorBody, 'no such folder') },
+      handler: async (c) => {
+        try {
+          return c.json(await listClientFolder(store, c.req.param('path') ?? ''));
+        } catch (err) {
+          return fileNotFound(c, err, 'directory_not_found');
+        }
+      },
+    });
+  }
+
+  api.route({
+    method: 'get',
+    path: '/api/apps',
+    summary: 'List the application deployment packages',
+    description: 'The `<name>.zip` files of the apps area (`<home>/files/apps`); the build time is the file’s modification time.',
+    tags: ['sync'],
+    permission: 'files.sync',
+    responses: { 200: json(AppList, 'the packages') },
+    handler: (c) => c.json(listApps(store)),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/apps/{name}',
+    summary: 'Download an application package',
+    description: '304 when `If-None-Match` is its md5 or `x-csw-package-build-time` is not older than its build time. The whole zip is sent (`x-csw-package-files` is not used to trim it).',
+    tags: ['sync'],
+    permission: 'files.sync',
+    request: { params: AppNameParams },
+    responses: { 200: binary('the zip'), 304: { description: 'the client has this version' }, 404: json(ErrorBody, 'no such application') },
+    handler: async (c) => {
+      const { name } = validate(AppNameParams, c.req.param(), 'path');
+      let app;
+      try {
+        app = await openApp(store, name);
+      } catch (err) {
+        return fileNotFound(c, err, 'app_not_found');
+      }
+      const etag = (c.req.header('if-none-match') ?? '').replace(/"/g, '').trim();
+      const built = Date.parse(c.req.header('x-csw-package-build-time') ?? '');
+      if (etag === app.md5 || (!Number.isNaN(built) && built >= app.buildTimeMs)) return c.body(null, 304, { ETag: app.md5 });
+      return new Response(Readable.toWeb(app.stream()) as ReadableStream, {
+        status: 200,
+        headers: {
+          'Content-Type': 'application/zip',
+          'Content-Length': String(app.size),
+          ETag: app.md5,
+          'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(app.name)}.zip`,
+        },
+      });
+    },
+  });
+}

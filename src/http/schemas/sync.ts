@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/** `GET /api/server`. */
+export const ServerInfo = z.strictObject({ deviceId: z.string(), apiVersion: z.number().meta({ example: 2.0 }) }).meta({ id: 'SyncServerInfo' });
+
+/** CSWeb's success body. */
+export const SyncSuccess = z.strictObject({ code: z.literal(200), description: z.literal('Success') }).meta({ id: 'SyncSuccess' });
+
+const Clock = z.array(z.strictObject({ deviceId: z.string(), revision: z.int().min(0) }));
+
+/** A case in the sync wire form (`level-1` a JSON string, or the pre-7.5 `data` lines on upload). */
+export const WireCase = z
+  .object({
+    id: z.string().meta({ example: '997f1b93-b3c7-468e-ba29-7c9b799a0281' }),
+    caseids: z.string(),
+    label: z.string().optional(),
+    deleted: z.boolean().optional(),
+    verified: z.boolean().optional(),
+    clock: Clock,
+    'level-1': z.string().optional().meta({ description: 'the case data, a JSON object serialised as a string (CSPro ≥ 7.5)' }),
+    data: z.array(z.string()).optional().meta({ description: 'pre-7.5 clients: the fixed-width text lines of the case' }),
+    notes: z.array(z.unknown()).optional(),
+    partialSave: z.unknown().optional(),
+  })
+  .meta({ id: 'SyncCase' });
+
+export const WireCaseList = z.array(WireCase).meta({ id: 'SyncCaseList' });
+
+/** CSWeb's 412 body of an upload: the device's last sync, or `{}`. */
+export const LastSync = z
+  .object({
+    revisionNumber: z.int().optional(),
+    device: z.string().optional(),
+    dictionary: z.string().optional(),
+    universe: z.string().optional(),
+    direction: z.string().optional(),
+    dateTime: z.string().optional(),
+  })
+  .meta({ id: 'SyncLastSync' });
+
+const FileEntry = z
+  .object({
+    type: z.enum(['file', 'directory']),
+    name: z.string(),
+    directory: z.string(),
+    md5: z.string().optional(),
+    size: z.int().optional(),
+    lastModified: z.string().optional(),
+  })
+  .meta({ id: 'SyncFileInfo' });
+export const SyncFileInfo = FileEntry;
+export const SyncFolder = z.array(FileEntry);
+
+export const AppList = z
+  .array(z.strictObject({ name: z.string(), description: z.string(), buildTime: z.string(), version: z.string(), FileType: z.literal('Application Deployment Specification') }))
+  .meta({ id: 'SyncAppList' });
+
+export const CaseIdParams = z.object({ name: z.string().min(1).max(128), id: z.string().min(1).max(64) });
+export const PathParams = z.object({ path: z.string().min(1).max(1024) });
+export const AppNameParams = z.object({ name: z.string().min(1).max(200) });
+
+/** The request headers of the sync download, for the OpenAPI document. */
+export const SyncDownloadHeaders = z.object({
+  'x-csw-device': z.string().optional().meta({ description: 'the device id (recorded; "unknown" when absent)' }),
+  'x-csw-if-revision-exists': z.string().optional().meta({ description: 'the revision the device holds (If-Match is read when this is absent)' }),
+  'x-csw-case-range-start-after': z.string().optional().meta({ description: 'guid cursor within that revision (resuming after a 206)' }),
+  'x-csw-case-range-count': z.string().optional().meta({ description: 'chunk size, 1 to 10000 (default 1000)' }),
+  'x-csw-universe': z.string().optional().meta({ description: 'case-id prefix, optionally quoted' }),
+  'x-csw-exclude-revisions': z.string().optional().meta({ description: 'comma list of revisions to skip (the device’s own uploads)' }),
+});

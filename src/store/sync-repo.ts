@@ -1,0 +1,179 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { CaseNote, ClockEntry, PartialSave } from '../cspro/case/model.js';
+import { nowIso } from './clock.js';
+
+export type SyncDirection = 'put' | 'get';
+
+/** One row of the sync history: who synced which dictionary, which way, at which revision. */
+export interface SyncHistoryRow {
+  id: number;
+  device: string;
+  username: string;
+  direction: SyncDirection;
+  revision: number;
+  universe: string;
+  cases: number;
+  createdAt: string;
+}
+
+/** A case as the sync download sends it: `data` is the stored `level-1` JSON text, sent as is. */
+export interface SyncCaseRow {
+  guid: string;
+  caseKey: string;
+  label: string;
+  data: string;
+  verified: boolean;
+  deleted: boolean;
+  revision: number;
+  clock: ClockEntry[];
+  partialSave: PartialSave | null;
+  notes: CaseNote[];
+}
+
+/** Which cases a download chunk reads: after the cursor, up to the snapshot, minus filters. */
+export interface SyncRange {
+  after: { revision: number; guid: string };
+  upTo: number;
+  /** Case-key prefix (`x-csw-universe`); '' for all. */
+  universe: string;
+  /** Revisions to skip (`x-csw-exclude-revisions`: the device's own uploads). */
+  excludeRevisions: number[];
+}
+
+interface RawRow {
+  guid: string;
+  case_key: string;
+  label: string;
+  data: string;
+  verified: number;
+  deleted: number;
+  revision: number;
+  clock: string;
+  partial_save: string | null;
+  notes: string;
+}
+
+interface RawHistory {
+  id: number;
+  device_id: string;
+  username: string;
+  direction: SyncDirection;
+  revision: number;
+  universe: string;
+  cases: number;
+  created_at: string;
+}
+
+const toHistory = (r: RawHistory): SyncHistoryRow => ({
+  id: r.id,
+  device: r.device_id,
+  username: r.username,
+  direction: r.direction,
+  revision: r.revision,
+  universe: r.universe,
+  cases: r.cases,
+  createdAt: r.created_at,
+});
+
+// Filters appear only when asked for, so the common request (no universe, no exclusions) is a
+// plain seek into cases_by_revision; one prepared statement per shape.
+function rangeSql(universe: boolean, exclude: boolean): string {
+  return `FROM cases WHERE dictionary_id = @dict AND (revision, guid) > (@afterRevision, @afterGuid) AND revision <= @upTo
+    ${universe ? 'AND substr(case_key, 1, length(@universe)) = @universe' : ''}
+    ${exclude ? 'AND revision NOT IN (SELECT value FROM json_each(@exclude))' : ''}`;
+}
+
+/** The sync protocol's reads and its history: devices, per-device sync rows, download chunks. */
+export class SyncRepo {
+  private readonly touchDevice: Statement<{ device: string; user: string; now: string }>;
+  private readonly insertHistory: Statement<unknown[]>;
+  private readonly historyStmt: Statement<[number, number], RawHistory>;
+  private readonly lastOfDeviceStmt: Statement<[string, number], RawHistory>;
+  private readonly maxRevisionStmt: Statement<[], { r: number | null }>;
+  private readonly chunkStmts = new Map<string, Statement<Record<string, unknown>, RawRow>>();
+  private readonly countStmts = new Map<string, Statement<Record<string, unknown>, { n: number }>>();
+
+  constructor(private readonly db: Database) {
+    this.touchDevice = db.prepare(
+      `INSERT INTO sync_devices (device_id, last_user, first_seen, last_seen) VALUES (@device, @user, @now, @now)
+       ON CONFLICT (device_id) DO UPDATE SET last_user = excluded.last_user, last_seen = excluded.last_seen`,
+    );
+    this.insertHistory = db.prepare(
+      'INSERT INTO sync_history (dictionary_id, device_id, username, direction, revision, universe, cases, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.historyStmt = db.prepare(
+      'SELECT id, device_id, username, direction, revision, universe, cases, created_at FROM sync_history WHERE dictionary_id = ? ORDER BY id DESC LIMIT ?',
+    );
+    this.lastOfDeviceStmt = db.prepare(
+      'SELECT id, device_id, username, direction, revision, universe, cases, created_at FROM sync_history WHERE device_id = ? AND dictionary_id = ? ORDER BY id DESC LIMIT 1',
+    );
+    this.maxRevisionStmt = db.prepare('SELECT max(revision) AS r FROM revisions');
+    for (const u of [false, true]) {
+      for (const x of [false, true]) {
+        const shape = `${u}${x}`;
+        this.chunkStmts.set(shape, db.prepare(`SELECT guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes ${rangeSql(u, x)} ORDER BY revision, guid LIMIT @limit`));
+        this.countStmts.set(shape, db.prepare(`SELECT count(*) AS n ${rangeSql(u, x)}`));
+      }
+    }
+  }
+
+  /** The newest revision of the whole store (the counter is global, as CSWeb's), 0 when empty. */
+  maxRevision(): number {
+    return this.maxRevisionStmt.get()!.r ?? 0;
+  }
+
+  private params(dictionaryId: number, range: SyncRange): Record<string, unknown> {
+    const p: Record<string, unknown> = { dict: dictionaryId, afterRevision: range.after.revision, afterGuid: range.after.guid, upTo: range.upTo };
+    if (range.universe !== '') p.universe = range.universe;
+    if (range.excludeRevisions.length > 0) p.exclude = JSON.stringify(range.excludeRevisions);
+    return p;
+  }
+
+  private shape(range: SyncRange): string {
+    return `${range.universe !== ''}${range.excludeRevisions.length > 0}`;
+  }
+
+  /** Up to `limit` cases of the range, by revision then guid. */
+  chunk(dictionaryId: number, range: SyncRange, limit: number): SyncCaseRow[] {
+    return this.chunkStmts.get(this.shape(range))!.all({ ...this.params(dictionaryId, range), limit }).map((r) => ({
+      guid: r.guid,
+      caseKey: r.case_key,
+      label: r.label,
+      data: r.data,
+      verified: r.verified === 1,
+      deleted: r.deleted === 1,
+      revision: r.revision,
+      clock: JSON.parse(r.clock) as ClockEntry[],
+      partialSave: r.partial_save === null ? null : (JSON.parse(r.partial_save) as PartialSave),
+      notes: r.notes === '[]' ? [] : (JSON.parse(r.notes) as CaseNote[]),
+    }));
+  }
+
+  /** How many cases the whole range holds (this chunk and the ones after it). */
+  count(dictionaryId: number, range: SyncRange): number {
+    return this.countStmts.get(this.shape(range))!.get(this.params(dictionaryId, range))!.n;
+  }
+
+  /** Records a sync of `device` (created on first sight) in the history. */
+  record(entry: { dictionaryId: number; device: string; username: string; direction: SyncDirection; revision: number; universe?: string; cases: number }): void {
+    const now = nowIso();
+    this.touchDevice.run({ device: entry.device, user: entry.username, now });
+    this.insertHistory.run(entry.dictionaryId, entry.device, entry.username, entry.direction, entry.revision, entry.universe ?? '', entry.cases, now);
+  }
+
+  /** The newest history rows of a dictionary, newest first. */
+  history(dictionaryId: number, limit: number): SyncHistoryRow[] {
+    return this.historyStmt.all(dictionaryId, limit).map(toHistory);
+  }
+
+  /** The last sync of a device for a dictionary (the 412 body of an upload). */
+  lastOfDevice(device: string, dictionaryId: number): SyncHistoryRow | undefined {
+    const r = this.lastOfDeviceStmt.get(device, dictionaryId);
+    return r && toHistory(r);
+  }
+
+  /** Runs `fn` in one read transaction, so a chunk and its count see the same snapshot. */
+  read<T>(fn: () => T): T {
+    return this.db.transaction(fn).deferred();
+  }
+}

@@ -1,0 +1,229 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { uploadDictionary } from '../../../src/core/dictionaries.js';
+import { fixture } from '../../helpers/temp-home.js';
+import { startTestServer, type TestServer } from '../../helpers/http-server.js';
+import { runCli } from '../../helpers/run-cli.js';
+import { levelFromLines, popstanCases, SyncDevice, type WireCase } from '../../helpers/sync-client.js';
+
+const DICT = 'CEN2000';
+
+async function popstanServer(): Promise<TestServer> {
+  return startTestServer({
+    seed: (store) => {
+      const file = fixture('popstan-census.json.dcf');
+      uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
+    },
+  });
+}
+
+function clockOf(c: WireCase): Record<string, number> {
+  return Object.fromEntries(c.clock.map((e) => [e.deviceId, e.revision]));
+}
+
+test('sync: 1,000 cases up in chunks (zlib, gzip, plain; level-1 and data lines), down in pages, changed on another device, synced again', async (t) => {
+  const ts = await popstanServer();
+  t.after(() => ts.close());
+  const a = new SyncDevice(ts, 'tablet-a');
+  const b = new SyncDevice(ts, 'tablet-b');
+  const sent = popstanCases(1000, 'tablet-a');
+
+  // Upload in four chunks, each compressed differently; every upload gets a new revision.
+  const encodings = ['zlib', 'gzip', 'identity', 'zlib'] as const;
+  for (let i = 0; i < 4; i++) {
+    const r = await a.put(DICT, sent.slice(i * 250, (i + 1) * 250), encodings[i]);
+    assert.equal(r.status, 200, await r.clone().text());
+    assert.deepEqual(await r.json(), { code: 200, description: 'Success' });
+    assert.equal(r.headers.get('etag'), r.headers.get('x-csw-current-revision'));
+  }
+  assert.equal(new Set(a.ownUploads).size, 4);
+  assert.ok(a.ownUploads.every((r, i) => i === 0 || r > a.ownUploads[i - 1]!));
+
+  // Device B downloads everything, 100 at a time: nine 206 then one 200.
+  const down = await b.get(DICT, 100);
+  assert.deepEqual(down.pages.map((p) => p.status), [...Array(9).fill(206), 200]);
+  assert.equal(down.pages[0]!.range, '100/1000');
+  assert.equal(down.pages[9]!.range, '100/100');
+  assert.equal(down.cases.length, 1000);
+  assert.deepEqual(new Set(down.cases.map((c) => c.id)), new Set(sent.map((c) => c.id)));
+  for (const c of down.cases) {
+    assert.equal(typeof c['level-1'], 'string', 'level-1 travels as a JSON string');
+    assert.deepEqual(c.clock, [{ deviceId: 'tablet-a', revision: 1 }]);
+  }
+  // A case sent as data lines comes back with the same content as its level-1 twin of the same lines.
+  const byId = new Map(down.cases.map((c) => [c.id, c]));
+  assert.equal(byId.get(sent[1]!.id)!['level-1'], levelFromLines(sent[1]!.data!));
+  assert.equal(byId.get(sent[0]!.id)!['level-1'], sent[0]!['level-1']);
+
+  // Nothing new: B syncs again and gets nothing (200, 0/0).
+  const again = await b.get(DICT, 100);
+  assert.deepEqual(again.pages, [{ status: 200, range: '0/0', revision: again.pages[0]!.revision }]);
+
+  // B modifies 10 cases (its clock entry ticks) and uploads them.
+  const changed = down.cases.slice(0, 10).map((c) => ({ ...c, label: `checked by B`, clock: [...c.clock, { deviceId: 'tablet-b', revision: 1 }] }));
+  assert.equal((await b.put(DICT, changed)).status, 200);
+
+  // A downloads, excluding its own uploads: exactly B's 10 changes, with both clock entries.
+  const fromB = await a.get(DICT, 3);
+  assert.equal(fromB.cases.length, 10);
+  assert.deepEqual(new Set(fromB.cases.map((c) => c.id)), new Set(changed.map((c) => c.id)));
+  for (const c of fromB.cases) {
+    assert.equal(c.label, 'checked by B');
+    assert.deepEqual(clockOf(c), { 'tablet-a': 1, 'tablet-b': 1 });
+  }
+
+  // Concurrent edit: A edits case 0 from its old version (clock A:2, no B) → clocks merge, A wins.
+  const c0 = { ...sent.find((c) => c.id === changed[0]!.id)!, label: 'edited by A', clock: [{ deviceId: 'tablet-a', revision: 2 }] };
+  // An old version of case 1 (A:1) is older than B's (A:1, B:1): ignored.
+  const c1 = { ...down.cases.find((c) => c.id === changed[1]!.id)!, label: 'stale', clock: [{ deviceId: 'tablet-a', revision: 1 }] };
+  assert.equal((await a.put(DICT, [c0, c1])).status, 200);
+  const one = async (id: string) => (await (await ts.call('standard', `/api/dictionaries/${DICT}/cases/${id}`)).json()) as WireCase;
+  const got0 = await one(c0.id);
+  assert.equal(got0.label, 'edited by A');
+  assert.deepEqual(clockOf(got0), { 'tablet-a': 2, 'tablet-b': 1 });
+  assert.equal((await one(changed[1]!.id)).label, 'checked by B');
+
+  // Totals: nothing duplicated or lost.
+  const all = await new SyncDevice(ts, 'tablet-c').get(DICT, 1000);
+  assert.equal(all.cases.length, 1000);
+  assert.equal(new Set(all.cases.map((c) => c.id)).size, 1000);
+  const list = (await (await ts.call('standard', `/api/dictionaries/${DICT}/cases?limit=5`)).json()) as { total: number; data: unknown[] };
+  assert.equal(list.total, 1000, 'without x-csw headers the route keeps the list envelope');
+  assert.equal(list.data.length, 5);
+
+  // Delete: a Standard account may not; an API account may; devices receive the tombstone.
+  const victim = sent[500]!.id;
+  assert.equal((await ts.call('standard', `/api/dictionaries/${DICT}/cases/${victim}`, { method: 'DELETE' })).status, 403);
+  const del = await ts.call('api', `/api/dictionaries/${DICT}/cases/${victim}`, { method: 'DELETE', headers: { 'x-csw-device': 'office' } });
+  assert.equal(del.status, 200);
+  assert.deepEqual(await del.json(), { code: 200, description: 'Success' });
+  const afterDelete = await b.get(DICT, 100);
+  const tomb = afterDelete.cases.find((c) => c.id === victim);
+  assert.equal(tomb?.deleted, true);
+
+  // The history per device, through the CLI.
+  const cli = runCli(ts.store.home.root, ['cases', 'sync-history', DICT, '--json']);
+  assert.equal(cli.code, 0, cli.stderr);
+  const history = cli.json<{ history: { device: string; direction: string; revision: number }[] }>().history;
+  const puts = history.filter((h) => h.device === 'tablet-a' && h.direction === 'put').map((h) => h.revision);
+  assert.equal(puts.length, 5);
+  assert.ok(history.some((h) => h.device === 'tablet-b' && h.direction === 'get'));
+  assert.ok(history.some((h) => h.device === 'office' && h.direction === 'put'));
+  const human = runCli(ts.store.home.root, ['cases', 'sync-history', DICT]);
+  assert.match(human.stdout, /tablet-a/);
+});
+
+test('sync: a malformed case refuses the whole upload, naming the case; nothing is stored', async (t) => {
+  const ts = await popstanServer();
+  t.after(() => ts.close());
+  const a = new SyncDevice(ts, 'tablet-a');
+  const [good1, good2] = popstanCases(2, 'tablet-a');
+  const bad = { id: '11111111-2222-4333-8444-555555555555', caseids: 'X', clock: [{ deviceId: 'tablet-a', revision: 'one' }], 'level-1': '{}' };
+  const r = await a.put(DICT, [good1, bad, good2]);
+  assert.equal(r.status, 400);
+  const body = (await r.json()) as { error: string; message: string };
+  assert.equal(body.error, 'CASE_INVALID');
+  assert.match(body.message, /case 1 \(id 11111111-2222-4333-8444-555555555555/);
+  assert.match(body.message, /clock\[0\]\.revision/);
+  const broken = await a.put(DICT, [], 'identity');
+  assert.equal(broken.status, 200, 'an empty array is a valid upload');
+  const notJson = await ts.call('standard', `/api/dictionaries/${DICT}/cases`, { method: 'POST', headers: { 'content-encoding': 'gzip' }, body: deflateSync(Buffer.from(`[${JSON.stringify(good1)}, {"id": `)) });
+  assert.equal(notJson.status, 400);
+  assert.match(((await notJson.json()) as { message: string }).message, /readable past element 1/);
+  const list = (await (await ts.call('standard', `/api/dictionaries/${DICT}/cases`)).json()) as { total: number };
+  assert.equal(list.total, 0);
+});
+
+test('sync: no device header is recorded as unknown; unknown revisions are 412; bad headers 400', async (t) => {
+  const ts = await popstanServer();
+  t.after(() => ts.close());
+  const anon = new SyncDevice(ts, null);
+  const r = await anon.put(DICT, popstanCases(3, 'x'));
+  assert.equal(r.status, 200);
+  const history = runCli(ts.store.home.root, ['cases', 'sync-history', DICT, '--json']).json<{ history: { device: string }[] }>().history;
+  assert.deepEqual(history.map((h) => h.device), ['unknown']);
+
+  const ahead = await ts.call('standard', `/api/dictionaries/${DICT}/cases`, { headers: { 'x-csw-device': 'd', 'x-csw-if-revision-exists': '999999' } });
+  assert.equal(ahead.status, 412);
+  assert.deepEqual(await ahead.json(), {});
+  // If-Match (the official swagger's name) is read the same way.
+  assert.equal((await ts.call('standard', `/api/dictionaries/${DICT}/cases`, { headers: { 'if-match': '"999999"' } })).status, 412);
+  const upAhead = await ts.call('standard', `/api/dictionaries/${DICT}/cases`, {
+    method: 'POST',
+    headers: { 'x-csw-device': 'unknown', 'x-csw-if-revision-exists': '999999' },
+    body: '[]',
+  });
+  assert.equal(upAhead.status, 412);
+  assert.deepEqual(Object.keys((await upAhead.json()) as object).sort(), ['dateTime', 'device', 'dictionary', 'direction', 'revisionNumber', 'universe']);
+  const badCount = await ts.call('standard', `/api/dictionaries/${DICT}/cases`, { headers: { 'x-csw-case-range-count': 'lots' } });
+  assert.equal(badCount.status, 400);
+  assert.equal(((await badCount.json()) as { error: string }).error, 'SYNC_HEADER_INVALID');
+  const binary = await ts.call('standard', `/api/dictionaries/${DICT}/cases`, { method: 'POST', body: deflateSync(Buffer.from('cssync\x01\x00\x00\x00')) });
+  assert.equal(binary.status, 415);
+
+  // Universe: a case-id prefix filter.
+  const all = await new SyncDevice(ts, 'u').get(DICT, 100);
+  const prefix = all.cases[0]!.caseids.slice(0, 6);
+  const inUniverse = await ts.call('standard', `/api/dictionaries/${DICT}/cases`, { headers: { 'x-csw-universe': `"${prefix}"` } });
+  const cases = (await inUniverse.json()) as WireCase[];
+  assert.ok(cases.length >= 1 && cases.every((c) => c.caseids.startsWith(prefix)));
+});
+
+test('sync: server info, dictionaries with a trailing slash, raw dictionary upload', async (t) => {
+  const ts = await popstanServer();
+  t.after(() => ts.close());
+  const info = await ts.call('standard', '/api/server');
+  assert.match(await info.text(), /^\{"deviceId":"[0-9a-f]{32}","apiVersion":2\.0\}$/);
+  for (const path of ['/api/dictionaries', '/api/dictionaries/']) {
+    const list = (await (await ts.call('standard', path)).json()) as { name: string; caseCount: number }[];
+    assert.deepEqual(list.map((d) => [d.name, d.caseCount]), [[DICT, 0]]);
+  }
+  const dcf = readFileSync(fixture('simple-capi.dcf'));
+  const raw = await ts.call('api', '/api/dictionaries/', { method: 'POST', headers: { 'content-type': 'text/plain; charset=utf-8' }, body: dcf });
+  assert.equal(raw.status, 200);
+  assert.deepEqual(await raw.json(), { code: 200, description: 'Success' });
+  assert.equal((await ts.call('standard', '/api/dictionaries/', { method: 'POST', body: dcf })).status, 403);
+  const name = ((await (await ts.call('api', '/api/dictionaries')).json()) as { name: string }[]).find((d) => d.name !== DICT)!.name;
+  assert.equal((await ts.call('api', `/api/dictionaries/${name}`, { method: 'PUT', body: dcf })).status, 200);
+  const wrong = await ts.call('api', `/api/dictionaries/${DICT}`, { method: 'PUT', body: dcf });
+  assert.equal(wrong.status, 400);
+  assert.match(((await wrong.json()) as { message: string }).message, /not CEN2000/);
+});
+
+test('sync: files, folders and application packages as the client syncs them', async (t) => {
+  const ts = await popstanServer();
+  t.after(() => ts.close());
+  const bytes = Buffer.from('paradata log\n');
+  const md5 = createHash('md5').update(bytes).digest('hex');
+  const put = await ts.call('standard', '/api/files/paradata/tablet-a.log/content', { method: 'PUT', headers: { 'content-md5': md5 }, body: bytes });
+  assert.equal(put.status, 200, await put.clone().text());
+  assert.deepEqual(await put.json(), { type: 'file', name: 'tablet-a.log', directory: 'paradata', md5, size: bytes.length, lastModified: (await (await ts.call('standard', '/api/folders/paradata')).json() as { lastModified: string }[])[0]!.lastModified });
+  const bad = await ts.call('standard', '/api/files/paradata/tablet-a.log/content', { method: 'PUT', headers: { 'content-md5': '0'.repeat(32) }, body: 'other' });
+  assert.equal(bad.status, 403);
+  const get = await ts.call('standard', '/api/files/paradata/tablet-a.log/content');
+  assert.equal(get.status, 200);
+  assert.equal(get.headers.get('content-md5'), md5);
+  assert.deepEqual(Buffer.from(await get.arrayBuffer()), bytes, 'the refused upload left the file as it was');
+  assert.equal((await ts.call('standard', '/api/files/paradata/tablet-a.log/content', { headers: { 'if-none-match': md5 } })).status, 304);
+  assert.equal((await ts.call('standard', '/api/files/paradata/missing.log/content')).status, 404);
+  assert.equal((await ts.call('standard', '/api/files/../etc/passwd/content')).status === 200, false);
+  const root = (await (await ts.call('standard', '/api/folders/')).json()) as { type: string; name: string }[];
+  assert.deepEqual(root, [{ type: 'directory', name: 'paradata', directory: '' }]);
+  // The same file through the spec's media route.
+  assert.equal((await ts.call('standard', '/api/files/media/paradata/tablet-a.log')).status, 200);
+
+  mkdirSync(ts.store.home.apps, { recursive: true });
+  const zip = Buffer.from('PK\x05\x06' + '\x00'.repeat(18), 'latin1');
+  writeFileSync(join(ts.store.home.apps, 'Census.zip'), zip);
+  const apps = (await (await ts.call('standard', '/api/apps')).json()) as { name: string; FileType: string }[];
+  assert.deepEqual(apps.map((a) => [a.name, a.FileType]), [['Census', 'Application Deployment Specification']]);
+  const app = await ts.call('standard', '/api/apps/Census');
+  assert.equal(app.status, 200);
+  assert.deepEqual(Buffer.from(await app.arrayBuffer()), zip);
+  assert.equal((await ts.call('standard', '/api/apps/Census', { headers: { 'if-none-match': app.headers.get('etag')! } })).status, 304);
+  assert.equal((await ts.call('standard', '/api/apps/Nope')).status, 404);
+});
