@@ -6,6 +6,8 @@ export interface HomePaths {
   db: string;
   media: string;
   breakoutLogs: string;
+  /** One log file per import: every warning and unreadable case (core/import/import-log.ts). */
+  importLogs: string;
   locks: string;
   targets: string;
 }
@@ -21,6 +23,7 @@ export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = p
     db: join(root, 'sds.db'),
     media: join(root, 'files', 'media'),
     breakoutLogs: join(root, 'logs', 'breakout'),
+    importLogs: join(root, 'logs', 'import'),
     locks: join(root, 'locks'),
     targets: join(root, 'targets'),
   };

@@ -229,6 +229,8 @@ function rowToRecord(items: readonly DictItem[], row: Row, record: string, warni
           message: `item ${slot.item.name} holds ${JSON.stringify(raw)}, not a number; read as DEFAULT`,
           record,
           item: slot.item.name,
+          ...(slot.occurrences > 1 ? { occurrence: k + 1 } : {}),
+          value: String(raw),
         });
         values.push(normalizeScalarDefault(slot.item));
       }

@@ -177,6 +177,7 @@ export function textToCase(dict: Dictionary, lines: readonly (TextLine | string)
         record: record.name,
         item: bad.item,
         occurrence: occurrences.length,
+        value: bad.text,
         ...at,
       });
     }

@@ -201,7 +201,7 @@ describe('readDatFile with broken cases', () => {
     const first = ok(results[0]);
     assert.equal((first.case['level-1'].PERSON as RecordObject[])[0]?.P04_AGE, 'DEFAULT');
     assert.deepEqual(first.warnings, [
-      { kind: 'invalid-value', message: 'item P04_AGE holds "x9", not a number; read as DEFAULT', record: 'PERSON', item: 'P04_AGE', occurrence: 1, line: 1 },
+      { kind: 'invalid-value', message: 'item P04_AGE holds "x9", not a number; read as DEFAULT', record: 'PERSON', item: 'P04_AGE', occurrence: 1, value: 'x9', line: 1 },
     ]);
     const last = ok(results[2]);
     assert.equal(last.case.id, first.case.id);

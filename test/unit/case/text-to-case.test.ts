@@ -55,6 +55,7 @@ describe('textToCase', () => {
         record: 'PERSON_REC',
         item: 'AGE',
         occurrence: 1,
+        value: ' 3a',
         line: 7,
       },
     ]);
