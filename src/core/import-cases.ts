@@ -4,12 +4,20 @@ import type { CaseWrite } from '../store/cases-repo.js';
 import { nowIso } from '../store/clock.js';
 import { requireDictionary } from './dictionaries.js';
 import { mergeCaseWrite, type MergeOutcome } from './case-merge.js';
-import { caseFileReader } from './import/case-file-readers.js';
+import { AppError, toAppError } from '../shared/errors.js';
+import { caseFileReader, checkCaseFile } from './import/case-file-readers.js';
 import { readCaseFileInWorker } from './import/read-in-worker.js';
-import type { ReadErrorShape } from './import/read-worker-protocol.js';
+import type { ImportWarning, ReadErrorShape } from './import/read-worker-protocol.js';
+import { errorLine, ImportLog, warningLine } from './import/import-log.js';
+
+export type { ImportWarning } from './import/read-worker-protocol.js';
+export { warningLine } from './import/import-log.js';
 
 /** A case that could not be read: its error code, message and where (file, line, case). */
 export type ImportProblem = ReadErrorShape;
+
+/** Warnings and errors listed per file in a report; the log file has them all. */
+export const IMPORT_DETAIL_LIMIT = 1000;
 
 export interface FileImportReport {
   file: string;
@@ -21,13 +29,28 @@ export interface FileImportReport {
   older: number;
   failed: number;
   warnings: number;
+  /** The first unreadable cases (up to the detail limit); `errorsNotListed` counts the rest. */
   errors: ImportProblem[];
+  errorsNotListed: number;
+  /** The first warnings (up to the detail limit), each with case, line or position, record, item, value. */
+  warningList: ImportWarning[];
+  warningsNotListed: number;
 }
 
 export interface ImportReport {
   dictionary: string;
+  /** The import's log file: every warning and unreadable case of every file. */
+  log: string;
   files: FileImportReport[];
-  total: Omit<FileImportReport, 'file' | 'errors'>;
+  total: Omit<FileImportReport, 'file' | 'errors' | 'errorsNotListed' | 'warningList' | 'warningsNotListed'>;
+}
+
+export interface ImportOptions {
+  onProgress?: (done: number) => void;
+  /** Warnings and errors listed per file in the report (default IMPORT_DETAIL_LIMIT). */
+  detailLimit?: number;
+  /** The clock that names the log file. */
+  now?: () => Date;
 }
 
 /**
@@ -36,21 +59,79 @@ export interface ImportReport {
  * thread, which merges each batch with the stored cases and commits it. A case that cannot be
  * read is reported with where and why and the others are still stored; the caller decides the
  * exit status from `failed`. Each committed batch that changes anything gets its own revision.
+ *
+ * Before anything is stored, every file is checked: an unknown type is FILE_FORMAT_UNKNOWN, a
+ * `.csdb` written with another dictionary DICTIONARY_MISMATCH, and no file is imported. Every
+ * warning and unreadable case goes to the import's log file as it arrives (`report.log`); the
+ * report lists the first `detailLimit` of each per file and counts the rest, so memory stays
+ * bounded whatever the file holds.
  */
 export async function importCases(
   store: Store,
   dictionaryName: string,
   files: string[],
-  onProgress?: (done: number) => void,
+  options: ImportOptions | ((done: number) => void) = {},
 ): Promise<ImportReport> {
+  const opts: ImportOptions = typeof options === 'function' ? { onProgress: options } : options;
+  const limit = opts.detailLimit ?? IMPORT_DETAIL_LIMIT;
   const dict = requireDictionary(store, dictionaryName);
-  // Refuse an unknown file type before anything is read.
+  // Refuse an unknown file type, or a file of another dictionary, before anything is read.
   for (const f of files) caseFileReader(f);
+  for (const f of files) {
+    try {
+      checkCaseFile(f, dict.model);
+    } catch (err) {
+      const e = toAppError(err);
+      if (e.code !== 'DICTIONARY_MISMATCH') throw e;
+      throw new AppError(e.code, `${e.message}; no file was imported`, e.details, { cause: e });
+    }
+  }
   const deviceId = store.settings.serverDeviceId();
+  const started = (opts.now ?? (() => new Date()))();
+  const log = ImportLog.create(store.home.importLogs, dict.name, started);
+  try {
+    log.write([`import into ${dict.name} started ${started.toISOString()}: ${files.length} file(s)`]);
+    const reports = await importFiles(store, dict, files, deviceId, log, limit, opts.onProgress);
+    const total = { read: 0, inserted: 0, updated: 0, unchanged: 0, older: 0, failed: 0, warnings: 0 };
+    for (const r of reports) for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += r[k];
+    log.write([`import finished: read ${total.read}, inserted ${total.inserted}, updated ${total.updated}, unchanged ${total.unchanged}, older ${total.older}, failed ${total.failed}, warnings ${total.warnings}`]);
+    return { dictionary: dict.name, log: log.path, files: reports, total };
+  } catch (err) {
+    const e = toAppError(err);
+    log.write([`import stopped: ${e.code}: ${e.message}`]);
+    throw err;
+  } finally {
+    log.close();
+  }
+}
+
+async function importFiles(
+  store: Store,
+  dict: ReturnType<typeof requireDictionary>,
+  files: string[],
+  deviceId: string,
+  log: ImportLog,
+  limit: number,
+  onProgress: ((done: number) => void) | undefined,
+): Promise<FileImportReport[]> {
   const reports: FileImportReport[] = [];
   let done = 0;
   for (const file of files) {
-    const report: FileImportReport = { file, read: 0, inserted: 0, updated: 0, unchanged: 0, older: 0, failed: 0, warnings: 0, errors: [] };
+    log.write([`file ${file}`]);
+    const report: FileImportReport = {
+      file,
+      read: 0,
+      inserted: 0,
+      updated: 0,
+      unchanged: 0,
+      older: 0,
+      failed: 0,
+      warnings: 0,
+      errors: [],
+      errorsNotListed: 0,
+      warningList: [],
+      warningsNotListed: 0,
+    };
     const write = (cases: CaseWrite[]) => {
       if (cases.length === 0) return;
       store.cases.write(() => {
@@ -63,23 +144,33 @@ export async function importCases(
     // Reading and encoding run in a worker thread; this thread only merges and commits.
     for await (const items of readCaseFileInWorker(file, dict.model)) {
       const cases: CaseWrite[] = [];
+      const lines: string[] = [];
       for (const item of items) {
         if (item.ok) {
           report.read += 1;
-          report.warnings += item.warnings;
           cases.push(item.write);
+          for (const w of item.warnings ?? []) {
+            report.warnings += 1;
+            lines.push(warningLine(file, w));
+            if (report.warningList.length < limit) report.warningList.push(w);
+            else report.warningsNotListed += 1;
+          }
         } else {
           report.failed += 1;
-          report.errors.push(item.error);
+          lines.push(errorLine(file, item.error));
+          if (report.errors.length < limit) report.errors.push(item.error);
+          else report.errorsNotListed += 1;
         }
       }
+      log.write(lines);
       write(cases);
     }
+    log.write([
+      `${file}: read ${report.read}, inserted ${report.inserted}, updated ${report.updated}, unchanged ${report.unchanged}, older ${report.older}, failed ${report.failed}, warnings ${report.warnings}`,
+    ]);
     reports.push(report);
   }
-  const total = { read: 0, inserted: 0, updated: 0, unchanged: 0, older: 0, failed: 0, warnings: 0 };
-  for (const r of reports) for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += r[k];
-  return { dictionary: dict.name, files: reports, total };
+  return reports;
 }
 
 /**

@@ -60,6 +60,7 @@ export const ERROR_CODES = {
   CASE_INVALID: { http: 400, exit: EXIT.invalid, title: 'a case in an import file could not be read' },
   IMPORT_PARTIAL: { http: 400, exit: EXIT.invalid, title: 'some cases of an import could not be read; the others were stored' },
   FILE_FORMAT_UNKNOWN: { http: 400, exit: EXIT.invalid, title: 'the import file type is not .dat, .csdb or .json' },
+  DICTIONARY_MISMATCH: { http: 400, exit: EXIT.invalid, title: 'the import file was written with another dictionary; nothing was imported' },
   NAME_COLLISION: { http: 400, exit: EXIT.invalid, title: 'two breakout tables or columns of a dictionary would get the same name' },
   NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'the named object does not exist' },
   CONFLICT: { http: 409, exit: EXIT.conflict, title: 'the object already exists or is in a conflicting state' },

@@ -8,6 +8,8 @@ export interface HomePaths {
   /** Application deployment packages (`<name>.zip`) served to the data-collection client. */
   apps: string;
   breakoutLogs: string;
+  /** One log file per import: every warning and unreadable case (core/import/import-log.ts). */
+  importLogs: string;
   locks: string;
   targets: string;
 }
@@ -24,6 +26,7 @@ export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = p
     media: join(root, 'files', 'media'),
     apps: join(root, 'files', 'apps'),
     breakoutLogs: join(root, 'logs', 'breakout'),
+    importLogs: join(root, 'logs', 'import'),
     locks: join(root, 'locks'),
     targets: join(root, 'targets'),
   };

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT, formatLocation } from '../../shared/errors.js';
 import { importCases } from '../../core/import-cases.js';
+import { describeImportDetails } from '../render-import.js';
 import { DEFAULT_CASES_LIMIT, getCase, listCases, MAX_CASES_LIMIT, parsePaging } from '../../core/cases.js';
 import { deleteCase } from '../../core/case-delete.js';
 import { syncHistory } from '../../core/sync.js';
@@ -20,7 +21,15 @@ export function registerCasesCommands(program: Command): void {
     .description('import .dat/.txt (fixed-width), .csdb or .json (sync case array) files; unchanged cases are left alone')
     .addHelpText(
       'after',
-      examples('sds cases import CEN2000 "Popstan Census.dat"', 'sds cases import HOUSEHOLD_DICT Household.csdb', 'sds cases import CEN2000 upload.json --json'),
+      examples(
+        'sds cases import CEN2000 "Popstan Census.dat"',
+        'sds cases import HOUSEHOLD_DICT Household.csdb',
+        'sds cases import CEN2000 upload.json --json',
+        'sds cases import CEN2000 census.dat --verbose      # list the warnings: case, line, item, value',
+      ) +
+        '\nEvery import writes logs/import/<dict>_<YYYY-MM-DD_HH-MM-SS>.log (UTC) under the home, with every\n' +
+        'warning and unreadable case; its path is printed. --json lists the first 1000 of each per file.\n' +
+        'A .csdb written with another dictionary is refused (DICTIONARY_MISMATCH) and nothing is imported.\n',
     )
     .action(
       action(async (ctx, dict: string, files: string[]) => {
@@ -33,19 +42,21 @@ export function registerCasesCommands(program: Command): void {
         }
         ctx.print(report, () => {
           const t = report.total;
-          return table(
+          return `${table(
             ['file', 'read', 'inserted', 'updated', 'unchanged', 'older', 'failed', 'warnings'],
             [
               ...report.files.map((f) => [f.file, f.read, f.inserted, f.updated, f.unchanged, f.older, f.failed, f.warnings]),
               ...(report.files.length > 1 ? [['total', t.read, t.inserted, t.updated, t.unchanged, t.older, t.failed, t.warnings]] : []),
             ],
-          );
+          )}\nlog: ${report.log}`;
         });
         for (const f of report.files) {
           for (const e of f.errors) {
             if (!ctx.json) process.stderr.write(`sds: ${e.code}: ${e.message} [${formatLocation(e.details)}]\n`);
           }
+          if (f.errorsNotListed > 0) ctx.note(`sds: ${f.errorsNotListed} more unreadable cases in ${report.log}`);
         }
+        for (const line of describeImportDetails(report, { verbose: ctx.verbose })) ctx.note(line);
         if (report.total.failed > 0) process.exitCode = EXIT.invalid;
       }),
     );

@@ -3,10 +3,12 @@ import type { Dictionary } from '../../cspro/dictionary/model.js';
 import type { SyncCase } from '../../cspro/case/model.js';
 import { readDatFile } from '../../cspro/case/dat-reader.js';
 import { readJsonCasesFile } from '../../cspro/case/json-cases-reader.js';
-import { readCsdbFile } from '../../cspro/case/csdb-reader.js';
+import { checkCsdbFile, readCsdbFile } from '../../cspro/case/csdb-reader.js';
+import type { CaseWarning } from '../../cspro/case/case-result.js';
 import { AppError } from '../../shared/errors.js';
 
-export type ReadResult = { ok: true; case: SyncCase; warnings?: unknown[] } | { ok: false; error: AppError };
+/** One case read, with its warnings and (.csdb, .json) its 0-based position, or why it could not be read. */
+export type ReadResult = { ok: true; case: SyncCase; warnings?: CaseWarning[]; index?: number } | { ok: false; error: AppError };
 export type CaseFileReader = (path: string, dict: Dictionary) => AsyncIterable<ReadResult>;
 
 const READERS: Record<string, CaseFileReader> = {
@@ -25,4 +27,13 @@ export function caseFileReader(file: string): CaseFileReader {
     });
   }
   return reader;
+}
+
+/**
+ * Checks a case file against the dictionary before any case of any file is read, where its format
+ * says which dictionary wrote it: a `.csdb` embeds its dictionary and has one column per item.
+ * Throws DICTIONARY_MISMATCH naming the differences. Text and JSON files carry no such record.
+ */
+export function checkCaseFile(file: string, dict: Dictionary): void {
+  if (extname(file).toLowerCase() === '.csdb') checkCsdbFile(file, dict);
 }

@@ -1,4 +1,5 @@
 import type { ErrorDetails } from '../../shared/errors.js';
+import type { CaseWarning } from '../../cspro/case/case-result.js';
 import type { CaseWrite } from '../../store/cases-repo.js';
 
 /** Cases per message from the reading thread: one store batch. */
@@ -12,8 +13,20 @@ export interface ReadErrorShape {
   details: ErrorDetails;
 }
 
-/** One case read and encoded, or why it could not be read. */
-export type ReadItem = { ok: true; write: CaseWrite; warnings: number } | { ok: false; error: ReadErrorShape };
+/**
+ * A warning met while reading one case, with where it is: the case key, and the 1-based line
+ * (text files) or the 0-based position of the case in its file (.csdb, .json).
+ */
+export interface ImportWarning extends CaseWarning {
+  case: string;
+  index?: number;
+}
+
+/**
+ * One case read and encoded, or why it could not be read. The warnings travel with their case,
+ * so the writer holds at most a few batches' worth of them.
+ */
+export type ReadItem = { ok: true; write: CaseWrite; warnings?: ImportWarning[] } | { ok: false; error: ReadErrorShape };
 
 export interface ReadWorkerInput {
   file: string;

@@ -7,8 +7,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Dictionary } from '../../cspro/dictionary/model.js';
 import { toAppError } from '../../shared/errors.js';
 import { toCaseWrite } from '../case-merge.js';
-import { caseFileReader } from './case-file-readers.js';
-import { READ_AHEAD, READ_BATCH, type ReadItem, type ReadWorkerInput, type ReadWorkerMessage } from './read-worker-protocol.js';
+import { caseFileReader, type ReadResult } from './case-file-readers.js';
+import { READ_AHEAD, READ_BATCH, type ImportWarning, type ReadItem, type ReadWorkerInput, type ReadWorkerMessage } from './read-worker-protocol.js';
 
 const port = parentPort!;
 const { file, model } = workerData as ReadWorkerInput;
@@ -21,6 +21,12 @@ port.on('message', () => {
 
 const send = (m: ReadWorkerMessage) => port.postMessage(m);
 
+/** The case's warnings located by case key and, without a line, by the case's position. */
+function located(r: Extract<ReadResult, { ok: true }>): ImportWarning[] | undefined {
+  if (!r.warnings || r.warnings.length === 0) return undefined;
+  return r.warnings.map((w) => ({ ...w, case: r.case.caseids, ...(w.line === undefined && r.index !== undefined ? { index: r.index } : {}) }));
+}
+
 async function sendBatch(items: ReadItem[]): Promise<void> {
   while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
   credits -= 1;
@@ -30,11 +36,12 @@ async function sendBatch(items: ReadItem[]): Promise<void> {
 try {
   let batch: ReadItem[] = [];
   for await (const r of caseFileReader(file)(file, model as Dictionary)) {
-    batch.push(
-      r.ok
-        ? { ok: true, write: toCaseWrite(r.case), warnings: r.warnings?.length ?? 0 }
-        : { ok: false, error: { code: r.error.code, message: r.error.message, details: r.error.details } },
-    );
+    if (r.ok) {
+      const warnings = located(r);
+      batch.push({ ok: true, write: toCaseWrite(r.case), ...(warnings ? { warnings } : {}) });
+    } else {
+      batch.push({ ok: false, error: { code: r.error.code, message: r.error.message, details: r.error.details } });
+    }
     if (batch.length >= READ_BATCH) {
       await sendBatch(batch);
       batch = [];

@@ -32,6 +32,8 @@ export interface CaseWarning {
   item?: string;
   /** 1-based record occurrence, when it matters. */
   occurrence?: number;
+  /** The value as found in the file, when a value caused the warning. */
+  value?: string;
 }
 
 export interface CaseReadOk {

@@ -10,8 +10,9 @@
  * Case metadata: GUID, key (kept as stored), label, deleted/verified flags, vector clock, notes
  * (epoch seconds → RFC 3339 UTC) and the partial-save state (1/2/3 → add/modify/verify, with the
  * field). A case whose data cannot be read is one `{ ok: false }` result (CASE_INVALID, details:
- * file, index, case key, id); the others are read. A file that is not a CSPro data file, or whose
- * tables do not match the dictionary, throws.
+ * file, index, case key, id); the others are read. A file that is not a CSPro data file throws;
+ * so does one written with another dictionary (DICTIONARY_MISMATCH, see csdb-check.ts), before
+ * any case is read. A record table the file lacks reads as the record absent.
  *
  * Binary items (image, audio, ...) are not read: the case model has no value for them yet.
  */
@@ -32,6 +33,8 @@ import {
   type SyncCase,
 } from './model.js';
 import { textToCase } from './text-to-case.js';
+import { csdbMismatchError, dictionaryDifferences, tableDifferences } from './csdb-check.js';
+import { parseDictionary } from '../dictionary/parse-dictionary.js';
 
 type Row = Record<string, unknown>;
 type Db = Database.Database;
@@ -87,6 +90,49 @@ export function readCsdbDictionaryText(path: string): string {
   return readCsdbInfo(path).dictionaryText;
 }
 
+/** The embedded dictionary parsed, or undefined when it is absent or does not parse. */
+function embeddedDictionary(info: CsdbInfo): Dictionary | undefined {
+  if (info.dictionaryText.trim() === '') return undefined;
+  try {
+    return parseDictionary(info.dictionaryText);
+  } catch {
+    // Not every CSPro version's dictionary parses; the tables are still checked.
+    return undefined;
+  }
+}
+
+/** Throws DICTIONARY_MISMATCH when the open file was not written with `dict` (csdb-check.ts). */
+function assertBelongs(db: Db, info: CsdbInfo, path: string, dict: Dictionary): void {
+  const embedded = embeddedDictionary(info);
+  const differences = [
+    ...(embedded ? dictionaryDifferences(dict, embedded, info.schemaVersion < 3) : []),
+    ...(info.schemaVersion === 3 ? tableDifferences(db, dict) : []),
+  ];
+  if (differences.length > 0) throw csdbMismatchError(path, dict, differences);
+}
+
+function assertSchema(info: CsdbInfo, path: string): void {
+  if (!(info.schemaVersion >= 1 && info.schemaVersion <= 3)) {
+    throw new AppError('FILE_FORMAT_UNKNOWN', `${path} has .csdb schema version ${info.schemaVersion}; sds reads 1 to 3`, { file: path });
+  }
+}
+
+/**
+ * Checks that a `.csdb` file was written with `dict`, from its embedded dictionary and its tables
+ * (csdb-check.ts), without reading a case: an import checks every file before it stores anything.
+ * Throws DICTIONARY_MISMATCH naming the differences, or IO_ERROR / FILE_FORMAT_UNKNOWN.
+ */
+export function checkCsdbFile(path: string, dict: Dictionary): void {
+  const db = openCsdb(path);
+  try {
+    const info = readInfo(db, path);
+    assertSchema(info, path);
+    assertBelongs(db, info, path, dict);
+  } finally {
+    db.close();
+  }
+}
+
 function quote(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
@@ -116,7 +162,8 @@ class RelationalLayout {
       for (const record of level.records) {
         const name = record.name.toLowerCase();
         const columns = columnsOf(db, name);
-        if (columns.size === 0) throw missing(`${name} for record ${record.name}`);
+        // A record added to the dictionary after the file was written: absent in every case.
+        if (columns.size === 0) continue;
         const order = columns.has('occ') ? 'occ' : quote(`${name}-id`);
         this.recordStatements.set(
           record,
@@ -137,7 +184,9 @@ class RelationalLayout {
     const nodeId = row[`${levelKey(depth + 1)}-id`];
     const out: LevelObject = { id: rowToRecord(level.ids, row, 'id', warnings) };
     for (const record of level.records) {
-      const rows = (this.recordStatements.get(record) as Database.Statement).all(nodeId) as Row[];
+      const statement = this.recordStatements.get(record);
+      if (!statement) continue;
+      const rows = statement.all(nodeId) as Row[];
       if (rows.length === 0) continue;
       let objects = rows.map((r) => rowToRecord(record.items, r, record.name, warnings));
       if (objects.length > record.maxOccurrences) {
@@ -180,6 +229,8 @@ function rowToRecord(items: readonly DictItem[], row: Row, record: string, warni
           message: `item ${slot.item.name} holds ${JSON.stringify(raw)}, not a number; read as DEFAULT`,
           record,
           item: slot.item.name,
+          ...(slot.occurrences > 1 ? { occurrence: k + 1 } : {}),
+          value: String(raw),
         });
         values.push(normalizeScalarDefault(slot.item));
       }
@@ -238,17 +289,15 @@ function noteOf(row: Row): CaseNote {
 
 /**
  * Reads the cases of a `.csdb` file in file order (see the file comment). `dict` is the
- * dictionary to read the data with (normally the stored one; compare it with
- * `readCsdbDictionaryText` first). Throws IO_ERROR / FILE_FORMAT_UNKNOWN for a file that cannot
- * be read at all, CASE_INVALID when its tables do not match the dictionary.
+ * dictionary to read the data with (the stored one). Throws IO_ERROR / FILE_FORMAT_UNKNOWN for a
+ * file that cannot be read at all, DICTIONARY_MISMATCH when it was written with another dictionary.
  */
 export async function* readCsdbFile(path: string, dict: Dictionary): AsyncGenerator<CaseReadResult> {
   const db = openCsdb(path);
   try {
     const info = readInfo(db, path);
-    if (!(info.schemaVersion >= 1 && info.schemaVersion <= 3)) {
-      throw new AppError('FILE_FORMAT_UNKNOWN', `${path} has .csdb schema version ${info.schemaVersion}; sds reads 1 to 3`, { file: path });
-    }
+    assertSchema(info, path);
+    assertBelongs(db, info, path, dict);
     const relational = info.schemaVersion === 3 ? new RelationalLayout(db, dict, path) : undefined;
     const caseColumns = columnsOf(db, 'cases');
     const hasNotes = columnsOf(db, 'notes').size > 0;

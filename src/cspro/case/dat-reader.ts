@@ -12,12 +12,13 @@
  *  - has a record type that matches no record of the dictionary (CSPro skips such a line with a
  *    "bad record type" message; we refuse the case, because a silently half-read case is worse
  *    than a reported one, and the line may belong to a case whose key is damaged);
- *  - ends inside the record-type/id area (CSPro never trims into it, so the line is damaged);
  *  - has a numeric id item that is not a number (the case key would be meaningless).
+ * A line that ends inside the record-type/id area is read as if padded with blanks, as CSPro
+ * pads it before reading the ids (real files trim a blank last id item away).
  * Everything else is read, with a warning on the case:
  *  - a numeric item whose text is not a number → value DEFAULT, as CSPro reads it;
  *  - more record occurrences than maxOccurrences → the extra lines dropped, as CSPro does;
- *  - a blank id item; a case key that already appeared earlier in the file (non-consecutive
+ *  - a blank id item (also one trimmed away); a case key that already appeared earlier in the file (non-consecutive
  *    lines: both cases get the same GUID, so the store keeps the later one).
  * The other cases of the file are always read. A file that cannot be opened throws IO_ERROR.
  *

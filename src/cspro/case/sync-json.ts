@@ -87,10 +87,10 @@ class LevelNormalizer {
       if (!check.ok) fail(check.reason);
       else {
         if (check.truncated) {
-          this.warnings.push({ kind: 'value-truncated', message: `${itemPath} is longer than ${item.length} characters; cut`, record, item: item.name });
+          this.warnings.push({ kind: 'value-truncated', message: `${itemPath} is longer than ${item.length} characters; cut`, record, item: item.name, value: String(rawValue) });
         }
         if (check.tooWide) {
-          this.warnings.push({ kind: 'value-too-wide', message: `${itemPath} = ${check.value} does not fit in ${item.length} columns`, record, item: item.name });
+          this.warnings.push({ kind: 'value-too-wide', message: `${itemPath} = ${check.value} does not fit in ${item.length} columns`, record, item: item.name, value: String(rawValue) });
         }
         values.push(check.value);
       }

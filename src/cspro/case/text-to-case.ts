@@ -6,11 +6,13 @@
  * whatever the line order; occurrences beyond maxOccurrences are dropped with a warning.
  *
  * What makes the case unreadable (thrown as CASE_INVALID with line/record/item details): a record
- * type that matches no record, a line that ends inside the record-type/id area, and a numeric id
- * that is not a number. Blank lines and `~` erased lines are skipped.
+ * type that matches no record, and a numeric id that is not a number. A line that ends inside the
+ * record-type/id area is read as if padded with blanks, as CSPro pads a short line before it
+ * reads the ids: a trimmed blank id item is a `blank-id` warning, not a failure. Blank lines and
+ * `~` erased lines are skipped.
  */
 
-import type { DictItem, DictLevel, DictRecord, Dictionary } from '../dictionary/model.js';
+import type { DictLevel, DictRecord, Dictionary } from '../dictionary/model.js';
 import { caseError, type CaseWarning } from './case-result.js';
 import { lineKeyText } from './case-key.js';
 import { fieldText, readRecordItems, type InvalidField } from './item-codec.js';
@@ -31,15 +33,9 @@ interface TextLayout {
   byType: Map<string, { record: DictRecord; level: number }>;
   /** For a dictionary without record type: its only record. */
   single?: { record: DictRecord; level: number };
-  /** Per level: the line length needed to hold the record type and the ids of levels 1..L. */
-  keyLength: number[];
 }
 
 const layoutCache = new WeakMap<Dictionary, TextLayout>();
-
-function itemEnd(item: DictItem): number {
-  return item.start - 1 + item.length * Math.max(1, item.occurrences);
-}
 
 function textLayout(dict: Dictionary): TextLayout {
   const cached = layoutCache.get(dict);
@@ -47,12 +43,8 @@ function textLayout(dict: Dictionary): TextLayout {
   const typeLength = dict.recordType.length;
   const typeStart = Math.max(0, dict.recordType.start - 1);
   const byType = new Map<string, { record: DictRecord; level: number }>();
-  const keyLength: number[] = [];
   let single: { record: DictRecord; level: number } | undefined;
-  let idEnd = typeLength > 0 ? typeStart + typeLength : 0;
   dict.levels.forEach((level, index) => {
-    for (const item of level.ids) idEnd = Math.max(idEnd, itemEnd(item));
-    keyLength.push(idEnd);
     for (const record of level.records) {
       if (typeLength > 0) {
         const type = record.recordType.padEnd(typeLength, ' ').slice(0, typeLength);
@@ -63,7 +55,7 @@ function textLayout(dict: Dictionary): TextLayout {
       }
     }
   });
-  const layout: TextLayout = { typeStart, typeLength, byType, keyLength, ...(single ? { single } : {}) };
+  const layout: TextLayout = { typeStart, typeLength, byType, ...(single ? { single } : {}) };
   layoutCache.set(dict, layout);
   return layout;
 }
@@ -147,13 +139,8 @@ export function textToCase(dict: Dictionary, lines: readonly (TextLine | string)
       if (!found) throw caseError('the dictionary has no record', at);
     }
     const { record, level } = found;
-    const needed = layout.keyLength[level] as number;
-    if (text.length < needed) {
-      throw caseError(`line has ${text.length} characters, fewer than the ${needed} of the record type and ids`, {
-        ...at,
-        record: record.name,
-      });
-    }
+    // A line trimmed into the id area needs no padding here: fieldText reads the columns past
+    // the end of a line as blanks, which is what CSPro's padding amounts to.
 
     root ??= newNode(dict, 0, readIds(dict.levels[0] as DictLevel, text, line, warnings));
     let node = root;
@@ -190,6 +177,7 @@ export function textToCase(dict: Dictionary, lines: readonly (TextLine | string)
         record: record.name,
         item: bad.item,
         occurrence: occurrences.length,
+        value: bad.text,
         ...at,
       });
     }

@@ -156,7 +156,7 @@ describe('readDatFile with broken cases', () => {
       '~' + (c[0] as string).slice(1), // erased line
       '',
       ...c,
-      '1010107', // shorter than the key area
+      '1010107', // cut inside the numeric id VILLAGE ("07 ")
       ...d,
     ];
     const path = join(dir, 'broken.dat');
@@ -174,8 +174,8 @@ describe('readDatFile with broken cases', () => {
     const shortLine = 4 + 1 + b.length + 2 + c.length + 1;
     const errShort = results[3];
     assert.ok(errShort && !errShort.ok);
-    assert.equal(errShort.error.message, 'line has 7 characters, fewer than the 19 of the record type and ids');
-    assert.deepEqual(errShort.error.details, { file: path, line: shortLine, case: '010107            ', record: 'PERSON' });
+    assert.equal(errShort.error.message, 'id item VILLAGE is not a number: "07 "');
+    assert.deepEqual(errShort.error.details, { file: path, line: shortLine, case: '010107            ', item: 'VILLAGE' });
 
     assert.deepEqual(
       results.filter((r) => r.ok).map((r) => (r.ok ? [r.case.caseids, r.firstLine] : [])),
@@ -201,7 +201,7 @@ describe('readDatFile with broken cases', () => {
     const first = ok(results[0]);
     assert.equal((first.case['level-1'].PERSON as RecordObject[])[0]?.P04_AGE, 'DEFAULT');
     assert.deepEqual(first.warnings, [
-      { kind: 'invalid-value', message: 'item P04_AGE holds "x9", not a number; read as DEFAULT', record: 'PERSON', item: 'P04_AGE', occurrence: 1, line: 1 },
+      { kind: 'invalid-value', message: 'item P04_AGE holds "x9", not a number; read as DEFAULT', record: 'PERSON', item: 'P04_AGE', occurrence: 1, value: 'x9', line: 1 },
     ]);
     const last = ok(results[2]);
     assert.equal(last.case.id, first.case.id);
@@ -268,5 +268,29 @@ describe('text-to-case with the CAPI household dictionary', () => {
     assert.equal(persons[1]?.HH_AGE, 'DEFAULT');
     assert.deepEqual(level1.METADATA_RECORD, { HH_GPS_READING: 2, HH_GPS_LATITUDE: 38.922705, HH_GPS_LONGITUDE: -77.036166 });
     assert.deepEqual(warnings, []);
+  });
+});
+
+describe('readDatFile on a line trimmed inside the id area (fixtures/synthetic/trimmed-ids.dat)', () => {
+  const SYNTHETIC = join(import.meta.dirname, '../../../fixtures/synthetic');
+
+  it('keeps the 7-line case whose blank person line is cut to "1215957", and a one-line trimmed case', async () => {
+    const trimmed = parseDictionary(readFileSync(join(SYNTHETIC, 'trimmed-ids.dcf')), { file: 'trimmed-ids.dcf' });
+    const path = join(SYNTHETIC, 'trimmed-ids.dat');
+    const raw = readFileSync(path, 'utf8');
+    assert.ok(raw.startsWith('\uFEFF') && raw.includes('\r\n1215957\r\n'), 'the fixture has a BOM, CRLF and the trimmed line');
+    const results = await readAll(path, trimmed);
+    assert.deepEqual(results.map((r) => (r.ok ? r.case.caseids : r.error.message)), ['215957  ', '215958 1', '310001  ']);
+    const first = ok(results[0]);
+    const persons = first.case['level-1'].PERSON as RecordObject[];
+    assert.equal(persons.length, 6, 'the trimmed line is the sixth, blank person');
+    assert.deepEqual(persons[5], {});
+    assert.deepEqual(first.case['level-1'].id, { CLUSTER: 215, HHNUM: 957 });
+    assert.deepEqual(first.case['level-1'].HOUSING, { ROOF: 1, ROOMS: 4 });
+    assert.deepEqual(first.warnings, [{ kind: 'blank-id', message: 'id item VISIT is blank', item: 'VISIT', line: 1 }]);
+    assert.deepEqual(ok(results[1]).warnings, []);
+    const third = ok(results[2]);
+    assert.deepEqual(third.case['level-1'], { id: { CLUSTER: 310, HHNUM: 1 }, HOUSING: {} });
+    assert.deepEqual(third.warnings, [{ kind: 'blank-id', message: 'id item VISIT is blank', item: 'VISIT', line: 11 }]);
   });
 });

@@ -55,6 +55,7 @@ describe('textToCase', () => {
         record: 'PERSON_REC',
         item: 'AGE',
         occurrence: 1,
+        value: ' 3a',
         line: 7,
       },
     ]);
@@ -75,18 +76,37 @@ describe('textToCase', () => {
     ]);
   });
 
-  it('refuses an unknown record type, a line shorter than the key area and a non-numeric id', () => {
+  it('refuses an unknown record type, a line cut inside a numeric id and a non-numeric id', () => {
     const a = thrown(() => textToCase(miniDict(), [H, { text: 'Z01001xx', line: 3 }]));
     assert.equal(a.code, 'CASE_INVALID');
     assert.equal(a.message, 'unknown record type "Z"');
     assert.deepEqual(a.details, { line: 3, record: 'Z' });
     const b = thrown(() => textToCase(miniDict(), [{ text: 'H0100', line: 4 }]));
-    assert.equal(b.message, 'line has 5 characters, fewer than the 6 of the record type and ids');
-    assert.deepEqual(b.details, { line: 4, record: 'HH_REC' });
+    assert.equal(b.message, 'id item HHNUM is not a number: "00 "');
+    assert.deepEqual(b.details, { line: 4, item: 'HHNUM' });
     const c = thrown(() => textToCase(miniDict(), [{ text: 'H0A001', line: 5 }]));
     assert.equal(c.message, 'id item PROV is not a number: "0A"');
     assert.deepEqual(c.details, { line: 5, item: 'PROV' });
     assert.equal(thrown(() => textToCase(miniDict(), ['', '~x'])).message, 'the case has no record lines');
+  });
+
+  it('reads a line trimmed inside the id area as padded with blanks: a blank id is a warning', () => {
+    // CLUSTER 2-4, VISIT 5-6 (blank, trimmed away), HHNUM 7-8 (numeric, blank, trimmed away).
+    const recs = [record('P', '1', 5, [item('AGE', 9, 2)]), record('H', '2', 1, [alpha('WALL', 9, 4)])];
+    const dict = dictionary('TRIM', [level('L', [item('CLUSTER', 2, 3), alpha('VISIT', 5, 2), item('HHNUM', 7, 2)], recs)], { start: 1, length: 1 });
+    const { level1, warnings } = textToCase(dict, [
+      { text: '1215    30', line: 1 },
+      { text: '1215', line: 2 },
+      { text: '1215    ', line: 3 },
+      { text: '2215    MUD', line: 4 },
+    ]);
+    assert.deepEqual(level1, { id: { CLUSTER: 215 }, P: [{ AGE: 30 }, {}, {}], H: { WALL: 'MUD' } });
+    assert.deepEqual(warnings, [
+      { kind: 'blank-id', message: 'id item VISIT is blank', item: 'VISIT', line: 1 },
+      { kind: 'blank-id', message: 'id item HHNUM is blank', item: 'HHNUM', line: 1 },
+    ]);
+    // A line that holds nothing but a short record type still reads: every id is blank.
+    assert.deepEqual(textToCase(dict, ['2']).level1, { id: {}, H: {} });
   });
 
   it('matches a multi-character record type exactly after padding', () => {
