@@ -58,7 +58,7 @@ export class Store {
 
 /** Creates the home directory layout if needed (idempotent). */
 export function ensureHomeLayout(home: HomePaths): void {
-  for (const dir of [home.root, home.media, home.apps, home.breakoutLogs, home.locks, home.targets]) {
+  for (const dir of [home.root, home.media, home.breakoutLogs, home.locks, home.targets]) {
     mkdirSync(dir, { recursive: true });
   }
 }

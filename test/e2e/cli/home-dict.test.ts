@@ -76,12 +76,13 @@ describe('dict', () => {
     assert.match(human.stdout, /CEN2000.*popstan/);
   });
 
-  test('list --json → [{name,label,version,created_at}]', () => {
+  test('list --json → [{name,label,version,created_at,caseCount}]: the spec list form plus CSWeb\'s caseCount', () => {
     const r = runCli(home.root, ['dict', 'list', '--json']);
     assert.equal(r.code, 0, show(r));
     const list = r.json();
     assert.equal(list.length, 1);
-    assert.deepEqual(Object.keys(list[0]).sort(), ['created_at', 'label', 'name', 'version']);
+    assert.deepEqual(Object.keys(list[0]).sort(), ['caseCount', 'created_at', 'label', 'name', 'version']);
+    assert.equal(typeof list[0].caseCount, 'number');
     assert.equal(list[0].name, 'CEN2000');
     assert.equal(list[0].label, 'popstan');
     assert.equal(typeof list[0].version, 'string');
