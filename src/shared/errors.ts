@@ -68,6 +68,10 @@ export const ERROR_CODES = {
   STORE_TOO_NEW: { http: 500, exit: EXIT.failed, title: 'the store was written by a newer sds; upgrade sds' },
   STORE_BUSY: { http: 503, exit: EXIT.failed, title: 'the store is locked by another process' },
   IO_ERROR: { http: 500, exit: EXIT.failed, title: 'a local file could not be read or written' },
+  // Outgoing webhooks
+  WEBHOOK_INVALID: { http: 400, exit: EXIT.invalid, title: 'a webhook field is invalid: url not http(s), unknown event kind, or a weak secret' },
+  WEBHOOK_UNREACHABLE: { http: 502, exit: EXIT.external, title: 'the webhook receiver could not be reached (connection refused, DNS, TLS)' },
+  WEBHOOK_REJECTED: { http: 502, exit: EXIT.external, title: 'the webhook receiver answered with a status that is not 2xx' },
   INTERNAL: { http: 500, exit: EXIT.failed, title: 'an unexpected internal error (a bug: please report it)' },
 } as const satisfies Record<string, ErrorSpec>;
 

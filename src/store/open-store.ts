@@ -14,6 +14,8 @@ import { TargetsRepo } from './targets-repo.js';
 import { JobsRepo } from './jobs-repo.js';
 import { BreakoutStateRepo } from './breakout-state-repo.js';
 import { BreakoutLogRepo } from './breakout-log-repo.js';
+import { WebhooksRepo } from './webhooks-repo.js';
+import { WebhookQueueRepo } from './webhook-queue-repo.js';
 
 /** The local store: one SQLite file and a repository per table group. Only store/ touches it. */
 export class Store {
@@ -27,6 +29,8 @@ export class Store {
   readonly jobs: JobsRepo;
   readonly breakoutState: BreakoutStateRepo;
   readonly breakoutLog: BreakoutLogRepo;
+  readonly webhooks: WebhooksRepo;
+  readonly webhookQueue: WebhookQueueRepo;
 
   constructor(
     readonly db: Db,
@@ -43,6 +47,8 @@ export class Store {
     this.jobs = new JobsRepo(db);
     this.breakoutState = new BreakoutStateRepo(db);
     this.breakoutLog = new BreakoutLogRepo(db);
+    this.webhooks = new WebhooksRepo(db);
+    this.webhookQueue = new WebhookQueueRepo(db);
   }
 
   close(): void {
