@@ -17,6 +17,7 @@ import { fileRoutes } from './routes/files.js';
 import { openApiRoutes } from './routes/openapi.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { tokenRoutes } from './routes/token.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppDeps {
   store: Store;
@@ -26,7 +27,7 @@ export interface AppDeps {
 }
 
 /** Route groups, each in `routes/<group>.ts`; add a group here to extend the API. */
-const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, breakoutRoutes, openApiRoutes];
+const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, breakoutRoutes, webhookRoutes, openApiRoutes];
 
 /**
  * Builds the HTTP API over the core: a Hono app usable with `app.request()` (no port) or served by

@@ -130,17 +130,17 @@ export interface DeliveryStateRow {
  * or the new state.
  */
 export class WebhookQueueRepo {
-  private readonly claimStmt: Statement<[number, string, number], { id: number }>;
+  private readonly claimStmt: Statement<[{ until: number; token: string; now: number }], { id: number }>;
   private readonly insertDeliveryStmt: Statement<unknown[]>;
 
   constructor(private readonly db: Database) {
     // One UPDATE picks and leases the oldest due delivery of an active webhook: two dispatchers
     // racing for it serialise on SQLite's write lock and the loser finds it leased.
     this.claimStmt = db.prepare(
-      `UPDATE webhook_deliveries SET lease_until_ms = ?, lease_token = ?
+      `UPDATE webhook_deliveries SET lease_until_ms = @until, lease_token = @token
        WHERE id = (SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-                   WHERE d.state = 'pending' AND d.next_attempt_ms <= ?3 AND w.active = 1
-                     AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= ?3)
+                   WHERE d.state = 'pending' AND d.next_attempt_ms <= @now AND w.active = 1
+                     AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= @now)
                    ORDER BY d.next_attempt_ms, d.id LIMIT 1)
        RETURNING id`,
     );
@@ -179,16 +179,16 @@ export class WebhookQueueRepo {
       this.db
         .prepare(
           `SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-           WHERE d.state = 'pending' AND d.next_attempt_ms <= ?1 AND w.active = 1 AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= ?1) LIMIT 1`,
+           WHERE d.state = 'pending' AND d.next_attempt_ms <= @now AND w.active = 1 AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= @now) LIMIT 1`,
         )
-        .get(nowMs) !== undefined
+        .get({ now: nowMs }) !== undefined
     );
   }
 
   /** Leases the oldest due delivery until `leaseUntilMs`, or returns undefined when none is due. */
   claim(nowMs: number, leaseUntilMs: number, token: string): ClaimedDelivery | undefined {
     return this.write(() => {
-      const hit = this.claimStmt.get(leaseUntilMs, token, nowMs);
+      const hit = this.claimStmt.get({ until: leaseUntilMs, token, now: nowMs });
       if (!hit) return undefined;
       return this.db
         .prepare(
