@@ -8,9 +8,13 @@ const { uploadDictionary } = await shipped<typeof import('../src/core/dictionari
 const { openStore } = await shipped<typeof import('../src/store/open-store.js')>('store/open-store.js');
 const { resolveHome } = await shipped<typeof import('../src/shared/home.js')>('shared/home.js');
 
-const [home, datFile, dcf] = process.argv.slice(2) as [string, string, string];
+const { addWebhook } = await shipped<typeof import('../src/core/webhooks.js')>('core/webhooks.js');
+
+const [home, datFile, dcf, webhook] = process.argv.slice(2) as [string, string, string, string | undefined];
 const store = openStore(resolveHome(home));
 uploadDictionary(store, { source: readFileSync(dcf), label: 'popstan', file: dcf });
+// `webhook`: an active webhook subscribed to case_uploaded, so every case is captured in the outbox.
+if (webhook === 'webhook') addWebhook(store, { name: 'bench', url: 'http://127.0.0.1:9/', events: ['case_uploaded'] });
 const t0 = performance.now();
 const report = await importCases(store, 'CEN2000', [datFile]);
 const seconds = (performance.now() - t0) / 1000;

@@ -20,6 +20,12 @@ try {
   const home = join(dir, 'home');
   const imp = run('./import-dat.ts', home, dat, fixture('popstan-census.json.dcf'));
   console.log(`import  .dat  ${imp.cases} cases in ${imp.seconds.toFixed(2)} s = ${Math.round(imp.cases / imp.seconds)} cases/s, peak RSS ${imp.peak_rss_mb.toFixed(0)} MB (goal: 20000 cases/s, flat memory)`);
+  // The same import into a fresh store where a webhook subscribes to case_uploaded: each case is
+  // also copied into the webhook outbox by the capture trigger (docs/webhooks.md).
+  const hooked = run('./import-dat.ts', join(dir, 'home-webhook'), dat, fixture('popstan-census.json.dcf'), 'webhook');
+  console.log(
+    `import  .dat  with a case_uploaded webhook: ${Math.round(hooked.cases / hooked.seconds)} cases/s (${((imp.seconds / hooked.seconds - 1) * 100).toFixed(1)} % against no webhook)`,
+  );
 
   execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-q', '-c', 'DROP DATABASE IF EXISTS sds_bench', '-c', 'CREATE DATABASE sds_bench']);
   execFileSync('mariadb', ['-uroot', '-h127.0.0.1', '-e', 'DROP DATABASE IF EXISTS sds_bench; CREATE DATABASE sds_bench']);

@@ -12,6 +12,7 @@ import { registerBreakoutCommands } from './commands/breakout.js';
 import { registerOperatorCommands } from './commands/operators.js';
 import { registerMetricsCommands } from './commands/metrics.js';
 import { registerScheduleCommands } from './commands/schedule.js';
+import { registerWebhooksCommands } from './commands/webhooks.js';
 import { VERSION } from '../core/version.js';
 import { examples } from './action.js';
 
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerOperatorCommands(program);
   registerMetricsCommands(program);
   registerScheduleCommands(program);
+  registerWebhooksCommands(program);
   return program;
 }
 

@@ -1,4 +1,5 @@
 import { DEFAULT_CLIENTS } from '../core/auth/clients.js';
+import type { DeliverySettings } from '../core/webhook-delivery.js';
 
 /** Settings of the HTTP app; every field has a default. */
 export interface HttpConfig {
@@ -14,6 +15,8 @@ export interface HttpConfig {
   log: (line: string) => void;
   /** Where SDS_JWT_SECRET is read from (default: process.env). */
   env: NodeJS.ProcessEnv;
+  /** Webhook delivery limits set here win over the SDS_WEBHOOK_* variables of `env`. */
+  webhooks: Partial<DeliverySettings>;
 }
 
 export const MB = 1024 * 1024;
@@ -27,5 +30,6 @@ export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {
     clients: partial.clients ?? DEFAULT_CLIENTS,
     log: partial.log ?? ((line) => process.stderr.write(line + '\n')),
     env: partial.env ?? process.env,
+    webhooks: partial.webhooks ?? {},
   };
 }

@@ -19,6 +19,7 @@ import { schedulerRoutes } from './routes/scheduler.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { tokenRoutes } from './routes/token.js';
 import { syncRoutes } from './routes/sync.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppDeps {
   store: Store;
@@ -28,7 +29,7 @@ export interface AppDeps {
 }
 
 /** Route groups, each in `routes/<group>.ts`; add a group here to extend the API. */
-const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, syncRoutes, breakoutRoutes, schedulerRoutes, openApiRoutes];
+const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, syncRoutes, breakoutRoutes, schedulerRoutes, webhookRoutes, openApiRoutes];
 
 /**
  * Builds the HTTP API over the core: a Hono app usable with `app.request()` (no port) or served by

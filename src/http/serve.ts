@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { AppError } from '../shared/errors.js';
+import { startWebhookDispatcher, webhookSettings } from '../core/webhook-delivery.js';
 import type { Store } from '../store/open-store.js';
 import type { HttpConfig } from './config.js';
 import { createApp } from './create-app.js';
@@ -16,6 +17,8 @@ export interface ServeOptions {
   config?: Partial<HttpConfig>;
   /** How long close() lets in-flight requests finish before cutting connections (default 10 s). */
   graceMs?: number;
+  /** Run the webhook dispatcher in this process (default true): it sends due deliveries every `pollMs`. */
+  webhookDispatcher?: boolean;
 }
 
 export interface RunningServer {
@@ -30,6 +33,8 @@ export interface RunningServer {
 export function startServer(opts: ServeOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   const app = createApp({ store: opts.store, clock: opts.clock, config: opts.config });
+  // Checked before listening, so a bad SDS_WEBHOOK_* value stops the start with CONFIG_INVALID.
+  const settings = webhookSettings(opts.config?.env ?? process.env, opts.config?.webhooks);
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? 8080 }) as Server;
     server.once('error', (err: NodeJS.ErrnoException) => {
@@ -43,7 +48,13 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
     server.once('listening', () => {
       const port = (server.address() as AddressInfo).port;
       const urlHost = host.includes(':') ? `[${host}]` : host;
-      resolve({ url: `http://${urlHost}:${port}`, host, port, close: () => closeServer(server, opts.graceMs ?? 10_000) });
+      const log = opts.config?.log ?? ((line: string) => process.stderr.write(line + '\n'));
+      const dispatcher = opts.webhookDispatcher === false ? undefined : startWebhookDispatcher(opts.store, { settings, log });
+      const close = async () => {
+        await dispatcher?.stop();
+        await closeServer(server, opts.graceMs ?? 10_000);
+      };
+      resolve({ url: `http://${urlHost}:${port}`, host, port, close });
     });
   });
 }

@@ -78,6 +78,10 @@ export const ERROR_CODES = {
   SCHEDULE_NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'no schedule of that id or for that dictionary' },
   SCHEDULE_EXISTS: { http: 409, exit: EXIT.conflict, title: 'the dictionary already has a schedule (one per dictionary)' },
   TARGET_NOT_CONFIGURED: { http: 409, exit: EXIT.conflict, title: 'the dictionary has no breakout target, so it cannot be scheduled' },
+  // Outgoing webhooks
+  WEBHOOK_INVALID: { http: 400, exit: EXIT.invalid, title: 'a webhook field is invalid: url not http(s), unknown event kind, or a weak secret' },
+  WEBHOOK_UNREACHABLE: { http: 502, exit: EXIT.external, title: 'the webhook receiver could not be reached (connection refused, DNS, TLS)' },
+  WEBHOOK_REJECTED: { http: 502, exit: EXIT.external, title: 'the webhook receiver answered with a status that is not 2xx' },
   INTERNAL: { http: 500, exit: EXIT.failed, title: 'an unexpected internal error (a bug: please report it)' },
 } as const satisfies Record<string, ErrorSpec>;
 

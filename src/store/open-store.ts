@@ -16,6 +16,8 @@ import { BreakoutStateRepo } from './breakout-state-repo.js';
 import { BreakoutLogRepo } from './breakout-log-repo.js';
 import { SchedulesRepo } from './schedules-repo.js';
 import { SyncRepo } from './sync-repo.js';
+import { WebhooksRepo } from './webhooks-repo.js';
+import { WebhookQueueRepo } from './webhook-queue-repo.js';
 
 /** The local store: one SQLite file and a repository per table group. Only store/ touches it. */
 export class Store {
@@ -31,6 +33,8 @@ export class Store {
   readonly breakoutLog: BreakoutLogRepo;
   readonly schedules: SchedulesRepo;
   readonly sync: SyncRepo;
+  readonly webhooks: WebhooksRepo;
+  readonly webhookQueue: WebhookQueueRepo;
 
   constructor(
     readonly db: Db,
@@ -49,6 +53,8 @@ export class Store {
     this.breakoutLog = new BreakoutLogRepo(db);
     this.schedules = new SchedulesRepo(db);
     this.sync = new SyncRepo(db);
+    this.webhooks = new WebhooksRepo(db);
+    this.webhookQueue = new WebhookQueueRepo(db);
   }
 
   close(): void {

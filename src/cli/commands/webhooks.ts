@@ -1,0 +1,154 @@
+import type { Command } from 'commander';
+import { EXIT } from '../../shared/errors.js';
+import { addWebhook, EVENT_KINDS, listWebhooks, parseWebhookId, removeWebhook, updateWebhook, type WebhookFields } from '../../core/webhooks.js';
+import { deliverDueWebhooks, parseDeliveriesLimit, testWebhook, webhookDeliveries, webhookSettings } from '../../core/webhook-delivery.js';
+import { action, examples } from '../action.js';
+import { fields, table } from '../render.js';
+
+const list = (v: string): string[] =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+interface FieldOptions {
+  name?: string;
+  url?: string;
+  events?: string[];
+  secret?: string;
+  active?: boolean;
+}
+
+function toFields(o: FieldOptions): WebhookFields {
+  return { name: o.name, url: o.url, events: o.events, secret: o.secret, active: o.active };
+}
+
+/** `sds webhooks list|add|update|remove|test|deliveries|deliver`: outgoing webhooks (spec 4.5). */
+export function registerWebhooksCommands(program: Command): void {
+  const webhooks = program
+    .command('webhooks')
+    .description(`outgoing webhooks: signed POSTs to integration systems on ${EVENT_KINDS.join(', ')}`)
+    .addHelpText(
+      'after',
+      examples(
+        'sds webhooks add --name analytics --url https://hooks.example.org/sds --events case_uploaded,case_modified',
+        'sds webhooks list --json',
+        'sds webhooks test 1',
+        'sds webhooks deliver   # from cron, when no `sds serve` runs',
+      ),
+    );
+
+  webhooks
+    .command('list')
+    .description('list webhooks, secrets included')
+    .addHelpText('after', examples('sds webhooks list', 'sds webhooks list --json'))
+    .action(
+      action((ctx) => {
+        const all = listWebhooks(ctx.store());
+        ctx.print(all, () =>
+          all.length ? table(['id', 'name', 'url', 'events', 'active', 'created_at'], all.map((w) => [w.id, w.name, w.url, w.events.join(','), w.active, w.created_at])) : 'no webhooks',
+        );
+      }),
+    );
+
+  webhooks
+    .command('add')
+    .description('create a webhook; without --secret one is generated and printed')
+    .requiredOption('--name <name>', 'a name for people')
+    .requiredOption('--url <url>', 'http or https destination')
+    .requiredOption('--events <kinds>', `comma-separated: ${EVENT_KINDS.join(', ')}`, list)
+    .option('--secret <secret>', 'signing secret: 16+ printable ASCII characters, or whsec_ + base64')
+    .option('--inactive', 'create it disabled')
+    .addHelpText(
+      'after',
+      examples(
+        'sds webhooks add --name analytics --url https://hooks.example.org/sds --events case_uploaded,case_modified,case_deleted',
+        'sds webhooks add --name dict-sync --url http://10.0.0.5:9000/hook --events dictionary_uploaded --secret "$SECRET" --json',
+      ),
+    )
+    .action(
+      action((ctx, o: FieldOptions & { inactive?: boolean }) => {
+        const w = addWebhook(ctx.store(), toFields({ ...o, active: o.inactive ? false : undefined }));
+        ctx.print(w, () => `Webhook ${w.id} (${w.name}) added\n${fields([['secret', w.secret]])}`);
+      }),
+    );
+
+  webhooks
+    .command('update <id>')
+    .description('change some fields of a webhook; the others are kept')
+    .option('--name <name>', 'new name')
+    .option('--url <url>', 'new destination')
+    .option('--events <kinds>', 'new comma-separated event kinds', list)
+    .option('--secret <secret>', 'new signing secret')
+    .option('--active', 'enable it')
+    .option('--inactive', 'disable it: no new events; queued deliveries wait')
+    .addHelpText('after', examples('sds webhooks update 1 --inactive', 'sds webhooks update 1 --events case_uploaded --url https://new.example.org/hook'))
+    .action(
+      action((ctx, id: string, o: FieldOptions & { inactive?: boolean }) => {
+        const active = o.active ? true : o.inactive ? false : undefined;
+        const w = updateWebhook(ctx.store(), parseWebhookId(id), toFields({ ...o, active }));
+        ctx.print(w, () => `Webhook ${w.id} updated`);
+      }),
+    );
+
+  webhooks
+    .command('remove <id>')
+    .description('delete a webhook; its queued deliveries are never sent')
+    .addHelpText('after', examples('sds webhooks remove 1'))
+    .action(
+      action((ctx, id: string) => {
+        const r = removeWebhook(ctx.store(), parseWebhookId(id));
+        ctx.print(r, () => r.message);
+      }),
+    );
+
+  webhooks
+    .command('test <id>')
+    .description('send a webhook_test event now and report the answer (exit 5 when it failed)')
+    .addHelpText('after', examples('sds webhooks test 1', 'SDS_WEBHOOK_TEST_TIMEOUT_MS=5000 sds webhooks test 1 --json'))
+    .action(
+      action(async (ctx, id: string) => {
+        const r = await testWebhook(ctx.store(), parseWebhookId(id), { settings: webhookSettings() });
+        ctx.print(r, () =>
+          r.status === 'success' ? `Webhook ${r.webhook_id}: HTTP ${r.response_status} in ${r.response_time}` : `Webhook ${r.webhook_id}: ${r.error}: ${r.details}`,
+        );
+        if (r.status !== 'success') process.exitCode = EXIT.external;
+      }),
+    );
+
+  webhooks
+    .command('deliveries <id>')
+    .description('delivery history of a webhook: every attempt, newest first')
+    .option('--limit <n>', 'attempts to list, 1 to 1000', '50')
+    .addHelpText('after', examples('sds webhooks deliveries 1', 'sds webhooks deliveries 1 --limit 200 --json'))
+    .action(
+      action((ctx, id: string, o: { limit: string }) => {
+        const h = webhookDeliveries(ctx.store(), parseWebhookId(id), parseDeliveriesLimit(o.limit));
+        ctx.print(h, () =>
+          [
+            `Webhook ${h.webhook_id}: ${h.total_deliveries} attempts, ${h.successful} successful, ${h.failed} failed`,
+            h.deliveries.length
+              ? table(
+                  ['id', 'event', 'status', 'response', 'time', 'retry', 'attempted_at', 'error'],
+                  h.deliveries.map((d) => [d.id, d.event, d.status, d.response_status, d.response_time, d.retry_count, d.attempted_at, d.error]),
+                )
+              : '',
+          ].join('\n'),
+        );
+      }),
+    );
+
+  webhooks
+    .command('deliver')
+    .description('send every delivery that is due now, then exit (for installs without `sds serve`; run it from cron)')
+    .addHelpText(
+      'after',
+      examples('sds webhooks deliver', '* * * * * sds --home /srv/sds webhooks deliver --quiet   # crontab line', 'SDS_WEBHOOK_CONCURRENCY=8 sds webhooks deliver --json'),
+    )
+    .action(
+      action(async (ctx) => {
+        const r = await deliverDueWebhooks(ctx.store(), { settings: webhookSettings() });
+        ctx.print(r, () => `${r.attempted} sent (${r.succeeded} ok, ${r.retrying} to retry, ${r.gave_up} failed for good); ${r.pending} waiting${r.next_due ? `, next at ${r.next_due}` : ''}`);
+      }),
+    );
+}

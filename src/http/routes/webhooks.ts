@@ -1,0 +1,119 @@
+import { addWebhook, listWebhooks, parseWebhookId, removeWebhook, updateWebhook } from '../../core/webhooks.js';
+import { parseDeliveriesLimit, testWebhook, webhookDeliveries, webhookSettings } from '../../core/webhook-delivery.js';
+import type { ApiBuilder } from '../api-builder.js';
+import { readJson } from '../read-body.js';
+import { ErrorBody, json } from '../schemas/common.js';
+import {
+  DeliveriesQuery,
+  DeliveryHistory,
+  Webhook,
+  WebhookCreateBody,
+  WebhookCreated,
+  WebhookDeleted,
+  WebhookIdParams,
+  WebhookList,
+  WebhookTestFailure,
+  WebhookTestSuccess,
+  WebhookUpdateBody,
+  WebhookUpdated,
+} from '../schemas/webhooks.js';
+import { validate } from '../validate.js';
+import type { RouteDeps } from './route-deps.js';
+
+const BODY_LIMIT = 16 * 1024;
+const NOT_FOUND = { 404: json(ErrorBody, 'no webhook of that id (`NOT_FOUND`)') };
+const BAD_ID = json(ErrorBody, 'the id is not a whole number (`USAGE`)');
+const BAD_BODY = json(ErrorBody, 'a field has the wrong type or is unknown (`USAGE`), the body is not JSON (`API-003`), or a value is invalid (`WEBHOOK_INVALID`)');
+
+/** Outgoing webhook routes (spec 4.5), all for administrators. */
+export function webhookRoutes(api: ApiBuilder, { store, config }: RouteDeps): void {
+  const id = (raw: Record<string, string>) => parseWebhookId(validate(WebhookIdParams, raw, 'path').id);
+
+  api.route({
+    method: 'get',
+    path: '/api/webhooks',
+    summary: 'List outgoing webhooks, secrets included',
+    tags: ['webhooks'],
+    permission: 'webhooks.manage',
+    responses: { 200: json(WebhookList, 'webhooks, by id') },
+    handler: (c) => c.json(listWebhooks(store)),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/webhooks',
+    summary: 'Create an outgoing webhook',
+    description:
+      'Without `secret`, one is generated (`whsec_` + base64 of 32 random bytes) and returned. Every delivery carries ' +
+      '`X-Service-Signature` and the Standard Webhooks headers; see docs/webhooks.md.',
+    tags: ['webhooks'],
+    permission: 'webhooks.manage',
+    bodyLimit: BODY_LIMIT,
+    request: { body: { required: true, content: { 'application/json': { schema: WebhookCreateBody } } } },
+    responses: { 201: json(WebhookCreated, 'created'), 400: BAD_BODY },
+    handler: async (c) => c.json(addWebhook(store, await readJson(c, WebhookCreateBody)), 201),
+  });
+
+  api.route({
+    method: 'put',
+    path: '/api/webhooks/{id}',
+    summary: 'Change some fields of a webhook',
+    description: 'Fields left out keep their value. `active: false` stops new events at once; queued deliveries wait until it is active again.',
+    tags: ['webhooks'],
+    permission: 'webhooks.manage',
+    bodyLimit: BODY_LIMIT,
+    request: { params: WebhookIdParams, body: { required: true, content: { 'application/json': { schema: WebhookUpdateBody } } } },
+    responses: { 200: json(WebhookUpdated, 'updated'), 400: BAD_BODY, ...NOT_FOUND },
+    handler: async (c) => {
+      const webhookId = id(c.req.param());
+      return c.json(updateWebhook(store, webhookId, await readJson(c, WebhookUpdateBody)));
+    },
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/api/webhooks/{id}',
+    summary: 'Delete a webhook; its queued deliveries are never sent',
+    tags: ['webhooks'],
+    permission: 'webhooks.manage',
+    request: { params: WebhookIdParams },
+    responses: { 200: json(WebhookDeleted, 'deleted'), 400: BAD_ID, ...NOT_FOUND },
+    handler: (c) => c.json(removeWebhook(store, id(c.req.param()))),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/webhooks/{id}/test',
+    summary: 'Send a webhook_test event now and report the answer',
+    description: 'Waits at most 30 s (`SDS_WEBHOOK_TEST_TIMEOUT_MS`). Works on inactive webhooks too. The attempt is recorded in the delivery history.',
+    tags: ['webhooks'],
+    permission: 'webhooks.manage',
+    request: { params: WebhookIdParams },
+    responses: {
+      200: json(WebhookTestSuccess, 'the receiver answered 2xx'),
+      400: BAD_ID,
+      ...NOT_FOUND,
+      502: json(WebhookTestFailure, 'no answer in time (`WHK-002`), no connection (`WEBHOOK_UNREACHABLE`) or a status that is not 2xx (`WEBHOOK_REJECTED`)'),
+    },
+    handler: async (c) => {
+      const r = await testWebhook(store, id(c.req.param()), { settings: webhookSettings(config.env, config.webhooks) });
+      return c.json(r, r.status === 'success' ? 200 : 502);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/webhooks/{id}/deliveries',
+    summary: 'Delivery history of a webhook: every attempt, newest first',
+    description: 'Each attempt (retries included) is one record; the counts cover all of them, `limit` only the list.',
+    tags: ['webhooks'],
+    permission: 'webhooks.manage',
+    request: { params: WebhookIdParams, query: DeliveriesQuery },
+    responses: { 200: json(DeliveryHistory, 'the history'), 400: json(ErrorBody, 'bad id or limit (`USAGE`)'), ...NOT_FOUND },
+    handler: (c) => {
+      const webhookId = id(c.req.param());
+      const q = validate(DeliveriesQuery, c.req.query(), 'query');
+      return c.json(webhookDeliveries(store, webhookId, parseDeliveriesLimit(q.limit)));
+    },
+  });
+}

@@ -1,0 +1,267 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+/** A change captured by the triggers of migration 0009, waiting to become events. */
+export interface OutboxRow {
+  id: number;
+  topic: 'case' | 'dictionary';
+  createdMs: number;
+  dictionaryId: number;
+  dictionaryName: string;
+  guid: string | null;
+  old: CaseImage | null;
+  new: CaseImage | null;
+  modifiedAt: string | null;
+  dictLabel: string | null;
+  dictVersion: string | null;
+  dictCreated: boolean | null;
+}
+
+/** The columns of a case an event can talk about, before or after the change. */
+export interface CaseImage {
+  caseKey: string;
+  label: string;
+  data: string;
+  notes: string;
+  verified: boolean;
+  deleted: boolean;
+}
+
+interface RawOutbox {
+  id: number;
+  topic: 'case' | 'dictionary';
+  created_ms: number;
+  dictionary_id: number;
+  dictionary_name: string;
+  guid: string | null;
+  old_key: string | null;
+  old_label: string | null;
+  old_data: string | null;
+  old_notes: string | null;
+  old_verified: number | null;
+  old_deleted: number | null;
+  new_key: string | null;
+  new_label: string | null;
+  new_data: string | null;
+  new_notes: string | null;
+  new_verified: number | null;
+  new_deleted: number | null;
+  modified_at: string | null;
+  dict_label: string | null;
+  dict_version: string | null;
+  dict_created: number | null;
+}
+
+function image(key: string | null, label: string | null, data: string | null, notes: string | null, verified: number | null, deleted: number | null): CaseImage | null {
+  if (key === null || data === null) return null;
+  return { caseKey: key, label: label ?? '', data, notes: notes ?? '[]', verified: verified === 1, deleted: deleted === 1 };
+}
+
+function toOutbox(r: RawOutbox): OutboxRow {
+  return {
+    id: r.id,
+    topic: r.topic,
+    createdMs: r.created_ms,
+    dictionaryId: r.dictionary_id,
+    dictionaryName: r.dictionary_name,
+    guid: r.guid,
+    old: image(r.old_key, r.old_label, r.old_data, r.old_notes, r.old_verified, r.old_deleted),
+    new: image(r.new_key, r.new_label, r.new_data, r.new_notes, r.new_verified, r.new_deleted),
+    modifiedAt: r.modified_at,
+    dictLabel: r.dict_label,
+    dictVersion: r.dict_version,
+    dictCreated: r.dict_created === null ? null : r.dict_created === 1,
+  };
+}
+
+export interface NewDelivery {
+  webhookId: number;
+  event: string;
+  messageId: string;
+  body: string;
+  /** `pending` for the queue; `success`/`failed` for a test message recorded after it was sent. */
+  state: 'pending' | 'success' | 'failed';
+  nextAttemptMs: number | null;
+  createdAt: string;
+}
+
+/** A delivery held by one dispatcher under a lease, with what it needs to send it. */
+export interface ClaimedDelivery {
+  id: number;
+  webhookId: number;
+  event: string;
+  messageId: string;
+  body: string;
+  attempts: number;
+  leaseToken: string;
+  url: string;
+  secret: string;
+}
+
+export interface AttemptRecord {
+  deliveryId: number;
+  webhookId: number;
+  event: string;
+  status: 'success' | 'failed';
+  responseStatus: number | null;
+  responseMs: number;
+  error: string | null;
+  retryCount: number;
+  attemptedAt: string;
+}
+
+export interface AttemptRow extends Omit<AttemptRecord, 'deliveryId' | 'webhookId'> {
+  id: number;
+}
+
+export interface DeliveryStateRow {
+  id: number;
+  webhookId: number;
+  event: string;
+  messageId: string;
+  body: string;
+  state: 'pending' | 'success' | 'failed';
+  attempts: number;
+  nextAttemptMs: number | null;
+}
+
+/**
+ * The outbox, the delivery queue and the attempt history. Every method that changes the queue is
+ * one statement or runs inside the caller's `write` transaction, so a crash leaves either the old
+ * or the new state.
+ */
+export class WebhookQueueRepo {
+  private readonly claimStmt: Statement<[{ until: number; token: string; now: number }], { id: number }>;
+  private readonly insertDeliveryStmt: Statement<unknown[]>;
+
+  constructor(private readonly db: Database) {
+    // One UPDATE picks and leases the oldest due delivery of an active webhook: two dispatchers
+    // racing for it serialise on SQLite's write lock and the loser finds it leased.
+    this.claimStmt = db.prepare(
+      `UPDATE webhook_deliveries SET lease_until_ms = @until, lease_token = @token
+       WHERE id = (SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+                   WHERE d.state = 'pending' AND d.next_attempt_ms <= @now AND w.active = 1
+                     AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= @now)
+                   ORDER BY d.next_attempt_ms, d.id LIMIT 1)
+       RETURNING id`,
+    );
+    this.insertDeliveryStmt = db.prepare(
+      `INSERT INTO webhook_deliveries (webhook_id, event, message_id, body, state, attempts, next_attempt_ms, created_at)
+       VALUES (?, ?, ?, ?, ?, 0, ?, ?)`,
+    );
+  }
+
+  /** Runs `fn` in one IMMEDIATE write transaction. */
+  write<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** The oldest captured changes, in the order they were made. */
+  outbox(limit: number): OutboxRow[] {
+    return (this.db.prepare('SELECT * FROM webhook_outbox ORDER BY id LIMIT ?').all(limit) as RawOutbox[]).map(toOutbox);
+  }
+
+  deleteOutbox(ids: number[]): void {
+    const del = this.db.prepare('DELETE FROM webhook_outbox WHERE id = ?');
+    for (const id of ids) del.run(id);
+  }
+
+  hasOutbox(): boolean {
+    return this.db.prepare('SELECT 1 FROM webhook_outbox LIMIT 1').get() !== undefined;
+  }
+
+  addDelivery(d: NewDelivery): number {
+    return Number(this.insertDeliveryStmt.run(d.webhookId, d.event, d.messageId, d.body, d.state, d.nextAttemptMs, d.createdAt).lastInsertRowid);
+  }
+
+  /** True when some delivery of an active webhook is due and not leased: a read, no write lock. */
+  hasDue(nowMs: number): boolean {
+    return (
+      this.db
+        .prepare(
+          `SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+           WHERE d.state = 'pending' AND d.next_attempt_ms <= @now AND w.active = 1 AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= @now) LIMIT 1`,
+        )
+        .get({ now: nowMs }) !== undefined
+    );
+  }
+
+  /** Leases the oldest due delivery until `leaseUntilMs`, or returns undefined when none is due. */
+  claim(nowMs: number, leaseUntilMs: number, token: string): ClaimedDelivery | undefined {
+    return this.write(() => {
+      const hit = this.claimStmt.get({ until: leaseUntilMs, token, now: nowMs });
+      if (!hit) return undefined;
+      return this.db
+        .prepare(
+          `SELECT d.id, d.webhook_id AS webhookId, d.event, d.message_id AS messageId, d.body, d.attempts, d.lease_token AS leaseToken, w.url, w.secret
+           FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?`,
+        )
+        .get(hit.id) as ClaimedDelivery;
+    });
+  }
+
+  /**
+   * Records an attempt and moves the delivery on (to `next` state, due again at `nextAttemptMs`),
+   * only while `token` still holds its lease. False when the lease was lost or the webhook
+   * deleted meanwhile: then nothing is written.
+   */
+  complete(token: string, attempt: AttemptRecord, next: { state: 'pending' | 'success' | 'failed'; nextAttemptMs: number | null }): boolean {
+    return this.write(() => {
+      const changed = this.db
+        .prepare(
+          `UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, next_attempt_ms = ?, lease_until_ms = NULL, lease_token = NULL
+           WHERE id = ? AND lease_token = ?`,
+        )
+        .run(next.state, next.nextAttemptMs, attempt.deliveryId, token).changes;
+      if (changed === 0) return false;
+      this.addAttempt(attempt);
+      return true;
+    });
+  }
+
+  addAttempt(a: AttemptRecord): void {
+    this.db
+      .prepare(
+        `INSERT INTO webhook_attempts (delivery_id, webhook_id, event, status, response_status, response_ms, error, retry_count, attempted_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(a.deliveryId, a.webhookId, a.event, a.status, a.responseStatus, a.responseMs, a.error, a.retryCount, a.attemptedAt);
+  }
+
+  /** The newest `limit` attempts of a webhook, newest first. */
+  attempts(webhookId: number, limit: number): AttemptRow[] {
+    return this.db
+      .prepare(
+        `SELECT id, event, status, response_status AS responseStatus, response_ms AS responseMs, error, retry_count AS retryCount, attempted_at AS attemptedAt
+         FROM webhook_attempts WHERE webhook_id = ? ORDER BY id DESC LIMIT ?`,
+      )
+      .all(webhookId, limit) as AttemptRow[];
+  }
+
+  attemptCounts(webhookId: number): { total: number; successful: number; failed: number } {
+    const r = this.db
+      .prepare(
+        `SELECT count(*) AS total, coalesce(sum(status = 'success'), 0) AS successful, coalesce(sum(status = 'failed'), 0) AS failed
+         FROM webhook_attempts WHERE webhook_id = ?`,
+      )
+      .get(webhookId) as { total: number; successful: number; failed: number };
+    return r;
+  }
+
+  /** Queue state of the deliveries of a webhook (all when `webhookId` is undefined), oldest first. */
+  deliveries(webhookId?: number): DeliveryStateRow[] {
+    const sql = `SELECT id, webhook_id AS webhookId, event, message_id AS messageId, body, state, attempts, next_attempt_ms AS nextAttemptMs
+                 FROM webhook_deliveries ${webhookId === undefined ? '' : 'WHERE webhook_id = ?'} ORDER BY id`;
+    return (webhookId === undefined ? this.db.prepare(sql).all() : this.db.prepare(sql).all(webhookId)) as DeliveryStateRow[];
+  }
+
+  /** Deliveries waiting to be sent, and when the next one is due (null when none waits). */
+  pending(): { count: number; nextDueMs: number | null } {
+    const r = this.db
+      .prepare(
+        `SELECT count(*) AS count, min(d.next_attempt_ms) AS nextDueMs FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.state = 'pending' AND w.active = 1`,
+      )
+      .get() as { count: number; nextDueMs: number | null };
+    return r;
+  }
+}
