@@ -15,6 +15,7 @@ import { caseRoutes } from './routes/cases.js';
 import { dictionaryRoutes } from './routes/dictionaries.js';
 import { fileRoutes } from './routes/files.js';
 import { openApiRoutes } from './routes/openapi.js';
+import { rootScriptRoutes } from './routes/root-scripts.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { tokenRoutes } from './routes/token.js';
 
@@ -26,7 +27,7 @@ export interface AppDeps {
 }
 
 /** Route groups, each in `routes/<group>.ts`; add a group here to extend the API. */
-const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, breakoutRoutes, openApiRoutes];
+const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, breakoutRoutes, rootScriptRoutes, openApiRoutes];
 
 /**
  * Builds the HTTP API over the core: a Hono app usable with `app.request()` (no port) or served by
@@ -65,7 +66,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.notFound((c) => errorResponse(c, new AppError('API-002', `no route ${c.req.path}`)));
 
   const api = new ApiBuilder(app, tokens);
-  const routeDeps: RouteDeps = { store: deps.store, tokens, config };
+  const routeDeps: RouteDeps = { store: deps.store, tokens, config, clock: deps.clock ?? Date.now };
   for (const group of GROUPS) group(api, routeDeps);
   return app;
 }

@@ -15,6 +15,8 @@ import { JobsRepo } from './jobs-repo.js';
 import { BreakoutStateRepo } from './breakout-state-repo.js';
 import { BreakoutLogRepo } from './breakout-log-repo.js';
 import { SchedulesRepo } from './schedules-repo.js';
+import { RateLimitRepo } from './rate-limit-repo.js';
+import { FollowUpsRepo } from './follow-ups-repo.js';
 
 /** The local store: one SQLite file and a repository per table group. Only store/ touches it. */
 export class Store {
@@ -29,6 +31,8 @@ export class Store {
   readonly breakoutState: BreakoutStateRepo;
   readonly breakoutLog: BreakoutLogRepo;
   readonly schedules: SchedulesRepo;
+  readonly rateLimit: RateLimitRepo;
+  readonly followUps: FollowUpsRepo;
 
   constructor(
     readonly db: Db,
@@ -46,6 +50,8 @@ export class Store {
     this.breakoutState = new BreakoutStateRepo(db);
     this.breakoutLog = new BreakoutLogRepo(db);
     this.schedules = new SchedulesRepo(db);
+    this.rateLimit = new RateLimitRepo(db);
+    this.followUps = new FollowUpsRepo(db, this.jobs);
   }
 
   close(): void {
