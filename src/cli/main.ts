@@ -11,6 +11,7 @@ import { registerTargetCommands } from './commands/target.js';
 import { registerBreakoutCommands } from './commands/breakout.js';
 import { registerOperatorCommands } from './commands/operators.js';
 import { registerMetricsCommands } from './commands/metrics.js';
+import { registerStatusCommand } from './commands/status.js';
 import { VERSION } from '../core/version.js';
 import { examples } from './action.js';
 
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerBreakoutCommands(program);
   registerOperatorCommands(program);
   registerMetricsCommands(program);
+  registerStatusCommand(program);
   return program;
 }
 
