@@ -62,9 +62,8 @@ async function describeSchema(store: Store, name: string): Promise<SchemaReply> 
   try {
     const session = await dialect.connect({ ...effectiveTarget(store, dict).config, existingOnly: true });
     try {
-      present = new Set(
-        await Promise.all(plan.tables.map(async (t) => ((await session.tableExists(t.name)) ? t.name : ''))).then((n) => n.filter(Boolean)),
-      );
+      // One catalog read for all tables (a session runs one query at a time).
+      present = new Set((await session.listTables(`${plan.prefix}_`)).map((t) => t.name));
     } finally {
       await session.close();
     }

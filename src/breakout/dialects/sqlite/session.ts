@@ -106,6 +106,14 @@ class SqliteSession extends BaseSession {
   }
 }
 
+/**
+ * How long a statement waits for another writer's lock: 10 s, or `?busy_timeout=<ms>` in the
+ * target URL (`sqlite:///srv/t.sqlite?busy_timeout=60000`) where other programs write the file too.
+ */
+function busyTimeoutMs(param: string | undefined): number {
+  return param !== undefined && /^\d+$/.test(param) ? Number(param) : 10_000;
+}
+
 /** Opens (creating if needed) a SQLite target file (better-sqlite3 is loaded here, on first use). */
 export async function connect(dialect: Dialect, config: TargetConfig): Promise<TargetSession> {
   const target = resolveTarget(config, dialect.capabilities, { user: '', database: '' });
@@ -114,7 +122,7 @@ export async function connect(dialect: Dialect, config: TargetConfig): Promise<T
   let db: Database;
   try {
     if (!config.existingOnly) mkdirSync(dirname(file), { recursive: true });
-    db = new Sqlite(file, { timeout: 10_000, fileMustExist: config.existingOnly === true });
+    db = new Sqlite(file, { timeout: busyTimeoutMs(target.params.busy_timeout), fileMustExist: config.existingOnly === true });
     for (const p of SESSION_PRAGMAS) db.pragma(p);
   } catch (err) {
     throw connectError(err, target);
