@@ -62,8 +62,9 @@ async function describeSchema(store: Store, name: string): Promise<SchemaReply> 
   try {
     const session = await dialect.connect({ ...effectiveTarget(store, dict).config, existingOnly: true });
     try {
-      // One catalog read for all tables (a session runs one query at a time).
-      present = new Set((await session.listTables(`${plan.prefix}_`)).map((t) => t.name));
+      // One at a time: a session runs one query at a time. (listTables would count every row.)
+      present = new Set<string>();
+      for (const t of plan.tables) if (await session.tableExists(t.name)) present.add(t.name);
     } finally {
       await session.close();
     }
