@@ -103,7 +103,27 @@ interface Prepared {
 
 const START: BreakoutCursor = { revision: 0, guid: '' };
 
-async function prepareTables(input: DictionaryRunInput, session: TargetSession, plan: BreakoutPlan): Promise<Prepared> {
+/**
+ * Creates (or, after a structure change, rebuilds empty) the tables of a dictionary in its target
+ * without loading any case, exactly as an incremental run would before its first page: the
+ * dictionary-schema webhook. A rebuild resets the cursor, so the next run reloads every case.
+ */
+export async function prepareDictionaryTables(
+  input: Pick<DictionaryRunInput, 'store' | 'dict' | 'dialect' | 'target' | 'jobId'>,
+): Promise<{ created: string[]; rebuilt: boolean }> {
+  const plan = planBreakout(input.dict.model, input.dict.label, { maxIdentifierLength: input.dialect.capabilities.maxIdentifierLength });
+  const session = await input.dialect.connect(input.target.config);
+  try {
+    const prepared = await prepareTables({ ...input, mode: 'incremental', overwrite: false }, session, plan);
+    return { created: prepared.created, rebuilt: prepared.fresh };
+  } finally {
+    await session.close();
+  }
+}
+
+type PrepareInput = Pick<DictionaryRunInput, 'store' | 'dict' | 'target' | 'jobId' | 'mode' | 'overwrite'>;
+
+async function prepareTables(input: PrepareInput, session: TargetSession, plan: BreakoutPlan): Promise<Prepared> {
   const { store, dict, target, jobId } = input;
   const names = plan.tables.map((t) => t.name);
   const state = store.breakoutState.get(dict.id);

@@ -13,6 +13,7 @@ import { registerOperatorCommands } from './commands/operators.js';
 import { registerMetricsCommands } from './commands/metrics.js';
 import { registerScheduleCommands } from './commands/schedule.js';
 import { registerWebhooksCommands } from './commands/webhooks.js';
+import { registerStatusCommand } from './commands/status.js';
 import { VERSION } from '../core/version.js';
 import { examples } from './action.js';
 
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerMetricsCommands(program);
   registerScheduleCommands(program);
   registerWebhooksCommands(program);
+  registerStatusCommand(program);
   return program;
 }
 

@@ -25,6 +25,10 @@ export interface ApiRoute {
   request?: RouteConfig['request'];
   responses: RouteConfig['responses'];
   handler: (c: Context<AppEnv>) => Response | Promise<Response>;
+  /** OpenAPI security of a public route that checks a credential itself (the root webhook scripts). */
+  security?: RouteConfig['security'];
+  /** Answers every other method on this path (a script with its own 405 shape) instead of the app's API-001. */
+  otherMethods?: (c: Context<AppEnv>) => Response | Promise<Response>;
 }
 
 /**
@@ -51,7 +55,7 @@ export class ApiBuilder {
       summary: r.summary,
       description: [r.description, roles].filter(Boolean).join('\n\n') || undefined,
       tags: r.tags,
-      security: isPublic ? [] : [{ bearerAuth: [] }],
+      security: r.security ?? (isPublic ? [] : [{ bearerAuth: [] }]),
       request: r.request,
       responses: isPublic ? r.responses : { ...AUTH_ERRORS, ...r.responses },
     });
@@ -70,5 +74,6 @@ export class ApiBuilder {
     }
     const path = r.honoPath ?? r.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
     this.app.on([r.method.toUpperCase()], [path], ...chain, r.handler);
+    if (r.otherMethods) this.app.all(path, r.otherMethods);
   }
 }

@@ -13,10 +13,17 @@ export interface HttpConfig {
   clients: Readonly<Record<string, string>>;
   /** Receives one line per request (default: stderr). */
   log: (line: string) => void;
-  /** Where SDS_JWT_SECRET is read from (default: process.env). */
+  /**
+   * Where SDS_JWT_SECRET, the webhook tokens (BREAKOUT_WEBHOOK_TOKEN, SURVEY_WEBHOOK_TOKEN) and
+   * target passwords are read from (default: process.env).
+   */
   env: NodeJS.ProcessEnv;
   /** Webhook delivery limits set here win over the SDS_WEBHOOK_* variables of `env`. */
   webhooks: Partial<DeliverySettings>;
+  /** Rate limit of the root webhook scripts per (token, client address); default 60 per sliding 60 s (spec 8). */
+  webhookRateLimit: { max: number; windowMs: number };
+  /** Connect timeout of each target read by the status webhook (default SDS_STATUS_CONNECT_TIMEOUT_MS, else 3000). */
+  statusConnectTimeoutMs: number;
 }
 
 export const MB = 1024 * 1024;
@@ -31,5 +38,11 @@ export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {
     log: partial.log ?? ((line) => process.stderr.write(line + '\n')),
     env: partial.env ?? process.env,
     webhooks: partial.webhooks ?? {},
+    webhookRateLimit: partial.webhookRateLimit ?? { max: 60, windowMs: 60_000 },
+    statusConnectTimeoutMs: partial.statusConnectTimeoutMs ?? positiveMs(process.env.SDS_STATUS_CONNECT_TIMEOUT_MS) ?? 3000,
   };
+}
+
+function positiveMs(value: string | undefined): number | undefined {
+  return value !== undefined && /^\d+$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
 }

@@ -16,6 +16,7 @@ import { dictionaryRoutes } from './routes/dictionaries.js';
 import { fileRoutes } from './routes/files.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { schedulerRoutes } from './routes/scheduler.js';
+import { rootScriptRoutes } from './routes/root-scripts.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { tokenRoutes } from './routes/token.js';
 import { syncRoutes } from './routes/sync.js';
@@ -29,7 +30,7 @@ export interface AppDeps {
 }
 
 /** Route groups, each in `routes/<group>.ts`; add a group here to extend the API. */
-const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, syncRoutes, breakoutRoutes, schedulerRoutes, webhookRoutes, openApiRoutes];
+const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, syncRoutes, breakoutRoutes, schedulerRoutes, webhookRoutes, rootScriptRoutes, openApiRoutes];
 
 /**
  * Builds the HTTP API over the core: a Hono app usable with `app.request()` (no port) or served by
@@ -73,7 +74,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.notFound((c) => errorResponse(c, new AppError('API-002', `no route ${c.req.path}`)));
 
   const api = new ApiBuilder(app, tokens);
-  const routeDeps: RouteDeps = { store: deps.store, tokens, config };
+  const routeDeps: RouteDeps = { store: deps.store, tokens, config, clock: deps.clock ?? Date.now };
   for (const group of GROUPS) group(api, routeDeps);
   return app;
 }

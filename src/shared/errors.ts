@@ -51,6 +51,13 @@ export const ERROR_CODES = {
   DB_CONNECTION_ERROR: { http: 502, exit: EXIT.external, title: 'the target database could not be reached' },
   INVALID_THREADS: { http: 400, exit: EXIT.invalid, title: 'threads must be a whole number from 1 to 10' },
   INSUFFICIENT_PERMISSIONS: { http: 403, exit: EXIT.invalid, title: 'the role of the account does not allow this' },
+  // Root webhook scripts (spec 7.2; docs/status-and-incoming-webhooks.md)
+  missing_token: { http: 401, exit: EXIT.invalid, title: 'the Bearer header of the status webhook is absent or malformed' },
+  invalid_token: { http: 401, exit: EXIT.invalid, title: 'the status webhook token differs from BREAKOUT_WEBHOOK_TOKEN' },
+  server_misconfigured: { http: 500, exit: EXIT.invalid, title: 'the token variable of a webhook script (BREAKOUT_WEBHOOK_TOKEN, SURVEY_WEBHOOK_TOKEN) is not set' },
+  method_not_allowed: { http: 405, exit: EXIT.invalid, title: 'the status webhook answers GET only' },
+  rate_limited: { http: 429, exit: EXIT.failed, title: 'more than 60 requests in 60 s for one token and client address; Retry-After says when to retry' },
+  invalid_parameter: { http: 400, exit: EXIT.invalid, title: 'a filter or paging parameter of the status webhook (or sds status) is not valid' },
   // Our own input, state and configuration codes
   USAGE: { http: 400, exit: EXIT.invalid, title: 'a command or request was called with wrong arguments' },
   CONFIG_INVALID: { http: 500, exit: EXIT.invalid, title: 'a configuration value is not one of the allowed values' },

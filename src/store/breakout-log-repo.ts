@@ -51,6 +51,29 @@ export class BreakoutLogRepo {
     return rows.map(toEntry);
   }
 
+  /**
+   * The newest entries first, filtered: of one dictionary, of the given levels, written at or
+   * after `since` (an ISO 8601 UTC string, compared as text like every stored time).
+   */
+  search(opts: { dictionary?: string; levels?: BreakoutLogLevel[]; since?: string; limit: number }): BreakoutLogEntry[] {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (opts.dictionary !== undefined) {
+      where.push('dictionary = ?');
+      args.push(opts.dictionary);
+    }
+    if (opts.levels !== undefined) {
+      where.push(`level IN (${opts.levels.map(() => '?').join(', ')})`);
+      args.push(...opts.levels);
+    }
+    if (opts.since !== undefined) {
+      where.push('created_at >= ?');
+      args.push(opts.since);
+    }
+    const sql = `SELECT * FROM breakout_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+    return (this.db.prepare(sql).all(...args, opts.limit) as RawEntry[]).map(toEntry);
+  }
+
   /** Deletes all but the newest `keep` entries; returns how many went. */
   prune(keep: number): number {
     return this.db.prepare('DELETE FROM breakout_log WHERE id <= (SELECT id FROM breakout_log ORDER BY id DESC LIMIT 1 OFFSET ?)').run(keep).changes;

@@ -18,6 +18,8 @@ import { SchedulesRepo } from './schedules-repo.js';
 import { SyncRepo } from './sync-repo.js';
 import { WebhooksRepo } from './webhooks-repo.js';
 import { WebhookQueueRepo } from './webhook-queue-repo.js';
+import { RateLimitRepo } from './rate-limit-repo.js';
+import { FollowUpsRepo } from './follow-ups-repo.js';
 
 /** The local store: one SQLite file and a repository per table group. Only store/ touches it. */
 export class Store {
@@ -35,6 +37,8 @@ export class Store {
   readonly sync: SyncRepo;
   readonly webhooks: WebhooksRepo;
   readonly webhookQueue: WebhookQueueRepo;
+  readonly rateLimit: RateLimitRepo;
+  readonly followUps: FollowUpsRepo;
 
   constructor(
     readonly db: Db,
@@ -55,6 +59,8 @@ export class Store {
     this.sync = new SyncRepo(db);
     this.webhooks = new WebhooksRepo(db);
     this.webhookQueue = new WebhookQueueRepo(db);
+    this.rateLimit = new RateLimitRepo(db);
+    this.followUps = new FollowUpsRepo(db, this.jobs);
   }
 
   close(): void {

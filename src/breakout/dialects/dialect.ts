@@ -6,7 +6,7 @@
  * `session.ts` (the only code that talks to the server), `errors.ts` (driver error -> AppError)
  * and `index.ts` (the Dialect object).
  */
-import type { Row, TablePlan } from '../plan-model.js';
+import type { ColumnType, Row, TablePlan } from '../plan-model.js';
 
 export type DialectName = 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite';
 
@@ -49,6 +49,13 @@ export interface TargetConfig {
   password?: string;
   /** SQLite only: the database file. */
   file?: string;
+  /**
+   * Longest wait for a connection, handshake and login included (default 15 s). The status
+   * endpoint gives each target a few seconds so one dead target cannot stall a page.
+   */
+  connectTimeoutMs?: number;
+  /** Open only an existing database: a SQLite file that is absent is an error, not created (status reads). */
+  existingOnly?: boolean;
 }
 
 export interface CreateTableOptions {
@@ -108,6 +115,12 @@ export interface TargetSession {
   /** Exact row count of one table. */
   countRows(name: string): Promise<number>;
   /**
+   * What a breakout left in the target (status endpoint, spec 2.8): the rows of its cases table
+   * (0 when the table is absent) and the completion time of the newest completed job in its jobs
+   * table (null when there is none), as ISO 8601 UTC.
+   */
+  breakoutProgress(casesTable: string, jobsTable: string): Promise<{ cases: number; lastCompleted: string | null }>;
+  /**
    * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. A call
    * inside a running transaction joins it. On MySQL, DDL inside `fn` commits implicitly
    * (`capabilities.transactionalDdl`), so keep DDL out of it there.
@@ -121,6 +134,8 @@ export interface Dialect {
   readonly capabilities: DialectCapabilities;
   /** Quotes one identifier, always (reserved words, odd characters and case are then safe). */
   quoteIdent(name: string): string;
+  /** SQL type of a column in this database (before any row-size fallback of the DDL). */
+  columnType(type: ColumnType): string;
   /** CREATE TABLE statement(s) for one table. */
   createTableSql(table: TablePlan, opts?: CreateTableOptions): string[];
   dropTableSql(name: string): string;

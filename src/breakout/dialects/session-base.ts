@@ -5,7 +5,7 @@
  */
 import type { CellValue, ColumnType, Row, TablePlan } from '../plan-model.js';
 import type { CreateTableOptions, Dialect, ReadOptions, RowSource, TableInfo, TargetSession } from './dialect.js';
-import { canonicalRow } from './read-values.js';
+import { canonicalCell, canonicalRow } from './read-values.js';
 import { chunk, countSql, deleteByKeySql, deleteCaseRowsSql, insertSql, selectSql, type SqlStyle } from './queries-common.js';
 import type { ResolvedTarget } from './target-config.js';
 
@@ -33,6 +33,8 @@ export abstract class BaseSession implements TargetSession {
   protected abstract catalogTables(): Promise<CatalogTable[]>;
   /** Converts a cell to what the driver binds for a column of this type. */
   protected abstract bindValue(type: ColumnType, value: CellValue): unknown;
+  /** The dialect's query for the completion time of the newest completed job of a jobs table (queries.ts). */
+  protected abstract lastCompletedJobSql(jobsTable: string): string;
   /** The statement that opens a transaction; sessions whose driver has a transaction API override begin/commit/rollback instead. */
   protected readonly beginSql: string = 'BEGIN';
 
@@ -134,6 +136,15 @@ export abstract class BaseSession implements TargetSession {
       return col ? this.bindValue(col.type, params[i] as CellValue) : params[i];
     });
     return (await this.rows(sql, bound)).map((r) => canonicalRow(table, r));
+  }
+
+  async breakoutProgress(casesTable: string, jobsTable: string): Promise<{ cases: number; lastCompleted: string | null }> {
+    const names = new Set((await this.catalogTables()).map((t) => t.name));
+    const cases = names.has(casesTable) ? await this.countRows(casesTable) : 0;
+    if (!names.has(jobsTable)) return { cases, lastCompleted: null };
+    const [row] = await this.rows(this.lastCompletedJobSql(jobsTable));
+    const raw = row?.[0];
+    return { cases, lastCompleted: raw === null || raw === undefined ? null : (canonicalCell({ kind: 'timestamp' }, raw) as string) };
   }
 
   async countRows(name: string): Promise<number> {

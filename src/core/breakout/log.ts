@@ -40,6 +40,50 @@ export function listBreakoutLogs(store: Store, opts: { dictionary?: string; limi
   };
 }
 
+const LEVELS: readonly BreakoutLogLevel[] = ['info', 'warn', 'error'];
+
+/** Log reply of the log-reader webhook: the items of spec 2.10 plus the job each entry belongs to. */
+export interface LogReaderReply {
+  logs: (BreakoutLogItem & { job_id: string })[];
+}
+
+/**
+ * The breakout log for an external system (`GET /log-reader-webhook.php`), newest first:
+ * `dictionary` (must exist), `level` (the least severe level wanted: `warn` gives warnings and
+ * errors), `since` (an ISO 8601 time; entries written at or after it) and `limit` (1 to 1000,
+ * default 100). Bad values are USAGE naming the parameter.
+ */
+export function readBreakoutLog(store: Store, opts: { dictionary?: string; level?: string; since?: string; limit?: unknown } = {}): LogReaderReply {
+  const limit = parseLogsLimit(opts.limit);
+  let levels: BreakoutLogLevel[] | undefined;
+  if (opts.level !== undefined) {
+    const at = LEVELS.indexOf(opts.level as BreakoutLogLevel);
+    if (at < 0) throw new AppError('USAGE', `level must be one of ${LEVELS.join(', ')}; got "${opts.level}"`, { field: 'level' });
+    levels = LEVELS.slice(at);
+  }
+  let since: string | undefined;
+  if (opts.since !== undefined) {
+    const t = /^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?)?$/.test(opts.since) ? Date.parse(opts.since.replace(' ', 'T')) : NaN;
+    if (Number.isNaN(t)) throw new AppError('USAGE', `since must be an ISO 8601 time such as 2025-01-31T08:00:00Z; got "${opts.since}"`, { field: 'since' });
+    since = new Date(t).toISOString();
+  }
+  if (opts.dictionary !== undefined) requireDictionary(store, opts.dictionary);
+  const entries = store.breakoutLog.search({ dictionary: opts.dictionary, levels, since, limit });
+  return {
+    logs: entries.map((e) => ({ timestamp: e.createdAt, level: e.level, dictionary: e.dictionary, message: e.message, progress: `${e.progress}%`, job_id: e.jobId })),
+  };
+}
+
+function parseLogsLimit(given: unknown): number {
+  let limit = DEFAULT_LOGS_LIMIT;
+  if (typeof given === 'number') limit = given;
+  else if (given !== undefined) limit = typeof given === 'string' && /^\d+$/.test(given) ? Number(given) : Number.NaN;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LOGS_LIMIT) {
+    throw new AppError('USAGE', `limit must be a whole number from 1 to ${MAX_LOGS_LIMIT}; got "${String(given)}"`, { field: 'limit' });
+  }
+  return limit;
+}
+
 /**
  * Writes the breakout log entries of one job as it runs (`run-job.ts`): started and
  * finished per dictionary, progress when it passes each further 10 %, the first warnings, and

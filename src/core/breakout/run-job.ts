@@ -5,6 +5,7 @@ import { requireDictionary } from '../dictionaries.js';
 import { effectiveTarget } from './targets.js';
 import { JobLogWriter } from './log.js';
 import { hms } from './durations.js';
+import { finishJob } from './follow-up.js';
 import { getDialect } from '../../breakout/dialects/index.js';
 import { runDictionary } from '../../breakout/run-dictionary.js';
 import type { FlattenWarning } from '../../breakout/flatten.js';
@@ -23,8 +24,10 @@ export interface RunJobOptions {
 
 /**
  * Runs a pending job to its end in this process: each dictionary in turn, status and progress
- * saved in the store as it goes. Returns the final job row; never throws for a job failure (the
- * failure is the job's state, with its error code), only when the job does not exist.
+ * saved in the store as it goes. Its end starts the follow-up job that incoming case events
+ * asked for while it ran, if any (follow-up.ts). Returns the final job row; never throws for a
+ * job failure (the failure is the job's state, with its error code), only when the job does not
+ * exist.
  */
 export async function runJob(store: Store, jobId: string, opts: RunJobOptions = {}): Promise<JobRow> {
   const log = opts.log ?? (() => {});
@@ -78,7 +81,7 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
       entries.finished(name, `${name}: finished, ${r.processed} cases, ${r.warnings} warnings, ${r.tablesCreated.length} tables created`);
     }
     const result = { dictionaries_processed: done, total_cases: total, tables_created: created, warnings };
-    store.jobs.finish(jobId, stopped ? 'cancelled' : 'completed', { result, warnings });
+    finishJob(store, jobId, stopped ? 'cancelled' : 'completed', { result, warnings }, { now });
     const took = hms((now().getTime() - started.getTime()) / 1000);
     entries.ended(
       job.dictionaries,
@@ -90,7 +93,7 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
   } catch (err) {
     const e = toAppError(err);
     log(`failed: ${e.code}: ${e.message}`);
-    store.jobs.finish(jobId, 'failed', { error: { code: e.code, message: e.message, details: JSON.stringify(e.details) }, warnings });
+    finishJob(store, jobId, 'failed', { error: { code: e.code, message: e.message, details: JSON.stringify(e.details) }, warnings }, { now });
     entries.ended(job.dictionaries, 'error', `job ${jobId} failed: ${e.code}: ${e.message}`);
   }
   return store.jobs.get(jobId)!;

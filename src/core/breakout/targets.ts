@@ -1,4 +1,4 @@
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { TargetConfig, TargetSession } from '../../breakout/dialects/dialect.js';
 import { resolveTarget } from '../../breakout/dialects/target-config.js';
 import { planBreakout } from '../../breakout/plan.js';
@@ -93,6 +93,17 @@ export function effectiveTarget(store: Store, dict: DictionaryRow, env: NodeJS.P
 export function describeTarget(config: TargetConfig): string {
   const r = resolveTarget(config, getDialect(config.type).capabilities, { user: '', database: '' });
   return `${config.type} ${r.user ? `${r.user}@` : ''}${r.label}`;
+}
+
+/**
+ * Where a target is, as the status endpoint shows it (spec 2.8): `host:port` and the database
+ * name; a file target has no host and shows only the file's name (not the server's path).
+ */
+export function targetPlace(config: TargetConfig): { host: string | null; schema: string | null } {
+  const dialect = getDialect(config.type);
+  const r = resolveTarget(config, dialect.capabilities, { user: '', database: '' });
+  if (r.file) return { host: null, schema: basename(r.file) };
+  return { host: `${r.host.includes(':') ? `[${r.host}]` : r.host}:${r.port}`, schema: r.database || null };
 }
 
 /** Runs `fn` with an open session on a dictionary's target and the dictionary's plan for it. */

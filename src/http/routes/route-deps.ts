@@ -7,4 +7,6 @@ export interface RouteDeps {
   store: Store;
   tokens: TokenService;
   config: HttpConfig;
+  /** Current time in epoch milliseconds (the app's injected clock; rate-limit windows use it). */
+  clock: () => number;
 }

@@ -32,7 +32,7 @@ test('unknown routes: 404 API-002 in {error, message}, with or without a token',
   await apiError(await s.call(null, '/'), 404, 'API-002');
   await apiError(await s.call(null, '/api/nothing'), 404, 'API-002');
   await apiError(await s.call('admin', '/api/dictionaries/X/cases/Y/Z'), 404, 'API-002');
-  await apiError(await s.call(null, '/breakout-status-webhook.php'), 404, 'API-002');
+  await apiError(await s.call(null, '/unknown-webhook.php'), 404, 'API-002');
 });
 
 test('a wrong verb: 405 API-001 with Allow', async () => {

@@ -1,6 +1,6 @@
 /** The MySQL/MariaDB dialect: LOAD DATA LOCAL bulk path, non-transactional DDL, 64-character identifiers. */
 import type { Dialect } from '../dialect.js';
-import { createTableSql, dropTableSql, MAX_IDENTIFIER_LENGTH, quoteIdent } from './ddl.js';
+import { columnType, createTableSql, dropTableSql, MAX_IDENTIFIER_LENGTH, quoteIdent } from './ddl.js';
 
 export const mysql: Dialect = {
   name: 'mysql',
@@ -18,6 +18,7 @@ export const mysql: Dialect = {
     defaultPort: 3306,
   },
   quoteIdent,
+  columnType: (type) => columnType(type),
   createTableSql,
   dropTableSql,
   async connect(config) {

@@ -24,3 +24,11 @@ export const VERSION_SQL = 'SELECT VERSION()';
 export const SESSION_SETUP_SQL = ["SET time_zone = '+00:00'", 'SET NAMES utf8mb4'];
 
 export const SHOW_WARNINGS_SQL = 'SHOW WARNINGS LIMIT 5';
+
+/**
+ * Completion time of the newest completed job of a breakout's jobs table (the status endpoint's
+ * `last_processed_time`). MAX over the DATETIME column, a UTC wall time (the session's time zone is +00:00).
+ */
+export function lastCompletedJobSql(jobsTable: string): string {
+  return `SELECT MAX(${quoteIdent('completed_time')}) FROM ${quoteIdent(jobsTable)} WHERE ${quoteIdent('status')} = 'completed'`;
+}

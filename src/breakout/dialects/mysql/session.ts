@@ -15,7 +15,7 @@ import { BaseSession, type CatalogTable } from '../session-base.js';
 import { resolveTarget, type ResolvedTarget } from '../target-config.js';
 import { loadDataLineEncoder, loadDataStatement, paramValue } from './encode.js';
 import { connectError, isLocalInfileRefused, queryError } from './errors.js';
-import { LIST_TABLES_SQL, SESSION_SETUP_SQL, SHOW_WARNINGS_SQL, style, VERSION_SQL } from './queries.js';
+import { LIST_TABLES_SQL, SESSION_SETUP_SQL, SHOW_WARNINGS_SQL, style, VERSION_SQL, lastCompletedJobSql } from './queries.js';
 
 export interface MysqlSessionOptions {
   /** false: never try LOAD DATA LOCAL (the client does not even offer it); use INSERTs. */
@@ -61,6 +61,10 @@ class MysqlSession extends BaseSession {
       sizeBytes: Number(size),
       createdAt: created ? (canonicalCell({ kind: 'timestamp' }, created) as string) : null,
     }));
+  }
+
+  protected lastCompletedJobSql(jobsTable: string): string {
+    return lastCompletedJobSql(jobsTable);
   }
 
   protected bindValue(type: ColumnType, value: CellValue): unknown {
@@ -160,7 +164,7 @@ export async function connect(dialect: Dialect, config: TargetConfig, opts: Mysq
       dateStrings: true, // DATETIME values are UTC wall times; no local-time Date conversion
       supportBigNumbers: true,
       bigNumberStrings: true,
-      connectTimeout: 15_000,
+      connectTimeout: config.connectTimeoutMs ?? 15_000,
       flags: opts.announceLocalFiles ?? localInfile ? ['LOCAL_FILES'] : ['-LOCAL_FILES'],
     });
   } catch (err) {

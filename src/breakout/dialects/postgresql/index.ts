@@ -1,6 +1,6 @@
 /** The PostgreSQL dialect: COPY bulk path, transactional DDL, 63-character identifiers. */
 import type { Dialect } from '../dialect.js';
-import { createTableSql, dropTableSql, MAX_IDENTIFIER_LENGTH, quoteIdent } from './ddl.js';
+import { columnType, createTableSql, dropTableSql, MAX_IDENTIFIER_LENGTH, quoteIdent } from './ddl.js';
 
 export const postgresql: Dialect = {
   name: 'postgresql',
@@ -15,6 +15,7 @@ export const postgresql: Dialect = {
     defaultPort: 5432,
   },
   quoteIdent,
+  columnType: (type) => columnType(type),
   createTableSql,
   dropTableSql,
   async connect(config) {

@@ -24,3 +24,11 @@ export function deleteCaseRowsSql(table: string): string {
 }
 
 export const VERSION_SQL = 'SHOW server_version';
+
+/**
+ * Completion time of the newest completed job of a breakout's jobs table (the status endpoint's
+ * `last_processed_time`). MAX over the timestamptz column; pg returns a Date.
+ */
+export function lastCompletedJobSql(jobsTable: string): string {
+  return `SELECT MAX(${quoteIdent('completed_time')}) FROM ${quoteIdent(jobsTable)} WHERE ${quoteIdent('status')} = 'completed'`;
+}

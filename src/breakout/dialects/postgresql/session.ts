@@ -12,7 +12,7 @@ import { BaseSession, type CatalogTable } from '../session-base.js';
 import { resolveTarget, type ResolvedTarget } from '../target-config.js';
 import { copyLineEncoder, copyStatement, paramValue } from './encode.js';
 import { connectError, queryError } from './errors.js';
-import { deleteCaseRowsSql, LIST_TABLES_SQL, style, VERSION_SQL } from './queries.js';
+import { deleteCaseRowsSql, LIST_TABLES_SQL, style, VERSION_SQL, lastCompletedJobSql } from './queries.js';
 
 type CopyFrom = (sql: string) => NodeJS.WritableStream & { rowCount: number };
 
@@ -45,6 +45,10 @@ class PostgresSession extends BaseSession {
   protected async catalogTables(): Promise<CatalogTable[]> {
     // PostgreSQL does not record when a table was created.
     return (await this.rows(LIST_TABLES_SQL)).map(([name, size]) => ({ name: String(name), sizeBytes: Number(size), createdAt: null }));
+  }
+
+  protected lastCompletedJobSql(jobsTable: string): string {
+    return lastCompletedJobSql(jobsTable);
   }
 
   protected bindValue(type: ColumnType, value: CellValue): unknown {
@@ -95,7 +99,7 @@ export async function connect(dialect: Dialect, config: TargetConfig): Promise<T
     user: target.user,
     password: target.password,
     application_name: 'sds',
-    connectionTimeoutMillis: 15_000,
+    connectionTimeoutMillis: config.connectTimeoutMs ?? 15_000,
   });
   // A connection lost while idle must not crash the process; the next query reports it.
   client.on('error', () => undefined);

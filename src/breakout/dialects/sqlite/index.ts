@@ -1,6 +1,6 @@
 /** The SQLite dialect: prepared INSERTs in batched transactions, transactional DDL, a file target. */
 import type { Dialect } from '../dialect.js';
-import { createTableSql, dropTableSql, MAX_IDENTIFIER_LENGTH, quoteIdent } from './ddl.js';
+import { columnType, createTableSql, dropTableSql, MAX_IDENTIFIER_LENGTH, quoteIdent } from './ddl.js';
 
 export const sqlite: Dialect = {
   name: 'sqlite',
@@ -15,6 +15,7 @@ export const sqlite: Dialect = {
     defaultPort: 0,
   },
   quoteIdent,
+  columnType: (type) => columnType(type),
   createTableSql,
   dropTableSql,
   async connect(config) {

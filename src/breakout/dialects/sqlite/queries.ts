@@ -20,3 +20,11 @@ export const SESSION_PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'f
 
 /** Rows per transaction when bulkLoad runs outside a caller's transaction. */
 export const ROWS_PER_TRANSACTION = 10_000;
+
+/**
+ * Completion time of the newest completed job of a breakout's jobs table (the status endpoint's
+ * `last_processed_time`). MAX over the ISO 8601 text column: the strings sort as the instants do.
+ */
+export function lastCompletedJobSql(jobsTable: string): string {
+  return `SELECT MAX(${quoteIdent('completed_time')}) FROM ${quoteIdent(jobsTable)} WHERE ${quoteIdent('status')} = 'completed'`;
+}

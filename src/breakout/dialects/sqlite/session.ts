@@ -12,7 +12,7 @@ import { BaseSession, type CatalogTable } from '../session-base.js';
 import { resolveTarget, type ResolvedTarget } from '../target-config.js';
 import { insertStatement, paramValue, rowEncoder } from './encode.js';
 import { connectError } from './errors.js';
-import { LIST_TABLES_SQL, ROWS_PER_TRANSACTION, SESSION_PRAGMAS, style, TABLE_SIZES_SQL, VERSION_SQL } from './queries.js';
+import { LIST_TABLES_SQL, ROWS_PER_TRANSACTION, SESSION_PRAGMAS, style, TABLE_SIZES_SQL, VERSION_SQL, lastCompletedJobSql } from './queries.js';
 
 class SqliteSession extends BaseSession {
   constructor(
@@ -41,6 +41,10 @@ class SqliteSession extends BaseSession {
     }
     // SQLite does not record when a table was created.
     return (await this.rows(LIST_TABLES_SQL)).map(([name]) => ({ name: String(name), sizeBytes: sizes.get(String(name)) ?? 0, createdAt: null }));
+  }
+
+  protected lastCompletedJobSql(jobsTable: string): string {
+    return lastCompletedJobSql(jobsTable);
   }
 
   protected bindValue(type: ColumnType, value: CellValue): unknown {
@@ -102,6 +106,14 @@ class SqliteSession extends BaseSession {
   }
 }
 
+/**
+ * How long a statement waits for another writer's lock: 10 s, or `?busy_timeout=<ms>` in the
+ * target URL (`sqlite:///srv/t.sqlite?busy_timeout=60000`) where other programs write the file too.
+ */
+function busyTimeoutMs(param: string | undefined): number {
+  return param !== undefined && /^\d+$/.test(param) ? Number(param) : 10_000;
+}
+
 /** Opens (creating if needed) a SQLite target file (better-sqlite3 is loaded here, on first use). */
 export async function connect(dialect: Dialect, config: TargetConfig): Promise<TargetSession> {
   const target = resolveTarget(config, dialect.capabilities, { user: '', database: '' });
@@ -109,8 +121,8 @@ export async function connect(dialect: Dialect, config: TargetConfig): Promise<T
   const Sqlite = cjsExports(await loadDriver('better-sqlite3', () => import('better-sqlite3')));
   let db: Database;
   try {
-    mkdirSync(dirname(file), { recursive: true });
-    db = new Sqlite(file, { timeout: 10_000 });
+    if (!config.existingOnly) mkdirSync(dirname(file), { recursive: true });
+    db = new Sqlite(file, { timeout: busyTimeoutMs(target.params.busy_timeout), fileMustExist: config.existingOnly === true });
     for (const p of SESSION_PRAGMAS) db.pragma(p);
   } catch (err) {
     throw connectError(err, target);

@@ -1,6 +1,6 @@
 /** The SQL Server dialect: TDS bulk load, transactional DDL, 128-character identifiers, 2,100 parameters. */
 import type { Dialect } from '../dialect.js';
-import { createTableSql, dropTableSql, MAX_IDENTIFIER_LENGTH, quoteIdent } from './ddl.js';
+import { columnType, createTableSql, dropTableSql, MAX_IDENTIFIER_LENGTH, quoteIdent } from './ddl.js';
 
 export const sqlserver: Dialect = {
   name: 'sqlserver',
@@ -15,6 +15,7 @@ export const sqlserver: Dialect = {
     defaultPort: 1433,
   },
   quoteIdent,
+  columnType: (type) => columnType(type),
   createTableSql,
   dropTableSql,
   async connect(config) {

@@ -33,3 +33,11 @@ export const VERSION_SQL = "SELECT CAST(SERVERPROPERTY('ProductVersion') AS NVAR
 export function dropForeignKeySql(table: string, constraint: string): string {
   return `ALTER TABLE ${quoteIdent(table)} DROP CONSTRAINT ${quoteIdent(constraint)}`;
 }
+
+/**
+ * Completion time of the newest completed job of a breakout's jobs table (the status endpoint's
+ * `last_processed_time`). MAX over the DATETIME2 column, a UTC wall time (useUTC).
+ */
+export function lastCompletedJobSql(jobsTable: string): string {
+  return `SELECT MAX(${quoteIdent('completed_time')}) FROM ${quoteIdent(jobsTable)} WHERE ${quoteIdent('status')} = 'completed'`;
+}

@@ -13,7 +13,7 @@ import { resolveTarget, type ResolvedTarget } from '../target-config.js';
 import { quoteIdent } from './ddl.js';
 import { bulkColumns, bulkRowEncoder, paramValue, type TdsParam, type TdsTypeSpec } from './encode.js';
 import { connectError, queryError } from './errors.js';
-import { dropForeignKeySql, FOREIGN_KEYS_SQL, LIST_TABLES_SQL, style, VERSION_SQL } from './queries.js';
+import { dropForeignKeySql, FOREIGN_KEYS_SQL, LIST_TABLES_SQL, style, VERSION_SQL, lastCompletedJobSql } from './queries.js';
 
 type Tedious = { Connection: typeof Connection; Request: typeof import('tedious').Request; TYPES: typeof TypesMap };
 
@@ -82,6 +82,10 @@ class SqlServerSession extends BaseSession {
       sizeBytes: Number(size),
       createdAt: created instanceof Date ? created.toISOString() : null,
     }));
+  }
+
+  protected lastCompletedJobSql(jobsTable: string): string {
+    return lastCompletedJobSql(jobsTable);
   }
 
   protected bindValue(type: ColumnType, value: CellValue): unknown {
@@ -159,7 +163,7 @@ export async function connect(dialect: Dialect, config: TargetConfig): Promise<T
       encrypt: flag('encrypt', true),
       trustServerCertificate: flag('trustServerCertificate', false),
       useUTC: true,
-      connectTimeout: 15_000,
+      connectTimeout: config.connectTimeoutMs ?? 15_000,
       appName: 'sds',
     },
   };

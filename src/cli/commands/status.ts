@@ -1,0 +1,94 @@
+import type { Command } from 'commander';
+import { breakoutStatus, DEFAULT_STATUS_CONNECT_TIMEOUT_MS } from '../../core/breakout/status.js';
+import { AppError, toAppError } from '../../shared/errors.js';
+import { action, examples } from '../action.js';
+import { table } from '../render.js';
+
+interface StatusOptions {
+  dictionary?: string;
+  dictionaries?: string;
+  cronEnabled?: string | boolean;
+  breakoutConfigured?: string | boolean;
+  page?: string;
+  limit?: string;
+  connectTimeout?: string;
+}
+
+const show = (v: unknown): string => (v === null || v === undefined ? '-' : String(v));
+
+/** `sds status`: the breakout status of dictionaries, the items of the status webhook (spec 2.8, 4.6). */
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('breakout status per dictionary: target, schedule, cases and what the target holds (the status webhook)')
+    .option('--dictionary <name>', 'only this dictionary (exact, case-sensitive name)')
+    .option('--dictionaries <names>', 'only these dictionaries, comma-separated (at most 100)')
+    .option('--cron-enabled [bool]', 'only dictionaries whose schedule is enabled (or, with false, not enabled)')
+    .option('--breakout-configured [bool]', 'only dictionaries with a breakout target (or, with false, without)')
+    .option('--page <n>', 'page number', '1')
+    .option('--limit <n>', 'dictionaries per page (1-100)', '20')
+    .option('--connect-timeout <ms>', 'connect timeout of each target (default $SDS_STATUS_CONNECT_TIMEOUT_MS, else 3000)')
+    .addHelpText(
+      'after',
+      examples(
+        'sds status',
+        'sds status --dictionary CEN2000',
+        'sds status --dictionaries CEN2000,SURVEY_DICT --json',
+        'sds status --cron-enabled --breakout-configured --limit 50',
+        'sds status --connect-timeout 1000',
+      ) +
+        '\nThe target fields (processed, pending, rate, up to date, last processed) are read from each target now and are\n' +
+        'empty when breakout is not configured or the target does not answer within the connect timeout.\n' +
+        'With --json the output is the envelope of GET /breakout-status-webhook.php ({success, data, error, meta}).\n',
+    )
+    .action(
+      action(async (ctx, o: StatusOptions) => {
+        const timeout = o.connectTimeout ?? process.env.SDS_STATUS_CONNECT_TIMEOUT_MS;
+        const connectTimeoutMs = timeout === undefined ? DEFAULT_STATUS_CONNECT_TIMEOUT_MS : Number(timeout);
+        try {
+          if (!Number.isInteger(connectTimeoutMs) || connectTimeoutMs < 1) {
+            throw new AppError('invalid_parameter', `--connect-timeout must be a whole number of milliseconds ≥ 1; got "${String(timeout)}"`, { field: 'connect-timeout' });
+          }
+          const r = await breakoutStatus(
+            ctx.store(),
+            {
+              dictionary: o.dictionary,
+              dictionaries: o.dictionaries,
+              cron_enabled: o.cronEnabled,
+              breakout_configured: o.breakoutConfigured,
+              page: o.page,
+              limit: o.limit,
+            },
+            { connectTimeoutMs },
+          );
+          ctx.print(r, () =>
+            [
+              table(
+                ['dictionary', 'target', 'cron', 'last run', 'exit', 'cases', 'processed', 'pending', 'rate', 'up to date', 'last processed'],
+                r.data.map((d) => [
+                  d.dictionary,
+                  d.breakout_configured ? `${d.db_type} ${d.target_host ?? ''}${d.target_host ? '/' : ''}${d.target_schema ?? ''}` : 'not configured',
+                  d.cron_enabled ? d.cron_expression : 'off',
+                  show(d.last_run),
+                  show(d.last_exit_code),
+                  d.total_cases,
+                  show(d.processed_cases),
+                  show(d.cases_pending),
+                  d.completion_rate === null ? '-' : `${d.completion_rate}%`,
+                  show(d.is_up_to_date),
+                  show(d.last_processed_time),
+                ]),
+              ),
+              `page ${r.meta.page} of ${r.meta.pages}, ${r.meta.total} dictionaries (times in UTC)`,
+            ].join('\n'),
+          );
+        } catch (err) {
+          const e = toAppError(err);
+          if (!ctx.json) throw e;
+          // --json keeps the webhook's failure envelope, so scripts read one shape.
+          process.stdout.write(JSON.stringify({ success: false, data: null, error: { code: e.code, message: e.message } }, null, 2) + '\n');
+          process.exitCode = e.exit;
+        }
+      }),
+    );
+}
