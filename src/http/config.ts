@@ -1,4 +1,6 @@
 import { DEFAULT_CLIENTS } from '../core/auth/clients.js';
+import { loadLoginGuardSettings, type LoginThrottlePolicy } from '../core/auth/login-throttle-policy.js';
+import type { HomePaths } from '../shared/home.js';
 
 /** Settings of the HTTP app; every field has a default. */
 export interface HttpConfig {
@@ -12,6 +14,12 @@ export interface HttpConfig {
   log: (line: string) => void;
   /** Where SDS_JWT_SECRET is read from (default: process.env). */
   env: NodeJS.ProcessEnv;
+  /**
+   * Failed-login throttle of POST /api/token and the reverse proxies whose X-Forwarded-For is
+   * believed. Absent: read from the home's config.json and `env` (see loginGuardSettings).
+   */
+  throttle?: LoginThrottlePolicy;
+  trustedProxies?: string[];
 }
 
 export const MB = 1024 * 1024;
@@ -24,5 +32,13 @@ export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {
     clients: partial.clients ?? DEFAULT_CLIENTS,
     log: partial.log ?? ((line) => process.stderr.write(line + '\n')),
     env: partial.env ?? process.env,
+    throttle: partial.throttle,
+    trustedProxies: partial.trustedProxies,
   };
+}
+
+/** The login guard settings: those given, else the home's config.json and the environment. */
+export function loginGuardOf(config: HttpConfig, home: HomePaths): { throttle: LoginThrottlePolicy; trustedProxies: string[] } {
+  const loaded = config.throttle && config.trustedProxies ? undefined : loadLoginGuardSettings(home, config.env);
+  return { throttle: config.throttle ?? loaded!.throttle, trustedProxies: config.trustedProxies ?? loaded!.trustedProxies };
 }

@@ -17,7 +17,7 @@ function normalise(err: unknown): AppError {
  * (`existing_tables`, 409) and what to do when a dictionary has no tables (`suggestion`, 404).
  * Other details stay server-side: they may name paths or internals.
  */
-const PUBLIC_DETAILS = ['existing_tables', 'suggestion'] as const;
+const PUBLIC_DETAILS = ['existing_tables', 'suggestion', 'retry_after'] as const;
 
 function quoted(s: string): string {
   return `"${s.replace(/["\\]/g, "'")}"`;
@@ -46,6 +46,8 @@ export function errorResponse(c: Context, thrown: unknown, log?: (line: string) 
     log?.(`sds serve: internal error on ${c.req.method} ${c.req.path}: ${cause.stack ?? cause.message}`);
     return c.json({ error: err.code, message: 'internal error; the server log has the details' }, status);
   }
+  // A rate limit (API-004) says when to come back, in the header and in the body (spec 7.4).
+  if (typeof err.details.retry_after === 'number') c.header('Retry-After', String(err.details.retry_after));
   const extra: Record<string, unknown> = {};
   for (const key of PUBLIC_DETAILS) if (err.details[key] !== undefined) extra[key] = err.details[key];
   return c.json({ error: err.code, message: err.message, ...extra }, status);

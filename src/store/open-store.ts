@@ -14,6 +14,7 @@ import { TargetsRepo } from './targets-repo.js';
 import { JobsRepo } from './jobs-repo.js';
 import { BreakoutStateRepo } from './breakout-state-repo.js';
 import { BreakoutLogRepo } from './breakout-log-repo.js';
+import { LoginThrottleRepo } from './login-throttle-repo.js';
 
 /** The local store: one SQLite file and a repository per table group. Only store/ touches it. */
 export class Store {
@@ -27,6 +28,7 @@ export class Store {
   readonly jobs: JobsRepo;
   readonly breakoutState: BreakoutStateRepo;
   readonly breakoutLog: BreakoutLogRepo;
+  readonly loginThrottle: LoginThrottleRepo;
 
   constructor(
     readonly db: Db,
@@ -43,6 +45,7 @@ export class Store {
     this.jobs = new JobsRepo(db);
     this.breakoutState = new BreakoutStateRepo(db);
     this.breakoutLog = new BreakoutLogRepo(db);
+    this.loginThrottle = new LoginThrottleRepo(db);
   }
 
   close(): void {
