@@ -64,16 +64,25 @@ export class LoginThrottleRepo {
     return r && toState(r);
   }
 
-  /** Replaces the state of each key with `next(key, current)`, all in one transaction; returns the new states. */
-  update(keys: ThrottleKey[], next: (key: ThrottleKey, current: ThrottleState | undefined) => ThrottleState): ThrottleState[] {
+  /**
+   * Replaces the state of each key with `next(key, current)` (null deletes it), all in one
+   * transaction; returns the states before and after.
+   */
+  update(
+    keys: ThrottleKey[],
+    next: (key: ThrottleKey, current: ThrottleState | undefined) => ThrottleState | null,
+  ): { before: (ThrottleState | undefined)[]; after: (ThrottleState | null)[] } {
     return this.db
-      .transaction(() =>
-        keys.map((k) => {
-          const s = next(k, this.get(k));
-          this.putStmt.run(k.scope, k.username, k.address, s.failures, s.windowStart, s.blockedUntil, s.strikes, s.lastFailureAt);
+      .transaction(() => {
+        const before = keys.map((k) => this.get(k));
+        const after = keys.map((k, i) => {
+          const s = next(k, before[i]);
+          if (s === null) this.clear(k);
+          else this.putStmt.run(k.scope, k.username, k.address, s.failures, s.windowStart, s.blockedUntil, s.strikes, s.lastFailureAt);
           return s;
-        }),
-      )
+        });
+        return { before, after };
+      })
       .immediate();
   }
 

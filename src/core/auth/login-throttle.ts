@@ -62,17 +62,34 @@ function secondsUntil(blockedUntil: number, now: number): number {
   return Math.max(1, Math.ceil((blockedUntil - now) / 1000));
 }
 
-export interface LoginGuard {
-  /** Fails with API-004 (429, `retry_after`) when the address, or this user from this address, is blocked. */
-  check(grant: LoginEvent['grant'], username: string | null, address: string, now: number): void;
-  /**
-   * Counts a refused credential and returns the error to answer with: `refused` itself, or
-   * API-004 when this failure reached the limit (the caller learns of the block at once).
-   */
-  failed(grant: LoginEvent['grant'], username: string | null, address: string, now: number, refused: AppError): AppError;
-  /** A successful password login clears the counter of this user from this address. */
-  succeeded(username: string, address: string): void;
+/** An attempt under way: what it charged, so that a success can give it back. */
+export interface LoginAttempt {
+  grant: LoginEvent['grant'];
+  username: string | null;
+  address: string;
+  keys: ThrottleKey[];
+  before: (ThrottleState | undefined)[];
+  after: ThrottleState[];
 }
+
+export interface LoginGuard {
+  /**
+   * Fails with API-004 (429, `retry_after`) when the address, or this user from this address, is
+   * blocked; else charges the attempt as a failure before the credential is checked, so that
+   * concurrent guesses cannot all slip past the limit while their passwords are being verified.
+   */
+  begin(grant: LoginEvent['grant'], username: string | null, address: string, now: number): LoginAttempt;
+  /** The credential was refused: returns the error to answer with, `refused` or API-004 when this failure reached a limit. */
+  failed(attempt: LoginAttempt, now: number, refused: AppError): AppError;
+  /**
+   * The credential was right: clears the (user, address) counter and gives the address its
+   * charge back. With `clearUser` false (the check failed for another reason) both get their charge back.
+   */
+  succeeded(attempt: LoginAttempt, clearUser?: boolean): void;
+}
+
+const same = (a: ThrottleState | undefined, b: ThrottleState | undefined) =>
+  a !== undefined && b !== undefined && a.failures === b.failures && a.windowStart === b.windowStart && a.blockedUntil === b.blockedUntil && a.strikes === b.strikes;
 
 /**
  * The failed-login throttle of the token endpoint, over the store's counters (store/login-throttle-repo).
@@ -97,22 +114,36 @@ export function createLoginGuard(store: Store, policy: LoginThrottlePolicy, onEv
   }
 
   return {
-    check(grant, username, address, now) {
-      let until = 0;
-      for (const k of keys(username, address)) until = Math.max(until, store.loginThrottle.get(k)?.blockedUntil ?? 0);
-      if (until > now) throw throttled(grant, username, address, now, until);
+    begin(grant, username, address, now) {
+      const ks = keys(username, address);
+      let blocked = 0;
+      for (const k of ks) blocked = Math.max(blocked, store.loginThrottle.get(k)?.blockedUntil ?? 0);
+      if (blocked > now) throw throttled(grant, username, address, now, blocked);
+      const charged = store.loginThrottle.update(ks, (k, cur) => {
+        // Another process may have blocked it in between: then this attempt is not charged again.
+        if (cur && cur.blockedUntil > now) {
+          blocked = Math.max(blocked, cur.blockedUntil);
+          return cur;
+        }
+        return afterFailure(cur, now, k.scope === 'user' ? policy.maxFailuresPerUser : policy.maxFailuresPerAddress, policy);
+      });
+      if (blocked > now) throw throttled(grant, username, address, now, blocked);
+      return { grant, username, address, keys: ks, before: charged.before, after: charged.after as ThrottleState[] };
     },
-    failed(grant, username, address, now, refused) {
-      onEvent({ kind: 'failed', grant, username: shown(username), address, at: now, reason: refused.message });
-      const states = store.loginThrottle.update(keys(username, address), (k, cur) =>
-        afterFailure(cur, now, k.scope === 'user' ? policy.maxFailuresPerUser : policy.maxFailuresPerAddress, policy),
-      );
+    failed(a, now, refused) {
+      onEvent({ kind: 'failed', grant: a.grant, username: shown(a.username), address: a.address, at: now, reason: refused.message });
       store.loginThrottle.purgeQuiet(now - policy.windowMs);
-      const until = Math.max(...states.map((s) => s.blockedUntil));
-      return until > now ? throttled(grant, username, address, now, until) : refused;
+      const until = Math.max(...a.after.map((s) => s.blockedUntil));
+      return until > now ? throttled(a.grant, a.username, a.address, now, until) : refused;
     },
-    succeeded(username, address) {
-      store.loginThrottle.clear({ scope: 'user', username: userKeyName(username), address });
+    succeeded(a, clearUser = true) {
+      store.loginThrottle.update(a.keys, (k, cur) => {
+        if (k.scope === 'user' && clearUser) return null;
+        const i = a.keys.indexOf(k);
+        // Nothing else touched the counter since the charge: put it back as it was.
+        if (same(cur, a.after[i])) return a.before[i] ?? null;
+        return cur ? { ...cur, failures: Math.max(0, cur.failures - 1) } : null;
+      });
     },
   };
 }

@@ -63,15 +63,22 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
   const clients = opts.clients ?? DEFAULT_CLIENTS;
   const guard = createLoginGuard(store, opts.throttle ?? DEFAULT_LOGIN_THROTTLE, opts.onLoginEvent);
 
-  /** Runs a credential check under the throttle: refused while blocked; a refusal (AUTH-001) is counted. */
+  /**
+   * Runs a credential check under the throttle: refused while blocked; charged before the check;
+   * a refusal (AUTH-001) is logged and may turn into API-004, a success gives the charge back.
+   */
   async function guarded<T>(grant: LoginEvent['grant'], username: string | null, address: string, check: () => T | Promise<T>): Promise<T> {
-    guard.check(grant, username, address, clock());
+    const attempt = guard.begin(grant, username, address, clock());
+    let result: T;
     try {
-      return await check();
+      result = await check();
     } catch (err) {
-      if (err instanceof AppError && err.code === 'AUTH-001') throw guard.failed(grant, username, address, clock(), err);
+      if (err instanceof AppError && err.code === 'AUTH-001') throw guard.failed(attempt, clock(), err);
+      guard.succeeded(attempt, false); // not a credential failure (e.g. a store error): no charge
       throw err;
     }
+    guard.succeeded(attempt);
+    return result;
   }
 
   async function respond(user: { username: string; role: Principal['role']; tokenVersion: number }, refreshToken: string, now: number): Promise<TokenResponse> {
@@ -98,7 +105,6 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
         const { username, password } = req;
         const user = await guarded('password', username, address, () => checkPassword(store, username, password));
         const now = clock();
-        guard.succeeded(username, address);
         store.users.recordLogin(user.id, new Date(now).toISOString());
         return respond(user, issueRefreshToken(store, user, clientId, now), now);
       }

@@ -107,6 +107,15 @@ test('the address counter spans usernames; another address and another user are 
   now += 60_000;
 });
 
+test('a burst of concurrent guesses is charged before the passwords are checked: only the first 3 are verified', async () => {
+  const A = '127.0.0.26';
+  const replies = await Promise.all(Array.from({ length: 10 }, () => wrong(A, STD.username)));
+  assert.deepEqual(replies.map((r) => r.status).sort(), [401, 401, ...Array(8).fill(429)]);
+  const failed = logs.filter((l) => l.includes(`auth login-failed grant=password user="interviewer" address=${A} `));
+  assert.equal(failed.length, 3, 'the other 7 were refused before their password was checked');
+  now += 60_000;
+});
+
 test('failed refresh grants count against the address', async () => {
   const A = '127.0.0.31';
   const refresh = (t: string) => postFormFrom(`${server.url}/api/token`, A, { grant_type: 'refresh_token', refresh_token: t });
