@@ -2,6 +2,8 @@ import type { Store } from '../store/open-store.js';
 import type { Role, UserRow } from '../store/users-repo.js';
 import { AppError } from '../shared/errors.js';
 import { hashPassword } from './passwords.js';
+import { userKeyName } from './auth/login-throttle.js';
+import { DEFAULT_LOGIN_THROTTLE } from './auth/login-throttle-policy.js';
 
 export const ROLES: readonly Role[] = ['Administrator', 'API', 'Standard'];
 
@@ -15,12 +17,19 @@ export interface UserView {
   username: string;
   role: Role;
   disabled: boolean;
+  /** Last successful password login (ISO 8601), or null. */
+  last_login_at: string | null;
   created_at: string;
   updated_at: string;
 }
 
+/** A user in the account list: also the failed logins counted against it in the current window. */
+export interface UserListItem extends UserView {
+  failed_logins: number;
+}
+
 function view(u: UserRow): UserView {
-  return { username: u.username, role: u.role, disabled: u.disabled, created_at: u.createdAt, updated_at: u.updatedAt };
+  return { username: u.username, role: u.role, disabled: u.disabled, last_login_at: u.lastLoginAt, created_at: u.createdAt, updated_at: u.updatedAt };
 }
 
 /** Checks that `role` is exactly one of the three roles (no case folding: roles are words of the spec). */
@@ -48,9 +57,36 @@ export async function addUser(store: Store, username: string, role: unknown, pas
   return view(store.users.insert(username, r, await hashPassword(password)));
 }
 
-/** All accounts, by name. */
-export function listUsers(store: Store): UserView[] {
-  return store.users.list().map(view);
+/**
+ * All accounts, by name, each with its failed logins: the failures of its (username, address)
+ * counters whose window, `windowMs` long, is still open at `now`.
+ */
+export function listUsers(store: Store, opts: { now?: number; windowMs?: number } = {}): UserListItem[] {
+  const now = opts.now ?? Date.now();
+  const failures = store.loginThrottle.failuresByUser(now - (opts.windowMs ?? DEFAULT_LOGIN_THROTTLE.windowMs));
+  return store.users.list().map((u) => ({ ...view(u), failed_logins: failures.get(userKeyName(u.username)) ?? 0 }));
+}
+
+/**
+ * Disables an account: its password logins get `invalid_grant`, its refresh tokens are revoked
+ * and its access tokens are refused from the next request on (the token version is bumped, so
+ * they stay refused even after the account is enabled again).
+ */
+export function disableUser(store: Store, username: string, now: number = Date.now()): UserView {
+  const u = store.users.find(username);
+  if (!u) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
+  // Disabled first: from then on no refresh can succeed, so the revocation cannot miss a rotation.
+  store.users.setDisabled(username, true);
+  store.refreshTokens.revokeUser(u.id, now);
+  return view(store.users.find(username)!);
+}
+
+/** Enables an account again and lifts its login throttle, so its owner can log in at once. */
+export function enableUser(store: Store, username: string): UserView {
+  if (!store.users.find(username)) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
+  store.users.setDisabled(username, false);
+  store.loginThrottle.clearUser(userKeyName(username));
+  return view(store.users.find(username)!);
 }
 
 /** Deletes an account. */

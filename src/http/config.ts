@@ -1,5 +1,7 @@
 import { DEFAULT_CLIENTS } from '../core/auth/clients.js';
 import type { DeliverySettings } from '../core/webhook-delivery.js';
+import { loadLoginGuardSettings, type LoginThrottlePolicy } from '../core/auth/login-throttle-policy.js';
+import type { HomePaths } from '../shared/home.js';
 
 /** Settings of the HTTP app; every field has a default. */
 export interface HttpConfig {
@@ -24,6 +26,12 @@ export interface HttpConfig {
   webhookRateLimit: { max: number; windowMs: number };
   /** Connect timeout of each target read by the status webhook (default SDS_STATUS_CONNECT_TIMEOUT_MS, else 3000). */
   statusConnectTimeoutMs: number;
+  /**
+   * Failed-login throttle of POST /api/token and the reverse proxies whose X-Forwarded-For is
+   * believed. Absent: read from the home's config.json and `env` (see loginGuardSettings).
+   */
+  throttle?: LoginThrottlePolicy;
+  trustedProxies?: string[];
 }
 
 export const MB = 1024 * 1024;
@@ -40,9 +48,17 @@ export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {
     webhooks: partial.webhooks ?? {},
     webhookRateLimit: partial.webhookRateLimit ?? { max: 60, windowMs: 60_000 },
     statusConnectTimeoutMs: partial.statusConnectTimeoutMs ?? positiveMs(process.env.SDS_STATUS_CONNECT_TIMEOUT_MS) ?? 3000,
+    throttle: partial.throttle,
+    trustedProxies: partial.trustedProxies,
   };
 }
 
 function positiveMs(value: string | undefined): number | undefined {
   return value !== undefined && /^\d+$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
+}
+
+/** The login guard settings: those given, else the home's config.json and the environment. */
+export function loginGuardOf(config: HttpConfig, home: HomePaths): { throttle: LoginThrottlePolicy; trustedProxies: string[] } {
+  const loaded = config.throttle && config.trustedProxies ? undefined : loadLoginGuardSettings(home, config.env);
+  return { throttle: config.throttle ?? loaded!.throttle, trustedProxies: config.trustedProxies ?? loaded!.trustedProxies };
 }

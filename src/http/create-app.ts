@@ -7,7 +7,8 @@ import { createTokenService } from '../core/auth/tokens.js';
 import type { Store } from '../store/open-store.js';
 import { ApiBuilder } from './api-builder.js';
 import type { AppEnv } from './app-env.js';
-import { httpConfig, type HttpConfig } from './config.js';
+import { httpConfig, loginGuardOf, type HttpConfig } from './config.js';
+import { loginEventLine } from './login-log.js';
 import { errorResponse } from './render-error.js';
 import { requestLog } from './request-log.js';
 import { breakoutRoutes } from './routes/breakout.js';
@@ -38,7 +39,16 @@ const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dic
  */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const config = httpConfig(deps.config);
-  const tokens = createTokenService({ store: deps.store, key: accessTokenKey(deps.store, config.env), clock: deps.clock, clients: config.clients });
+  const guard = loginGuardOf(config, deps.store.home);
+  config.trustedProxies = guard.trustedProxies;
+  const tokens = createTokenService({
+    store: deps.store,
+    key: accessTokenKey(deps.store, config.env),
+    clock: deps.clock,
+    clients: config.clients,
+    throttle: guard.throttle,
+    onLoginEvent: (e) => config.log(loginEventLine(e)),
+  });
   // strict: false: a trailing slash is accepted everywhere, as the sync client uses `/dictionaries/`.
   const app = new Hono<AppEnv>({ strict: false });
 

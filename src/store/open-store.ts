@@ -20,6 +20,7 @@ import { WebhooksRepo } from './webhooks-repo.js';
 import { WebhookQueueRepo } from './webhook-queue-repo.js';
 import { RateLimitRepo } from './rate-limit-repo.js';
 import { FollowUpsRepo } from './follow-ups-repo.js';
+import { LoginThrottleRepo } from './login-throttle-repo.js';
 
 /** The local store: one SQLite file and a repository per table group. Only store/ touches it. */
 export class Store {
@@ -39,6 +40,7 @@ export class Store {
   readonly webhookQueue: WebhookQueueRepo;
   readonly rateLimit: RateLimitRepo;
   readonly followUps: FollowUpsRepo;
+  readonly loginThrottle: LoginThrottleRepo;
 
   constructor(
     readonly db: Db,
@@ -61,6 +63,7 @@ export class Store {
     this.webhookQueue = new WebhookQueueRepo(db);
     this.rateLimit = new RateLimitRepo(db);
     this.followUps = new FollowUpsRepo(db, this.jobs);
+    this.loginThrottle = new LoginThrottleRepo(db);
   }
 
   close(): void {

@@ -88,6 +88,11 @@ export class RefreshTokensRepo {
     return this.db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL').run(now, familyId).changes;
   }
 
+  /** Revokes every unrevoked token of an account; returns how many. */
+  revokeUser(userId: number, now: number): number {
+    return this.db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL').run(now, userId).changes;
+  }
+
   /** Deletes expired rows; a replaced token is kept until it expires, so its reuse is still detected. */
   purgeExpired(now: number): number {
     return this.db.prepare('DELETE FROM refresh_tokens WHERE expires_at <= ?').run(now).changes;

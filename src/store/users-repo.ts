@@ -8,6 +8,10 @@ export interface UserRow {
   username: string;
   role: Role;
   disabled: boolean;
+  /** Carried by access tokens; bumped when the account is disabled, so older tokens stop working. */
+  tokenVersion: number;
+  /** Time of the last successful password login, or null. */
+  lastLoginAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -18,12 +22,23 @@ interface RawUser {
   role: Role;
   password_hash: string;
   disabled: number;
+  token_version: number;
+  last_login_at: string | null;
   created_at: string;
   updated_at: string;
 }
 
 function toUser(r: RawUser): UserRow {
-  return { id: r.id, username: r.username, role: r.role, disabled: r.disabled === 1, createdAt: r.created_at, updatedAt: r.updated_at };
+  return {
+    id: r.id,
+    username: r.username,
+    role: r.role,
+    disabled: r.disabled === 1,
+    tokenVersion: r.token_version,
+    lastLoginAt: r.last_login_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
 }
 
 /** Accounts of the API and their password hashes. */
@@ -53,6 +68,22 @@ export class UsersRepo {
     this.db
       .prepare('UPDATE users SET role = ?, password_hash = ?, disabled = ?, updated_at = ? WHERE id = ?')
       .run(change.role ?? u.role, change.passwordHash ?? u.passwordHash, (change.disabled ?? u.disabled) ? 1 : 0, nowIso(), u.id);
+  }
+
+  /**
+   * Disables or enables an account. Disabling also bumps the token version, so access tokens
+   * issued before stay refused after the account is enabled again.
+   */
+  setDisabled(username: string, disabled: boolean): boolean {
+    const sql = disabled
+      ? 'UPDATE users SET disabled = 1, token_version = token_version + 1, updated_at = ? WHERE username = ?'
+      : 'UPDATE users SET disabled = 0, updated_at = ? WHERE username = ?';
+    return this.db.prepare(sql).run(nowIso(), username).changes > 0;
+  }
+
+  /** Records a successful login at `at` (ISO 8601). */
+  recordLogin(id: number, at: string): void {
+    this.db.prepare('UPDATE users SET last_login_at = ? WHERE id = ?').run(at, id);
   }
 
   remove(username: string): boolean {

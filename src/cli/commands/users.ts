@@ -1,15 +1,16 @@
 import type { Command } from 'commander';
-import { addUser, changePassword, listUsers, removeUser } from '../../core/users.js';
+import { loadLoginGuardSettings } from '../../core/auth/login-throttle-policy.js';
+import { addUser, changePassword, disableUser, enableUser, listUsers, removeUser } from '../../core/users.js';
 import { action, examples } from '../action.js';
 import { readSecret } from '../read-secret.js';
 import { table } from '../render.js';
 
-/** `sds users add|list|remove|passwd`. */
+/** `sds users add|list|remove|passwd|disable|enable`. */
 export function registerUsersCommands(program: Command): void {
   const users = program
     .command('users')
     .description('accounts of the HTTP API (roles Administrator, API, Standard)')
-    .addHelpText('after', examples('printf "%s\\n" "$PASSWORD" | sds users add alice --role API', 'sds users list --json', 'sds users remove alice'));
+    .addHelpText('after', examples('printf "%s\\n" "$PASSWORD" | sds users add alice --role API', 'sds users list --json', 'sds users disable alice', 'sds users remove alice'));
 
   users
     .command('add <name>')
@@ -26,14 +27,41 @@ export function registerUsersCommands(program: Command): void {
 
   users
     .command('list')
-    .description('list accounts')
+    .description('list accounts: role, state, last login, and failed logins in the current throttle window')
     .addHelpText('after', examples('sds users list', 'sds users list --json'))
     .action(
       action((ctx) => {
-        const list = listUsers(ctx.store());
+        const list = listUsers(ctx.store(), { windowMs: loadLoginGuardSettings(ctx.home).throttle.windowMs });
         ctx.print(list, () =>
-          list.length ? table(['username', 'role', 'disabled', 'created_at'], list.map((u) => [u.username, u.role, u.disabled, u.created_at])) : 'no users',
+          list.length
+            ? table(
+                ['username', 'role', 'state', 'last_login_at', 'failed_logins', 'created_at'],
+                list.map((u) => [u.username, u.role, u.disabled ? 'disabled' : 'enabled', u.last_login_at ?? 'never', u.failed_logins, u.created_at]),
+              )
+            : 'no users',
         );
+      }),
+    );
+
+  users
+    .command('disable <name>')
+    .description('disable an account: logins are refused, and its access and refresh tokens stop working at once')
+    .addHelpText('after', examples('sds users disable alice', 'sds users disable alice --json'))
+    .action(
+      action((ctx, name: string) => {
+        const u = disableUser(ctx.store(), name);
+        ctx.print(u, () => `User ${u.username} disabled; its tokens are revoked`);
+      }),
+    );
+
+  users
+    .command('enable <name>')
+    .description('enable a disabled account again and lift its login throttle (it must log in anew)')
+    .addHelpText('after', examples('sds users enable alice', 'sds users enable alice --json'))
+    .action(
+      action((ctx, name: string) => {
+        const u = enableUser(ctx.store(), name);
+        ctx.print(u, () => `User ${u.username} enabled`);
       }),
     );
 

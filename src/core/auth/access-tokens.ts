@@ -19,10 +19,13 @@ export interface Principal {
   tokenId: string;
 }
 
-/** Signs an access token (JWT) for a user: claims sub, role, jti, iat, exp (+ iss). */
-export async function signAccessToken(key: Uint8Array, user: { username: string; role: Role }, nowMs: number): Promise<string> {
+/**
+ * Signs an access token (JWT) for a user: claims sub, role, ver, jti, iat, exp (+ iss). `ver` is
+ * the account's token version: disabling the account bumps it, which retires the token for good.
+ */
+export async function signAccessToken(key: Uint8Array, user: { username: string; role: Role; tokenVersion: number }, nowMs: number): Promise<string> {
   const iat = Math.floor(nowMs / 1000);
-  return new SignJWT({ role: user.role })
+  return new SignJWT({ role: user.role, ver: user.tokenVersion })
     .setProtectedHeader({ alg: ACCESS_TOKEN_ALG, typ: 'JWT' })
     .setIssuer(ISSUER)
     .setSubject(user.username)
@@ -40,6 +43,7 @@ export async function signAccessToken(key: Uint8Array, user: { username: string;
 export async function verifyAccessToken(store: Store, key: Uint8Array, token: string, nowMs: number): Promise<Principal> {
   let sub: string;
   let jti: string;
+  let ver: unknown;
   try {
     const { payload } = await jwtVerify(token, key, {
       algorithms: [ACCESS_TOKEN_ALG],
@@ -49,11 +53,14 @@ export async function verifyAccessToken(store: Store, key: Uint8Array, token: st
     });
     sub = payload.sub!;
     jti = payload.jti!;
+    ver = payload.ver ?? 0;
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) throw oauthError('AUTH-003', 'invalid_token', 'the access token has expired');
     throw oauthError('AUTH-003', 'invalid_token', 'the access token is invalid');
   }
+  // One indexed read per request (users.username is UNIQUE): the price of revocable JWTs.
   const user = store.users.find(sub);
   if (!user || user.disabled) throw oauthError('AUTH-003', 'invalid_token', 'the account of this access token is no longer active');
+  if (ver !== user.tokenVersion) throw oauthError('AUTH-003', 'invalid_token', 'the access token was issued before the account was disabled; log in again');
   return { username: user.username, role: user.role, tokenId: jti };
 }

@@ -1,6 +1,9 @@
 import type { Store } from '../../store/open-store.js';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken, verifyAccessToken, type Principal } from './access-tokens.js';
 import { checkClient, DEFAULT_CLIENTS } from './clients.js';
+import { AppError } from '../../shared/errors.js';
+import { createLoginGuard, type LoginEvent } from './login-throttle.js';
+import { DEFAULT_LOGIN_THROTTLE, type LoginThrottlePolicy } from './login-throttle-policy.js';
 import { oauthError } from './oauth-error.js';
 import { checkPassword } from './password-login.js';
 import { issueRefreshToken, rotateRefreshToken } from './refresh-tokens.js';
@@ -31,11 +34,21 @@ export interface TokenServiceOptions {
   clock?: () => number;
   /** Accepted OAuth clients, client_id → secret; DEFAULT_CLIENTS when absent. */
   clients?: Readonly<Record<string, string>>;
+  /** Failed-login throttle thresholds; DEFAULT_LOGIN_THROTTLE when absent. */
+  throttle?: LoginThrottlePolicy;
+  /** Receives every failed and throttled login, for the server log (never the password). */
+  onLoginEvent?: (e: LoginEvent) => void;
+}
+
+/** Who sent a token request, as far as the HTTP layer can tell. */
+export interface GrantContext {
+  /** Client address (after trusted proxies); 'unknown' when there is no socket. */
+  address?: string;
 }
 
 export interface TokenService {
   /** Handles `POST /api/token`: the password grant or the refresh grant (spec 4.1, 5). */
-  grant(req: TokenRequest): Promise<TokenResponse>;
+  grant(req: TokenRequest, ctx?: GrantContext): Promise<TokenResponse>;
   /** Checks a bearer access token and returns the caller, or fails with 401 `invalid_token`. */
   authenticate(token: string): Promise<Principal>;
 }
@@ -48,8 +61,27 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
   const { store, key } = opts;
   const clock = opts.clock ?? Date.now;
   const clients = opts.clients ?? DEFAULT_CLIENTS;
+  const guard = createLoginGuard(store, opts.throttle ?? DEFAULT_LOGIN_THROTTLE, opts.onLoginEvent);
 
-  async function respond(user: { username: string; role: Principal['role'] }, refreshToken: string, now: number): Promise<TokenResponse> {
+  /**
+   * Runs a credential check under the throttle: refused while blocked; charged before the check;
+   * a refusal (AUTH-001) is logged and may turn into API-004, a success gives the charge back.
+   */
+  async function guarded<T>(grant: LoginEvent['grant'], username: string | null, address: string, check: () => T | Promise<T>): Promise<T> {
+    const attempt = guard.begin(grant, username, address, clock());
+    let result: T;
+    try {
+      result = await check();
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'AUTH-001') throw guard.failed(attempt, clock(), err);
+      guard.succeeded(attempt, false); // not a credential failure (e.g. a store error): no charge
+      throw err;
+    }
+    guard.succeeded(attempt);
+    return result;
+  }
+
+  async function respond(user: { username: string; role: Principal['role']; tokenVersion: number }, refreshToken: string, now: number): Promise<TokenResponse> {
     return {
       access_token: await signAccessToken(key, user, now),
       token_type: 'Bearer',
@@ -59,7 +91,8 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
   }
 
   return {
-    async grant(req) {
+    async grant(req, ctx = {}) {
+      const address = ctx.address ?? 'unknown';
       if (!req.grant_type) throw oauthError('USAGE', 'invalid_request', 'the grant type was not specified in the request (grant_type)');
       if (req.grant_type !== 'password' && req.grant_type !== 'refresh_token') {
         throw oauthError('USAGE', 'unsupported_grant_type', `grant_type must be password or refresh_token, got "${req.grant_type}"`);
@@ -69,13 +102,16 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
         if (!req.username || !req.password) {
           throw oauthError('USAGE', 'invalid_request', 'missing parameters: "username" and "password" are required');
         }
-        const user = await checkPassword(store, req.username, req.password);
+        const { username, password } = req;
+        const user = await guarded('password', username, address, () => checkPassword(store, username, password));
         const now = clock();
+        store.users.recordLogin(user.id, new Date(now).toISOString());
         return respond(user, issueRefreshToken(store, user, clientId, now), now);
       }
       if (!req.refresh_token) throw oauthError('USAGE', 'invalid_request', 'missing parameter: "refresh_token" is required');
+      const presented = req.refresh_token;
       const now = clock();
-      const { user, refreshToken } = rotateRefreshToken(store, req.refresh_token, clientId, now);
+      const { user, refreshToken } = await guarded('refresh_token', null, address, () => rotateRefreshToken(store, presented, clientId, now));
       return respond(user, refreshToken, now);
     },
     authenticate(token) {

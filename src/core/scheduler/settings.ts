@@ -1,7 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { HomePaths } from '../../shared/home.js';
 import { AppError } from '../../shared/errors.js';
+import { readHomeConfig } from '../../shared/home-config.js';
 import { checkTimeZone, DEFAULT_ZONE } from '../../scheduler/zone.js';
 
 /** The scheduler's settings, each with a default (docs/scheduler.md, "Settings"). */
@@ -20,22 +19,10 @@ export interface SchedulerSettings {
 
 export const DEFAULTS = { timeoutSeconds: 3600, killGraceSeconds: 30, keepRuns: 100 } as const;
 
+/** The scheduler's part of `<home>/config.json` (read by the shared readHomeConfig). */
 interface HomeConfig {
   timezone?: unknown;
   scheduler?: { timeout_seconds?: unknown; kill_grace_seconds?: unknown; keep_runs?: unknown };
-}
-
-/** `<home>/config.json`, or nothing when the file does not exist. */
-function readHomeConfig(home: HomePaths): HomeConfig {
-  const file = join(home.root, 'config.json');
-  if (!existsSync(file)) return {};
-  try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) as unknown;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the file must hold a JSON object');
-    return parsed as HomeConfig;
-  } catch (err) {
-    throw new AppError('CONFIG_INVALID', `${file}: ${(err as Error).message}`, { file }, { cause: err });
-  }
 }
 
 function wholeNumber(value: unknown, where: string, min: number, max: number): number {
@@ -72,7 +59,7 @@ export function schedulerSettings(
   opts: { env?: NodeJS.ProcessEnv; timeoutSeconds?: unknown } = {},
 ): SchedulerSettings {
   const env = opts.env ?? process.env;
-  const config = readHomeConfig(home);
+  const config = readHomeConfig(home) as HomeConfig;
   const sch = typeof config.scheduler === 'object' && config.scheduler !== null ? config.scheduler : {};
   const pick = (flag: unknown, envName: string, configValue: unknown, configName: string): [unknown, string] | undefined => {
     if (flag !== undefined) return [flag, '--timeout'];

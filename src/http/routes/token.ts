@@ -1,6 +1,7 @@
 import type { ApiBuilder } from '../api-builder.js';
+import { clientAddress } from '../client-address.js';
 import { readTokenParams } from '../read-body.js';
-import { json, OAuthErrorBody } from '../schemas/common.js';
+import { json, OAuthErrorBody, RateLimitBody } from '../schemas/common.js';
 import { TokenRequest, TokenResponse } from '../schemas/token.js';
 import type { RouteDeps } from './route-deps.js';
 
@@ -13,7 +14,8 @@ export function tokenRoutes(api: ApiBuilder, { tokens, config }: RouteDeps): voi
     description:
       'Form-urlencoded as the spec says, or JSON with `client_id`/`client_secret` as the CSPro data-collection client sends. ' +
       'A request naming a client must name a configured one (default `cspro_android`/`cspro`), else `invalid_client`. ' +
-      'Each refresh returns a new refresh token and invalidates the old one; presenting an old one again revokes the whole login.',
+      'Each refresh returns a new refresh token and invalidates the old one; presenting an old one again revokes the whole login. ' +
+      'Failed logins are throttled per (username, client address) and per address: past the limit the answer is 429 `API-004` with `Retry-After`.',
     tags: ['auth'],
     permission: 'public',
     bodyLimit: config.maxBodyBytes,
@@ -31,9 +33,10 @@ export function tokenRoutes(api: ApiBuilder, { tokens, config }: RouteDeps): voi
       400: json(OAuthErrorBody, '`invalid_request` (missing or repeated parameter, bad body) or `unsupported_grant_type`'),
       401: json(OAuthErrorBody, '`invalid_grant` (bad credentials, disabled account, bad/expired/reused refresh token) or `invalid_client`'),
       413: json(OAuthErrorBody, 'body too large'),
+      429: json(RateLimitBody, 'too many failed logins from this address, or for this user from this address (`API-004`); see `Retry-After`'),
     },
     handler: async (c) => {
-      const reply = await tokens.grant(await readTokenParams(c, TokenRequest));
+      const reply = await tokens.grant(await readTokenParams(c, TokenRequest), { address: clientAddress(c, config.trustedProxies ?? []) });
       return c.json(reply, 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
     },
   });

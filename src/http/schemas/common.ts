@@ -17,6 +17,15 @@ export const OAuthErrorBody = z
   })
   .meta({ id: 'OAuthError' });
 
+/** Rate limit body (spec 7.4, API-004): `{error, retry_after}`, plus the `message` every API error has. */
+export const RateLimitBody = z
+  .strictObject({
+    error: z.literal('API-004'),
+    message: z.string(),
+    retry_after: z.number().int().min(1).meta({ description: 'seconds to wait, as in the Retry-After header' }),
+  })
+  .meta({ id: 'RateLimitError' });
+
 /** ISO 8601 UTC timestamp as stored. */
 export const Timestamp = z.iso.datetime().meta({ example: '2025-01-31T08:15:00.000Z' });
 

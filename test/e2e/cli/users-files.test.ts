@@ -21,7 +21,7 @@ describe('users and files', { concurrency: true }, () => {
       assert.equal(list.code, 0, show(list));
       const users = list.json();
       assert.equal(users.length, 1);
-      assert.deepEqual(Object.keys(users[0]).sort(), ['created_at', 'disabled', 'role', 'updated_at', 'username']);
+      assert.deepEqual(Object.keys(users[0]).sort(), ['created_at', 'disabled', 'failed_logins', 'last_login_at', 'role', 'updated_at', 'username']);
       assert.doesNotMatch(list.stdout, /argon2|hash|password/i, 'no password hash in the output');
       const human = await sds(home.root, ['users', 'list']);
       assert.match(human.stdout, /alice/);

@@ -203,10 +203,11 @@ test('disabling or deleting an account cuts its live access token at once', asyn
   await expectOAuthError(await token(form({ grant_type: 'refresh_token', refresh_token: t.refresh_token })), 401, 'invalid_grant');
 });
 
-test('the request log has one line per request and no secrets', () => {
+test('the request log has one line per request, one per failed login, and no secrets', () => {
   assert.ok(s.logs.length > 20);
+  assert.ok(s.logs.some((l) => / auth login-failed grant=password user="integration" address=127\.0\.0\.1 /.test(l)));
   for (const line of s.logs) {
-    assert.match(line, /^\d{4}-\d\d-\d\dT\S+ (GET|POST|PUT|DELETE|PATCH|HEAD) \/\S* \d{3} \d+ms \S+$/, line);
+    assert.match(line, /^\d{4}-\d\d-\d\dT\S+ ((GET|POST|PUT|DELETE|PATCH|HEAD) \/\S* \d{3} \d+ms \S+|auth login-(failed|throttled) grant=\S+ user=\S+ address=\S+ .+)$/, line);
     for (const u of Object.values(USERS)) assert.ok(!line.includes(u.password), line);
     assert.ok(!/eyJ/.test(line), `no JWT in ${line}`);
   }

@@ -1,0 +1,110 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+/** Which counter: one (username, client address) pair, or one address across all usernames. */
+export type ThrottleScope = 'user' | 'address';
+
+/** Key of a counter; `username` is '' for the address scope. */
+export interface ThrottleKey {
+  scope: ThrottleScope;
+  username: string;
+  address: string;
+}
+
+/** State of one counter. Times are epoch milliseconds. */
+export interface ThrottleState {
+  /** Failures counted since windowStart. */
+  failures: number;
+  windowStart: number;
+  /** Attempts are refused until then (0: not blocked). */
+  blockedUntil: number;
+  /** How many blocks this counter earned since it was last quiet; each doubles the next block. */
+  strikes: number;
+  lastFailureAt: number;
+}
+
+interface Raw {
+  failures: number;
+  window_start: number;
+  blocked_until: number;
+  strikes: number;
+  last_failure_at: number;
+}
+
+const toState = (r: Raw): ThrottleState => ({
+  failures: r.failures,
+  windowStart: r.window_start,
+  blockedUntil: r.blocked_until,
+  strikes: r.strikes,
+  lastFailureAt: r.last_failure_at,
+});
+
+/**
+ * Failed-login counters of the token endpoint. They live in the store so that they survive a
+ * restart and every `sds serve` process of a home sees the same counts; an update is a
+ * read-modify-write inside one IMMEDIATE transaction, so two processes cannot lose a failure.
+ */
+export class LoginThrottleRepo {
+  private readonly getStmt: Statement<[string, string, string], Raw>;
+  private readonly putStmt: Statement<[string, string, string, number, number, number, number, number]>;
+  private readonly clearStmt: Statement<[string, string, string]>;
+
+  constructor(private readonly db: Database) {
+    this.getStmt = db.prepare('SELECT * FROM login_throttle WHERE scope = ? AND username = ? AND address = ?');
+    this.putStmt = db.prepare(
+      `INSERT INTO login_throttle (scope, username, address, failures, window_start, blocked_until, strikes, last_failure_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (scope, username, address) DO UPDATE SET failures = excluded.failures, window_start = excluded.window_start,
+         blocked_until = excluded.blocked_until, strikes = excluded.strikes, last_failure_at = excluded.last_failure_at`,
+    );
+    this.clearStmt = db.prepare('DELETE FROM login_throttle WHERE scope = ? AND username = ? AND address = ?');
+  }
+
+  get(key: ThrottleKey): ThrottleState | undefined {
+    const r = this.getStmt.get(key.scope, key.username, key.address);
+    return r && toState(r);
+  }
+
+  /**
+   * Replaces the state of each key with `next(key, current)` (null deletes it), all in one
+   * transaction; returns the states before and after.
+   */
+  update(
+    keys: ThrottleKey[],
+    next: (key: ThrottleKey, current: ThrottleState | undefined) => ThrottleState | null,
+  ): { before: (ThrottleState | undefined)[]; after: (ThrottleState | null)[] } {
+    return this.db
+      .transaction(() => {
+        const before = keys.map((k) => this.get(k));
+        const after = keys.map((k, i) => {
+          const s = next(k, before[i]);
+          if (s === null) this.clear(k);
+          else this.putStmt.run(k.scope, k.username, k.address, s.failures, s.windowStart, s.blockedUntil, s.strikes, s.lastFailureAt);
+          return s;
+        });
+        return { before, after };
+      })
+      .immediate();
+  }
+
+  clear(key: ThrottleKey): void {
+    this.clearStmt.run(key.scope, key.username, key.address);
+  }
+
+  /** Removes every (username, address) counter of a username (any address). */
+  clearUser(username: string): number {
+    return this.db.prepare("DELETE FROM login_throttle WHERE scope = 'user' AND username = ?").run(username).changes;
+  }
+
+  /** Failures per username over the counters whose window started after `since`. */
+  failuresByUser(since: number): Map<string, number> {
+    const rows = this.db
+      .prepare("SELECT username, SUM(failures) AS n FROM login_throttle WHERE scope = 'user' AND window_start > ? GROUP BY username")
+      .all(since) as { username: string; n: number }[];
+    return new Map(rows.map((r) => [r.username, r.n]));
+  }
+
+  /** Deletes counters with no failure and no block after `before`: they no longer limit anyone. */
+  purgeQuiet(before: number): number {
+    return this.db.prepare('DELETE FROM login_throttle WHERE last_failure_at < ? AND blocked_until < ?').run(before, before).changes;
+  }
+}
