@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Store } from '../store/open-store.js';
 import type { CaseWrite } from '../store/cases-repo.js';
@@ -30,18 +31,27 @@ export interface ImportReport {
   total: Omit<FileImportReport, 'file' | 'errors'>;
 }
 
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0; // the reader reports the file it cannot open
+  }
+}
+
 /**
  * Imports case files (`.dat`/`.txt` fixed-width text, `.csdb`, `.json` sync case arrays) into a
  * dictionary, streaming: a worker thread reads and encodes at most a few batches ahead of this
  * thread, which merges each batch with the stored cases and commits it. A case that cannot be
  * read is reported with where and why and the others are still stored; the caller decides the
  * exit status from `failed`. Each committed batch that changes anything gets its own revision.
+ * `onProgress` gets the cases written so far and the share of all the files' bytes read (0 to 1).
  */
 export async function importCases(
   store: Store,
   dictionaryName: string,
   files: string[],
-  onProgress?: (done: number) => void,
+  onProgress?: (done: number, share: number) => void,
 ): Promise<ImportReport> {
   const dict = requireDictionary(store, dictionaryName);
   // Refuse an unknown file type before anything is read.
@@ -49,7 +59,11 @@ export async function importCases(
   const deviceId = store.settings.serverDeviceId();
   const reports: FileImportReport[] = [];
   let done = 0;
-  for (const file of files) {
+  const sizes = files.map(fileSize);
+  const allBytes = sizes.reduce((a, b) => a + b, 0);
+  let bytesBefore = 0;
+  let share = 0;
+  for (const [index, file] of files.entries()) {
     const report: FileImportReport = { file, read: 0, inserted: 0, updated: 0, unchanged: 0, older: 0, failed: 0, warnings: 0, errors: [] };
     const write = (cases: CaseWrite[]) => {
       if (cases.length === 0) return;
@@ -68,10 +82,11 @@ export async function importCases(
         }
       });
       done += cases.length;
-      onProgress?.(done);
+      onProgress?.(done, share);
     };
     // Reading and encoding run in a worker thread; this thread only merges and commits.
-    for await (const items of readCaseFileInWorker(file, dict.model)) {
+    const onRead = (read: number) => (share = allBytes > 0 ? (bytesBefore + read * sizes[index]!) / allBytes : 0);
+    for await (const items of readCaseFileInWorker(file, dict.model, onRead)) {
       const cases: CaseWrite[] = [];
       for (const item of items) {
         if (item.ok) {
@@ -86,6 +101,7 @@ export async function importCases(
       write(cases);
     }
     reports.push(report);
+    bytesBefore += sizes[index]!;
   }
   const total = { read: 0, inserted: 0, updated: 0, unchanged: 0, older: 0, failed: 0, warnings: 0 };
   for (const r of reports) for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += r[k];

@@ -1,13 +1,14 @@
 import { extname } from 'node:path';
 import type { Dictionary } from '../../cspro/dictionary/model.js';
 import type { SyncCase } from '../../cspro/case/model.js';
+import type { ReadPosition } from '../../cspro/case/case-result.js';
 import { readDatFile } from '../../cspro/case/dat-reader.js';
 import { readJsonCasesFile } from '../../cspro/case/json-cases-reader.js';
 import { readCsdbFile } from '../../cspro/case/csdb-reader.js';
 import { AppError } from '../../shared/errors.js';
 
 export type ReadResult = { ok: true; case: SyncCase; warnings?: unknown[] } | { ok: false; error: AppError };
-export type CaseFileReader = (path: string, dict: Dictionary) => AsyncIterable<ReadResult>;
+export type CaseFileReader = (path: string, dict: Dictionary, onPosition?: ReadPosition) => AsyncIterable<ReadResult>;
 
 const READERS: Record<string, CaseFileReader> = {
   '.dat': readDatFile,

@@ -13,6 +13,10 @@ import { READ_AHEAD, READ_BATCH, type ReadItem, type ReadWorkerInput, type ReadW
 const port = parentPort!;
 const { file, model } = workerData as ReadWorkerInput;
 let credits = READ_AHEAD;
+let read = 0;
+const onPosition = (done: number, total: number) => {
+  read = total > 0 ? Math.min(1, done / total) : 0;
+};
 let wake: (() => void) | undefined;
 port.on('message', () => {
   credits += 1;
@@ -24,12 +28,12 @@ const send = (m: ReadWorkerMessage) => port.postMessage(m);
 async function sendBatch(items: ReadItem[]): Promise<void> {
   while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
   credits -= 1;
-  send({ type: 'batch', items });
+  send({ type: 'batch', items, read });
 }
 
 try {
   let batch: ReadItem[] = [];
-  for await (const r of caseFileReader(file)(file, model as Dictionary)) {
+  for await (const r of caseFileReader(file)(file, model as Dictionary, onPosition)) {
     batch.push(
       r.ok
         ? { ok: true, write: toCaseWrite(r.case), warnings: r.warnings?.length ?? 0 }
