@@ -39,3 +39,14 @@ export function jobError(e: AppError): JobError {
     details: JSON.stringify({ diagnostic: e.code, ...e.details }),
   };
 }
+
+/** `DB_CONNECTION_ERROR (DB-001)` for logs: the job's code, and the catalogue code when it differs. */
+export function jobErrorLabel(error: JobError): string {
+  let diagnostic: unknown;
+  try {
+    diagnostic = (JSON.parse(error.details) as { diagnostic?: unknown }).diagnostic;
+  } catch {
+    diagnostic = undefined;
+  }
+  return typeof diagnostic === 'string' && diagnostic !== error.code ? `${error.code} (${diagnostic})` : error.code;
+}

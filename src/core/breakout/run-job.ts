@@ -5,7 +5,7 @@ import { requireDictionary } from '../dictionaries.js';
 import { effectiveTarget } from './targets.js';
 import { JobLogWriter } from './log.js';
 import { hms } from './durations.js';
-import { jobError } from './job-error.js';
+import { jobError, jobErrorLabel } from './job-error.js';
 import { getDialect } from '../../breakout/dialects/index.js';
 import { runDictionary } from '../../breakout/run-dictionary.js';
 import type { FlattenWarning } from '../../breakout/flatten.js';
@@ -94,7 +94,7 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
   } catch (err) {
     const e = toAppError(err);
     const error = jobError(e);
-    const code = error.code === e.code ? e.code : `${error.code} (${e.code})`;
+    const code = jobErrorLabel(error);
     log(`failed: ${code}: ${e.message}`);
     store.jobs.finish(jobId, 'failed', { error, warnings });
     entries.ended(job.dictionaries, 'error', `job ${jobId} failed: ${code}: ${e.message}`);
