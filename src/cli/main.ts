@@ -16,6 +16,8 @@ import { registerWebhooksCommands } from './commands/webhooks.js';
 import { registerStatusCommand } from './commands/status.js';
 import { VERSION } from '../core/version.js';
 import { examples } from './action.js';
+import { allCommands, commandPath, requireOptionsAfterArguments, unknownCommandWord } from './usage.js';
+import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 
 /** The `sds` program with every command registered. */
 export function buildProgram(): Command {
@@ -27,7 +29,6 @@ export function buildProgram(): Command {
     .option('-q, --quiet', 'print nothing but errors')
     .option('-v, --verbose', 'more detail, including error causes')
     .option('--no-color', 'no colours')
-    .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', examples('sds quickstart', 'sds --home /srv/sds init', 'sds dict upload census.dcf --label popstan', 'sds cases import CEN2000 census.dat --json', 'sds <command> --help'))
     .exitOverride();
   registerQuickstart(program);
@@ -44,27 +45,42 @@ export function buildProgram(): Command {
   registerScheduleCommands(program);
   registerWebhooksCommands(program);
   registerStatusCommand(program);
+  requireOptionsAfterArguments(program);
   return program;
 }
 
 /** Entry point of bin/sds: runs the command and turns every failure into an exit code. */
 export async function main(argv: string[]): Promise<void> {
+  endQuietlyOnClosedPipe(process.stdout);
+  endQuietlyOnClosedPipe(process.stderr);
   const json = argv.includes('--json');
   const verbose = argv.includes('--verbose') || argv.includes('-v');
   const program = buildProgram();
-  if (json) program.configureOutput({ writeErr: () => {} });
-  program.commands.forEach(function silence(c: Command): void {
+  // Commander's own error line is not printed: report() prints the error once, with the hint.
+  let failing: Command = program;
+  for (const c of allCommands(program)) {
     c.exitOverride();
-    if (json) c.configureOutput({ writeErr: () => {} });
-    c.commands.forEach(silence);
-  });
+    c.configureOutput({
+      outputError: () => {
+        failing = c;
+      },
+      ...(json ? { writeErr: () => {} } : {}),
+    });
+  }
+  // `sds webhooks --help` must say the command is unknown, not print the top-level help.
+  const unknown = unknownCommandWord(program, argv.slice(2));
+  const args = unknown === undefined ? argv : argv.filter((a, i) => i < 2 || (a !== '--help' && a !== '-h'));
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(args);
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.exitCode === 0) return;
-      report(new AppError('USAGE', err.message.replace(/^error: /, ''), {}), json, false);
       process.exitCode = EXIT.invalid;
+      // `sds` alone prints the help on stderr: that is the whole answer.
+      if (err.code === 'commander.help') return;
+      const help = `${commandPath(failing)} --help`;
+      report(new AppError('USAGE', err.message.replace(/^error: /, ''), { help }), json, false);
+      if (!json) process.stderr.write(`(see ${help})\n`);
       return;
     }
     const e = toAppError(err);

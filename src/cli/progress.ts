@@ -1,31 +1,52 @@
 import cliProgress from 'cli-progress';
 import type { CliContext } from './context.js';
 
+export type ProgressPayload = Record<string, string | number>;
+
 export interface Progress {
-  update(value: number, total?: number): void;
+  update(value: number, total?: number, payload?: ProgressPayload): void;
   stop(): void;
 }
 
 const NONE: Progress = { update() {}, stop() {} };
 
 /**
- * A progress bar on stderr, only for a human at a terminal (never with --json, --quiet or in
- * CI), so scripts and logs never receive control characters.
+ * cli-progress's ETA is a number of seconds, or 'NULL' / 'INF' before it can be estimated; its
+ * default formatter pads those into `NFs`. Unknown reads `--`.
  */
-export function progressBar(ctx: CliContext, format: string, total = 0): Progress {
-  if (!ctx.interactive) return NONE;
+export function formatEta(t: unknown): string {
+  if (typeof t !== 'number' || !Number.isFinite(t)) return '--';
+  const s = Math.max(0, Math.round(t));
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return s >= 3600 ? `${Math.floor(s / 3600)}h${pad(Math.floor((s % 3600) / 60))}m` : s >= 60 ? `${Math.floor(s / 60)}m${pad(s % 60)}s` : `${s}s`;
+}
+
+/**
+ * Draws a bar on `stream`. Every `{token}` of `format` that is not one of cli-progress's own
+ * must be given in `payload` from the start, or it is printed literally.
+ */
+export function drawProgress(stream: NodeJS.WritableStream, format: string, total: number, payload: ProgressPayload): Progress {
   const bar = new cliProgress.SingleBar(
-    { format, stream: process.stderr, hideCursor: true, clearOnComplete: true, fps: 5 },
+    { format, stream, hideCursor: true, clearOnComplete: true, fps: 5, emptyOnZero: true, formatTime: formatEta },
     cliProgress.Presets.shades_classic,
   );
-  bar.start(total, 0);
+  bar.start(total, 0, payload);
   return {
-    update(value, newTotal) {
+    update(value, newTotal, more) {
       if (newTotal !== undefined) bar.setTotal(newTotal);
-      bar.update(value);
+      bar.update(value, more);
     },
     stop() {
       bar.stop();
     },
   };
+}
+
+/**
+ * A progress bar on stderr, only for a human at a terminal (never with --json, --quiet or in
+ * CI), so scripts and logs never receive control characters.
+ */
+export function progressBar(ctx: CliContext, format: string, total = 0, payload: ProgressPayload = {}): Progress {
+  if (!ctx.interactive) return NONE;
+  return drawProgress(process.stderr, format, total, payload);
 }

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Store } from '../store/open-store.js';
 import type { CaseWrite } from '../store/cases-repo.js';
@@ -46,7 +47,8 @@ export interface ImportReport {
 }
 
 export interface ImportOptions {
-  onProgress?: (done: number) => void;
+  /** Gets the cases written so far and the share of all the files' bytes read (0 to 1). */
+  onProgress?: (done: number, share: number) => void;
   /** Warnings and errors listed per file in the report (default IMPORT_DETAIL_LIMIT). */
   detailLimit?: number;
   /** The clock that names the log file. */
@@ -70,7 +72,7 @@ export async function importCases(
   store: Store,
   dictionaryName: string,
   files: string[],
-  options: ImportOptions | ((done: number) => void) = {},
+  options: ImportOptions | ((done: number, share: number) => void) = {},
 ): Promise<ImportReport> {
   const opts: ImportOptions = typeof options === 'function' ? { onProgress: options } : options;
   const limit = opts.detailLimit ?? IMPORT_DETAIL_LIMIT;
@@ -105,6 +107,14 @@ export async function importCases(
   }
 }
 
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0; // the reader reports the file it cannot open
+  }
+}
+
 async function importFiles(
   store: Store,
   dict: ReturnType<typeof requireDictionary>,
@@ -112,11 +122,15 @@ async function importFiles(
   deviceId: string,
   log: ImportLog,
   limit: number,
-  onProgress: ((done: number) => void) | undefined,
+  onProgress: ((done: number, share: number) => void) | undefined,
 ): Promise<FileImportReport[]> {
   const reports: FileImportReport[] = [];
   let done = 0;
-  for (const file of files) {
+  const sizes = files.map(fileSize);
+  const allBytes = sizes.reduce((a, b) => a + b, 0);
+  let bytesBefore = 0;
+  let share = 0;
+  for (const [index, file] of files.entries()) {
     log.write([`file ${file}`]);
     const report: FileImportReport = {
       file,
@@ -139,10 +153,11 @@ async function importFiles(
         writeMergedCases(store, dict.id, cases, deviceId, () => (revision ??= store.cases.nextRevision(dict.id, `import:${basename(file)}`)), report);
       });
       done += cases.length;
-      onProgress?.(done);
+      onProgress?.(done, share);
     };
     // Reading and encoding run in a worker thread; this thread only merges and commits.
-    for await (const items of readCaseFileInWorker(file, dict.model)) {
+    const onRead = (read: number) => (share = allBytes > 0 ? (bytesBefore + read * sizes[index]!) / allBytes : 0);
+    for await (const items of readCaseFileInWorker(file, dict.model, onRead)) {
       const cases: CaseWrite[] = [];
       const lines: string[] = [];
       for (const item of items) {
@@ -169,6 +184,7 @@ async function importFiles(
       `${file}: read ${report.read}, inserted ${report.inserted}, updated ${report.updated}, unchanged ${report.unchanged}, older ${report.older}, failed ${report.failed}, warnings ${report.warnings}`,
     ]);
     reports.push(report);
+    bytesBefore += sizes[index]!;
   }
   return reports;
 }

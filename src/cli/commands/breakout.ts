@@ -9,6 +9,7 @@ import { action, examples } from '../action.js';
 import { abortOnSignals } from '../abort-on-signals.js';
 import { progressBar } from '../progress.js';
 import { fields, table } from '../render.js';
+import { threadsOption } from '../threads-option.js';
 
 /** Exit code of a finished job: 0 completed, 1 failed (5 when the target failed), 1 cancelled. */
 export function jobExitCode(s: JobStatusReply): number {
@@ -61,12 +62,15 @@ export function printJob(ctx: CliContext, s: JobStatusReply): void {
   });
 }
 
+/** The bar of a followed job: the job's own estimate, since it runs in another process. */
+export const JOB_BAR = '{dictionary} [{bar}] {percentage}% | {value}/{total} cases | ETA {remaining}';
+
 /** Follows a job to its end with a progress bar on a terminal, then prints it and sets the exit code. */
 export async function followJob(ctx: CliContext, jobId: string): Promise<void> {
-  const bar = progressBar(ctx, '{dictionary} [{bar}] {percentage}% | {value}/{total} cases | ETA {eta_formatted}');
+  const bar = progressBar(ctx, JOB_BAR, 0, { dictionary: 'waiting', remaining: '--' });
   const final = await waitForJob(ctx.store(), jobId, (s) => {
     if (s.status === 'running') {
-      bar.update(s.progress.processed, s.progress.total);
+      bar.update(s.progress.processed, s.progress.total, { dictionary: s.progress.dictionary, remaining: s.progress.estimated_remaining });
     }
   }).finally(() => bar.stop());
   printJob(ctx, final);
@@ -83,12 +87,12 @@ export function registerBreakoutCommands(program: Command): void {
   breakout
     .command('start <dicts...>')
     .description('full breakout of dictionaries in the background; prints the job id (refused when tables exist, unless --overwrite)')
-    .option('--threads <n>', 'parallel connections to the target (1-10)', '1')
+    .option('--threads <n>', 'parallel connections to the target (1-10)', threadsOption, 1)
     .option('--overwrite', 'drop and rebuild existing breakout tables')
     .option('--wait', 'follow the job to its end (exit 0 completed, 1 failed, 5 target failed)')
     .addHelpText('after', examples('sds breakout start CEN2000 --wait', 'sds breakout start CEN2000 HOUSEHOLD_DICT --threads 4 --overwrite', 'sds breakout start CEN2000 --json | jq -r .job_id'))
     .action(
-      action(async (ctx, dicts: string[], o: { threads: string; overwrite?: boolean; wait?: boolean }) => {
+      action(async (ctx, dicts: string[], o: { threads: number | string; overwrite?: boolean; wait?: boolean }) => {
         const r = await startBreakout(ctx.store(), { dictionaries: dicts, threads: o.threads, overwrite: o.overwrite === true, origin: 'cli' });
         if (o.wait) {
           ctx.note(`${r.message}; job ${r.job_id}`);

@@ -9,6 +9,9 @@ import { action, examples } from '../action.js';
 import { progressBar } from '../progress.js';
 import { fields, table } from '../render.js';
 
+/** The import bar: the share of the files' bytes read (per mille), with the cases written. */
+export const IMPORT_BAR = 'importing [{bar}] {percentage}% | {cases} cases | ETA {eta_formatted}';
+
 /** `sds cases import|list|show`. */
 export function registerCasesCommands(program: Command): void {
   const cases = program
@@ -33,10 +36,10 @@ export function registerCasesCommands(program: Command): void {
     )
     .action(
       action(async (ctx, dict: string, files: string[]) => {
-        const bar = progressBar(ctx, 'importing {value} cases | {duration_formatted}');
+        const bar = progressBar(ctx, IMPORT_BAR, 1000, { cases: 0 });
         let report;
         try {
-          report = await importCases(ctx.store(), dict, files, (n) => bar.update(n));
+          report = await importCases(ctx.store(), dict, files, (cases, share) => bar.update(Math.round(share * 1000), undefined, { cases }));
         } finally {
           bar.stop();
         }

@@ -6,7 +6,12 @@ import { EXIT } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
 import { abortOnSignals } from '../abort-on-signals.js';
 import { table } from '../render.js';
+import { progressBar } from '../progress.js';
+import { threadsOption } from '../threads-option.js';
 import { jobExitCode, printJob } from './breakout.js';
+
+/** The bar of an incremental run in this process: cli-progress measures the rate itself. */
+export const RUN_BAR = '{dictionary} [{bar}] {percentage}% | {value}/{total} cases | ETA {eta_formatted}';
 
 /** `dictionnaires=NAME` (the spec's spelling) or plain NAME. */
 function dictionaryArgument(arg: string): string {
@@ -20,17 +25,22 @@ export function registerOperatorCommands(program: Command): void {
     .command('process-cases-by-dict <name>')
     .alias('service:process-cases-by-dict')
     .description('incremental breakout of one dictionary in the foreground: only cases changed since the last run')
-    .option('--threads <n>', 'parallel connections to the target (1-10)', '1')
+    .option('--threads <n>', 'parallel connections to the target (1-10)', threadsOption, 1)
     .option('--overwrite', 'drop and rebuild the tables, then load every case')
     .option('--force', 'same as --overwrite')
     .addHelpText('after', examples('sds process-cases-by-dict CEN2000', 'sds service:process-cases-by-dict dictionnaires=CEN2000 --threads=4', 'sds process-cases-by-dict CEN2000 --force'))
     .action(
-      action(async (ctx, name: string, o: { threads: string; overwrite?: boolean; force?: boolean }) => {
+      action(async (ctx, name: string, o: { threads: number | string; overwrite?: boolean; force?: boolean }) => {
+        const bar = progressBar(ctx, RUN_BAR, 0, { dictionary: dictionaryArgument(name) });
         const r = await runBreakoutNow(
           ctx.store(),
           { dictionary: dictionaryArgument(name), threads: o.threads, overwrite: o.overwrite === true || o.force === true, origin: 'process-cases-by-dict' },
-          { signal: abortOnSignals(), log: ctx.verbose ? (l) => process.stderr.write(l + '\n') : undefined },
-        );
+          {
+            signal: abortOnSignals(),
+            log: ctx.verbose ? (l) => process.stderr.write(l + '\n') : undefined,
+            onProgress: (dictionary, processed, total) => bar.update(processed, total, { dictionary }),
+          },
+        ).finally(() => bar.stop());
         printJob(ctx, r);
         process.exitCode = jobExitCode(r);
       }),

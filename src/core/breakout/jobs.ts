@@ -4,12 +4,13 @@ import type { JobMode, JobRow, JobStatus } from '../../store/jobs-repo.js';
 import { AppError, toAppError } from '../../shared/errors.js';
 import { requireDictionary } from '../dictionaries.js';
 import { existingPlanTables } from '../../breakout/run-dictionary.js';
-import { runJob } from './run-job.js';
+import { runJob, type RunJobOptions } from './run-job.js';
 import { reapDeadJobs, spawnJobProcess } from './job-process.js';
 import { withTargetSession } from './targets.js';
 import { humanDuration } from './durations.js';
 import { jobListItem, jobStatusReply, type JobListItem, type JobStatusReply } from './job-replies.js';
 import { logJobFailure } from './log.js';
+import { isTargetConnectionError, jobError } from './job-error.js';
 
 export const MIN_THREADS = 1;
 export const MAX_THREADS = 10;
@@ -18,13 +19,15 @@ export const MAX_JOBS_LIMIT = 1000;
 /** Throughput assumed for the first estimate, before any job of this store has completed. */
 const DEFAULT_CASES_PER_SECOND = 5000;
 
-/** Checks `threads`: a whole number from 1 to 10 (spec 8), else INVALID_THREADS. */
+/**
+ * Checks `threads`: a whole number from 1 to 10 (spec 8), else INVALID_THREADS. A string is
+ * refused too (`"2"` is not an integer of the JSON body); the CLI turns its text into a number.
+ */
 export function parseThreads(value: unknown): number {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < MIN_THREADS || n > MAX_THREADS) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < MIN_THREADS || value > MAX_THREADS) {
     throw new AppError('INVALID_THREADS', `threads must be a whole number from ${MIN_THREADS} to ${MAX_THREADS}; got ${JSON.stringify(value)}`, { field: 'threads' });
   }
-  return n;
+  return value;
 }
 
 /** Start reply of spec 2.5 (HTTP 202). */
@@ -56,14 +59,16 @@ function parseDictionaryNames(store: Store, value: unknown): string[] {
 /**
  * Starts a full breakout of dictionaries as a background job (spec 4.4): refused with
  * TABLES_ALREADY_EXIST and the existing tables when any exist and overwrite is false. The
- * target is checked before the job is handed to its process: a target that is down fails the
- * job at once with its DB-00x code (the job stays in the list as failed).
+ * target is checked before the job is handed to its process. A target that cannot be used does
+ * not refuse the request (the spec's flow answers 202 to a valid request): the job is started
+ * and ends at once `failed` with DB_CONNECTION_ERROR, its DB-00x code in the details.
  */
 export async function startBreakout(store: Store, input: StartInput, opts: { spawn?: boolean } = {}): Promise<StartReply> {
   const dictionaries = parseDictionaryNames(store, input.dictionaries);
   const threads = input.threads === undefined ? 1 : parseThreads(input.threads);
   const overwrite = input.overwrite === true;
   const job = createJob(store, { dictionaries, mode: 'full', threads, overwrite, origin: input.origin ?? 'cli' });
+  let failed = false;
   try {
     const existing = overwrite ? [] : await findExistingTables(store, dictionaries);
     if (existing.length > 0) {
@@ -75,15 +80,17 @@ export async function startBreakout(store: Store, input: StartInput, opts: { spa
     }
   } catch (err) {
     const e = toAppError(err);
-    if (e.code !== 'TABLES_ALREADY_EXIST') {
-      const error = { code: e.code, message: e.message, details: JSON.stringify(e.details) };
-      store.jobs.finish(job.id, 'failed', { error });
-      logJobFailure(store, job, error);
+    if (e.code === 'TABLES_ALREADY_EXIST') throw e;
+    const error = jobError(e);
+    store.jobs.finish(job.id, 'failed', { error });
+    logJobFailure(store, job, error);
+    if (!isTargetConnectionError(e)) {
       e.details.job_id = job.id;
+      throw e;
     }
-    throw e;
+    failed = true;
   }
-  if (opts.spawn !== false) spawnJobProcess(store, job.id);
+  if (!failed && opts.spawn !== false) spawnJobProcess(store, job.id);
   const cases = dictionaries.reduce((n, d) => n + store.cases.countActive(requireDictionary(store, d).id), 0);
   return {
     status: 'started',
@@ -203,7 +210,7 @@ export async function waitForJob(store: Store, jobId: string, onUpdate?: (s: Job
 export async function runBreakoutNow(
   store: Store,
   input: { dictionary: string; threads?: unknown; overwrite?: boolean; origin?: string },
-  opts: { signal?: AbortSignal; log?: (line: string) => void } = {},
+  opts: Pick<RunJobOptions, 'signal' | 'log' | 'onProgress'> = {},
 ): Promise<JobStatusReply> {
   const [name] = parseDictionaryNames(store, [input.dictionary]);
   const threads = input.threads === undefined ? 1 : parseThreads(input.threads);

@@ -3,6 +3,7 @@ import type { BreakoutLogLevel } from '../../store/breakout-log-repo.js';
 import type { JobError, JobProgress } from '../../store/jobs-repo.js';
 import { AppError } from '../../shared/errors.js';
 import { requireDictionary } from '../dictionaries.js';
+import { jobErrorLabel } from './job-error.js';
 
 export const DEFAULT_LOGS_LIMIT = 100;
 export const MAX_LOGS_LIMIT = 1000;
@@ -163,5 +164,5 @@ export function logJobFailure(store: Store, job: { id: string; dictionaries: str
   const writer = new JobLogWriter(store, job.id);
   const p = job.progress;
   if (p && p.total > 0) writer.at(p.dictionary, (p.processed * 100) / p.total);
-  writer.ended(job.dictionaries, 'error', `job ${job.id} failed: ${error.code}: ${error.message}`);
+  writer.ended(job.dictionaries, 'error', `job ${job.id} failed: ${jobErrorLabel(error)}: ${error.message}`);
 }

@@ -6,6 +6,7 @@ import { effectiveTarget } from './targets.js';
 import { JobLogWriter } from './log.js';
 import { hms } from './durations.js';
 import { finishJob } from './follow-up.js';
+import { jobError, jobErrorLabel } from './job-error.js';
 import { getDialect } from '../../breakout/dialects/index.js';
 import { runDictionary } from '../../breakout/run-dictionary.js';
 import type { FlattenWarning } from '../../breakout/flatten.js';
@@ -18,6 +19,8 @@ export interface RunJobOptions {
   signal?: AbortSignal;
   /** Where warnings and progress lines go (the job's log file); the store's breakout log gets an abridged copy. */
   log?: (line: string) => void;
+  /** Called after each page with the cases done of the dictionary being broken out (a progress bar). */
+  onProgress?: (dictionary: string, processed: number, total: number) => void;
   pageSize?: number;
   now?: () => Date;
 }
@@ -61,6 +64,7 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
         onProgress: (processed, dictTotal, w) => {
           store.jobs.saveProgress(jobId, { dictionary: name, processed, total: dictTotal }, warnings + w);
           entries.progress(name, processed, dictTotal);
+          opts.onProgress?.(name, processed, dictTotal);
         },
         onWarning: (w: FlattenWarning) => {
           const line = `warning: case ${w.case}${w.record ? ` record ${w.record}` : ''}${w.occurrence ? `(${w.occurrence})` : ''} item ${w.item}: ${w.reason} (value "${w.value}")`;
@@ -92,9 +96,11 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
     );
   } catch (err) {
     const e = toAppError(err);
-    log(`failed: ${e.code}: ${e.message}`);
-    finishJob(store, jobId, 'failed', { error: { code: e.code, message: e.message, details: JSON.stringify(e.details) }, warnings }, { now });
-    entries.ended(job.dictionaries, 'error', `job ${jobId} failed: ${e.code}: ${e.message}`);
+    const error = jobError(e);
+    const code = jobErrorLabel(error);
+    log(`failed: ${code}: ${e.message}`);
+    finishJob(store, jobId, 'failed', { error, warnings }, { now });
+    entries.ended(job.dictionaries, 'error', `job ${jobId} failed: ${code}: ${e.message}`);
   }
   return store.jobs.get(jobId)!;
 }

@@ -135,10 +135,33 @@ export interface TargetInput {
   foreignKeys?: boolean;
 }
 
+/**
+ * Options that mean nothing for a target type. They are refused, never ignored: a user who
+ * gives one expects it to take effect. For SQLite `database` is the file (its name there).
+ */
+function refuseUnusedOptions(type: TargetType, input: TargetInput): TargetInput {
+  const given = (names: (keyof TargetInput)[]) => names.filter((n) => input[n] !== undefined);
+  const flag = (n: string) => `--${n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  const unused = type === 'sqlite' ? given(['host', 'port', 'user', 'passwordEnv']) : given(['file']);
+  if (unused.length > 0) {
+    throw new AppError('USAGE', `${unused.map(flag).join(', ')} ${unused.length > 1 ? 'do' : 'does'} not apply to a ${type} target`, { field: unused[0] });
+  }
+  if (type !== 'sqlite' || input.database === undefined) return input;
+  if (input.file !== undefined && resolve(input.file) !== resolve(input.database)) {
+    throw new AppError('USAGE', `--database and --file name two different SQLite files ("${input.database}", "${input.file}"); give one`, { field: 'database' });
+  }
+  if (input.url !== undefined) {
+    throw new AppError('USAGE', 'a SQLite target takes its file from --url or --database (or --file), not both', { field: 'database' });
+  }
+  const { database, ...rest } = input;
+  return { ...rest, file: input.file ?? database };
+}
+
 /** Stores a dictionary's target after checking it is complete; the connection is not tried (see testTarget). */
-export function setTarget(store: Store, dictionaryName: string, input: TargetInput): TargetView {
+export function setTarget(store: Store, dictionaryName: string, given: TargetInput): TargetView {
   const dict = requireDictionary(store, dictionaryName);
-  const type = parseTargetType(input.type, 'type');
+  const type = parseTargetType(given.type, 'type');
+  const input = refuseUnusedOptions(type, given);
   if (input.url) {
     try {
       new URL(input.url);

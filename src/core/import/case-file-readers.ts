@@ -4,12 +4,12 @@ import type { SyncCase } from '../../cspro/case/model.js';
 import { readDatFile } from '../../cspro/case/dat-reader.js';
 import { readJsonCasesFile } from '../../cspro/case/json-cases-reader.js';
 import { checkCsdbFile, readCsdbFile } from '../../cspro/case/csdb-reader.js';
-import type { CaseWarning } from '../../cspro/case/case-result.js';
+import type { CaseWarning, ReadPosition } from '../../cspro/case/case-result.js';
 import { AppError } from '../../shared/errors.js';
 
 /** One case read, with its warnings and (.csdb, .json) its 0-based position, or why it could not be read. */
 export type ReadResult = { ok: true; case: SyncCase; warnings?: CaseWarning[]; index?: number } | { ok: false; error: AppError };
-export type CaseFileReader = (path: string, dict: Dictionary) => AsyncIterable<ReadResult>;
+export type CaseFileReader = (path: string, dict: Dictionary, onPosition?: ReadPosition) => AsyncIterable<ReadResult>;
 
 const READERS: Record<string, CaseFileReader> = {
   '.dat': readDatFile,

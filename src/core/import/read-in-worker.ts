@@ -25,9 +25,9 @@ function toError(e: ReadErrorShape): AppError {
  * Reads a case file in a worker thread and yields its cases in batches, each case already
  * encoded for the store, or the reason it could not be read. A failure of the file as a whole
  * (cannot be opened, not the format its name says) is thrown as the reader threw it. Leaving
- * the loop early stops the worker.
+ * the loop early stops the worker. `onRead` gets the share of the file read (0 to 1) with each batch.
  */
-export async function* readCaseFileInWorker(file: string, model: Dictionary): AsyncGenerator<ReadItem[]> {
+export async function* readCaseFileInWorker(file: string, model: Dictionary, onRead?: (share: number) => void): AsyncGenerator<ReadItem[]> {
   const worker = startWorker({ file, model });
   const inbox: ReadWorkerMessage[] = [];
   let failure: Error | undefined;
@@ -60,6 +60,7 @@ export async function* readCaseFileInWorker(file: string, model: Dictionary): As
       }
       if (m.type === 'end') return;
       if (m.type === 'fatal') throw toError(m.error);
+      onRead?.(m.read);
       yield m.items;
       worker.postMessage('more');
     }

@@ -13,6 +13,10 @@ import { READ_AHEAD, READ_BATCH, type ImportWarning, type ReadItem, type ReadWor
 const port = parentPort!;
 const { file, model } = workerData as ReadWorkerInput;
 let credits = READ_AHEAD;
+let read = 0;
+const onPosition = (done: number, total: number) => {
+  read = total > 0 ? Math.min(1, done / total) : 0;
+};
 let wake: (() => void) | undefined;
 port.on('message', () => {
   credits += 1;
@@ -30,12 +34,12 @@ function located(r: Extract<ReadResult, { ok: true }>): ImportWarning[] | undefi
 async function sendBatch(items: ReadItem[]): Promise<void> {
   while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
   credits -= 1;
-  send({ type: 'batch', items });
+  send({ type: 'batch', items, read });
 }
 
 try {
   let batch: ReadItem[] = [];
-  for await (const r of caseFileReader(file)(file, model as Dictionary)) {
+  for await (const r of caseFileReader(file)(file, model as Dictionary, onPosition)) {
     if (r.ok) {
       const warnings = located(r);
       batch.push({ ok: true, write: toCaseWrite(r.case), ...(warnings ? { warnings } : {}) });

@@ -73,3 +73,9 @@ export function withCaseDetails(err: unknown, details: ErrorDetails): AppError {
   const message = err instanceof Error ? err.message : String(err);
   return new AppError('CASE_INVALID', message, details, { cause: err });
 }
+
+/**
+ * How far a reader is into its file: `done` of `total` units (bytes for text files, cases for a
+ * `.csdb`), called as cases are yielded so an import can show a percentage.
+ */
+export type ReadPosition = (done: number, total: number) => void;

@@ -20,7 +20,7 @@
 import Database from 'better-sqlite3';
 import { AppError } from '../../shared/errors.js';
 import type { DictItem, DictLevel, DictRecord, Dictionary } from '../dictionary/model.js';
-import { caseError, withCaseDetails, type CaseReadResult, type CaseWarning } from './case-result.js';
+import { caseError, withCaseDetails, type CaseReadResult, type CaseWarning, type ReadPosition } from './case-result.js';
 import { caseKeyOf } from './case-key.js';
 import { foldOccurrences, itemSlots, normalizeScalar, type ItemSlot } from './item-codec.js';
 import {
@@ -292,7 +292,7 @@ function noteOf(row: Row): CaseNote {
  * dictionary to read the data with (the stored one). Throws IO_ERROR / FILE_FORMAT_UNKNOWN for a
  * file that cannot be read at all, DICTIONARY_MISMATCH when it was written with another dictionary.
  */
-export async function* readCsdbFile(path: string, dict: Dictionary): AsyncGenerator<CaseReadResult> {
+export async function* readCsdbFile(path: string, dict: Dictionary, onPosition?: ReadPosition): AsyncGenerator<CaseReadResult> {
   const db = openCsdb(path);
   try {
     const info = readInfo(db, path);
@@ -307,10 +307,12 @@ export async function* readCsdbFile(path: string, dict: Dictionary): AsyncGenera
     const order = caseColumns.has('file_order') ? 'file_order' : 'rowid';
     const cases = db.prepare(`SELECT * FROM cases ORDER BY ${order}`);
 
+    const total = onPosition ? Number((db.prepare('SELECT count(*) AS n FROM cases').get() as Row).n) : 0;
     let index = 0;
     // iterate() streams rows; nested statements are fine on a read-only connection.
     for (const row of cases.iterate() as IterableIterator<Row>) {
       const at = index++;
+      onPosition?.(at, total);
       const id = String(row.id ?? '');
       const storedKey = typeof row.key === 'string' ? row.key : undefined;
       try {

@@ -28,13 +28,13 @@
  */
 
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { AppError } from '../../shared/errors.js';
 import type { Dictionary } from '../dictionary/model.js';
 import { lineKeyText } from './case-key.js';
 import { caseGuid } from './case-guid.js';
-import { withCaseDetails, type CaseWarning, type DatCaseResult } from './case-result.js';
+import { withCaseDetails, type CaseWarning, type DatCaseResult, type ReadPosition } from './case-result.js';
 import type { SyncCase } from './model.js';
 import { textToCase, type TextLine } from './text-to-case.js';
 
@@ -87,8 +87,9 @@ function buildCase(dict: Dictionary, path: string, lines: TextLine[], rawKey: st
  * Reads a `.dat` file case by case (see the file comment for what is an error and what is a
  * warning). Throws IO_ERROR when the file cannot be opened or read.
  */
-export async function* readDatFile(path: string, dict: Dictionary): AsyncGenerator<DatCaseResult> {
+export async function* readDatFile(path: string, dict: Dictionary, onPosition?: ReadPosition): AsyncGenerator<DatCaseResult> {
   await assertReadable(path);
+  const size = onPosition ? (await stat(path)).size : 0;
   const input = createReadStream(path, { encoding: 'utf8' });
   const reader = createInterface({ input, crlfDelay: Infinity });
   const seen: SeenKeys = new Set();
@@ -102,6 +103,7 @@ export async function* readDatFile(path: string, dict: Dictionary): AsyncGenerat
       if (text.trim() === '' || text.startsWith('~')) continue;
       const key = lineKeyText(dict, text, 1);
       if (currentKey !== undefined && key !== currentKey) {
+        onPosition?.(input.bytesRead, size);
         yield buildCase(dict, path, lines, currentKey, seen);
         lines = [];
       }
@@ -115,5 +117,6 @@ export async function* readDatFile(path: string, dict: Dictionary): AsyncGenerat
     reader.close();
     input.destroy();
   }
+  onPosition?.(size, size);
   if (currentKey !== undefined) yield buildCase(dict, path, lines, currentKey, seen);
 }

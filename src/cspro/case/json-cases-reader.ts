@@ -10,11 +10,11 @@
  */
 
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import streamArray from 'stream-json/streamers/stream-array.js';
 import { AppError } from '../../shared/errors.js';
 import type { Dictionary } from '../dictionary/model.js';
-import { caseError, type CaseReadResult } from './case-result.js';
+import { caseError, type CaseReadResult, type ReadPosition } from './case-result.js';
 import { normalizeSyncCase } from './sync-json.js';
 
 async function assertReadable(path: string): Promise<void> {
@@ -27,8 +27,9 @@ async function assertReadable(path: string): Promise<void> {
 }
 
 /** Reads a JSON array of sync cases one case at a time (see the file comment). */
-export async function* readJsonCasesFile(path: string, dict: Dictionary): AsyncGenerator<CaseReadResult> {
+export async function* readJsonCasesFile(path: string, dict: Dictionary, onPosition?: ReadPosition): AsyncGenerator<CaseReadResult> {
   await assertReadable(path);
+  const size = onPosition ? (await stat(path)).size : 0;
   const input = createReadStream(path);
   const elements = streamArray.withParserAsStream();
   // pipe() does not forward read errors; hand them to the parser stream so the loop sees them.
@@ -39,6 +40,7 @@ export async function* readJsonCasesFile(path: string, dict: Dictionary): AsyncG
     for await (const element of elements as AsyncIterable<{ key: number; value: unknown }>) {
       const index = element.key;
       next = index + 1;
+      onPosition?.(input.bytesRead, size);
       try {
         const { case: syncCase, warnings } = normalizeSyncCase(element.value, dict, { file: path, index });
         yield { ok: true, case: syncCase, warnings, index };

@@ -44,21 +44,22 @@ export function breakoutRoutes(api: ApiBuilder, { store }: RouteDeps): void {
     description:
       'Refused with 409 and the existing tables when any breakout table of a dictionary exists and `overwrite` is not true; ' +
       '`overwrite` drops and rebuilds them. Refused with 409 `BREAKOUT_BUSY` while a job of one of the dictionaries is pending or running. ' +
-      'The target is checked before the job starts: a target that is down fails at once ' +
-      '(the job stays in the list as failed). Follow the job with `GET /api/breakout/status/{job_id}`.',
+      'The target is checked before the job starts. A target that cannot be used (down, login refused, no such database, driver missing) ' +
+      'does not refuse the request: it answers 202 like any valid start, and the job ends at once `failed` with `DB_CONNECTION_ERROR` ' +
+      '(the catalogue code `DB-001` … `DB-005` in `error.details`). Follow the job with `GET /api/breakout/status/{job_id}`.',
     tags: ['breakout'],
     permission: 'breakout.run',
     bodyLimit: BODY_LIMIT,
     request: { body: { required: true, content: { 'application/json': { schema: BreakoutStartBody } } } },
     responses: {
       202: json(BreakoutStartReply, 'job started'),
-      400: json(ErrorBody, 'threads not 1 to 10 (`INVALID_THREADS`), bad body (`USAGE`) or not JSON (`API-003`)'),
+      400: json(ErrorBody, 'threads not an integer from 1 to 10, a string such as `"2"` included (`INVALID_THREADS`), bad body (`USAGE`) or not JSON (`API-003`)'),
       404: json(ErrorBody, 'a dictionary does not exist (`DICTIONARY_NOT_FOUND`)'),
       409: json(
         TablesExistError,
         'breakout tables exist and overwrite is false (`TABLES_ALREADY_EXIST`, with `existing_tables`), or a job of a dictionary is pending or running (`BREAKOUT_BUSY`)',
       ),
-      ...TARGET_ERRORS,
+      500: json(ErrorBody, 'the target configuration is invalid (`CONFIG_INVALID`)'),
     },
     handler: async (c) => {
       const body = await readJson(c, BreakoutStartBody);
@@ -70,7 +71,10 @@ export function breakoutRoutes(api: ApiBuilder, { store }: RouteDeps): void {
     method: 'get',
     path: '/api/breakout/status/{job_id}',
     summary: 'Status of a breakout job',
-    description: 'The fields depend on `status` (spec 2.5); a job whose process died is reported failed with `BRK-002`.',
+    description:
+      'The fields depend on `status` (spec 2.5). A failed job\'s `error.code` is one of the spec\'s breakout codes (`DB_CONNECTION_ERROR`, ' +
+      '`DICTIONARY_NOT_FOUND`, ...); `error.details` is a JSON string whose `diagnostic` is the catalogue code (`DB-001` ...). ' +
+      'A job whose process died is reported failed with `BRK-002`.',
     tags: ['breakout'],
     permission: 'breakout.read',
     request: { params: JobIdParams },

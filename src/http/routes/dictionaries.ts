@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { deleteDictionary, getDictionary, listDictionaries, uploadDictionary } from '../../core/dictionaries.js';
 import { AppError } from '../../shared/errors.js';
 import type { ApiBuilder } from '../api-builder.js';
@@ -6,8 +7,10 @@ import { ErrorBody, json } from '../schemas/common.js';
 import {
   DictionaryDeleteReply,
   DictionaryDetail,
+  DictionaryFormQuery,
   DictionaryList,
   DictionaryNameParams,
+  DictionaryShort,
   DictionaryUploadForm,
   DictionaryUploadReply,
 } from '../schemas/dictionaries.js';
@@ -49,13 +52,19 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
     method: 'get',
     path: '/api/dictionaries/{name}',
     summary: 'Show a dictionary',
+    description: 'The detail form of spec 2.2; `?form=short` gives the shorter detail form (name, label, levels and records).',
     tags: ['dictionaries'],
     permission: 'dictionaries.read',
-    request: { params: DictionaryNameParams },
-    responses: { 200: json(DictionaryDetail, 'the dictionary'), 404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)') },
+    request: { params: DictionaryNameParams, query: DictionaryFormQuery },
+    responses: {
+      200: json(z.union([DictionaryDetail, DictionaryShort]), 'the dictionary, in the form asked'),
+      400: json(ErrorBody, '`form` is not `full` or `short` (`USAGE`)'),
+      404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
+    },
     handler: (c) => {
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
-      return c.json(getDictionary(store, name));
+      const { form } = validate(DictionaryFormQuery, c.req.query(), 'query');
+      return c.json(getDictionary(store, name, { short: form === 'short' }));
     },
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DictionaryDetail as CoreDetail, DictionaryListItem as CoreListItem } from '../../core/dictionaries.js';
+import type { DictionaryDetail as CoreDetail, DictionaryListItem as CoreListItem, DictionaryShort as CoreShort } from '../../core/dictionaries.js';
 import { Timestamp } from './common.js';
 
 const NameLabel = z.strictObject({ name: z.string(), label: z.string() });
@@ -36,6 +36,19 @@ export const DictionaryDetail = z
   })
   .meta({ id: 'DictionaryDetail' });
 
+/** Short detail form (spec 2.2): only name, label, levels and records. */
+export const DictionaryShort = z
+  .strictObject({ name: z.string(), label: z.string(), levels: z.array(NameLabel), records: z.array(NameLabel) })
+  .meta({ id: 'DictionaryShort' });
+
+/** Query of GET /api/dictionaries/{name}: which detail form. */
+export const DictionaryFormQuery = z.object({
+  form: z
+    .enum(['full', 'short'])
+    .optional()
+    .meta({ param: { description: '`short`: only name, label, levels and records (spec 2.2); `full` (the default): every field' }, example: 'short' }),
+});
+
 /** Multipart body of POST /api/dictionaries. */
 export const DictionaryUploadForm = z
   .object({
@@ -54,4 +67,8 @@ export const DictionaryDeleteReply = z.strictObject({ message: z.string(), name:
 
 // Compile-time guard: the schemas must describe what the core returns.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-export const schemasMatchCore: [Same<z.infer<typeof DictionaryDetail>, CoreDetail>, Same<z.infer<typeof DictionaryListItem>, CoreListItem>] = [true, true];
+export const schemasMatchCore: [
+  Same<z.infer<typeof DictionaryDetail>, CoreDetail>,
+  Same<z.infer<typeof DictionaryListItem>, CoreListItem>,
+  Same<z.infer<typeof DictionaryShort>, CoreShort>,
+] = [true, true, true];

@@ -175,9 +175,9 @@ test('start again without overwrite: 409 with existing_tables; with overwrite: 2
   assert.equal(rowCount('popstan_cases'), FIXTURE_CASES - DELETED);
 });
 
-test('start with bad input: threads 0, 11, 1.5 or "x" → 400 INVALID_THREADS; unknown dictionary 404; bad bodies 400; no job created', async () => {
+test('start with bad input: threads 0, 11, 1.5, "x" or "2" → 400 INVALID_THREADS; unknown dictionary 404; bad bodies 400; no job created', async () => {
   const before = s.store.jobs.list({ limit: 1 }).total;
-  for (const threads of [0, 11, 1.5, 'x', -1]) {
+  for (const threads of [0, 11, 1.5, 'x', -1, '2']) {
     await apiError(await start('api', { dictionaries: [popstan], threads, overwrite: true }), 'POST /api/breakout/start', 400, 'INVALID_THREADS', /1 to 10/);
   }
   await apiError(await start('api', { dictionaries: ['NOPE_DICT'] }), 'POST /api/breakout/start', 404, 'DICTIONARY_NOT_FOUND', /NOPE_DICT/);
@@ -216,10 +216,10 @@ test('GET /api/breakout/tables/{dictionary}: main and record tables with the row
   assert.match(none.suggestion ?? '', /breakout/);
 });
 
-test('a start whose target is down fails at once with its DB code; the job is listed failed', async () => {
+test('a start whose target is down answers 202 (spec flow); the job ends failed with DB_CONNECTION_ERROR, DB-001 in its details', async () => {
   setTarget(s.store, simple, { type: 'postgresql', url: 'postgresql://nobody@127.0.0.1:1/nowhere' });
-  const e = await apiError(await start('api', { dictionaries: [simple] }), 'POST /api/breakout/start', 502, 'DB-001');
-  assert.ok(!('existing_tables' in e));
+  const started = await reply(await start('api', { dictionaries: [simple] }), 'POST /api/breakout/start', 202, BreakoutStartReply);
+  assert.equal(started.status, 'started');
   const failed = await reply(await s.call('api', '/api/breakout/jobs?status=failed'), 'GET /api/breakout/jobs', 200, JobList);
   assert.equal(failed.total, 1);
   const job = failed.data[0]!;
@@ -229,8 +229,12 @@ test('a start whose target is down fails at once with its DB code; the job is li
   if (st.status !== 'failed') return;
   assert.deepEqual(Object.keys(st).sort(), ['error', 'failed_at', 'job_id', 'status']);
   assert.deepEqual(Object.keys(st.error).sort(), ['code', 'details', 'message']);
-  assert.equal(st.error.code, 'DB-001');
+  assert.equal(job.job_id, started.job_id);
+  assert.equal(st.error.code, 'DB_CONNECTION_ERROR');
   assert.equal(typeof st.error.details, 'string');
+  const details = JSON.parse(st.error.details);
+  assert.equal(details.diagnostic, 'DB-001');
+  assert.equal(details.target, '127.0.0.1:1/nowhere');
   assert.match(st.failed_at, ISO);
 });
 
@@ -318,6 +322,7 @@ test('trigger and start refusals: unknown mode 400, unknown dictionary 404, bad 
   await apiError(await trigger('api', { mode: 'selective' }), 'POST /api/breakout/trigger', 400, 'USAGE', /dictionary/);
   await apiError(await trigger('api', { dictionary: 'NOPE_DICT', mode: 'selective' }), 'POST /api/breakout/trigger', 404, 'DICTIONARY_NOT_FOUND');
   await apiError(await trigger('api', { dictionary: popstan, threads: 11 }), 'POST /api/breakout/trigger', 400, 'INVALID_THREADS');
+  await apiError(await trigger('api', { dictionary: popstan, threads: '2' }), 'POST /api/breakout/trigger', 400, 'INVALID_THREADS', /got "2"/);
   const waiting = s.store.jobs.create({ id: 'waiting-popstan', dictionaries: [popstan], mode: 'incremental', threads: 1, overwrite: false, origin: 'test' });
   try {
     await apiError(await trigger('api', { dictionary: popstan, mode: 'selective' }), 'POST /api/breakout/trigger', 409, 'BREAKOUT_BUSY', /waiting-popstan/);
@@ -354,7 +359,7 @@ test('GET /api/logs/breakout: newest first, typed entries of every job, dictiona
   for (const e of progress) assert.equal(e.progress, /\((\d+)%\)/.exec(e.message)![1] + '%');
   const failure = all.logs.find((e) => e.dictionary === simple && e.level === 'error');
   assert.ok(failure, 'the failed start is logged');
-  assert.match(failure.message, /failed: DB-001/);
+  assert.match(failure.message, /failed: DB_CONNECTION_ERROR \(DB-001\): cannot connect/);
   assert.ok(all.logs.filter((e) => e.level === 'warn').length <= 101 * 6, 'warnings are capped per job');
 
   const p = await reply(await s.call('api', `/api/logs/breakout?dictionary=${popstan}`), 'GET /api/logs/breakout', 200, BreakoutLogs);

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ErrorBody, OAuthErrorBody } from '../../../src/http/schemas/common.js';
 import { CaseList } from '../../../src/http/schemas/cases.js';
-import { DictionaryDeleteReply, DictionaryDetail, DictionaryList, DictionaryUploadReply } from '../../../src/http/schemas/dictionaries.js';
+import { DictionaryDeleteReply, DictionaryDetail, DictionaryList, DictionaryShort, DictionaryUploadReply } from '../../../src/http/schemas/dictionaries.js';
 import { fixture } from '../../helpers/temp-home.js';
 import { seedEmptyDictionary, seedPopstan, startTestServer, type TestServer } from '../../helpers/http-server.js';
 
@@ -65,6 +65,16 @@ test('GET /api/dictionaries/{name}: the detail form; 404 {error, message} naming
   for (const x of [...d.levels, ...d.records]) assert.deepEqual(Object.keys(x).sort(), ['label', 'name']);
   await apiError(await s.call('standard', '/api/dictionaries/NOPE_DICT'), 404, 'DICTIONARY_NOT_FOUND', /NOPE_DICT not found/);
   await apiError(await s.call('standard', `/api/dictionaries/${popstan.toLowerCase()}`), 404, 'DICTIONARY_NOT_FOUND', /case-sensitive.*did you mean/);
+});
+
+test('GET /api/dictionaries/{name}?form=short: the short detail form of spec 2.2 (name, label, levels, records); a bad form 400', async () => {
+  const full = await body(await s.call('standard', `/api/dictionaries/${popstan}`), 200, DictionaryDetail);
+  const short = await body(await s.call('standard', `/api/dictionaries/${popstan}?form=short`), 200, DictionaryShort);
+  assert.deepEqual(Object.keys(short).sort(), ['label', 'levels', 'name', 'records']);
+  assert.deepEqual(short, { name: full.name, label: full.label, levels: full.levels, records: full.records });
+  assert.deepEqual(await body(await s.call('standard', `/api/dictionaries/${popstan}?form=full`), 200, DictionaryDetail), full);
+  await apiError(await s.call('standard', `/api/dictionaries/${popstan}?form=tiny`), 400, 'USAGE', /form/);
+  await apiError(await s.call('standard', '/api/dictionaries/NOPE_DICT?form=short'), 404, 'DICTIONARY_NOT_FOUND');
 });
 
 test('POST /api/dictionaries: multipart file + label → 201 {message, name, label}; again → 200 replaced', async () => {

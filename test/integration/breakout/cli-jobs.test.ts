@@ -1,5 +1,5 @@
 /**
- * The compiled CLI against real targets: a target that is down (DB-001, exit 5), the
+ * The compiled CLI against real targets: a target that is down (DB_CONNECTION_ERROR, exit 5), the
  * TABLES_ALREADY_EXIST conflict and --overwrite, and the reply shapes of spec 2.5/2.6 (job
  * status and list for completed and failed jobs, breakout tables, drop). Needs `npm run build`.
  */
@@ -22,19 +22,21 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const HMS = /^\d\d:\d\d:\d\d$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-test('a target that is down: start --wait exits 5 with DB-001, process-cases-by-dict too, jobs failed', { timeout: 60_000 }, async () => {
+test('a target that is down: start --wait exits 5 with DB_CONNECTION_ERROR (DB-001 in details), process-cases-by-dict too, jobs failed', { timeout: 60_000 }, async () => {
   const t = await popstanStore([fixture('popstan-census.dat')]);
   try {
     // Port 1 on the loopback: nothing listens there.
     setTarget(t.store, POPSTAN, { type: 'postgresql', url: 'postgresql://postgres@127.0.0.1:1/nothing' });
     const start = await runCli(t.home.root, ['breakout', 'start', POPSTAN, '--wait', '--json']);
     assert.equal(start.code, 5, start.stdout + start.stderr);
+    // The start itself succeeds (202 over HTTP); the followed job is what failed.
     const err = JSON.parse(start.stdout);
-    assert.equal(err.error, 'DB-001');
-    assert.match(err.details.job_id, UUID);
-    const failedStart = jobStatus(t.store, err.details.job_id);
-    assert.equal(failedStart.status, 'failed');
-    if (failedStart.status === 'failed') assert.equal(failedStart.error.code, 'DB-001');
+    assert.equal(err.status, 'failed');
+    assert.equal(err.error.code, 'DB_CONNECTION_ERROR');
+    assert.equal(JSON.parse(err.error.details).diagnostic, 'DB-001');
+    assert.match(err.job_id, UUID);
+    const failedStart = jobStatus(t.store, err.job_id);
+    assert.deepEqual(failedStart, err);
 
     const run = await runCli(t.home.root, ['process-cases-by-dict', POPSTAN, '--json']);
     assert.equal(run.code, 5, run.stdout + run.stderr);
@@ -44,7 +46,8 @@ test('a target that is down: start --wait exits 5 with DB-001, process-cases-by-
     assert.equal(reply.status, 'failed');
     assert.match(reply.job_id, UUID);
     assert.deepEqual(Object.keys(reply.error).sort(), ['code', 'details', 'message']);
-    assert.equal(reply.error.code, 'DB-001');
+    assert.equal(reply.error.code, 'DB_CONNECTION_ERROR');
+    assert.equal(JSON.parse(reply.error.details).diagnostic, 'DB-001');
     assert.equal(typeof reply.error.message, 'string');
     assert.ok(reply.error.message.length > 0);
     assert.equal(typeof reply.error.details, 'string');
@@ -64,7 +67,7 @@ test('a target that is down: start --wait exits 5 with DB-001, process-cases-by-
       list.data.map((j: { job_id: string; status: string }) => [j.job_id, j.status]),
       [
         [reply.job_id, 'failed'],
-        [err.details.job_id, 'failed'],
+        [err.job_id, 'failed'],
       ],
     );
     for (const j of list.data) {
