@@ -51,10 +51,10 @@ test('dict upload without arguments names the missing file; --help marks the req
 });
 
 test('an unknown command with --help says it is unknown and exits 2, at the top and in a group', () => {
-  for (const args of [['webhooks', '--help'], ['--home', 'x', 'webhooks', '-h'], ['dict', 'nosuch', '--help']]) {
+  for (const args of [['webhookz', '--help'], ['--home', 'x', 'webhookz', '-h'], ['dict', 'nosuch', '--help']]) {
     const r = runCli(null, args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${show(r)}`);
-    assert.match(r.stderr, /unknown command '(webhooks|nosuch)'/, args.join(' '));
+    assert.match(r.stderr, /unknown command '(webhookz|nosuch)'/, args.join(' '));
     assert.doesNotMatch(r.stdout, /Usage:/, args.join(' '));
   }
   // A known command's --help still works, `help` too.
