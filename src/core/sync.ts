@@ -49,7 +49,13 @@ export function downloadCases(store: Store, dictionaryName: string, req: Downloa
     };
     const cases = store.sync.chunk(dict.id, range, req.count);
     // Counting is only needed when the chunk is full: a short chunk is the whole range.
-    const total = cases.length < req.count ? cases.length : store.sync.count(dict.id, range);
+    const total = cases.length < req.count ? cases.length : store.sync.count(dict.id, dict.createdAt, range);
+    const last = cases.at(-1);
+    if (last && total > cases.length) {
+      // The client asks next for the cases after the last one sent, within the same snapshot
+      // unless something was written meanwhile: that range holds exactly the rest of this one.
+      store.sync.carry(dict.id, dict.createdAt, { ...range, after: { revision: last.revision, guid: last.guid } }, total - cases.length);
+    }
     return { cases, ...planChunk(cases.map((c) => c.revision), total, snapshot) };
   });
   if (chunk.status === 200) {
