@@ -6,7 +6,7 @@ import { AppError } from '../shared/errors.js';
 import { planChunk, type ChunkPlan } from '../sync/chunk-plan.js';
 import type { DownloadRequest, UploadRequest } from '../sync/headers.js';
 import { wireCaseJson } from '../sync/case-wire.js';
-import { requireDictionary, uploadDictionary, type UploadReply as UploadDictionaryReply } from './dictionaries.js';
+import { requireDictionary, requireDictionaryRow, uploadDictionary, type UploadReply as UploadDictionaryReply } from './dictionaries.js';
 import { MAX_LABEL_LENGTH } from './label.js';
 import { parseDictionary } from '../cspro/dictionary/parse-dictionary.js';
 import { toCaseWrite, type MergeOutcome } from './case-merge.js';
@@ -31,7 +31,8 @@ export interface DownloadChunk extends ChunkPlan {
  * sync history.
  */
 export function downloadCases(store: Store, dictionaryName: string, req: DownloadRequest, username: string): DownloadChunk {
-  const dict = requireDictionary(store, dictionaryName);
+  // The row is enough: a download never reads the model, whose JSON is costly to parse per page.
+  const dict = requireDictionaryRow(store, dictionaryName);
   const chunk = store.sync.read(() => {
     const snapshot = store.sync.maxRevision();
     if (req.lastRevision > snapshot) {
