@@ -50,7 +50,7 @@ try {
   cli(['init']);
   cli(['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan']);
   cli(['users', 'add', 'tablet', '--role', 'Standard', '--password-stdin'], 'bench-password-0123456789\n');
-  server = spawn(process.execPath, [sds, '--home', home, 'serve', '--host', '127.0.0.1', '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  server = spawn(process.execPath, [...(process.env.BENCH_SYNC_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_SYNC_PROFILE] : []), sds, '--home', home, 'serve', '--host', '127.0.0.1', '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'ignore'] });
   const url = await new Promise<string>((resolve, reject) => {
     server!.once('exit', (code) => reject(new Error(`sds serve exited (${code})`)));
     createInterface({ input: server!.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
@@ -100,6 +100,9 @@ try {
     after = chunk.at(-1)!.id;
   }
   const downSeconds = (performance.now() - t0) / 1000;
+  // The server's peak resident memory (Linux), read before it stops.
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(existsSync(`/proc/${server.pid}/status`) ? readFileSync(`/proc/${server.pid}/status`, 'utf8') : '');
+  const serverPeakMb = hwm ? Number(hwm[1]) / 1024 : undefined;
   if (received !== N) throw new Error(`downloaded ${received} cases, uploaded ${N}`);
   const result = {
     cases: N,
@@ -110,9 +113,11 @@ try {
     download_seconds: downSeconds,
     download_pages_per_s: pages / downSeconds,
     download_cases_per_s: N / downSeconds,
+    server_peak_rss_mb: serverPeakMb,
   };
   console.log(`sync    upload   ${N} cases in chunks of ${CHUNK}: ${upSeconds.toFixed(2)} s = ${Math.round(result.upload_cases_per_s)} cases/s (CSWeb ≈ 4000; goal ≥ 40000)`);
   console.log(`sync    download ${pages} pages of ${PAGE}: ${downSeconds.toFixed(2)} s = ${Math.round(result.download_pages_per_s)} pages/s, ${Math.round(result.download_cases_per_s)} cases/s`);
+  if (serverPeakMb !== undefined) console.log(`sync    server peak RSS ${serverPeakMb.toFixed(0)} MB`);
   console.log(JSON.stringify(result));
 } finally {
   if (server && server.exitCode === null) {

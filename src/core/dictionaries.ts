@@ -1,7 +1,7 @@
 import { parseDictionary } from '../cspro/dictionary/parse-dictionary.js';
 import { labelOf } from '../cspro/dictionary/model.js';
 import type { Store } from '../store/open-store.js';
-import type { DictionaryRecord } from '../store/dictionaries-repo.js';
+import type { DictionaryRecord, DictionaryRow } from '../store/dictionaries-repo.js';
 import { AppError } from '../shared/errors.js';
 import { tablePrefix, validateLabel } from './label.js';
 
@@ -83,8 +83,15 @@ export function listDictionaries(store: Store): DictionaryListItem[] {
 
 /** Loads a dictionary with its model, or fails with DICTIONARY_NOT_FOUND naming close matches. */
 export function requireDictionary(store: Store, name: string): DictionaryRecord {
-  const found = store.dictionaries.findWithModel(name);
-  if (found) return found;
+  return store.dictionaries.findWithModel(name) ?? notFound(store, name);
+}
+
+/** The dictionary's row without its model (no JSON to parse), or DICTIONARY_NOT_FOUND as above. */
+export function requireDictionaryRow(store: Store, name: string): DictionaryRow {
+  return store.dictionaries.find(name) ?? notFound(store, name);
+}
+
+function notFound(store: Store, name: string): never {
   const near = store.dictionaries
     .list()
     .map((d) => d.name)

@@ -6,7 +6,7 @@ import { AppError } from '../shared/errors.js';
 import { planChunk, type ChunkPlan } from '../sync/chunk-plan.js';
 import type { DownloadRequest, UploadRequest } from '../sync/headers.js';
 import { wireCaseJson } from '../sync/case-wire.js';
-import { requireDictionary, uploadDictionary, type UploadReply as UploadDictionaryReply } from './dictionaries.js';
+import { requireDictionary, requireDictionaryRow, uploadDictionary, type UploadReply as UploadDictionaryReply } from './dictionaries.js';
 import { MAX_LABEL_LENGTH } from './label.js';
 import { parseDictionary } from '../cspro/dictionary/parse-dictionary.js';
 import { toCaseWrite, type MergeOutcome } from './case-merge.js';
@@ -31,7 +31,8 @@ export interface DownloadChunk extends ChunkPlan {
  * sync history.
  */
 export function downloadCases(store: Store, dictionaryName: string, req: DownloadRequest, username: string): DownloadChunk {
-  const dict = requireDictionary(store, dictionaryName);
+  // The row is enough: a download never reads the model, whose JSON is costly to parse per page.
+  const dict = requireDictionaryRow(store, dictionaryName);
   const chunk = store.sync.read(() => {
     const snapshot = store.sync.maxRevision();
     if (req.lastRevision > snapshot) {
@@ -49,7 +50,13 @@ export function downloadCases(store: Store, dictionaryName: string, req: Downloa
     };
     const cases = store.sync.chunk(dict.id, range, req.count);
     // Counting is only needed when the chunk is full: a short chunk is the whole range.
-    const total = cases.length < req.count ? cases.length : store.sync.count(dict.id, range);
+    const total = cases.length < req.count ? cases.length : store.sync.count(dict.id, dict.createdAt, range);
+    const last = cases.at(-1);
+    if (last && total > cases.length) {
+      // The client asks next for the cases after the last one sent, within the same snapshot
+      // unless something was written meanwhile: that range holds exactly the rest of this one.
+      store.sync.carry(dict.id, dict.createdAt, { ...range, after: { revision: last.revision, guid: last.guid } }, total - cases.length);
+    }
     return { cases, ...planChunk(cases.map((c) => c.revision), total, snapshot) };
   });
   if (chunk.status === 200) {

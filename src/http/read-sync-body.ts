@@ -1,10 +1,10 @@
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import { createGunzip, createInflate } from 'node:zlib';
 import type { Context } from 'hono';
-import streamArray from 'stream-json/streamers/stream-array.js';
 import { AppError } from '../shared/errors.js';
 import { bodyEncodingOf, isBinaryContainer } from '../sync/body-encoding.js';
+import { JsonArrayError, parseJsonArray } from '../sync/json-array-splitter.js';
 import { caseError } from '../cspro/case/case-result.js';
 import type { AppEnv } from './app-env.js';
 
@@ -29,11 +29,25 @@ async function peek(input: Readable, n: number): Promise<{ head: Buffer; rest: A
   return { head: Buffer.concat(parts), rest: it };
 }
 
+/** The inflated body, checked as it passes: not the cssync container, at most `maxBytes`. */
+async function* metered(decoded: Readable, maxBytes: number): AsyncGenerator<Buffer> {
+  let seen = 0;
+  for await (const chunk of decoded as AsyncIterable<Buffer>) {
+    if (seen === 0 && isBinaryContainer(chunk)) {
+      throw new AppError('SYNC_BINARY_UNSUPPORTED', 'the upload is a cssync binary container (a dictionary with binary items); only JSON case arrays are accepted');
+    }
+    seen += chunk.length;
+    if (seen > maxBytes) throw new AppError('PAYLOAD_TOO_LARGE', `the upload is larger than the limit of ${maxBytes} bytes of JSON`, { limit: maxBytes });
+    yield chunk;
+  }
+}
+
 /**
- * The elements of a sync upload body, one at a time: the JSON array is parsed as it arrives
- * (stream-json), after inflating it when the bytes say it is compressed (zlib as the client
- * sends it, or gzip), whatever `Content-Encoding` claims. More than `maxBytes` of JSON is 413;
- * broken JSON is CASE_INVALID naming the element where reading stopped.
+ * The elements of a sync upload body, one at a time: the JSON array is split as it arrives
+ * (json-array-splitter: bytes tracked, each element given whole to JSON.parse), after inflating
+ * it when the bytes say it is compressed (zlib as the client sends it, or gzip), whatever
+ * `Content-Encoding` claims. More than `maxBytes` of JSON is 413; broken JSON is CASE_INVALID
+ * naming the element where reading stopped.
  */
 export async function* readSyncBody(c: Context<AppEnv>, maxBytes: number): AsyncGenerator<unknown> {
   const input = source(c);
@@ -46,41 +60,21 @@ export async function* readSyncBody(c: Context<AppEnv>, maxBytes: number): Async
     })(),
   );
   const encoding = bodyEncodingOf(head);
-  let decoded: Readable = encoding === 'gzip' ? raw.pipe(createGunzip()) : encoding === 'zlib' ? raw.pipe(createInflate()) : raw;
+  const decoded: Readable = encoding === 'gzip' ? raw.pipe(createGunzip()) : encoding === 'zlib' ? raw.pipe(createInflate()) : raw;
   if (encoding !== 'identity') raw.on('error', (err) => decoded.destroy(err));
-  let seen = 0;
-  let first = true;
-  const meter = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      if (first) {
-        first = false;
-        if (isBinaryContainer(chunk)) {
-          cb(new AppError('SYNC_BINARY_UNSUPPORTED', 'the upload is a cssync binary container (a dictionary with binary items); only JSON case arrays are accepted'));
-          return;
-        }
-      }
-      seen += chunk.length;
-      if (seen > maxBytes) cb(new AppError('PAYLOAD_TOO_LARGE', `the upload is larger than the limit of ${maxBytes} bytes of JSON`, { limit: maxBytes }));
-      else cb(null, chunk);
-    },
-  });
-  decoded.on('error', (err) => meter.destroy(err));
-  decoded = decoded.pipe(meter);
-  const elements = streamArray.withParserAsStream();
-  meter.on('error', (err) => elements.destroy(err));
-  meter.pipe(elements);
   let next = 0;
   try {
-    for await (const element of elements as AsyncIterable<{ key: number; value: unknown }>) {
-      next = element.key + 1;
-      yield element.value;
+    for await (const element of parseJsonArray(metered(decoded, maxBytes))) {
+      next += 1;
+      yield element;
     }
   } catch (err) {
     if (err instanceof AppError) throw err;
     const why = (err as NodeJS.ErrnoException).code?.startsWith('Z_') ? 'the compressed body is corrupt' : (err as Error).message;
-    throw caseError(`the upload is not a JSON array of cases readable past element ${next}: ${why}; nothing of this upload was stored`, { index: next });
+    const index = err instanceof JsonArrayError ? err.index : next;
+    throw caseError(`the upload is not a JSON array of cases readable past element ${index}: ${why}; nothing of this upload was stored`, { index });
   } finally {
-    elements.destroy();
+    decoded.destroy();
     input.resume();
   }
 }

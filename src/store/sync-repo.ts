@@ -83,6 +83,13 @@ function rangeSql(universe: boolean, exclude: boolean): string {
     ${exclude ? 'AND revision NOT IN (SELECT value FROM json_each(@exclude))' : ''}`;
 }
 
+/** Downloads in progress whose next page's total is remembered (a few bytes each). */
+const MAX_CARRIED = 1000;
+
+function carryKey(dictionaryId: number, scope: string, r: SyncRange): string {
+  return `${dictionaryId}\u0000${scope}\u0000${r.after.revision}\u0000${r.after.guid}\u0000${r.upTo}\u0000${r.universe}\u0000${r.excludeRevisions.join(',')}`;
+}
+
 /** The sync protocol's reads and its history: devices, per-device sync rows, download chunks. */
 export class SyncRepo {
   private readonly touchDevice: Statement<{ device: string; user: string; now: string }>;
@@ -92,6 +99,8 @@ export class SyncRepo {
   private readonly maxRevisionStmt: Statement<[], { r: number | null }>;
   private readonly chunkStmts = new Map<string, Statement<Record<string, unknown>, RawRow>>();
   private readonly countStmts = new Map<string, Statement<Record<string, unknown>, { n: number }>>();
+  /** Totals carried from one download page to the next, by dictionary, cursor, snapshot and filters. */
+  private readonly carried = new Map<string, number>();
 
   constructor(private readonly db: Database) {
     this.touchDevice = db.prepare(
@@ -149,9 +158,29 @@ export class SyncRepo {
     }));
   }
 
-  /** How many cases the whole range holds (this chunk and the ones after it). */
-  count(dictionaryId: number, range: SyncRange): number {
+  /**
+   * How many cases the whole range holds (this chunk and the ones after it). A total carried
+   * from the previous page of the same download (`carry`) answers without counting: counting
+   * every page walks the rest of the range, quadratic over a whole download. `scope` tells
+   * apart dictionaries that reuse an id after a delete.
+   */
+  count(dictionaryId: number, scope: string, range: SyncRange): number {
+    const carried = this.carried.get(carryKey(dictionaryId, scope, range));
+    if (carried !== undefined) return carried;
     return this.countStmts.get(this.shape(range))!.get(this.params(dictionaryId, range))!.n;
+  }
+
+  /**
+   * Remembers the total of `range` for the page that asks for it next. Only valid for a range
+   * whose snapshot (`upTo`) is the newest revision: every later change to a case creates a newer
+   * revision, so a request that sees a newer snapshot has a different key and counts afresh.
+   */
+  carry(dictionaryId: number, scope: string, range: SyncRange, total: number): void {
+    const key = carryKey(dictionaryId, scope, range);
+    this.carried.delete(key);
+    this.carried.set(key, total);
+    // A Map iterates in insertion order: drop the oldest downloads' entries.
+    if (this.carried.size > MAX_CARRIED) this.carried.delete(this.carried.keys().next().value!);
   }
 
   /** Records a sync of `device` (created on first sight) in the history. */

@@ -205,8 +205,14 @@ export function parseNumberString(text: string): NumericValue | undefined {
 
 /** True when a number needs more columns than the item has (CSPro would write `***`). */
 function tooWide(item: DictItem, value: ScalarValue | undefined): boolean {
-  return typeof value === 'number' && /^\*+$/.test(encodeNumericText(value, item));
+  if (typeof value !== 'number') return false;
+  // The common case, a non-negative whole number of fewer digits than the width, always fits:
+  // answered without formatting the number.
+  if (item.decimals === 0 && value >= 0 && value < (POWERS_OF_TEN[item.length] ?? 0) && Number.isInteger(value)) return false;
+  return /^\*+$/.test(encodeNumericText(value, item));
 }
+
+const POWERS_OF_TEN = Array.from({ length: 16 }, (_, k) => 10 ** k);
 
 /**
  * Normalises one scalar given in sync JSON (or read from a `.csdb` column) for `item`:

@@ -59,6 +59,12 @@ class LevelNormalizer {
 
   /** Normalises one item of a record object; `path` is the record's JSON path. */
   item(item: DictItem, occurrences: number, raw: unknown, path: string, record: string): ItemValue | undefined {
+    // Most items do not repeat and arrive as one value: no paths, closures or arrays to build.
+    if (occurrences <= 1 && !Array.isArray(raw)) {
+      if (raw === undefined || raw === null || raw === '') return undefined;
+      const check = normalizeScalar(item, raw);
+      if (check.ok && check.truncated === undefined && check.tooWide === undefined) return check.value;
+    }
     const itemPath = `${path}.${item.name}`;
     const fail = (reason: string): never => {
       throw caseError(`${itemPath}: ${reason}`, { path: itemPath, record, item: item.name });

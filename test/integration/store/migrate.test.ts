@@ -89,7 +89,8 @@ test('0005 moves stored cases to the rowid table unchanged, with the revision in
     const ddl = (store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'cases'").get() as { sql: string }).sql;
     assert.doesNotMatch(ddl, /WITHOUT ROWID/);
     const columns = (store.db.prepare("SELECT name FROM pragma_index_info('cases_by_revision') ORDER BY seqno").all() as { name: string }[]).map((r) => r.name);
-    assert.deepEqual(columns, ['dictionary_id', 'revision', 'guid', 'deleted']);
+    // 0012 appends case_key (sync universe counts); the leading columns are 0005's.
+    assert.deepEqual(columns, ['dictionary_id', 'revision', 'guid', 'deleted', 'case_key']);
     // The breakout's keyset page reads follow the index, in (revision, guid) order, from a cursor.
     const page = store.cases.changedPage(1, { revision: 1, guid: 'g030' }, 99, 5, false);
     assert.deepEqual(

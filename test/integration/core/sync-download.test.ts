@@ -1,0 +1,80 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { uploadDictionary } from '../../../src/core/dictionaries.js';
+import { downloadCases, uploadCases } from '../../../src/core/sync.js';
+import { openStore, type Store } from '../../../src/store/open-store.js';
+import type { DownloadRequest } from '../../../src/sync/headers.js';
+import { fixture, tempHome } from '../../helpers/temp-home.js';
+import { popstanCases } from '../../helpers/sync-client.js';
+
+const DICT = 'CEN2000';
+
+async function* items(values: unknown[]): AsyncGenerator<unknown> {
+  yield* values;
+}
+
+function popstanStore(t: { after(fn: () => void): void }): Store {
+  const home = tempHome();
+  const store = openStore(home);
+  t.after(() => {
+    store.close();
+    home.cleanup();
+  });
+  const file = fixture('popstan-census.json.dcf');
+  uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
+  return store;
+}
+
+const request = (over: Partial<DownloadRequest>): DownloadRequest => ({
+  device: 'tablet-b',
+  lastRevision: 0,
+  hasLastRevision: false,
+  startAfter: '',
+  count: 2,
+  universe: '',
+  excludeRevisions: [],
+  ...over,
+});
+
+test('sync download: a carried page total answers the next page; a write in between is counted afresh', async (t) => {
+  const store = popstanStore(t);
+  await uploadCases(store, DICT, items(popstanCases(5, 'tablet-a')), { device: 'tablet-a' }, 'u');
+  const dict = store.dictionaries.find(DICT)!;
+
+  const first = downloadCases(store, DICT, request({}), 'u');
+  assert.equal(first.rangeCount, '2/5');
+  const last = first.cases.at(-1)!;
+  const next = { after: { revision: last.revision, guid: last.guid }, upTo: first.cases[0]!.revision, universe: '', excludeRevisions: [] };
+  // The next page's range total is remembered (not recounted) under this dictionary and snapshot.
+  store.sync.carry(dict.id, dict.createdAt, next, 42);
+  assert.equal(store.sync.count(dict.id, dict.createdAt, next), 42);
+  assert.equal(store.sync.count(dict.id, 'another dictionary created later', next), 3, 'another scope counts the store');
+  store.sync.carry(dict.id, dict.createdAt, next, 3);
+
+  const cursor = { lastRevision: last.revision, hasLastRevision: true, startAfter: last.guid };
+  const second = downloadCases(store, DICT, request(cursor), 'u');
+  assert.equal(second.rangeCount, '2/3');
+  assert.equal(second.status, 206);
+
+  // Another upload between pages: a new snapshot, so the rest of the range is counted again.
+  const last2 = second.cases.at(-1)!;
+  await uploadCases(store, DICT, items(popstanCases(4, 'tablet-c')), { device: 'tablet-c' }, 'u');
+  const third = downloadCases(store, DICT, request({ lastRevision: last2.revision, hasLastRevision: true, startAfter: last2.guid }), 'u');
+  assert.equal(third.rangeCount, '2/5', 'the 1 case left of the first upload and the 4 new ones');
+  let page = third;
+  const seen = [...first.cases, ...second.cases, ...third.cases].map((c) => c.guid);
+  while (page.status === 206) {
+    const l = page.cases.at(-1)!;
+    page = downloadCases(store, DICT, request({ lastRevision: l.revision, hasLastRevision: true, startAfter: l.guid }), 'u');
+    seen.push(...page.cases.map((c) => c.guid));
+  }
+  assert.equal(new Set(seen).size, 9);
+  assert.equal(seen.length, 9);
+});
+
+test('sync download: the revision index carries case_key, so a universe-filtered count reads the index alone', (t) => {
+  const store = popstanStore(t);
+  const columns = (store.db.prepare("SELECT name FROM pragma_index_info('cases_by_revision') ORDER BY seqno").all() as { name: string }[]).map((r) => r.name);
+  assert.deepEqual(columns, ['dictionary_id', 'revision', 'guid', 'deleted', 'case_key']);
+});
