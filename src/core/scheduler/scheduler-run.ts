@@ -3,13 +3,15 @@ import type { Store } from '../../store/open-store.js';
 import { tryLock } from '../../scheduler/lock.js';
 import { reapDeadRuns, runSchedule, type RunOutcome } from './run-schedule.js';
 import type { SchedulerSettings } from './settings.js';
+import { deliverDueWebhooks, webhookSettings, type DeliverReport } from '../webhook-delivery.js';
+import { toAppError } from '../../shared/errors.js';
 
 /** The lock file of scheduler-run, in the home's locks/. */
 export const SCHEDULER_LOCK = 'scheduler-run.lock';
 
 /** What one `sds scheduler-run` did. */
 export interface SchedulerRunReply {
-  /** `held`: another scheduler-run holds the lock, so this one did nothing. */
+  /** `held`: another scheduler-run holds the lock, so this one started no breakout (webhooks were still delivered). */
   lock: 'acquired' | 'held';
   now: string;
   timezone: string;
@@ -17,6 +19,11 @@ export interface SchedulerRunReply {
   runs: RunOutcome[];
   /** Runs that failed or were interrupted; non-zero makes the command exit 1. */
   failed: number;
+  /**
+   * The outgoing webhook pass of this tick (null when it could not run; the error is logged). A
+   * receiver that fails is retried later and does not make the tick fail.
+   */
+  webhooks: DeliverReport | null;
 }
 
 /**
@@ -25,15 +32,20 @@ export interface SchedulerRunReply {
  * says so), closes runs left open by a scheduler that died, then runs the enabled schedules with
  * next_run <= now one after another: one failing does not stop the others. A schedule missed
  * during downtime runs once, not once per missed occurrence.
+ *
+ * Every tick first delivers the outgoing webhooks that are due, outside the lock: deliveries are
+ * claimed with leases, so ticks may overlap safely, and a breakout that holds the lock for an
+ * hour must not hold up an hour of events.
  */
 export async function schedulerRun(store: Store, settings: SchedulerSettings, opts: { log?: (line: string) => void } = {}): Promise<SchedulerRunReply> {
   const log = opts.log ?? (() => {});
   const now = settings.now();
   const base = { now: now.toISOString(), timezone: settings.zone };
+  const webhooks = await deliverWebhooks(store, log);
   const lock = await tryLock(join(store.home.locks, SCHEDULER_LOCK));
   if (!lock) {
-    log('the scheduler is already running in another process; nothing to do');
-    return { lock: 'held', ...base, due: 0, runs: [], failed: 0 };
+    log('the scheduler is already running in another process; no breakouts started');
+    return { lock: 'held', ...base, due: 0, runs: [], failed: 0, webhooks };
   }
   try {
     reapDeadRuns(store, now);
@@ -47,16 +59,24 @@ export async function schedulerRun(store: Store, settings: SchedulerSettings, op
       runs.push(r);
     }
 
-    // ── Outgoing webhooks ────────────────────────────────────────────────────────────────
-    // WEBHOOKS HOOK: the lead wires the webhooks engine's "deliver due outgoing webhooks" core
-    // function here after merging, so every scheduler tick (each minute) also delivers due
-    // webhooks and their retries. It runs under the same lock, after the breakouts.
-    // ─────────────────────────────────────────────────────────────────────────────────────
 
     const lost = lock.compromised();
     if (lost) log(`warning: the scheduler lock was lost during the run (${lost.message})`);
-    return { lock: 'acquired', ...base, due: due.length, runs, failed: runs.filter((r) => r.outcome === 'failed' || r.outcome === 'interrupted').length };
+    return { lock: 'acquired', ...base, due: due.length, runs, webhooks, failed: runs.filter((r) => r.outcome === 'failed' || r.outcome === 'interrupted').length };
   } finally {
     await lock.release();
+  }
+}
+
+async function deliverWebhooks(store: Store, log: (line: string) => void): Promise<DeliverReport | null> {
+  try {
+    // The real clock, not the scheduler's (SDS_NOW is a testing aid for due schedules only).
+    const r = await deliverDueWebhooks(store, { settings: webhookSettings() });
+    if (r.attempted > 0 || r.queued > 0) log(`webhooks: ${r.queued} queued, ${r.attempted} sent (${r.succeeded} ok, ${r.retrying} to retry, ${r.gave_up} failed for good)`);
+    return r;
+  } catch (err) {
+    const e = toAppError(err);
+    log(`webhooks: not delivered this tick: ${e.code}: ${e.message}`);
+    return null;
   }
 }

@@ -1,0 +1,66 @@
+/**
+ * `sds scheduler-run` is the one command cron runs every minute, so on installs without a
+ * server it is also what delivers outgoing webhooks: each tick sends what is due, even a tick
+ * that finds the scheduler lock held by a long breakout.
+ */
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { runCliAsync as sds, show } from '../../helpers/run-cli.js';
+import { fixture, tempHome } from '../../helpers/temp-home.js';
+import { startReceiver } from '../../helpers/webhook-receiver.js';
+
+const home = tempHome();
+after(() => home.cleanup());
+
+const DAT_LINES = readFileSync(fixture('popstan-census.dat'), 'utf8').replace(/^\uFEFF/, '').split('\n').filter((l) => l !== '');
+const keyOf = (line: string) => line.slice(1, 19);
+const firstKeys = (n: number) => DAT_LINES.filter((l) => new Set(DAT_LINES.slice(0, DAT_LINES.indexOf(l) + 1).map(keyOf)).size <= n);
+
+test('scheduler-run delivers due webhooks each tick, also while another tick holds the scheduler lock', async () => {
+  const rx = await startReceiver(() => 200);
+  try {
+    const up = await sds(home.root, ['dict', 'upload', fixture('popstan-census.text.dcf'), '--label', 'popstan', '--json']);
+    assert.equal(up.code, 0, show(up));
+    const add = await sds(home.root, ['webhooks', 'add', '--name', 'cron', '--url', rx.url, '--events', 'case_uploaded', '--json']);
+    assert.equal(add.code, 0, show(add));
+    const dat = join(home.root, 'three.dat');
+    writeFileSync(dat, firstKeys(3).join('\r\n') + '\r\n');
+    const imp = await sds(home.root, ['cases', 'import', 'CEN2000', dat, '--json']);
+    assert.equal(imp.code, 0, show(imp));
+    assert.equal(imp.json().total.inserted, 3);
+    assert.equal(rx.received.length, 0, 'nothing is sent before a tick');
+
+    const tick = await sds(home.root, ['scheduler-run', '--json']);
+    assert.equal(tick.code, 0, show(tick));
+    assert.equal(tick.json().webhooks.succeeded, 3, show(tick));
+    assert.equal(rx.received.length, 3);
+    assert.deepEqual(rx.received.map((r) => r.json.event), ['case_uploaded', 'case_uploaded', 'case_uploaded']);
+
+    // A long breakout holds the lock: the next tick starts no breakout but still delivers.
+    writeFileSync(dat, firstKeys(4).join('\n') + '\n');
+    assert.equal((await sds(home.root, ['cases', 'import', 'CEN2000', dat, '--json'])).json().total.inserted, 1);
+    mkdirSync(home.locks, { recursive: true });
+    const lockFile = join(home.locks, 'scheduler-run.lock');
+    writeFileSync(lockFile, '');
+    const release = await lockfile.lock(lockFile, { stale: 60_000 });
+    try {
+      const held = await sds(home.root, ['scheduler-run', '--json']);
+      assert.equal(held.code, 0, show(held));
+      assert.equal(held.json().lock, 'held');
+      assert.equal(held.json().webhooks.succeeded, 1, show(held));
+      assert.equal(rx.received.length, 4);
+    } finally {
+      await release();
+    }
+
+    // Nothing new: a tick sends nothing twice.
+    const idle = await sds(home.root, ['scheduler-run', '--json']);
+    assert.equal(idle.json().webhooks.attempted, 0, show(idle));
+    assert.equal(rx.received.length, 4);
+  } finally {
+    await rx.close();
+  }
+});
