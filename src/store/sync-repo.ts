@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { CaseNote, ClockEntry, PartialSave } from '../cspro/case/model.js';
+import type { StoredCase } from './cases-repo.js';
 import { nowIso } from './clock.js';
 
 export type SyncDirection = 'put' | 'get';
@@ -17,18 +18,7 @@ export interface SyncHistoryRow {
 }
 
 /** A case as the sync download sends it: `data` is the stored `level-1` JSON text, sent as is. */
-export interface SyncCaseRow {
-  guid: string;
-  caseKey: string;
-  label: string;
-  data: string;
-  verified: boolean;
-  deleted: boolean;
-  revision: number;
-  clock: ClockEntry[];
-  partialSave: PartialSave | null;
-  notes: CaseNote[];
-}
+export type SyncCaseRow = Omit<StoredCase, 'createdAt' | 'modifiedAt'>;
 
 /** Which cases a download chunk reads: after the cursor, up to the snapshot, minus filters. */
 export interface SyncRange {

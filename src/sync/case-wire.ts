@@ -5,19 +5,10 @@
  * text, so it is embedded as a string without being parsed (pure; no I/O).
  */
 
-import type { CaseNote, ClockEntry, PartialSave } from '../cspro/case/model.js';
+import type { StoredCase } from '../store/cases-repo.js';
 
-export interface WireCaseSource {
-  guid: string;
-  caseKey: string;
-  label: string;
-  data: string;
-  verified: boolean;
-  deleted: boolean;
-  clock: ClockEntry[];
-  partialSave: PartialSave | null;
-  notes: CaseNote[];
-}
+/** What the wire form needs of a stored case. */
+export type WireCaseSource = Omit<StoredCase, 'createdAt' | 'modifiedAt' | 'revision'>;
 
 /** The JSON text of one case in the wire form. */
 export function wireCaseJson(c: WireCaseSource): string {
