@@ -21,6 +21,8 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
+// A test that waits for something that never comes (a webhook that is never sent, a child that
+// never exits) fails after 5 minutes instead of stalling the run; the slowest test takes under 1.
+const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', '--test-reporter=spec', ...files];
 const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
 process.exit(result.status ?? 1);

@@ -12,6 +12,7 @@ import { checkReply, type OpenApiDoc } from '../../helpers/openapi-validate.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { fixture } from '../../helpers/temp-home.js';
 import { closedPortUrl, startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
+import { popstanCases, SyncDevice } from '../../helpers/sync-client.js';
 
 let s: TestServer;
 let doc: OpenApiDoc;
@@ -168,4 +169,35 @@ test('an HTTP dictionary upload is delivered by the dispatcher of the server, si
   assert.equal(got.headers['x-service-signature'], `sha256=${createHmac('sha256', SECRET).update(got.body).digest('hex')}`);
   const h = await call('GET', `/api/webhooks/${w.id}/deliveries`, 200);
   assert.deepEqual([h.total_deliveries, h.successful], [1, 1]);
+});
+
+test('cases uploaded by the sync route give case_uploaded, then case_modified with the changes map, sent by the dispatcher', async () => {
+  // CEN2000 was uploaded by the test above; the tablet's upload writes through the same case path as import.
+  const w = await call('POST', '/api/webhooks', 201, { name: 'sync', url: ok.url, events: ['case_uploaded', 'case_modified'], secret: SECRET });
+  const tablet = new SyncDevice(s, 'tablet-7');
+  const [first, second] = popstanCases(2, 'tablet-7');
+  const before = ok.received.length;
+  assert.equal((await tablet.put('CEN2000', [first, second])).status, 200);
+  await ok.waitFor(before + 2);
+  const uploaded = ok.received.slice(before).map((r) => r.json);
+  assert.deepEqual(uploaded.map((e) => [e.event, e.webhook_id, e.data.case_id]).sort(), [
+    ['case_uploaded', w.id, first!.id],
+    ['case_uploaded', w.id, second!.id],
+  ].sort());
+
+  // The same tablet edits the second case (a newer clock): one case_modified naming what changed.
+  const line = second!.data![0]!;
+  const last = line.at(-1) === '0' ? '1' : '0';
+  const edited = { ...second!, data: [line.slice(0, -1) + last, ...second!.data!.slice(1)], clock: [{ deviceId: 'tablet-7', revision: 2 }] };
+  assert.equal((await tablet.put('CEN2000', [edited])).status, 200);
+  await ok.waitFor(before + 3);
+  const modified = ok.received[before + 2]!;
+  assert.equal(modified.json.event, 'case_modified');
+  assert.equal(modified.json.data.case_id, second!.id);
+  const changes = Object.entries(modified.json.data.changes as Record<string, { old: unknown; new: unknown }>);
+  assert.equal(changes.length, 1, JSON.stringify(modified.json.data.changes));
+  const [path, change] = changes[0]!;
+  assert.match(path, /^[A-Z][A-Z0-9_]*(\[\d+\])?\.[A-Z][A-Z0-9_]*(\[\d+\])?$/);
+  assert.notDeepEqual(change.old, change.new);
+  assert.equal(modified.headers['x-service-signature'], `sha256=${createHmac('sha256', SECRET).update(modified.body).digest('hex')}`);
 });
