@@ -8,7 +8,8 @@ function plain(address: string): string {
 }
 
 /**
- * The address of the client of a request, the key of the login throttle. It is the socket's peer,
+ * The address of the client of a request, the key of the login throttle and of the root scripts'
+ * rate limit. It is the socket's peer,
  * unless that peer is one of `trustedProxies`: then X-Forwarded-For is read from the right, past
  * the trusted proxies, to the first address no trusted proxy added. With no trusted proxy (the
  * default) the header is ignored: anyone can write it. 'unknown' without a socket (app.request()).

@@ -8,6 +8,7 @@ import { bearerOf, checkBearerToken, checkWebhookToken, configuredToken } from '
 import { receiveEvent } from '../../core/root-scripts/incoming-events.js';
 import { applyDictionarySchema, dictionarySchema } from '../../core/root-scripts/dictionary-schema.js';
 import type { AppEnv } from '../app-env.js';
+import { clientAddress } from '../client-address.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { ErrorBody, json } from '../schemas/common.js';
 import {
@@ -30,11 +31,6 @@ const STATUS_PATH = '/breakout-status-webhook.php';
 const STATUS_CODES = new Set(['missing_token', 'invalid_token', 'method_not_allowed', 'rate_limited', 'server_misconfigured', 'invalid_parameter']);
 /** Incoming event bodies are a few fields; the PHP scripts capped them at 64 KiB. */
 const BODY_LIMIT = 64 * 1024;
-
-/** The client's address as the socket gives it (no proxy header is trusted). */
-function clientAddress(c: Context<AppEnv>): string {
-  return c.env?.incoming?.socket?.remoteAddress ?? 'unknown';
-}
 
 /** Headers every root script sends: never cached, never indexed (as the PHP scripts did). */
 function scriptHeaders(c: Context<AppEnv>): void {
@@ -95,7 +91,7 @@ export function rootScriptRoutes(api: ApiBuilder, { store, config, clock }: Rout
     scriptHeaders(c);
     const token = c.req.header('x-webhook-token');
     configuredToken(config.env, 'SURVEY_WEBHOOK_TOKEN');
-    enforceRateLimit(store, { token: token ?? '', address: clientAddress(c) }, clock(), config.webhookRateLimit);
+    enforceRateLimit(store, { token: token ?? '', address: clientAddress(c, config.trustedProxies ?? []) }, clock(), config.webhookRateLimit);
     checkWebhookToken(config.env, token);
   };
 
@@ -119,7 +115,7 @@ export function rootScriptRoutes(api: ApiBuilder, { store, config, clock }: Rout
         if (c.req.method !== 'GET') throw new AppError('method_not_allowed', 'Method not allowed. Use: GET.');
         configuredToken(config.env, 'BREAKOUT_WEBHOOK_TOKEN');
         const authorization = c.req.header('authorization');
-        enforceRateLimit(store, { token: bearerOf(authorization), address: clientAddress(c) }, clock(), config.webhookRateLimit);
+        enforceRateLimit(store, { token: bearerOf(authorization), address: clientAddress(c, config.trustedProxies ?? []) }, clock(), config.webhookRateLimit);
         checkBearerToken(config.env, authorization);
         const reply = await breakoutStatus(store, c.req.query(), { connectTimeoutMs: config.statusConnectTimeoutMs, env: config.env });
         scriptHeaders(c);
