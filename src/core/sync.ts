@@ -1,5 +1,7 @@
 import type { Store } from '../store/open-store.js';
+import type { CaseWrite } from '../store/cases-repo.js';
 import type { SyncCaseRow, SyncHistoryRow } from '../store/sync-repo.js';
+import { normalizeSyncCase } from '../cspro/case/sync-json.js';
 import { AppError } from '../shared/errors.js';
 import { planChunk, type ChunkPlan } from '../sync/chunk-plan.js';
 import type { DownloadRequest, UploadRequest } from '../sync/headers.js';
@@ -7,8 +9,7 @@ import { wireCaseJson } from '../sync/case-wire.js';
 import { requireDictionary, requireDictionaryRow, uploadDictionary, type UploadReply as UploadDictionaryReply } from './dictionaries.js';
 import { MAX_LABEL_LENGTH } from './label.js';
 import { parseDictionary } from '../cspro/dictionary/parse-dictionary.js';
-import type { MergeOutcome } from './case-merge.js';
-import { checkUploadedCases } from './sync-upload/check-cases.js';
+import { toCaseWrite, type MergeOutcome } from './case-merge.js';
 import { writeMergedCases } from './import-cases.js';
 import { deleteCase } from './case-delete.js';
 
@@ -92,8 +93,19 @@ export async function uploadCases(store: Store, dictionaryName: string, elements
       last_sync: last ? lastSyncBody(last, dict.name) : {},
     });
   }
-  // Checked on two threads (this one also reads the body); the first refusal in body order wins.
-  const writes = await checkUploadedCases(elements, dict.model);
+  const writes: CaseWrite[] = [];
+  let index = 0;
+  for await (const value of elements) {
+    try {
+      writes.push(toCaseWrite(normalizeSyncCase(value, dict.model, { index }).case));
+    } catch (err) {
+      const e = err as AppError;
+      const id = typeof e.details?.id === 'string' ? e.details.id : undefined;
+      const where = `case ${index}${id ? ` (id ${id}${typeof e.details.case === 'string' ? `, caseids "${e.details.case}"` : ''})` : ''}`;
+      throw new AppError('CASE_INVALID', `${where}: ${e.message}; nothing of this upload was stored`, { ...e.details, index });
+    }
+    index += 1;
+  }
   const deviceId = store.settings.serverDeviceId();
   const tally: Record<MergeOutcome, number> = { inserted: 0, updated: 0, unchanged: 0, older: 0 };
   const revision = store.cases.write(() => {
