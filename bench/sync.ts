@@ -32,6 +32,15 @@ process.on('exit', () => {
 
 const cli = (args: string[], input?: string) => execFileSync(process.execPath, [sds, '--home', home, '--quiet', ...args], { encoding: 'utf8', input });
 
+/** User + system CPU seconds of a process so far (Linux /proc), or undefined elsewhere. */
+function serverCpuSeconds(pid: number | undefined): number | undefined {
+  const file = `/proc/${pid}/stat`;
+  if (pid === undefined || !existsSync(file)) return undefined;
+  // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+  const fields = readFileSync(file, 'utf8').slice(readFileSync(file, 'utf8').lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** The cases' `level-1` texts, one per Popstan case of the fixture. */
 function templates(): { caseids: string; level: string }[] {
   const dict = parseDictionary(readFileSync(fixture('popstan-census.json.dcf')));
@@ -75,6 +84,7 @@ try {
     bodies.push(deflateSync(JSON.stringify(cases)));
   }
 
+  const cpu0 = serverCpuSeconds(server.pid);
   let t0 = performance.now();
   for (const body of bodies) {
     const r = await fetch(`${url}/api/dictionaries/${DICT}/cases`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json; charset=utf-8', 'content-encoding': 'gzip' }, body });
@@ -82,6 +92,9 @@ try {
     await r.arrayBuffer();
   }
   const upSeconds = (performance.now() - t0) / 1000;
+  const cpu1 = serverCpuSeconds(server.pid);
+  // CPU the server spent on the upload (user + system): steadier than wall time on a busy machine.
+  const upCpuUsPerCase = cpu0 !== undefined && cpu1 !== undefined ? ((cpu1 - cpu0) * 1e6) / N : undefined;
 
   t0 = performance.now();
   let pages = 0;
@@ -109,6 +122,7 @@ try {
     chunk: CHUNK,
     upload_seconds: upSeconds,
     upload_cases_per_s: N / upSeconds,
+    upload_server_cpu_us_per_case: upCpuUsPerCase,
     download_pages: pages,
     download_seconds: downSeconds,
     download_pages_per_s: pages / downSeconds,
@@ -116,6 +130,7 @@ try {
     server_peak_rss_mb: serverPeakMb,
   };
   console.log(`sync    upload   ${N} cases in chunks of ${CHUNK}: ${upSeconds.toFixed(2)} s = ${Math.round(result.upload_cases_per_s)} cases/s (CSWeb ≈ 4000; goal ≥ 40000)`);
+  if (upCpuUsPerCase !== undefined) console.log(`sync    upload   server CPU ${upCpuUsPerCase.toFixed(1)} µs per case`);
   console.log(`sync    download ${pages} pages of ${PAGE}: ${downSeconds.toFixed(2)} s = ${Math.round(result.download_pages_per_s)} pages/s, ${Math.round(result.download_cases_per_s)} cases/s`);
   if (serverPeakMb !== undefined) console.log(`sync    server peak RSS ${serverPeakMb.toFixed(0)} MB`);
   console.log(JSON.stringify(result));

@@ -89,6 +89,15 @@ export class JsonArraySplitter {
     let start = this.state === State.InElement ? 0 : -1;
     const n = chunk.length;
     for (let i = 0; i < n; i++) {
+      if (this.state === State.InElement && !this.scalar) {
+        // The hot path: the bytes inside an object or string element, scanned with local state.
+        const end = this.scanElement(chunk, i);
+        if (end < 0) break;
+        out.push(this.take(chunk, start, end + 1));
+        this.state = State.AfterElement;
+        i = end;
+        continue;
+      }
       const b = chunk[i]!;
       switch (this.state) {
         case State.InElement:
@@ -157,6 +166,39 @@ export class JsonArraySplitter {
     if (this.state === State.InElement) this.pieces.push(chunk.subarray(start));
     this.consumed += n;
     return out;
+  }
+
+  /**
+   * Scans an object, array or string element from `from`: the index of the byte that closes it,
+   * or -1 when the chunk ends first (the state is kept for the next chunk). Same rules as the
+   * general loop, with the state in locals so the engine keeps it in registers.
+   */
+  private scanElement(chunk: Uint8Array, from: number): number {
+    let depth = this.depth;
+    let inString = this.inString;
+    let escaped = this.escaped;
+    const n = chunk.length;
+    let i = from;
+    for (; i < n; i++) {
+      const b = chunk[i]!;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (b === BACKSLASH) escaped = true;
+        else if (b === QUOTE) {
+          inString = false;
+          if (depth === 0) break;
+        }
+      } else if (b === QUOTE) inString = true;
+      else if (b === OPEN_OBJECT || b === OPEN_ARRAY) depth += 1;
+      else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
+        depth -= 1;
+        if (depth === 0) break;
+      }
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    return i < n ? i : -1;
   }
 
   /** Declares the end of the body; throws when the array is not complete. */
