@@ -51,9 +51,10 @@ interface RawOutbox {
   dict_created: number | null;
 }
 
+/** A case as captured; null for the missing side. A new case is captured without data and notes ('' and '[]'): its event carries no diff. */
 function image(key: string | null, label: string | null, data: string | null, notes: string | null, verified: number | null, deleted: number | null): CaseImage | null {
-  if (key === null || data === null) return null;
-  return { caseKey: key, label: label ?? '', data, notes: notes ?? '[]', verified: verified === 1, deleted: deleted === 1 };
+  if (key === null) return null;
+  return { caseKey: key, label: label ?? '', data: data ?? '', notes: notes ?? '[]', verified: verified === 1, deleted: deleted === 1 };
 }
 
 function toOutbox(r: RawOutbox): OutboxRow {

@@ -27,8 +27,10 @@ CREATE TABLE webhook_subscriptions (
 -- One row per captured change, written by the triggers in the writer's own transaction: a change
 -- that commits has its row, one that rolls back has none. The webhooks engine turns rows into
 -- events and deliveries (diffs, payloads, subscribers) later and deletes them in that same step.
+-- A plain rowid, not AUTOINCREMENT: rows are read in id order and deleted in one step, nothing
+-- keeps an id, and AUTOINCREMENT would add a write of sqlite_sequence to every captured change.
 CREATE TABLE webhook_outbox (
-  id              INTEGER PRIMARY KEY AUTOINCREMENT,
+  id              INTEGER PRIMARY KEY,
   topic           TEXT NOT NULL CHECK (topic IN ('case', 'dictionary')),
   created_ms      INTEGER NOT NULL,
   dictionary_id   INTEGER NOT NULL,
@@ -54,14 +56,17 @@ CREATE TABLE webhook_outbox (
   dict_created    INTEGER
 );
 
+-- A new case's event (case_uploaded) carries its summary only, so its data and notes, the bulk of
+-- the row, are not copied: that keeps an import with a case_uploaded subscriber close to the
+-- speed of one without (bench/README.md).
 CREATE TRIGGER webhook_capture_case_insert AFTER INSERT ON cases
 WHEN EXISTS (SELECT 1 FROM webhook_subscriptions WHERE event = 'case_uploaded')
 BEGIN
   INSERT INTO webhook_outbox (topic, created_ms, dictionary_id, dictionary_name, guid,
-    new_key, new_label, new_data, new_notes, new_verified, new_deleted, modified_at)
+    new_key, new_label, new_verified, new_deleted, modified_at)
   VALUES ('case', CAST(unixepoch('now', 'subsec') * 1000 AS INTEGER), NEW.dictionary_id,
     (SELECT name FROM dictionaries WHERE id = NEW.dictionary_id), NEW.guid,
-    NEW.case_key, NEW.label, NEW.data, NEW.notes, NEW.verified, NEW.deleted, NEW.modified_at);
+    NEW.case_key, NEW.label, NEW.verified, NEW.deleted, NEW.modified_at);
 END;
 
 CREATE TRIGGER webhook_capture_case_update AFTER UPDATE ON cases
