@@ -29,7 +29,8 @@ export interface CaseSummaryRow {
   deleted: boolean;
 }
 
-interface RawCase {
+/** A case row as SQLite returns it (also read by the sync repo). */
+export interface RawCase {
   guid: string;
   case_key: string;
   label: string;
@@ -46,7 +47,8 @@ interface RawCase {
 
 type RawSummary = Pick<RawCase, 'guid' | 'case_key' | 'label' | 'modified_at' | 'verified' | 'deleted'>;
 
-const CASE_COLUMNS = 'guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at';
+/** Every column of a stored case, in the order of RawCase. */
+export const CASE_COLUMNS = 'guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at';
 
 /** A case as the breakout reads it: no clock, partial-save state or creation time. */
 export type ChangedCase = Pick<StoredCase, 'guid' | 'caseKey' | 'label' | 'data' | 'verified' | 'deleted' | 'revision' | 'notes' | 'modifiedAt'>;
@@ -70,7 +72,8 @@ function toChanged(r: RawChanged): ChangedCase {
   };
 }
 
-function toStored(r: RawCase): StoredCase {
+/** A stored case from its row (also used by the sync repo). */
+export function toStored(r: RawCase): StoredCase {
   return {
     ...toChanged(r),
     clock: JSON.parse(r.clock) as ClockEntry[],

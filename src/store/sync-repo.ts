@@ -1,6 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { CaseNote, ClockEntry, PartialSave } from '../cspro/case/model.js';
-import type { StoredCase } from './cases-repo.js';
+import { CASE_COLUMNS, toStored, type RawCase, type StoredCase } from './cases-repo.js';
 import { nowIso } from './clock.js';
 
 export type SyncDirection = 'put' | 'get';
@@ -18,7 +17,7 @@ export interface SyncHistoryRow {
 }
 
 /** A case as the sync download sends it: `data` is the stored `level-1` JSON text, sent as is. */
-export type SyncCaseRow = Omit<StoredCase, 'createdAt' | 'modifiedAt'>;
+export type SyncCaseRow = StoredCase;
 
 /** Which cases a download chunk reads: after the cursor, up to the snapshot, minus filters. */
 export interface SyncRange {
@@ -30,18 +29,6 @@ export interface SyncRange {
   excludeRevisions: number[];
 }
 
-interface RawRow {
-  guid: string;
-  case_key: string;
-  label: string;
-  data: string;
-  verified: number;
-  deleted: number;
-  revision: number;
-  clock: string;
-  partial_save: string | null;
-  notes: string;
-}
 
 interface RawHistory {
   id: number;
@@ -87,7 +74,7 @@ export class SyncRepo {
   private readonly historyStmt: Statement<[number, number], RawHistory>;
   private readonly lastOfDeviceStmt: Statement<[string, number], RawHistory>;
   private readonly maxRevisionStmt: Statement<[], { r: number | null }>;
-  private readonly chunkStmts = new Map<string, Statement<Record<string, unknown>, RawRow>>();
+  private readonly chunkStmts = new Map<string, Statement<Record<string, unknown>, RawCase>>();
   private readonly countStmts = new Map<string, Statement<Record<string, unknown>, { n: number }>>();
   /** Totals carried from one download page to the next, by dictionary, cursor, snapshot and filters. */
   private readonly carried = new Map<string, number>();
@@ -110,7 +97,7 @@ export class SyncRepo {
     for (const u of [false, true]) {
       for (const x of [false, true]) {
         const shape = `${u}${x}`;
-        this.chunkStmts.set(shape, db.prepare(`SELECT guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes ${rangeSql(u, x)} ORDER BY revision, guid LIMIT @limit`));
+        this.chunkStmts.set(shape, db.prepare(`SELECT ${CASE_COLUMNS} ${rangeSql(u, x)} ORDER BY revision, guid LIMIT @limit`));
         this.countStmts.set(shape, db.prepare(`SELECT count(*) AS n ${rangeSql(u, x)}`));
       }
     }
@@ -134,18 +121,7 @@ export class SyncRepo {
 
   /** Up to `limit` cases of the range, by revision then guid. */
   chunk(dictionaryId: number, range: SyncRange, limit: number): SyncCaseRow[] {
-    return this.chunkStmts.get(this.shape(range))!.all({ ...this.params(dictionaryId, range), limit }).map((r) => ({
-      guid: r.guid,
-      caseKey: r.case_key,
-      label: r.label,
-      data: r.data,
-      verified: r.verified === 1,
-      deleted: r.deleted === 1,
-      revision: r.revision,
-      clock: JSON.parse(r.clock) as ClockEntry[],
-      partialSave: r.partial_save === null ? null : (JSON.parse(r.partial_save) as PartialSave),
-      notes: r.notes === '[]' ? [] : (JSON.parse(r.notes) as CaseNote[]),
-    }));
+    return this.chunkStmts.get(this.shape(range))!.all({ ...this.params(dictionaryId, range), limit }).map(toStored);
   }
 
   /**
