@@ -15,7 +15,7 @@ function whole(name: string, min: number, max: number) {
 export function registerServeCommand(program: Command): void {
   program
     .command('serve')
-    .description('serve the HTTP API (OAuth 2.0 token endpoint, dictionaries, cases, files) until SIGTERM or Ctrl-C')
+    .description('serve the HTTP API (OAuth 2.0, dictionaries, cases, files, breakout, scheduler, webhooks, CSEntry sync, the status and incoming webhook scripts) and the webhook dispatcher until SIGTERM or Ctrl-C')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port)', whole('--port', 0, 65535), 8080)
     .option('--max-upload-mb <mb>', 'largest accepted dictionary upload, in MB', whole('--max-upload-mb', 1, 1024), 10)
