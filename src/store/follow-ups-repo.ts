@@ -55,25 +55,26 @@ export class FollowUpsRepo {
    * Ends a job (JobsRepo.finish) and, in the same transaction, turns the set flags of its
    * dictionaries into new pending jobs (`followUp` builds each). A flag whose dictionary already
    * has another unfinished job is cleared without a job: that job started after the events.
+   * `ended` is false when the job had already ended (another process got there first): that
+   * process took the flags.
    */
   finishAndFollowUp(
     jobId: string,
     status: Parameters<JobsRepo['finish']>[1],
     payload: Parameters<JobsRepo['finish']>[2],
     flagged: (dictionaries: string[]) => { dictionaryId: number; job: NewJob }[],
-  ): JobRow[] {
+  ): { ended: boolean; started: JobRow[] } {
     return this.db
-      .transaction((): JobRow[] => {
+      .transaction((): { ended: boolean; started: JobRow[] } => {
         const job = this.jobs.get(jobId);
-        this.jobs.finish(jobId, status, payload);
-        if (!job) return [];
+        if (!this.jobs.finish(jobId, status, payload) || !job) return { ended: false, started: [] };
         const started: JobRow[] = [];
         for (const f of flagged(job.dictionaries)) {
           if (!this.getStmt.get(f.dictionaryId)) continue;
           this.deleteStmt.run(f.dictionaryId);
           if (!this.busyWith(f.job.dictionaries[0]!)) started.push(this.jobs.create(f.job));
         }
-        return started;
+        return { ended: true, started };
       })
       .immediate();
   }

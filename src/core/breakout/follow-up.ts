@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/open-store.js';
 import type { JobError, JobResult, JobRow } from '../../store/jobs-repo.js';
-import { spawnJobProcess } from './job-process.js';
+import { processAlive, spawnJobProcess } from './job-process.js';
+import { logJobFailure } from './log.js';
 
 /** Origin of the jobs started for case events that arrived while another job ran. */
 export const FOLLOW_UP_ORIGIN = 'webhook-follow-up';
@@ -19,12 +20,9 @@ export function finishJob(
   status: 'completed' | 'failed' | 'cancelled',
   payload: { result?: JobResult; error?: JobError; warnings?: number },
   opts: { spawn?: boolean; now?: () => Date } = {},
-): JobRow[] {
-  if (status === 'cancelled') {
-    store.jobs.finish(jobId, status, payload);
-    return [];
-  }
-  const started = store.followUps.finishAndFollowUp(jobId, status, payload, (names) =>
+): { ended: boolean; started: JobRow[] } {
+  if (status === 'cancelled') return { ended: store.jobs.finish(jobId, status, payload), started: [] };
+  const { ended, started } = store.followUps.finishAndFollowUp(jobId, status, payload, (names) =>
     names.flatMap((name) => {
       const dict = store.dictionaries.find(name);
       if (!dict) return [];
@@ -49,5 +47,26 @@ export function finishJob(
       }
     }
   }
-  return started;
+  return { ended, started };
+}
+
+/** How long a job may stay pending without a process before it is declared dead. */
+const PENDING_GRACE_MS = 60_000;
+
+/**
+ * Marks failed every unfinished job whose process is gone (killed, crashed, machine restarted),
+ * so no job shows `running` forever, and starts the follow-up that incoming case events queued
+ * behind it, as any other end of the job would. Called before any job is reported.
+ */
+export function reapDeadJobs(store: Store, now = Date.now(), opts: { spawn?: boolean } = {}): void {
+  for (const job of store.jobs.unfinished()) {
+    const dead = job.pid !== null ? !processAlive(job.pid) : now - Date.parse(job.createdAt) > PENDING_GRACE_MS;
+    if (!dead) continue;
+    const error = {
+      code: 'BRK-002',
+      message: job.pid !== null ? `the job process (pid ${job.pid}) ended without finishing the job` : 'the job process never started',
+      details: JSON.stringify({ pid: job.pid, last_progress: job.progress }),
+    };
+    if (finishJob(store, job.id, 'failed', { error }, { spawn: opts.spawn, now: () => new Date(now) }).ended) logJobFailure(store, job, error);
+  }
 }

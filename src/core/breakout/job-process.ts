@@ -3,7 +3,6 @@ import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Store } from '../../store/open-store.js';
-import { logJobFailure } from './log.js';
 
 /** bin/sds of this installation (src/core/breakout and dist/core/breakout are both three levels down). */
 const SDS_BIN = fileURLToPath(new URL('../../../bin/sds', import.meta.url));
@@ -40,25 +39,5 @@ export function processAlive(pid: number): boolean {
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** How long a job may stay pending without a process before it is declared dead. */
-const PENDING_GRACE_MS = 60_000;
-
-/**
- * Marks failed every unfinished job whose process is gone (killed, crashed, machine restarted),
- * so no job shows `running` forever. Called before any job is reported.
- */
-export function reapDeadJobs(store: Store, now = Date.now()): void {
-  for (const job of store.jobs.unfinished()) {
-    const dead = job.pid !== null ? !processAlive(job.pid) : now - Date.parse(job.createdAt) > PENDING_GRACE_MS;
-    if (!dead) continue;
-    const error = {
-      code: 'BRK-002',
-      message: job.pid !== null ? `the job process (pid ${job.pid}) ended without finishing the job` : 'the job process never started',
-      details: JSON.stringify({ pid: job.pid, last_progress: job.progress }),
-    };
-    if (store.jobs.finish(job.id, 'failed', { error })) logJobFailure(store, job, error);
   }
 }

@@ -5,7 +5,7 @@ import { planBreakout } from '../../breakout/plan.js';
 import { prepareDictionaryTables } from '../../breakout/run-dictionary.js';
 import { AppError } from '../../shared/errors.js';
 import { requireDictionary } from '../dictionaries.js';
-import { reapDeadJobs } from '../breakout/job-process.js';
+import { reapDeadJobs } from '../breakout/follow-up.js';
 import { effectiveTarget, effectiveTargetWithoutSecrets } from '../breakout/targets.js';
 
 /** One table of a dictionary's breakout as the schema webhook shows it. */

@@ -3,7 +3,8 @@ import type { Store } from '../../store/open-store.js';
 import { AppError } from '../../shared/errors.js';
 import { nowIso } from '../../store/clock.js';
 import { requireDictionary } from '../dictionaries.js';
-import { reapDeadJobs, spawnJobProcess } from '../breakout/job-process.js';
+import { spawnJobProcess } from '../breakout/job-process.js';
+import { reapDeadJobs } from '../breakout/follow-up.js';
 
 /** Events of spec 6.2 that the breakout webhook accepts. */
 export const INCOMING_EVENTS = ['case_uploaded', 'case_modified', 'case_verified', 'dictionary_uploaded'] as const;

@@ -7,7 +7,8 @@ import type { ScheduleRow, ScheduleRunOutcome, ScheduleRunTrigger } from '../../
 import { nextOccurrence } from '../../scheduler/cron.js';
 import { runChild, type ChildResult } from '../../scheduler/run-child.js';
 import { commandLine, formatRunLog, runLogName } from '../../scheduler/run-log.js';
-import { processAlive, reapDeadJobs } from '../breakout/job-process.js';
+import { processAlive } from '../breakout/job-process.js';
+import { reapDeadJobs } from '../breakout/follow-up.js';
 import type { SchedulerSettings } from './settings.js';
 
 /** bin/sds of this installation (src/core/scheduler and dist/core/scheduler are three levels down). */
