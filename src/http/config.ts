@@ -1,4 +1,5 @@
 import { DEFAULT_CLIENTS } from '../core/auth/clients.js';
+import { statusConnectTimeout } from '../core/breakout/status.js';
 import type { DeliverySettings } from '../core/webhook-delivery.js';
 import { loadLoginGuardSettings, type LoginThrottlePolicy } from '../core/auth/login-throttle-policy.js';
 import type { HomePaths } from '../shared/home.js';
@@ -47,14 +48,10 @@ export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {
     env: partial.env ?? process.env,
     webhooks: partial.webhooks ?? {},
     webhookRateLimit: partial.webhookRateLimit ?? { max: 60, windowMs: 60_000 },
-    statusConnectTimeoutMs: partial.statusConnectTimeoutMs ?? positiveMs(process.env.SDS_STATUS_CONNECT_TIMEOUT_MS) ?? 3000,
+    statusConnectTimeoutMs: partial.statusConnectTimeoutMs ?? statusConnectTimeout(undefined, partial.env ?? process.env),
     throttle: partial.throttle,
     trustedProxies: partial.trustedProxies,
   };
-}
-
-function positiveMs(value: string | undefined): number | undefined {
-  return value !== undefined && /^\d+$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
 }
 
 /** The login guard settings: those given, else the home's config.json and the environment. */

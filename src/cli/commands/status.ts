@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { breakoutStatus, DEFAULT_STATUS_CONNECT_TIMEOUT_MS } from '../../core/breakout/status.js';
-import { AppError, toAppError } from '../../shared/errors.js';
+import { breakoutStatus, statusConnectTimeout } from '../../core/breakout/status.js';
+import { toAppError } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
 import { table } from '../render.js';
 
@@ -43,12 +43,8 @@ export function registerStatusCommand(program: Command): void {
     )
     .action(
       action(async (ctx, o: StatusOptions) => {
-        const timeout = o.connectTimeout ?? process.env.SDS_STATUS_CONNECT_TIMEOUT_MS;
-        const connectTimeoutMs = timeout === undefined ? DEFAULT_STATUS_CONNECT_TIMEOUT_MS : Number(timeout);
         try {
-          if (!Number.isInteger(connectTimeoutMs) || connectTimeoutMs < 1) {
-            throw new AppError('invalid_parameter', `--connect-timeout must be a whole number of milliseconds ≥ 1; got "${String(timeout)}"`, { field: 'connect-timeout' });
-          }
+          const connectTimeoutMs = statusConnectTimeout(o.connectTimeout);
           const r = await breakoutStatus(
             ctx.store(),
             {

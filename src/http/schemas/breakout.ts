@@ -182,20 +182,17 @@ export const LogsQuery = z.object({
   limit: Whole.optional().meta({ param: { description: 'at most this many, 1 to 1000 (default 100)' }, example: '100' }),
 });
 
+/** One breakout log entry (spec 2.10); the log reader script adds the job id. */
+export const BreakoutLogEntry = z.strictObject({
+  timestamp: Timestamp,
+  level: z.enum(['info', 'warn', 'error']),
+  dictionary: z.string(),
+  message: z.string(),
+  progress: Percent.meta({ description: 'progress of the dictionary in its job at that moment', example: '45%' }),
+});
+
 /** Log reply (spec 2.10), newest first. */
-export const BreakoutLogs = z
-  .strictObject({
-    logs: z.array(
-      z.strictObject({
-        timestamp: Timestamp,
-        level: z.enum(['info', 'warn', 'error']),
-        dictionary: z.string(),
-        message: z.string(),
-        progress: Percent.meta({ description: 'progress of the dictionary in its job at that moment', example: '45%' }),
-      }),
-    ),
-  })
-  .meta({ id: 'BreakoutLogs' });
+export const BreakoutLogs = z.strictObject({ logs: z.array(BreakoutLogEntry) }).meta({ id: 'BreakoutLogs' });
 
 /** Metrics (spec 2.10). */
 export const Metrics = z

@@ -5,6 +5,7 @@ import type { LogReaderReply as CoreLogReaderReply } from '../../core/breakout/l
 import type { SchemaApplyReply as CoreSchemaApplyReply, SchemaReply as CoreSchemaReply } from '../../core/root-scripts/dictionary-schema.js';
 import { INCOMING_EVENTS } from '../../core/root-scripts/incoming-events.js';
 import { ErrorBody, Timestamp } from './common.js';
+import { BreakoutLogEntry } from './breakout.js';
 
 /** `YYYY-MM-DD HH:MM:SS` of the status webhook (UTC). */
 const StatusTime = z.string().regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/).meta({ example: '2025-01-31 08:15:00' });
@@ -101,16 +102,7 @@ export const LogReaderQuery = z.object({
 
 export const LogReaderReply = z
   .strictObject({
-    logs: z.array(
-      z.strictObject({
-        timestamp: Timestamp,
-        level: z.enum(['info', 'warn', 'error']),
-        dictionary: z.string(),
-        message: z.string(),
-        progress: z.string().regex(/^\d{1,3}%$/),
-        job_id: z.string(),
-      }),
-    ),
+    logs: z.array(BreakoutLogEntry.extend({ job_id: z.string() })),
   })
   .meta({ id: 'LogReaderReply' }) satisfies z.ZodType<CoreLogReaderReply>;
 
