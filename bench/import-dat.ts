@@ -12,6 +12,9 @@ const { addWebhook } = await shipped<typeof import('../src/core/webhooks.js')>('
 
 const [home, datFile, dcf, webhook] = process.argv.slice(2) as [string, string, string, string | undefined];
 const store = openStore(resolveHome(home));
+// As `sds cases import` runs it: WAL checkpoints in a worker thread (store/wal-checkpointer.ts).
+// BENCH_IMPORT_CHECKPOINTS=writer leaves them to the writer, as before that existed.
+if (process.env.BENCH_IMPORT_CHECKPOINTS !== 'writer') store.checkpointInBackground();
 uploadDictionary(store, { source: readFileSync(dcf), label: 'popstan', file: dcf });
 // `webhook`: an active webhook subscribed to case_uploaded, so every case is captured in the outbox.
 if (webhook === 'webhook') addWebhook(store, { name: 'bench', url: 'http://127.0.0.1:9/', events: ['case_uploaded'] });

@@ -30,11 +30,11 @@ export function toCaseWrite(incoming: SyncCase): CaseWrite {
  * "unchanged" either way, so re-importing a file changes nothing and bumps no revision.
  */
 export function mergeCaseWrite(incoming: CaseWrite, existing: StoredCase | undefined, serverDeviceId: string): { outcome: MergeOutcome; write?: CaseWrite } {
-  const write: CaseWrite = { ...incoming };
   if (!existing) {
-    if (write.clock.length === 0) write.clock = [{ deviceId: serverDeviceId, revision: 1 }];
-    return { outcome: 'inserted', write };
+    // A new case is written as it came (the usual case of an upload): no copy to make.
+    return { outcome: 'inserted', write: incoming.clock.length === 0 ? { ...incoming, clock: [{ deviceId: serverDeviceId, revision: 1 }] } : incoming };
   }
+  const write: CaseWrite = { ...incoming };
   if (write.clock.length > 0) {
     const order = compareClocks(write.clock, existing.clock);
     if (order === 'before') return { outcome: 'older' };

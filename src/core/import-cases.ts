@@ -203,7 +203,11 @@ export function writeMergedCases(
   revision: () => number,
   tally: Record<MergeOutcome, number>,
 ): void {
-  const existing = store.cases.getMany(dictionaryId, [...new Set(cases.map((c) => c.guid))]);
+  const guids = new Set<string>();
+  for (const c of cases) guids.add(c.guid);
+  const existing = store.cases.getMany(dictionaryId, [...guids]);
+  // Only a guid that comes again later in the batch needs this write remembered.
+  const repeats = guids.size < cases.length;
   const now = nowIso();
   for (const c of cases) {
     const { outcome, write } = mergeCaseWrite(c, existing.get(c.guid), serverDeviceId);
@@ -212,6 +216,6 @@ export function writeMergedCases(
     const r = revision();
     store.cases.upsert(dictionaryId, write, r, now);
     // A case repeated later in the same batch must compare against this version.
-    existing.set(c.guid, { ...write, revision: r, createdAt: '', modifiedAt: '' });
+    if (repeats) existing.set(c.guid, { ...write, revision: r, createdAt: '', modifiedAt: '' });
   }
 }

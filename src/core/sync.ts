@@ -77,14 +77,15 @@ export interface UploadReply {
 const BATCH = 500;
 
 /**
- * A sync upload: every case of the body is read and checked first (a malformed one refuses the
- * whole request, naming the case and the problem, and nothing is stored); then all are merged
+ * A sync upload, its cases in batches as the body reader yields them: every case of the body is
+ * read and checked first (a malformed one refuses the whole request, naming the case and the
+ * problem, and nothing is stored); then all are merged
  * and written in one transaction through the same path as import, at one new revision, which
  * is recorded in the device's sync history and returned. An upload always gets its own
  * revision, even when nothing changed, because the client excludes its own upload revisions from
  * its next download: a revision shared with another writer would hide that writer's cases.
  */
-export async function uploadCases(store: Store, dictionaryName: string, elements: AsyncIterable<unknown>, req: UploadRequest, username: string): Promise<UploadReply> {
+export async function uploadCases(store: Store, dictionaryName: string, batches: AsyncIterable<unknown[]>, req: UploadRequest, username: string): Promise<UploadReply> {
   const dict = requireDictionary(store, dictionaryName);
   if (req.ifRevisionExists !== undefined && req.ifRevisionExists > store.sync.maxRevision()) {
     const last = store.sync.lastOfDevice(req.device, dict.id);
@@ -95,16 +96,18 @@ export async function uploadCases(store: Store, dictionaryName: string, elements
   }
   const writes: CaseWrite[] = [];
   let index = 0;
-  for await (const value of elements) {
-    try {
-      writes.push(toCaseWrite(normalizeSyncCase(value, dict.model, { index }).case));
-    } catch (err) {
-      const e = err as AppError;
-      const id = typeof e.details?.id === 'string' ? e.details.id : undefined;
-      const where = `case ${index}${id ? ` (id ${id}${typeof e.details.case === 'string' ? `, caseids "${e.details.case}"` : ''})` : ''}`;
-      throw new AppError('CASE_INVALID', `${where}: ${e.message}; nothing of this upload was stored`, { ...e.details, index });
+  for await (const batch of batches) {
+    for (const value of batch) {
+      try {
+        writes.push(toCaseWrite(normalizeSyncCase(value, dict.model, { index }).case));
+      } catch (err) {
+        const e = err as AppError;
+        const id = typeof e.details?.id === 'string' ? e.details.id : undefined;
+        const where = `case ${index}${id ? ` (id ${id}${typeof e.details.case === 'string' ? `, caseids "${e.details.case}"` : ''})` : ''}`;
+        throw new AppError('CASE_INVALID', `${where}: ${e.message}; nothing of this upload was stored`, { ...e.details, index });
+      }
+      index += 1;
     }
-    index += 1;
   }
   const deviceId = store.settings.serverDeviceId();
   const tally: Record<MergeOutcome, number> = { inserted: 0, updated: 0, unchanged: 0, older: 0 };

@@ -4,7 +4,7 @@ import { createGunzip, createInflate } from 'node:zlib';
 import type { Context } from 'hono';
 import { AppError } from '../shared/errors.js';
 import { bodyEncodingOf, isBinaryContainer } from '../sync/body-encoding.js';
-import { JsonArrayError, parseJsonArray } from '../sync/json-array-splitter.js';
+import { JsonArrayError, parseJsonArrayBatches } from '../sync/json-array-splitter.js';
 import { caseError } from '../cspro/case/case-result.js';
 import type { AppEnv } from './app-env.js';
 
@@ -43,13 +43,13 @@ async function* metered(decoded: Readable, maxBytes: number): AsyncGenerator<Buf
 }
 
 /**
- * The elements of a sync upload body, one at a time: the JSON array is split as it arrives
- * (json-array-splitter: bytes tracked, each element given whole to JSON.parse), after inflating
- * it when the bytes say it is compressed (zlib as the client sends it, or gzip), whatever
- * `Content-Encoding` claims. More than `maxBytes` of JSON is 413; broken JSON is CASE_INVALID
- * naming the element where reading stopped.
+ * The elements of a sync upload body, in batches (json-array-splitter: a body of the usual size
+ * parsed whole, a very large one split as it arrives), after inflating it when the bytes say it
+ * is compressed (zlib as the client sends it, or gzip), whatever `Content-Encoding` claims. More
+ * than `maxBytes` of JSON is 413; broken JSON is CASE_INVALID naming the element where reading
+ * stopped.
  */
-export async function* readSyncBody(c: Context<AppEnv>, maxBytes: number): AsyncGenerator<unknown> {
+export async function* readSyncBody(c: Context<AppEnv>, maxBytes: number): AsyncGenerator<unknown[]> {
   const input = source(c);
   const { head, rest } = await peek(input, 6);
   if (head.length === 0) throw new AppError('USAGE', 'the upload has no body: send a JSON array of cases');
@@ -64,9 +64,9 @@ export async function* readSyncBody(c: Context<AppEnv>, maxBytes: number): Async
   if (encoding !== 'identity') raw.on('error', (err) => decoded.destroy(err));
   let next = 0;
   try {
-    for await (const element of parseJsonArray(metered(decoded, maxBytes))) {
-      next += 1;
-      yield element;
+    for await (const batch of parseJsonArrayBatches(metered(decoded, maxBytes))) {
+      next += batch.length;
+      yield batch;
     }
   } catch (err) {
     if (err instanceof AppError) throw err;

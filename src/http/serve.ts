@@ -49,6 +49,8 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
       const port = (server.address() as AddressInfo).port;
       const urlHost = host.includes(':') ? `[${host}]` : host;
       const log = opts.config?.log ?? ((line: string) => process.stderr.write(line + '\n'));
+      // Uploads commit without stopping to checkpoint the WAL (store/wal-checkpointer.ts).
+      opts.store.checkpointInBackground();
       const dispatcher = opts.webhookDispatcher === false ? undefined : startWebhookDispatcher(opts.store, { settings, log });
       const close = async () => {
         await dispatcher?.stop();

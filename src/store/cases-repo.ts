@@ -180,7 +180,7 @@ export class CasesRepo {
       revision,
       JSON.stringify(c.clock),
       c.partialSave ? JSON.stringify(c.partialSave) : null,
-      JSON.stringify(c.notes),
+      c.notes.length === 0 ? '[]' : JSON.stringify(c.notes),
       now,
       now,
     );

@@ -21,6 +21,7 @@ import { WebhookQueueRepo } from './webhook-queue-repo.js';
 import { RateLimitRepo } from './rate-limit-repo.js';
 import { FollowUpsRepo } from './follow-ups-repo.js';
 import { LoginThrottleRepo } from './login-throttle-repo.js';
+import { CHECKPOINT_DEFAULTS, WalCheckpointer, type CheckpointOptions } from './wal-checkpointer.js';
 
 /** The local store: one SQLite file and a repository per table group. Only store/ touches it. */
 export class Store {
@@ -66,7 +67,23 @@ export class Store {
     this.loginThrottle = new LoginThrottleRepo(db);
   }
 
+  private checkpointer: WalCheckpointer | undefined;
+
+  /**
+   * Moves WAL checkpoints (and their fsyncs) to a worker thread for the rest of this store's
+   * life: for long write-heavy processes (`serve`, an import), whose commits would otherwise
+   * stop to checkpoint. Idempotent; a read-only or in-memory store has nothing to checkpoint.
+   */
+  checkpointInBackground(opts: CheckpointOptions = {}): WalCheckpointer | undefined {
+    if (this.checkpointer?.running) return this.checkpointer;
+    if (this.db.readonly || this.db.memory) return undefined;
+    this.checkpointer = WalCheckpointer.start(this.db.name, opts);
+    this.db.pragma(`wal_autocheckpoint = ${opts.backstopPages ?? CHECKPOINT_DEFAULTS.backstopPages}`);
+    return this.checkpointer;
+  }
+
   close(): void {
+    this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 }

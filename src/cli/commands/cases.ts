@@ -37,6 +37,8 @@ export function registerCasesCommands(program: Command): void {
     .action(
       action(async (ctx, dict: string, files: string[]) => {
         const bar = progressBar(ctx, IMPORT_BAR, 1000, { cases: 0 });
+        // Batches commit without stopping to checkpoint the WAL (store/wal-checkpointer.ts).
+        ctx.store().checkpointInBackground();
         let report;
         try {
           report = await importCases(ctx.store(), dict, files, (cases, share) => bar.update(Math.round(share * 1000), undefined, { cases }));

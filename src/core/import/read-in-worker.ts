@@ -1,21 +1,7 @@
-import { Worker } from 'node:worker_threads';
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Dictionary } from '../../cspro/dictionary/model.js';
 import { AppError, isErrorCode } from '../../shared/errors.js';
+import { startWorker } from '../../shared/start-worker.js';
 import type { ReadErrorShape, ReadItem, ReadWorkerInput, ReadWorkerMessage } from './read-worker-protocol.js';
-
-// The worker is this folder's read-worker, compiled in dist, or as TypeScript source when tests
-// and benchmarks run under tsx: tsx's loader does not reach worker threads by itself
-// (privatenumber/tsx#354), so such a worker registers it before importing the source.
-const FROM_SOURCE = extname(fileURLToPath(import.meta.url)) === '.ts';
-const WORKER_FILE = new URL(`./read-worker${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url);
-
-function startWorker(workerData: ReadWorkerInput): Worker {
-  if (!FROM_SOURCE) return new Worker(WORKER_FILE, { workerData });
-  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_FILE.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData });
-}
 
 function toError(e: ReadErrorShape): AppError {
   return new AppError(isErrorCode(e.code) ? e.code : 'INTERNAL', e.message, e.details);
@@ -28,7 +14,7 @@ function toError(e: ReadErrorShape): AppError {
  * the loop early stops the worker. `onRead` gets the share of the file read (0 to 1) with each batch.
  */
 export async function* readCaseFileInWorker(file: string, model: Dictionary, onRead?: (share: number) => void): AsyncGenerator<ReadItem[]> {
-  const worker = startWorker({ file, model });
+  const worker = startWorker(import.meta.url, './read-worker', { file, model } satisfies ReadWorkerInput);
   const inbox: ReadWorkerMessage[] = [];
   let failure: Error | undefined;
   let exited = false;

@@ -17,7 +17,7 @@ import type { ErrorDetails } from '../../shared/errors.js';
 import { caseError, withCaseDetails, type CaseWarning } from './case-result.js';
 import { caseKeyOf } from './case-key.js';
 import { isUuid } from './case-guid.js';
-import { foldOccurrences, itemSlots, normalizeScalar } from './item-codec.js';
+import { foldOccurrences, itemSlots, NEEDS_CHECK, normalizeScalar, plainScalar } from './item-codec.js';
 import {
   levelKey,
   type CaseNote,
@@ -62,6 +62,8 @@ class LevelNormalizer {
     // Most items do not repeat and arrive as one value: no paths, closures or arrays to build.
     if (occurrences <= 1 && !Array.isArray(raw)) {
       if (raw === undefined || raw === null || raw === '') return undefined;
+      const plain = plainScalar(item, raw);
+      if (plain !== NEEDS_CHECK) return plain;
       const check = normalizeScalar(item, raw);
       if (check.ok && check.truncated === undefined && check.tooWide === undefined) return check.value;
     }
@@ -223,10 +225,9 @@ function optionalBoolean(raw: Json, key: 'deleted' | 'verified'): boolean | unde
  * readable), the JSON path, record and item in the details, plus `file`/`index` from `source`.
  */
 export function normalizeSyncCase(raw: unknown, dict: Dictionary, source: SyncJsonSource = {}): NormalizedCase {
-  const where: ErrorDetails = {
-    ...(source.file !== undefined ? { file: source.file } : {}),
-    ...(source.index !== undefined ? { index: source.index } : {}),
-  };
+  const where: ErrorDetails = {};
+  if (source.file !== undefined) where.file = source.file;
+  if (source.index !== undefined) where.index = source.index;
   try {
     if (!isObject(raw)) throw caseError('a case must be a JSON object');
     if (!isUuid(raw.id)) throw caseError('id must be a GUID (8-4-4-4-12 hex digits)', { path: 'id' });
@@ -281,15 +282,14 @@ export function normalizeSyncCase(raw: unknown, dict: Dictionary, source: SyncJs
 
 /** Puts the keys in the order of the sync format, so stored JSON reads naturally. */
 function reorder(c: SyncCase): SyncCase {
-  return {
-    id: c.id,
-    caseids: c.caseids,
-    ...(c.label !== undefined ? { label: c.label } : {}),
-    ...(c.deleted ? { deleted: true } : {}),
-    ...(c.verified ? { verified: true } : {}),
-    ...(c.notes ? { notes: c.notes } : {}),
-    clock: c.clock,
-    ...(c.partialSave ? { partialSave: c.partialSave } : {}),
-    'level-1': c['level-1'],
-  };
+  // Assigned one by one, not spread: this runs for every uploaded case.
+  const out: SyncCase = { id: c.id, caseids: c.caseids } as SyncCase;
+  if (c.label !== undefined) out.label = c.label;
+  if (c.deleted) out.deleted = true;
+  if (c.verified) out.verified = true;
+  if (c.notes) out.notes = c.notes;
+  out.clock = c.clock;
+  if (c.partialSave) out.partialSave = c.partialSave;
+  out['level-1'] = c['level-1'];
+  return out;
 }

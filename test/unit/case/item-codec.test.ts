@@ -5,8 +5,10 @@ import {
   fieldText,
   foldOccurrences,
   itemSlots,
+  NEEDS_CHECK,
   normalizeScalar,
   numericOutput,
+  plainScalar,
   parseNumberString,
   readRecordItems,
   specialCodes,
@@ -125,5 +127,31 @@ describe('item-codec', () => {
     assert.deepEqual(normalizeScalar(name, 12), { ok: true, value: '12' });
     assert.deepEqual(normalizeScalar(name, 'ABCDEF'), { ok: true, value: 'ABCD', truncated: true });
     assert.deepEqual(normalizeScalar(name, {}), { ok: false, reason: 'expects text, got an object' });
+  });
+  it('the plain-value fast path answers exactly as normalizeScalar, or defers to it', () => {
+    const items = [
+      item('AGE', 1, 3),
+      item('WIDE', 1, 2),
+      item('MAPPED', 1, 3, specials({ MISSING: '999', NOTAPPL: '  ' })),
+      item('DEC', 1, 5, { decimals: 2 }),
+      alpha('NAME', 1, 6),
+    ];
+    const values: unknown[] = [0, -0, 7, 42, 99, 100, 999, 1000, -1, 1.5, 1e60, Number.NaN, '34', '', ' ', 'Ana', 'Ana ', 'Ana\u2424B', 'Anabelle', 'MISSING', true, null, [1], {}];
+    let answered = 0;
+    for (const it of items) {
+      for (const raw of values) {
+        const plain = plainScalar(it, raw);
+        if (plain === NEEDS_CHECK) continue;
+        answered += 1;
+        assert.deepEqual({ ok: true, value: plain }, normalizeScalar(it, raw), `${it.name} ${JSON.stringify(raw)}`);
+      }
+    }
+    // The fast path takes the common shapes: whole numbers that fit, texts that fit as they are.
+    assert.equal(plainScalar(items[0]!, 42), 42);
+    assert.equal(plainScalar(items[4]!, 'Ana'), 'Ana');
+    assert.equal(plainScalar(items[1]!, 100), NEEDS_CHECK, 'too wide for 2 columns');
+    assert.equal(plainScalar(items[2]!, 999), NEEDS_CHECK, 'an item with special codes');
+    assert.equal(plainScalar(items[4]!, 'Anabelle'), NEEDS_CHECK, 'longer than the item');
+    assert.ok(answered >= 10, `answered ${answered}`);
   });
 });

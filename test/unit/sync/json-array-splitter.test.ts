@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JsonArrayError, JsonArraySplitter, parseJsonArray } from '../../../src/sync/json-array-splitter.js';
+import { JsonArrayError, JsonArraySplitter, parseJsonArray, parseJsonArrayBatches } from '../../../src/sync/json-array-splitter.js';
 
 /** Feeds `body` to a splitter in pieces cut at `cuts` (byte offsets); returns the element texts. */
 function split(body: Buffer | string, cuts: number[] = []): string[] {
@@ -117,4 +117,45 @@ test('parseJsonArray: each element parsed as it completes; an invalid element na
     (err: unknown) => err instanceof JsonArrayError && err.index === 1 && err.offset === 10 && /element 1 \(from byte 10\) is not valid JSON/.test(err.message),
   );
   assert.deepEqual(seen, [{ a: 1 }], 'the elements before the bad one were handed over');
+});
+
+async function collect(it: AsyncIterable<unknown[]>): Promise<unknown[][]> {
+  const out: unknown[][] = [];
+  for await (const b of it) out.push(b);
+  return out;
+}
+
+async function errorOf(it: AsyncIterable<unknown>): Promise<JsonArrayError> {
+  try {
+    for await (const _ of it) void _;
+  } catch (err) {
+    assert.ok(err instanceof JsonArrayError, String(err));
+    return err;
+  }
+  assert.fail('no error');
+}
+
+test('parseJsonArrayBatches: a body within the limit is one JSON.parse; a larger one is split into batches of 500', async () => {
+  const values = Array.from({ length: 1201 }, (_, k) => ({ k, s: `é${k}` }));
+  const text = '\uFEFF ' + JSON.stringify(values) + '\n';
+  const whole = await collect(parseJsonArrayBatches(chunksOf(text, 4096)));
+  assert.equal(whole.length, 1, 'one batch');
+  assert.deepEqual(whole[0], values);
+  const split = await collect(parseJsonArrayBatches(chunksOf(text, 4096), 10_000));
+  assert.deepEqual(
+    split.map((b) => b.length),
+    [500, 500, 201],
+  );
+  assert.deepEqual(split.flat(), values);
+  assert.deepEqual(await collect(parseJsonArrayBatches(chunksOf('[]', 1))), []);
+});
+
+test('parseJsonArrayBatches: a broken body fails as the streaming split does, naming the same element and byte', async () => {
+  for (const body of ['[{"a":1}, {"b":tru}, {"c":3}]', '{"a":1}', '[1,2', '[1] 2', '[1 2]']) {
+    const streamed = await errorOf(parseJsonArray(chunksOf(body, 4)));
+    for (const limit of [undefined, 3]) {
+      const batched = await errorOf(parseJsonArrayBatches(chunksOf(body, 4), limit));
+      assert.deepEqual([batched.message, batched.index, batched.offset], [streamed.message, streamed.index, streamed.offset], `${body} (limit ${limit})`);
+    }
+  }
 });

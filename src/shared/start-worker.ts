@@ -1,0 +1,15 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Starts the worker thread whose entry is `file` (a URL next to the caller, written without an
+ * extension: `.js` is added in the compiled build, `.ts` when the caller itself runs as
+ * TypeScript). tsx's loader does not reach worker threads by itself (privatenumber/tsx#354), so
+ * a TypeScript worker registers it before importing its source; tests and benchmarks run so.
+ */
+export function startWorker(callerUrl: string, file: string, workerData: unknown): Worker {
+  const fromSource = callerUrl.endsWith('.ts');
+  const url = new URL(`${file}${fromSource ? '.ts' : '.js'}`, callerUrl);
+  if (!fromSource) return new Worker(url, { workerData });
+  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData });
+}

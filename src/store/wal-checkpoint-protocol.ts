@@ -1,0 +1,19 @@
+/** Messages between the store and its checkpoint worker (wal-checkpoint-worker.ts). */
+
+export interface CheckpointWorkerInput {
+  /** The store's SQLite file. */
+  path: string;
+  /** Milliseconds between two passive checkpoints. */
+  intervalMs: number;
+}
+
+/** What `PRAGMA wal_checkpoint(PASSIVE)` reports: frames in the WAL and frames copied back. */
+export interface CheckpointResult {
+  busy: number;
+  log: number;
+  checkpointed: number;
+}
+
+export type ToCheckpointWorker = { type: 'checkpoint'; id: number } | { type: 'stop' };
+
+export type FromCheckpointWorker = { type: 'checkpointed'; id: number; result: CheckpointResult } | { type: 'failed'; id: number; message: string };

@@ -1,0 +1,79 @@
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../shared/start-worker.js';
+import type { CheckpointResult, CheckpointWorkerInput, FromCheckpointWorker, ToCheckpointWorker } from './wal-checkpoint-protocol.js';
+
+export type { CheckpointResult } from './wal-checkpoint-protocol.js';
+
+/** How often the worker checkpoints, and the WAL size (in pages) at which a writer does it itself. */
+export interface CheckpointOptions {
+  intervalMs?: number;
+  backstopPages?: number;
+}
+
+export const CHECKPOINT_DEFAULTS = { intervalMs: 100, backstopPages: 8192 } as const;
+
+/**
+ * Checkpoints a WAL-mode SQLite file from a worker thread. With SQLite's default, the writer
+ * checkpoints by itself whenever its commit leaves more than 1,000 pages in the WAL, and with
+ * `synchronous = NORMAL` that checkpoint is where the fsyncs happen: a sync upload or an import
+ * batch then waits for the disk in its commit (about a third of an upload's time, bench/README.md).
+ * Here a second connection copies the WAL back on a timer, on another core, and the writer's own
+ * auto-checkpoint is raised to a backstop that only acts if this worker falls behind or dies.
+ * Durability is unchanged: commits were never fsynced in this mode, checkpoints still are.
+ */
+export class WalCheckpointer {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (r: CheckpointResult) => void; reject: (e: Error) => void }>();
+  private failure: Error | undefined;
+
+  private constructor(private readonly worker: Worker) {
+    worker.unref();
+    worker.on('message', (m: FromCheckpointWorker) => {
+      const waiter = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      if (m.type === 'checkpointed') waiter?.resolve(m.result);
+      else waiter?.reject(new Error(`checkpoint failed: ${m.message}`));
+    });
+    // A dead worker leaves checkpoints to the writer's backstop; nothing is lost.
+    worker.on('error', (err) => this.fail(err));
+    worker.on('exit', () => this.fail(new Error('the checkpoint worker has stopped')));
+  }
+
+  /** Starts the worker on the SQLite file at `path`. */
+  static start(path: string, opts: CheckpointOptions = {}): WalCheckpointer {
+    const input: CheckpointWorkerInput = { path, intervalMs: opts.intervalMs ?? CHECKPOINT_DEFAULTS.intervalMs };
+    return new WalCheckpointer(startWorker(import.meta.url, './wal-checkpoint-worker', input));
+  }
+
+  /** Runs one checkpoint now, in the worker, and returns what SQLite reported. */
+  checkpointNow(): Promise<CheckpointResult> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.post({ type: 'checkpoint', id });
+    });
+  }
+
+  /** Whether the worker is still running. */
+  get running(): boolean {
+    return this.failure === undefined;
+  }
+
+  /** Asks the worker to close its connection and end; the process never waits for it. */
+  stop(): void {
+    if (this.failure) return;
+    this.post({ type: 'stop' });
+    this.fail(new Error('the checkpoint worker was stopped'));
+  }
+
+  private post(m: ToCheckpointWorker): void {
+    this.worker.postMessage(m);
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    for (const w of this.pending.values()) w.reject(this.failure);
+    this.pending.clear();
+  }
+}

@@ -1,0 +1,95 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { openStore, type Store } from '../../../src/store/open-store.js';
+import { tempHome } from '../../helpers/temp-home.js';
+
+const HOUR = 3_600_000;
+
+/** Writes `rows` rows of 3 KB (about one page each with SQLite's 4 KB pages) in transactions of 100. */
+function fill(store: Store, rows: number): void {
+  store.db.exec('CREATE TABLE IF NOT EXISTS filler (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  const insert = store.db.prepare('INSERT INTO filler (body) VALUES (?)');
+  const body = 'x'.repeat(3000);
+  for (let done = 0; done < rows; done += 100) store.db.transaction(() => { for (let k = 0; k < Math.min(100, rows - done); k++) insert.run(body); })();
+}
+
+const dbBytes = (store: Store) => statSync(store.home.db).size;
+
+test('checkpoints move to the worker: the writer leaves the WAL to it, and a checkpoint copies every frame back', async () => {
+  const home = tempHome();
+  const store = openStore(home);
+  try {
+    // The timer never fires during this test: only checkpointNow checkpoints.
+    const checkpointer = store.checkpointInBackground({ intervalMs: HOUR })!;
+    assert.ok(checkpointer.running);
+    assert.equal(store.checkpointInBackground(), checkpointer, 'idempotent');
+    const before = dbBytes(store);
+    fill(store, 2000);
+    // With SQLite's default the writer would have checkpointed at 1,000 pages; the backstop is 8,192.
+    assert.ok(dbBytes(store) < before + 1_000_000, `the database file grew to ${dbBytes(store)} bytes: the writer checkpointed`);
+    const result = await checkpointer.checkpointNow();
+    assert.equal(result.busy, 0);
+    assert.ok(result.log > 1500, `${result.log} frames in the WAL`);
+    assert.equal(result.checkpointed, result.log, 'every frame copied back');
+    assert.ok(dbBytes(store) > before + 5_000_000, 'the pages are in the database file');
+    // Another connection sees everything, from the database file.
+    const reader = new Database(home.db, { readonly: true });
+    assert.equal((reader.prepare('SELECT count(*) AS n FROM filler').get() as { n: number }).n, 2000);
+    reader.close();
+  } finally {
+    store.close();
+    home.cleanup();
+  }
+});
+
+test('without the worker the writer checkpoints by itself at SQLite’s default', () => {
+  const home = tempHome();
+  const store = openStore(home);
+  try {
+    const before = dbBytes(store);
+    fill(store, 2000);
+    assert.ok(dbBytes(store) > before + 2_000_000, 'the writer copied pages back itself');
+  } finally {
+    store.close();
+    home.cleanup();
+  }
+});
+
+test('the worker checkpoints on its timer', async () => {
+  const home = tempHome();
+  const store = openStore(home);
+  try {
+    store.checkpointInBackground({ intervalMs: 5 });
+    const before = dbBytes(store);
+    fill(store, 1500);
+    // Polls counted, not timed: a slow machine only waits longer.
+    let polls = 0;
+    while (dbBytes(store) < before + 5_000_000 && polls < 1000) {
+      await delay(10);
+      polls += 1;
+    }
+    assert.ok(dbBytes(store) >= before + 5_000_000, `the timer's checkpoints never copied the pages back (${polls} polls)`);
+  } finally {
+    store.close();
+    home.cleanup();
+  }
+});
+
+test('closing the store stops the worker; a read-only store starts none', async () => {
+  const home = tempHome();
+  const store = openStore(home);
+  const checkpointer = store.checkpointInBackground({ intervalMs: HOUR })!;
+  store.close();
+  assert.equal(checkpointer.running, false);
+  await assert.rejects(checkpointer.checkpointNow(), /stopped/);
+  const readonly = openStore(home, { readonly: true });
+  try {
+    assert.equal(readonly.checkpointInBackground(), undefined);
+  } finally {
+    readonly.close();
+    home.cleanup();
+  }
+});
