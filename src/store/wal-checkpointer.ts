@@ -1,4 +1,5 @@
 import type { Worker } from 'node:worker_threads';
+import { AppError } from '../shared/errors.js';
 import { startWorker } from '../shared/start-worker.js';
 import type { CheckpointResult, CheckpointWorkerInput, FromCheckpointWorker, ToCheckpointWorker } from './wal-checkpoint-protocol.js';
 
@@ -24,25 +25,28 @@ export const CHECKPOINT_DEFAULTS = { intervalMs: 100, backstopPages: 8192 } as c
 export class WalCheckpointer {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (r: CheckpointResult) => void; reject: (e: Error) => void }>();
-  private failure: Error | undefined;
+  private failure: AppError | undefined;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    private readonly path: string,
+  ) {
     worker.unref();
     worker.on('message', (m: FromCheckpointWorker) => {
       const waiter = this.pending.get(m.id);
       this.pending.delete(m.id);
       if (m.type === 'checkpointed') waiter?.resolve(m.result);
-      else waiter?.reject(new Error(`checkpoint failed: ${m.message}`));
+      else waiter?.reject(new AppError('IO_ERROR', `checkpoint of ${this.path} failed: ${m.message}`, { file: this.path }));
     });
     // A dead worker leaves checkpoints to the writer's backstop; nothing is lost.
-    worker.on('error', (err) => this.fail(err));
-    worker.on('exit', () => this.fail(new Error('the checkpoint worker has stopped')));
+    worker.on('error', (err) => this.fail(new AppError('INTERNAL', `the checkpoint worker of ${path} failed: ${err.message}`, { file: path }, { cause: err })));
+    worker.on('exit', () => this.fail(new AppError('INTERNAL', `the checkpoint worker of ${path} has stopped`, { file: path })));
   }
 
   /** Starts the worker on the SQLite file at `path`. */
   static start(path: string, opts: CheckpointOptions = {}): WalCheckpointer {
     const input: CheckpointWorkerInput = { path, intervalMs: opts.intervalMs ?? CHECKPOINT_DEFAULTS.intervalMs };
-    return new WalCheckpointer(startWorker(import.meta.url, './wal-checkpoint-worker', input));
+    return new WalCheckpointer(startWorker(import.meta.url, './wal-checkpoint-worker', input), path);
   }
 
   /** Runs one checkpoint now, in the worker, and returns what SQLite reported. */
@@ -64,14 +68,14 @@ export class WalCheckpointer {
   stop(): void {
     if (this.failure) return;
     this.post({ type: 'stop' });
-    this.fail(new Error('the checkpoint worker was stopped'));
+    this.fail(new AppError('INTERNAL', `the checkpoint worker of ${this.path} was stopped`, { file: this.path }));
   }
 
   private post(m: ToCheckpointWorker): void {
     this.worker.postMessage(m);
   }
 
-  private fail(err: Error): void {
+  private fail(err: AppError): void {
     this.failure ??= err;
     for (const w of this.pending.values()) w.reject(this.failure);
     this.pending.clear();
