@@ -79,6 +79,7 @@ async function attempt(store: Store, d: ClaimedDelivery, sender: Sender, now: ()
       responseMs: result.ms,
       error: result.error,
       retryCount: d.attempts,
+      redelivery: d.redeliveries,
       attemptedAt: new Date(startedMs).toISOString(),
     },
     { state, nextAttemptMs: retryAt },
