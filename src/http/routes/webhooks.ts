@@ -146,7 +146,7 @@ export function webhookRoutes(api: ApiBuilder, { store, config, clock }: RouteDe
       202: json(DeliveryState, 'queued again: status `pending`, due at `next_attempt_at`'),
       400: json(ErrorBody, 'an id is not a whole number (`USAGE`)'),
       404: json(ErrorBody, 'no webhook of that id, or no delivery of that id for this webhook (`NOT_FOUND`)'),
-      409: json(ErrorBody, 'the delivery is not failed: still pending, or delivered (`CONFLICT`, `details.status` says which)'),
+      409: json(ErrorBody, 'the delivery is not failed: still pending, or delivered (`CONFLICT`; the message says which)'),
     },
     handler: (c) => {
       const p = validate(DeliveryIdParams, c.req.param(), 'path');
