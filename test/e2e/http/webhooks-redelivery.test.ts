@@ -90,7 +90,7 @@ test('a receiver down through every retry: failed deliveries listed with payload
   assert.deepEqual(failed.deliveries.map((d: any) => d.payload.event).sort(), ['case_uploaded', 'case_uploaded', 'dictionary_uploaded']);
   for (const d of failed.deliveries) {
     assert.deepEqual([d.status, d.attempts, d.redeliveries, d.last_response_status, d.last_error], ['failed', 4, 0, 500, 'the receiver answered HTTP 500']);
-    assert.equal(d.next_attempt_at, undefined, 'failed for good: no attempt is due');
+    assert.equal(d.next_attempt_at, undefined, 'failed: no attempt is due');
     const sent = rx.received.filter((r) => r.headers['webhook-id'] === d.message_id);
     assert.equal(sent.length, 4);
     assert.deepEqual(sent[0]!.json, d.payload);
