@@ -223,7 +223,7 @@ export function registerWebhooksCommands(program: Command): void {
     .action(
       action(async (ctx) => {
         const r = await deliverDueWebhooks(ctx.store(), { settings: webhookSettings() });
-        ctx.print(r, () => `${r.attempted} sent (${r.succeeded} ok, ${r.retrying} to retry, ${r.gave_up} failed after their last retry: see "deliveries ID --failed"); ${r.pending} waiting${r.next_due ? `, next at ${r.next_due}` : ''}`);
+        ctx.print(r, () => `${r.attempted} sent (${r.succeeded} ok, ${r.retrying} to retry, ${r.gave_up} failed after their last retry${r.gave_up ? ', see "deliveries ID --failed"' : ''}); ${r.pending} waiting${r.next_due ? `, next at ${r.next_due}` : ''}`);
       }),
     );
 }
