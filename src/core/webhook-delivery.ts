@@ -106,7 +106,10 @@ export async function testWebhook(store: Store, id: number, opts: DeliverOptions
 
 /** One attempt of the delivery history (spec 2.7). */
 export interface DeliveryRecord {
+  /** The attempt's id. */
   id: number;
+  /** The delivery (event) it was an attempt of: the id that redelivery takes. */
+  delivery_id: number;
   event: string;
   status: 'success' | 'failed';
   /** Absent when no HTTP answer came back (timeout, no connection). */
@@ -114,8 +117,10 @@ export interface DeliveryRecord {
   response_time: string;
   error?: string;
   attempted_at: string;
-  /** On failed attempts: 0 for the first attempt, 1 to 3 for the retries. */
+  /** On failed attempts: 0 for the first attempt, 1 to 3 for the retries (counted again from 0 after a redelivery). */
   retry_count?: number;
+  /** On attempts made after an operator redelivered the delivery: the n of its n-th redelivery. */
+  redelivery?: number;
 }
 
 export interface DeliveryHistory {
@@ -149,6 +154,7 @@ export function webhookDeliveries(store: Store, id: number, limit = DEFAULT_DELI
   const deliveries = store.webhookQueue.attempts(id, limit).map(
     (a): DeliveryRecord => ({
       id: a.id,
+      delivery_id: a.deliveryId,
       event: a.event,
       status: a.status,
       ...(a.responseStatus === null ? {} : { response_status: a.responseStatus }),
@@ -156,6 +162,7 @@ export function webhookDeliveries(store: Store, id: number, limit = DEFAULT_DELI
       ...(a.error === null ? {} : { error: a.error }),
       attempted_at: a.attemptedAt,
       ...(a.status === 'failed' ? { retry_count: a.retryCount } : {}),
+      ...(a.redelivery > 0 ? { redelivery: a.redelivery } : {}),
     }),
   );
   return { webhook_id: id, total_deliveries: counts.total, successful: counts.successful, failed: counts.failed, deliveries };

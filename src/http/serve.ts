@@ -51,7 +51,7 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
       const log = opts.config?.log ?? ((line: string) => process.stderr.write(line + '\n'));
       // Uploads commit without stopping to checkpoint the WAL (store/wal-checkpointer.ts).
       opts.store.checkpointInBackground();
-      const dispatcher = opts.webhookDispatcher === false ? undefined : startWebhookDispatcher(opts.store, { settings, log });
+      const dispatcher = opts.webhookDispatcher === false ? undefined : startWebhookDispatcher(opts.store, { settings, log, now: opts.clock });
       const close = async () => {
         await dispatcher?.stop();
         await closeServer(server, opts.graceMs ?? 10_000);

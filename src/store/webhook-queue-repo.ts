@@ -92,7 +92,10 @@ export interface ClaimedDelivery {
   event: string;
   messageId: string;
   body: string;
+  /** Attempts made since the delivery was queued or last redelivered. */
   attempts: number;
+  /** Times an operator re-queued it after it failed (0 for the original round). */
+  redeliveries: number;
   leaseToken: string;
   url: string;
   secret: string;
@@ -107,12 +110,34 @@ export interface AttemptRecord {
   responseMs: number;
   error: string | null;
   retryCount: number;
+  /** The round of the attempt: 0 for the original one, n after the n-th redelivery. */
+  redelivery: number;
   attemptedAt: string;
 }
 
-export interface AttemptRow extends Omit<AttemptRecord, 'deliveryId' | 'webhookId'> {
+export interface AttemptRow extends Omit<AttemptRecord, 'webhookId'> {
   id: number;
 }
+
+/** A delivery as an operator sees it: its queue state, body and last attempt. */
+export interface DeliveryViewRow {
+  id: number;
+  event: string;
+  messageId: string;
+  body: string;
+  state: 'pending' | 'success' | 'failed';
+  nextAttemptMs: number | null;
+  redeliveries: number;
+  createdAt: string;
+  /** Attempts recorded for it, over every round. */
+  totalAttempts: number;
+  lastAttemptedAt: string | null;
+  lastResponseStatus: number | null;
+  lastError: string | null;
+}
+
+/** What `redeliver` found: the delivery re-queued, or why not. */
+export type RedeliverOutcome = { kind: 'queued'; id: number } | { kind: 'missing' } | { kind: 'not-failed'; state: 'pending' | 'success' };
 
 export interface DeliveryStateRow {
   id: number;
@@ -124,6 +149,17 @@ export interface DeliveryStateRow {
   attempts: number;
   nextAttemptMs: number | null;
 }
+
+/** A delivery with its last attempt (attempt ids grow, so the last is the highest). */
+const VIEW_SQL = `SELECT d.id, d.event, d.message_id AS messageId, d.body, d.state, d.next_attempt_ms AS nextAttemptMs, d.redeliveries, d.created_at AS createdAt,
+         (SELECT count(*) FROM webhook_attempts x WHERE x.delivery_id = d.id) AS totalAttempts,
+         a.attempted_at AS lastAttemptedAt, a.response_status AS lastResponseStatus, a.error AS lastError
+  FROM webhook_deliveries d
+  LEFT JOIN webhook_attempts a ON a.id = (SELECT max(y.id) FROM webhook_attempts y WHERE y.delivery_id = d.id)`;
+
+/** Back to the queue with a fresh set of attempts, due at the first parameter. */
+const REQUEUE_SQL = `UPDATE webhook_deliveries
+  SET state = 'pending', attempts = 0, next_attempt_ms = ?, lease_until_ms = NULL, lease_token = NULL, redeliveries = redeliveries + 1`;
 
 /**
  * The outbox, the delivery queue and the attempt history. Every method that changes the queue is
@@ -193,7 +229,7 @@ export class WebhookQueueRepo {
       if (!hit) return undefined;
       return this.db
         .prepare(
-          `SELECT d.id, d.webhook_id AS webhookId, d.event, d.message_id AS messageId, d.body, d.attempts, d.lease_token AS leaseToken, w.url, w.secret
+          `SELECT d.id, d.webhook_id AS webhookId, d.event, d.message_id AS messageId, d.body, d.attempts, d.redeliveries, d.lease_token AS leaseToken, w.url, w.secret
            FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?`,
         )
         .get(hit.id) as ClaimedDelivery;
@@ -222,17 +258,18 @@ export class WebhookQueueRepo {
   addAttempt(a: AttemptRecord): void {
     this.db
       .prepare(
-        `INSERT INTO webhook_attempts (delivery_id, webhook_id, event, status, response_status, response_ms, error, retry_count, attempted_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO webhook_attempts (delivery_id, webhook_id, event, status, response_status, response_ms, error, retry_count, redelivery, attempted_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(a.deliveryId, a.webhookId, a.event, a.status, a.responseStatus, a.responseMs, a.error, a.retryCount, a.attemptedAt);
+      .run(a.deliveryId, a.webhookId, a.event, a.status, a.responseStatus, a.responseMs, a.error, a.retryCount, a.redelivery, a.attemptedAt);
   }
 
   /** The newest `limit` attempts of a webhook, newest first. */
   attempts(webhookId: number, limit: number): AttemptRow[] {
     return this.db
       .prepare(
-        `SELECT id, event, status, response_status AS responseStatus, response_ms AS responseMs, error, retry_count AS retryCount, attempted_at AS attemptedAt
+        `SELECT id, delivery_id AS deliveryId, event, status, response_status AS responseStatus, response_ms AS responseMs, error, retry_count AS retryCount,
+                redelivery, attempted_at AS attemptedAt
          FROM webhook_attempts WHERE webhook_id = ? ORDER BY id DESC LIMIT ?`,
       )
       .all(webhookId, limit) as AttemptRow[];
@@ -253,6 +290,50 @@ export class WebhookQueueRepo {
     const sql = `SELECT id, webhook_id AS webhookId, event, message_id AS messageId, body, state, attempts, next_attempt_ms AS nextAttemptMs
                  FROM webhook_deliveries ${webhookId === undefined ? '' : 'WHERE webhook_id = ?'} ORDER BY id`;
     return (webhookId === undefined ? this.db.prepare(sql).all() : this.db.prepare(sql).all(webhookId)) as DeliveryStateRow[];
+  }
+
+  /** The failed deliveries of a webhook, oldest first, at most `limit`, with their last attempt. */
+  failedDeliveries(webhookId: number, limit: number): DeliveryViewRow[] {
+    return this.db.prepare(`${VIEW_SQL} WHERE d.webhook_id = ? AND d.state = 'failed' ORDER BY d.id LIMIT ?`).all(webhookId, limit) as DeliveryViewRow[];
+  }
+
+  countFailed(webhookId: number): number {
+    return (this.db.prepare(`SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND state = 'failed'`).get(webhookId) as { n: number }).n;
+  }
+
+  /** Deliveries of a webhook by id, in id order; ids of other webhooks are left out. */
+  deliveryViews(webhookId: number, ids: number[]): DeliveryViewRow[] {
+    const one = this.db.prepare(`${VIEW_SQL} WHERE d.webhook_id = ? AND d.id = ?`);
+    return [...ids]
+      .sort((a, b) => a - b)
+      .map((id) => one.get(webhookId, id) as DeliveryViewRow | undefined)
+      .filter((r): r is DeliveryViewRow => r !== undefined);
+  }
+
+  /**
+   * Puts a failed delivery of `webhookId` back in the queue, due at `nowMs`, with a fresh set of
+   * attempts; the row keeps its id, body and message id. In one transaction, so two operators
+   * redelivering it at once queue it once (the second finds it pending).
+   */
+  redeliver(webhookId: number, deliveryId: number, nowMs: number): RedeliverOutcome {
+    return this.write(() => {
+      const r = this.db.prepare('SELECT state FROM webhook_deliveries WHERE id = ? AND webhook_id = ?').get(deliveryId, webhookId) as
+        | { state: 'pending' | 'success' | 'failed' }
+        | undefined;
+      if (!r) return { kind: 'missing' };
+      if (r.state !== 'failed') return { kind: 'not-failed', state: r.state };
+      this.db.prepare(`${REQUEUE_SQL} WHERE id = ?`).run(nowMs, deliveryId);
+      return { kind: 'queued', id: deliveryId };
+    });
+  }
+
+  /** Puts every failed delivery of a webhook back in the queue (see `redeliver`); their ids, in order. */
+  redeliverAllFailed(webhookId: number, nowMs: number): number[] {
+    return this.write(() =>
+      (this.db.prepare(`${REQUEUE_SQL} WHERE webhook_id = ? AND state = 'failed' RETURNING id`).all(nowMs, webhookId) as { id: number }[])
+        .map((r) => r.id)
+        .sort((a, b) => a - b),
+    );
   }
 
   /** Deliveries waiting to be sent, and when the next one is due (null when none waits). */

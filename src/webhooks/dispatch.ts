@@ -15,7 +15,7 @@ export interface DeliverReport {
   succeeded: number;
   /** Failed attempts that will be retried later. */
   retrying: number;
-  /** Failed attempts that were the last retry: recorded as failed for good. */
+  /** Failed attempts that were the last retry: the delivery is failed, kept with its payload for redelivery. */
   gave_up: number;
   /** Deliveries still waiting (retries, or leased by another dispatcher). */
   pending: number;
@@ -79,6 +79,7 @@ async function attempt(store: Store, d: ClaimedDelivery, sender: Sender, now: ()
       responseMs: result.ms,
       error: result.error,
       retryCount: d.attempts,
+      redelivery: d.redeliveries,
       attemptedAt: new Date(startedMs).toISOString(),
     },
     { state, nextAttemptMs: retryAt },

@@ -53,6 +53,7 @@ export async function sendTestMessage(store: Store, w: WebhookRow, opts: { now: 
       responseMs: result.ms,
       error: result.error,
       retryCount: 0,
+      redelivery: 0,
       attemptedAt: new Date(startedMs).toISOString(),
     });
   });

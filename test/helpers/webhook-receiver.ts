@@ -18,9 +18,10 @@ export interface Receiver {
 
 /**
  * A real HTTP server on 127.0.0.1 that records every request and answers with `answer(i)`: a
- * status, or 'hold' to never answer (the connection stays open until close).
+ * status, or 'hold' to never answer (the connection stays open until close). `port` brings a
+ * receiver up at a known address (one that refused connections before, say); default any free port.
  */
-export async function startReceiver(answer: (index: number, r: Received) => number | 'hold' = () => 200): Promise<Receiver> {
+export async function startReceiver(answer: (index: number, r: Received) => number | 'hold' = () => 200, opts: { port?: number } = {}): Promise<Receiver> {
   const received: Received[] = [];
   const held: ServerResponse[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
@@ -45,7 +46,7 @@ export async function startReceiver(answer: (index: number, r: Received) => numb
       else res.writeHead(a, { 'content-type': 'text/plain' }).end('ok');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/hook`,

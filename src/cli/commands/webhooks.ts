@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { EXIT } from '../../shared/errors.js';
+import { AppError, EXIT } from '../../shared/errors.js';
 import { addWebhook, EVENT_KINDS, listWebhooks, parseWebhookId, removeWebhook, updateWebhook, type WebhookFields } from '../../core/webhooks.js';
 import { deliverDueWebhooks, parseDeliveriesLimit, testWebhook, webhookDeliveries, webhookSettings } from '../../core/webhook-delivery.js';
+import { failedWebhookDeliveries, parseDeliveryId, redeliverAndSend } from '../../core/webhook-redelivery.js';
 import { action, examples } from '../action.js';
 import { fields, table } from '../render.js';
 
@@ -23,7 +24,7 @@ function toFields(o: FieldOptions): WebhookFields {
   return { name: o.name, url: o.url, events: o.events, secret: o.secret, active: o.active };
 }
 
-/** `sds webhooks list|add|update|remove|test|deliveries|deliver`: outgoing webhooks (spec 4.5). */
+/** `sds webhooks list|add|update|remove|test|deliveries|redeliver|deliver`: outgoing webhooks (spec 4.5). */
 export function registerWebhooksCommands(program: Command): void {
   const webhooks = program
     .command('webhooks')
@@ -34,6 +35,8 @@ export function registerWebhooksCommands(program: Command): void {
         'sds webhooks add --name analytics --url https://hooks.example.org/sds --events case_uploaded,case_modified',
         'sds webhooks list --json',
         'sds webhooks test 1',
+        'sds webhooks deliveries 1 --failed   # events not delivered after all retries',
+        'sds webhooks redeliver 1 --all-failed   # after a receiver outage',
         'sds webhooks deliver   # from cron, when no `sds serve` runs',
       ),
     );
@@ -118,23 +121,95 @@ export function registerWebhooksCommands(program: Command): void {
 
   webhooks
     .command('deliveries <id>')
-    .description('delivery history of a webhook: every attempt, newest first')
-    .option('--limit <n>', 'attempts to list, 1 to 1000', '50')
-    .addHelpText('after', examples('sds webhooks deliveries 1', 'sds webhooks deliveries 1 --limit 200 --json'))
+    .description('delivery history of a webhook: every attempt, newest first; with --failed, the deliveries that used all their retries')
+    .option('--limit <n>', 'records to list, 1 to 1000', '50')
+    .option('--failed', 'list the failed deliveries instead (oldest first; payloads with --json), to redeliver them')
+    .addHelpText(
+      'after',
+      examples('sds webhooks deliveries 1', 'sds webhooks deliveries 1 --limit 200 --json', 'sds webhooks deliveries 1 --failed', 'sds webhooks deliveries 1 --failed --json   # with each payload'),
+    )
     .action(
-      action((ctx, id: string, o: { limit: string }) => {
-        const h = webhookDeliveries(ctx.store(), parseWebhookId(id), parseDeliveriesLimit(o.limit));
+      action((ctx, id: string, o: { limit: string; failed?: boolean }) => {
+        const webhookId = parseWebhookId(id);
+        const limit = parseDeliveriesLimit(o.limit);
+        if (o.failed) {
+          const f = failedWebhookDeliveries(ctx.store(), webhookId, limit);
+          ctx.print(f, () =>
+            [
+              `Webhook ${f.webhook_id}: ${f.failed} failed deliveries${f.failed > f.deliveries.length ? ` (the oldest ${f.deliveries.length} listed)` : ''}`,
+              f.deliveries.length
+                ? table(
+                    ['delivery', 'event', 'webhook-id', 'attempts', 'redelivered', 'last_attempt', 'response', 'last_error'],
+                    f.deliveries.map((d) => [d.id, d.event, d.message_id, d.attempts, d.redeliveries, d.last_attempted_at, d.last_response_status, d.last_error]),
+                  )
+                : '',
+              f.deliveries.length ? `Re-send: sds webhooks redeliver ${f.webhook_id} --delivery N, or --all-failed` : '',
+            ]
+              .filter(Boolean)
+              .join('\n'),
+          );
+          return;
+        }
+        const h = webhookDeliveries(ctx.store(), webhookId, limit);
         ctx.print(h, () =>
           [
             `Webhook ${h.webhook_id}: ${h.total_deliveries} attempts, ${h.successful} successful, ${h.failed} failed`,
             h.deliveries.length
               ? table(
-                  ['id', 'event', 'status', 'response', 'time', 'retry', 'attempted_at', 'error'],
-                  h.deliveries.map((d) => [d.id, d.event, d.status, d.response_status, d.response_time, d.retry_count, d.attempted_at, d.error]),
+                  ['id', 'delivery', 'event', 'status', 'response', 'time', 'retry', 'attempted_at', 'error'],
+                  h.deliveries.map((d) => [d.id, d.delivery_id, d.event, d.status, d.response_status, d.response_time, d.retry_count, d.attempted_at, d.error]),
                 )
               : '',
           ].join('\n'),
         );
+      }),
+    );
+
+  webhooks
+    .command('redeliver <id>')
+    .description(
+      'send failed deliveries again, with their original webhook-id and body (receivers can deduplicate): re-queues them with a fresh set of retries, then sends what is due (exit 5 when some did not get through)',
+    )
+    .option('--delivery <n>', 'the failed delivery to re-send (the "delivery" column of `deliveries --failed`)')
+    .option('--all-failed', 'every failed delivery of the webhook')
+    .option('--queue-only', 'only re-queue; leave the sending to `sds serve` or `sds webhooks deliver`')
+    .addHelpText(
+      'after',
+      examples(
+        'sds webhooks deliveries 1 --failed            # find N',
+        'sds webhooks redeliver 1 --delivery 42',
+        'sds webhooks redeliver 1 --all-failed --json   # after a receiver outage',
+        'sds webhooks redeliver 1 --all-failed --queue-only   # a running `sds serve` sends them',
+      ),
+    )
+    .action(
+      action(async (ctx, id: string, o: { delivery?: string; allFailed?: boolean; queueOnly?: boolean }) => {
+        const webhookId = parseWebhookId(id);
+        if ((o.delivery === undefined) === !o.allFailed) {
+          throw new AppError('USAGE', 'give exactly one of --delivery N (one failed delivery) or --all-failed (every failed delivery of the webhook)', { field: 'delivery' });
+        }
+        const target = o.delivery !== undefined ? { delivery: parseDeliveryId(o.delivery) } : ({ allFailed: true } as const);
+        const r = await redeliverAndSend(ctx.store(), webhookId, target, { settings: webhookSettings(), queueOnly: o.queueOnly });
+        const delivered = r.deliveries.filter((d) => d.status === 'success').length;
+        ctx.print(r, () => {
+          const head = `Webhook ${r.webhook_id}: ${r.redelivered} deliveries queued again`;
+          if (r.redelivered === 0) return `Webhook ${r.webhook_id}: no failed deliveries`;
+          if (!r.active) return `${head}; the webhook is inactive: they wait until it is active again`;
+          if (!r.sent) return `${head}; \`sds serve\` or \`sds webhooks deliver\` sends them`;
+          const waiting = r.deliveries.filter((d) => d.status !== 'success');
+          return [
+            `${head}, ${delivered} delivered`,
+            waiting.length
+              ? table(
+                  ['delivery', 'event', 'status', 'next_attempt', 'last_error'],
+                  waiting.map((d) => [d.id, d.event, d.status, d.next_attempt_at, d.last_error]),
+                )
+              : '',
+          ]
+            .filter(Boolean)
+            .join('\n');
+        });
+        if (r.sent && delivered < r.redelivered) process.exitCode = EXIT.external;
       }),
     );
 
@@ -148,7 +223,7 @@ export function registerWebhooksCommands(program: Command): void {
     .action(
       action(async (ctx) => {
         const r = await deliverDueWebhooks(ctx.store(), { settings: webhookSettings() });
-        ctx.print(r, () => `${r.attempted} sent (${r.succeeded} ok, ${r.retrying} to retry, ${r.gave_up} failed for good); ${r.pending} waiting${r.next_due ? `, next at ${r.next_due}` : ''}`);
+        ctx.print(r, () => `${r.attempted} sent (${r.succeeded} ok, ${r.retrying} to retry, ${r.gave_up} failed after their last retry${r.gave_up ? ', see "deliveries ID --failed"' : ''}); ${r.pending} waiting${r.next_due ? `, next at ${r.next_due}` : ''}`);
       }),
     );
 }

@@ -1,11 +1,16 @@
 import { addWebhook, listWebhooks, parseWebhookId, removeWebhook, updateWebhook } from '../../core/webhooks.js';
 import { parseDeliveriesLimit, testWebhook, webhookDeliveries, webhookSettings } from '../../core/webhook-delivery.js';
+import { failedWebhookDeliveries, parseDeliveryId, redeliverFailedWebhookDeliveries, redeliverWebhookDelivery } from '../../core/webhook-redelivery.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { readJson } from '../read-body.js';
 import { ErrorBody, json } from '../schemas/common.js';
 import {
   DeliveriesQuery,
   DeliveryHistory,
+  DeliveryIdParams,
+  DeliveryState,
+  FailedDeliveries,
+  RedeliveredAll,
   Webhook,
   WebhookCreateBody,
   WebhookCreated,
@@ -26,7 +31,7 @@ const BAD_ID = json(ErrorBody, 'the id is not a whole number (`USAGE`)');
 const BAD_BODY = json(ErrorBody, 'a field has the wrong type or is unknown (`USAGE`), the body is not JSON (`API-003`), or a value is invalid (`WEBHOOK_INVALID`)');
 
 /** Outgoing webhook routes (spec 4.5), all for administrators. */
-export function webhookRoutes(api: ApiBuilder, { store, config }: RouteDeps): void {
+export function webhookRoutes(api: ApiBuilder, { store, config, clock }: RouteDeps): void {
   const id = (raw: Record<string, string>) => parseWebhookId(validate(WebhookIdParams, raw, 'path').id);
 
   api.route({
@@ -104,16 +109,62 @@ export function webhookRoutes(api: ApiBuilder, { store, config }: RouteDeps): vo
   api.route({
     method: 'get',
     path: '/api/webhooks/{id}/deliveries',
-    summary: 'Delivery history of a webhook: every attempt, newest first',
-    description: 'Each attempt (retries included) is one record; the counts cover all of them, `limit` only the list.',
+    summary: 'Delivery history of a webhook (every attempt, newest first), or its failed deliveries',
+    description:
+      'Each attempt (retries included) is one record; the counts cover all of them, `limit` only the list. ' +
+      'With `status=failed`: the deliveries that used all their attempts without success, oldest first, each with its ' +
+      'payload, `webhook-id` (`message_id`) and last error; they stay until redelivered or the webhook is deleted.',
     tags: ['webhooks'],
     permission: 'webhooks.manage',
     request: { params: WebhookIdParams, query: DeliveriesQuery },
-    responses: { 200: json(DeliveryHistory, 'the history'), 400: json(ErrorBody, 'bad id or limit (`USAGE`)'), ...NOT_FOUND },
+    responses: {
+      200: json(DeliveryHistory.or(FailedDeliveries), 'the history of attempts (`WebhookDeliveryHistory`), or with `status=failed` the failed deliveries (`WebhookFailedDeliveries`)'),
+      400: json(ErrorBody, 'bad id, limit or status (`USAGE`)'),
+      ...NOT_FOUND,
+    },
     handler: (c) => {
       const webhookId = id(c.req.param());
       const q = validate(DeliveriesQuery, c.req.query(), 'query');
-      return c.json(webhookDeliveries(store, webhookId, parseDeliveriesLimit(q.limit)));
+      const limit = parseDeliveriesLimit(q.limit);
+      return c.json(q.status === 'failed' ? failedWebhookDeliveries(store, webhookId, limit) : webhookDeliveries(store, webhookId, limit));
     },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/webhooks/{id}/deliveries/{delivery_id}/redeliver',
+    summary: 'Send a failed delivery again, with the same webhook-id and body',
+    description:
+      'Puts the delivery back in the queue, due now, with a fresh set of attempts and retries; the dispatcher of the server ' +
+      'sends it within `SDS_WEBHOOK_POLL_MS` (an inactive webhook keeps it queued until it is active). The body and the ' +
+      '`webhook-id` are the original ones, so a receiver can deduplicate; `webhook-timestamp` and the signatures are ' +
+      'those of the new attempt. Only a failed delivery can be redelivered: 409 `CONFLICT` for one still pending or delivered.',
+    tags: ['webhooks'],
+    permission: 'webhooks.manage',
+    request: { params: DeliveryIdParams },
+    responses: {
+      202: json(DeliveryState, 'queued again: status `pending`, due at `next_attempt_at`'),
+      400: json(ErrorBody, 'an id is not a whole number (`USAGE`)'),
+      404: json(ErrorBody, 'no webhook of that id, or no delivery of that id for this webhook (`NOT_FOUND`)'),
+      409: json(ErrorBody, 'the delivery is not failed: still pending, or delivered (`CONFLICT`; the message says which)'),
+    },
+    handler: (c) => {
+      const p = validate(DeliveryIdParams, c.req.param(), 'path');
+      return c.json(redeliverWebhookDelivery(store, parseWebhookId(p.id), parseDeliveryId(p.delivery_id), { now: clock }), 202);
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/api/webhooks/{id}/redeliver-failed',
+    summary: 'Send every failed delivery of a webhook again',
+    description:
+      'Puts every failed delivery of the webhook back in the queue, as the redeliver route does for one. ' +
+      'None failed is not an error (`redelivered: 0`). See docs/webhooks.md, "Recovering after a receiver outage".',
+    tags: ['webhooks'],
+    permission: 'webhooks.manage',
+    request: { params: WebhookIdParams },
+    responses: { 202: json(RedeliveredAll, 'queued again'), 400: BAD_ID, ...NOT_FOUND },
+    handler: (c) => c.json(redeliverFailedWebhookDeliveries(store, id(c.req.param()), { now: clock }), 202),
   });
 }

@@ -9,9 +9,21 @@ const Id = z.int().min(1).meta({ example: 1 });
 /** Path of the routes of one webhook. */
 export const WebhookIdParams = z.object({ id: z.string().regex(/^\d+$/, 'must be a whole number ≥ 1').meta({ example: '1' }) });
 
+/** Path of the routes of one delivery of a webhook. */
+export const DeliveryIdParams = WebhookIdParams.extend({
+  delivery_id: z.string().regex(/^\d+$/, 'must be a whole number ≥ 1').meta({ description: 'the delivery id (`delivery_id` of the history, `id` of the failed listing)', example: '7' }),
+});
+
 /** Query of the delivery history. */
 export const DeliveriesQuery = z.object({
-  limit: z.string().optional().meta({ description: `newest attempts to list, 1 to ${MAX_DELIVERIES_LIMIT} (default 50)`, example: '20' }),
+  limit: z
+    .string()
+    .optional()
+    .meta({ description: `records to list, 1 to ${MAX_DELIVERIES_LIMIT} (default 50): the newest attempts, or with status=failed the oldest failed deliveries`, example: '20' }),
+  status: z
+    .enum(['failed'])
+    .optional()
+    .meta({ description: 'failed: list the deliveries that used all their attempts (with their payload) instead of the history of attempts' }),
 });
 
 /**
@@ -80,14 +92,16 @@ export const WebhookTestFailure = z
 
 const DeliveryRecord = z
   .strictObject({
-    id: Id,
+    id: Id.meta({ description: 'the attempt id' }),
+    delivery_id: Id.meta({ description: 'the delivery (event) this was an attempt of: the id redelivery takes' }),
     event: z.string(),
     status: z.enum(['success', 'failed']),
     response_status: z.int().optional().meta({ description: 'absent when no HTTP answer came back' }),
     response_time: ResponseTime,
     error: z.string().optional(),
     attempted_at: Timestamp,
-    retry_count: z.int().min(0).optional().meta({ description: 'on failed attempts: 0 first attempt, 1 to 3 retries' }),
+    retry_count: z.int().min(0).optional().meta({ description: 'on failed attempts: 0 first attempt, 1 to 3 retries (from 0 again after a redelivery)' }),
+    redelivery: z.int().min(1).optional().meta({ description: 'on attempts made after the n-th redelivery of the delivery: n' }),
   })
   .meta({ id: 'WebhookDelivery' });
 
@@ -100,3 +114,40 @@ export const DeliveryHistory = z
     deliveries: z.array(DeliveryRecord),
   })
   .meta({ id: 'WebhookDeliveryHistory' });
+
+const DeliveryStateFields = {
+  id: Id.meta({ description: 'the delivery id, as taken by POST /api/webhooks/{id}/deliveries/{delivery_id}/redeliver' }),
+  event: z.string(),
+  message_id: z.string().meta({ description: 'the `webhook-id` header: the same on every attempt and redelivery', example: 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W' }),
+  status: z.enum(['pending', 'success', 'failed']),
+  attempts: z.int().min(0).meta({ description: 'attempts recorded, over the original round and every redelivery' }),
+  redeliveries: z.int().min(0).meta({ description: 'times it was redelivered' }),
+  created_at: Timestamp,
+  next_attempt_at: Timestamp.optional().meta({ description: 'when it is due, while pending' }),
+  last_attempted_at: Timestamp.optional(),
+  last_response_status: z.int().optional().meta({ description: 'absent when the last attempt got no HTTP answer' }),
+  last_error: z.string().optional(),
+};
+
+/** A delivery (one event for one webhook) and where it stands. */
+export const DeliveryState = z.strictObject(DeliveryStateFields).meta({ id: 'WebhookDeliveryState' });
+
+export const FailedDeliveries = z
+  .strictObject({
+    webhook_id: Id,
+    failed: z.int().min(0).meta({ description: 'failed deliveries in all; limit bounds only the list' }),
+    deliveries: z.array(
+      z
+        .strictObject({ ...DeliveryStateFields, status: z.literal('failed'), payload: z.unknown().meta({ description: 'the body it is sent with, parsed: {event, timestamp, webhook_id, data}' }) })
+        .meta({ id: 'WebhookFailedDelivery' }),
+    ),
+  })
+  .meta({ id: 'WebhookFailedDeliveries' });
+
+export const RedeliveredAll = z
+  .strictObject({
+    webhook_id: Id,
+    redelivered: z.int().min(0),
+    delivery_ids: z.array(Id).meta({ description: 'the deliveries put back in the queue, in order' }),
+  })
+  .meta({ id: 'WebhookRedeliveredAll' });

@@ -153,3 +153,31 @@ test('0006 counts the cases already stored, then triggers keep each dictionary c
     home.cleanup();
   }
 });
+
+test('0013 keeps a failed webhook delivery of an older store, with its body, ready to be redelivered', () => {
+  const home = tempHome();
+  try {
+    const db = new Database(home.db);
+    const all = loadMigrations();
+    migrate(db, all.filter((m) => m.version < 13));
+    db.prepare(`INSERT INTO webhooks (id, name, url, events, secret, created_ms, created_at, updated_at) VALUES (1, 'w', 'http://127.0.0.1:1/x', '[]', 's', 0, 't', 't')`).run();
+    db.prepare(
+      `INSERT INTO webhook_deliveries (id, webhook_id, event, message_id, body, state, attempts, next_attempt_ms, created_at)
+       VALUES (7, 1, 'case_uploaded', 'msg_old', '{"event":"case_uploaded"}', 'failed', 4, NULL, 't')`,
+    ).run();
+    db.prepare(
+      `INSERT INTO webhook_attempts (delivery_id, webhook_id, event, status, response_status, response_ms, error, retry_count, attempted_at)
+       VALUES (7, 1, 'case_uploaded', 'failed', 500, 3, 'HTTP 500', 3, 'a')`,
+    ).run();
+    migrate(db, all);
+    assert.deepEqual(db.prepare('SELECT id, message_id, body, state, attempts, redeliveries FROM webhook_deliveries').all(), [
+      { id: 7, message_id: 'msg_old', body: '{"event":"case_uploaded"}', state: 'failed', attempts: 4, redeliveries: 0 },
+    ]);
+    assert.deepEqual(db.prepare('SELECT retry_count, redelivery FROM webhook_attempts').all(), [{ retry_count: 3, redelivery: 0 }]);
+    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT id FROM webhook_deliveries WHERE webhook_id = 1 AND state = 'failed' ORDER BY id`).all() as { detail: string }[];
+    assert.match(plan.map((p) => p.detail).join(' | '), /webhook_deliveries_failed/);
+    db.close();
+  } finally {
+    home.cleanup();
+  }
+});

@@ -153,7 +153,7 @@ test('a receiver answering 500 then 200: two attempts, the retry due exactly 1 m
   assert.match(failed!.response_time, /^\d+ms$/);
 });
 
-test('a receiver that stays down gets 4 attempts at +0, +1, +6 and +21 minutes, then the delivery is failed for good', async () => {
+test('a receiver that stays down gets 4 attempts at +0, +1, +6 and +21 minutes, then the delivery is failed (not sent again unless redelivered)', async () => {
   const { store, rx } = await setup(() => 503);
   const hook = addWebhook(store, { name: 'd', url: rx.url, events: ['dictionary_uploaded'], secret: SECRET });
   uploadPopstan(store);
