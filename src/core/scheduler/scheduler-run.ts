@@ -72,7 +72,7 @@ async function deliverWebhooks(store: Store, log: (line: string) => void): Promi
   try {
     // The real clock, not the scheduler's (SDS_NOW is a testing aid for due schedules only).
     const r = await deliverDueWebhooks(store, { settings: webhookSettings() });
-    if (r.attempted > 0 || r.queued > 0) log(`webhooks: ${r.queued} queued, ${r.attempted} sent (${r.succeeded} ok, ${r.retrying} to retry, ${r.gave_up} failed for good)`);
+    if (r.attempted > 0 || r.queued > 0) log(`webhooks: ${r.queued} queued, ${r.attempted} sent (${r.succeeded} ok, ${r.retrying} to retry, ${r.gave_up} failed, kept for redelivery)`);
     return r;
   } catch (err) {
     const e = toAppError(err);
