@@ -1,4 +1,4 @@
-import { rmSync, statSync } from 'node:fs';
+import { rmSync, statSync, type Stats } from 'node:fs';
 import type { Store } from '../store/open-store.js';
 import type { FileRow } from '../store/files-repo.js';
 import type { Role } from '../store/users-repo.js';
@@ -60,9 +60,18 @@ export function mayReplace(existing: FileRow | undefined, onDisk: boolean, write
   return !onDisk;
 }
 
+function statOf(target: string, file: string): Stats | undefined {
+  try {
+    return statSync(target, { throwIfNoEntry: false });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') throw new AppError('PATH_INVALID', `a folder of ${file} is a file`, { file });
+    throw new AppError('IO_ERROR', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file }, { cause: err });
+  }
+}
+
 function checkReplace(store: Store, name: string, target: string, opts: PutFileOptions): void {
-  const st = statSync(target, { throwIfNoEntry: false });
   const file = opts.file ?? name;
+  const st = statOf(target, file);
   if (st?.isDirectory()) throw new AppError('PATH_INVALID', `${file} is a folder, not a file`, { file });
   if (!mayReplace(store.files.find(name), st !== undefined, opts.writer)) {
     throw new AppError(

@@ -87,12 +87,19 @@ export async function putClientFile(store: Store, path: string, body: AsyncItera
   return fileEntry(name, { md5: stored.md5, size: stored.info.size, mtimeMs: stored.mtimeMs });
 }
 
+function isFolder(full: string): boolean {
+  try {
+    return statSync(full, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false; // ENOTDIR: a folder of the path is a file
+  }
+}
+
 /** The entries of a media folder ('' is the area itself), folders first, by name. */
 export async function listClientFolder(store: Store, path: string): Promise<CsFileInfo[]> {
   const name = clientFileName(path);
   const full = name === '' ? store.home.media : mediaPath(store.home.media, name);
-  const st = statSync(full, { throwIfNoEntry: false });
-  if (!st?.isDirectory()) throw notFound(path, 'directory');
+  if (!isFolder(full)) throw notFound(path, 'directory');
   const entries = readdirSync(full, { withFileTypes: true })
     // Hidden names (the writer's temporary files among them) are not the client's business.
     .filter((e) => !e.name.startsWith('.') && !e.name.endsWith('.part') && (e.isFile() || e.isDirectory()))
@@ -120,10 +127,15 @@ function appFiles(store: Store): { name: string; path: string; mtimeMs: number }
   } catch {
     return [];
   }
-  return names
-    .filter((f) => f.toLowerCase().endsWith('.zip') && !f.startsWith('.'))
-    .map((f) => ({ name: f.slice(0, -4), path: join(store.home.apps, f), mtimeMs: statSync(join(store.home.apps, f)).mtimeMs }))
-    .sort((a, b) => a.name.localeCompare(b.name));
+  const apps: { name: string; path: string; mtimeMs: number }[] = [];
+  for (const f of names) {
+    if (!f.toLowerCase().endsWith('.zip') || f.startsWith('.')) continue;
+    const path = join(store.home.apps, f);
+    // A package the operator is replacing right now may be gone between the listing and the stat.
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (st?.isFile()) apps.push({ name: f.slice(0, -4), path, mtimeMs: st.mtimeMs });
+  }
+  return apps.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /**
