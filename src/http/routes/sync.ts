@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import type { Context } from 'hono';
-import { z } from 'zod';
 import { chunkJson, deleteSyncedCase, downloadCases, getSyncCaseJson, serverInfo, uploadCases } from '../../core/sync.js';
 import type { FileSnapshot } from '../../core/file-snapshot.js';
 import { listApps, listClientFolder, openApp, openClientFile, putClientFile } from '../../core/sync-files.js';
@@ -12,7 +11,8 @@ import type { AppEnv } from '../app-env.js';
 import type { ApiBuilder } from '../api-builder.js';
 import type { HttpConfig } from '../config.js';
 import { readSyncBody } from '../read-sync-body.js';
-import { ErrorBody, json, OAuthErrorBody } from '../schemas/common.js';
+import { ErrorBody, json } from '../schemas/common.js';
+import { FileRefusedBody } from '../schemas/files.js';
 import { DictionaryNameParams } from '../schemas/dictionaries.js';
 import { AppList, AppNameParams, CaseIdParams, LastSync, PathParams, ServerInfo, SyncFileInfo, SyncFolder, SyncSuccess, WireCase, WireCaseList } from '../schemas/sync.js';
 import { validate } from '../validate.js';
@@ -230,7 +230,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     responses: {
       200: json(SyncFileInfo, 'stored'),
       400: json(ErrorBody, 'a path outside the media area or a folder (`PATH_INVALID`), an interrupted body (`USAGE`)'),
-      403: json(z.union([ErrorBody, OAuthErrorBody]), 'the md5 does not match (`CHECKSUM_MISMATCH`), or the account may not replace this file (`access_denied`)'),
+      403: json(FileRefusedBody, 'the md5 does not match (`CHECKSUM_MISMATCH`), or the account may not replace this file (`access_denied`)'),
       413: json(ErrorBody, 'larger than the file limit (`PAYLOAD_TOO_LARGE`)'),
     },
     handler: async (c) => {

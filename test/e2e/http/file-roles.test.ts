@@ -119,6 +119,15 @@ test('script bytes under an image name are served as plain bytes, as an attachme
   await jpeg.arrayBuffer();
 });
 
+test('HEAD on the download routes: the headers of the version, no body', async () => {
+  for (const path of ['/api/files/media/photos/logo.jpg/content', '/api/files/photos/logo.jpg/content']) {
+    const r = await s.call('standard', path, { method: 'HEAD' });
+    assert.equal(r.status, 200, path);
+    assert.equal(r.headers.get('content-length'), String(JPEG.length), path);
+    assert.equal((await r.arrayBuffer()).byteLength, 0, path);
+  }
+});
+
 test('file-size limit: 413 PAYLOAD_TOO_LARGE as soon as it is crossed, declared or streamed; the old version stays, no temporary file', async () => {
   const path = 'field/big.bin';
   const old = Buffer.alloc(1000, 0x6f);
