@@ -2,7 +2,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readdirSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Readable } from 'node:stream';
 import { putFile } from '../../../src/core/files.js';
 import { ErrorBody, OAuthErrorBody } from '../../../src/http/schemas/common.js';
@@ -160,4 +162,32 @@ test('file-size limit: 413 PAYLOAD_TOO_LARGE as soon as it is crossed, declared 
   assert.equal((await put('standard', path, exact)).status, 200);
   assert.deepEqual(await bytesOf(path), exact);
   assert.deepEqual(s.logs.filter((l) => /internal error/.test(l)), []);
+});
+
+test('a client that goes away mid-upload: nothing stored, the old version intact, no temporary file, the server goes on', async () => {
+  const path = 'field/cut.bin';
+  const old = Buffer.from('the version before');
+  assert.equal((await put('standard', path, old)).status, 200);
+  const token = (await s.login('standard')).access_token;
+  const { hostname, port } = new URL(s.base);
+  const sock = connect(Number(port), hostname);
+  await new Promise((resolve) => sock.once('connect', resolve));
+  sock.write(`PUT /api/files/${path}/content HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Length: ${LIMIT - 1}\r\n\r\n`);
+  sock.write(Buffer.alloc(30_000, 0x7a));
+  const folder = join(s.store.home.media, 'field');
+  // The temporary file exists while the body arrives; wait for it (bounded), then cut the connection.
+  for (let i = 0; i < 200 && !readdirSync(folder).some((f) => f.startsWith('.')); i++) await delay(10);
+  assert.ok(readdirSync(folder).some((f) => f.startsWith('.')), 'the upload was under way');
+  sock.destroy();
+  let left: string[] = [];
+  for (let i = 0; i < 200; i++) {
+    left = readdirSync(folder).filter((f) => f.startsWith('.') || f.endsWith('.part'));
+    if (left.length === 0) break;
+    await delay(10);
+  }
+  assert.deepEqual(left, [], 'the temporary file is removed');
+  assert.deepEqual(await bytesOf(path), old);
+  assert.equal(s.store.files.find(path)!.size, old.length);
+  assert.deepEqual(s.logs.filter((l) => /internal error/.test(l)), []);
+  assert.equal(s.logs.filter((l) => / PUT \/api\/files\/field\/cut\.bin\/content 200 /.test(l)).length, 1, 'only the first upload was answered 200');
 });
