@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, rmSync } from 'node:fs';
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { AppError } from '../shared/errors.js';
@@ -121,4 +122,21 @@ export async function commitStaged(staged: StagedFile): Promise<void> {
 /** Removes a staged file that will not be put in place. */
 export async function discardStaged(staged: StagedFile): Promise<void> {
   await rm(staged.tmp, { force: true });
+}
+
+/** Removes a file and fsyncs its folder, so the removal survives a power cut once this returns. */
+export function removeDurably(path: string): void {
+  rmSync(path, { force: true });
+  let fd: number;
+  try {
+    fd = openSync(dirname(path), 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // the folder is gone too: nothing to make durable
+    throw err;
+  }
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,10 +1,10 @@
-import { rmSync, statSync, type Stats } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import type { Store } from '../store/open-store.js';
 import type { FileRow } from '../store/files-repo.js';
 import type { Role } from '../store/users-repo.js';
 import { AppError } from '../shared/errors.js';
 import { can } from './auth/permissions.js';
-import { commitStaged, discardStaged, stageFile } from './atomic-write.js';
+import { commitStaged, discardStaged, removeDurably, stageFile } from './atomic-write.js';
 import { openSnapshot, type FileSnapshot } from './file-snapshot.js';
 import { contentTypeOf, mediaPath } from './media-path.js';
 
@@ -153,11 +153,15 @@ export async function openFile(store: Store, name: string): Promise<{ info: File
   return { info: { ...meta, size: snapshot.size, sha256: snapshot.sha256, content_type: contentTypeOf(name, snapshot.head) }, snapshot };
 }
 
-/** Deletes a media file and its metadata. */
+/** Deletes a media file (durably: its folder is fsynced) and its metadata. */
 export function removeFile(store: Store, name: string): { message: string; name: string } {
   const path = mediaPath(store.home.media, name);
   info(store, name);
-  rmSync(path, { force: true });
+  try {
+    removeDurably(path);
+  } catch (err) {
+    throw new AppError('IO_ERROR', `could not remove ${name}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file: name }, { cause: err });
+  }
   store.files.remove(name);
   return { message: `File ${name} removed`, name };
 }
