@@ -1,12 +1,10 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, readdirSync, statSync, type ReadStream } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Store } from '../store/open-store.js';
 import { AppError } from '../shared/errors.js';
+import { openSnapshot, type FileSnapshot } from './file-snapshot.js';
+import { storeFile, type FileWriter } from './files.js';
 import { mediaPath } from './media-path.js';
-import { putFile } from './files.js';
 
 /** A file or folder as CSWeb describes it to the data-collection client. */
 export type CsFileInfo =
@@ -32,12 +30,6 @@ export function clientFileName(path: string): string {
   return p === 'media' ? '' : p.startsWith('media/') ? p.slice('media/'.length) : p;
 }
 
-async function md5Of(path: string): Promise<string> {
-  const h = createHash('md5');
-  await pipeline(createReadStream(path), h);
-  return h.digest('hex');
-}
-
 function rfc3339(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -55,68 +47,76 @@ function notFound(path: string, what: 'file' | 'directory'): AppError {
   return new AppError('NOT_FOUND', `${what} ${path} not found in the media area`, { file: path });
 }
 
-async function infoOf(name: string, full: string): Promise<CsFileInfo> {
-  const st = statSync(full, { throwIfNoEntry: false });
-  if (!st) throw notFound(name, 'file');
-  if (st.isDirectory()) return { type: 'directory', name: leafOf(name), directory: parentOf(name) };
-  return { type: 'file', name: leafOf(name), directory: parentOf(name), md5: await md5Of(full), size: st.size, lastModified: rfc3339(st.mtimeMs) };
-}
+type ClientFile = Extract<CsFileInfo, { type: 'file' }>;
 
-/** A media file for the client, with its md5 (the client's ETag and `Content-MD5`). */
-export async function openClientFile(store: Store, path: string): Promise<{ info: Extract<CsFileInfo, { type: 'file' }>; stream: () => ReadStream }> {
-  const name = clientFileName(path);
-  if (name === '') throw notFound(path, 'file');
-  const full = mediaPath(store.home.media, name);
-  const info = await infoOf(name, full);
-  if (info.type !== 'file') throw notFound(path, 'file');
-  return { info, stream: () => createReadStream(full) };
+function fileEntry(name: string, v: { md5: string; size: number; mtimeMs: number }): ClientFile {
+  return { type: 'file', name: leafOf(name), directory: parentOf(name), md5: v.md5, size: v.size, lastModified: rfc3339(v.mtimeMs) };
 }
 
 /**
- * Stores a file the client sends, through the media area's writer (written aside and renamed).
- * With `Content-MD5` (hex, as the client sends it) a body whose md5 differs is refused and the
- * previous version kept.
+ * One version of a media file for the client, with its md5 (the client's ETag and
+ * `Content-MD5`): the info describes exactly the bytes the snapshot streams, even while the
+ * file is being replaced.
  */
-export async function putClientFile(store: Store, path: string, body: Readable, expectedMd5?: string): Promise<CsFileInfo> {
+export async function openClientFile(store: Store, path: string): Promise<{ info: ClientFile; snapshot: FileSnapshot }> {
+  const name = clientFileName(path);
+  if (name === '') throw notFound(path, 'file');
+  const snapshot = await openSnapshot(mediaPath(store.home.media, name), path);
+  if (snapshot === undefined || snapshot === 'directory') throw notFound(path, 'file');
+  return { info: fileEntry(name, snapshot), snapshot };
+}
+
+export interface ClientPutOptions {
+  /** The account sending the file (the overwrite rule of docs/sync.md). */
+  writer: FileWriter;
+  /** `Content-MD5` as the client sends it (hex); a body of another md5 is refused, the old version kept. */
+  expectedMd5?: string;
+  /** The file-size limit; more is 413 PAYLOAD_TOO_LARGE as soon as it is crossed. */
+  maxBytes?: number;
+}
+
+/**
+ * Stores a file the client sends through the media area's writer (written aside, fsynced,
+ * renamed over, durable before this resolves), under the overwrite rule of docs/sync.md.
+ * Answers with the version written.
+ */
+export async function putClientFile(store: Store, path: string, body: AsyncIterable<Buffer | string>, opts: ClientPutOptions): Promise<CsFileInfo> {
   const name = clientFileName(path);
   if (name === '') throw new AppError('PATH_INVALID', 'a file name is required', { file: path });
-  const full = mediaPath(store.home.media, name);
-  if (statSync(full, { throwIfNoEntry: false })?.isDirectory()) throw new AppError('PATH_INVALID', `${path} is a folder, not a file`, { file: path });
-  const h = createHash('md5');
-  const check = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      h.update(chunk);
-      cb(null, chunk);
-    },
-    flush(cb) {
-      const got = h.digest('hex');
-      if (expectedMd5 !== undefined && got !== expectedMd5.trim().toLowerCase()) {
-        cb(new AppError('CHECKSUM_MISMATCH', `the body of ${path} has md5 ${got}, not the ${expectedMd5} of its Content-MD5; the file was not stored`, { file: path }));
-      } else cb();
-    },
-  });
-  body.on('error', (err) => check.destroy(err));
+  const stored = await storeFile(store, name, body, { ...opts, file: path });
+  return fileEntry(name, { md5: stored.md5, size: stored.info.size, mtimeMs: stored.mtimeMs });
+}
+
+function isFolder(full: string): boolean {
   try {
-    await putFile(store, name, body.pipe(check));
-  } catch (err) {
-    const cause = err instanceof AppError ? err.cause : undefined;
-    throw cause instanceof AppError ? cause : err;
+    return statSync(full, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false; // ENOTDIR: a folder of the path is a file
   }
-  return infoOf(name, full);
 }
 
 /** The entries of a media folder ('' is the area itself), folders first, by name. */
 export async function listClientFolder(store: Store, path: string): Promise<CsFileInfo[]> {
   const name = clientFileName(path);
   const full = name === '' ? store.home.media : mediaPath(store.home.media, name);
-  const st = statSync(full, { throwIfNoEntry: false });
-  if (!st?.isDirectory()) throw notFound(path, 'directory');
+  if (!isFolder(full)) throw notFound(path, 'directory');
   const entries = readdirSync(full, { withFileTypes: true })
-    // Hidden names and the writer's half-written `.part` files are not the client's business.
+    // Hidden names (the writer's temporary files among them) are not the client's business.
     .filter((e) => !e.name.startsWith('.') && !e.name.endsWith('.part') && (e.isFile() || e.isDirectory()))
     .sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || a.name.localeCompare(b.name));
   const out: CsFileInfo[] = [];
-  for (const e of entries) out.push(await infoOf(name === '' ? e.name : `${name}/${e.name}`, join(full, e.name)));
+  for (const e of entries) {
+    const entry = name === '' ? e.name : `${name}/${e.name}`;
+    if (e.isDirectory()) {
+      out.push({ type: 'directory', name: e.name, directory: name });
+      continue;
+    }
+    // Size, md5 and time of one version each, even while the file is being replaced.
+    const snap = await openSnapshot(join(full, e.name), entry);
+    if (snap === undefined || snap === 'directory') continue;
+    await snap.close();
+    out.push(fileEntry(entry, snap));
+  }
   return out;
 }
 
@@ -127,10 +127,15 @@ function appFiles(store: Store): { name: string; path: string; mtimeMs: number }
   } catch {
     return [];
   }
-  return names
-    .filter((f) => f.toLowerCase().endsWith('.zip') && !f.startsWith('.'))
-    .map((f) => ({ name: f.slice(0, -4), path: join(store.home.apps, f), mtimeMs: statSync(join(store.home.apps, f)).mtimeMs }))
-    .sort((a, b) => a.name.localeCompare(b.name));
+  const apps: { name: string; path: string; mtimeMs: number }[] = [];
+  for (const f of names) {
+    if (!f.toLowerCase().endsWith('.zip') || f.startsWith('.')) continue;
+    const path = join(store.home.apps, f);
+    // A package the operator is replacing right now may be gone between the listing and the stat.
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (st?.isFile()) apps.push({ name: f.slice(0, -4), path, mtimeMs: st.mtimeMs });
+  }
+  return apps.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /**
@@ -142,15 +147,16 @@ export function listApps(store: Store): AppInfo[] {
 }
 
 /** One application package, with its md5 and build time for the client's `If-None-Match` / build-time checks. */
-export async function openApp(store: Store, name: string): Promise<{ name: string; md5: string; buildTime: string; buildTimeMs: number; size: number; stream: () => ReadStream }> {
+export async function openApp(store: Store, name: string): Promise<{ name: string; md5: string; buildTime: string; buildTimeMs: number; size: number; snapshot: FileSnapshot }> {
   const app = appFiles(store).find((a) => a.name === name);
-  if (!app) throw new AppError('NOT_FOUND', `application ${name} not found`, { app: name });
+  const snapshot = app && (await openSnapshot(app.path, name));
+  if (!app || snapshot === undefined || snapshot === 'directory') throw new AppError('NOT_FOUND', `application ${name} not found`, { app: name });
   return {
     name: app.name,
-    md5: await md5Of(app.path),
-    buildTime: rfc3339(app.mtimeMs),
-    buildTimeMs: Math.floor(app.mtimeMs / 1000) * 1000,
-    size: statSync(app.path).size,
-    stream: () => createReadStream(app.path),
+    md5: snapshot.md5,
+    buildTime: rfc3339(snapshot.mtimeMs),
+    buildTimeMs: Math.floor(snapshot.mtimeMs / 1000) * 1000,
+    size: snapshot.size,
+    snapshot,
   };
 }

@@ -12,6 +12,11 @@ export interface HttpConfig {
   maxBodyBytes: number;
   /** Largest sync upload (`POST …/cases`), in bytes of JSON after inflating (default 256 MB); more is 413. */
   maxSyncBytes: number;
+  /**
+   * Largest file accepted by the file routes (`PUT /api/files/{path}/content`), in bytes
+   * (default 100 MB); more is 413 as soon as the limit is crossed, the old version kept.
+   */
+  maxFileBytes: number;
   /** OAuth clients accepted by POST /api/token, client_id → secret. */
   clients: Readonly<Record<string, string>>;
   /** Receives one line per request (default: stderr). */
@@ -37,12 +42,16 @@ export interface HttpConfig {
 
 export const MB = 1024 * 1024;
 
+/** Default file-size limit of the file routes: photos, audio and paradata zips fit many times over. */
+export const DEFAULT_MAX_FILE_BYTES = 100 * MB;
+
 /** Fills in the defaults of the HTTP settings. */
 export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {
   return {
     maxUploadBytes: partial.maxUploadBytes ?? 10 * MB,
     maxBodyBytes: partial.maxBodyBytes ?? 64 * 1024,
     maxSyncBytes: partial.maxSyncBytes ?? 256 * MB,
+    maxFileBytes: partial.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     clients: partial.clients ?? DEFAULT_CLIENTS,
     log: partial.log ?? ((line) => process.stderr.write(line + '\n')),
     env: partial.env ?? process.env,

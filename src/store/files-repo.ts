@@ -8,6 +8,10 @@ export interface FileRow {
   contentType: string;
   createdAt: string;
   updatedAt: string;
+  /** The account that last wrote the file; null for the operator's CLI (and rows older than migration 0014). */
+  writtenBy: string | null;
+  /** True when the last writer held files.write (docs/sync.md, "Who may replace a file"). */
+  office: boolean;
 }
 
 interface RawFile {
@@ -17,10 +21,21 @@ interface RawFile {
   content_type: string;
   created_at: string;
   updated_at: string;
+  written_by: string | null;
+  office: number;
 }
 
 function toFile(r: RawFile): FileRow {
-  return { name: r.name, size: r.size, sha256: r.sha256, contentType: r.content_type, createdAt: r.created_at, updatedAt: r.updated_at };
+  return {
+    name: r.name,
+    size: r.size,
+    sha256: r.sha256,
+    contentType: r.content_type,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    writtenBy: r.written_by,
+    office: r.office === 1,
+  };
 }
 
 /** Metadata of the media files; the bytes live under `files/media/` of the home. */
@@ -40,11 +55,12 @@ export class FilesRepo {
     const now = nowIso();
     this.db
       .prepare(
-        `INSERT INTO files (name, size, sha256, content_type, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+        `INSERT INTO files (name, size, sha256, content_type, created_at, updated_at, written_by, office) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (name) DO UPDATE SET size = excluded.size, sha256 = excluded.sha256,
-           content_type = excluded.content_type, updated_at = excluded.updated_at`,
+           content_type = excluded.content_type, updated_at = excluded.updated_at,
+           written_by = excluded.written_by, office = excluded.office`,
       )
-      .run(f.name, f.size, f.sha256, f.contentType, now, now);
+      .run(f.name, f.size, f.sha256, f.contentType, now, now, f.writtenBy, f.office ? 1 : 0);
     return this.find(f.name)!;
   }
 

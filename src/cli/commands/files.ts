@@ -39,8 +39,8 @@ export function registerFilesCommands(program: Command): void {
     .addHelpText('after', examples('sds files get photo.jpg -o /tmp/photo.jpg', 'sds files get apps/census.pen > census.pen'))
     .action(
       action(async (ctx, name: string, opts: { output?: string }) => {
-        const { info, stream } = openFile(ctx.store(), name);
-        await pipeline(stream, opts.output ? createWriteStream(opts.output) : process.stdout);
+        const { info, snapshot } = await openFile(ctx.store(), name);
+        await pipeline(snapshot.stream(), opts.output ? createWriteStream(opts.output) : process.stdout);
         if (opts.output) ctx.print(info, () => `Wrote ${info.name} to ${opts.output} (${info.size} bytes)`);
       }),
     );

@@ -19,19 +19,21 @@ export function registerServeCommand(program: Command): void {
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free port)', whole('--port', 0, 65535), 8080)
     .option('--max-upload-mb <mb>', 'largest accepted dictionary upload, in MB', whole('--max-upload-mb', 1, 1024), 10)
+    .option('--max-file-mb <mb>', 'largest file accepted by PUT /api/files/{path}/content (CSEntry file sync), in MB', whole('--max-file-mb', 1, 65536), 100)
     .addHelpText(
       'after',
       examples(
         'sds serve',
         'sds serve --host 0.0.0.0 --port 8080 --max-upload-mb 20',
+        'sds serve --max-file-mb 500                  # tablets sync long audio recordings',
         'SDS_JWT_SECRET="$(openssl rand -base64 48)" sds --home /srv/sds serve',
       ),
     )
     .action(
-      action(async (ctx, opts: { host: string; port: number; maxUploadMb: number }) => {
+      action(async (ctx, opts: { host: string; port: number; maxUploadMb: number; maxFileMb: number }) => {
         // Loaded on use: the HTTP stack (hono, zod, OpenAPI) would double the start-up time of every other command.
         const { shutdownSignal, startServer } = await import('../../http/serve.js');
-        const server = await startServer({ store: ctx.store(), host: opts.host, port: opts.port, config: { maxUploadBytes: opts.maxUploadMb * MB } });
+        const server = await startServer({ store: ctx.store(), host: opts.host, port: opts.port, config: { maxUploadBytes: opts.maxUploadMb * MB, maxFileBytes: opts.maxFileMb * MB } });
         // The URL goes to stdout even with --quiet: scripts started with --port 0 need it.
         process.stdout.write(ctx.json ? JSON.stringify({ url: server.url }) + '\n' : `sds: listening on ${server.url}\n`);
         const sig = await shutdownSignal();

@@ -34,30 +34,37 @@ export function fileRoutes(api: ApiBuilder, { store }: RouteDeps): void {
     // matching the suffix inside the parameter is unambiguous, and the handler strips it.
     honoPath: '/api/files/media/:filename{.+/content}',
     summary: 'Download a media file',
-    description: 'Sent as an attachment with its content type and a sha256 ETag.',
+    description:
+      'Sent as an attachment with `X-Content-Type-Options: nosniff`, its content type (from the extension, or `application/octet-stream` when the bytes ' +
+      'do not carry that type’s signature) and a sha256 `ETag`; the headers describe exactly the bytes sent, also while the file is being replaced.',
     tags: ['files'],
     permission: 'files.read',
     request: { params: FilenameParams },
     responses: { 200: { description: 'the file content', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...errors },
-    handler: (c) => {
+    handler: async (c) => {
       const { filename } = validate(FilenameParams, { filename: (c.req.param('filename') ?? '').slice(0, -'/content'.length) }, 'path');
-      let opened: ReturnType<typeof openFile>;
+      let opened: Awaited<ReturnType<typeof openFile>>;
       try {
-        opened = openFile(store, filename);
+        opened = await openFile(store, filename);
       } catch (err) {
         return notFound(c, err, filename);
       }
-      const { info, stream } = opened;
-      return new Response(Readable.toWeb(stream) as ReadableStream, {
-        status: 200,
-        headers: {
-          'Content-Type': info.content_type,
-          'Content-Length': String(info.size),
-          ETag: `"${info.sha256}"`,
-          // Attachment: uploaded media (HTML, SVG) must never run as a page of this origin.
-          'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(basename(info.name))}`,
-        },
-      });
+      // Every header comes from the one open descriptor the bytes are streamed from, so they
+      // describe this version even while the file is being replaced.
+      const { info, snapshot } = opened;
+      const headers = {
+        'Content-Type': info.content_type,
+        'Content-Length': String(info.size),
+        ETag: `"${info.sha256}"`,
+        // Attachment and nosniff: uploaded media (HTML, SVG, script bytes under an image name) must never run as a page of this origin.
+        'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(basename(info.name))}`,
+        'X-Content-Type-Options': 'nosniff',
+      };
+      if (c.req.method === 'HEAD') {
+        await snapshot.close();
+        return new Response(null, { status: 200, headers });
+      }
+      return new Response(Readable.toWeb(snapshot.stream()) as ReadableStream, { status: 200, headers });
     },
   });
 

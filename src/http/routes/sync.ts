@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import type { Context } from 'hono';
 import { chunkJson, deleteSyncedCase, downloadCases, getSyncCaseJson, serverInfo, uploadCases } from '../../core/sync.js';
+import type { FileSnapshot } from '../../core/file-snapshot.js';
 import { listApps, listClientFolder, openApp, openClientFile, putClientFile } from '../../core/sync-files.js';
 import { AppError } from '../../shared/errors.js';
 import { deviceOf, parseDownloadHeaders, parseUploadHeaders } from '../../sync/headers.js';
@@ -11,6 +12,7 @@ import type { ApiBuilder } from '../api-builder.js';
 import type { HttpConfig } from '../config.js';
 import { readSyncBody } from '../read-sync-body.js';
 import { ErrorBody, json } from '../schemas/common.js';
+import { FileRefusedBody } from '../schemas/files.js';
 import { DictionaryNameParams } from '../schemas/dictionaries.js';
 import { AppList, AppNameParams, CaseIdParams, LastSync, PathParams, ServerInfo, SyncFileInfo, SyncFolder, SyncSuccess, WireCase, WireCaseList } from '../schemas/sync.js';
 import { validate } from '../validate.js';
@@ -144,9 +146,33 @@ function bodyStream(c: Context<AppEnv>): Readable {
   return s;
 }
 
+/**
+ * The raw body of a file upload, chunk by chunk. Stopping early (a refused upload) leaves the
+ * request stream alive, so the 413 or 403 still reaches the client (the Node adapter drains or
+ * closes the rest); a client that goes away mid-body is a 400, not a server error.
+ */
+async function* fileBody(c: Context<AppEnv>): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of bodyStream(c).iterator({ destroyOnReturn: false })) yield chunk as Buffer;
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw new AppError('USAGE', `the upload was interrupted: ${(err as Error).message}`, {}, { cause: err });
+  }
+}
+
 function fileNotFound(c: Context<AppEnv>, err: unknown, code: string): Response {
   if (err instanceof AppError && err.code === 'NOT_FOUND') return c.json({ type: 'error', status: 404, code, message: err.message }, 404);
   throw err;
+}
+
+/** A file version as a download: the headers describe exactly the bytes streamed (one open descriptor). */
+function download(c: Context<AppEnv>, snapshot: FileSnapshot, headers: Record<string, string>): Response {
+  const all = { ...headers, 'Content-Length': String(snapshot.size), 'X-Content-Type-Options': 'nosniff' };
+  if (c.req.method === 'HEAD') {
+    void snapshot.close();
+    return new Response(null, { status: 200, headers: all });
+  }
+  return new Response(Readable.toWeb(snapshot.stream()) as ReadableStream, { status: 200, headers: all });
 }
 
 /** Files, folders and application packages as the client syncs them (CSWeb's `/files`, `/folders`, `/apps`). */
@@ -158,7 +184,8 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     summary: 'Download a file of the media area (client file sync)',
     description:
       'The path is relative to the media area (a leading `media/` names the same area; those paths are answered by the media route). ' +
-      '`Content-MD5` and `ETag` carry the md5; `If-None-Match` with that md5 is answered 304.',
+      '`Content-MD5` and `ETag` carry the md5; `If-None-Match` with that md5 is answered 304. The headers describe exactly the bytes sent, ' +
+      'also while the file is being replaced (the old or the new version, whole).',
     tags: ['sync'],
     permission: 'files.sync',
     request: { params: PathParams },
@@ -171,48 +198,49 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
       } catch (err) {
         return fileNotFound(c, err, 'file_not_found');
       }
-      const { info } = opened;
+      const { info, snapshot } = opened;
       const etag = (c.req.header('if-none-match') ?? '').replace(/"/g, '').trim();
       const headers = { ETag: info.md5, 'Content-MD5': info.md5 };
-      if (etag === info.md5) return c.body(null, 304, headers);
-      return new Response(Readable.toWeb(opened.stream()) as ReadableStream, {
-        status: 200,
-        headers: {
-          ...headers,
-          'Content-Type': 'application/octet-stream',
-          'Content-Length': String(info.size),
-          'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(info.name)}`,
-        },
+      if (etag === info.md5) {
+        await snapshot.close();
+        return c.body(null, 304, headers);
+      }
+      return download(c, snapshot, {
+        ...headers,
+        'Content-Type': 'application/octet-stream',
+        'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(info.name)}`,
       });
     },
   });
 
+  const limit = config.maxFileBytes;
   api.route({
     method: 'put',
     path: '/api/files/{path}/content',
     honoPath: '/api/files/:path{.+/content}',
     summary: 'Upload a file to the media area (client file sync)',
-    description: `Raw body, at most the upload limit (default 10 MB). With \`Content-MD5\` (hex) a body of another md5 is refused (403 \`CHECKSUM_MISMATCH\`) and the previous version kept.`,
+    description:
+      `Raw body, at most the file limit (\`maxFileBytes\`, default 100 MB; 413 \`PAYLOAD_TOO_LARGE\` as soon as it is crossed). ` +
+      'With `Content-MD5` (hex) a body of another md5 is refused (403 `CHECKSUM_MISMATCH`). A Standard account may create files and replace ' +
+      'files that Standard accounts wrote, not files written by an API or Administrator account or by the operator (403 `access_denied`). ' +
+      'A refused upload keeps the previous version. The file is replaced atomically and is on disk before the 200.',
     tags: ['sync'],
     permission: 'files.sync',
     request: { params: PathParams },
     responses: {
       200: json(SyncFileInfo, 'stored'),
-      400: json(ErrorBody, 'a path outside the media area or a folder (`PATH_INVALID`)'),
-      403: json(ErrorBody, 'the md5 does not match (`CHECKSUM_MISMATCH`)'),
-      413: json(ErrorBody, 'too large (`PAYLOAD_TOO_LARGE`)'),
+      400: json(ErrorBody, 'a path outside the media area or a folder (`PATH_INVALID`), an interrupted body (`USAGE`)'),
+      403: json(FileRefusedBody, 'the md5 does not match (`CHECKSUM_MISMATCH`), or the account may not replace this file (`access_denied`)'),
+      413: json(ErrorBody, 'larger than the file limit (`PAYLOAD_TOO_LARGE`)'),
     },
     handler: async (c) => {
       const path = (c.req.param('path') ?? '').slice(0, -'/content'.length);
       const declared = Number(c.req.header('content-length') ?? NaN);
-      if (declared > config.maxUploadBytes) throw new AppError('PAYLOAD_TOO_LARGE', `the file is larger than the limit of ${config.maxUploadBytes} bytes`, { limit: config.maxUploadBytes });
-      let seen = 0;
-      const limited = bodyStream(c).map((chunk: Buffer) => {
-        seen += chunk.length;
-        if (seen > config.maxUploadBytes) throw new AppError('PAYLOAD_TOO_LARGE', `the file is larger than the limit of ${config.maxUploadBytes} bytes`, { limit: config.maxUploadBytes });
-        return chunk;
-      });
-      const info = await putClientFile(store, path, limited, c.req.header('content-md5') || undefined);
+      if (declared > limit) {
+        throw new AppError('PAYLOAD_TOO_LARGE', `${path} is larger than the file limit of ${limit} bytes; the file was not stored`, { file: path, limit });
+      }
+      const { username, role } = c.get('principal');
+      const info = await putClientFile(store, path, fileBody(c), { writer: { username, role }, expectedMd5: c.req.header('content-md5') || undefined, maxBytes: limit });
       return c.json(info);
     },
   });
@@ -267,15 +295,14 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
       }
       const etag = (c.req.header('if-none-match') ?? '').replace(/"/g, '').trim();
       const built = Date.parse(c.req.header('x-csw-package-build-time') ?? '');
-      if (etag === app.md5 || (!Number.isNaN(built) && built >= app.buildTimeMs)) return c.body(null, 304, { ETag: app.md5 });
-      return new Response(Readable.toWeb(app.stream()) as ReadableStream, {
-        status: 200,
-        headers: {
-          'Content-Type': 'application/zip',
-          'Content-Length': String(app.size),
-          ETag: app.md5,
-          'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(app.name)}.zip`,
-        },
+      if (etag === app.md5 || (!Number.isNaN(built) && built >= app.buildTimeMs)) {
+        await app.snapshot.close();
+        return c.body(null, 304, { ETag: app.md5 });
+      }
+      return download(c, app.snapshot, {
+        'Content-Type': 'application/zip',
+        ETag: app.md5,
+        'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(app.name)}.zip`,
       });
     },
   });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FileInfo as CoreFileInfo } from '../../core/files.js';
-import { Timestamp } from './common.js';
+import { ErrorBody, OAuthErrorBody, Timestamp } from './common.js';
 
 /** Path parameter `{filename}`: a name in the media area, may contain `/` between folders. */
 export const FilenameParams = z.object({
@@ -21,6 +21,12 @@ export const FileInfo = z
 
 /** Error body of the files routes (spec 4.3): only `error`, a text naming the file. */
 export const FileErrorBody = z.strictObject({ error: z.string() }).meta({ id: 'FileError' });
+
+/**
+ * A refused file upload (403): `CHECKSUM_MISMATCH` in the `{error, message}` shape, or a role that
+ * may not replace the file, `access_denied` in the OAuth shape of every role refusal.
+ */
+export const FileRefusedBody = z.union([ErrorBody, OAuthErrorBody]);
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 export const schemasMatchCore: Same<z.infer<typeof FileInfo>, CoreFileInfo> = true;

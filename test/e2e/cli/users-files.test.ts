@@ -66,7 +66,8 @@ describe('users and files', { concurrency: true }, () => {
   test('files put/info/list/get -o/get to stdout/rm', async () => {
     const home = tempHome();
     try {
-      const content = Buffer.concat([randomBytes(200_000), Buffer.from([0, 255, 10, 13, 0])]);
+      // A JPEG signature first: the content type is the extension's only when the bytes carry it.
+      const content = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(200_000), Buffer.from([0, 255, 10, 13, 0])]);
       const src = join(home.root, 'photo.jpg');
       writeFileSync(src, content);
 

@@ -43,9 +43,9 @@ test('files: put, info, get, list and rm in the media area; traversal refused', 
     assert.equal(info.sha256, 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9');
     assert.equal(readFileSync(join(home.media, 'photos/a.txt'), 'utf8'), 'hello world');
     assert.deepEqual(fileInfo(store, 'photos/a.txt').size, 11);
-    const { stream } = openFile(store, 'photos/a.txt');
+    const { snapshot } = await openFile(store, 'photos/a.txt');
     const chunks: Buffer[] = [];
-    for await (const c of stream) chunks.push(c as Buffer);
+    for await (const c of snapshot.stream()) chunks.push(c as Buffer);
     assert.equal(Buffer.concat(chunks).toString(), 'hello world');
     await putFile(store, 'photos/a.txt', Readable.from([Buffer.from('v2')]));
     assert.equal(fileInfo(store, 'photos/a.txt').size, 2);
