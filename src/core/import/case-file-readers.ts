@@ -9,7 +9,8 @@ import { AppError } from '../../shared/errors.js';
 
 /** One case read, with its warnings and (.csdb, .json) its 0-based position, or why it could not be read. */
 export type ReadResult = { ok: true; case: SyncCase; warnings?: CaseWarning[]; index?: number } | { ok: false; error: AppError };
-export type CaseFileReader = (path: string, dict: Dictionary, onPosition?: ReadPosition) => AsyncIterable<ReadResult>;
+/** `opts.jsonDepth`: the nesting allowed in a `level-1` JSON text (docs/limits.md); readers without JSON ignore it. */
+export type CaseFileReader = (path: string, dict: Dictionary, onPosition?: ReadPosition, opts?: { jsonDepth?: number }) => AsyncIterable<ReadResult>;
 
 const READERS: Record<string, CaseFileReader> = {
   '.dat': readDatFile,

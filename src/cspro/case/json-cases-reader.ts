@@ -27,7 +27,7 @@ async function assertReadable(path: string): Promise<void> {
 }
 
 /** Reads a JSON array of sync cases one case at a time (see the file comment). */
-export async function* readJsonCasesFile(path: string, dict: Dictionary, onPosition?: ReadPosition): AsyncGenerator<CaseReadResult> {
+export async function* readJsonCasesFile(path: string, dict: Dictionary, onPosition?: ReadPosition, opts: { jsonDepth?: number } = {}): AsyncGenerator<CaseReadResult> {
   await assertReadable(path);
   const size = onPosition ? (await stat(path)).size : 0;
   const input = createReadStream(path);
@@ -42,7 +42,7 @@ export async function* readJsonCasesFile(path: string, dict: Dictionary, onPosit
       next = index + 1;
       onPosition?.(input.bytesRead, size);
       try {
-        const { case: syncCase, warnings } = normalizeSyncCase(element.value, dict, { file: path, index });
+        const { case: syncCase, warnings } = normalizeSyncCase(element.value, dict, { file: path, index, ...opts });
         yield { ok: true, case: syncCase, warnings, index };
       } catch (err) {
         yield { ok: false, error: err as AppError };

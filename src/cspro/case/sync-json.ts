@@ -31,12 +31,17 @@ import {
   type SyncCase,
 } from './model.js';
 import { textToCase } from './text-to-case.js';
+import { AppError } from '../../shared/errors.js';
+import { jsonDepthExceeded } from '../../shared/json-depth.js';
+import { DEFAULT_CASE_LIMITS } from './case-limits.js';
 
 /** Where the case came from, added to error details. */
 export interface SyncJsonSource {
   file?: string;
   /** 0-based index of the case in its JSON array. */
   index?: number;
+  /** Deepest nesting allowed in a `level-1` JSON text, checked before it is parsed (default DEFAULT_CASE_LIMITS.jsonDepth). */
+  jsonDepth?: number;
 }
 
 /** A normalised case and the warnings met on the way. */
@@ -241,6 +246,16 @@ export function normalizeSyncCase(raw: unknown, dict: Dictionary, source: SyncJs
       if (rawLevel !== undefined && rawLevel !== null) {
         let parsed: unknown = rawLevel;
         if (typeof rawLevel === 'string') {
+          // Refused before parsing: JSON.parse of deep input costs memory out of all proportion.
+          const depth = source.jsonDepth ?? DEFAULT_CASE_LIMITS.jsonDepth;
+          const at = jsonDepthExceeded(rawLevel, depth);
+          if (at >= 0) {
+            throw new AppError('JSON_TOO_DEEP', `level-1 nests arrays and objects deeper than the limit of ${depth} (at character ${at})`, {
+              path: 'level-1',
+              field: 'level-1',
+              limit: depth,
+            });
+          }
           try {
             parsed = JSON.parse(rawLevel);
           } catch (err) {
@@ -272,7 +287,8 @@ export function normalizeSyncCase(raw: unknown, dict: Dictionary, source: SyncJs
       if (raw.partialSave !== undefined && raw.partialSave !== null) out.partialSave = partialSaveOf(raw.partialSave);
       return { case: reorder(out), warnings: normalizer.warnings };
     } catch (err) {
-      if (typeof raw.caseids === 'string') where.case = raw.caseids;
+      // An error names the case by its key; an absurd key is cut so the error stays small.
+      if (typeof raw.caseids === 'string') where.case = raw.caseids.length > 80 ? `${raw.caseids.slice(0, 40)}…` : raw.caseids;
       throw err;
     }
   } catch (err) {
