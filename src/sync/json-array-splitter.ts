@@ -281,6 +281,8 @@ const BATCH = 500;
  * few hundred cases) is parsed by one `JSON.parse`, about twice as fast as splitting it; one that
  * is not a valid array is then split as a stream would be, so its error names the same element.
  * A larger body is split as it arrives (parseJsonArray), with memory bounded by one batch.
+ * Either way every chunk is first scanned for nesting: deeper than `maxDepth` is JSON_TOO_DEEP
+ * before any of the body is parsed (docs/limits.md).
  */
 export async function* parseJsonArrayBatches(
   chunks: AsyncIterable<Uint8Array>,
