@@ -105,7 +105,7 @@ export async function uploadCases(store: Store, dictionaryName: string, batches:
   for await (const batch of batches) {
     for (const value of batch) {
       try {
-        const write = toCaseWrite(normalizeSyncCase(value, dict.model, { index, jsonDepth: limits.jsonDepth }).case);
+        const write = toCaseWrite(normalizeSyncCase(value, dict.model, { index, limits }).case);
         // Lengths only (docs/limits.md): the fast path stays fast.
         checkCaseFields(write, limits);
         writes.push(write);

@@ -54,7 +54,7 @@ async function sendBatch(items: ReadItem[]): Promise<void> {
 
 try {
   let batch: ReadItem[] = [];
-  for await (const r of caseFileReader(file)(file, model as Dictionary, onPosition, { jsonDepth: limits.jsonDepth })) {
+  for await (const r of caseFileReader(file)(file, model as Dictionary, onPosition, { limits })) {
     if (r.ok) {
       const warnings = located(r);
       const write = toCaseWrite(r.case);

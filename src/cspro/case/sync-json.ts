@@ -33,15 +33,19 @@ import {
 import { textToCase } from './text-to-case.js';
 import { AppError } from '../../shared/errors.js';
 import { jsonDepthExceeded } from '../../shared/json-depth.js';
-import { DEFAULT_CASE_LIMITS } from './case-limits.js';
+import { caseTooLarge, DEFAULT_CASE_LIMITS, type CaseLimits } from './case-limits.js';
 
 /** Where the case came from, added to error details. */
 export interface SyncJsonSource {
   file?: string;
   /** 0-based index of the case in its JSON array. */
   index?: number;
-  /** Deepest nesting allowed in a `level-1` JSON text, checked before it is parsed (default DEFAULT_CASE_LIMITS.jsonDepth). */
-  jsonDepth?: number;
+  /**
+   * The limits checked before the costly steps (default DEFAULT_CASE_LIMITS; docs/limits.md): the
+   * nesting and length of a `level-1` JSON text before it is parsed, the number of notes and
+   * clock entries before they are read. The caller checks the stored form (case-limits.ts).
+   */
+  limits?: CaseLimits;
 }
 
 /** A normalised case and the warnings met on the way. */
@@ -238,7 +242,17 @@ export function normalizeSyncCase(raw: unknown, dict: Dictionary, source: SyncJs
     if (!isUuid(raw.id)) throw caseError('id must be a GUID (8-4-4-4-12 hex digits)', { path: 'id' });
     const id = raw.id.toLowerCase();
     where.id = id;
+    const limits = source.limits ?? DEFAULT_CASE_LIMITS;
     try {
+      // Counts and lengths first: nothing large is read or parsed before it is refused.
+      const named = { guid: id, caseKey: typeof raw.caseids === 'string' ? raw.caseids : '' };
+      const early = (field: string, v: unknown, limit: number, unit: string) => {
+        const n = typeof v === 'string' || Array.isArray(v) ? v.length : 0;
+        if (n > limit) throw caseTooLarge(named, field, n, limit, unit, limits);
+      };
+      early('clock', raw.clock, limits.clockEntries, 'entries');
+      early('notes', raw.notes, limits.notes, 'notes');
+      early('level-1', raw['level-1'], limits.dataChars, 'characters');
       const clock = clockOf(raw.clock);
       const normalizer = new LevelNormalizer(dict);
       let level1: LevelObject;
@@ -247,7 +261,7 @@ export function normalizeSyncCase(raw: unknown, dict: Dictionary, source: SyncJs
         let parsed: unknown = rawLevel;
         if (typeof rawLevel === 'string') {
           // Refused before parsing: JSON.parse of deep input costs memory out of all proportion.
-          const depth = source.jsonDepth ?? DEFAULT_CASE_LIMITS.jsonDepth;
+          const depth = limits.jsonDepth;
           const at = jsonDepthExceeded(rawLevel, depth);
           if (at >= 0) {
             throw new AppError('JSON_TOO_DEEP', `level-1 nests arrays and objects deeper than the limit of ${depth} (at character ${at})`, {
