@@ -25,16 +25,20 @@ export function tombstoneOf(c: StoredCase, limits: CaseLimits): StoredCase {
 /**
  * Soft-deletes a case: it stays in the store flagged deleted (as CSWeb keeps tombstones; see
  * tombstoneOf for what it keeps) with a new revision, so the next incremental breakout removes
- * it from the target.
+ * it from the target. Deleting a tombstone again changes nothing, unless it holds a field over
+ * the limits: then that field is emptied at a new revision.
  */
 export function deleteCase(store: Store, dictionaryName: string, guid: string): { message: string; guid: string; revision: number } {
   const dict = requireDictionary(store, dictionaryName);
   return store.cases.write(() => {
     const c = store.cases.get(dict.id, guid);
     if (!c) throw new AppError('NOT_FOUND', `case ${guid} not found in dictionary ${dict.name}`, { dictionary: dict.name, case: guid });
-    if (c.deleted) return { message: `Case ${guid} was already deleted`, guid, revision: c.revision };
+    const tombstone = tombstoneOf(c, limitsOf(store));
+    // A tombstone written before the limits sheds its oversize fields when deleted again.
+    const shed = tombstone.label !== c.label || tombstone.data !== c.data || tombstone.notes !== c.notes;
+    if (c.deleted && !shed) return { message: `Case ${guid} was already deleted`, guid, revision: c.revision };
     const revision = store.cases.nextRevision(dict.id, 'delete');
-    store.cases.upsert(dict.id, { ...tombstoneOf(c, limitsOf(store)), clock: tickClock(c.clock, store.settings.serverDeviceId()) }, revision);
-    return { message: `Case ${guid} deleted`, guid, revision };
+    store.cases.upsert(dict.id, { ...tombstone, clock: tickClock(c.clock, store.settings.serverDeviceId()) }, revision);
+    return { message: c.deleted ? `Case ${guid} was already deleted; its fields over the limits were emptied` : `Case ${guid} deleted`, guid, revision };
   });
 }

@@ -193,6 +193,16 @@ test('sync limits: pages of GET …/cases and of the sync download are cut by th
   assert.equal(tomb.data, over.data, 'a level-1 within its limit is kept');
   const gone = await b.get(DICT, 1000);
   assert.deepEqual(gone.cases.map((c) => [c.id, c.deleted, c.label]), [[over.guid, true, '']]);
+
+  // A tombstone stored before the limits, with its oversize label, sheds it when deleted again.
+  const old = { ...template, guid: randomUUID(), caseKey: '8', label: 'T'.repeat(DEFAULT_LIMITS.labelChars + 1), deleted: true };
+  ts.store.cases.write(() => ts.store.cases.upsert(dict.id, old, ts.store.cases.nextRevision(dict.id, 'test')));
+  const again2 = await ts.call('api', `/api/dictionaries/${DICT}/cases/${old.guid}`, { method: 'DELETE' });
+  assert.equal(again2.status, 200);
+  assert.equal(ts.store.cases.get(dict.id, old.guid)!.label, '');
+  const before = ts.store.cases.get(dict.id, old.guid)!.revision;
+  assert.equal((await ts.call('api', `/api/dictionaries/${DICT}/cases/${old.guid}`, { method: 'DELETE' })).status, 200);
+  assert.equal(ts.store.cases.get(dict.id, old.guid)!.revision, before, 'deleting a clean tombstone again changes nothing');
 });
 
 test('sync limits: config.json limits apply to the server; a bad value stops the start with CONFIG_INVALID', async (t) => {
