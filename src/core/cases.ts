@@ -3,6 +3,7 @@ import type { Store } from '../store/open-store.js';
 import type { StoredCase } from '../store/cases-repo.js';
 import { AppError } from '../shared/errors.js';
 import { requireDictionary } from './dictionaries.js';
+import { limitsOf } from './limits.js';
 
 /** Case summary (spec 2.3). */
 export interface CaseSummary {
@@ -40,10 +41,14 @@ function toWhole(v: unknown, field: string): number {
   return n;
 }
 
-/** One page of a dictionary's cases (deleted ones included, flagged), ordered by case key. */
+/**
+ * One page of a dictionary's cases (deleted ones included, flagged), ordered by case key: up to
+ * `limit`, and no more than fit in the page byte budget (always at least one; docs/limits.md).
+ * A page shorter than `limit` with `offset + data.length < total` has more after it.
+ */
 export function listCases(store: Store, dictionaryName: string, paging: { limit: number; offset: number }): CaseList {
   const dict = requireDictionary(store, dictionaryName);
-  const rows = store.cases.page(dict.id, paging.limit, paging.offset);
+  const rows = store.cases.page(dict.id, paging.limit, paging.offset, limitsOf(store).pageBytes);
   return {
     total: store.cases.count(dict.id),
     limit: paging.limit,

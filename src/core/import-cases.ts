@@ -10,6 +10,8 @@ import { caseFileReader, checkCaseFile } from './import/case-file-readers.js';
 import { readCaseFileInWorker } from './import/read-in-worker.js';
 import type { ImportWarning, ReadErrorShape } from './import/read-worker-protocol.js';
 import { errorLine, ImportLog, warningLine } from './import/import-log.js';
+import { checkCaseFields } from '../cspro/case/case-limits.js';
+import { limitsOf } from './limits.js';
 
 export type { ImportWarning } from './import/read-worker-protocol.js';
 export { warningLine } from './import/import-log.js';
@@ -157,7 +159,7 @@ async function importFiles(
     };
     // Reading and encoding run in a worker thread; this thread only merges and commits.
     const onRead = (read: number) => (share = allBytes > 0 ? (bytesBefore + read * sizes[index]!) / allBytes : 0);
-    for await (const items of readCaseFileInWorker(file, dict.model, onRead)) {
+    for await (const items of readCaseFileInWorker(file, dict.model, onRead, limitsOf(store))) {
       const cases: CaseWrite[] = [];
       const lines: string[] = [];
       for (const item of items) {
@@ -193,7 +195,8 @@ async function importFiles(
  * The one case-write path: merges a batch with the stored cases (vector clocks, case-merge.ts)
  * and writes what changed at the revision `revision()` gives (asked only when something
  * changes). Import and the sync upload both write through here, inside their own
- * `store.cases.write` transaction, so every case that reaches the store follows one rule.
+ * `store.cases.write` transaction, so every case that reaches the store follows one rule; a
+ * case over a limit of docs/limits.md throws CASE_TOO_LARGE and the transaction stores nothing.
  */
 export function writeMergedCases(
   store: Store,
@@ -203,8 +206,14 @@ export function writeMergedCases(
   revision: () => number,
   tally: Record<MergeOutcome, number>,
 ): void {
+  // The backstop of every path (docs/limits.md): callers check each case first to name it in
+  // their own way; nothing over a limit reaches the store whoever calls.
+  const limits = limitsOf(store);
   const guids = new Set<string>();
-  for (const c of cases) guids.add(c.guid);
+  for (const c of cases) {
+    checkCaseFields(c, limits);
+    guids.add(c.guid);
+  }
   const existing = store.cases.getMany(dictionaryId, [...guids]);
   // Only a guid that comes again later in the batch needs this write remembered.
   const repeats = guids.size < cases.length;

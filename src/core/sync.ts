@@ -12,6 +12,8 @@ import { parseDictionary } from '../cspro/dictionary/parse-dictionary.js';
 import { toCaseWrite, type MergeOutcome } from './case-merge.js';
 import { writeMergedCases } from './import-cases.js';
 import { deleteCase } from './case-delete.js';
+import { checkCaseFields } from '../cspro/case/case-limits.js';
+import { limitsOf } from './limits.js';
 
 /** `GET /api/server`: this server's device id in vector clocks, and the sync API version. */
 export function serverInfo(store: Store): { deviceId: string; apiVersion: number } {
@@ -24,7 +26,8 @@ export interface DownloadChunk extends ChunkPlan {
 
 /**
  * One chunk of the incremental download, as CSWeb serves it (docs/sync.md): the cases changed
- * after the revision the device holds (and after the guid cursor within it), up to a snapshot
+ * after the revision the device holds (and after the guid cursor within it), at most
+ * `x-csw-case-range-count` of them and at most the page byte budget (docs/limits.md), up to a snapshot
  * taken first so a chunk never mixes in a half-visible later write, minus the device's own
  * uploads and outside its universe. A device naming a revision newer than any of this store's
  * is told to sync in full (412). The chunk that completes the range is recorded in the device's
@@ -48,9 +51,11 @@ export function downloadCases(store: Store, dictionaryName: string, req: Downloa
       universe: req.universe,
       excludeRevisions: req.excludeRevisions,
     };
-    const cases = store.sync.chunk(dict.id, range, req.count);
-    // Counting is only needed when the chunk is full: a short chunk is the whole range.
-    const total = cases.length < req.count ? cases.length : store.sync.count(dict.id, dict.createdAt, range);
+    // Bounded by bytes as well as by count (docs/limits.md): a chunk cut short by the budget is a
+    // 206 like a full one, and the client resumes after its last case.
+    const { cases, seen } = store.sync.chunkWithin(dict.id, range, req.count, limitsOf(store).pageBytes);
+    // Counting is only needed when the read reached the count: a shorter range ends in it.
+    const total = seen < req.count ? seen : store.sync.count(dict.id, dict.createdAt, range);
     const last = cases.at(-1);
     if (last && total > cases.length) {
       // The client asks next for the cases after the last one sent, within the same snapshot
@@ -94,17 +99,23 @@ export async function uploadCases(store: Store, dictionaryName: string, batches:
       last_sync: last ? lastSyncBody(last, dict.name) : {},
     });
   }
+  const limits = limitsOf(store);
   const writes: CaseWrite[] = [];
   let index = 0;
   for await (const batch of batches) {
     for (const value of batch) {
       try {
-        writes.push(toCaseWrite(normalizeSyncCase(value, dict.model, { index }).case));
+        const write = toCaseWrite(normalizeSyncCase(value, dict.model, { index, limits }).case);
+        // Lengths only (docs/limits.md): the fast path stays fast.
+        checkCaseFields(write, limits);
+        writes.push(write);
       } catch (err) {
         const e = err as AppError;
+        if (e.code === 'CASE_TOO_LARGE') throw new AppError(e.code, `case ${index}: ${e.message}; nothing of this upload was stored`, { ...e.details, index });
         const id = typeof e.details?.id === 'string' ? e.details.id : undefined;
         const where = `case ${index}${id ? ` (id ${id}${typeof e.details.case === 'string' ? `, caseids "${e.details.case}"` : ''})` : ''}`;
-        throw new AppError('CASE_INVALID', `${where}: ${e.message}; nothing of this upload was stored`, { ...e.details, index });
+        const code = e.code === 'JSON_TOO_DEEP' ? e.code : 'CASE_INVALID';
+        throw new AppError(code, `${where}: ${e.message}; nothing of this upload was stored`, { ...e.details, index });
       }
       index += 1;
     }

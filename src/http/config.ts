@@ -3,6 +3,7 @@ import { statusConnectTimeout } from '../core/breakout/status.js';
 import type { DeliverySettings } from '../core/webhook-delivery.js';
 import { loadLoginGuardSettings, type LoginThrottlePolicy } from '../core/auth/login-throttle-policy.js';
 import type { HomePaths } from '../shared/home.js';
+import { loadLimits, type Limits } from '../core/limits.js';
 
 /** Settings of the HTTP app; every field has a default. */
 export interface HttpConfig {
@@ -10,13 +11,21 @@ export interface HttpConfig {
   maxUploadBytes: number;
   /** Largest accepted form or JSON body, in bytes (default 64 KB); more is 413. */
   maxBodyBytes: number;
-  /** Largest sync upload (`POST …/cases`), in bytes of JSON after inflating (default 256 MB); more is 413. */
-  maxSyncBytes: number;
   /**
    * Largest file accepted by the file routes (`PUT /api/files/{path}/content`), in bytes
    * (default 100 MB); more is 413 as soon as the limit is crossed, the old version kept.
    */
   maxFileBytes: number;
+  /**
+   * Largest sync upload (`POST …/cases`), in bytes of JSON after inflating; more is 413. Absent:
+   * `limits.requestBytes` (default 64 MB; docs/limits.md).
+   */
+  maxSyncBytes?: number;
+  /**
+   * Limits on what is stored and parsed (docs/limits.md). Those given here win over the home's
+   * config.json `limits` and the SDS_LIMIT_* variables of `env`; createApp resolves them all.
+   */
+  limits?: Partial<Limits>;
   /** OAuth clients accepted by POST /api/token, client_id → secret. */
   clients: Readonly<Record<string, string>>;
   /** Receives one line per request (default: stderr). */
@@ -50,8 +59,9 @@ export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {
   return {
     maxUploadBytes: partial.maxUploadBytes ?? 10 * MB,
     maxBodyBytes: partial.maxBodyBytes ?? 64 * 1024,
-    maxSyncBytes: partial.maxSyncBytes ?? 256 * MB,
+    maxSyncBytes: partial.maxSyncBytes,
     maxFileBytes: partial.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    limits: partial.limits,
     clients: partial.clients ?? DEFAULT_CLIENTS,
     log: partial.log ?? ((line) => process.stderr.write(line + '\n')),
     env: partial.env ?? process.env,
@@ -67,4 +77,15 @@ export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {
 export function loginGuardOf(config: HttpConfig, home: HomePaths): { throttle: LoginThrottlePolicy; trustedProxies: string[] } {
   const loaded = config.throttle && config.trustedProxies ? undefined : loadLoginGuardSettings(home, config.env);
   return { throttle: config.throttle ?? loaded!.throttle, trustedProxies: config.trustedProxies ?? loaded!.trustedProxies };
+}
+
+/**
+ * The limits the server applies (docs/limits.md): those of `config.limits`, else the SDS_LIMIT_*
+ * variables of `config.env`, else the home's config.json, else the defaults; `maxSyncBytes`
+ * wins for the upload size. Read once at start, so a bad value stops the start.
+ */
+export function serverLimits(config: HttpConfig, home: HomePaths): Limits {
+  const limits: Limits = { ...loadLimits(home, config.env), ...config.limits };
+  if (config.maxSyncBytes !== undefined) limits.requestBytes = config.maxSyncBytes;
+  return limits;
 }

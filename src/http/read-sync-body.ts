@@ -46,10 +46,12 @@ async function* metered(decoded: Readable, maxBytes: number): AsyncGenerator<Buf
  * The elements of a sync upload body, in batches (json-array-splitter: a body of the usual size
  * parsed whole, a very large one split as it arrives), after inflating it when the bytes say it
  * is compressed (zlib as the client sends it, or gzip), whatever `Content-Encoding` claims. More
- * than `maxBytes` of JSON is 413; broken JSON is CASE_INVALID naming the element where reading
- * stopped.
+ * than `limits.requestBytes` of JSON is 413 (counted as it inflates, so a compression bomb stops
+ * there); nesting deeper than `limits.jsonDepth` is 400 JSON_TOO_DEEP before anything is parsed;
+ * broken JSON is CASE_INVALID naming the element where reading stopped (docs/limits.md).
  */
-export async function* readSyncBody(c: Context<AppEnv>, maxBytes: number): AsyncGenerator<unknown[]> {
+export async function* readSyncBody(c: Context<AppEnv>, limits: { requestBytes: number; jsonDepth: number }): AsyncGenerator<unknown[]> {
+  const maxBytes = limits.requestBytes;
   const input = source(c);
   const { head, rest } = await peek(input, 6);
   if (head.length === 0) throw new AppError('USAGE', 'the upload has no body: send a JSON array of cases');
@@ -64,7 +66,7 @@ export async function* readSyncBody(c: Context<AppEnv>, maxBytes: number): Async
   if (encoding !== 'identity') raw.on('error', (err) => decoded.destroy(err));
   let next = 0;
   try {
-    for await (const batch of parseJsonArrayBatches(metered(decoded, maxBytes))) {
+    for await (const batch of parseJsonArrayBatches(metered(decoded, maxBytes), undefined, limits.jsonDepth)) {
       next += batch.length;
       yield batch;
     }

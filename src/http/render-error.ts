@@ -20,6 +20,10 @@ function normalise(err: unknown): AppError {
  */
 const PUBLIC_DETAILS = ['existing_tables', 'suggestion', 'retry_after'] as const;
 
+/** Codes of a refusal by a limit, and the details their bodies carry (docs/limits.md). */
+const LIMIT_CODES = new Set<string>(['CASE_TOO_LARGE', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE']);
+const LIMIT_DETAILS = ['case', 'id', 'index', 'field', 'limit'] as const;
+
 function quoted(s: string): string {
   return `"${s.replace(/["\\]/g, "'")}"`;
 }
@@ -51,5 +55,11 @@ export function errorResponse(c: Context, thrown: unknown, log?: (line: string) 
   if (typeof err.details.retry_after === 'number') c.header('Retry-After', String(err.details.retry_after));
   const extra: Record<string, unknown> = {};
   for (const key of PUBLIC_DETAILS) if (err.details[key] !== undefined) extra[key] = err.details[key];
+  // A refusal by a limit says which case, field and limit in `details` (docs/limits.md).
+  if (LIMIT_CODES.has(err.code)) {
+    const details: Record<string, unknown> = {};
+    for (const key of LIMIT_DETAILS) if (err.details[key] !== undefined) details[key] = err.details[key];
+    extra.details = details;
+  }
   return c.json({ error: err.code, message: err.message, ...extra }, status);
 }

@@ -72,6 +72,8 @@ export const ERROR_CODES = {
   NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'the named object does not exist' },
   CONFLICT: { http: 409, exit: EXIT.conflict, title: 'the object already exists or is in a conflicting state' },
   PAYLOAD_TOO_LARGE: { http: 413, exit: EXIT.invalid, title: 'a request body or uploaded file is larger than the configured limit' },
+  CASE_TOO_LARGE: { http: 413, exit: EXIT.invalid, title: 'a field of a case is larger than its configured limit (details: case, field, limit); nothing of the request was stored' },
+  JSON_TOO_DEEP: { http: 400, exit: EXIT.invalid, title: 'a JSON body or case nests arrays and objects deeper than the configured limit; refused before parsing' },
   PATH_INVALID: { http: 400, exit: EXIT.invalid, title: 'a file name escapes the media area or is not allowed' },
   SYNC_HEADER_INVALID: { http: 400, exit: EXIT.invalid, title: 'an x-csw-* sync header of the data-collection client has a value it could not have meant' },
   SYNC_REVISION_UNKNOWN: { http: 412, exit: EXIT.conflict, title: 'the revision the sync client holds is newer than any of this server: it must sync in full' },

@@ -82,6 +82,16 @@ export function toStored(r: RawCase): StoredCase {
   };
 }
 
+/** How many of the leading rows fit in `budget` bytes: at least one when there is any (pure). */
+export function fitting(sizes: readonly { size: number }[], budget: number): number {
+  let total = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    total += sizes[i]!.size;
+    if (total > budget) return Math.max(i, 1);
+  }
+  return sizes.length;
+}
+
 /** Cases of all dictionaries, and the revision counter that orders their changes. */
 export class CasesRepo {
   private readonly getOne: Statement<[number, string], RawCase>;
@@ -90,6 +100,7 @@ export class CasesRepo {
   private readonly countStmt: Statement<[number], { n: number }>;
   private readonly countActiveStmt: Statement<[number], { n: number }>;
   private readonly pageStmt: Statement<[number, number, number], RawSummary>;
+  private readonly pageSizesStmt: Statement<[number, number, number], { size: number }>;
   private readonly maxRevisionStmt: Statement<[number], { r: number | null }>;
   private readonly getManyStmts = new Map<number, Statement<unknown[], RawCase>>();
   private readonly changedAllStmt: Statement<[number, number, string, number, number], RawChanged>;
@@ -116,6 +127,10 @@ export class CasesRepo {
     // per row lets OFFSET walk the key index alone.
     this.pageStmt = db.prepare(
       'SELECT guid, case_key, label, modified_at, verified, deleted FROM cases WHERE dictionary_id = ? ORDER BY case_key, guid LIMIT ? OFFSET ?',
+    );
+    // The sizes of a page's summaries, without their text (octet_length reads the record header).
+    this.pageSizesStmt = db.prepare(
+      'SELECT octet_length(guid) + octet_length(case_key) + octet_length(label) + octet_length(modified_at) AS size FROM cases WHERE dictionary_id = ? ORDER BY case_key, guid LIMIT ? OFFSET ?',
     );
     this.maxRevisionStmt = db.prepare('SELECT max(revision) AS r FROM cases WHERE dictionary_id = ?');
     const changed = (filter: string) =>
@@ -194,9 +209,15 @@ export class CasesRepo {
     return this.countActiveStmt.get(dictionaryId)!.n;
   }
 
-  /** One page of case summaries ordered by case key. */
-  page(dictionaryId: number, limit: number, offset: number): CaseSummaryRow[] {
-    return this.pageStmt.all(dictionaryId, limit, offset).map(toSummary);
+  /**
+   * One page of case summaries ordered by case key: up to `limit`, and only as many as fit in
+   * `budget` bytes of stored text (always at least one), so one huge stored label cannot make a
+   * page too large to answer (docs/limits.md). The caller goes on at offset + the rows returned.
+   */
+  page(dictionaryId: number, limit: number, offset: number, budget = Number.POSITIVE_INFINITY): CaseSummaryRow[] {
+    const n = budget === Number.POSITIVE_INFINITY ? limit : fitting(this.pageSizesStmt.all(dictionaryId, limit, offset), budget);
+    if (n === 0) return [];
+    return this.pageStmt.all(dictionaryId, n, offset).map(toSummary);
   }
 
   maxRevision(dictionaryId: number): number {

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { CASE_COLUMNS, toStored, type RawCase, type StoredCase } from './cases-repo.js';
+import { CASE_COLUMNS, fitting, toStored, type RawCase, type StoredCase } from './cases-repo.js';
 import { nowIso } from './clock.js';
 
 export type SyncDirection = 'put' | 'get';
@@ -60,6 +60,10 @@ function rangeSql(universe: boolean, exclude: boolean): string {
     ${exclude ? 'AND revision NOT IN (SELECT value FROM json_each(@exclude))' : ''}`;
 }
 
+/** Bytes of stored text of a case row, as SQL (the byte budget of a page; docs/limits.md). */
+export const ROW_BYTES =
+  'octet_length(guid) + octet_length(case_key) + octet_length(label) + octet_length(data) + octet_length(clock) + octet_length(notes) + coalesce(octet_length(partial_save), 0)';
+
 /** Downloads in progress whose next page's total is remembered (a few bytes each). */
 const MAX_CARRIED = 1000;
 
@@ -76,6 +80,7 @@ export class SyncRepo {
   private readonly maxRevisionStmt: Statement<[], { r: number | null }>;
   private readonly chunkStmts = new Map<string, Statement<Record<string, unknown>, RawCase>>();
   private readonly countStmts = new Map<string, Statement<Record<string, unknown>, { n: number }>>();
+  private readonly sizeStmts = new Map<string, Statement<Record<string, unknown>, { size: number }>>();
   /** Totals carried from one download page to the next, by dictionary, cursor, snapshot and filters. */
   private readonly carried = new Map<string, number>();
 
@@ -99,6 +104,8 @@ export class SyncRepo {
         const shape = `${u}${x}`;
         this.chunkStmts.set(shape, db.prepare(`SELECT ${CASE_COLUMNS} ${rangeSql(u, x)} ORDER BY revision, guid LIMIT @limit`));
         this.countStmts.set(shape, db.prepare(`SELECT count(*) AS n ${rangeSql(u, x)}`));
+        // octet_length of a column reads the record header only, not the text (SQLite ≥ 3.43).
+        this.sizeStmts.set(shape, db.prepare(`SELECT ${ROW_BYTES} AS size ${rangeSql(u, x)} ORDER BY revision, guid LIMIT @limit`));
       }
     }
   }
@@ -122,6 +129,20 @@ export class SyncRepo {
   /** Up to `limit` cases of the range, by revision then guid. */
   chunk(dictionaryId: number, range: SyncRange, limit: number): SyncCaseRow[] {
     return this.chunkStmts.get(this.shape(range))!.all({ ...this.params(dictionaryId, range), limit }).map(toStored);
+  }
+
+  /**
+   * Up to `limit` cases of the range whose stored text adds up to at most `budget` bytes, and
+   * always at least one (so a download moves on past a case larger than the budget): the sizes
+   * are read first, without the text, then only the cases that fit. `seen` is how many cases
+   * the range holds up to `limit`: when it is below `limit`, the range ends within this read.
+   */
+  chunkWithin(dictionaryId: number, range: SyncRange, limit: number, budget: number): { cases: SyncCaseRow[]; seen: number } {
+    const params = this.params(dictionaryId, range);
+    const sizes = this.sizeStmts.get(this.shape(range))!.all({ ...params, limit });
+    const n = fitting(sizes, budget);
+    const cases = n === 0 ? [] : this.chunkStmts.get(this.shape(range))!.all({ ...params, limit: n }).map(toStored);
+    return { cases, seen: sizes.length };
   }
 
   /**

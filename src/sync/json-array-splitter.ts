@@ -9,6 +9,10 @@
  * early) is an error naming the element and the byte offset. Pure; no I/O.
  */
 
+import { AppError } from '../shared/errors.js';
+import { JsonDepthScanner } from '../shared/json-depth.js';
+import { DEFAULT_CASE_LIMITS } from '../cspro/case/case-limits.js';
+
 /** Malformed input: which element (0-based) was being read, and the byte offset in the body. */
 export class JsonArrayError extends Error {
   constructor(
@@ -247,6 +251,25 @@ export async function* parseJsonArray(chunks: AsyncIterable<Uint8Array>): AsyncG
   splitter.end();
 }
 
+/**
+ * The chunks of a body, each scanned for nesting before it is handed on: the first bracket
+ * deeper than `maxDepth` (the array itself is depth 1) ends the body with JSON_TOO_DEEP, before
+ * any of it is parsed (docs/limits.md).
+ */
+async function* depthChecked(chunks: AsyncIterable<Uint8Array>, maxDepth: number): AsyncGenerator<Uint8Array> {
+  const scanner = new JsonDepthScanner(maxDepth);
+  for await (const chunk of chunks) {
+    const at = scanner.push(chunk);
+    if (at >= 0) {
+      throw new AppError('JSON_TOO_DEEP', `the body nests arrays and objects deeper than the limit of ${maxDepth} (at byte ${at}); nothing of it was parsed or stored`, {
+        limit: maxDepth,
+        offset: at,
+      });
+    }
+    yield chunk;
+  }
+}
+
 /** Bodies up to this many bytes are parsed by one `JSON.parse` (see parseJsonArrayBatches). */
 export const WHOLE_PARSE_LIMIT = 16 * 1024 * 1024;
 
@@ -258,9 +281,15 @@ const BATCH = 500;
  * few hundred cases) is parsed by one `JSON.parse`, about twice as fast as splitting it; one that
  * is not a valid array is then split as a stream would be, so its error names the same element.
  * A larger body is split as it arrives (parseJsonArray), with memory bounded by one batch.
+ * Either way every chunk is first scanned for nesting: deeper than `maxDepth` is JSON_TOO_DEEP
+ * before any of the body is parsed (docs/limits.md).
  */
-export async function* parseJsonArrayBatches(chunks: AsyncIterable<Uint8Array>, wholeLimit = WHOLE_PARSE_LIMIT): AsyncGenerator<unknown[]> {
-  const iterator = chunks[Symbol.asyncIterator]();
+export async function* parseJsonArrayBatches(
+  chunks: AsyncIterable<Uint8Array>,
+  wholeLimit = WHOLE_PARSE_LIMIT,
+  maxDepth = DEFAULT_CASE_LIMITS.jsonDepth,
+): AsyncGenerator<unknown[]> {
+  const iterator = depthChecked(chunks, maxDepth)[Symbol.asyncIterator]();
   const head: Uint8Array[] = [];
   let size = 0;
   let ended = false;

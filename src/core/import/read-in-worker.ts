@@ -1,4 +1,5 @@
 import type { Dictionary } from '../../cspro/dictionary/model.js';
+import { DEFAULT_CASE_LIMITS, type CaseLimits } from '../../cspro/case/case-limits.js';
 import { AppError, isErrorCode } from '../../shared/errors.js';
 import { startWorker } from '../../shared/start-worker.js';
 import type { ReadErrorShape, ReadItem, ReadWorkerInput, ReadWorkerMessage } from './read-worker-protocol.js';
@@ -12,9 +13,15 @@ function toError(e: ReadErrorShape): AppError {
  * encoded for the store, or the reason it could not be read. A failure of the file as a whole
  * (cannot be opened, not the format its name says) is thrown as the reader threw it. Leaving
  * the loop early stops the worker. `onRead` gets the share of the file read (0 to 1) with each batch.
+ * A case over `limits` is one that could not be read (CASE_TOO_LARGE naming the field).
  */
-export async function* readCaseFileInWorker(file: string, model: Dictionary, onRead?: (share: number) => void): AsyncGenerator<ReadItem[]> {
-  const worker = startWorker(import.meta.url, './read-worker', { file, model } satisfies ReadWorkerInput);
+export async function* readCaseFileInWorker(
+  file: string,
+  model: Dictionary,
+  onRead?: (share: number) => void,
+  limits: CaseLimits = DEFAULT_CASE_LIMITS,
+): AsyncGenerator<ReadItem[]> {
+  const worker = startWorker(import.meta.url, './read-worker', { file, model, limits } satisfies ReadWorkerInput);
   const inbox: ReadWorkerMessage[] = [];
   let failure: Error | undefined;
   let exited = false;

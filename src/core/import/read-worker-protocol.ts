@@ -1,5 +1,6 @@
 import type { ErrorDetails } from '../../shared/errors.js';
 import type { CaseWarning } from '../../cspro/case/case-result.js';
+import type { CaseLimits } from '../../cspro/case/case-limits.js';
 import type { CaseWrite } from '../../store/cases-repo.js';
 
 /** Cases per message from the reading thread: one store batch. */
@@ -31,6 +32,8 @@ export type ReadItem = { ok: true; write: CaseWrite; warnings?: ImportWarning[] 
 export interface ReadWorkerInput {
   file: string;
   model: unknown;
+  /** The case limits (docs/limits.md): a case over one is reported, not stored. */
+  limits: CaseLimits;
 }
 
 /** Reading thread → writer. The writer answers each `batch` with `'more'`. */

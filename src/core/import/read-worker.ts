@@ -5,13 +5,15 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Dictionary } from '../../cspro/dictionary/model.js';
-import { toAppError } from '../../shared/errors.js';
+import { toAppError, type ErrorDetails } from '../../shared/errors.js';
+import { checkCaseFields } from '../../cspro/case/case-limits.js';
+import type { CaseWrite } from '../../store/cases-repo.js';
 import { toCaseWrite } from '../case-merge.js';
 import { caseFileReader, type ReadResult } from './case-file-readers.js';
-import { READ_AHEAD, READ_BATCH, type ImportWarning, type ReadItem, type ReadWorkerInput, type ReadWorkerMessage } from './read-worker-protocol.js';
+import { READ_AHEAD, READ_BATCH, type ImportWarning, type ReadErrorShape, type ReadItem, type ReadWorkerInput, type ReadWorkerMessage } from './read-worker-protocol.js';
 
 const port = parentPort!;
-const { file, model } = workerData as ReadWorkerInput;
+const { file, model, limits } = workerData as ReadWorkerInput;
 let credits = READ_AHEAD;
 let read = 0;
 const onPosition = (done: number, total: number) => {
@@ -31,6 +33,19 @@ function located(r: Extract<ReadResult, { ok: true }>): ImportWarning[] | undefi
   return r.warnings.map((w) => ({ ...w, case: r.case.caseids, ...(w.line === undefined && r.index !== undefined ? { index: r.index } : {}) }));
 }
 
+/** The CASE_TOO_LARGE of a case over the limits, located like the reader's errors; undefined when it fits. */
+function overLimit(write: CaseWrite, r: Extract<ReadResult, { ok: true }>): ReadErrorShape | undefined {
+  try {
+    checkCaseFields(write, limits);
+    return undefined;
+  } catch (err) {
+    const e = toAppError(err);
+    const line = (r as { firstLine?: number }).firstLine;
+    const where: ErrorDetails = { file, ...(r.index !== undefined ? { index: r.index } : {}), ...(line !== undefined ? { line } : {}) };
+    return { code: e.code, message: e.message, details: { ...where, ...e.details } };
+  }
+}
+
 async function sendBatch(items: ReadItem[]): Promise<void> {
   while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
   credits -= 1;
@@ -39,10 +54,13 @@ async function sendBatch(items: ReadItem[]): Promise<void> {
 
 try {
   let batch: ReadItem[] = [];
-  for await (const r of caseFileReader(file)(file, model as Dictionary, onPosition)) {
+  for await (const r of caseFileReader(file)(file, model as Dictionary, onPosition, { limits })) {
     if (r.ok) {
       const warnings = located(r);
-      batch.push({ ok: true, write: toCaseWrite(r.case), ...(warnings ? { warnings } : {}) });
+      const write = toCaseWrite(r.case);
+      const tooLarge = overLimit(write, r);
+      if (tooLarge) batch.push({ ok: false, error: tooLarge });
+      else batch.push({ ok: true, write, ...(warnings ? { warnings } : {}) });
     } else {
       batch.push({ ok: false, error: { code: r.error.code, message: r.error.message, details: r.error.details } });
     }

@@ -67,8 +67,9 @@ export function caseError(message: string, details: ErrorDetails = {}): AppError
  * deeper code already set. Anything that is not a CASE_INVALID AppError becomes one.
  */
 export function withCaseDetails(err: unknown, details: ErrorDetails): AppError {
-  if (err instanceof AppError && err.code === 'CASE_INVALID') {
-    return new AppError('CASE_INVALID', err.message, { ...details, ...err.details }, { cause: err.cause });
+  // A case over a limit keeps its own code (CASE_TOO_LARGE 413, JSON_TOO_DEEP 400; docs/limits.md).
+  if (err instanceof AppError && (err.code === 'CASE_INVALID' || err.code === 'CASE_TOO_LARGE' || err.code === 'JSON_TOO_DEEP')) {
+    return new AppError(err.code, err.message, { ...details, ...err.details }, { cause: err.cause });
   }
   const message = err instanceof Error ? err.message : String(err);
   return new AppError('CASE_INVALID', message, details, { cause: err });

@@ -16,6 +16,7 @@ import { AppError } from '../../shared/errors.js';
 import type { Dictionary } from '../dictionary/model.js';
 import { caseError, type CaseReadResult, type ReadPosition } from './case-result.js';
 import { normalizeSyncCase } from './sync-json.js';
+import type { CaseLimits } from './case-limits.js';
 
 async function assertReadable(path: string): Promise<void> {
   try {
@@ -27,7 +28,7 @@ async function assertReadable(path: string): Promise<void> {
 }
 
 /** Reads a JSON array of sync cases one case at a time (see the file comment). */
-export async function* readJsonCasesFile(path: string, dict: Dictionary, onPosition?: ReadPosition): AsyncGenerator<CaseReadResult> {
+export async function* readJsonCasesFile(path: string, dict: Dictionary, onPosition?: ReadPosition, opts: { limits?: CaseLimits } = {}): AsyncGenerator<CaseReadResult> {
   await assertReadable(path);
   const size = onPosition ? (await stat(path)).size : 0;
   const input = createReadStream(path);
@@ -42,7 +43,7 @@ export async function* readJsonCasesFile(path: string, dict: Dictionary, onPosit
       next = index + 1;
       onPosition?.(input.bytesRead, size);
       try {
-        const { case: syncCase, warnings } = normalizeSyncCase(element.value, dict, { file: path, index });
+        const { case: syncCase, warnings } = normalizeSyncCase(element.value, dict, { file: path, index, ...opts });
         yield { ok: true, case: syncCase, warnings, index };
       } catch (err) {
         yield { ok: false, error: err as AppError };

@@ -31,12 +31,21 @@ import {
   type SyncCase,
 } from './model.js';
 import { textToCase } from './text-to-case.js';
+import { AppError } from '../../shared/errors.js';
+import { jsonDepthExceeded } from '../../shared/json-depth.js';
+import { caseTooLarge, DEFAULT_CASE_LIMITS, type CaseLimits } from './case-limits.js';
 
 /** Where the case came from, added to error details. */
 export interface SyncJsonSource {
   file?: string;
   /** 0-based index of the case in its JSON array. */
   index?: number;
+  /**
+   * The limits checked before the costly steps (default DEFAULT_CASE_LIMITS; docs/limits.md): the
+   * nesting and length of a `level-1` JSON text before it is parsed, the number of notes and
+   * clock entries before they are read. The caller checks the stored form (case-limits.ts).
+   */
+  limits?: CaseLimits;
 }
 
 /** A normalised case and the warnings met on the way. */
@@ -233,7 +242,17 @@ export function normalizeSyncCase(raw: unknown, dict: Dictionary, source: SyncJs
     if (!isUuid(raw.id)) throw caseError('id must be a GUID (8-4-4-4-12 hex digits)', { path: 'id' });
     const id = raw.id.toLowerCase();
     where.id = id;
+    const limits = source.limits ?? DEFAULT_CASE_LIMITS;
     try {
+      // Counts and lengths first: nothing large is read or parsed before it is refused.
+      const named = { guid: id, caseKey: typeof raw.caseids === 'string' ? raw.caseids : '' };
+      const early = (field: string, v: unknown, limit: number, unit: string) => {
+        const n = typeof v === 'string' || Array.isArray(v) ? v.length : 0;
+        if (n > limit) throw caseTooLarge(named, field, n, limit, unit, limits);
+      };
+      early('clock', raw.clock, limits.clockEntries, 'entries');
+      early('notes', raw.notes, limits.notes, 'notes');
+      early('level-1', raw['level-1'], limits.dataChars, 'characters');
       const clock = clockOf(raw.clock);
       const normalizer = new LevelNormalizer(dict);
       let level1: LevelObject;
@@ -241,6 +260,16 @@ export function normalizeSyncCase(raw: unknown, dict: Dictionary, source: SyncJs
       if (rawLevel !== undefined && rawLevel !== null) {
         let parsed: unknown = rawLevel;
         if (typeof rawLevel === 'string') {
+          // Refused before parsing: JSON.parse of deep input costs memory out of all proportion.
+          const depth = limits.jsonDepth;
+          const at = jsonDepthExceeded(rawLevel, depth);
+          if (at >= 0) {
+            throw new AppError('JSON_TOO_DEEP', `level-1 nests arrays and objects deeper than the limit of ${depth} (at character ${at})`, {
+              path: 'level-1',
+              field: 'level-1',
+              limit: depth,
+            });
+          }
           try {
             parsed = JSON.parse(rawLevel);
           } catch (err) {
@@ -272,7 +301,8 @@ export function normalizeSyncCase(raw: unknown, dict: Dictionary, source: SyncJs
       if (raw.partialSave !== undefined && raw.partialSave !== null) out.partialSave = partialSaveOf(raw.partialSave);
       return { case: reorder(out), warnings: normalizer.warnings };
     } catch (err) {
-      if (typeof raw.caseids === 'string') where.case = raw.caseids;
+      // An error names the case by its key; an absurd key is cut so the error stays small.
+      if (typeof raw.caseids === 'string') where.case = raw.caseids.length > 80 ? `${raw.caseids.slice(0, 40)}…` : raw.caseids;
       throw err;
     }
   } catch (err) {

@@ -16,7 +16,9 @@ export function caseRoutes(api: ApiBuilder, { store }: RouteDeps): void {
     path: '/api/dictionaries/{name}/cases',
     summary: 'List the cases of a dictionary, a page at a time',
     description:
-      `Deleted cases are listed too, flagged \`deleted\`; ordered by case key. \`limit\` is 1 to ${MAX_CASES_LIMIT}.\n\n` +
+      `Deleted cases are listed too, flagged \`deleted\`; ordered by case key. \`limit\` is 1 to ${MAX_CASES_LIMIT}; a page holds fewer when its ` +
+      'stored text reaches the page byte budget (always at least one case; go on at `offset` + the cases returned; docs/limits.md). ' +
+      'A sync chunk is bounded the same way (a cut chunk is a 206).\n\n' +
       'A request carrying any `x-csw-*` header (or `If-Match`) is the data-collection client’s sync download instead (docs/sync.md): ' +
       'a JSON array of cases in the wire form, `ETag` / `x-csw-chunk-max-revision` / `x-csw-case-range-count` headers, 206 while more remains, ' +
       '412 when the revision the device holds is newer than the server’s.',

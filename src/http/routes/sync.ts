@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import type { Context } from 'hono';
+import { limitsOf } from '../../core/limits.js';
 import { chunkJson, deleteSyncedCase, downloadCases, getSyncCaseJson, serverInfo, uploadCases } from '../../core/sync.js';
 import type { FileSnapshot } from '../../core/file-snapshot.js';
 import { listApps, listClientFolder, openApp, openClientFile, putClientFile } from '../../core/sync-files.js';
@@ -80,7 +81,7 @@ export function syncRoutes(api: ApiBuilder, { store, config }: RouteDeps): void 
     description:
       'A JSON array of cases (`level-1` as CSPro ≥ 7.5 sends it, or the older `data` lines), plain or compressed (zlib or gzip, ' +
       'detected from the bytes). Every case is checked first: a malformed one refuses the request (400 `CASE_INVALID` naming the case) ' +
-      'and nothing is stored. The cases are merged by vector clock and written in one transaction at one new revision, returned in ' +
+      'and nothing is stored; a case over a size limit is 413 `CASE_TOO_LARGE` naming the case, the field and the limit, a body nested deeper than the limit 400 `JSON_TOO_DEEP` (docs/limits.md). The cases are merged by vector clock and written in one transaction at one new revision, returned in ' +
       '`ETag` and `x-csw-current-revision`. 412 with the device’s last sync when `x-csw-if-revision-exists` names a revision this ' +
       'server never issued.',
     tags: ['sync'],
@@ -88,10 +89,10 @@ export function syncRoutes(api: ApiBuilder, { store, config }: RouteDeps): void 
     request: { params: DictionaryNameParams, body: { required: true, content: { 'application/json': { schema: WireCaseList } } } },
     responses: {
       200: json(SyncSuccess, 'stored; the new revision is in ETag and x-csw-current-revision'),
-      400: json(ErrorBody, 'a malformed case or body (`CASE_INVALID`), a bad header (`SYNC_HEADER_INVALID`)'),
+      400: json(ErrorBody, 'a malformed case or body (`CASE_INVALID`), one nested too deep (`JSON_TOO_DEEP`), a bad header (`SYNC_HEADER_INVALID`)'),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
       412: json(LastSync, 'the revision the device holds is unknown: sync in full'),
-      413: json(ErrorBody, 'the body is larger than the limit (`PAYLOAD_TOO_LARGE`)'),
+      413: json(ErrorBody, 'the inflated body is larger than the limit (`PAYLOAD_TOO_LARGE`), or a case field is (`CASE_TOO_LARGE`, details case, field, limit)'),
       415: json(ErrorBody, 'a cssync binary container (`SYNC_BINARY_UNSUPPORTED`)'),
     },
     handler: async (c) => {
@@ -99,7 +100,7 @@ export function syncRoutes(api: ApiBuilder, { store, config }: RouteDeps): void 
       const req = parseUploadHeaders(header(c));
       let reply;
       try {
-        reply = await uploadCases(store, name, readSyncBody(c, config.maxSyncBytes), req, c.get('principal').username);
+        reply = await uploadCases(store, name, readSyncBody(c, limitsOf(store)), req, c.get('principal').username);
       } catch (err) {
         return preconditionFailed(c, err);
       }

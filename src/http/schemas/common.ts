@@ -6,6 +6,16 @@ export const ErrorBody = z
   .strictObject({
     error: z.string().meta({ description: 'stable error code, e.g. DICTIONARY_NOT_FOUND, API-001', example: 'DICTIONARY_NOT_FOUND' }),
     message: z.string().meta({ description: 'what went wrong, for humans' }),
+    details: z
+      .strictObject({
+        case: z.string().optional(),
+        id: z.string().optional(),
+        index: z.number().int().optional(),
+        field: z.string().optional(),
+        limit: z.number().int().optional(),
+      })
+      .optional()
+      .meta({ description: 'a refusal by a limit (413 CASE_TOO_LARGE / PAYLOAD_TOO_LARGE, 400 JSON_TOO_DEEP): the case (key), its id and position in the upload, the field and the limit; docs/limits.md' }),
   })
   .meta({ id: 'Error' });
 

@@ -1,0 +1,62 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { JsonDepthScanner, jsonDepthExceeded } from '../../../src/shared/json-depth.js';
+import { parseJsonArrayBatches } from '../../../src/sync/json-array-splitter.js';
+import { AppError } from '../../../src/shared/errors.js';
+
+test('depth scan: counts brackets of arrays and objects, not those inside strings or after escapes', () => {
+  assert.equal(jsonDepthExceeded('[{"a":[1,{"b":[]}]}]', 5), -1);
+  assert.equal(jsonDepthExceeded('[{"a":[1,{"b":[]}]}]', 4), 14);
+  assert.equal(jsonDepthExceeded(Buffer.from('[{"a":[1,{"b":[]}]}]'), 4), 14);
+  // Brackets in strings, escaped quotes and escaped backslashes before a closing quote.
+  assert.equal(jsonDepthExceeded('["[[[[", "\\"[[[[", "\\\\", "x"]', 1), -1);
+  assert.equal(jsonDepthExceeded('["\\\\"[[', 2), 6);
+  assert.equal(jsonDepthExceeded('{"level-1":"{\\"id\\":{}}"}', 1), -1);
+  assert.equal(jsonDepthExceeded('[[]]', 1), 1);
+});
+
+test('depth scan: the state carries over chunk boundaries, also a backslash run split between chunks', () => {
+  const text = '["ab\\\\\\"[[[", [[["x\\\\"]]]]';
+  for (let cut = 1; cut < text.length; cut++) {
+    const s = new JsonDepthScanner(4);
+    const a = s.push(Buffer.from(text.slice(0, cut)));
+    const b = s.push(Buffer.from(text.slice(cut)));
+    assert.equal(a, -1, `cut ${cut}`);
+    assert.equal(b, -1, `cut ${cut}`);
+    const deep = new JsonDepthScanner(3);
+    const first = deep.push(Buffer.from(text.slice(0, cut)));
+    const second = deep.push(Buffer.from(text.slice(cut)));
+    assert.equal(first >= 0 ? first : second, text.indexOf('[[["x') + 2, `cut ${cut}`);
+  }
+});
+
+async function errorOf(it: AsyncIterable<unknown>): Promise<unknown> {
+  try {
+    for await (const _ of it) void _;
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
+
+async function* chunks(buf: Buffer, size: number): AsyncGenerator<Uint8Array> {
+  for (let i = 0; i < buf.length; i += size) yield buf.subarray(i, i + size);
+}
+
+test('parseJsonArrayBatches: a body nested past the limit is JSON_TOO_DEEP before it is parsed, on the whole and the split path', async () => {
+  const deep = Buffer.from('[' + '['.repeat(5_000_000));
+  const before = process.memoryUsage().rss;
+  for (const wholeLimit of [16 * 1024 * 1024, 1000]) {
+    const err = await errorOf(parseJsonArrayBatches(chunks(deep, 65536), wholeLimit, 64));
+    assert.ok(err instanceof AppError && err.code === 'JSON_TOO_DEEP', String(err));
+    assert.equal(err.details.offset, 64);
+    assert.equal(err.details.limit, 64);
+  }
+  // Refused at the first chunk: nothing near the 500 MB JSON.parse would build.
+  assert.ok(process.memoryUsage().rss - before < 100 * 1024 * 1024);
+  // Within the limit the body parses as before.
+  const ok = '[' + '[1,'.repeat(30) + '2' + ']'.repeat(30) + ']';
+  const batches: unknown[][] = [];
+  for await (const b of parseJsonArrayBatches(chunks(Buffer.from(ok), 7), undefined, 64)) batches.push(b);
+  assert.equal(batches.length, 1);
+});
