@@ -1,11 +1,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { serve, type HttpBindings, type Http2Bindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { AppError } from '../shared/errors.js';
 import { startWebhookDispatcher, webhookSettings } from '../core/webhook-delivery.js';
 import type { Store } from '../store/open-store.js';
+import { watchRequestBodies } from './body-timeout.js';
 import type { HttpConfig } from './config.js';
 import { createApp } from './create-app.js';
+import { httpTimeouts } from './timeouts.js';
 
 export interface ServeOptions {
   store: Store;
@@ -35,8 +38,27 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
   const app = createApp({ store: opts.store, clock: opts.clock, config: opts.config });
   // Checked before listening, so a bad SDS_WEBHOOK_* value stops the start with CONFIG_INVALID.
   const settings = webhookSettings(opts.config?.env ?? process.env, opts.config?.webhooks);
+  const timeouts = httpTimeouts(opts.config?.env ?? process.env, opts.config);
+  // A reply already written (the 408 of a stalled body) or a client gone: nothing more to send.
+  const fetch = async (req: Request, env: HttpBindings | Http2Bindings) => {
+    const res = await app.fetch(req, env);
+    return env.outgoing.headersSent || env.incoming.socket?.destroyed ? RESPONSE_ALREADY_SENT : res;
+  };
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? 8080 }) as Server;
+    const server = serve({
+      fetch,
+      hostname: host,
+      port: opts.port ?? 8080,
+      serverOptions: {
+        // Node answers 408 and closes a connection whose headers are not complete in time; it
+        // looks every connectionsCheckingInterval, so that is a fraction of the limit.
+        headersTimeout: timeouts.headersTimeoutMs,
+        connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(timeouts.headersTimeoutMs / 4))),
+        // The whole-request limit is watchRequestBodies' (below), so that it is logged as 408 too.
+        requestTimeout: 0,
+      },
+    }) as Server;
+    const stopWatch = watchRequestBodies(server, timeouts);
     server.once('error', (err: NodeJS.ErrnoException) => {
       const what = `${host}:${opts.port ?? 8080}`;
       reject(
@@ -55,6 +77,7 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
       const close = async () => {
         await dispatcher?.stop();
         await closeServer(server, opts.graceMs ?? 10_000);
+        stopWatch();
       };
       resolve({ url: `http://${urlHost}:${port}`, host, port, close });
     });

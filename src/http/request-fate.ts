@@ -1,0 +1,26 @@
+import type { Context } from 'hono';
+import type { AppEnv } from './app-env.js';
+import { droppedForTimeout } from './body-timeout.js';
+
+/**
+ * What happened to the client of a request before its reply: `timeout` when the body or request
+ * timeout dropped it with 408 (body-timeout.ts), `aborted` when the client closed the connection
+ * (its reply can reach no one), undefined while it still waits for the reply. Without the Node
+ * bindings (`app.request()` in tests) the web Request's abort signal tells.
+ */
+export function requestFate(c: Context): 'timeout' | 'aborted' | undefined {
+  const env = c.env as AppEnv['Bindings'] | undefined;
+  const incoming = env?.incoming;
+  if (!incoming) return c.req.raw.signal?.aborted ? 'aborted' : undefined;
+  if (droppedForTimeout(incoming)) return 'timeout';
+  return incoming.socket?.destroyed && !env?.outgoing?.writableFinished ? 'aborted' : undefined;
+}
+
+/**
+ * The reply of a request whose client is gone or already answered: @hono/node-server writes
+ * nothing for a response carrying `x-hono-already-sent`. The status (499, as nginx logs a client
+ * that closed its request) is never sent; the request log shows it as `aborted`.
+ */
+export function nothingToSend(): Response {
+  return new Response(null, { status: 499, headers: { 'x-hono-already-sent': '1' } });
+}
