@@ -76,9 +76,9 @@ export function readUpload(c: Context<AppEnv>, opts: { fileField: string; maxByt
     const fail = (err: AppError) => {
       if (settled) return;
       settled = true;
+      // No more bytes reach busboy. It is not destroyed: fail() runs inside busboy's own events
+      // ('limit' among them), and busboy still uses its file stream after they return.
       source.unpipe(bb);
-      // Ends the file stream busboy may still hold; the errors this raises land in the listeners below.
-      bb.destroy();
       reject(err);
     };
     const form: UploadForm = { fields: {} };

@@ -61,6 +61,7 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
     const stopWatch = watchRequestBodies(server, timeouts);
     server.once('error', (err: NodeJS.ErrnoException) => {
       const what = `${host}:${opts.port ?? 8080}`;
+      stopWatch();
       reject(
         err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL'
           ? new AppError('USAGE', `cannot listen on ${what}: ${err.code === 'EADDRINUSE' ? 'the port is already in use' : err.message}`, { field: 'port' })
@@ -71,6 +72,9 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
       const port = (server.address() as AddressInfo).port;
       const urlHost = host.includes(':') ? `[${host}]` : host;
       const log = opts.config?.log ?? ((line: string) => process.stderr.write(line + '\n'));
+      // An error of the listening socket later on (out of file descriptors, say) is logged; with
+      // no listener left it would end the process.
+      server.on('error', (err: Error) => log(`sds serve: server error: ${err.message}`));
       // Uploads commit without stopping to checkpoint the WAL (store/wal-checkpointer.ts).
       opts.store.checkpointInBackground();
       const dispatcher = opts.webhookDispatcher === false ? undefined : startWebhookDispatcher(opts.store, { settings, log });

@@ -38,7 +38,7 @@ before(async () => {
   dict = up.json<{ name: string }>().name;
   child = spawn(
     process.execPath,
-    [SDS_BIN, '--home', home.root, 'serve', '--port', '0', '--headers-timeout', String(HEADERS_TIMEOUT_MS), '--body-timeout', String(BODY_TIMEOUT_MS)],
+    [SDS_BIN, '--home', home.root, 'serve', '--port', '0', '--max-upload-mb', '1', '--headers-timeout', String(HEADERS_TIMEOUT_MS), '--body-timeout', String(BODY_TIMEOUT_MS)],
     { env: { ...process.env, NO_COLOR: '1', SDS_HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) } },
   );
   child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
@@ -175,6 +175,36 @@ test('the same form, closed, is stored (the broken ones above stored nothing)', 
   const ok = await postMultipart(wholeForm);
   assert.equal(ok.status, 200, JSON.stringify(ok)); // same name as the setup's: replaced
   await assertAlive('a good upload');
+});
+
+test('a file over the upload limit (1 MB here), sent chunked so that only busboy sees its size: 413, closed or not; the server goes on', async () => {
+  const big = 'x'.repeat(1.5 * 1024 * 1024);
+  const cases: [string, string, number, string][] = [
+    ['closed', `${filePart('file', big)}\r\n--B--\r\n`, 413, 'PAYLOAD_TOO_LARGE'],
+    ['never closed', filePart('file', big), 413, 'PAYLOAD_TOO_LARGE'],
+    // Skipped (not the "file" part), read to its end and dropped: the form then lacks its file.
+    ['under another field name, closed', `${filePart('other', big)}\r\n--B--\r\n`, 400, 'USAGE'],
+    ['under another field name, then a second file part', `${filePart('other', big)}\r\n${filePart('file', 'abc')}\r\n--B--\r\n`, 400, 'USAGE'],
+  ];
+  for (const [what, body, status, code] of cases) {
+    const bytes = Buffer.from(body);
+    const stream = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < bytes.length; i += 64 * 1024) c.enqueue(bytes.subarray(i, i + 64 * 1024));
+        c.close();
+      },
+    });
+    const r = await fetch(`${base}/api/dictionaries`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': MULTIPART },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    const j = (await r.json()) as { error: string };
+    assert.equal(r.status, status, `${what}: ${JSON.stringify(j)}`);
+    assert.equal(j.error, code, what);
+    await assertAlive(`a file over the limit, ${what}`);
+  }
 });
 
 test('a multipart upload cut by the client closing the socket: no reply, logged as aborted (not 500, not an internal error)', async () => {
