@@ -34,7 +34,9 @@ function quoted(s: string): string {
  */
 export function errorResponse(c: Context, thrown: unknown, log?: (line: string) => void): Response {
   // A client that left (or was dropped by the body timeout) gets nothing, whatever its body's
-  // reader threw: not an internal error, and the request log says `aborted` (or 408).
+  // reader threw: not an internal error, and the request log says `aborted` (or 408). The
+  // status below (499: nginx's "client closed request") is never sent: serve.ts writes nothing
+  // on a closed or already answered connection.
   const fate = requestFate(c);
   if (fate) return new Response(null, { status: fate === 'timeout' ? 408 : 499 });
   const err = normalise(thrown);

@@ -15,12 +15,3 @@ export function requestFate(c: Context): 'timeout' | 'aborted' | undefined {
   if (droppedForTimeout(incoming)) return 'timeout';
   return incoming.socket?.destroyed && !env?.outgoing?.writableFinished ? 'aborted' : undefined;
 }
-
-/**
- * The reply of a request whose client is gone or already answered: @hono/node-server writes
- * nothing for a response carrying `x-hono-already-sent`. The status (499, as nginx logs a client
- * that closed its request) is never sent; the request log shows it as `aborted`.
- */
-export function nothingToSend(): Response {
-  return new Response(null, { status: 499, headers: { 'x-hono-already-sent': '1' } });
-}
