@@ -239,7 +239,7 @@ test(`a stalled sync upload (1 MiB announced, a few bytes sent): 408 REQUEST_TIM
   assert.equal(r.status, 408, r.body);
   assert.equal(JSON.parse(r.body).error, 'REQUEST_TIMEOUT');
   assert.match(JSON.parse(r.body).message, new RegExp(`no byte of the request body arrived for ${BODY_TIMEOUT_MS} ms`));
-  assert.ok(r.ms >= BODY_TIMEOUT_MS && r.ms < BODY_TIMEOUT_MS + 1500, `dropped after ${r.ms} ms`);
+  assert.ok(r.ms >= BODY_TIMEOUT_MS && r.ms < BODY_TIMEOUT_MS + 3000, `dropped after ${r.ms} ms`);
   await until('the 408 log line', () => new RegExp(` POST /api/dictionaries/${dict}/cases 408 \\d+ms ops\\n`).test(stderr));
   await assertAlive('a stalled sync upload');
 });
@@ -257,7 +257,7 @@ test('a body trickling in slower than the request timeout allows, though never i
   const r = await rawRequest(parts, { gapMs: 200, waitMs: REQUEST_TIMEOUT_MS + 3000 });
   assert.equal(r.status, 408, r.body);
   assert.match(JSON.parse(r.body).message, new RegExp(`not complete ${REQUEST_TIMEOUT_MS} ms after its headers`));
-  assert.ok(r.ms >= REQUEST_TIMEOUT_MS && r.ms < REQUEST_TIMEOUT_MS + 1500, `dropped after ${r.ms} ms`);
+  assert.ok(r.ms >= REQUEST_TIMEOUT_MS && r.ms < REQUEST_TIMEOUT_MS + 3000, `dropped after ${r.ms} ms`);
   await assertAlive('a trickling body');
 });
 
@@ -275,7 +275,7 @@ test('a slow but steady body (a chunk every 200 ms, under the body timeout) is s
 test(`slow headers: 408 and closed after the headers timeout (${HEADERS_TIMEOUT_MS} ms)`, async () => {
   const r = await rawRequest(['POST /api/dictionaries HTTP/1.1\r\n', 'Host: x\r\n'], { gapMs: 100, waitMs: 5000 });
   assert.equal(r.status, 408, r.body);
-  assert.ok(r.ms >= HEADERS_TIMEOUT_MS && r.ms < HEADERS_TIMEOUT_MS + 1500, `closed after ${r.ms} ms`);
+  assert.ok(r.ms >= HEADERS_TIMEOUT_MS && r.ms < HEADERS_TIMEOUT_MS + 3000, `closed after ${r.ms} ms`);
   await assertAlive('slow headers');
 });
 
