@@ -4,9 +4,13 @@ import type { DeliverySettings } from '../core/webhook-delivery.js';
 import { loadLoginGuardSettings, type LoginThrottlePolicy } from '../core/auth/login-throttle-policy.js';
 import type { HomePaths } from '../shared/home.js';
 import { loadLimits, type Limits } from '../core/limits.js';
+import { httpTimeouts, type HttpTimeouts } from './timeouts.js';
 
-/** Settings of the HTTP app; every field has a default. */
-export interface HttpConfig {
+/**
+ * Settings of the HTTP app; every field has a default. The slow-client timeouts (HttpTimeouts:
+ * headersTimeoutMs, bodyTimeoutMs, requestTimeoutMs) default from SDS_HTTP_*_TIMEOUT_MS of `env`.
+ */
+export interface HttpConfig extends HttpTimeouts {
   /** Largest accepted dictionary upload, in bytes (default 10 MB); more is 413. */
   maxUploadBytes: number;
   /** Largest accepted form or JSON body, in bytes (default 64 KB); more is 413. */
@@ -70,6 +74,7 @@ export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {
     statusConnectTimeoutMs: partial.statusConnectTimeoutMs ?? statusConnectTimeout(undefined, partial.env ?? process.env),
     throttle: partial.throttle,
     trustedProxies: partial.trustedProxies,
+    ...httpTimeouts(partial.env ?? process.env, { headersTimeoutMs: partial.headersTimeoutMs, bodyTimeoutMs: partial.bodyTimeoutMs, requestTimeoutMs: partial.requestTimeoutMs }),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AppError, toAppError } from '../shared/errors.js';
+import { requestFate } from './request-fate.js';
 
 /** Turns anything thrown into an AppError; Hono's own exceptions keep their status meaning. */
 function normalise(err: unknown): AppError {
@@ -33,9 +34,15 @@ function quoted(s: string): string {
  * token error shape `{error, error_description}` with `WWW-Authenticate` on invalid_token; all
  * others use the spec's `{error, message}`, plus the PUBLIC_DETAILS the error carries, with the
  * registry's status. Internal errors never show their message or stack to the client: those go
- * to the server log.
+ * to the server log. A request whose client is gone is answered with nothing (request-fate.ts).
  */
 export function errorResponse(c: Context, thrown: unknown, log?: (line: string) => void): Response {
+  // A client that left (or was dropped by the body timeout) gets nothing, whatever its body's
+  // reader threw: not an internal error, and the request log says `aborted` (or 408). The
+  // status below (499: nginx's "client closed request") is never sent: serve.ts writes nothing
+  // on a closed or already answered connection.
+  const fate = requestFate(c);
+  if (fate) return new Response(null, { status: fate === 'timeout' ? 408 : 499 });
   const err = normalise(thrown);
   const status = err.http as ContentfulStatusCode;
   c.header('Cache-Control', 'no-store');

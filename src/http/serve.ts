@@ -1,11 +1,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { serve, type HttpBindings, type Http2Bindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { AppError } from '../shared/errors.js';
 import { startWebhookDispatcher, webhookSettings } from '../core/webhook-delivery.js';
 import type { Store } from '../store/open-store.js';
+import { watchRequestBodies } from './body-timeout.js';
 import type { HttpConfig } from './config.js';
 import { createApp } from './create-app.js';
+import { httpTimeouts } from './timeouts.js';
 
 export interface ServeOptions {
   store: Store;
@@ -35,10 +38,30 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
   const app = createApp({ store: opts.store, clock: opts.clock, config: opts.config });
   // Checked before listening, so a bad SDS_WEBHOOK_* value stops the start with CONFIG_INVALID.
   const settings = webhookSettings(opts.config?.env ?? process.env, opts.config?.webhooks);
+  const timeouts = httpTimeouts(opts.config?.env ?? process.env, opts.config);
+  // A reply already written (the 408 of a stalled body) or a client gone: nothing more to send.
+  const fetch = async (req: Request, env: HttpBindings | Http2Bindings) => {
+    const res = await app.fetch(req, env);
+    return env.outgoing.headersSent || env.incoming.socket?.destroyed ? RESPONSE_ALREADY_SENT : res;
+  };
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: host, port: opts.port ?? 8080 }) as Server;
+    const server = serve({
+      fetch,
+      hostname: host,
+      port: opts.port ?? 8080,
+      serverOptions: {
+        // Node answers 408 and closes a connection whose headers are not complete in time; it
+        // looks every connectionsCheckingInterval, so that is a fraction of the limit.
+        headersTimeout: timeouts.headersTimeoutMs,
+        connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(timeouts.headersTimeoutMs / 4))),
+        // The whole-request limit is watchRequestBodies' (below), so that it is logged as 408 too.
+        requestTimeout: 0,
+      },
+    }) as Server;
+    const stopWatch = watchRequestBodies(server, timeouts);
     server.once('error', (err: NodeJS.ErrnoException) => {
       const what = `${host}:${opts.port ?? 8080}`;
+      stopWatch();
       reject(
         err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL'
           ? new AppError('USAGE', `cannot listen on ${what}: ${err.code === 'EADDRINUSE' ? 'the port is already in use' : err.message}`, { field: 'port' })
@@ -49,12 +72,16 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
       const port = (server.address() as AddressInfo).port;
       const urlHost = host.includes(':') ? `[${host}]` : host;
       const log = opts.config?.log ?? ((line: string) => process.stderr.write(line + '\n'));
+      // An error of the listening socket later on (out of file descriptors, say) is logged; with
+      // no listener left it would end the process.
+      server.on('error', (err: Error) => log(`sds serve: server error: ${err.message}`));
       // Uploads commit without stopping to checkpoint the WAL (store/wal-checkpointer.ts).
       opts.store.checkpointInBackground();
       const dispatcher = opts.webhookDispatcher === false ? undefined : startWebhookDispatcher(opts.store, { settings, log, now: opts.clock });
       const close = async () => {
         await dispatcher?.stop();
         await closeServer(server, opts.graceMs ?? 10_000);
+        stopWatch();
       };
       resolve({ url: `http://${urlHost}:${port}`, host, port, close });
     });

@@ -82,6 +82,10 @@ export const ERROR_CODES = {
   STORE_TOO_NEW: { http: 500, exit: EXIT.failed, title: 'the store was written by a newer sds; upgrade sds' },
   STORE_BUSY: { http: 503, exit: EXIT.failed, title: 'the store is locked by another process' },
   IO_ERROR: { http: 500, exit: EXIT.failed, title: 'a local file could not be read or written' },
+  // Broken, aborted and slow request bodies of `sds serve` (docs/http-api.md, Limits and timeouts)
+  MULTIPART_INVALID: { http: 400, exit: EXIT.invalid, title: 'a multipart/form-data body is malformed or cut short (no closing boundary, broken part headers); the message says what' },
+  REQUEST_ABORTED: { http: 400, exit: EXIT.invalid, title: 'the client closed the connection before its request body was complete; nothing reaches it and the request is logged as `aborted`' },
+  REQUEST_TIMEOUT: { http: 408, exit: EXIT.failed, title: 'the request body stalled (no bytes for the body timeout) or took longer than the request timeout; the connection is closed' },
   // Scheduler (spec 2.9, 4.7)
   CRON_INVALID: { http: 400, exit: EXIT.invalid, title: 'a cron expression is not 5 valid fields (the message names the field)' },
   SCHEDULE_NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'no schedule of that id or for that dictionary' },

@@ -89,7 +89,7 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
     responses: {
       201: json(DictionaryUploadReply, 'dictionary stored'),
       200: json(DictionaryUploadReply.or(SyncSuccess), 'existing dictionary replaced (multipart), or stored (raw body: CSWeb’s reply)'),
-      400: json(ErrorBody, 'not a valid dictionary file (`DICT_INVALID`), bad label (`LABEL_INVALID`) or bad form (`USAGE`)'),
+      400: json(ErrorBody, 'not a valid dictionary file (`DICT_INVALID`), bad label (`LABEL_INVALID`), a multipart body that is broken or not closed (`MULTIPART_INVALID`) or bad form (`USAGE`)'),
       409: json(ErrorBody, 'the label is used by another dictionary (`CONFLICT`)'),
       413: json(ErrorBody, 'file too large (`PAYLOAD_TOO_LARGE`)'),
     },

@@ -103,7 +103,8 @@ test('POST /api/dictionaries with an invalid file, label or form: 400 and nothin
   await apiError(await post(uploadForm(readFileSync(fixture('idb-population.dcf')), null)), 400, 'LABEL_INVALID');
   await apiError(await post(uploadForm(null, 'idb')), 400, 'USAGE', /"file" part/);
   await apiError(await post('label=x', { 'content-type': 'application/x-www-form-urlencoded' }), 400, 'USAGE', /multipart/);
-  await apiError(await post('--x\r\nbroken', { 'content-type': 'multipart/form-data; boundary=x' }), 400, 'USAGE', /multipart/);
+  await apiError(await post('--x\r\nbroken', { 'content-type': 'multipart/form-data; boundary=x' }), 400, 'MULTIPART_INVALID', /multipart/);
+  await apiError(await post('--x\r\nbroken', { 'content-type': 'multipart/form-data' }), 400, 'MULTIPART_INVALID', /no boundary/);
   // A label used by another dictionary would make breakout tables collide.
   await apiError(await post(uploadForm(readFileSync(fixture('idb-population.dcf')), 'popstan')), 409, 'CONFLICT', /popstan/);
   assert.equal(countDictionaries(), before);
