@@ -19,11 +19,12 @@ export interface ServeProcess {
 }
 
 /**
- * Starts `sds --home HOME serve --port 0 --json` and resolves with its URL once it listens.
+ * Starts `sds --home HOME serve --port PORT --json` (any free port by default) and resolves with
+ * its URL once it listens.
  * `env` is added to this process's environment (e.g. SDS_JWT_SECRET so tokens survive a restart).
  */
-export async function startServe(home: string, env: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [SDS_BIN, '--home', home, 'serve', '--host', '127.0.0.1', '--port', '0', '--json', ...args], {
+export async function startServe(home: string, env: NodeJS.ProcessEnv = {}, port = 0): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [SDS_BIN, '--home', home, 'serve', '--host', '127.0.0.1', '--port', String(port), '--json'], {
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
