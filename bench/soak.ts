@@ -103,7 +103,7 @@ async function launch(port: number): Promise<void> {
   void mine.ended.then(async () => {
     if (stopping) return;
     if (!killing) {
-      crashes.push(`exit ${JSON.stringify(mine.exit())}; log tail:\n${mine.stderr().slice(-2000)}`);
+      crashes.push(`exit ${JSON.stringify(mine.exit())}; stderr:\n${mine.errors(20)}`);
       // Uploads and downloads are well-formed: the fuzz requests in flight are the suspects.
       // The fuzz requests in flight or just answered are the suspects (the exit event comes a
       // moment after the death); `npm test`'s fuzz test pins a crash on one request.

@@ -713,7 +713,7 @@ export function formatFailures(failures: FuzzFailure[], seed: number): string {
     if (f.shape?.length) lines.push(`  shape: ${f.shape.join(' | ')}`);
     if (f.headers) lines.push(`  headers: ${f.headers.map(([k, v]) => `${k}: ${v}`).join(' | ')}`);
     if (f.bodyLength !== undefined) lines.push(`  body (${f.bodyLength} bytes): ${f.bodyPrefix}`);
-    lines.push(`  → ${f.detail.slice(0, 600)}`);
+    lines.push(`  → ${f.detail.slice(0, f.kind === 'crash' ? 2500 : 600).replace(/\n/g, '\n    ')}`);
   }
   return lines.join('\n');
 }

@@ -8,6 +8,8 @@ export interface ServeProcess {
   child: ChildProcess;
   /** Everything the server wrote on stderr (its request log and errors), kept for reports. */
   stderr(): string;
+  /** The last lines of stderr that are not request-log lines: what a crash or an internal error said. */
+  errors(lines?: number): string;
   /** Exit code and signal once it has ended; null while it runs. */
   exit(): { code: number | null; signal: NodeJS.Signals | null } | null;
   /** Resolves when the process has ended. */
@@ -37,7 +39,8 @@ export async function startServe(home: string, env: NodeJS.ProcessEnv = {}, port
     while (errLen > 4 * 1024 * 1024 && errChunks.length > 1) errLen -= errChunks.shift()!.length;
   });
   let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-  const ended = new Promise<void>((resolve) => child.once('exit', (code, signal) => ((exited = { code, signal }), resolve())));
+  // 'close' rather than 'exit': by then stderr is read to the end, the crash's stack included.
+  const ended = new Promise<void>((resolve) => child.once('close', (code, signal) => ((exited = { code, signal }), resolve())));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`sds serve printed no URL in 30 s; stderr:\n${errChunks.join('')}`)), 30_000);
     void ended.then(() => reject(new Error(`sds serve exited (${JSON.stringify(exited)}) before listening; stderr:\n${errChunks.join('')}`)));
@@ -55,6 +58,13 @@ export async function startServe(home: string, env: NodeJS.ProcessEnv = {}, port
     url,
     child,
     stderr: () => errChunks.join(''),
+    errors: (lines = 30) =>
+      errChunks
+        .join('')
+        .split('\n')
+        .filter((l) => l.trim() !== '' && !/^\S+Z [A-Z]+ \S+ \d{3} \d+ms/.test(l))
+        .slice(-lines)
+        .join('\n'),
     exit: () => exited,
     ended,
     async stop(graceMs = 10_000) {

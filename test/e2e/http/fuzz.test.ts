@@ -76,8 +76,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route (seed ${SEED}) leave th
           alive = !exit && (await answers(server.url));
         }
         if (!alive) {
-          const log = server.stderr();
-          found.splice(0, found.length, recordOf(req, exit ? 'crash' : 'unanswered', `${exit ? `server exited ${JSON.stringify(exit)}` : 'server alive but not answering'}; log tail:\n${log.slice(-1500)}`, res.status));
+          found.splice(0, found.length, recordOf(req, exit ? 'crash' : 'unanswered', `${exit ? `server exited ${JSON.stringify(exit)}` : 'server alive but not answering'}; its stderr:\n${server.errors(20)}`, res.status));
           await server.kill9();
           // Start again over the same home, so the rest of the run still finds what it can.
           server = await startServe(home.root, FUZZ_ENV);
