@@ -15,16 +15,16 @@ import Database from 'better-sqlite3';
 import { simplecapiCase } from './make-simplecapi-cases.js';
 import { startServe, type ServeProcess } from '../test/helpers/serve-process.js';
 import { FUZZ_ENV, integrityCheck, seedFuzzHome, tokenOf } from '../test/helpers/fuzz-home.js';
-import { Rng, formatFailures, generateRequest, judge, operationsOf, recordOf, send, type FuzzFailure, type FuzzRequest, type FuzzWorld } from '../test/helpers/fuzz-requests.js';
+import { Rng, formatFailures, generateRequest, judge, logged5xx, operationsOf, recordOf, send, type FuzzFailure, type FuzzRequest, type FuzzWorld } from '../test/helpers/fuzz-requests.js';
 import type { OpenApiDoc } from '../test/helpers/openapi-validate.js';
 
 const usage = `npm run soak -- [--seconds N] [--tablets N] [--downloaders N] [--chunk N] [--kill-every S] [--fuzzers N] [--seed N] [--keep]
-  --seconds      how long to run (SOAK_SECONDS, default 180)
+  --seconds      how long to run (SOAK_SECONDS, default 300)
   --tablets      tablets uploading at once (SOAK_TABLETS, default 8)
   --downloaders  tablets downloading at once (SOAK_DOWNLOADERS, default 2)
   --chunk        cases per upload (SOAK_CHUNK, default 200)
   --kill-every   mean seconds between two kill -9 of the server, 0 for none (SOAK_KILL_EVERY, default 30)
-  --fuzzers      fuzz request loops at once (SOAK_FUZZERS, default 2)
+  --fuzzers      fuzz request loops at once (SOAK_FUZZERS, default 4)
   --seed         seed of the fuzz requests and the kill times (SOAK_SEED, default 16016)
   --keep         keep the temp home at the end (its path is printed)`;
 
@@ -56,12 +56,12 @@ function knob(flag: string | undefined, env: string, def: number, min: number): 
   return n;
 }
 
-const SECONDS = knob(flags.seconds, 'SOAK_SECONDS', 180, 1);
+const SECONDS = knob(flags.seconds, 'SOAK_SECONDS', 300, 1);
 const TABLETS = Math.floor(knob(flags.tablets, 'SOAK_TABLETS', 8, 0));
 const DOWNLOADERS = Math.floor(knob(flags.downloaders, 'SOAK_DOWNLOADERS', 2, 0));
 const CHUNK = Math.floor(knob(flags.chunk, 'SOAK_CHUNK', 200, 1));
 const KILL_EVERY = knob(flags['kill-every'], 'SOAK_KILL_EVERY', 30, 0);
-const FUZZERS = Math.floor(knob(flags.fuzzers, 'SOAK_FUZZERS', 2, 0));
+const FUZZERS = Math.floor(knob(flags.fuzzers, 'SOAK_FUZZERS', 4, 0));
 const SEED = Math.floor(knob(flags.seed, 'SOAK_SEED', 16_016, 0));
 const DICT = 'SIMPLECAPI_DICT';
 
@@ -95,8 +95,11 @@ const kills: number[] = [];
 const restartMs: number[] = [];
 let base = '';
 
+const servers: ServeProcess[] = [];
+
 async function launch(port: number): Promise<void> {
   server = await startServe(dir, FUZZ_ENV, port);
+  servers.push(server);
   base = server.url;
   generation += 1;
   const mine = server;
@@ -140,7 +143,11 @@ const stats = {
   fuzzRequests: 0,
   fuzzCutByKill: 0,
 };
-const bump = (o: Record<string, number>, k: number | string) => (o[String(k)] = (o[String(k)] ?? 0) + 1);
+let seen5xx = 0;
+const bump = (o: Record<string, number>, k: number | string) => {
+  if (Number(k) >= 500) seen5xx += 1;
+  o[String(k)] = (o[String(k)] ?? 0) + 1;
+};
 const fuzzFailures: FuzzFailure[] = [];
 const inFlight = new Set<FuzzRequest>();
 const recent: FuzzRequest[] = [];
@@ -230,6 +237,7 @@ async function fuzzer(f: number, doc: OpenApiDoc, world: FuzzWorld, deadline: nu
     recent.push(req);
     if (recent.length > 5) recent.shift();
     stats.fuzzRequests += 1;
+    if ((res.status ?? 0) >= 500) seen5xx += 1;
     // A socket error may be the server dying: its exit event can come a moment after.
     if (res.status === undefined && server) await Promise.race([server.ended, sleep(1000)]);
     // A request cut by our own kill -9 (or by a crash, reported as such) proves nothing more.
@@ -291,6 +299,9 @@ const stored = new Set((db.prepare('SELECT guid FROM cases WHERE dictionary_id =
 db.close();
 const missing = [...ackedIds].filter((id) => !stored.has(id));
 const integrity = integrityCheck(dir);
+// A 5xx that no client saw (its client had gone: an aborted upload) shows only in the request log.
+const logged = servers.flatMap((s) => logged5xx(s.stderr()));
+const unseen5xx = Math.max(0, logged.length - seen5xx);
 const seconds = (Date.now() - started) / 1000;
 const summary = {
   seconds: Math.round(seconds),
@@ -316,6 +327,8 @@ const summary = {
   fuzz_requests: stats.fuzzRequests,
   fuzz_cut_by_kill: stats.fuzzCutByKill,
   fuzz_failures: fuzzFailures.length,
+  logged_5xx: logged.length,
+  logged_5xx_unseen: unseen5xx,
   integrity_check: integrity,
 };
 console.log('');
@@ -325,10 +338,11 @@ console.log(`  uploads     ${stats.uploadsAcked} of ${stats.uploads} acknowledge
 console.log(`  stored      ${stored.size} cases in ${DICT}; acknowledged but missing: ${missing.length}${missing.length ? ` (e.g. ${missing.slice(0, 3).join(', ')})` : ''}`);
 console.log(`  downloads   ${stats.downloadPasses} complete passes, ${stats.downloadPages} pages, ${stats.downloadCases} cases, ${stats.downloadErrors} cut by a kill; statuses ${JSON.stringify(stats.downloadStatus)}`);
 console.log(`  fuzz        ${stats.fuzzRequests} requests (${stats.fuzzCutByKill} cut by a kill), ${fuzzFailures.length} failures`);
+console.log(`  server log  ${logged.length} replies 5xx, ${unseen5xx} of them seen by no client${unseen5xx ? ` (${[...new Set(logged.map((l) => `${l.method} ${l.path.slice(0, 60)} ${l.status}`))].slice(0, 5).join('; ')})` : ''}`);
 console.log(`  integrity   ${integrity}`);
 for (const c of crashes) console.log(`\nunexpected exit: ${c}`);
 if (fuzzFailures.length) console.log(`\n${formatFailures(fuzzFailures, SEED)}`);
 if (flags.keep) console.log(`\nhome kept: ${dir}`);
 console.log(JSON.stringify(summary));
-const ok = missing.length === 0 && integrity === 'ok' && summary.unexpected_exits === 0 && fuzzFailures.length === 0;
+const ok = missing.length === 0 && integrity === 'ok' && summary.unexpected_exits === 0 && fuzzFailures.length === 0 && unseen5xx === 0;
 process.exitCode = ok ? 0 : 1;
