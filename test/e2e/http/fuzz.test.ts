@@ -31,6 +31,16 @@ const built = fileURLToPath(new URL('../../../dist/cli/commands/serve.js', impor
 const SEED = Number(process.env.SDS_FUZZ_SEED ?? 16_016);
 const REQUESTS = Number(process.env.SDS_FUZZ_REQUESTS ?? 800);
 
+/** A request as the request log names it (the log may show the path decoded). */
+function logKey(method: string, path: string): string {
+  const p = path.split('?')[0]!;
+  try {
+    return `${method} ${decodeURIComponent(p)}`;
+  } catch {
+    return `${method} ${p}`;
+  }
+}
+
 test(`fuzz: ${REQUESTS} seeded requests over every route (seed ${SEED}) leave the server answering, with documented statuses and error shapes, and the store intact`, async () => {
   assert.ok(existsSync(built), 'dist/ has no serve command: run `npm run build` first');
   assert.ok(Number.isSafeInteger(SEED) && Number.isSafeInteger(REQUESTS) && REQUESTS > 0, 'SDS_FUZZ_SEED and SDS_FUZZ_REQUESTS are whole numbers');
@@ -62,7 +72,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route (seed ${SEED}) leave th
     for (const [i, op] of plan.entries()) {
       const req = generateRequest(rng, op, world);
       const res = await send(server.url, req);
-      if (res.status !== undefined && res.status >= 500) seen5xx.set(`${req.method} ${req.path.split('?')[0]}`, (seen5xx.get(`${req.method} ${req.path.split('?')[0]}`) ?? 0) + 1);
+      if (res.status !== undefined && res.status >= 500) seen5xx.set(logKey(req.method, req.path), (seen5xx.get(logKey(req.method, req.path)) ?? 0) + 1);
       const found = judge(doc, req, res);
       // After a request with a body, anything but a plain answer, and every 10 requests, make
       // sure the server is still there, so a crash is pinned on the request that caused it.
@@ -91,7 +101,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route (seed ${SEED}) leave th
     // A 5xx the client never saw (it had gone away) shows only in the request log.
     for (const s of servers) {
       for (const l of logged5xx(s.stderr())) {
-        const key = `${l.method} ${l.path}`;
+        const key = logKey(l.method, l.path);
         const seen = seen5xx.get(key) ?? 0;
         if (seen > 0) {
           seen5xx.set(key, seen - 1);
