@@ -15,7 +15,9 @@ import Database from 'better-sqlite3';
 import { simplecapiCase } from './make-simplecapi-cases.js';
 import { startServe, type ServeProcess } from '../test/helpers/serve-process.js';
 import { FUZZ_ENV, integrityCheck, seedFuzzHome, tokenOf } from '../test/helpers/fuzz-home.js';
-import { Rng, formatFailures, generateRequest, judge, logged5xx, operationsOf, recordOf, send, type FuzzFailure, type FuzzRequest, type FuzzWorld } from '../test/helpers/fuzz-requests.js';
+import { Rng, generateRequest, operationsOf, type FuzzRequest, type FuzzWorld } from '../test/helpers/fuzz-requests.js';
+import { send } from '../test/helpers/fuzz-wire.js';
+import { formatFailures, judge, logged5xx, recordOf, type FuzzFailure } from '../test/helpers/fuzz-judge.js';
 import type { OpenApiDoc } from '../test/helpers/openapi-validate.js';
 
 const usage = `npm run soak -- [--seconds N] [--tablets N] [--downloaders N] [--chunk N] [--kill-every S] [--fuzzers N] [--seed N] [--keep]

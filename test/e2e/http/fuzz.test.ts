@@ -11,20 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { tempHome } from '../../helpers/temp-home.js';
 import { startServe, type ServeProcess } from '../../helpers/serve-process.js';
 import { FUZZ_ENV, integrityCheck, seedFuzzHome, tokenOf } from '../../helpers/fuzz-home.js';
-import {
-  Rng,
-  answers,
-  formatFailures,
-  generateRequest,
-  judge,
-  logged5xx,
-  operationOfPath,
-  operationsOf,
-  recordOf,
-  send,
-  type FuzzFailure,
-  type FuzzWorld,
-} from '../../helpers/fuzz-requests.js';
+import { Rng, generateRequest, operationsOf, type FuzzWorld } from '../../helpers/fuzz-requests.js';
+import { answers, send } from '../../helpers/fuzz-wire.js';
+import { formatFailures, judge, logged5xx, operationOfPath, recordOf, type FuzzFailure } from '../../helpers/fuzz-judge.js';
 import type { OpenApiDoc } from '../../helpers/openapi-validate.js';
 
 const built = fileURLToPath(new URL('../../../dist/cli/commands/serve.js', import.meta.url));
