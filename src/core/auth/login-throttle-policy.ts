@@ -15,8 +15,8 @@ export interface LoginThrottlePolicy {
   /** Longest block. */
   maxBlockMs: number;
   /**
-   * Attempts that may wait, per counter, for the attempts of this process in flight on it to
-   * settle; one more is answered 429 with `Retry-After: 1` (not a block).
+   * Attempts from one address that may wait at once for the attempts of this process in flight
+   * on their counters to settle; one more is answered 429 with `Retry-After: 1` (not a block).
    */
   maxWaiting: number;
 }

@@ -10,15 +10,16 @@ const id = (k: ThrottleKey) => `${k.scope}\u0000${k.username}\u0000${k.address}`
 export class InFlightLogins {
   private readonly counts = new Map<string, number>();
   private readonly waiting = new Map<string, (() => void)[]>();
+  private readonly waitingFrom = new Map<string, number>();
 
   /** Attempts of this process in flight on `key`. */
   count(key: ThrottleKey): number {
     return this.counts.get(id(key)) ?? 0;
   }
 
-  /** Attempts waiting on `key`. */
-  waiters(key: ThrottleKey): number {
-    return this.waiting.get(id(key))?.length ?? 0;
+  /** Attempts from `address` waiting, on any of its counters. */
+  waitersFrom(address: string): number {
+    return this.waitingFrom.get(address) ?? 0;
   }
 
   /** One more attempt in flight on each of `keys`. */
@@ -41,9 +42,15 @@ export class InFlightLogins {
 
   /** Resolves when an attempt in flight on `key` settles. */
   wait(key: ThrottleKey): Promise<void> {
+    this.waitingFrom.set(key.address, this.waitersFrom(key.address) + 1);
     return new Promise((resolve) => {
       const list = this.waiting.get(id(key)) ?? [];
-      list.push(resolve);
+      list.push(() => {
+        const n = this.waitersFrom(key.address) - 1;
+        if (n > 0) this.waitingFrom.set(key.address, n);
+        else this.waitingFrom.delete(key.address);
+        resolve();
+      });
       this.waiting.set(id(key), list);
     });
   }

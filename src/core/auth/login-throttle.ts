@@ -158,7 +158,8 @@ export interface LoginGuard {
    * concurrent guesses cannot all slip past the limit while their passwords are being verified.
    * An attempt whose charge would pass a limit while attempts of this process on that counter are
    * still in flight waits for them to settle (they may give their charges back) and looks again;
-   * past `maxWaiting` waiting attempts on a counter it fails with API-004 and a 1 s `retry_after`.
+   * past `maxWaiting` attempts from its address waiting already, it fails with API-004 and a 1 s
+   * `retry_after` (no block).
    * `clock` is read again after each wait.
    */
   begin(grant: LoginEvent['grant'], username: string | null, address: string, clock: () => number): Promise<LoginAttempt>;
@@ -197,7 +198,7 @@ export function createLoginGuard(store: Store, policy: LoginThrottlePolicy, onEv
   const shown = (username: string | null) => (username === null ? null : username.slice(0, MAX_NAME));
 
   function throttled(grant: LoginEvent['grant'], username: string | null, address: string, now: number, retry: number, why: 'blocked' | 'waiting full'): AppError {
-    const reason = why === 'blocked' ? `blocked for ${retry} s` : `more than ${policy.maxWaiting} logins waiting`;
+    const reason = why === 'blocked' ? `blocked for ${retry} s` : `${policy.maxWaiting} logins from this address waiting already`;
     onEvent({ kind: 'throttled', grant, username: shown(username), address, at: now, reason, retryAfterSeconds: retry });
     const what = why === 'blocked' ? 'too many failed logins' : 'too many logins at once';
     return new AppError('API-004', `${what} from ${address}; retry after ${retry} seconds`, { retry_after: retry });
@@ -229,12 +230,15 @@ export function createLoginGuard(store: Store, policy: LoginThrottlePolicy, onEv
           if (w >= 0) return { kind: 'wait' as const, key: ks[w]! };
           const after = each.map((v) => (v as { next: ThrottleState }).next);
           ks.forEach((k, i) => repo.put(k, after[i]!));
-          inFlight.add(ks);
           return { kind: 'charged' as const, before, after };
         });
-        if (verdict.kind === 'charged') return { grant, username, address, keys: ks, before: verdict.before, after: verdict.after, settled: false };
+        if (verdict.kind === 'charged') {
+          // Only once committed: an attempt counted in flight must be settled, or others would wait for it forever.
+          inFlight.add(ks);
+          return { grant, username, address, keys: ks, before: verdict.before, after: verdict.after, settled: false };
+        }
         if (verdict.kind === 'blocked') throw throttled(grant, username, address, now, secondsUntil(verdict.until, now), 'blocked');
-        if (inFlight.waiters(verdict.key) >= policy.maxWaiting) throw throttled(grant, username, address, now, WAITING_FULL_RETRY_SECONDS, 'waiting full');
+        if (inFlight.waitersFrom(address) >= policy.maxWaiting) throw throttled(grant, username, address, now, WAITING_FULL_RETRY_SECONDS, 'waiting full');
         await inFlight.wait(verdict.key);
       }
     },

@@ -51,7 +51,7 @@ test('an attempt that would pass the limit waits for those in flight; right pass
     await tick();
     assert.equal(fourth.done || fifth.done, false, 'they wait');
     assert.ok(isThrottled(sixth.error, 1), 'past maxWaiting (2): 429 with Retry-After 1, not a block');
-    assert.equal(g.events.at(-1)?.reason, 'more than 2 logins waiting');
+    assert.equal(g.events.at(-1)?.reason, '2 logins from this address waiting already');
 
     g.guard.succeeded(first[0]!.attempt!, g.clock());
     await tick();
