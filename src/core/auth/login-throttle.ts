@@ -220,19 +220,28 @@ export function createLoginGuard(store: Store, policy: LoginThrottlePolicy, onEv
       const ks = keys(username, address);
       for (;;) {
         const now = clock();
-        // Decided and charged in one transaction: another process may have written since the last look.
-        const verdict = repo.transaction(() => {
+        const look = () => {
           const before = ks.map((k) => repo.get(k));
           const each = ks.map((k, i) => admission(before[i], now, limit(k), inFlight.count(k), policy));
           const until = Math.max(0, ...each.map((v) => (v.kind === 'blocked' ? v.until : 0)));
           if (until > now) return { kind: 'blocked' as const, until };
           const w = each.findIndex((v) => v.kind === 'wait');
           if (w >= 0) return { kind: 'wait' as const, key: ks[w]! };
-          const after = each.map((v) => (v as { next: ThrottleState }).next);
-          ks.forEach((k, i) => repo.put(k, after[i]!));
-          return { kind: 'charged' as const, before, after };
-        });
-        if (verdict.kind === 'charged') {
+          return { kind: 'free' as const, before, after: each.map((v) => (v as { next: ThrottleState }).next) };
+        };
+        // A plain read first, so that the many attempts woken to look again take no write lock
+        // just to wait again; then looked at again and charged in one transaction, as another
+        // process may have written in between.
+        const first = look();
+        const verdict =
+          first.kind !== 'free'
+            ? first
+            : repo.transaction(() => {
+                const v = look();
+                if (v.kind === 'free') ks.forEach((k, i) => repo.put(k, v.after[i]!));
+                return v;
+              });
+        if (verdict.kind === 'free') {
           // Only once committed: an attempt counted in flight must be settled, or others would wait for it forever.
           inFlight.add(ks);
           return { grant, username, address, keys: ks, before: verdict.before, after: verdict.after, settled: false };
