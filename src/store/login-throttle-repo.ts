@@ -40,7 +40,7 @@ const toState = (r: Raw): ThrottleState => ({
 
 /**
  * Failed-login counters of the token endpoint. They live in the store so that they survive a
- * restart and every `sds serve` process of a home sees the same counts; an update is a
+ * restart and every `sds serve` process of a home sees the same counts; a change is a
  * read-modify-write inside one IMMEDIATE transaction, so two processes cannot lose a failure.
  */
 export class LoginThrottleRepo {
