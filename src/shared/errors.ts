@@ -40,7 +40,7 @@ export const ERROR_CODES = {
   'API-001': { http: 405, exit: EXIT.invalid, title: 'method not allowed' },
   'API-002': { http: 404, exit: EXIT.notFound, title: 'resource not found' },
   'API-003': { http: 400, exit: EXIT.invalid, title: 'invalid JSON' },
-  'API-004': { http: 429, exit: EXIT.failed, title: 'rate limit exceeded (too many failed logins); `Retry-After` header and body `{error, message, retry_after}`' },
+  'API-004': { http: 429, exit: EXIT.failed, title: 'rate limit exceeded (too many failed logins, or too many logins waiting at once); `Retry-After` header and body `{error, message, retry_after}`' },
   'WHK-001': { http: 401, exit: EXIT.invalid, title: 'invalid webhook token' },
   'WHK-002': { http: 502, exit: EXIT.external, title: 'webhook timed out after 30 seconds' },
   'WHK-003': { http: 400, exit: EXIT.invalid, title: 'invalid payload, missing required field' },

@@ -40,7 +40,7 @@ const toState = (r: Raw): ThrottleState => ({
 
 /**
  * Failed-login counters of the token endpoint. They live in the store so that they survive a
- * restart and every `sds serve` process of a home sees the same counts; an update is a
+ * restart and every `sds serve` process of a home sees the same counts; a change is a
  * read-modify-write inside one IMMEDIATE transaction, so two processes cannot lose a failure.
  */
 export class LoginThrottleRepo {
@@ -64,26 +64,18 @@ export class LoginThrottleRepo {
     return r && toState(r);
   }
 
+  /** Writes the state of a counter (null deletes it). */
+  put(key: ThrottleKey, s: ThrottleState | null): void {
+    if (s === null) this.clear(key);
+    else this.putStmt.run(key.scope, key.username, key.address, s.failures, s.windowStart, s.blockedUntil, s.strikes, s.lastFailureAt);
+  }
+
   /**
-   * Replaces the state of each key with `next(key, current)` (null deletes it), all in one
-   * transaction; returns the states before and after.
+   * Runs `step` in one IMMEDIATE transaction, so that its reads and writes of the counters are one
+   * step no other process can interleave with (a step that only reads writes nothing).
    */
-  update(
-    keys: ThrottleKey[],
-    next: (key: ThrottleKey, current: ThrottleState | undefined) => ThrottleState | null,
-  ): { before: (ThrottleState | undefined)[]; after: (ThrottleState | null)[] } {
-    return this.db
-      .transaction(() => {
-        const before = keys.map((k) => this.get(k));
-        const after = keys.map((k, i) => {
-          const s = next(k, before[i]);
-          if (s === null) this.clear(k);
-          else this.putStmt.run(k.scope, k.username, k.address, s.failures, s.windowStart, s.blockedUntil, s.strikes, s.lastFailureAt);
-          return s;
-        });
-        return { before, after };
-      })
-      .immediate();
+  transaction<T>(step: () => T): T {
+    return this.db.transaction(step).immediate();
   }
 
   clear(key: ThrottleKey): void {

@@ -14,6 +14,11 @@ export interface LoginThrottlePolicy {
   blockMs: number;
   /** Longest block. */
   maxBlockMs: number;
+  /**
+   * Attempts from one address that may wait at once for the attempts of this process in flight
+   * on their counters to settle; one more is answered 429 with `Retry-After: 1` (not a block).
+   */
+  maxWaiting: number;
 }
 
 export const DEFAULT_LOGIN_THROTTLE: LoginThrottlePolicy = {
@@ -22,6 +27,7 @@ export const DEFAULT_LOGIN_THROTTLE: LoginThrottlePolicy = {
   windowMs: 15 * 60_000,
   blockMs: 60_000,
   maxBlockMs: 3600_000,
+  maxWaiting: 200,
 };
 
 /** Settings of the token endpoint's guard, as read from the home's config.json and the environment. */
@@ -38,6 +44,7 @@ const FIELDS = [
   ['window_seconds', 'SDS_LOGIN_WINDOW_SECONDS', 'windowMs', 1000],
   ['block_seconds', 'SDS_LOGIN_BLOCK_SECONDS', 'blockMs', 1000],
   ['max_block_seconds', 'SDS_LOGIN_MAX_BLOCK_SECONDS', 'maxBlockMs', 1000],
+  ['max_waiting', 'SDS_LOGIN_MAX_WAITING', 'maxWaiting', 1],
 ] as const;
 
 const MAX_VALUE = 10_000_000;

@@ -2,6 +2,10 @@ import { AppError } from '../../shared/errors.js';
 import type { Store } from '../../store/open-store.js';
 import type { ThrottleKey, ThrottleState } from '../../store/login-throttle-repo.js';
 import type { LoginThrottlePolicy } from './login-throttle-policy.js';
+import { admission, afterClear, afterGiveBack, afterSettledFailure } from './login-throttle-steps.js';
+import { InFlightLogins } from './login-throttle-waits.js';
+
+export { admission, afterCharge, afterClear, afterFailure, afterGiveBack, afterSettledFailure, blockLength, isQuiet, withBlock } from './login-throttle-steps.js';
 
 /** One audited event of the token endpoint: a refused credential, or an attempt refused by the throttle. */
 export interface LoginEvent {
@@ -25,42 +29,13 @@ export function userKeyName(username: string): string {
   return username.slice(0, MAX_NAME).toLowerCase();
 }
 
-/** Length of the block earned by the `strikes`-th block of a counter: doubling, capped. */
-export function blockLength(strikes: number, policy: LoginThrottlePolicy): number {
-  return Math.min(policy.blockMs * 2 ** Math.max(0, strikes - 1), policy.maxBlockMs);
-}
-
-/** A counter with no failure and no block for a whole window limits nobody and starts afresh. */
-export function isQuiet(s: ThrottleState, now: number, policy: LoginThrottlePolicy): boolean {
-  return now >= Math.max(s.lastFailureAt, s.blockedUntil) + policy.windowMs;
-}
-
-/**
- * The state of a counter after one more failure at `now` (pure). Failures are counted in a fixed
- * window opened by the first one; reaching `maxFailures` blocks the counter. Once the block ends,
- * the window may still hold `maxFailures` failures, so every further failure blocks again, each
- * time twice as long (capped): the growing backoff. A quiet window forgets everything.
- */
-export function afterFailure(prev: ThrottleState | undefined, now: number, maxFailures: number, policy: LoginThrottlePolicy): ThrottleState {
-  const s: ThrottleState =
-    !prev || isQuiet(prev, now, policy) ? { failures: 0, windowStart: now, blockedUntil: 0, strikes: 0, lastFailureAt: now } : { ...prev };
-  if (now - s.windowStart >= policy.windowMs) {
-    s.failures = 0;
-    s.windowStart = now;
-  }
-  s.failures += 1;
-  s.lastFailureAt = now;
-  if (s.failures >= maxFailures && s.blockedUntil <= now) {
-    s.strikes += 1;
-    s.blockedUntil = now + blockLength(s.strikes, policy);
-  }
-  return s;
-}
-
 /** Whole seconds to wait before `blockedUntil` (at least 1), as Retry-After wants them. */
 function secondsUntil(blockedUntil: number, now: number): number {
   return Math.max(1, Math.ceil((blockedUntil - now) / 1000));
 }
+
+/** Retry-After of an attempt refused because too many were already waiting: not a block. */
+export const WAITING_FULL_RETRY_SECONDS = 1;
 
 /** An attempt under way: what it charged, so that a success can give it back. */
 export interface LoginAttempt {
@@ -70,6 +45,8 @@ export interface LoginAttempt {
   keys: ThrottleKey[];
   before: (ThrottleState | undefined)[];
   after: ThrottleState[];
+  /** Set once failed() or succeeded() ran: an attempt settles once. */
+  settled: boolean;
 }
 
 export interface LoginGuard {
@@ -77,19 +54,21 @@ export interface LoginGuard {
    * Fails with API-004 (429, `retry_after`) when the address, or this user from this address, is
    * blocked; else charges the attempt as a failure before the credential is checked, so that
    * concurrent guesses cannot all slip past the limit while their passwords are being verified.
+   * An attempt whose charge would pass a limit while attempts of this process on that counter are
+   * still in flight waits for them to settle (they may give their charges back) and looks again;
+   * past `maxWaiting` attempts from its address waiting already, it fails with API-004 and a 1 s
+   * `retry_after` (no block).
+   * `clock` is read again after each wait.
    */
-  begin(grant: LoginEvent['grant'], username: string | null, address: string, now: number): LoginAttempt;
+  begin(grant: LoginEvent['grant'], username: string | null, address: string, clock: () => number): Promise<LoginAttempt>;
   /** The credential was refused: returns the error to answer with, `refused` or API-004 when this failure reached a limit. */
   failed(attempt: LoginAttempt, now: number, refused: AppError): AppError;
   /**
    * The credential was right: clears the (user, address) counter and gives the address its
    * charge back. With `clearUser` false (the check failed for another reason) both get their charge back.
    */
-  succeeded(attempt: LoginAttempt, clearUser?: boolean): void;
+  succeeded(attempt: LoginAttempt, now: number, clearUser?: boolean): void;
 }
-
-const same = (a: ThrottleState | undefined, b: ThrottleState | undefined) =>
-  a !== undefined && b !== undefined && a.failures === b.failures && a.windowStart === b.windowStart && a.blockedUntil === b.blockedUntil && a.strikes === b.strikes;
 
 /**
  * The failed-login throttle of the token endpoint, over the store's counters (store/login-throttle-repo).
@@ -98,8 +77,13 @@ const same = (a: ThrottleState | undefined, b: ThrottleState | undefined) =>
  * counted (a patient client is not punished for asking) and do not check the password.
  * A success clears only its (username, address) counter: clearing the address counter too would
  * let anyone holding one valid account reset the address's count between guesses at others.
+ * Only a settled failure blocks: a charge in flight never does, so concurrent right passwords
+ * (a field team behind one NAT) wait for each other instead of being refused.
  */
 export function createLoginGuard(store: Store, policy: LoginThrottlePolicy, onEvent: (e: LoginEvent) => void = () => {}): LoginGuard {
+  const repo = store.loginThrottle;
+  const inFlight = new InFlightLogins();
+  const limit = (k: ThrottleKey) => (k.scope === 'user' ? policy.maxFailuresPerUser : policy.maxFailuresPerAddress);
   const keys = (username: string | null, address: string): ThrottleKey[] => {
     const k: ThrottleKey[] = [{ scope: 'address', username: '', address }];
     if (username !== null) k.push({ scope: 'user', username: userKeyName(username), address });
@@ -107,43 +91,84 @@ export function createLoginGuard(store: Store, policy: LoginThrottlePolicy, onEv
   };
   const shown = (username: string | null) => (username === null ? null : username.slice(0, MAX_NAME));
 
-  function throttled(grant: LoginEvent['grant'], username: string | null, address: string, now: number, until: number): AppError {
-    const retry = secondsUntil(until, now);
-    onEvent({ kind: 'throttled', grant, username: shown(username), address, at: now, reason: `blocked for ${retry} s`, retryAfterSeconds: retry });
-    return new AppError('API-004', `too many failed logins from ${address}; retry after ${retry} seconds`, { retry_after: retry });
+  function throttled(grant: LoginEvent['grant'], username: string | null, address: string, now: number, retry: number, why: 'blocked' | 'waiting full'): AppError {
+    const reason = why === 'blocked' ? `blocked for ${retry} s` : `${policy.maxWaiting} logins from this address waiting already`;
+    onEvent({ kind: 'throttled', grant, username: shown(username), address, at: now, reason, retryAfterSeconds: retry });
+    const what = why === 'blocked' ? 'too many failed logins' : 'too many logins at once';
+    return new AppError('API-004', `${what} from ${address}; retry after ${retry} seconds`, { retry_after: retry });
+  }
+
+  /** Counts the attempt out of the in-flight set (waking the waiters) after `step` ran, whatever happened. */
+  function settle<T>(a: LoginAttempt, step: () => T): T {
+    if (a.settled) throw new Error('a login attempt settles once');
+    a.settled = true;
+    try {
+      return step();
+    } finally {
+      inFlight.remove(a.keys);
+    }
   }
 
   return {
-    begin(grant, username, address, now) {
+    async begin(grant, username, address, clock) {
       const ks = keys(username, address);
-      let blocked = 0;
-      for (const k of ks) blocked = Math.max(blocked, store.loginThrottle.get(k)?.blockedUntil ?? 0);
-      if (blocked > now) throw throttled(grant, username, address, now, blocked);
-      const charged = store.loginThrottle.update(ks, (k, cur) => {
-        // Another process may have blocked it in between: then this attempt is not charged again.
-        if (cur && cur.blockedUntil > now) {
-          blocked = Math.max(blocked, cur.blockedUntil);
-          return cur;
+      for (;;) {
+        const now = clock();
+        const look = () => {
+          const before = ks.map((k) => repo.get(k));
+          const each = ks.map((k, i) => admission(before[i], now, limit(k), inFlight.count(k), policy));
+          const until = Math.max(0, ...each.map((v) => (v.kind === 'blocked' ? v.until : 0)));
+          if (until > now) return { kind: 'blocked' as const, until };
+          const w = each.findIndex((v) => v.kind === 'wait');
+          if (w >= 0) return { kind: 'wait' as const, key: ks[w]! };
+          return { kind: 'free' as const, before, after: each.map((v) => (v as { next: ThrottleState }).next) };
+        };
+        // A plain read first, so that the many attempts woken to look again take no write lock
+        // just to wait again; then looked at again and charged in one transaction, as another
+        // process may have written in between.
+        const first = look();
+        const verdict =
+          first.kind !== 'free'
+            ? first
+            : repo.transaction(() => {
+                const v = look();
+                if (v.kind === 'free') ks.forEach((k, i) => repo.put(k, v.after[i]!));
+                return v;
+              });
+        if (verdict.kind === 'free') {
+          // Only once committed: an attempt counted in flight must be settled, or others would wait for it forever.
+          inFlight.add(ks);
+          return { grant, username, address, keys: ks, before: verdict.before, after: verdict.after, settled: false };
         }
-        return afterFailure(cur, now, k.scope === 'user' ? policy.maxFailuresPerUser : policy.maxFailuresPerAddress, policy);
-      });
-      if (blocked > now) throw throttled(grant, username, address, now, blocked);
-      return { grant, username, address, keys: ks, before: charged.before, after: charged.after as ThrottleState[] };
+        if (verdict.kind === 'blocked') throw throttled(grant, username, address, now, secondsUntil(verdict.until, now), 'blocked');
+        if (inFlight.waitersFrom(address) >= policy.maxWaiting) throw throttled(grant, username, address, now, WAITING_FULL_RETRY_SECONDS, 'waiting full');
+        await inFlight.wait(verdict.key);
+      }
     },
     failed(a, now, refused) {
+      const after = settle(a, () =>
+        repo.transaction(() =>
+          a.keys.map((k) => {
+            const s = afterSettledFailure(repo.get(k), now, limit(k), inFlight.count(k) - 1, policy);
+            repo.put(k, s);
+            return s;
+          }),
+        ),
+      );
       onEvent({ kind: 'failed', grant: a.grant, username: shown(a.username), address: a.address, at: now, reason: refused.message });
-      store.loginThrottle.purgeQuiet(now - policy.windowMs);
-      const until = Math.max(...a.after.map((s) => s.blockedUntil));
-      return until > now ? throttled(a.grant, a.username, a.address, now, until) : refused;
+      repo.purgeQuiet(now - policy.windowMs);
+      const until = Math.max(...after.map((s) => s.blockedUntil));
+      return until > now ? throttled(a.grant, a.username, a.address, now, secondsUntil(until, now), 'blocked') : refused;
     },
-    succeeded(a, clearUser = true) {
-      store.loginThrottle.update(a.keys, (k, cur) => {
-        if (k.scope === 'user' && clearUser) return null;
-        const i = a.keys.indexOf(k);
-        // Nothing else touched the counter since the charge: put it back as it was.
-        if (same(cur, a.after[i])) return a.before[i] ?? null;
-        return cur ? { ...cur, failures: Math.max(0, cur.failures - 1) } : null;
-      });
+    succeeded(a, now, clearUser = true) {
+      settle(a, () =>
+        repo.transaction(() =>
+          a.keys.forEach((k, i) => {
+            const cur = repo.get(k);
+            repo.put(k, k.scope === 'user' && clearUser ? afterClear(cur, now, inFlight.count(k) - 1) : afterGiveBack(cur, a.before[i], a.after[i]!));
+          }),
+        ),
+      );
     },
   };
 }

@@ -64,20 +64,21 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
   const guard = createLoginGuard(store, opts.throttle ?? DEFAULT_LOGIN_THROTTLE, opts.onLoginEvent);
 
   /**
-   * Runs a credential check under the throttle: refused while blocked; charged before the check;
-   * a refusal (AUTH-001) is logged and may turn into API-004, a success gives the charge back.
+   * Runs a credential check under the throttle: refused while blocked; charged before the check
+   * (waiting first, if need be, for concurrent attempts to settle); a refusal (AUTH-001) is
+   * logged and may turn into API-004, a success gives the charge back.
    */
   async function guarded<T>(grant: LoginEvent['grant'], username: string | null, address: string, check: () => T | Promise<T>): Promise<T> {
-    const attempt = guard.begin(grant, username, address, clock());
+    const attempt = await guard.begin(grant, username, address, clock);
     let result: T;
     try {
       result = await check();
     } catch (err) {
       if (err instanceof AppError && err.code === 'AUTH-001') throw guard.failed(attempt, clock(), err);
-      guard.succeeded(attempt, false); // not a credential failure (e.g. a store error): no charge
+      guard.succeeded(attempt, clock(), false); // not a credential failure (e.g. a store error): no charge
       throw err;
     }
-    guard.succeeded(attempt);
+    guard.succeeded(attempt, clock());
     return result;
   }
 

@@ -15,7 +15,8 @@ export function tokenRoutes(api: ApiBuilder, { tokens, config }: RouteDeps): voi
       'Form-urlencoded as the spec says, or JSON with `client_id`/`client_secret` as the CSPro data-collection client sends. ' +
       'A request naming a client must name a configured one (default `cspro_android`/`cspro`), else `invalid_client`. ' +
       'Each refresh returns a new refresh token and invalidates the old one; presenting an old one again revokes the whole login. ' +
-      'Failed logins are throttled per (username, client address) and per address: past the limit the answer is 429 `API-004` with `Retry-After`.',
+      'Failed logins are throttled per (username, client address) and per address: past the limit the answer is 429 `API-004` with `Retry-After`. ' +
+      'Concurrent logins wait for each other rather than being refused; past the number allowed to wait from one address, 429 `API-004` with `Retry-After: 1`.',
     tags: ['auth'],
     permission: 'public',
     bodyLimit: config.maxBodyBytes,
@@ -33,7 +34,7 @@ export function tokenRoutes(api: ApiBuilder, { tokens, config }: RouteDeps): voi
       400: json(OAuthErrorBody, '`invalid_request` (missing or repeated parameter, bad body) or `unsupported_grant_type`'),
       401: json(OAuthErrorBody, '`invalid_grant` (bad credentials, disabled account, bad/expired/reused refresh token) or `invalid_client`'),
       413: json(OAuthErrorBody, 'body too large'),
-      429: json(RateLimitBody, 'too many failed logins from this address, or for this user from this address (`API-004`); see `Retry-After`'),
+      429: json(RateLimitBody, 'too many failed logins from this address, or for this user from this address, or too many logins waiting at once (`API-004`); see `Retry-After`'),
     },
     handler: async (c) => {
       const reply = await tokens.grant(await readTokenParams(c, TokenRequest), { address: clientAddress(c, config.trustedProxies ?? []) });

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { afterFailure, blockLength, userKeyName } from '../../../src/core/auth/login-throttle.js';
+import { admission, afterCharge, afterClear, afterFailure, afterGiveBack, afterSettledFailure, blockLength, userKeyName } from '../../../src/core/auth/login-throttle.js';
 import { DEFAULT_LOGIN_THROTTLE, loginGuardSettings } from '../../../src/core/auth/login-throttle-policy.js';
 import { AppError } from '../../../src/shared/errors.js';
 
-const P = { maxFailuresPerUser: 3, maxFailuresPerAddress: 10, windowMs: 600_000, blockMs: 60_000, maxBlockMs: 200_000 };
+const P = { maxFailuresPerUser: 3, maxFailuresPerAddress: 10, windowMs: 600_000, blockMs: 60_000, maxBlockMs: 200_000, maxWaiting: 2 };
 
 test('afterFailure: counts in a window, blocks at the limit, doubles each further block up to the cap, forgets after a quiet window', () => {
   let s = afterFailure(undefined, 0, 3, P);
@@ -57,4 +57,37 @@ test('loginGuardSettings: environment over config.json over defaults; bad values
   bad({ login_throttle: [] }, {}, /must be an object/);
   bad({ login_throttle: { block_seconds: 100, max_block_seconds: 50 } }, {}, /max_block_seconds/);
   bad({ trusted_proxies: '127.0.0.1' }, {}, /trusted_proxies/);
+});
+
+test('admission: blocked refuses; a charge past the limit waits while others are in flight, else it is charged (one probe after a block)', () => {
+  const at = (failures: number, blockedUntil = 0) => ({ failures, windowStart: 0, blockedUntil, strikes: blockedUntil ? 1 : 0, lastFailureAt: 0 });
+  assert.deepEqual(admission(at(3, 5000), 1000, 3, 0, P), { kind: 'blocked', until: 5000 });
+  assert.equal(admission(at(2), 1000, 3, 2, P).kind, 'charge', 'the 3rd charge fits the limit of 3');
+  assert.equal(admission(at(3), 1000, 3, 1, P).kind, 'wait', 'a 4th waits while one is in flight');
+  const probe = admission(at(3), 70_000, 3, 0, P);
+  assert.deepEqual(probe, { kind: 'charge', next: { failures: 4, windowStart: 0, blockedUntil: 0, strikes: 0, lastFailureAt: 70_000 } }, 'nothing in flight: charged, not blocked');
+  // A lapsed window starts afresh but keeps the charges of the attempts still in flight.
+  assert.deepEqual(afterCharge(at(3), 600_000, P, 2), { failures: 3, windowStart: 600_000, blockedUntil: 0, strikes: 0, lastFailureAt: 600_000 });
+});
+
+test('afterSettledFailure blocks on settled failures only; afterClear keeps the charges in flight; afterGiveBack restores', () => {
+  const charged = { failures: 3, windowStart: 0, blockedUntil: 0, strikes: 0, lastFailureAt: 0 };
+  assert.equal(afterSettledFailure(charged, 10, 3, 2, P).blockedUntil, 0, '1 settled, 2 in flight');
+  assert.equal(afterSettledFailure(charged, 10, 3, 1, P).blockedUntil, 0, '2 settled');
+  assert.deepEqual(afterSettledFailure(charged, 10, 3, 0, P), { ...charged, strikes: 1, blockedUntil: 60_010 });
+  assert.deepEqual(afterSettledFailure(undefined, 10, 3, 0, P), { failures: 1, windowStart: 10, blockedUntil: 0, strikes: 0, lastFailureAt: 10 }, 'removed meanwhile: counted afresh');
+  assert.equal(afterClear(charged, 10, 0), null);
+  assert.deepEqual(afterClear({ ...charged, strikes: 2, blockedUntil: 99 }, 10, 2), { failures: 2, windowStart: 0, blockedUntil: 0, strikes: 0, lastFailureAt: 0 });
+  const before = { failures: 1, windowStart: 0, blockedUntil: 0, strikes: 0, lastFailureAt: 0 };
+  const after = { ...before, failures: 2, lastFailureAt: 5 };
+  assert.deepEqual(afterGiveBack(after, before, after), before, 'untouched since the charge: as it was');
+  assert.deepEqual(afterGiveBack({ ...after, failures: 3 }, before, after), { ...after, failures: 2 }, 'touched: one less');
+  assert.equal(afterGiveBack({ ...after, failures: 1, windowStart: 7 }, undefined, after), null, 'nothing left: gone');
+});
+
+test('loginGuardSettings: max_waiting', () => {
+  assert.equal(DEFAULT_LOGIN_THROTTLE.maxWaiting, 200);
+  assert.equal(loginGuardSettings({ login_throttle: { max_waiting: 50 } }, {}).throttle.maxWaiting, 50);
+  assert.equal(loginGuardSettings({ login_throttle: { max_waiting: 50 } }, { SDS_LOGIN_MAX_WAITING: '7' }).throttle.maxWaiting, 7);
+  assert.throws(() => loginGuardSettings({}, { SDS_LOGIN_MAX_WAITING: '0' }), /SDS_LOGIN_MAX_WAITING must be a whole number/);
 });
