@@ -1,0 +1,102 @@
+/**
+ * Acknowledged means durable (docs/durability.md): the store fsyncs every commit. A power cut
+ * cannot be simulated here; what is checked is the setting on real store files, through every
+ * way the store is opened, and, under strace, that the real CLI process fsyncs the WAL after its
+ * last write to it, before it exits 0.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Command } from 'commander';
+import { openStore } from '../../../src/store/open-store.js';
+import { contextOf } from '../../../src/cli/context.js';
+import { fixture, tempHome } from '../../helpers/temp-home.js';
+import { runCli, SDS_BIN } from '../../helpers/run-cli.js';
+
+/** SQLite's numbering of `PRAGMA synchronous`: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA. */
+const FULL = 2;
+
+test('openStore opens the store file with synchronous = FULL in WAL mode, new or existing, read-only too', () => {
+  const home = tempHome();
+  try {
+    const created = openStore(home);
+    assert.equal(created.db.pragma('synchronous', { simple: true }), FULL);
+    assert.equal(created.db.pragma('journal_mode', { simple: true }), 'wal');
+    created.close();
+    const reopened = openStore(home);
+    assert.equal(reopened.db.pragma('synchronous', { simple: true }), FULL);
+    reopened.close();
+    const readonly = openStore(home, { readonly: true });
+    assert.equal(readonly.db.pragma('synchronous', { simple: true }), FULL);
+    readonly.close();
+    // The setting belongs to the connection, not the file: a plain connection gets SQLite's
+    // default, so the check above really reads what openStore set.
+    const plain = new Database(home.db);
+    plain.pragma('synchronous = OFF');
+    assert.equal(plain.pragma('synchronous', { simple: true }), 0);
+    plain.close();
+  } finally {
+    home.cleanup();
+  }
+});
+
+test('the CLI opens the store through the same path (every command, sds serve included)', () => {
+  const home = tempHome();
+  try {
+    const cmd = new Command().option('--home <dir>').option('--json');
+    cmd.parse(['--home', home.root], { from: 'user' });
+    const ctx = contextOf(cmd);
+    try {
+      assert.equal(ctx.store().db.name, home.db);
+      assert.equal(ctx.store().db.pragma('synchronous', { simple: true }), FULL);
+    } finally {
+      ctx.close();
+    }
+  } finally {
+    home.cleanup();
+  }
+});
+
+// strace must be installed and allowed to trace (some sandboxes refuse ptrace).
+const probe = spawnSync('strace', ['-f', '-o', '/dev/null', process.execPath, '-e', '0'], { encoding: 'utf8' });
+const noStrace = probe.error || probe.status !== 0 ? `strace cannot trace here (${probe.error?.message ?? probe.stderr.trim()})` : false;
+
+test('the real CLI fsyncs the WAL after its last write to it, before exiting 0', { skip: noStrace }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sds-durable-'));
+  const home = join(dir, 'home');
+  const trace = join(dir, 'trace.txt');
+  try {
+    assert.equal(runCli(home, ['init']).code, 0);
+    // Another connection holds the store open, as `sds serve` would: the CLI's own close then
+    // cannot checkpoint (which would sync everything anyway), so only its commits can.
+    const other = new Database(join(home, 'sds.db'));
+    other.prepare('SELECT 1').get();
+    try {
+      const r = spawnSync(
+        'strace',
+        ['-f', '-y', '-e', 'trace=write,pwrite64,pwritev,fsync,fdatasync', '-o', trace, process.execPath, SDS_BIN, '--home', home, 'dict', 'upload', fixture('popstan-census.text.dcf'), '--label', 'popstan'],
+        { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', CI: '1' }, timeout: 120_000 },
+      );
+      assert.equal(r.status, 0, r.stderr);
+    } finally {
+      other.close();
+    }
+    const wal = readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('sds.db-wal>'));
+    const lastWrite = wal.findLastIndex((l) => /\b(write|pwrite64|pwritev)\(/.test(l));
+    const lastSync = wal.findLastIndex((l) => /\b(fsync|fdatasync)\(/.test(l));
+    assert.ok(lastWrite >= 0, 'the upload wrote to the WAL');
+    assert.ok(lastSync > lastWrite, `the last write to the WAL (line ${lastWrite}) is not followed by an fsync (last at ${lastSync})`);
+    // And the dictionary is there for another connection.
+    const check = new Database(join(home, 'sds.db'), { readonly: true });
+    assert.equal((check.prepare('SELECT count(*) AS n FROM dictionaries').get() as { n: number }).n, 1);
+    check.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
