@@ -71,3 +71,20 @@ test('sqlite: a target with lone surrogates and NUL in alpha values is valid UTF
     await db.drop();
   }
 });
+
+test('sqlite: a target connection fsyncs every commit (synchronous = FULL, docs/durability.md)', async () => {
+  const db = createSqliteFile();
+  try {
+    const session = await getDialect('sqlite').connect(db.config);
+    try {
+      // Read back on the session's own connection: the setting belongs to the connection.
+      const read = (session as unknown as { rows(sql: string): Promise<unknown[][]> }).rows.bind(session);
+      assert.deepEqual(await read('PRAGMA synchronous'), [[2n]]);
+      assert.deepEqual(await read('PRAGMA journal_mode'), [['wal']]);
+    } finally {
+      await session.close();
+    }
+  } finally {
+    await db.drop();
+  }
+});
