@@ -65,38 +65,75 @@ test('the CLI opens the store through the same path (every command, sds serve in
 const probe = spawnSync('strace', ['-f', '-o', '/dev/null', process.execPath, '-e', '0'], { encoding: 'utf8' });
 const noStrace = probe.error || probe.status !== 0 ? `strace cannot trace here (${probe.error?.message ?? probe.stderr.trim()})` : false;
 
-test('the real CLI fsyncs the WAL after its last write to it, before exiting 0', { skip: noStrace }, () => {
+/**
+ * Runs `sds <args>` under strace while another connection holds the store open, as `sds serve`
+ * would: the CLI's own close then cannot checkpoint (which would sync everything anyway), so only
+ * its commits, or its final sync, can. Returns the trace lines about the WAL.
+ */
+function walTraceOf(args: string[]): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'sds-durable-'));
   const home = join(dir, 'home');
   const trace = join(dir, 'trace.txt');
   try {
     assert.equal(runCli(home, ['init']).code, 0);
-    // Another connection holds the store open, as `sds serve` would: the CLI's own close then
-    // cannot checkpoint (which would sync everything anyway), so only its commits can.
+    assert.equal(runCli(home, ['dict', 'upload', fixture('popstan-census.text.dcf'), '--label', 'popstan']).code, 0);
     const other = new Database(join(home, 'sds.db'));
     other.prepare('SELECT 1').get();
     try {
-      const r = spawnSync(
-        'strace',
-        ['-f', '-y', '-e', 'trace=write,pwrite64,pwritev,fsync,fdatasync', '-o', trace, process.execPath, SDS_BIN, '--home', home, 'dict', 'upload', fixture('popstan-census.text.dcf'), '--label', 'popstan'],
-        { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', CI: '1' }, timeout: 120_000 },
-      );
+      const r = spawnSync('strace', ['-f', '-y', '-e', 'trace=write,pwrite64,pwritev,fsync,fdatasync', '-o', trace, process.execPath, SDS_BIN, '--home', home, ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1', CI: '1' },
+        timeout: 120_000,
+      });
       assert.equal(r.status, 0, r.stderr);
     } finally {
       other.close();
     }
-    const wal = readFileSync(trace, 'utf8')
+    return readFileSync(trace, 'utf8')
       .split('\n')
       .filter((l) => l.includes('sds.db-wal>'));
-    const lastWrite = wal.findLastIndex((l) => /\b(write|pwrite64|pwritev)\(/.test(l));
-    const lastSync = wal.findLastIndex((l) => /\b(fsync|fdatasync)\(/.test(l));
-    assert.ok(lastWrite >= 0, 'the upload wrote to the WAL');
-    assert.ok(lastSync > lastWrite, `the last write to the WAL (line ${lastWrite}) is not followed by an fsync (last at ${lastSync})`);
-    // And the dictionary is there for another connection.
-    const check = new Database(join(home, 'sds.db'), { readonly: true });
-    assert.equal((check.prepare('SELECT count(*) AS n FROM dictionaries').get() as { n: number }).n, 1);
-    check.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function assertWalSyncedAfterLastWrite(wal: string[]): void {
+  const lastWrite = wal.findLastIndex((l) => /\b(write|pwrite64|pwritev)\(/.test(l));
+  const lastSync = wal.findLastIndex((l) => /\b(fsync|fdatasync)\(/.test(l));
+  assert.ok(lastWrite >= 0, 'the command wrote to the WAL');
+  assert.ok(lastSync > lastWrite, `the last write to the WAL (line ${lastWrite}) is not followed by an fsync (last at ${lastSync})`);
+}
+
+test('the real CLI fsyncs the WAL after its last write to it, before exiting 0 (a commit)', { skip: noStrace }, () => {
+  assertWalSyncedAfterLastWrite(walTraceOf(['dict', 'upload', fixture('capi-household.dcf'), '--label', 'household']));
+});
+
+test('sds cases import fsyncs the WAL after its last batch, before exiting 0', { skip: noStrace }, () => {
+  assertWalSyncedAfterLastWrite(walTraceOf(['cases', 'import', 'CEN2000', fixture('popstan-census.dat')]));
+});
+
+test('deferSync turns the per-commit fsync off only while it runs, failing or not', async () => {
+  const home = tempHome();
+  const store = openStore(home);
+  try {
+    store.db.exec('CREATE TABLE t (x)');
+    const inside = await store.deferSync(async () => {
+      store.db.prepare('INSERT INTO t VALUES (1)').run();
+      return store.db.pragma('synchronous', { simple: true });
+    });
+    assert.equal(inside, 1);
+    assert.equal(store.db.pragma('synchronous', { simple: true }), FULL);
+    await assert.rejects(
+      store.deferSync(async () => {
+        store.db.prepare('INSERT INTO t VALUES (2)').run();
+        throw new Error('the import failed');
+      }),
+      /the import failed/,
+    );
+    assert.equal(store.db.pragma('synchronous', { simple: true }), FULL);
+    assert.equal((store.db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n, 2);
+  } finally {
+    store.close();
+    home.cleanup();
   }
 });
