@@ -21,8 +21,9 @@ export const CHECKPOINT_DEFAULTS = { intervalMs: 100, backstopPages: 8192 } as c
  * bench/README.md). Here a second connection copies the WAL back on a timer, on another core, and
  * the writer's own auto-checkpoint is raised to a backstop that only acts if this worker falls
  * behind or dies. Durability does not depend on it: with the store's `synchronous = FULL` every
- * commit has already fsynced its frames in the WAL before it returns, and a checkpoint only moves
- * durable frames into the database file (docs/durability.md).
+ * commit has already fsynced its frames in the WAL before it returns (an import, in
+ * `Store.deferSync`, fsyncs them all at its end), and a checkpoint only moves frames into the
+ * database file (docs/durability.md).
  */
 export class WalCheckpointer {
   private nextId = 1;
