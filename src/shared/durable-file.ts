@@ -31,7 +31,7 @@ export function fsyncDirectory(dir: string): void {
   try {
     fsyncSync(fd);
   } catch (err) {
-    // EINVAL/EISDIR: a file system that does not sync directories; nothing more can be done.
+    // EINVAL/EISDIR/EPERM: a file system that does not sync directories; nothing more can be done.
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM') throw err;
   } finally {
