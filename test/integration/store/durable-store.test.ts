@@ -6,7 +6,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,6 +112,44 @@ test('the real CLI fsyncs the WAL after its last write to it, before exiting 0 (
 
 test('sds cases import fsyncs the WAL after its last batch, before exiting 0', { skip: noStrace }, () => {
   assertWalSyncedAfterLastWrite(walTraceOf(['cases', 'import', 'CEN2000', fixture('popstan-census.dat')]));
+});
+
+test('sds serve fsyncs the WAL on the thread that committed, before it answers 200', { skip: noStrace }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sds-durable-'));
+  const home = join(dir, 'home');
+  const trace = join(dir, 'trace.txt');
+  try {
+    assert.equal(runCli(home, ['init']).code, 0);
+    assert.equal(runCli(home, ['users', 'add', 'ops', '--role', 'API', '--password-stdin'], { stdin: 'a-long-password-1\n' }).code, 0);
+    const server = spawn('strace', ['-f', '-y', '-e', 'trace=write,writev,pwrite64,pwritev,fsync,fdatasync', '-o', trace, process.execPath, SDS_BIN, '--home', home, 'serve', '--host', '127.0.0.1', '--port', '0', '--json'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, NO_COLOR: '1', CI: '1' },
+    });
+    try {
+      const [line] = (await once(createInterface({ input: server.stdout! }), 'line')) as [string];
+      const url = (JSON.parse(line) as { url: string }).url;
+      // The password grant stores a refresh token: a write acknowledged by the 200.
+      const reply = await fetch(`${url}/api/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', username: 'ops', password: 'a-long-password-1' }) });
+      assert.equal(reply.status, 200);
+      await reply.json();
+    } finally {
+      // strace passes no signal on: stop the traced server itself (its child), then strace ends.
+      const children = readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+      for (const pid of children) process.kill(Number(pid), 'SIGTERM');
+      if (server.exitCode === null) await once(server, 'exit');
+    }
+    const lines = readFileSync(trace, 'utf8').split('\n');
+    const answer = lines.findIndex((l) => l.includes('HTTP/1.1 200'));
+    assert.ok(answer > 0, 'the 200 answer is in the trace');
+    const tid = lines[answer]!.split(' ')[0]!;
+    const before = lines.slice(0, answer).filter((l) => l.startsWith(`${tid} `) && l.includes('sds.db-wal>'));
+    const lastWrite = before.findLastIndex((l) => /\b(write|pwrite64|pwritev)\(/.test(l));
+    const lastSync = before.findLastIndex((l) => /\b(fsync|fdatasync)\(/.test(l));
+    assert.ok(lastWrite >= 0, 'the request committed on the thread that answered');
+    assert.ok(lastSync > lastWrite, 'the commit was not fsynced before the answer');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('deferSync turns the per-commit fsync off only while it runs, failing or not', async () => {
