@@ -19,7 +19,10 @@ uploadDictionary(store, { source: readFileSync(dcf), label: 'popstan', file: dcf
 // `webhook`: an active webhook subscribed to case_uploaded, so every case is captured in the outbox.
 if (webhook === 'webhook') addWebhook(store, { name: 'bench', url: 'http://127.0.0.1:9/', events: ['case_uploaded'] });
 const t0 = performance.now();
-const report = await importCases(store, 'CEN2000', [datFile]);
+// As `sds cases import` runs it: no fsync per batch, one at the end (store.deferSync);
+// BENCH_IMPORT_SYNC=each-commit fsyncs every batch's commit instead.
+const run = () => importCases(store, 'CEN2000', [datFile]);
+const report = process.env.BENCH_IMPORT_SYNC === 'each-commit' ? await run() : await store.deferSync(run);
 const seconds = (performance.now() - t0) / 1000;
 store.close();
 console.log(JSON.stringify({ cases: report.total.inserted, failed: report.total.failed, seconds, peak_rss_mb: process.resourceUsage().maxRSS / 1024 }));

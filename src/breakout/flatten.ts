@@ -11,12 +11,15 @@
  * doubles), any other non-number, a fraction in an integer item, or a number too large for the
  * column is NULL plus a warning. Alpha: strings as they are, a number as its text, a string
  * longer than the item is truncated with a warning. Binary items: their descriptor as JSON text.
+ * Every text (alpha, label, case key, notes) goes through targetText: a lone surrogate becomes
+ * U+FFFD and NUL is dropped, with a warning, so every target holds the same text (target-text.ts).
  */
 import type { BreakoutPlan, CellValue, Row } from './plan-model.js';
 import type { Dictionary } from '../cspro/dictionary/model.js';
 import type { CaseNote } from '../cspro/case/model.js';
 import { AppError } from '../shared/errors.js';
 import type { FlatCase, Flatten, FlattenInput, FlattenWarning } from './flatten-types.js';
+import { targetText, targetTextChange } from './target-text.js';
 import {
   buildLayout,
   KIND_ALPHA,
@@ -52,6 +55,10 @@ const NUMERIC_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)$/;
 /** CSPro's internal NOTAPPL; the other specials are 1e50 (MISSING), 1e52 (DEFAULT), 1e55 (REFUSED). */
 const CSPRO_NOTAPPL = 1e51;
 const CSPRO_SPECIAL_MIN = 1e50;
+/** Warning item names of the texts that are not dictionary items (in parentheses: no item is named so). */
+const LABEL_ITEM = '(case label)';
+const CASE_KEY_ITEM = '(case key)';
+const NOTE_ITEM = '(note)';
 
 /**
  * Walks one case at a time. Per-case state lives in fields rather than closures so the inner
@@ -83,8 +90,8 @@ class CaseWalker {
       const root = layout.root;
       const main: Row = new Array(root.width);
       main[0] = input.id;
-      main[1] = input.caseids;
-      main[2] = input.label === '' ? null : input.label;
+      main[1] = this.text(input.caseids, CASE_KEY_ITEM, 0, undefined, 0);
+      main[2] = input.label === '' ? null : this.text(input.label, LABEL_ITEM, 0, undefined, 0);
       let c = this.fillItems(main, MAIN_LEAD, level1.id, root.ids, undefined, 0);
       main[c++] = input.verified === true;
       main[c++] = input.revision;
@@ -202,15 +209,16 @@ class CaseWalker {
         return this.numericText(v, slot, k, record, occ);
       case KIND_ALPHA:
         if (typeof v === 'string') {
-          if (v.length <= slot.bound) return v === '' ? null : v;
-          return this.longText(v, slot, k, record, occ);
+          const t = this.text(v, slot.key, k, record, occ);
+          if (t.length <= slot.bound) return t === '' ? null : t;
+          return this.longText(t, slot, k, record, occ);
         }
         if (typeof v === 'number') return this.convert(String(v), slot, k, record, occ);
         this.warn(record, slot.key, k, occ, shown(v), 'not text');
         return null;
       default:
         // Binary descriptor: the JSON text the case carries, or the object re-encoded (rare).
-        if (typeof v === 'string') return v === '' ? null : v;
+        if (typeof v === 'string') return v === '' ? null : this.text(v, slot.key, k, record, occ);
         if (typeof v === 'object') return JSON.stringify(v);
         this.warn(record, slot.key, k, occ, shown(v), 'not a binary item descriptor');
         return null;
@@ -268,11 +276,18 @@ class CaseWalker {
         f.recordOccurrence,
         f.itemOccurrence,
         f.subitemOccurrence,
-        note.content,
-        note.operatorId,
+        this.text(note.content, `${NOTE_ITEM} ${i + 1}`, 0, undefined, 0),
+        this.text(note.operatorId, `${NOTE_ITEM} ${i + 1}`, 0, undefined, 0),
         time,
       ]);
     }
+  }
+
+  /** A text as every target stores it (target-text.ts); a changed value is warned about. */
+  private text(v: string, item: string, k: number, record: string | undefined, occ: number): string {
+    const t = targetText(v);
+    if (t !== v) this.warn(record, item, k, occ, JSON.stringify(v), targetTextChange(v)!);
+    return t;
   }
 
   private caseTime(value: string, what: string): string {

@@ -11,7 +11,9 @@ import type { CheckpointResult, CheckpointWorkerInput, FromCheckpointWorker, ToC
 const port = parentPort!;
 const { path, intervalMs } = workerData as CheckpointWorkerInput;
 const db = new Database(path, { fileMustExist: true });
-db.pragma('synchronous = NORMAL');
+// As the store's own connection (open-store.ts). A checkpoint fsyncs the WAL before copying it
+// and the database file after, at NORMAL or FULL alike; this connection writes nothing else.
+db.pragma('synchronous = FULL');
 // This connection only checkpoints: it never writes pages of its own.
 db.pragma('wal_autocheckpoint = 0');
 

@@ -15,12 +15,15 @@ export const CHECKPOINT_DEFAULTS = { intervalMs: 100, backstopPages: 8192 } as c
 
 /**
  * Checkpoints a WAL-mode SQLite file from a worker thread. With SQLite's default, the writer
- * checkpoints by itself whenever its commit leaves more than 1,000 pages in the WAL, and with
- * `synchronous = NORMAL` that checkpoint is where the fsyncs happen: a sync upload or an import
- * batch then waits for the disk in its commit (about a third of an upload's time, bench/README.md).
- * Here a second connection copies the WAL back on a timer, on another core, and the writer's own
- * auto-checkpoint is raised to a backstop that only acts if this worker falls behind or dies.
- * Durability is unchanged: commits were never fsynced in this mode, checkpoints still are.
+ * checkpoints by itself whenever its commit leaves more than 1,000 pages in the WAL: it copies
+ * those pages into the database file at random places and fsyncs it, and a sync upload or an
+ * import batch then waits for that in its commit (about a third of an upload's time,
+ * bench/README.md). Here a second connection copies the WAL back on a timer, on another core, and
+ * the writer's own auto-checkpoint is raised to a backstop that only acts if this worker falls
+ * behind or dies. Durability does not depend on it: with the store's `synchronous = FULL` every
+ * commit has already fsynced its frames in the WAL before it returns (an import, in
+ * `Store.deferSync`, fsyncs them all at its end), and a checkpoint only moves frames into the
+ * database file (docs/durability.md).
  */
 export class WalCheckpointer {
   private nextId = 1;

@@ -1,8 +1,19 @@
+import { targetText } from '../target-text.js';
+
 /**
  * Value conversions shared by the dialect encoders. The flattener writes integers as numbers
  * (or digit strings beyond 2^53), decimals as numbers or strings, booleans as booleans and
  * timestamps as ISO 8601 UTC strings (plan-model.ts); these helpers accept all of those.
  */
+
+/**
+ * A text cell (varchar or text column) as every target stores it: lone surrogates as U+FFFD,
+ * NUL dropped (target-text.ts). Every dialect's text encoder and text parameter goes through it,
+ * so rows that do not come from the flattener follow the same rule.
+ */
+export function textValue(v: string | number | boolean): string {
+  return targetText(String(v));
+}
 
 /** Integer as digits. Strings are passed through (already digits, possibly beyond 2^53). */
 export function integerText(v: string | number | boolean): string {

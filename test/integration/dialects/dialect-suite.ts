@@ -71,6 +71,40 @@ export const jobs: TablePlan = {
 
 const TABLES = [cases, person, notes, jobs];
 
+/** Text no database stores as it is (docs/breakout.md, "Text"): lone surrogates and NUL in alpha values. */
+export const oddText: TablePlan = {
+  name: 'tx_odd_text',
+  kind: 'record',
+  record: 'ODD',
+  level: 1,
+  columns: [
+    { name: 'case_id', type: { kind: 'guid' }, nullable: false },
+    { name: 'occ', type: { kind: 'integer', digits: 3 }, nullable: false },
+    { name: 'alpha', type: { kind: 'varchar', length: 20 }, nullable: true },
+    { name: 'long_alpha', type: { kind: 'text' }, nullable: true },
+  ],
+  primaryKey: ['case_id', 'occ'],
+};
+
+/** [as given, as every target stores it]: a lone surrogate becomes U+FFFD, NUL is dropped. */
+export const ODD_TEXT: [string, string][] = [
+  ['a\uD800b', 'a\uFFFDb'],
+  ['\uDC00', '\uFFFD'],
+  ['end\uD83D', 'end\uFFFD'],
+  ['x\0y', 'xy'],
+  ['\0', ''],
+  ['\0\uD800\0', '\uFFFD'],
+  ['pair 😀 ok', 'pair 😀 ok'],
+  ['tab\t\0\\N', 'tab\t\\N'],
+];
+
+/** Rows of oddText: `alpha` and `long_alpha` both carry ODD_TEXT[i]. */
+export function oddTextRows(): Rows {
+  const input: Row[] = ODD_TEXT.map(([given], i) => [caseId(9000), i + 1, given, `${given}|${given}`]);
+  const expected: Row[] = ODD_TEXT.map(([, stored], i) => [caseId(9000), i + 1, stored, `${stored}|${stored}`]);
+  return { input, expected };
+}
+
 /** Every value a bulk encoder can get wrong; each fits 20 UTF-16 units (SQL Server counts those). */
 export const TRICKY: string[] = [
   '', 'plain', 'tab\there', 'line\nbreak', 'cr\rhere', 'crlf\r\nx', 'back\\slash', '\\N', 'NULL', '\\\\N\\t',
@@ -282,6 +316,16 @@ export function describeTargetSuite(
       assert.deepEqual(await session.listTables('it_p'), tables.filter((t) => t.name === 'it_person'));
       // `_` is literal in a prefix, not a LIKE wildcard.
       assert.deepEqual(await session.listTables('it_cases_'), []);
+    });
+
+    test('stores lone surrogates as U+FFFD and drops NUL, through the bulk path and through parameters', async () => {
+      await session.createTables([oddText]);
+      const rows = oddTextRows();
+      assert.equal(await session.bulkLoad(oddText, asAsync(rows.input)), rows.input.length);
+      // Bookkeeping statements bind parameters instead of the bulk format: the same rule.
+      await session.upsertRow(oddText, [caseId(9000), 99, 'p\uD800\0q', '\0']);
+      assert.deepEqual(await readSorted(session, oddText, 2), sorted([...rows.expected, [caseId(9000), 99, 'p\uFFFDq', '']], 2));
+      assert.deepEqual(await session.dropTables([oddText.name]), [oddText.name]);
     });
 
     test('drops tables whatever their foreign-key order and reports what it dropped', async () => {

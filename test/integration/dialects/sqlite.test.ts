@@ -1,11 +1,12 @@
 /** SQLite target: the shared suite on a temporary file, plus how opening failures map to codes. */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { AppError } from '../../../src/shared/errors.js';
 import { getDialect } from '../../../src/breakout/dialects/index.js';
 import { createSqliteFile } from '../../helpers/test-databases.js';
-import { describeTargetSuite } from './dialect-suite.js';
+import { describeTargetSuite, oddText, oddTextRows } from './dialect-suite.js';
 
 describeTargetSuite('sqlite', async () => createSqliteFile());
 
@@ -34,6 +35,55 @@ test('sqlite: a file that is not a database -> DB-003', async () => {
       })(),
       (err: unknown) => err instanceof AppError && err.code === 'DB-003',
     );
+  } finally {
+    await db.drop();
+  }
+});
+
+test('sqlite: a target with lone surrogates and NUL in alpha values is valid UTF-8 for other readers (Python sqlite3)', async () => {
+  const db = createSqliteFile();
+  try {
+    const session = await getDialect('sqlite').connect(db.config);
+    const rows = oddTextRows();
+    try {
+      await session.createTables([oddText]);
+      await session.bulkLoad(oddText, rows.input);
+    } finally {
+      await session.close();
+    }
+    // Python's sqlite3 decodes TEXT as strict UTF-8: invalid bytes raise OperationalError
+    // ("Could not decode to UTF-8 column"), as the rows of a raw lone surrogate did.
+    const script = [
+      'import json, sqlite3, sys',
+      'c = sqlite3.connect(sys.argv[1])',
+      `rows = c.execute('SELECT occ, alpha, long_alpha, hex(alpha) FROM ${oddText.name} ORDER BY occ').fetchall()`,
+      'print(json.dumps(rows))',
+    ].join('\n');
+    const out = JSON.parse(execFileSync('python3', ['-c', script, db.name], { encoding: 'utf8' })) as [number, string, string, string][];
+    assert.deepEqual(
+      out.map((r) => r.slice(0, 3)),
+      rows.expected.map((r) => r.slice(1)),
+    );
+    // The bytes themselves: U+FFFD is EF BF BD, and no 00 byte is stored.
+    assert.equal(out[0]![3], Buffer.from('a\uFFFDb').toString('hex').toUpperCase());
+    for (const r of out) assert.doesNotMatch(r[3], /^(?:..)*00/);
+  } finally {
+    await db.drop();
+  }
+});
+
+test('sqlite: a target connection fsyncs every commit (synchronous = FULL, docs/durability.md)', async () => {
+  const db = createSqliteFile();
+  try {
+    const session = await getDialect('sqlite').connect(db.config);
+    try {
+      // Read back on the session's own connection: the setting belongs to the connection.
+      const read = (session as unknown as { rows(sql: string): Promise<unknown[][]> }).rows.bind(session);
+      assert.deepEqual(await read('PRAGMA synchronous'), [[2n]]);
+      assert.deepEqual(await read('PRAGMA journal_mode'), [['wal']]);
+    } finally {
+      await session.close();
+    }
   } finally {
     await db.drop();
   }

@@ -134,6 +134,25 @@ describe('flatten values: alpha and binary', () => {
     check({ A5: false }, [null, null, null, null, null, null], [w('A5', 'false', 'not text')]);
   });
 
+  it('writes a lone surrogate as U+FFFD and drops NUL, with a warning (the same text in every target)', () => {
+    const reason = 'a lone UTF-16 surrogate became U+FFFD; NUL characters were dropped, as in every target';
+    check({ A5: 'a\uD800b\0c' }, [null, null, 'a\uFFFDbc', null, null, null], [w('A5', '"a\\ud800b\\u0000c"', reason)]);
+    check({ A5: '\0\0' }, [null, null, null, null, null, null], [w('A5', '"\\u0000\\u0000"', 'NUL characters were dropped, as in every target')]);
+    // Normalised before the length check: 5 characters once the NULs are gone.
+    check({ A5: 'ab\0cde' }, [null, null, 'abcde', null, null, null], [w('A5', '"ab\\u0000cde"', 'NUL characters were dropped, as in every target')]);
+  });
+
+  it('normalises the label, the case key and notes the same way', () => {
+    const flat = flatten({
+      id: ID, caseids: 'k\0', label: 'x\uDC00', verified: false, revision: 5, modifiedTime: '2024-01-01T00:00:00.000Z', breakoutTime: '2024-01-01T00:00:00.000Z',
+      level1: { id: { ID: 1 } } as unknown as LevelObject,
+      notes: [{ content: 'n\0\uD83D', field: { name: 'I3', levelKey: '1', recordOccurrence: 1, itemOccurrence: 0, subitemOccurrence: 0 }, operatorId: 'op', modifiedTime: '2024-01-01T00:00:00.000Z' }],
+    });
+    assert.deepEqual(flat.rows[0]![0]!.slice(1, 3), ['k', 'x\uFFFD']);
+    assert.equal(flat.rows[2]![0]![7], 'n\uFFFD');
+    assert.deepEqual(flat.warnings.map((x) => x.item), ['(case key)', '(case label)', '(note) 1']);
+  });
+
   it('writes a binary descriptor as JSON text', () => {
     check({ BIN: { signature: 'ab', length: 3 } }, [null, null, null, null, null, '{"signature":"ab","length":3}']);
     check({ BIN: '{"signature":"ab"}' }, [null, null, null, null, null, '{"signature":"ab"}']);

@@ -6,7 +6,7 @@
  * (https://dev.mysql.com/doc/refman/8.0/en/load-data.html#load-data-field-line-handling).
  */
 import type { CellValue, ColumnType, Row, TablePlan } from '../../plan-model.js';
-import { booleanValue, decimalText, integerText, utcDateTimeText } from '../encode-common.js';
+import { booleanValue, decimalText, integerText, textValue, utcDateTimeText } from '../encode-common.js';
 import { tabLineEncoder, type CellEncoder } from '../row-stream.js';
 import { quoteIdent } from './ddl.js';
 
@@ -33,7 +33,7 @@ export function loadDataCellEncoder(type: ColumnType): CellEncoder {
     case 'guid':
       return (v) => String(v);
     default:
-      return (v) => escapeLoadDataText(String(v));
+      return (v) => escapeLoadDataText(textValue(v));
   }
 }
 
@@ -61,5 +61,6 @@ export function paramValue(type: ColumnType, v: CellValue): unknown {
   if (type.kind === 'boolean') return booleanValue(v) ? 1 : 0;
   if (type.kind === 'timestamp') return utcDateTimeText(v);
   if (type.kind === 'decimal') return decimalText(v, type.scale);
+  if (type.kind === 'varchar' || type.kind === 'text') return textValue(v);
   return v;
 }

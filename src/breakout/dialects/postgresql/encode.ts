@@ -4,7 +4,7 @@
  * newline or carriage return inside a value must be written as `\\`, `\t`, `\n`, `\r`.
  */
 import type { CellValue, ColumnType, Row, TablePlan } from '../../plan-model.js';
-import { booleanValue, decimalText, integerText } from '../encode-common.js';
+import { booleanValue, decimalText, integerText, textValue } from '../encode-common.js';
 import { tabLineEncoder, type CellEncoder } from '../row-stream.js';
 import { quoteIdent } from './ddl.js';
 
@@ -13,7 +13,8 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n'
 
 /**
  * Escapes a string for COPY text format. U+0000 is dropped: PostgreSQL text cannot hold it at
- * all, and one such byte would otherwise fail the whole COPY batch.
+ * all, and one such byte would fail the whole COPY batch. Text cells have lost it already in
+ * textValue (the rule of every dialect, docs/breakout.md); this keeps the format safe on its own.
  */
 export function escapeCopyText(s: string): string {
   return NEEDS_ESCAPE.test(s) ? s.replace(/[\\\t\n\r\0]/g, (c) => ESCAPES[c]!) : s;
@@ -33,7 +34,7 @@ export function copyCellEncoder(type: ColumnType): CellEncoder {
       // ISO 8601 with Z is valid timestamptz input; guids are plain hex and dashes.
       return (v) => String(v);
     default:
-      return (v) => escapeCopyText(String(v));
+      return (v) => escapeCopyText(textValue(v));
   }
 }
 
@@ -51,5 +52,6 @@ export function copyStatement(table: TablePlan): string {
 /** A cell as a bind parameter (upserts, filters): pg serialises numbers, strings and booleans itself. */
 export function paramValue(type: ColumnType, v: CellValue): unknown {
   if (v === null) return null;
+  if (type.kind === 'varchar' || type.kind === 'text') return textValue(v);
   return type.kind === 'boolean' ? booleanValue(v) : v;
 }

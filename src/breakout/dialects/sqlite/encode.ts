@@ -3,7 +3,7 @@
  * null, but not booleans (https://github.com/WiseLibs/better-sqlite3/blob/master/docs/api.md#binding-parameters).
  */
 import type { CellValue, ColumnType, Row, TablePlan } from '../../plan-model.js';
-import { booleanValue, decimalText } from '../encode-common.js';
+import { booleanValue, decimalText, textValue } from '../encode-common.js';
 import { quoteIdent } from './ddl.js';
 
 /** A cell as the value bound for a column of this type. */
@@ -17,6 +17,10 @@ export function paramValue(type: ColumnType, v: CellValue): string | number | nu
       return decimalText(v, type.scale);
     case 'integer':
       return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+    case 'varchar':
+    case 'text':
+      // better-sqlite3 would write a lone surrogate as invalid UTF-8 bytes (docs/breakout.md).
+      return textValue(v);
     default:
       return String(v);
   }

@@ -15,8 +15,14 @@ export const TABLE_SIZES_SQL = `SELECT s.tbl_name, SUM(d.pgsize) FROM dbstat d J
 
 export const VERSION_SQL = 'SELECT sqlite_version()';
 
-/** Per-connection settings: WAL for concurrent readers, foreign keys enforced when declared. */
-export const SESSION_PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON'];
+/**
+ * Per-connection settings: WAL for concurrent readers, foreign keys enforced when declared, and
+ * every commit fsynced (FULL): the store's cursor advances over a page of cases once the target
+ * committed it, and the cursor itself is durable, so a target commit lost to a power cut would
+ * leave those cases missing from the target for good (docs/durability.md). A page is one
+ * transaction of thousands of rows, so the fsync is paid once per page.
+ */
+export const SESSION_PRAGMAS = ['journal_mode = WAL', 'synchronous = FULL', 'foreign_keys = ON'];
 
 /** Rows per transaction when bulkLoad runs outside a caller's transaction. */
 export const ROWS_PER_TRANSACTION = 10_000;

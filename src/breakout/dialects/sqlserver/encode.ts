@@ -5,7 +5,7 @@
  * session once the driver is loaded.
  */
 import type { CellValue, ColumnType, Row, TablePlan } from '../../plan-model.js';
-import { booleanValue, decimalText, integerText } from '../encode-common.js';
+import { booleanValue, decimalText, integerText, textValue } from '../encode-common.js';
 import { MAX_NVARCHAR } from './ddl.js';
 
 export type TdsTypeName = 'SmallInt' | 'Int' | 'BigInt' | 'Decimal' | 'NVarChar' | 'UniqueIdentifier' | 'Bit' | 'DateTime2';
@@ -66,6 +66,9 @@ export function tdsValue(type: ColumnType, v: CellValue): unknown {
     case 'timestamp':
       // A Date is an instant; with useUTC (the default) tedious writes its UTC wall time.
       return new Date(String(v));
+    case 'varchar':
+    case 'text':
+      return textValue(v);
     default:
       return String(v);
   }

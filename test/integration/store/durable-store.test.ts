@@ -1,0 +1,179 @@
+/**
+ * Acknowledged means durable (docs/durability.md): the store fsyncs every commit. A power cut
+ * cannot be simulated here; what is checked is the setting on real store files, through every
+ * way the store is opened, and, under strace, that the real CLI process fsyncs the WAL after its
+ * last write to it, before it exits 0.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Command } from 'commander';
+import { openStore } from '../../../src/store/open-store.js';
+import { contextOf } from '../../../src/cli/context.js';
+import { fixture, tempHome } from '../../helpers/temp-home.js';
+import { runCli, SDS_BIN } from '../../helpers/run-cli.js';
+
+/** SQLite's numbering of `PRAGMA synchronous`: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA. */
+const FULL = 2;
+
+test('openStore opens the store file with synchronous = FULL in WAL mode, new or existing, read-only too', () => {
+  const home = tempHome();
+  try {
+    const created = openStore(home);
+    assert.equal(created.db.pragma('synchronous', { simple: true }), FULL);
+    assert.equal(created.db.pragma('journal_mode', { simple: true }), 'wal');
+    created.close();
+    const reopened = openStore(home);
+    assert.equal(reopened.db.pragma('synchronous', { simple: true }), FULL);
+    reopened.close();
+    const readonly = openStore(home, { readonly: true });
+    assert.equal(readonly.db.pragma('synchronous', { simple: true }), FULL);
+    readonly.close();
+    // The setting belongs to the connection, not the file: a plain connection gets SQLite's
+    // default, so the check above really reads what openStore set.
+    const plain = new Database(home.db);
+    plain.pragma('synchronous = OFF');
+    assert.equal(plain.pragma('synchronous', { simple: true }), 0);
+    plain.close();
+  } finally {
+    home.cleanup();
+  }
+});
+
+test('the CLI opens the store through the same path (every command, sds serve included)', () => {
+  const home = tempHome();
+  try {
+    const cmd = new Command().option('--home <dir>').option('--json');
+    cmd.parse(['--home', home.root], { from: 'user' });
+    const ctx = contextOf(cmd);
+    try {
+      assert.equal(ctx.store().db.name, home.db);
+      assert.equal(ctx.store().db.pragma('synchronous', { simple: true }), FULL);
+    } finally {
+      ctx.close();
+    }
+  } finally {
+    home.cleanup();
+  }
+});
+
+// strace must be installed and allowed to trace (some sandboxes refuse ptrace).
+const probe = spawnSync('strace', ['-f', '-o', '/dev/null', process.execPath, '-e', '0'], { encoding: 'utf8' });
+const noStrace = probe.error || probe.status !== 0 ? `strace cannot trace here (${probe.error?.message ?? probe.stderr.trim()})` : false;
+
+/**
+ * Runs `sds <args>` under strace while another connection holds the store open, as `sds serve`
+ * would: the CLI's own close then cannot checkpoint (which would sync everything anyway), so only
+ * its commits, or its final sync, can. Returns the trace lines about the WAL.
+ */
+function walTraceOf(args: string[]): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'sds-durable-'));
+  const home = join(dir, 'home');
+  const trace = join(dir, 'trace.txt');
+  try {
+    assert.equal(runCli(home, ['init']).code, 0);
+    assert.equal(runCli(home, ['dict', 'upload', fixture('popstan-census.text.dcf'), '--label', 'popstan']).code, 0);
+    const other = new Database(join(home, 'sds.db'));
+    other.prepare('SELECT 1').get();
+    try {
+      const r = spawnSync('strace', ['-f', '-y', '-e', 'trace=write,pwrite64,pwritev,fsync,fdatasync', '-o', trace, process.execPath, SDS_BIN, '--home', home, ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1', CI: '1' },
+        timeout: 120_000,
+      });
+      assert.equal(r.status, 0, r.stderr);
+    } finally {
+      other.close();
+    }
+    return readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('sds.db-wal>'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function assertWalSyncedAfterLastWrite(wal: string[]): void {
+  const lastWrite = wal.findLastIndex((l) => /\b(write|pwrite64|pwritev)\(/.test(l));
+  const lastSync = wal.findLastIndex((l) => /\b(fsync|fdatasync)\(/.test(l));
+  assert.ok(lastWrite >= 0, 'the command wrote to the WAL');
+  assert.ok(lastSync > lastWrite, `the last write to the WAL (line ${lastWrite}) is not followed by an fsync (last at ${lastSync})`);
+}
+
+test('the real CLI fsyncs the WAL after its last write to it, before exiting 0 (a commit)', { skip: noStrace }, () => {
+  assertWalSyncedAfterLastWrite(walTraceOf(['dict', 'upload', fixture('capi-household.dcf'), '--label', 'household']));
+});
+
+test('sds cases import fsyncs the WAL after its last batch, before exiting 0', { skip: noStrace }, () => {
+  assertWalSyncedAfterLastWrite(walTraceOf(['cases', 'import', 'CEN2000', fixture('popstan-census.dat')]));
+});
+
+test('sds serve fsyncs the WAL on the thread that committed, before it answers 200', { skip: noStrace }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sds-durable-'));
+  const home = join(dir, 'home');
+  const trace = join(dir, 'trace.txt');
+  try {
+    assert.equal(runCli(home, ['init']).code, 0);
+    assert.equal(runCli(home, ['users', 'add', 'ops', '--role', 'API', '--password-stdin'], { stdin: 'a-long-password-1\n' }).code, 0);
+    const server = spawn('strace', ['-f', '-y', '-e', 'trace=write,writev,pwrite64,pwritev,fsync,fdatasync', '-o', trace, process.execPath, SDS_BIN, '--home', home, 'serve', '--host', '127.0.0.1', '--port', '0', '--json'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, NO_COLOR: '1', CI: '1' },
+    });
+    try {
+      const [line] = (await once(createInterface({ input: server.stdout! }), 'line')) as [string];
+      const url = (JSON.parse(line) as { url: string }).url;
+      // The password grant stores a refresh token: a write acknowledged by the 200.
+      const reply = await fetch(`${url}/api/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', username: 'ops', password: 'a-long-password-1' }) });
+      assert.equal(reply.status, 200);
+      await reply.json();
+    } finally {
+      // strace passes no signal on: stop the traced server itself (its child), then strace ends.
+      const children = readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+      for (const pid of children) process.kill(Number(pid), 'SIGTERM');
+      if (server.exitCode === null) await once(server, 'exit');
+    }
+    const lines = readFileSync(trace, 'utf8').split('\n');
+    const answer = lines.findIndex((l) => l.includes('HTTP/1.1 200'));
+    assert.ok(answer > 0, 'the 200 answer is in the trace');
+    const tid = lines[answer]!.split(' ')[0]!;
+    const before = lines.slice(0, answer).filter((l) => l.startsWith(`${tid} `) && l.includes('sds.db-wal>'));
+    const lastWrite = before.findLastIndex((l) => /\b(write|pwrite64|pwritev)\(/.test(l));
+    const lastSync = before.findLastIndex((l) => /\b(fsync|fdatasync)\(/.test(l));
+    assert.ok(lastWrite >= 0, 'the request committed on the thread that answered');
+    assert.ok(lastSync > lastWrite, 'the commit was not fsynced before the answer');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('deferSync turns the per-commit fsync off only while it runs, failing or not', async () => {
+  const home = tempHome();
+  const store = openStore(home);
+  try {
+    store.db.exec('CREATE TABLE t (x)');
+    const inside = await store.deferSync(async () => {
+      store.db.prepare('INSERT INTO t VALUES (1)').run();
+      return store.db.pragma('synchronous', { simple: true });
+    });
+    assert.equal(inside, 1);
+    assert.equal(store.db.pragma('synchronous', { simple: true }), FULL);
+    await assert.rejects(
+      store.deferSync(async () => {
+        store.db.prepare('INSERT INTO t VALUES (2)').run();
+        throw new Error('the import failed');
+      }),
+      /the import failed/,
+    );
+    assert.equal(store.db.pragma('synchronous', { simple: true }), FULL);
+    assert.equal((store.db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n, 2);
+  } finally {
+    store.close();
+    home.cleanup();
+  }
+});
