@@ -9,7 +9,7 @@ export const SyncSuccess = z.strictObject({ code: z.literal(200), description: z
 /**
  * CSWeb's error body, kept on the client file routes' 404 (files, folders, apps) because the
  * data-collection client reads CSWeb's shape there: `code` is `file_not_found`,
- * `directory_not_found` or `app_not_found` (docs/sync.md).
+ * `directory_not_found` or `app_not_found` (docs/sync.md, "Files").
  */
 export const CswebErrorBody = z
   .strictObject({
