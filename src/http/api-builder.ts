@@ -7,6 +7,7 @@ import type { TokenService } from '../core/auth/tokens.js';
 import type { AppEnv } from './app-env.js';
 import { authenticate } from './authenticate.js';
 import { AUTH_ERRORS } from './schemas/common.js';
+import { withStandardErrors } from './standard-errors.js';
 
 /** One route of the API: its OpenAPI description and its handler, declared together. */
 export interface ApiRoute {
@@ -22,6 +23,11 @@ export interface ApiRoute {
   permission: Permission | 'public';
   /** Limit of a form or JSON body read by the handler (bytes); multipart routes limit themselves. */
   bodyLimit?: number;
+  /**
+   * The error a body over `bodyLimit` becomes (default 413 `PAYLOAD_TOO_LARGE` in `{error, message}`);
+   * a route answering in another error shape (the token endpoint) gives its own, and documents it as its 413.
+   */
+  bodyTooLarge?: (limit: number) => Error;
   request?: RouteConfig['request'];
   responses: RouteConfig['responses'];
   handler: (c: Context<AppEnv>) => Response | Promise<Response>;
@@ -57,7 +63,7 @@ export class ApiBuilder {
       tags: r.tags,
       security: r.security ?? (isPublic ? [] : [{ bearerAuth: [] }]),
       request: r.request,
-      responses: isPublic ? r.responses : { ...AUTH_ERRORS, ...r.responses },
+      responses: withStandardErrors(r, isPublic ? r.responses : { ...AUTH_ERRORS, ...r.responses }),
     });
     const chain: MiddlewareHandler<AppEnv>[] = [];
     if (!isPublic) chain.push(authenticate(this.tokens, r.permission as Permission));
@@ -67,7 +73,7 @@ export class ApiBuilder {
         bodyLimit({
           maxSize: max,
           onError: () => {
-            throw new AppError('PAYLOAD_TOO_LARGE', `the request body is larger than the limit of ${max} bytes`, { limit: max });
+            throw r.bodyTooLarge?.(max) ?? new AppError('PAYLOAD_TOO_LARGE', `the request body is larger than the limit of ${max} bytes`, { limit: max });
           },
         }),
       );

@@ -109,9 +109,20 @@ export function logged5xx(log: string): { method: string; path: string; status: 
   return out;
 }
 
-/** The documented operation a concrete path belongs to, by its template (first match). */
+/** Characters of a template outside its `{parameters}`: the more, the more specific. */
+function literalLength(template: string): number {
+  return template.replace(/\{[^}]+\}/g, '').length;
+}
+
+/**
+ * The documented operation a concrete path belongs to, by its template. When several templates
+ * match, the most specific one (most literal characters) is the route that answers, as OpenAPI
+ * path matching and the server's router both have it: `/api/files/media/photo.jpg/content` matches
+ * `/api/files/{path}/content` too, but the media route `/api/files/media/{filename}/content` serves it.
+ */
 export function operationOfPath(ops: Operation[], method: string, path: string): Operation | undefined {
-  return ops.find((o) => o.method === method && new RegExp(`^${o.template.replace(/[.]/g, '\\.').replace(/\{path\}/g, '.+').replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path));
+  const matching = ops.filter((o) => o.method === method && new RegExp(`^${o.template.replace(/[.]/g, '\\.').replace(/\{path\}/g, '.+').replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path));
+  return matching.sort((a, b) => literalLength(b.template) - literalLength(a.template))[0];
 }
 
 /** A failure list as text for an assertion message: distinct failures first, each with one full example. */

@@ -15,7 +15,7 @@ import { readSyncBody } from '../read-sync-body.js';
 import { ErrorBody, json } from '../schemas/common.js';
 import { FileRefusedBody } from '../schemas/files.js';
 import { DictionaryNameParams } from '../schemas/dictionaries.js';
-import { AppList, AppNameParams, CaseIdParams, LastSync, PathParams, ServerInfo, SyncFileInfo, SyncFolder, SyncSuccess, WireCase, WireCaseList } from '../schemas/sync.js';
+import { AppList, AppNameParams, CaseIdParams, CswebErrorBody, LastSync, PathParams, ServerInfo, SyncFileInfo, SyncFolder, SyncSuccess, WireCase, WireCaseList } from '../schemas/sync.js';
 import { validate } from '../validate.js';
 import type { RouteDeps } from './route-deps.js';
 
@@ -161,7 +161,8 @@ async function* fileBody(c: Context<AppEnv>): AsyncGenerator<Buffer> {
   }
 }
 
-function fileNotFound(c: Context<AppEnv>, err: unknown, code: string): Response {
+/** A missing file, folder or app in CSWeb's error shape (CswebErrorBody), which the client reads. */
+function fileNotFound(c: Context<AppEnv>, err: unknown, code: 'file_not_found' | 'directory_not_found' | 'app_not_found'): Response {
   if (err instanceof AppError && err.code === 'NOT_FOUND') return c.json({ type: 'error', status: 404, code, message: err.message }, 404);
   throw err;
 }
@@ -190,7 +191,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     tags: ['sync'],
     permission: 'files.sync',
     request: { params: PathParams },
-    responses: { 200: binary('the file'), 304: { description: 'the client has this version' }, 404: json(ErrorBody, 'no such file') },
+    responses: { 200: binary('the file'), 304: { description: 'the client has this version' }, 404: json(CswebErrorBody, 'no such file (CSWeb’s shape, `file_not_found`)') },
     handler: async (c) => {
       const path = (c.req.param('path') ?? '').slice(0, -'/content'.length);
       let opened;
@@ -255,7 +256,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
       tags: ['sync'],
       permission: 'files.sync',
       ...(path.endsWith('}') ? { request: { params: PathParams } } : {}),
-      responses: { 200: json(SyncFolder, 'the entries'), 404: json(ErrorBody, 'no such folder') },
+      responses: { 200: json(SyncFolder, 'the entries'), 404: json(CswebErrorBody, 'no such folder (CSWeb’s shape, `directory_not_found`)') },
       handler: async (c) => {
         try {
           return c.json(await listClientFolder(store, c.req.param('path') ?? ''));
@@ -285,7 +286,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     tags: ['sync'],
     permission: 'files.sync',
     request: { params: AppNameParams },
-    responses: { 200: binary('the zip'), 304: { description: 'the client has this version' }, 404: json(ErrorBody, 'no such application') },
+    responses: { 200: binary('the zip'), 304: { description: 'the client has this version' }, 404: json(CswebErrorBody, 'no such application (CSWeb’s shape, `app_not_found`)') },
     handler: async (c) => {
       const { name } = validate(AppNameParams, c.req.param(), 'path');
       let app;

@@ -6,6 +6,20 @@ export const ServerInfo = z.strictObject({ deviceId: z.string(), apiVersion: z.n
 /** CSWeb's success body. */
 export const SyncSuccess = z.strictObject({ code: z.literal(200), description: z.literal('Success') }).meta({ id: 'SyncSuccess' });
 
+/**
+ * CSWeb's error body, kept on the client file routes' 404 (files, folders, apps) because the
+ * data-collection client reads CSWeb's shape there: `code` is `file_not_found`,
+ * `directory_not_found` or `app_not_found` (docs/sync.md, "Files").
+ */
+export const CswebErrorBody = z
+  .strictObject({
+    type: z.literal('error'),
+    status: z.literal(404),
+    code: z.enum(['file_not_found', 'directory_not_found', 'app_not_found']).meta({ description: 'what was not found' }),
+    message: z.string().meta({ description: 'what went wrong, for humans' }),
+  })
+  .meta({ id: 'CswebError' });
+
 const Clock = z.array(z.strictObject({ deviceId: z.string(), revision: z.int().min(0) }));
 
 /** A case in the sync wire form (`level-1` a JSON string, or the pre-7.5 `data` lines on upload). */
