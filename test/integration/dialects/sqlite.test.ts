@@ -1,7 +1,9 @@
 /** SQLite target: the shared suite on a temporary file, plus how opening failures map to codes. */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { AppError } from '../../../src/shared/errors.js';
 import { getDialect } from '../../../src/breakout/dialects/index.js';
@@ -90,5 +92,31 @@ test('sqlite: a target connection commits without fsync (synchronous = NORMAL in
     }
   } finally {
     await db.drop();
+  }
+});
+
+test('sqlite: a target opened through a symbolic link fsyncs the WAL SQLite writes, next to the real file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sds-sqlite-link-'));
+  try {
+    mkdirSync(join(dir, 'real'));
+    mkdirSync(join(dir, 'link'));
+    const real = join(dir, 'real', 't.sqlite');
+    const link = join(dir, 'link', 't.sqlite');
+    const first = await getDialect('sqlite').connect({ type: 'sqlite', file: real });
+    await first.close();
+    symlinkSync(real, link);
+    const session = await getDialect('sqlite').connect({ type: 'sqlite', file: link });
+    try {
+      await session.createTables([oddText]);
+      // SQLite resolves the link: the WAL is beside the real file, none beside the link, and
+      // makeDurable (which fails on a missing WAL) finds it.
+      assert.ok(existsSync(`${real}-wal`));
+      assert.ok(!existsSync(`${link}-wal`));
+      await session.makeDurable();
+    } finally {
+      await session.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

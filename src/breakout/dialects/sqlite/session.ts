@@ -55,18 +55,13 @@ class SqliteSession extends BaseSession {
    * Fsyncs the WAL file: every frame committed by any connection before the call is then on
    * disk (the frames not yet checkpointed are there; those checkpointed were synced into the
    * database file by the checkpoint). The first call also fsyncs the folder, which names a
-   * target file or WAL this run may have created. A WAL found missing was checkpointed into the
-   * database file and removed by a last connection closing: the database file is fsynced then.
-   * Without WAL mode every commit was already fsynced (NO_WAL_PRAGMAS).
+   * target file or WAL this run may have created. Without WAL mode every commit was already fsynced (NO_WAL_PRAGMAS).
    */
   override async makeDurable(): Promise<void> {
     if (!this.wal) return;
-    try {
-      await fsyncPath(`${this.mainFile}-wal`);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      await fsyncPath(this.mainFile);
-    }
+    // While this connection is open the WAL exists (SQLite removes it when the last connection
+    // closes): a missing one is an error, never a reason to skip the fsync.
+    await fsyncPath(`${this.mainFile}-wal`);
     if (!this.directorySynced) {
       fsyncDirectory(dirname(this.mainFile));
       this.directorySynced = true;
