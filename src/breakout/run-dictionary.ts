@@ -7,6 +7,10 @@
  * new rows loaded together), and the store cursor advances only over the contiguous prefix of
  * committed pages. A rerun resumes from the cursor with delete-then-insert, so a page committed
  * just before a crash is applied again without duplicates.
+ *
+ * After a power cut too: the cursor is saved in groups (cursor-saver.ts), each after the target
+ * was made durable up to the pages it covers (`TargetSession.makeDurable`), so it can lag behind
+ * what the target holds but never lead it (docs/durability.md#breakout-targets).
  */
 import type { Store } from '../store/open-store.js';
 import type { DictionaryRecord } from '../store/dictionaries-repo.js';
@@ -19,6 +23,7 @@ import { planBreakout } from './plan.js';
 import { createFlattener, type FlattenWarning } from './flatten.js';
 import type { BreakoutPlan, Row, TablePlan } from './plan-model.js';
 import type { Dialect, TargetConfig, TargetSession } from './dialects/dialect.js';
+import { CursorSaver, type CursorSaving } from './cursor-saver.js';
 
 export interface DictionaryRunInput {
   store: Store;
@@ -35,6 +40,8 @@ export interface DictionaryRunInput {
   onProgress: (processed: number, total: number, warnings: number) => void;
   onWarning: (w: FlattenWarning) => void;
   now: () => Date;
+  /** How often the store cursor is saved (default CURSOR_SAVING: every 50 pages or 1 s). */
+  cursorSaving?: Partial<CursorSaving>;
 }
 
 export interface DictionaryRunResult {
@@ -190,8 +197,11 @@ async function loadCases(
   let stopped = false;
   let processed = 0;
   let warnings = 0;
-  const committed = new Map<number, BreakoutCursor>();
-  let nextToSave = 0;
+  const cursor = new CursorSaver({
+    every: input.cursorSaving,
+    now: input.now,
+    save: (c) => store.breakoutState.advance(dict.id, c, input.jobId),
+  });
   input.onProgress(0, total, 0);
 
   // Pages are read synchronously from the store, so two workers never take the same page.
@@ -263,29 +273,25 @@ async function loadCases(
   };
 
   const markCommitted = (page: Page): void => {
-    committed.set(page.seq, page.last);
-    let advanced: BreakoutCursor | undefined;
-    while (committed.has(nextToSave)) {
-      advanced = committed.get(nextToSave);
-      committed.delete(nextToSave);
-      nextToSave += 1;
-    }
-    if (advanced) store.breakoutState.advance(dict.id, advanced, input.jobId);
+    cursor.pageCommitted(page.seq, page.last);
     processed += page.cases.length;
     input.onProgress(Math.min(processed, total), total, warnings);
   };
 
   // Each worker keeps one page of lookahead: the next page is flattened while the current one
-  // loads, so CPU work here overlaps the target's own work even with one thread.
+  // loads, so CPU work here overlaps the target's own work even with one thread. A save of the
+  // cursor runs on the worker's own session, idle between its pages.
   const worker = async (session: TargetSession): Promise<void> => {
     let next = preparePage();
+    // A failed load or save must not leave the lookahead's rejection unhandled.
+    next.catch(() => undefined);
     for (let current = await next; current; current = await next) {
       const loading = applyPage(session, current);
       next = preparePage();
-      // A failed load must not leave the lookahead's rejection unhandled.
       next.catch(() => undefined);
       await loading;
       markCommitted(current.page);
+      if (cursor.due()) await cursor.save(() => session.makeDurable());
     }
   };
   // The first failure stops the others from taking new pages; its error is the job's error.
@@ -297,14 +303,19 @@ async function loadCases(
       }),
     ),
   );
+  const main = sessions[0]!;
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failure) throw failure.reason;
-  if (activeOnly && !stopped) {
-    // A fresh load reads active cases only, so its cursor stops at the last active case; cases
-    // deleted after it have no rows anywhere, and the next incremental run must not count them.
-    const end = store.cases.lastChanged(dict.id, upTo);
-    if (end) store.breakoutState.advance(dict.id, end, input.jobId);
+  if (failure) {
+    // The pages committed before the failure need not be loaded again; the original error is
+    // the one worth reporting if this save fails too.
+    await cursor.save(() => main.makeDurable()).catch(() => undefined);
+    throw failure.reason;
   }
+  // At the end of the run and on stop: cover every committed page. A fresh load reads active
+  // cases only, so its last page stops at the last active case; cases deleted after it have no
+  // rows anywhere, and the next incremental run must not count them: its cursor goes past them.
+  const end = activeOnly && !stopped ? store.cases.lastChanged(dict.id, upTo) : undefined;
+  await cursor.save(() => main.makeDurable(), end);
   return { processed, warnings, stopped };
 }
 

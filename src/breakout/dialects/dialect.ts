@@ -126,6 +126,15 @@ export interface TargetSession {
    * (`capabilities.transactionalDdl`), so keep DDL out of it there.
    */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Makes every transaction committed in this target before the call, by this session or any
+   * other session to the same target, survive a power cut. A breakout calls it before it saves
+   * its store cursor over pages it committed (docs/durability.md#breakout-targets). A no-op
+   * where a commit is durable when it returns (PostgreSQL, MySQL/MariaDB, SQL Server with their
+   * default settings); SQLite targets commit without an fsync (`synchronous = NORMAL` in WAL
+   * mode) and fsync their WAL file here. Call it only while the session is idle.
+   */
+  makeDurable(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -79,6 +79,9 @@ export abstract class BaseSession implements TargetSession {
     }
   }
 
+  /** Server databases make a commit durable before it returns (by their default settings): nothing to do. */
+  async makeDurable(): Promise<void> {}
+
   async listTables(prefix: string): Promise<TableInfo[]> {
     const tables = (await this.catalogTables()).filter((t) => t.name.startsWith(prefix));
     tables.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

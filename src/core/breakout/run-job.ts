@@ -10,6 +10,7 @@ import { jobError, jobErrorLabel } from './job-error.js';
 import { getDialect } from '../../breakout/dialects/index.js';
 import { runDictionary } from '../../breakout/run-dictionary.js';
 import type { FlattenWarning } from '../../breakout/flatten.js';
+import type { CursorSaving } from '../../breakout/cursor-saver.js';
 
 /** Largest page, in cases, of one target transaction: big enough for the bulk paths. */
 export const PAGE_SIZE = 2000;
@@ -22,6 +23,8 @@ export interface RunJobOptions {
   /** Called after each page with the cases done of the dictionary being broken out (a progress bar). */
   onProgress?: (dictionary: string, processed: number, total: number) => void;
   pageSize?: number;
+  /** How often the store cursor is saved, each time after the target was made durable (default: every 50 pages or 1 s). */
+  cursorSaving?: Partial<CursorSaving>;
   now?: () => Date;
 }
 
@@ -60,6 +63,7 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
         overwrite: job.overwrite,
         threads: job.threads,
         pageSize: opts.pageSize ?? PAGE_SIZE,
+        cursorSaving: opts.cursorSaving,
         shouldStop: () => opts.signal?.aborted === true || store.jobs.isCancelRequested(jobId),
         onProgress: (processed, dictTotal, w) => {
           store.jobs.saveProgress(jobId, { dictionary: name, processed, total: dictTotal }, warnings + w);

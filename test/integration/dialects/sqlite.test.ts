@@ -1,7 +1,9 @@
 /** SQLite target: the shared suite on a temporary file, plus how opening failures map to codes. */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { AppError } from '../../../src/shared/errors.js';
 import { getDialect } from '../../../src/breakout/dialects/index.js';
@@ -72,19 +74,49 @@ test('sqlite: a target with lone surrogates and NUL in alpha values is valid UTF
   }
 });
 
-test('sqlite: a target connection fsyncs every commit (synchronous = FULL, docs/durability.md)', async () => {
+test('sqlite: a target connection commits without fsync (synchronous = NORMAL in WAL mode); makeDurable fsyncs the WAL (docs/durability.md)', async () => {
   const db = createSqliteFile();
   try {
     const session = await getDialect('sqlite').connect(db.config);
     try {
       // Read back on the session's own connection: the setting belongs to the connection.
       const read = (session as unknown as { rows(sql: string): Promise<unknown[][]> }).rows.bind(session);
-      assert.deepEqual(await read('PRAGMA synchronous'), [[2n]]);
+      assert.deepEqual(await read('PRAGMA synchronous'), [[1n]]);
       assert.deepEqual(await read('PRAGMA journal_mode'), [['wal']]);
+      await session.createTables([oddText]);
+      // The WAL the breakout fsyncs is the one SQLite writes: it exists next to the file.
+      assert.ok(existsSync(`${db.name}-wal`));
+      await session.makeDurable();
     } finally {
       await session.close();
     }
   } finally {
     await db.drop();
+  }
+});
+
+test('sqlite: a target opened through a symbolic link fsyncs the WAL SQLite writes, next to the real file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sds-sqlite-link-'));
+  try {
+    mkdirSync(join(dir, 'real'));
+    mkdirSync(join(dir, 'link'));
+    const real = join(dir, 'real', 't.sqlite');
+    const link = join(dir, 'link', 't.sqlite');
+    const first = await getDialect('sqlite').connect({ type: 'sqlite', file: real });
+    await first.close();
+    symlinkSync(real, link);
+    const session = await getDialect('sqlite').connect({ type: 'sqlite', file: link });
+    try {
+      await session.createTables([oddText]);
+      // SQLite resolves the link: the WAL is beside the real file, none beside the link, and
+      // makeDurable (which fails on a missing WAL) finds it.
+      assert.ok(existsSync(`${real}-wal`));
+      assert.ok(!existsSync(`${link}-wal`));
+      await session.makeDurable();
+    } finally {
+      await session.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

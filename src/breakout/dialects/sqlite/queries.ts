@@ -17,12 +17,23 @@ export const VERSION_SQL = 'SELECT sqlite_version()';
 
 /**
  * Per-connection settings: WAL for concurrent readers, foreign keys enforced when declared, and
- * every commit fsynced (FULL): the store's cursor advances over a page of cases once the target
- * committed it, and the cursor itself is durable, so a target commit lost to a power cut would
- * leave those cases missing from the target for good (docs/durability.md). A page is one
- * transaction of thousands of rows, so the fsync is paid once per page.
+ * commits not fsynced (NORMAL): a commit's frames reach the WAL file but not necessarily the
+ * disk. Before a breakout saves its store cursor over committed pages it fsyncs the WAL
+ * (`makeDurable`), once for a group of pages, so the cursor never gets ahead of what survives a
+ * power cut (docs/durability.md). SQLite's own checkpoints fsync the WAL before they copy it and
+ * the database file after, so frames already checkpointed are durable in the database file.
  */
-export const SESSION_PRAGMAS = ['journal_mode = WAL', 'synchronous = FULL', 'foreign_keys = ON'];
+export const JOURNAL_MODE_PRAGMA = 'journal_mode = WAL';
+export const SESSION_PRAGMAS = ['synchronous = NORMAL', 'foreign_keys = ON'];
+
+/**
+ * Where the file cannot run in WAL mode (SQLite then keeps its rollback journal, e.g. on a file
+ * system without shared memory), every commit is fsynced instead: there is no WAL to sync later.
+ */
+export const NO_WAL_PRAGMAS = ['synchronous = FULL', 'foreign_keys = ON'];
+
+/** The file SQLite itself opened for the main database (symbolic links resolved): its WAL is this name plus `-wal`. */
+export const MAIN_FILE_SQL = `SELECT file FROM pragma_database_list WHERE name = 'main'`;
 
 /** Rows per transaction when bulkLoad runs outside a caller's transaction. */
 export const ROWS_PER_TRANSACTION = 10_000;

@@ -3,7 +3,9 @@
  * INSERT per row, in one transaction per batch (or in the caller's transaction).
  */
 import { mkdirSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { fsyncDirectory } from '../../../shared/durable-file.js';
 import type { Database } from 'better-sqlite3';
 import type { CellValue, ColumnType, TablePlan } from '../../plan-model.js';
 import type { Dialect, RowSource, TargetConfig, TargetSession } from '../dialect.js';
@@ -12,15 +14,58 @@ import { BaseSession, type CatalogTable } from '../session-base.js';
 import { resolveTarget, type ResolvedTarget } from '../target-config.js';
 import { insertStatement, paramValue, rowEncoder } from './encode.js';
 import { connectError } from './errors.js';
-import { LIST_TABLES_SQL, ROWS_PER_TRANSACTION, SESSION_PRAGMAS, style, TABLE_SIZES_SQL, VERSION_SQL, lastCompletedJobSql } from './queries.js';
+import {
+  JOURNAL_MODE_PRAGMA,
+  LIST_TABLES_SQL,
+  MAIN_FILE_SQL,
+  NO_WAL_PRAGMAS,
+  ROWS_PER_TRANSACTION,
+  SESSION_PRAGMAS,
+  style,
+  TABLE_SIZES_SQL,
+  VERSION_SQL,
+  lastCompletedJobSql,
+} from './queries.js';
+
+/** Fsyncs one file (opened for writing: some platforms refuse to sync a read-only handle). */
+async function fsyncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
 
 class SqliteSession extends BaseSession {
+  private directorySynced = false;
+
+  /** `mainFile`: the database file as SQLite names it; `wal`: whether it runs in WAL mode (commits not fsynced). */
   constructor(
     dialect: Dialect,
     target: ResolvedTarget,
     private readonly db: Database,
+    private readonly mainFile: string,
+    private readonly wal: boolean,
   ) {
     super(dialect, target, style);
+  }
+
+  /**
+   * Fsyncs the WAL file: every frame committed by any connection before the call is then on
+   * disk (the frames not yet checkpointed are there; those checkpointed were synced into the
+   * database file by the checkpoint). The first call also fsyncs the folder, which names a
+   * target file or WAL this run may have created. Without WAL mode every commit was already fsynced (NO_WAL_PRAGMAS).
+   */
+  override async makeDurable(): Promise<void> {
+    if (!this.wal) return;
+    // While this connection is open the WAL exists (SQLite removes it when the last connection
+    // closes): a missing one is an error, never a reason to skip the fsync.
+    await fsyncPath(`${this.mainFile}-wal`);
+    if (!this.directorySynced) {
+      fsyncDirectory(dirname(this.mainFile));
+      this.directorySynced = true;
+    }
   }
 
   protected async run(sql: string, params: unknown[] = []): Promise<number> {
@@ -120,12 +165,17 @@ export async function connect(dialect: Dialect, config: TargetConfig): Promise<T
   const file = resolve(target.file);
   const Sqlite = cjsExports(await loadDriver('better-sqlite3', () => import('better-sqlite3')));
   let db: Database;
+  let wal: boolean;
+  let mainFile: string;
   try {
     if (!config.existingOnly) mkdirSync(dirname(file), { recursive: true });
     db = new Sqlite(file, { timeout: busyTimeoutMs(target.params.busy_timeout), fileMustExist: config.existingOnly === true });
-    for (const p of SESSION_PRAGMAS) db.pragma(p);
+    // The mode the file really has: SQLite answers the old mode when it cannot switch to WAL.
+    wal = String(db.pragma(JOURNAL_MODE_PRAGMA, { simple: true })).toLowerCase() === 'wal';
+    for (const p of wal ? SESSION_PRAGMAS : NO_WAL_PRAGMAS) db.pragma(p);
+    mainFile = String(db.prepare(MAIN_FILE_SQL).pluck().get() ?? '') || file;
   } catch (err) {
     throw connectError(err, target);
   }
-  return new SqliteSession(dialect, { ...target, database: file, label: file }, db);
+  return new SqliteSession(dialect, { ...target, database: file, label: file }, db, mainFile, wal);
 }
