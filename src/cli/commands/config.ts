@@ -37,9 +37,10 @@ export function registerConfigCommand(program: Command): void {
     .addHelpText(
       'after',
       examples('sds config', 'sds --home /srv/sds config --json', 'SDS_TIMEZONE=Europe/Paris sds config') +
-        '\nPrecedence: flag > environment > $SDS_HOME/config.json > default. Secrets (SDS_JWT_SECRET, webhook tokens)\n' +
-        'are shown as set or not set, never their value. Keys of config.json that no setting reads are listed\n' +
-        'and warned about on stderr by every command that reads the file.\n',
+        '\nPrecedence: flag > environment > $SDS_HOME/config.json > default. Secrets\n' +
+        '(SDS_JWT_SECRET, webhook tokens) are shown as set or not set, never their value.\n' +
+        'Keys of config.json that no setting reads are listed, and warned about on stderr\n' +
+        'by every command that reads the file.\n',
     )
     .action(
       (_opts: unknown, cmd: Command) => {
