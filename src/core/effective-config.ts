@@ -9,7 +9,7 @@ import { schedulerSettings } from './scheduler/settings.js';
 import { DELIVERY_ENV, webhookSettings } from './webhook-delivery.js';
 import { statusConnectTimeout } from './breakout/status.js';
 
-/** Where a setting's value came from, in the order of precedence (docs/decisions.md, "sds config"). */
+/** Where a setting's value came from, in the order of precedence (docs/decisions.md, "`sds config`"). */
 export type SettingSource = 'flag' | 'environment' | 'config.json' | 'default';
 
 /** One effective setting: its value and where it came from. */

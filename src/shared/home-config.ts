@@ -37,7 +37,7 @@ export function readHomeConfig(home: HomePaths): Record<string, unknown> {
 }
 
 /**
- * The top-level keys of config.json that some setting reads (docs/configuration.md). A key not
+ * The top-level keys of config.json that some setting reads (docs/decisions.md, "Unknown `config.json` keys"). A key not
  * listed is a typo or a setting that config.json cannot hold (passwords, secrets): warned about,
  * since refusing it would stop a running installation after an upgrade that drops a key.
  */
