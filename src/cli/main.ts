@@ -15,6 +15,9 @@ import { registerScheduleCommands } from './commands/schedule.js';
 import { registerWebhooksCommands } from './commands/webhooks.js';
 import { registerStatusCommand } from './commands/status.js';
 import { VERSION } from '../core/version.js';
+import { registerConfigCommand } from './commands/config.js';
+import { registerCompletionCommand } from './commands/completion.js';
+import { printVersion, versionRequest } from './commands/version.js';
 import { examples } from './action.js';
 import { allCommands, commandPath, requireOptionsAfterArguments, unknownCommandWord } from './usage.js';
 import { endQuietlyOnClosedPipe } from './closed-pipe.js';
@@ -23,13 +26,13 @@ import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 export function buildProgram(): Command {
   const program = new Command('sds')
     .description('Survey Data Service: store CSPro dictionaries and cases, and break them out into SQL databases')
-    .version(VERSION, '-V, --version')
+    .version(VERSION, '-V, --version', 'print the version of sds, the store schema (latest and this home\'s) and Node')
     .option('--home <dir>', 'home directory (default: $SDS_HOME, else ./var)')
     .option('--json', 'machine-readable output on stdout (errors too)')
     .option('-q, --quiet', 'print nothing but errors')
     .option('-v, --verbose', 'more detail, including error causes')
     .option('--no-color', 'no colours')
-    .addHelpText('after', examples('sds quickstart', 'sds --home /srv/sds init', 'sds dict upload census.dcf --label popstan', 'sds cases import CEN2000 census.dat --json', 'sds <command> --help'))
+    .addHelpText('after', examples('sds quickstart', 'sds --home /srv/sds init', 'sds dict upload census.dcf --label popstan', 'sds cases import CEN2000 census.dat --json', 'sds config', 'source <(sds completion bash)', 'sds <command> --help'))
     .exitOverride();
   registerQuickstart(program);
   registerHomeCommands(program);
@@ -45,6 +48,8 @@ export function buildProgram(): Command {
   registerScheduleCommands(program);
   registerWebhooksCommands(program);
   registerStatusCommand(program);
+  registerConfigCommand(program);
+  registerCompletionCommand(program);
   requireOptionsAfterArguments(program);
   return program;
 }
@@ -56,6 +61,18 @@ export async function main(argv: string[]): Promise<void> {
   const json = argv.includes('--json');
   const verbose = argv.includes('--verbose') || argv.includes('-v');
   const program = buildProgram();
+  // Commander would print the package version only; the store schema needs the --home given.
+  const version = versionRequest(argv.slice(2));
+  if (version) {
+    try {
+      printVersion(version.home, json);
+    } catch (err) {
+      const e = toAppError(err);
+      report(e, json, verbose);
+      process.exitCode = e.exit;
+    }
+    return;
+  }
   // Commander's own error line is not printed: report() prints the error once, with the hint.
   let failing: Command = program;
   for (const c of allCommands(program)) {

@@ -37,6 +37,9 @@ const FIELDS = [
   ['page_bytes', 'SDS_LIMIT_PAGE_BYTES', 'pageBytes', 1024, 2 ** 28],
 ] as const;
 
+/** config.json key, environment variable and field of every limit (for `sds config`). */
+export const LIMIT_SETTINGS: ReadonlyArray<readonly [string, string, keyof Limits, number, number]> = FIELDS;
+
 function whole(value: unknown, where: string, min: number, max: number): number {
   const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < min || n > max) {

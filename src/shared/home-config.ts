@@ -31,5 +31,53 @@ export function readHomeConfig(home: HomePaths): Record<string, unknown> {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new AppError('CONFIG_INVALID', `${file} must hold a JSON object`, { file });
   }
-  return parsed as Record<string, unknown>;
+  const config = parsed as Record<string, unknown>;
+  warnUnknownKeys(config, file);
+  return config;
+}
+
+/**
+ * The top-level keys of config.json that some setting reads (docs/decisions.md, "Unknown `config.json` keys"). A key not
+ * listed is a typo or a setting that config.json cannot hold (passwords, secrets): warned about,
+ * since refusing it would stop a running installation after an upgrade that drops a key.
+ */
+export const CONFIG_KEYS = ['timezone', 'scheduler', 'limits', 'login_throttle', 'trusted_proxies'] as const;
+
+/** The keys of the `scheduler` object (the other sections refuse an unknown key themselves). */
+export const SCHEDULER_CONFIG_KEYS = ['timeout_seconds', 'kill_grace_seconds', 'keep_runs'] as const;
+
+/** The keys of a config.json object that no setting reads, with their dotted path. */
+export function unknownConfigKeys(config: Record<string, unknown>): string[] {
+  const known = new Set<string>(CONFIG_KEYS);
+  const out = Object.keys(config).filter((k) => !known.has(k));
+  const sch = config.scheduler;
+  if (typeof sch === 'object' && sch !== null && !Array.isArray(sch)) {
+    const keys = new Set<string>(SCHEDULER_CONFIG_KEYS);
+    out.push(...Object.keys(sch).filter((k) => !keys.has(k)).map((k) => `scheduler.${k}`));
+  }
+  return out;
+}
+
+/** The warning line for an unknown key of a config file. */
+export function unknownKeyWarning(key: string, file: string): string {
+  const known = key.startsWith('scheduler.') ? SCHEDULER_CONFIG_KEYS.map((k) => `scheduler.${k}`) : CONFIG_KEYS;
+  return `sds: warning: ${key} in ${file} is not a setting and is ignored (known: ${known.join(', ')})`;
+}
+
+let warnSink: (line: string) => void = (line) => process.stderr.write(line + '\n');
+const warned = new Set<string>();
+
+/** Where the unknown-key warnings go (default: stderr); tests of the library may silence them. */
+export function setConfigWarningSink(sink: (line: string) => void): void {
+  warnSink = sink;
+}
+
+/** Warns once per process for each unknown key of each file, however many settings read it. */
+function warnUnknownKeys(config: Record<string, unknown>, file: string): void {
+  for (const key of unknownConfigKeys(config)) {
+    const id = `${file}\0${key}`;
+    if (warned.has(id)) continue;
+    warned.add(id);
+    warnSink(unknownKeyWarning(key, file));
+  }
 }

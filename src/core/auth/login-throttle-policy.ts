@@ -47,6 +47,9 @@ const FIELDS = [
   ['max_waiting', 'SDS_LOGIN_MAX_WAITING', 'maxWaiting', 1],
 ] as const;
 
+/** config.json key (in `login_throttle`), environment variable, field and unit factor of each threshold (for `sds config`). */
+export const LOGIN_THROTTLE_SETTINGS: ReadonlyArray<readonly [string, string, keyof LoginThrottlePolicy, number]> = FIELDS;
+
 const MAX_VALUE = 10_000_000;
 
 function whole(value: unknown, where: string): number {

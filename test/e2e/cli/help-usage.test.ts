@@ -124,5 +124,5 @@ test('an unknown option, a missing argument and a missing required option exit 2
 test('sds --version prints the version and exits 0', () => {
   const r = runCli(null, ['--version']);
   assert.equal(r.code, 0, show(r));
-  assert.match(r.stdout.trim(), /^\d+\.\d+\.\d+/);
+  assert.match(r.stdout.trim(), /^sds \d+\.\d+\.\d+/);
 });
