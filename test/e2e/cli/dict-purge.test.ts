@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, show } from '../../helpers/run-cli.js';
+import { spawn, spawnSync } from 'node:child_process';
+import { runCli, SDS_BIN, show } from '../../helpers/run-cli.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';
 
 /** A home with popstan uploaded and its cases imported; returns the dictionary name. */
@@ -83,6 +84,44 @@ test('dict delete --with-cases --drop-tables --yes after a breakout into a SQLit
     const again = runCli(home.root, ['dict', 'delete', name, '--with-cases', '--yes']);
     assert.equal(again.code, 3, show(again));
     assert.match(again.stderr, /DICTIONARY_NOT_FOUND/);
+  } finally {
+    home.cleanup();
+  }
+});
+
+/** Runs the CLI under a pseudo-terminal (util-linux `script`) and answers its prompt. */
+function onTerminal(root: string, args: string[], answer: string): Promise<{ code: number | null; out: string }> {
+  const cmd = [process.execPath, SDS_BIN, '--home', root, ...args].map((a) => `'${a}'`).join(' ');
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: { ...process.env, NO_COLOR: '1', CI: '' } });
+    let out = '';
+    let answered = false;
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (!answered && out.includes('[y/N]')) {
+        answered = true;
+        child.stdin.write(answer + '\r');
+      }
+    });
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+const hasScript = spawnSync('script', ['--version']).status === 0;
+
+test('on a terminal dict delete --with-cases asks y/N on the terminal: n keeps everything (exit 1), y purges', { skip: !hasScript && 'no util-linux script for a pseudo-terminal' }, async () => {
+  const home = tempHome();
+  try {
+    const name = seeded(home.root);
+    const no = await onTerminal(home.root, ['dict', 'delete', name, '--with-cases'], 'n');
+    assert.match(no.out, new RegExp(`Purge dictionary ${name} with its \\d+ cases\\? \\[y/N\\]`));
+    assert.match(no.out, /not purged/);
+    assert.equal(no.code, 1, no.out);
+    assert.equal(runCli(home.root, ['dict', 'list', '--json']).json<unknown[]>().length, 1);
+    const yes = await onTerminal(home.root, ['dict', 'delete', name, '--with-cases'], 'y');
+    assert.equal(yes.code, 0, yes.out);
+    assert.match(yes.out, new RegExp(`Dictionary ${name} purged`));
+    assert.deepEqual(runCli(home.root, ['dict', 'list', '--json']).json(), []);
   } finally {
     home.cleanup();
   }
