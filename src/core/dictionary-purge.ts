@@ -6,7 +6,7 @@ import { AppError } from '../shared/errors.js';
 import { requireDictionaryRow } from './dictionaries.js';
 import { dropBreakoutTables } from './breakout/tables.js';
 import { reapDeadJobs } from './breakout/follow-up.js';
-import { jobLogPath } from './breakout/job-process.js';
+import { jobLogPath, processAlive } from './breakout/job-process.js';
 
 /** Reply of a purge: what was removed, and the breakout tables dropped or left in the target. */
 export interface PurgeReply {
@@ -31,7 +31,7 @@ export interface PurgeReply {
 export async function purgeDictionary(store: Store, name: string, opts: { dropTables?: boolean } = {}): Promise<PurgeReply> {
   const dict = requireDictionaryRow(store, name);
   reapDeadJobs(store);
-  refuseWhenBusy(store, name);
+  refuseWhenBusy(store, dict.id, name);
   const known = store.breakoutState.get(dict.id)?.tables ?? [];
   const dropped = opts.dropTables ? (await dropBreakoutTables(store, name)).deleted_tables : [];
   const result = store.dictionaries.purge(dict.id, name);
@@ -64,9 +64,13 @@ export function purgeCaseCount(store: Store, name: string): number {
   return store.cases.count(requireDictionaryRow(store, name).id);
 }
 
-function refuseWhenBusy(store: Store, name: string): void {
+function refuseWhenBusy(store: Store, dictionaryId: number, name: string): void {
   const job = store.jobs.unfinished().find((j) => j.dictionaries.includes(name));
   if (job) throw busyError(name, { kind: 'job', id: job.id, status: job.status });
+  // A run whose runner died is left `running` until the scheduler reaps it: it must not block.
+  const schedule = store.schedules.forDictionary(dictionaryId);
+  const run = schedule && store.schedules.runningRuns().find((r) => r.scheduleId === schedule.id && r.runnerPid !== null && processAlive(r.runnerPid));
+  if (run) throw busyError(name, { kind: 'schedule-run', id: String(run.id), status: 'running' });
 }
 
 function busyError(name: string, busy: { kind: 'job' | 'schedule-run'; id: string; status: string }): AppError {

@@ -74,7 +74,7 @@ export interface PurgeCounts {
 }
 
 export type PurgeResult =
-  | { busy: { kind: 'job' | 'schedule-run'; id: string; status: string } }
+  | { busy: { kind: 'job'; id: string; status: string } }
   | { counts: PurgeCounts; scheduleLogs: string[]; jobIds: string[] };
 
 /** Stored dictionaries: original bytes, parsed model and metadata. */
@@ -133,8 +133,8 @@ export class DictionariesRepo {
   /**
    * Removes a dictionary and everything the store keeps for it in one IMMEDIATE transaction
    * (docs/decisions.md, "Purging a dictionary"). Refused (returns `busy`) when a breakout job
-   * of the dictionary is pending or running or one of its schedules is running; the check is
-   * inside the transaction so a job cannot start between check and delete. Counts are of the
+   * of the dictionary is pending or running; the check is inside the transaction so a job cannot
+   * start between check and delete. Counts are of the
    * rows removed; `logFiles` are the schedule run and job log files (relative to the breakout
    * log folder for schedule runs, job ids for jobs) the caller deletes after the commit.
    */
@@ -144,10 +144,6 @@ export class DictionariesRepo {
         const unfinished = this.db.prepare(`SELECT id, status, dictionaries FROM jobs WHERE status IN ('pending', 'running')`).all() as { id: string; status: string; dictionaries: string }[];
         const job = unfinished.find((j) => (JSON.parse(j.dictionaries) as string[]).includes(name));
         if (job) return { busy: { kind: 'job', id: job.id, status: job.status } };
-        const run = this.db
-          .prepare(`SELECT r.id FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id WHERE s.dictionary_id = ? AND r.outcome = 'running'`)
-          .get(id) as { id: number } | undefined;
-        if (run) return { busy: { kind: 'schedule-run', id: String(run.id), status: 'running' } };
         const del = (sql: string, ...args: unknown[]) => this.db.prepare(sql).run(...args).changes;
         const scheduleLogs = (
           this.db

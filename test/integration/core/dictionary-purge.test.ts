@@ -78,7 +78,7 @@ test('purge removes cases with tombstones, schedules, runs and their logs, sync 
   }
 });
 
-test('a pending breakout job of the dictionary refuses the purge with BREAKOUT_BUSY and nothing is removed', async () => {
+test('a running breakout job of the dictionary refuses the purge with BREAKOUT_BUSY and nothing is removed', async () => {
   const t = tempStore();
   try {
     const name = await seedPopstan(t.store);
@@ -115,6 +115,25 @@ test('a 100,000-case dictionary is purged in seconds, not minutes (one transacti
     process.stderr.write(`purge of ${total} cases: ${Math.round(ms)} ms\n`);
     assert.equal(r.removed.cases, total);
     assert.ok(ms < 30_000, `purge took ${ms} ms`);
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('a schedule run of the dictionary with a live runner refuses the purge (BREAKOUT_BUSY); one whose runner died does not', async () => {
+  const t = tempStore();
+  try {
+    const name = await seedPopstan(t.store);
+    const id = t.store.dictionaries.find(name)!.id;
+    const now = new Date().toISOString();
+    const schedule = t.store.schedules.insert({ dictionaryId: id, enabled: true, cronExpression: '0 * * * *', nextRun: null }, now);
+    const run = t.store.schedules.addRun({ scheduleId: schedule.id, trigger: 'run-now', startedAt: now, endedAt: null, exitCode: null, outcome: 'running', logFile: null, message: null, runnerPid: process.pid });
+    await assert.rejects(purgeDictionary(t.store, name), (e: AppError) => e.code === 'BREAKOUT_BUSY' && e.details.schedule_run_id === String(run));
+    assert.ok(t.store.dictionaries.find(name));
+    // A pid far above pid_max (4194304 on Linux) belongs to no process: the runner is dead.
+    t.store.db.prepare('UPDATE schedule_runs SET runner_pid = 99999999 WHERE id = ?').run(run);
+    const r = await purgeDictionary(t.store, name);
+    assert.equal(r.removed.schedule_runs, 1);
   } finally {
     t.cleanup();
   }
