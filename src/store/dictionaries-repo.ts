@@ -53,6 +53,30 @@ function toRow(r: RawRow): DictionaryRow {
   };
 }
 
+/** What a purge removed from the store, by kind (rows). */
+export interface PurgeCounts {
+  /** Cases, soft-deleted ones (tombstones) included. */
+  cases: number;
+  /** Of `cases`, how many were soft-deleted tombstones. */
+  deleted_cases: number;
+  revisions: number;
+  schedules: number;
+  schedule_runs: number;
+  sync_history: number;
+  /** Finished breakout jobs of this dictionary alone (jobs of several dictionaries are kept). */
+  breakout_jobs: number;
+  breakout_log_entries: number;
+  breakout_state: number;
+  /** Captured case/dictionary events not yet turned into webhook deliveries. */
+  webhook_events: number;
+  /** The dictionary's target configuration (0 or 1). */
+  target: number;
+}
+
+export type PurgeResult =
+  | { busy: { kind: 'job'; id: string; status: string } }
+  | { counts: PurgeCounts; scheduleLogs: string[]; jobIds: string[] };
+
 /** Stored dictionaries: original bytes, parsed model and metadata. */
 export class DictionariesRepo {
   private readonly byName: Statement<[string], RawRow>;
@@ -104,6 +128,61 @@ export class DictionariesRepo {
         .run(d.name, d.label, d.version, d.description, d.source, d.sourceFormat, JSON.stringify(d.model), now, now);
     }
     return { row: this.find(d.name)!, created: !existing };
+  }
+
+  /**
+   * Removes a dictionary and everything the store keeps for it in one IMMEDIATE transaction
+   * (docs/decisions.md, "Purging a dictionary"). Refused (returns `busy`) when a breakout job
+   * of the dictionary is pending or running; the check is inside the transaction so a job cannot
+   * start between check and delete. Counts are of the
+   * rows removed; `logFiles` are the schedule run and job log files (relative to the breakout
+   * log folder for schedule runs, job ids for jobs) the caller deletes after the commit.
+   */
+  purge(id: number, name: string): PurgeResult {
+    return this.db
+      .transaction((): PurgeResult => {
+        const unfinished = this.db.prepare(`SELECT id, status, dictionaries FROM jobs WHERE status IN ('pending', 'running')`).all() as { id: string; status: string; dictionaries: string }[];
+        const job = unfinished.find((j) => (JSON.parse(j.dictionaries) as string[]).includes(name));
+        if (job) return { busy: { kind: 'job', id: job.id, status: job.status } };
+        const del = (sql: string, ...args: unknown[]) => this.db.prepare(sql).run(...args).changes;
+        const scheduleLogs = (
+          this.db
+            .prepare('SELECT r.log_file AS f FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id WHERE s.dictionary_id = ? AND r.log_file IS NOT NULL')
+            .all(id) as { f: string }[]
+        ).map((r) => r.f);
+        const ownJobs = (this.db.prepare(`SELECT id FROM jobs WHERE dictionaries = ?`).all(JSON.stringify([name])) as { id: string }[]).map((j) => j.id);
+        const counts: PurgeCounts = {
+          cases: (this.db.prepare('SELECT total FROM case_counts WHERE dictionary_id = ?').get(id) as { total: number } | undefined)?.total ?? 0,
+          deleted_cases: (this.db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = ? AND deleted = 1').get(id) as { n: number }).n,
+          revisions: 0,
+          schedules: 0,
+          schedule_runs: 0,
+          sync_history: 0,
+          breakout_jobs: 0,
+          breakout_log_entries: 0,
+          breakout_state: 0,
+          webhook_events: 0,
+          target: 0,
+        };
+        // Rows first that are not cascaded from `dictionaries`; then the cascaded ones explicitly,
+        // so the reply can count them. case_counts goes first: the per-row delete trigger then
+        // finds nothing to update.
+        del('DELETE FROM case_counts WHERE dictionary_id = ?', id);
+        del('DELETE FROM cases WHERE dictionary_id = ?', id);
+        counts.revisions = del('DELETE FROM revisions WHERE dictionary_id = ?', id);
+        counts.schedule_runs = del('DELETE FROM schedule_runs WHERE schedule_id IN (SELECT id FROM schedules WHERE dictionary_id = ?)', id);
+        counts.schedules = del('DELETE FROM schedules WHERE dictionary_id = ?', id);
+        counts.sync_history = del('DELETE FROM sync_history WHERE dictionary_id = ?', id);
+        counts.breakout_log_entries = del('DELETE FROM breakout_log WHERE dictionary = ?', name);
+        for (const j of ownJobs) counts.breakout_jobs += del('DELETE FROM jobs WHERE id = ?', j);
+        counts.breakout_state = del('DELETE FROM breakout_state WHERE dictionary_id = ?', id);
+        del('DELETE FROM breakout_follow_ups WHERE dictionary_id = ?', id);
+        counts.webhook_events = del('DELETE FROM webhook_outbox WHERE dictionary_id = ?', id);
+        counts.target = del('DELETE FROM targets WHERE dictionary_id = ?', id);
+        del('DELETE FROM dictionaries WHERE id = ?', id);
+        return { counts, scheduleLogs, jobIds: ownJobs };
+      })
+      .immediate();
   }
 
   delete(id: number): void {

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { AppError } from '../../shared/errors.js';
 import { deleteDictionary, getDictionary, listDictionaries, uploadDictionary, type DictionaryDetail } from '../../core/dictionaries.js';
+import { purgeCaseCount, purgeDictionary, type PurgeReply } from '../../core/dictionary-purge.js';
+import { confirmDestructive } from '../confirm.js';
 import { action, examples } from '../action.js';
 import { fields, table } from '../render.js';
 
@@ -76,12 +78,40 @@ export function registerDictCommands(program: Command): void {
 
   dict
     .command('delete <name>')
-    .description('delete a dictionary that has no cases and no breakout tables')
-    .addHelpText('after', examples('sds dict delete TEST_DICT'))
+    .description('delete a dictionary; without cases and breakout tables unless --with-cases')
+    .option('--with-cases', 'purge it with its cases, tombstones, schedules, run logs, sync history and breakout state')
+    .option('--drop-tables', 'with --with-cases: also drop its breakout tables in the target')
+    .option('-y, --yes', 'do not ask for confirmation (needed when there is no terminal)')
+    .addHelpText(
+      'after',
+      examples('sds dict delete TEST_DICT', 'sds dict delete CEN2000 --with-cases', 'sds dict delete CEN2000 --with-cases --drop-tables --yes --json'),
+    )
     .action(
-      action((ctx, name: string) => {
-        const r = deleteDictionary(ctx.store(), name);
-        ctx.print(r, () => r.message);
+      action(async (ctx, name: string, opts: { withCases?: boolean; dropTables?: boolean; yes?: boolean }) => {
+        if (opts.dropTables && !opts.withCases) throw new AppError('USAGE', '--drop-tables needs --with-cases (sds breakout drop NAME drops only the tables)', {});
+        if (!opts.withCases) {
+          const r = deleteDictionary(ctx.store(), name);
+          ctx.print(r, () => r.message);
+          return;
+        }
+        const store = ctx.store();
+        const cases = purgeCaseCount(store, name);
+        const what = `Purge dictionary ${name} with its ${cases} cases${opts.dropTables ? ' and drop its breakout tables' : ''}?`;
+        if (!(await confirmDestructive(what, { yes: opts.yes, flagHint: `sds dict delete ${name} --with-cases --yes` }))) {
+          ctx.note('not purged');
+          process.exitCode = 1;
+          return;
+        }
+        const r = await purgeDictionary(store, name, { dropTables: opts.dropTables === true });
+        ctx.print(r, () => purgeText(r));
       }),
     );
+}
+
+function purgeText(r: PurgeReply): string {
+  const rows = Object.entries(r.removed).map(([k, v]) => [k, v] as [string, unknown]);
+  const lines = [r.message, fields(rows)];
+  if (r.dropped_tables.length) lines.push(`dropped tables: ${r.dropped_tables.join(', ')}`);
+  if (r.tables_left.length) lines.push(`tables left in the target: ${r.tables_left.join(', ')} (the store no longer knows them: drop them in the target by hand)`);
+  return lines.join('\n');
 }

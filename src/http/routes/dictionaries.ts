@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { deleteDictionary, getDictionary, listDictionaries, uploadDictionary } from '../../core/dictionaries.js';
 import { AppError } from '../../shared/errors.js';
+import { purgeDictionary } from '../../core/dictionary-purge.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { readUpload } from '../read-upload.js';
 import { ErrorBody, json } from '../schemas/common.js';
 import {
+  DictionaryDeleteQuery,
   DictionaryDeleteReply,
+  DictionaryPurgeReply,
   DictionaryDetail,
   DictionaryFormQuery,
   DictionaryList,
@@ -130,18 +133,32 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
   api.route({
     method: 'delete',
     path: '/api/dictionaries/{name}',
-    summary: 'Delete a dictionary without cases',
+    summary: 'Delete a dictionary without cases, or purge it with `with_cases=true`',
+    description:
+      'Without flags (the spec): refused with 409 `DICT_IN_USE` while the dictionary has cases (soft-deleted ones included) or breakout tables. ' +
+      '`with_cases=true` purges it: cases and their tombstones, revisions, schedules with their runs and log files, sync history, ' +
+      'its own breakout jobs and log entries, breakout state, target configuration and undelivered webhook events go in one transaction, ' +
+      'and the reply counts them. Breakout tables stay in the target (listed in `tables_left`) unless `drop_tables=true`, which drops them ' +
+      'first; a target that cannot be reached then stops the purge before anything is removed. Refused with 409 `BREAKOUT_BUSY` while a ' +
+      'breakout job or schedule run of the dictionary is pending or running.',
     tags: ['dictionaries'],
     permission: 'dictionaries.delete',
-    request: { params: DictionaryNameParams },
+    request: { params: DictionaryNameParams, query: DictionaryDeleteQuery },
     responses: {
-      200: json(DictionaryDeleteReply, 'deleted'),
+      200: json(z.union([DictionaryDeleteReply, DictionaryPurgeReply]), 'deleted, or purged (with `with_cases=true`)'),
+      400: json(ErrorBody, 'a flag is not `true` or `false`, or `drop_tables` without `with_cases` (`USAGE`)'),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
-      409: json(ErrorBody, 'the dictionary has cases (`DICT_IN_USE`)'),
+      409: json(ErrorBody, 'the dictionary has cases or breakout tables and `with_cases` is not set (`DICT_IN_USE`), or a job of it is pending or running (`BREAKOUT_BUSY`)'),
     },
-    handler: (c) => {
+    handler: async (c) => {
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
-      return c.json(deleteDictionary(store, name));
+      const q = validate(DictionaryDeleteQuery, c.req.query(), 'query');
+      const dropTables = q.drop_tables === 'true';
+      if (q.with_cases !== 'true') {
+        if (dropTables) throw new AppError('USAGE', 'drop_tables=true needs with_cases=true', { parameter: 'drop_tables' });
+        return c.json(deleteDictionary(store, name));
+      }
+      return c.json(await purgeDictionary(store, name, { dropTables }));
     },
   });
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { DictionaryDetail as CoreDetail, DictionaryListItem as CoreListItem, DictionaryShort as CoreShort } from '../../core/dictionaries.js';
+import type { PurgeReply as CorePurgeReply } from '../../core/dictionary-purge.js';
 import { Timestamp } from './common.js';
 
 const NameLabel = z.strictObject({ name: z.string(), label: z.string() });
@@ -65,10 +66,43 @@ export const DictionaryUploadReply = z
 /** Deletion reply (spec 4.2). */
 export const DictionaryDeleteReply = z.strictObject({ message: z.string(), name: z.string() }).meta({ id: 'DictionaryDeleteReply' });
 
+/** Query of DELETE /api/dictionaries/{name}: purge flags (only the literal `true` turns one on). */
+export const DictionaryDeleteQuery = z.object({
+  with_cases: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({ param: { description: '`true`: purge the dictionary with its cases, schedules, sync history and breakout state (docs/http-api.md)' }, example: 'true' }),
+  drop_tables: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({ param: { description: 'with `with_cases=true`: also drop its breakout tables in the target' }, example: 'true' }),
+});
+
+const PurgeCounts = z.strictObject({
+  cases: z.number().int(),
+  deleted_cases: z.number().int(),
+  revisions: z.number().int(),
+  schedules: z.number().int(),
+  schedule_runs: z.number().int(),
+  sync_history: z.number().int(),
+  breakout_jobs: z.number().int(),
+  breakout_log_entries: z.number().int(),
+  breakout_state: z.number().int(),
+  webhook_events: z.number().int(),
+  target: z.number().int(),
+  log_files: z.number().int(),
+});
+
+/** Reply of a purge (`with_cases=true`): what went, by kind, and the breakout tables dropped or left. */
+export const DictionaryPurgeReply = z
+  .strictObject({ message: z.string(), name: z.string(), removed: PurgeCounts, dropped_tables: z.array(z.string()), tables_left: z.array(z.string()) })
+  .meta({ id: 'DictionaryPurgeReply' });
+
 // Compile-time guard: the schemas must describe what the core returns.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 export const schemasMatchCore: [
   Same<z.infer<typeof DictionaryDetail>, CoreDetail>,
   Same<z.infer<typeof DictionaryListItem>, CoreListItem>,
   Same<z.infer<typeof DictionaryShort>, CoreShort>,
-] = [true, true, true];
+  Same<z.infer<typeof DictionaryPurgeReply>, CorePurgeReply>,
+] = [true, true, true, true];
