@@ -36,7 +36,7 @@ const TARGET_ERRORS = {
 };
 
 /** Breakout routes (spec 4.4): jobs, tables, trigger, and the integration API's logs and metrics (2.10). */
-export function breakoutRoutes(api: ApiBuilder, { store }: RouteDeps): void {
+export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): void {
   api.route({
     method: 'post',
     path: '/api/breakout/start',
@@ -63,7 +63,7 @@ export function breakoutRoutes(api: ApiBuilder, { store }: RouteDeps): void {
     },
     handler: async (c) => {
       const body = await readJson(c, BreakoutStartBody);
-      return c.json(await startBreakout(store, { ...body, origin: 'api' }), 202);
+      return c.json(await startBreakout(store, { ...body, origin: 'api' }, { env: config.env }), 202);
     },
   });
 
