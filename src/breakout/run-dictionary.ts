@@ -23,6 +23,7 @@ import { planBreakout } from './plan.js';
 import { createFlattener, type FlattenWarning } from './flatten.js';
 import type { BreakoutPlan, Row, TablePlan } from './plan-model.js';
 import type { Dialect, TargetConfig, TargetSession } from './dialects/dialect.js';
+import { connectUnlessStopped } from './connect-unless-stopped.js';
 import { CursorSaver, type CursorSaving } from './cursor-saver.js';
 
 export interface DictionaryRunInput {
@@ -37,6 +38,8 @@ export interface DictionaryRunInput {
   /** Largest page, in cases, of one target transaction (see CASES_IN_FLIGHT). */
   pageSize: number;
   shouldStop: () => boolean;
+  /** Aborted when the run is stopped (SIGTERM/SIGINT): a connect still pending is abandoned. */
+  signal?: AbortSignal;
   onProgress: (processed: number, total: number, warnings: number) => void;
   onWarning: (w: FlattenWarning) => void;
   now: () => Date;
@@ -61,12 +64,19 @@ export async function existingPlanTables(session: TargetSession, plan: BreakoutP
 export async function runDictionary(input: DictionaryRunInput): Promise<DictionaryRunResult> {
   const { store, dict, dialect, target, jobId } = input;
   const plan = planBreakout(dict.model, dict.label, { maxIdentifierLength: dialect.capabilities.maxIdentifierLength });
-  const sessions: TargetSession[] = [await dialect.connect(target.config)];
+  // A stop while the target is still connecting ends the run at once (as a stop between pages).
+  const first = await connectUnlessStopped(dialect, target.config, input.signal);
+  if (!first) return { processed: 0, tablesCreated: [], warnings: 0, stopped: true };
+  const sessions: TargetSession[] = [first];
   try {
     const main = sessions[0]!;
     const prepared = await prepareTables(input, main, plan);
     const writers = Math.min(input.threads, dialect.capabilities.maxParallelWriters);
-    for (let i = 1; i < writers; i++) sessions.push(await dialect.connect(target.config));
+    for (let i = 1; i < writers; i++) {
+      const more = await connectUnlessStopped(dialect, target.config, input.signal);
+      if (!more) return { processed: 0, tablesCreated: prepared.created, warnings: 0, stopped: true };
+      sessions.push(more);
+    }
     const jobsTable = plan.tables.find((t) => t.kind === 'jobs')!;
     const startedTime = input.now().toISOString();
     await failAbandonedJobRows(main, jobsTable, jobId);

@@ -174,6 +174,35 @@ export class SchedulesRepo {
     return Number(lastInsertRowid);
   }
 
+  /**
+   * Check-and-claim in one IMMEDIATE transaction: unless `busy()` (run inside the transaction)
+   * names a reason, inserts the run `r` (outcome running) and returns its id. Two processes
+   * racing to start the same schedule cannot both pass the check.
+   */
+  claimRun(r: Omit<ScheduleRunRow, 'id'>, busy: () => string | undefined): { runId: number } | { busy: string } {
+    return this.db
+      .transaction(() => {
+        const reason = busy();
+        return reason !== undefined ? { busy: reason } : { runId: this.addRun(r) };
+      })
+      .immediate();
+  }
+
+  /** Takes over a claimed run still marked running: its watching process and log file. False when it has ended (reaped). */
+  adoptRun(runId: number, r: { runnerPid: number; logFile: string | null; startedAt: string }): boolean {
+    return (
+      this.db
+        .prepare("UPDATE schedule_runs SET runner_pid = ?, log_file = ?, started_at = ? WHERE id = ? AND outcome = 'running'")
+        .run(r.runnerPid, r.logFile, r.startedAt, runId).changes > 0
+    );
+  }
+
+  /** The run of that id, if kept. */
+  getRun(runId: number): ScheduleRunRow | undefined {
+    const r = this.db.prepare('SELECT * FROM schedule_runs WHERE id = ?').get(runId) as RawRun | undefined;
+    return r && toRun(r);
+  }
+
   /** Ends a run still marked running; false when it had already ended (e.g. reaped). */
   endRun(runId: number, r: { endedAt: string; exitCode: number | null; outcome: ScheduleRunOutcome; message: string | null }): boolean {
     return (

@@ -32,17 +32,21 @@ export function registerOperatorCommands(program: Command): void {
     .action(
       action(async (ctx, name: string, o: { threads: number | string; overwrite?: boolean; force?: boolean }) => {
         const bar = progressBar(ctx, RUN_BAR, 0, { dictionary: dictionaryArgument(name) });
+        const signal = abortOnSignals();
         const r = await runBreakoutNow(
           ctx.store(),
           { dictionary: dictionaryArgument(name), threads: o.threads, overwrite: o.overwrite === true || o.force === true, origin: 'process-cases-by-dict' },
           {
-            signal: abortOnSignals(),
+            signal,
             log: ctx.verbose ? (l) => process.stderr.write(l + '\n') : undefined,
             onProgress: (dictionary, processed, total) => bar.update(processed, total, { dictionary }),
           },
         ).finally(() => bar.stop());
         printJob(ctx, r);
         process.exitCode = jobExitCode(r);
+        // Stopped (SIGTERM from the scheduler's time limit, Ctrl-C): the job is recorded, so exit now
+        // rather than wait out the driver's timeout of a connect still pending (docs/scheduler.md, "Time limit").
+        if (signal.aborted) setImmediate(() => process.exit());
       }),
     );
 

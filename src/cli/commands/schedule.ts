@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { addSchedule, listSchedules, removeSchedule, scheduleRuns, toggleSchedule, updateSchedule, type ScheduleItem } from '../../core/scheduler/schedules.js';
 import { schedulerSettings } from '../../core/scheduler/settings.js';
 import { runNow } from '../../core/scheduler/run-now.js';
@@ -123,10 +123,14 @@ export function registerScheduleCommands(program: Command): void {
     .command('run-now <dict>')
     .description('run the schedule\'s incremental breakout now, in the foreground, as scheduler-run would (exit 0 succeeded or skipped, 1 failed)')
     .option('--timeout <seconds>', 'stop the breakout after this long (default $SDS_SCHEDULER_TIMEOUT, config.json, else 3600)')
+    // Internal: the run the HTTP server claimed for this detached process (docs/scheduler.md, "Run Now").
+    .addOption(new Option('--claimed-run <id>').hideHelp())
     .addHelpText('after', examples('sds schedule run-now CEN2000', 'sds schedule run-now CEN2000 --json'))
     .action(
-      action(async (ctx, dict: string, o: { timeout?: string }) => {
-        const r = await runNow(ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }));
+      action(async (ctx, dict: string, o: { timeout?: string; claimedRun?: string }) => {
+        const claimedRunId = o.claimedRun === undefined ? undefined : Number(o.claimedRun);
+        if (claimedRunId !== undefined && !Number.isInteger(claimedRunId)) throw new AppError('USAGE', `--claimed-run must be a run id; got "${o.claimedRun}"`, { field: 'claimed-run' });
+        const r = await runNow(ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }), { claimedRunId });
         ctx.print(r, () => outcomeLine(r));
         process.exitCode = runExitCode(r);
       }),

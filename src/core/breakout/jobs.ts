@@ -12,6 +12,7 @@ import { humanDuration } from './durations.js';
 import { jobListItem, jobStatusReply, type JobListItem, type JobStatusReply } from './job-replies.js';
 import { logJobFailure } from './log.js';
 import { isTargetConnectionError, jobError } from './job-error.js';
+import { startCheckConnectTimeout } from './start-check-timeout.js';
 
 export const MIN_THREADS = 1;
 export const MAX_THREADS = 10;
@@ -60,18 +61,25 @@ function parseDictionaryNames(store: Store, value: unknown): string[] {
 /**
  * Starts a full breakout of dictionaries as a background job (spec 4.4): refused with
  * TABLES_ALREADY_EXIST and the existing tables when any exist and overwrite is false. The
- * target is checked before the job is handed to its process. A target that cannot be used does
+ * target is checked before the job is handed to its process, its connect bounded by
+ * SDS_BREAKOUT_CHECK_CONNECT_TIMEOUT_MS (3000 ms) so a target that never answers cannot hold the
+ * reply (docs/breakout.md). A target that cannot be used (or does not answer in time) does
  * not refuse the request (the spec's flow answers 202 to a valid request): the job is started
  * and ends at once `failed` with DB_CONNECTION_ERROR, its DB-00x code in the details.
  */
-export async function startBreakout(store: Store, input: StartInput, opts: { spawn?: boolean } = {}): Promise<StartReply> {
+export async function startBreakout(
+  store: Store,
+  input: StartInput,
+  opts: { spawn?: boolean; env?: NodeJS.ProcessEnv; checkConnectTimeoutMs?: number } = {},
+): Promise<StartReply> {
+  const checkConnectTimeoutMs = opts.checkConnectTimeoutMs ?? startCheckConnectTimeout(opts.env);
   const dictionaries = parseDictionaryNames(store, input.dictionaries);
   const threads = input.threads === undefined ? 1 : parseThreads(input.threads);
   const overwrite = input.overwrite === true;
   const job = createJob(store, { dictionaries, mode: 'full', threads, overwrite, origin: input.origin ?? 'cli' });
   let failed = false;
   try {
-    const existing = overwrite ? [] : await findExistingTables(store, dictionaries);
+    const existing = overwrite ? [] : await findExistingTables(store, dictionaries, checkConnectTimeoutMs);
     if (existing.length > 0) {
       store.jobs.finish(job.id, 'cancelled');
       throw new AppError('TABLES_ALREADY_EXIST', `breakout tables already exist: ${existing.join(', ')}; use overwrite to rebuild them`, {
@@ -122,10 +130,10 @@ export function createJob(store: Store, spec: Omit<Parameters<Store['jobs']['cre
   });
 }
 
-async function findExistingTables(store: Store, dictionaries: string[]): Promise<string[]> {
+async function findExistingTables(store: Store, dictionaries: string[], connectTimeoutMs: number): Promise<string[]> {
   const found: string[] = [];
   for (const name of dictionaries) {
-    found.push(...(await withTargetSession(store, requireDictionary(store, name), (session, plan) => existingPlanTables(session, plan))));
+    found.push(...(await withTargetSession(store, requireDictionary(store, name), (session, plan) => existingPlanTables(session, plan), { connectTimeoutMs })));
   }
   return found;
 }

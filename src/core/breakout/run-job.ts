@@ -65,6 +65,7 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
         pageSize: opts.pageSize ?? PAGE_SIZE,
         cursorSaving: opts.cursorSaving,
         shouldStop: () => opts.signal?.aborted === true || store.jobs.isCancelRequested(jobId),
+        signal: opts.signal,
         onProgress: (processed, dictTotal, w) => {
           store.jobs.saveProgress(jobId, { dictionary: name, processed, total: dictTotal }, warnings + w);
           entries.progress(name, processed, dictTotal);

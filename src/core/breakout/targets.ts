@@ -106,16 +106,21 @@ export function targetPlace(config: TargetConfig): { host: string | null; schema
   return { host: `${r.host.includes(':') ? `[${r.host}]` : r.host}:${r.port}`, schema: r.database || null };
 }
 
-/** Runs `fn` with an open session on a dictionary's target and the dictionary's plan for it. */
+/**
+ * Runs `fn` with an open session on a dictionary's target and the dictionary's plan for it.
+ * `connectTimeoutMs` bounds the connect when given (else the dialect's own default).
+ */
 export async function withTargetSession<T>(
   store: Store,
   dict: DictionaryRecord,
   fn: (session: TargetSession, plan: BreakoutPlan, target: EffectiveTarget) => Promise<T>,
+  opts: { connectTimeoutMs?: number } = {},
 ): Promise<T> {
   const target = effectiveTarget(store, dict);
   const dialect = getDialect(target.config.type);
   const plan = planBreakout(dict.model, dict.label, { maxIdentifierLength: dialect.capabilities.maxIdentifierLength });
-  const session = await dialect.connect(target.config);
+  const config = opts.connectTimeoutMs === undefined ? target.config : { ...target.config, connectTimeoutMs: opts.connectTimeoutMs };
+  const session = await dialect.connect(config);
   try {
     return await fn(session, plan, target);
   } finally {

@@ -3,7 +3,7 @@ import type { Store } from '../../store/open-store.js';
 import { AppError } from '../../shared/errors.js';
 import { reapDeadJobs } from '../breakout/follow-up.js';
 import { requireSchedule, type ScheduleRef } from './schedules.js';
-import { reapDeadRuns, runSchedule, SDS_BIN, type RunOutcome } from './run-schedule.js';
+import { busyReason, reapDeadRuns, runSchedule, SDS_BIN, SPAWN_FAILED_EXIT_CODE, type RunOutcome } from './run-schedule.js';
 import type { SchedulerSettings } from './settings.js';
 
 /**
@@ -11,10 +11,10 @@ import type { SchedulerSettings } from './settings.js';
  * runs (log file, history with trigger `run-now`, time limit) and the call returns when it has
  * ended. It works on a disabled schedule too, and leaves next_run alone.
  */
-export async function runNow(store: Store, ref: ScheduleRef, settings: SchedulerSettings): Promise<RunOutcome> {
+export async function runNow(store: Store, ref: ScheduleRef, settings: SchedulerSettings, opts: { claimedRunId?: number } = {}): Promise<RunOutcome> {
   const s = requireSchedule(store, ref);
   reapDeadRuns(store, settings.now());
-  return runSchedule(store, s, 'run-now', settings);
+  return runSchedule(store, s, 'run-now', settings, { claimedRunId: opts.claimedRunId });
 }
 
 /** Reply of a detached Run Now (HTTP 202). */
@@ -26,24 +26,39 @@ export interface RunNowStarted {
 }
 
 /**
- * Run Now for the HTTP API, which must answer at once: refuses with BREAKOUT_BUSY when the
- * dictionary's breakout is already running, else starts `sds schedule run-now <dict>` as a
- * detached process and returns. The run appears in the schedule's history (GET
- * /scheduler/{id}/runs) as soon as that process starts.
+ * Run Now for the HTTP API, which must answer at once: the busy check and the claim of the run
+ * (a history entry `running`) are one store transaction, so of two requests racing for the same
+ * dictionary one gets BREAKOUT_BUSY. The claimed run is then handed to a detached
+ * `sds schedule run-now <dict>` process, which takes it over; if that process dies first, the
+ * next reaper closes the run as failed.
  */
-export function startRunNow(store: Store, ref: ScheduleRef, opts: { env?: NodeJS.ProcessEnv } = {}): RunNowStarted {
+export function startRunNow(store: Store, ref: ScheduleRef, opts: { env?: NodeJS.ProcessEnv; now?: () => Date } = {}): RunNowStarted {
   const s = requireSchedule(store, ref);
+  const now = (opts.now ?? (() => new Date()))();
   reapDeadJobs(store);
-  const job = store.jobs.unfinished().find((j) => j.dictionaries.includes(s.dictionary));
-  const run = store.schedules.runningRuns().find((r) => r.scheduleId === s.id);
-  if (job || run) {
-    const what = job ? `breakout job ${job.id} is still ${job.status}` : `a ${run!.trigger} run started at ${run!.startedAt} is still running`;
-    throw new AppError('BREAKOUT_BUSY', `the breakout of ${s.dictionary} is already running (${what})`, { dictionary: s.dictionary });
+  reapDeadRuns(store, now);
+  const claim = store.schedules.claimRun(
+    { scheduleId: s.id, trigger: 'run-now', startedAt: now.toISOString(), endedAt: null, exitCode: null, outcome: 'running', logFile: null, message: null, runnerPid: process.pid },
+    () => busyReason(store, s),
+  );
+  if ('busy' in claim) {
+    throw new AppError('BREAKOUT_BUSY', `the breakout of ${s.dictionary} is already running (${claim.busy})`, { dictionary: s.dictionary });
   }
-  const child = spawn(process.execPath, [SDS_BIN, '--home', store.home.root, '--quiet', 'schedule', 'run-now', s.dictionary], {
-    detached: true,
-    stdio: 'ignore',
-    env: opts.env ?? process.env,
+  let child;
+  try {
+    child = spawn(process.execPath, [SDS_BIN, '--home', store.home.root, '--quiet', 'schedule', 'run-now', s.dictionary, '--claimed-run', String(claim.runId)], {
+      detached: true,
+      stdio: 'ignore',
+      env: opts.env ?? process.env,
+    });
+  } catch (err) {
+    store.schedules.endRun(claim.runId, { endedAt: now.toISOString(), exitCode: SPAWN_FAILED_EXIT_CODE, outcome: 'failed', message: `the breakout could not be started: ${(err as Error).message}` });
+    throw err;
+  }
+  // From here the child watches the run: if it dies before taking it over, the reaper closes it.
+  if (child.pid !== undefined) store.schedules.adoptRun(claim.runId, { runnerPid: child.pid, logFile: null, startedAt: now.toISOString() });
+  child.once('error', (err) => {
+    store.schedules.endRun(claim.runId, { endedAt: new Date().toISOString(), exitCode: SPAWN_FAILED_EXIT_CODE, outcome: 'failed', message: `the breakout could not be started: ${err.message}` });
   });
   child.unref();
   return { status: 'started', schedule_id: s.id, dictionary: s.dictionary, message: `Run Now of ${s.dictionary} started; follow it in GET /scheduler/${s.id}/runs` };

@@ -10,6 +10,7 @@ import { commandLine, formatRunLog, runLogName } from '../../scheduler/run-log.j
 import { processAlive } from '../breakout/job-process.js';
 import { reapDeadJobs } from '../breakout/follow-up.js';
 import type { SchedulerSettings } from './settings.js';
+import { AppError } from '../../shared/errors.js';
 
 /** bin/sds of this installation (src/core/scheduler and dist/core/scheduler are three levels down). */
 export const SDS_BIN = fileURLToPath(new URL('../../../bin/sds', import.meta.url));
@@ -50,9 +51,8 @@ export function reapDeadRuns(store: Store, now: Date): void {
   }
 }
 
-/** Why a dictionary cannot run now, or undefined when it can. */
-function busyReason(store: Store, s: ScheduleRow): string | undefined {
-  reapDeadJobs(store);
+/** Why a dictionary cannot run now, or undefined when it can (called inside the claim's transaction). */
+export function busyReason(store: Store, s: ScheduleRow): string | undefined {
   const job = store.jobs.unfinished().find((j) => j.dictionaries.includes(s.dictionary));
   if (job) return `breakout job ${job.id} of ${s.dictionary} (${job.origin}) is still ${job.status}`;
   const run = store.schedules.runningRuns().find((r) => r.scheduleId === s.id);
@@ -135,7 +135,7 @@ export async function runSchedule(
   schedule: ScheduleRow,
   trigger: ScheduleRunTrigger,
   settings: SchedulerSettings,
-  opts: { env?: NodeJS.ProcessEnv } = {},
+  opts: { env?: NodeJS.ProcessEnv; claimedRunId?: number } = {},
 ): Promise<RunOutcome> {
   const startedAt = settings.now();
   const scheduledNext = () => {
@@ -144,13 +144,30 @@ export async function runSchedule(
   };
   const base = { schedule_id: schedule.id, dictionary: schedule.dictionary, trigger };
 
-  const busy = busyReason(store, schedule);
-  if (busy) {
-    const message = `skipped: ${busy}`;
-    const runId = store.schedules.addRun({ scheduleId: schedule.id, trigger, startedAt: startedAt.toISOString(), endedAt: startedAt.toISOString(), exitCode: null, outcome: 'skipped', logFile: null, message, runnerPid: null });
-    if (trigger === 'scheduled') store.schedules.setNextRun(schedule.id, scheduledNext(), startedAt.toISOString());
-    prune(store, schedule.id, settings.keepRuns);
-    return { ...base, run_id: runId, outcome: 'skipped', exit_code: null, log_file: null, message };
+  // Check-and-claim in one store transaction: two starts of the same dictionary (a tick and a
+  // Run Now, two Run Nows) cannot both pass the busy check. A Run Now started over HTTP was
+  // claimed by the server before this process started (docs/scheduler.md, "Run Now").
+  reapDeadJobs(store);
+  let runId: number;
+  if (opts.claimedRunId !== undefined) {
+    const claimed = store.schedules.getRun(opts.claimedRunId);
+    if (!claimed || claimed.scheduleId !== schedule.id || claimed.outcome !== 'running') {
+      throw new AppError('USAGE', `run ${opts.claimedRunId} is not a running run of the schedule of ${schedule.dictionary}`, { run_id: opts.claimedRunId });
+    }
+    runId = claimed.id;
+  } else {
+    const claim = store.schedules.claimRun(
+      { scheduleId: schedule.id, trigger, startedAt: startedAt.toISOString(), endedAt: null, exitCode: null, outcome: 'running', logFile: null, message: null, runnerPid: process.pid },
+      () => busyReason(store, schedule),
+    );
+    if ('busy' in claim) {
+      const message = `skipped: ${claim.busy}`;
+      const skippedId = store.schedules.addRun({ scheduleId: schedule.id, trigger, startedAt: startedAt.toISOString(), endedAt: startedAt.toISOString(), exitCode: null, outcome: 'skipped', logFile: null, message, runnerPid: null });
+      if (trigger === 'scheduled') store.schedules.setNextRun(schedule.id, scheduledNext(), startedAt.toISOString());
+      prune(store, schedule.id, settings.keepRuns);
+      return { ...base, run_id: skippedId, outcome: 'skipped', exit_code: null, log_file: null, message };
+    }
+    runId = claim.runId;
   }
 
   const logFile = reserveLogFile(store.home.breakoutLogs, schedule.dictionary, startedAt);
@@ -160,7 +177,7 @@ export async function runSchedule(
     { lastRun: startedAt.toISOString(), nextRun: trigger === 'scheduled' ? scheduledNext() : schedule.nextRun, logFile },
     startedAt.toISOString(),
   );
-  const runId = store.schedules.addRun({ scheduleId: schedule.id, trigger, startedAt: startedAt.toISOString(), endedAt: null, exitCode: null, outcome: 'running', logFile, message: null, runnerPid: process.pid });
+  store.schedules.adoptRun(runId, { runnerPid: process.pid, logFile, startedAt: startedAt.toISOString() });
 
   const args = [SDS_BIN, '--home', store.home.root, '--json', 'process-cases-by-dict', schedule.dictionary];
   const result = await runChild({

@@ -36,7 +36,7 @@ const TARGET_ERRORS = {
 };
 
 /** Breakout routes (spec 4.4): jobs, tables, trigger, and the integration API's logs and metrics (2.10). */
-export function breakoutRoutes(api: ApiBuilder, { store }: RouteDeps): void {
+export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): void {
   api.route({
     method: 'post',
     path: '/api/breakout/start',
@@ -44,7 +44,7 @@ export function breakoutRoutes(api: ApiBuilder, { store }: RouteDeps): void {
     description:
       'Refused with 409 and the existing tables when any breakout table of a dictionary exists and `overwrite` is not true; ' +
       '`overwrite` drops and rebuilds them. Refused with 409 `BREAKOUT_BUSY` while a job of one of the dictionaries is pending or running. ' +
-      'The target is checked before the job starts. A target that cannot be used (down, login refused, no such database, driver missing) ' +
+      'The target is checked before the job starts, its connect bounded by `SDS_BREAKOUT_CHECK_CONNECT_TIMEOUT_MS` (3000 ms). A target that cannot be used (down, not answering, login refused, no such database, driver missing) ' +
       'does not refuse the request: it answers 202 like any valid start, and the job ends at once `failed` with `DB_CONNECTION_ERROR` ' +
       '(the catalogue code `DB-001` … `DB-005` in `error.details`). Follow the job with `GET /api/breakout/status/{job_id}`.',
     tags: ['breakout'],
@@ -63,7 +63,7 @@ export function breakoutRoutes(api: ApiBuilder, { store }: RouteDeps): void {
     },
     handler: async (c) => {
       const body = await readJson(c, BreakoutStartBody);
-      return c.json(await startBreakout(store, { ...body, origin: 'api' }), 202);
+      return c.json(await startBreakout(store, { ...body, origin: 'api' }, { env: config.env }), 202);
     },
   });
 

@@ -158,6 +158,33 @@ test('a breakout still running past the time limit is stopped, logged as interru
   }
 });
 
+test('a run past its limit against a target that never answers stops on SIGTERM alone: interrupted 124, job cancelled, not DB_CONNECTION_ERROR', async () => {
+  const hang = await silentServer();
+  try {
+    const { store, root } = await home({ type: 'postgresql', url: `postgresql://postgres@127.0.0.1:${hang.port}/hangs` });
+    ok(runCli(root, ['schedule', 'add', POPSTAN, '--cron', '*/5 * * * *', '--enable']));
+    // The grace before SIGKILL (60 s) and the driver's connect timeout (15 s) are both longer than
+    // the hang guard below: only a child that honours SIGTERM while connecting ends in time.
+    const t0 = Date.now();
+    const r = runCli(root, ['--json', 'scheduler-run', '--timeout', '2'], { env: { ...later, SDS_SCHEDULER_KILL_GRACE: '60' } });
+    const took = Date.now() - t0;
+    assert.equal(r.code, 1, show(r));
+    const [out] = r.json().runs;
+    assert.deepEqual([out.outcome, out.exit_code], ['interrupted', 124], JSON.stringify(out));
+    assert.match(out.message, /longer than the limit of 2 s and was stopped \(SIGTERM\)$/);
+    assert.ok(took < 12_000, `scheduler-run took ${took} ms`);
+    const s = schedule(store);
+    assert.equal(s.lastExitCode, 124);
+    const [job] = store.jobs.list({ limit: 5 }).jobs;
+    assert.equal(job!.status, 'cancelled', JSON.stringify(job));
+    const log = logSections(readFileSync(join(root, 'logs', 'breakout', s.lastLogFile!), 'utf8'));
+    assert.equal(log.exit, '124');
+    assert.doesNotMatch(log.stdout, /DB_CONNECTION_ERROR/);
+  } finally {
+    await hang.close();
+  }
+});
+
 test('a failing target gives exit 1 and a recorded failure, and does not stop the other due schedules', async () => {
   const port = await unusedPort();
   const { store, root } = await home({ type: 'postgresql', url: `postgresql://postgres@127.0.0.1:${port}/nothing` });

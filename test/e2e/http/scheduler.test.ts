@@ -139,6 +139,29 @@ test('POST /scheduler/{id}/run-now answers at once and the run appears in GET /s
   await apiError(await s.call('admin', '/scheduler/9999/run-now', { method: 'POST' }), 'POST /scheduler/{id}/run-now', 404, 'SCHEDULE_NOT_FOUND');
 });
 
+test('two concurrent POST /scheduler/{id}/run-now: one 202, the other 409 BREAKOUT_BUSY, and one run in the history', async () => {
+  const id = s.store.schedules.list()[0]!.id;
+  const before = s.store.schedules.countRuns(id);
+  const both = await Promise.all([0, 1].map(() => s.call('admin', `/scheduler/${id}/run-now`, { method: 'POST' })));
+  const statuses = both.map((r) => r.status).sort();
+  assert.deepEqual(statuses, [202, 409]);
+  const busy = both.find((r) => r.status === 409)!;
+  await apiError(busy, 'POST /scheduler/{id}/run-now', 409, 'BREAKOUT_BUSY', new RegExp(`breakout of ${simple} is already running`));
+  // The claim is visible at once, before the detached process has started: a third request is refused too.
+  await apiError(await s.call('admin', `/scheduler/${id}/run-now`, { method: 'POST' }), 'POST /scheduler/{id}/run-now', 409, 'BREAKOUT_BUSY');
+  let runs: z.infer<typeof ScheduleRuns> | undefined;
+  // A hang guard counted in polls, not a speed check.
+  for (let polls = 1200; polls > 0; polls--) {
+    runs = await reply(await s.call('admin', `/scheduler/${id}/runs`), 'GET /scheduler/{id}/runs', 200, ScheduleRuns);
+    if (runs.runs[0] && runs.runs[0].outcome !== 'running') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(s.store.schedules.countRuns(id), before + 1, 'the refused requests leave no skipped entry');
+  const run = runs!.runs[0]!;
+  assert.deepEqual([run.trigger, run.outcome, run.exit_code], ['run-now', 'succeeded', 0], JSON.stringify(run));
+  assert.ok(run.log_file, 'the detached process took the claimed run over and wrote its log');
+});
+
 test('DELETE /scheduler/{id} deletes the schedule and its history; the log files stay', async () => {
   const id = s.store.schedules.list()[0]!.id;
   const logFile = s.store.schedules.get(id)!.lastLogFile!;

@@ -29,3 +29,20 @@ export async function fakePostgresServer(sqlstate: string, message: string): Pro
   const { port } = server.address() as AddressInfo;
   return { port, close: () => new Promise<void>((res) => server.close(() => res())) };
 }
+
+/** A TCP server that accepts connections and never answers: a database that hangs. */
+export async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((res) => server.close(() => res()));
+    },
+  };
+}
