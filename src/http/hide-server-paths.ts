@@ -13,6 +13,8 @@ import { basename } from 'node:path';
  */
 const ABSOLUTE_PATH = /(^|[\s'"`(\[=])((?:\/[^\s'"`()\[\]/,;]+){2,}|[A-Za-z]:\\[^\s'"`()\[\],;]+)/g;
 
+const QUOTED_PATH = /(['"`])(\/[^'"`\n/]+\/[^'"`\n]*[^'"`\n/])\1/g;
+
 /** Whether `path` is one of this server's: its first folder exists here (`/tmp`, `/srv`, `/home`...). */
 export function isServerPath(path: string): boolean {
   if (/^[A-Za-z]:\\/.test(path)) return true;
@@ -25,7 +27,9 @@ export function isServerPath(path: string): boolean {
  * outside). Route paths such as `/api/breakout/jobs` are not server folders and stay.
  */
 export function hideServerPaths(text: string, isServer: (path: string) => boolean = isServerPath): string {
-  return text.replace(ABSOLUTE_PATH, (whole, lead: string, path: string) => {
+  // A quoted path may hold spaces: the whole quoted path goes first.
+  const quoted = text.replace(QUOTED_PATH, (whole, q: string, path: string) => (isServer(path) ? `${q}${basename(path)}${q}` : whole));
+  return quoted.replace(ABSOLUTE_PATH, (whole, lead: string, path: string) => {
     const trail = /[.:]+$/.exec(path)?.[0] ?? '';
     const bare = trail ? path.slice(0, -trail.length) : path;
     if (!isServer(bare)) return whole;
