@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { setTarget } from '../../../src/core/breakout/targets.js';
+import { clearTarget, setTarget } from '../../../src/core/breakout/targets.js';
 import { runBreakoutNow } from '../../../src/core/breakout/jobs.js';
 import { deleteCase } from '../../../src/core/case-delete.js';
 import { seedEmptyDictionary, seedPopstan, startTestServer, type TestServer } from '../../helpers/http-server.js';
@@ -113,4 +113,13 @@ test('HTTP replies never name absolute server paths: the tables 404 and DICT_IN_
   assert.equal(body.error, 'DICT_IN_USE');
   assert.ok(!body.message.includes(targetFile), body.message);
   assert.match(body.message, /popstan-target\.sqlite/);
+});
+
+test('tables left in a target since cleared do not make a dictionary configured', async () => {
+  clearTarget(s.store, popstan); // its tables stay in the SQLite file; its target is now the embedded default
+  const st = await status(popstan);
+  assert.deepEqual([st.breakout_configured, st.db_type, st.processed_cases], [false, null, null]);
+  const r = await fetch(`${s.base}/breakout-webhook.php`, { ...json('POST', { event: 'case_modified', dictionary: popstan }), headers: { 'content-type': 'application/json', 'x-webhook-token': SURVEY_TOKEN } });
+  const reply = (await r.json()) as { status: string; job_id: string | null };
+  assert.deepEqual([r.status, reply.status, reply.job_id], [200, 'accepted', null]);
 });
