@@ -112,8 +112,8 @@ export interface DeliveryRecord {
   delivery_id: number;
   event: string;
   status: 'success' | 'failed';
-  /** Absent when no HTTP answer came back (timeout, no connection). */
-  response_status?: number;
+  /** Null when no HTTP answer came back (timeout, no connection): the field is always there (docs/webhooks.md). */
+  response_status: number | null;
   response_time: string;
   error?: string;
   attempted_at: string;
@@ -157,7 +157,7 @@ export function webhookDeliveries(store: Store, id: number, limit = DEFAULT_DELI
       delivery_id: a.deliveryId,
       event: a.event,
       status: a.status,
-      ...(a.responseStatus === null ? {} : { response_status: a.responseStatus }),
+      response_status: a.responseStatus,
       response_time: `${a.responseMs}ms`,
       ...(a.error === null ? {} : { error: a.error }),
       attempted_at: a.attemptedAt,

@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AppError, toAppError } from '../shared/errors.js';
 import { requestFate } from './request-fate.js';
+import { hideServerPaths } from './hide-server-paths.js';
 
 /** Turns anything thrown into an AppError; Hono's own exceptions keep their status meaning. */
 function normalise(err: unknown): AppError {
@@ -61,12 +62,16 @@ export function errorResponse(c: Context, thrown: unknown, log?: (line: string) 
   // A rate limit (API-004) says when to come back, in the header and in the body (spec 7.4).
   if (typeof err.details.retry_after === 'number') c.header('Retry-After', String(err.details.retry_after));
   const extra: Record<string, unknown> = {};
-  for (const key of PUBLIC_DETAILS) if (err.details[key] !== undefined) extra[key] = err.details[key];
+  for (const key of PUBLIC_DETAILS) {
+    const value = err.details[key];
+    if (value !== undefined) extra[key] = typeof value === 'string' ? hideServerPaths(value) : value;
+  }
   // A refusal by a limit says which case, field and limit in `details` (docs/limits.md).
   if (LIMIT_CODES.has(err.code)) {
     const details: Record<string, unknown> = {};
     for (const key of LIMIT_DETAILS) if (err.details[key] !== undefined) details[key] = err.details[key];
     extra.details = details;
   }
-  return c.json({ error: err.code, message: err.message, ...extra }, status);
+  // A message may name a file of the server (a SQLite target): the reply shows only its name.
+  return c.json({ error: err.code, message: hideServerPaths(err.message), ...extra }, status);
 }

@@ -27,7 +27,7 @@ export function networkErrorCode(err: unknown): string | undefined {
 }
 
 /** Which DB-00x situation a driver error is (or undefined: not a connection-level problem). */
-export type TargetProblem = 'unreachable' | 'auth' | 'no-database' | 'too-many' | 'unknown-connect';
+export type TargetProblem = 'unreachable' | 'auth' | 'no-database' | 'too-many' | 'unknown-connect' | 'permission';
 
 const CODE: Record<TargetProblem, ErrorCode> = {
   unreachable: 'DB-001',
@@ -35,6 +35,8 @@ const CODE: Record<TargetProblem, ErrorCode> = {
   'no-database': 'DB-003',
   'too-many': 'DB-005',
   'unknown-connect': 'DB_CONNECTION_ERROR',
+  // The target's user lacks a right (CREATE, INSERT, ...): a job fails with the spec's code (docs/breakout.md).
+  permission: 'INSUFFICIENT_PERMISSIONS',
 };
 
 /** Builds the AppError for a classified driver error. */
@@ -49,6 +51,7 @@ export function targetError(problem: TargetProblem, product: string, target: Res
     'no-database': `the ${product} database '${target.database}' does not exist (${where}): ${reason}`,
     'too-many': `${product} at ${where} has too many connections: ${reason}`,
     'unknown-connect': `cannot open a ${product} session at ${where}: ${reason}`,
+    permission: `${product} at ${where} refused user '${target.user}' for lack of rights: ${reason}`,
   };
   const details = { target: where, ...(typeof driverCode === 'string' || typeof driverCode === 'number' ? { driverCode } : {}) };
   // The password could only leak through a driver message echoing a connection string; scrub it.

@@ -72,7 +72,7 @@ export function registerOperatorCommands(program: Command): void {
         const r = await checkDatabaseDrivers(ctx.store());
         ctx.print(r, () =>
           [
-            table(['database', 'driver', 'available', 'version'], r.drivers.map((d) => [d.database, d.module, d.available ? 'yes' : `no: ${d.error}`, d.version])),
+            table(['driver', 'database', 'module', 'available', 'version'], r.drivers.map((d) => [d.driver, d.database, d.module, d.available ? 'yes' : `no: ${d.error}`, d.version])),
             r.targets.length
               ? table(['dictionary', 'target', 'reachable'], r.targets.map((t) => [t.dictionary, t.target, t.reachable ? `yes (${t.server_version})` : `no: ${t.error?.code} ${t.error?.message}`]))
               : 'no dictionaries, so no targets to check',

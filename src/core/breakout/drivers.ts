@@ -6,16 +6,19 @@ import { effectiveTarget, effectiveTargetWithoutSecrets } from './targets.js';
 
 const require = createRequire(import.meta.url);
 
-/** The driver module each target type loads lazily. */
+/**
+ * The driver module each target type loads lazily, and the name the specification gives that
+ * driver (`pdo_pgsql`, `pdo_mysql`, `pdo_sqlsrv`; SQLite, our addition, as PHP names it).
+ */
 const DRIVERS = [
-  { database: 'PostgreSQL', type: 'postgresql', module: 'pg' },
-  { database: 'MySQL/MariaDB', type: 'mysql', module: 'mysql2' },
-  { database: 'SQL Server', type: 'sqlserver', module: 'tedious' },
-  { database: 'SQLite', type: 'sqlite', module: 'better-sqlite3' },
+  { driver: 'pdo_pgsql', database: 'PostgreSQL', type: 'postgresql', module: 'pg' },
+  { driver: 'pdo_mysql', database: 'MySQL/MariaDB', type: 'mysql', module: 'mysql2' },
+  { driver: 'pdo_sqlsrv', database: 'SQL Server', type: 'sqlserver', module: 'tedious' },
+  { driver: 'pdo_sqlite', database: 'SQLite', type: 'sqlite', module: 'better-sqlite3' },
 ] as const;
 
 export interface DriverReport {
-  drivers: { database: string; type: string; module: string; available: boolean; version: string | null; error: string | null }[];
+  drivers: { driver: string; database: string; type: string; module: string; available: boolean; version: string | null; error: string | null }[];
   targets: { dictionary: string; target: string; source: string; reachable: boolean; server_version: string | null; error: { code: string; message: string } | null }[];
 }
 
@@ -29,9 +32,9 @@ export async function checkDatabaseDrivers(store: Store): Promise<DriverReport> 
     try {
       await import(d.module);
       const version = (require(`${d.module}/package.json`) as { version: string }).version;
-      drivers.push({ database: d.database, type: d.type, module: d.module, available: true, version, error: null });
+      drivers.push({ driver: d.driver, database: d.database, type: d.type, module: d.module, available: true, version, error: null });
     } catch (err) {
-      drivers.push({ database: d.database, type: d.type, module: d.module, available: false, version: null, error: (err as Error).message });
+      drivers.push({ driver: d.driver, database: d.database, type: d.type, module: d.module, available: false, version: null, error: (err as Error).message });
     }
   }
   const targets: DriverReport['targets'] = [];

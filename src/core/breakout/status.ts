@@ -4,7 +4,7 @@ import type { TargetConfig } from '../../breakout/dialects/dialect.js';
 import { getDialect } from '../../breakout/dialects/index.js';
 import { planBreakout } from '../../breakout/plan.js';
 import { AppError } from '../../shared/errors.js';
-import { effectiveTarget, effectiveTargetWithoutSecrets, targetPlace, type EffectiveTarget } from './targets.js';
+import { effectiveTarget, effectiveTargetWithoutSecrets, isBreakoutConfigured, targetPlace, type EffectiveTarget } from './targets.js';
 
 export const DEFAULT_STATUS_LIMIT = 20;
 export const MAX_STATUS_LIMIT = 100;
@@ -136,17 +136,6 @@ export function statusTime(iso: string | null | undefined): string | null {
   return d.toISOString().slice(0, 19).replace('T', ' ');
 }
 
-/**
- * Whether breakout is configured for a dictionary: it has a target of its own, a global target
- * is set in the environment (BREAKOUT_DB_TYPE), or it has been broken out into the embedded
- * default target already. A dictionary that would only fall back to the embedded default and has
- * never been broken out is not configured.
- */
-function isConfigured(store: Store, dict: DictionaryRow, target: EffectiveTarget | null): boolean {
-  if (!target) return store.targets.get(dict.id) !== undefined;
-  return target.source !== 'default' || store.breakoutState.get(dict.id) !== undefined;
-}
-
 interface Row {
   dict: DictionaryRow;
   item: StatusItem;
@@ -167,7 +156,7 @@ function describe(store: Store, dict: DictionaryRow, env: NodeJS.ProcessEnv): Ro
   } catch {
     config = null;
   }
-  const configured = isConfigured(store, dict, shown);
+  const configured = isBreakoutConfigured(store, dict);
   const place = configured && shown ? targetPlace(shown.config) : { host: null, schema: null };
   const schedule = store.schedules.forDictionary(dict.id);
   return {
@@ -195,13 +184,34 @@ function describe(store: Store, dict: DictionaryRow, env: NodeJS.ProcessEnv): Ro
   };
 }
 
-/** Fills the target fields of an item from what the target holds (formulas of spec 2.8). */
-function fill(item: StatusItem, processed: number, lastCompleted: string | null): void {
+/**
+ * Soft-deleted cases the breakout has not applied yet: deleted after its cursor, so their rows
+ * may still be in the target. Zero when the dictionary was never broken out.
+ */
+function pendingDeletions(store: Store, dictionaryId: number): number {
+  const state = store.breakoutState.get(dictionaryId);
+  if (!state) return 0;
+  const upTo = store.cases.maxRevision(dictionaryId);
+  return store.cases.countChanged(dictionaryId, state.cursor, upTo, false) - store.cases.countChanged(dictionaryId, state.cursor, upTo, true);
+}
+
+/**
+ * Fills the target fields of an item from what the target holds (formulas of spec 2.8) and the
+ * deletions still to apply (docs/status-and-incoming-webhooks.md): a deletion is pending work, so
+ * `cases_pending` counts the cases missing from the target plus the deletions not yet applied
+ * (at least the rows the target holds beyond the active cases), the rate is the share of that
+ * work done (never above 100), and the dictionary is up to date only when nothing is pending.
+ */
+export function fillProgress(item: StatusItem, processed: number, lastCompleted: string | null, deletionsPending: number): void {
   const total = item.total_cases;
+  const missing = Math.max(0, total - processed);
+  const deletions = Math.max(deletionsPending, processed - total, 0);
+  const pending = missing + deletions;
+  const work = total + deletions;
   item.processed_cases = processed;
-  item.cases_pending = Math.max(0, total - processed);
-  item.completion_rate = total > 0 ? Math.round((processed / total) * 10000) / 100 : 100;
-  item.is_up_to_date = item.cases_pending === 0;
+  item.cases_pending = pending;
+  item.completion_rate = work > 0 ? Math.min(100, Math.max(0, Math.round(((work - pending) / work) * 10000) / 100)) : 100;
+  item.is_up_to_date = pending === 0;
   item.last_processed_time = statusTime(lastCompleted);
 }
 
@@ -240,7 +250,7 @@ async function readTarget(store: Store, config: TargetConfig, rows: Row[], conne
         const jobs = plan.tables.find((t) => t.kind === 'jobs')!.name;
         try {
           const p = await session.breakoutProgress(cases, jobs);
-          fill(row.item, p.cases, p.lastCompleted);
+          fillProgress(row.item, p.cases, p.lastCompleted, pendingDeletions(store, row.dict.id));
         } catch {
           // this dictionary's fields stay null; the others of the target are still read
         }
@@ -271,15 +281,7 @@ export async function breakoutStatus(store: Store, query: StatusQuery, opts: Sta
   const matching: DictionaryRow[] = [];
   for (const d of dicts) {
     if (f.cronEnabled !== null && (store.schedules.forDictionary(d.id)?.enabled ?? false) !== f.cronEnabled) continue;
-    if (f.configured !== null) {
-      let shown: EffectiveTarget | null = null;
-      try {
-        shown = effectiveTargetWithoutSecrets(store, d);
-      } catch {
-        shown = null;
-      }
-      if (isConfigured(store, d, shown) !== f.configured) continue;
-    }
+    if (f.configured !== null && isBreakoutConfigured(store, d) !== f.configured) continue;
     matching.push(d);
   }
   const total = matching.length;

@@ -228,6 +228,27 @@ export function effectiveTargetWithoutSecrets(store: Store, dict: DictionaryRow)
   return effectiveTarget(store, dict, env);
 }
 
+/**
+ * Whether breakout is configured for a dictionary: the one definition the status webhook, the
+ * scheduler and the incoming webhook share (docs/status-and-incoming-webhooks.md). Configured
+ * means a target of its own (`sds target set`), a global target in the environment
+ * (BREAKOUT_DB_TYPE), or tables already made in the embedded default target by a breakout an
+ * operator started (not tables in a target since cleared with `sds target clear`). A dictionary that would only fall back to the embedded default and has never
+ * been broken out is not configured; an invalid BREAKOUT_DB_TYPE configures nothing.
+ */
+export function isBreakoutConfigured(store: Store, dict: DictionaryRow): boolean {
+  if (store.targets.get(dict.id)) return true;
+  let target: EffectiveTarget;
+  try {
+    target = effectiveTargetWithoutSecrets(store, dict);
+  } catch {
+    return false;
+  }
+  if (target.source !== 'default') return true;
+  // Tables in the embedded default itself: tables left in a target since cleared do not count.
+  return store.breakoutState.get(dict.id)?.target === target.identity;
+}
+
 /** Removes a dictionary's own target (it then uses the global default). */
 export function clearTarget(store: Store, dictionaryName: string): { message: string; dictionary: string } {
   const dict = requireDictionary(store, dictionaryName);

@@ -5,6 +5,7 @@ import { nowIso } from '../../store/clock.js';
 import { requireDictionary } from '../dictionaries.js';
 import { spawnJobProcess } from '../breakout/job-process.js';
 import { reapDeadJobs } from '../breakout/follow-up.js';
+import { isBreakoutConfigured } from '../breakout/targets.js';
 
 /** Events of spec 6.2 that the breakout webhook accepts. */
 export const INCOMING_EVENTS = ['case_uploaded', 'case_modified', 'case_verified', 'dictionary_uploaded'] as const;
@@ -62,6 +63,17 @@ export function receiveEvent(store: Store, body: unknown, opts: { spawn?: boolea
     return { status: 'accepted', message: `${event} for ${name} accepted; the next breakout adapts the tables`, event, dictionary: name, job_id: null };
   }
   const dict = requireDictionary(store, name);
+  // An event never configures breakout: without a target (isBreakoutConfigured, as the status
+  // webhook and the scheduler define it) nothing runs, so nothing lands in the embedded default.
+  if (!isBreakoutConfigured(store, dict)) {
+    return {
+      status: 'accepted',
+      message: `${event} for ${dict.name} accepted; breakout is not configured for it (set a target: sds target set ${dict.name} --type ...), so nothing runs`,
+      event,
+      dictionary: dict.name,
+      job_id: null,
+    };
+  }
   reapDeadJobs(store);
   const out = store.followUps.request(
     dict.id,

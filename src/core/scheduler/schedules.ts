@@ -4,6 +4,7 @@ import type { ScheduleRow, ScheduleRunRow } from '../../store/schedules-repo.js'
 import { AppError } from '../../shared/errors.js';
 import { checkCron, DEFAULT_CRON, nextOccurrence } from '../../scheduler/cron.js';
 import { requireDictionary } from '../dictionaries.js';
+import { isBreakoutConfigured } from '../breakout/targets.js';
 import type { SchedulerSettings } from './settings.js';
 
 /** A schedule as the CLI (`--json`) and the HTTP routes show it: the fields of spec 2.9. */
@@ -123,15 +124,15 @@ export function listSchedules(store: Store, settings: Pick<SchedulerSettings, 'z
   const scheduled = new Set(schedules.map((s) => s.dictionaryId));
   const unscheduled = store.dictionaries
     .list()
-    .filter((d) => !scheduled.has(d.id) && store.targets.get(d.id) !== undefined)
+    .filter((d) => !scheduled.has(d.id) && isBreakoutConfigured(store, d))
     .map((d) => ({ id: d.id, name: d.name, label: d.label }));
   return { timezone: settings.zone, schedules: schedules.map((s) => scheduleItem(store, s)), unscheduled_dictionaries: unscheduled };
 }
 
 /**
  * Adds the schedule of a dictionary (one per dictionary, spec 2.9): disabled and `0 2 * * *`
- * unless told otherwise. Only a dictionary with a breakout target can be scheduled: a run
- * without one could only fail.
+ * unless told otherwise. Only a dictionary whose breakout is configured (isBreakoutConfigured,
+ * the status webhook's definition) can be scheduled.
  */
 export function addSchedule(
   store: Store,
@@ -141,7 +142,7 @@ export function addSchedule(
   const dict = findDictionary(store, input.dictionary);
   const cron = input.cron_expression === undefined ? DEFAULT_CRON : checkCron(input.cron_expression);
   const enabled = parseEnabled(input.enabled, 'enabled') ?? false;
-  if (!store.targets.get(dict.id)) {
+  if (!isBreakoutConfigured(store, dict)) {
     throw new AppError('TARGET_NOT_CONFIGURED', `dictionary ${dict.name} has no breakout target; set one first: sds target set ${dict.name} --type ...`, {
       dictionary: dict.name,
     });

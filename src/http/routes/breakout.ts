@@ -1,3 +1,4 @@
+import { hideServerPathsIn } from '../hide-server-paths.js';
 import { jobStatus, listJobs, startBreakout } from '../../core/breakout/jobs.js';
 import { listBreakoutLogs } from '../../core/breakout/log.js';
 import { breakoutTables, dropBreakoutTables } from '../../core/breakout/tables.js';
@@ -81,7 +82,7 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     responses: { 200: json(JobStatus, 'the job'), 404: json(ErrorBody, 'no such job (`NOT_FOUND`)') },
     handler: (c) => {
       const { job_id } = validate(JobIdParams, c.req.param(), 'path');
-      return c.json(jobStatus(store, job_id));
+      return c.json(hideServerPathsIn(jobStatus(store, job_id)));
     },
   });
 
@@ -95,7 +96,7 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     responses: { 200: json(JobList, 'job list envelope'), 400: json(ErrorBody, 'unknown status or limit not 1 to 1000 (`USAGE`)') },
     handler: (c) => {
       const q = validate(JobsQuery, c.req.query(), 'query');
-      return c.json(listJobs(store, { status: q.status, limit: q.limit }));
+      return c.json(hideServerPathsIn(listJobs(store, { status: q.status, limit: q.limit })));
     },
   });
 
@@ -174,7 +175,7 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     },
     handler: (c) => {
       const q = validate(LogsQuery, c.req.query(), 'query');
-      return c.json(listBreakoutLogs(store, { dictionary: q.dictionary, limit: q.limit }));
+      return c.json(hideServerPathsIn(listBreakoutLogs(store, { dictionary: q.dictionary, limit: q.limit })));
     },
   });
 

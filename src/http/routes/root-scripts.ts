@@ -137,7 +137,8 @@ export function rootScriptRoutes(api: ApiBuilder, { store, config, clock }: Rout
     description:
       '`case_uploaded`, `case_modified` and `case_verified` schedule an incremental breakout of the dictionary in the background and answer at once ' +
       '(`scheduled`). While a job of the dictionary is pending or running, the event sets a follow-up flag instead (`queued`): when that job ends, ' +
-      'exactly one more incremental job starts, however many events arrived. `dictionary_uploaded` is accepted and starts nothing (`accepted`). ' +
+      'exactly one more incremental job starts, however many events arrived. `dictionary_uploaded` is accepted and starts nothing (`accepted`), ' +
+      'and so is a case event for a dictionary whose breakout is not configured (`breakout_configured` false in the status webhook). ' +
       'A missing `event` means `case_uploaded`.',
     tags: ['webhook scripts'],
     permission: 'public',

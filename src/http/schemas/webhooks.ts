@@ -96,7 +96,7 @@ const DeliveryRecord = z
     delivery_id: Id.meta({ description: 'the delivery (event) this was an attempt of: the id redelivery takes' }),
     event: z.string(),
     status: z.enum(['success', 'failed']),
-    response_status: z.int().optional().meta({ description: 'absent when no HTTP answer came back' }),
+    response_status: z.int().nullable().meta({ description: 'null when no HTTP answer came back (timeout, refused connection)' }),
     response_time: ResponseTime,
     error: z.string().optional(),
     attempted_at: Timestamp,

@@ -28,12 +28,12 @@ function installed(pkg: string): string {
 }
 
 const DRIVERS = [
-  { database: 'PostgreSQL', type: 'postgresql', module: 'pg', available: true, version: installed('pg'), error: null },
-  { database: 'MySQL/MariaDB', type: 'mysql', module: 'mysql2', available: true, version: installed('mysql2'), error: null },
-  { database: 'SQL Server', type: 'sqlserver', module: 'tedious', available: true, version: installed('tedious'), error: null },
-  { database: 'SQLite', type: 'sqlite', module: 'better-sqlite3', available: true, version: installed('better-sqlite3'), error: null },
+  { driver: 'pdo_pgsql', database: 'PostgreSQL', type: 'postgresql', module: 'pg', available: true, version: installed('pg'), error: null },
+  { driver: 'pdo_mysql', database: 'MySQL/MariaDB', type: 'mysql', module: 'mysql2', available: true, version: installed('mysql2'), error: null },
+  { driver: 'pdo_sqlsrv', database: 'SQL Server', type: 'sqlserver', module: 'tedious', available: true, version: installed('tedious'), error: null },
+  { driver: 'pdo_sqlite', database: 'SQLite', type: 'sqlite', module: 'better-sqlite3', available: true, version: installed('better-sqlite3'), error: null },
 ];
-const DRIVER_TABLE = table(['database', 'driver', 'available', 'version'], DRIVERS.map((d) => [d.database, d.module, 'yes', d.version]));
+const DRIVER_TABLE = table(['driver', 'database', 'module', 'available', 'version'], DRIVERS.map((d) => [d.driver, d.database, d.module, 'yes', d.version]));
 const NO_DEFAULT = { BREAKOUT_DB_TYPE: undefined, BREAKOUT_DB_URL: undefined, SDS_TEST_UNSET_PW: undefined };
 
 test('no dictionaries: the four drivers load with their installed versions, no targets, exit 0', async () => {
@@ -51,6 +51,8 @@ test('no dictionaries: the four drivers load with their installed versions, no t
   ]);
   assert.equal(h.code, 0, show(h));
   assert.equal(h.stdout, `${DRIVER_TABLE}\nno dictionaries, so no targets to check\n`);
+  // The specification's driver names, each in the text and the JSON, beside our own modules.
+  for (const name of ['pdo_mysql', 'pdo_pgsql', 'pdo_sqlsrv']) assert.match(h.stdout, new RegExp(`\\b${name}\\b`));
   assert.equal(h.stderr, '');
   assert.equal(j.code, 0, show(j));
   assert.deepEqual(j.json(), { drivers: DRIVERS, targets: [] });

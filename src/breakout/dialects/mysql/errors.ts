@@ -19,13 +19,34 @@ const BY_ERRNO: Record<number, TargetProblem> = {
   1226: 'too-many', // ER_USER_LIMIT_REACHED (MAX_USER_CONNECTIONS of the account)
 };
 
-/** Classifies a mysql2 error, or undefined when it is not about reaching the server. */
+/**
+ * Refusals of a statement for lack of rights. 1044 is also here: raised by a statement (CREATE
+ * DATABASE, USE) it is a missing right, while raised by the login it stays `auth` (BY_ERRNO).
+ */
+const PERMISSION_ERRNOS = new Set([
+  1044, // ER_DBACCESS_DENIED_ERROR: access denied for user to database
+  1142, // ER_TABLEACCESS_DENIED_ERROR: "CREATE command denied to user ... for table ..."
+  1143, // ER_COLUMNACCESS_DENIED_ERROR
+  1227, // ER_SPECIFIC_ACCESS_DENIED_ERROR: needs SUPER, PROCESS, ...
+  1370, // ER_PROCACCESS_DENIED_ERROR
+  1410, // ER_CANT_CREATE_USER_WITH_GRANT
+  1419, // ER_BINLOG_CREATE_ROUTINE_NEED_SUPER
+]);
+
+/** Classifies a mysql2 error raised while connecting, or undefined when it is not about reaching the server. */
 export function classify(err: unknown): TargetProblem | undefined {
   if (networkErrorCode(err)) return 'unreachable';
   if (typeof err !== 'object' || err === null) return undefined;
   const { errno, code } = err as { errno?: unknown; code?: unknown };
   if (code === 'PROTOCOL_CONNECTION_LOST') return 'unreachable';
   return typeof errno === 'number' ? BY_ERRNO[errno] : undefined;
+}
+
+/** Classifies a mysql2 error raised by a statement: a missing right, else as classify. */
+export function classifyStatement(err: unknown): TargetProblem | undefined {
+  const errno = typeof err === 'object' && err !== null ? (err as { errno?: unknown }).errno : undefined;
+  if (typeof errno === 'number' && PERMISSION_ERRNOS.has(errno)) return 'permission';
+  return classify(err);
 }
 
 /** Whether the server (or client) refused LOAD DATA LOCAL, so the INSERT fallback applies. */
@@ -43,6 +64,6 @@ export function connectError(err: unknown, target: ResolvedTarget): AppError {
 
 /** Maps an error raised by a statement: connection-level problems become AppErrors, SQL errors stay as they are. */
 export function queryError(err: unknown, target: ResolvedTarget): unknown {
-  const problem = classify(err);
+  const problem = classifyStatement(err);
   return problem ? targetError(problem, PRODUCT, target, err) : err;
 }

@@ -15,6 +15,7 @@ const BY_SQLSTATE: Record<string, TargetProblem> = {
   '3D000': 'no-database', // invalid_catalog_name
   '53300': 'too-many', // too_many_connections (also per-role and per-database limits)
   '57P03': 'unreachable', // cannot_connect_now: the server is starting or shutting down
+  '42501': 'permission', // insufficient_privilege: "permission denied for schema public", for table ...
 };
 
 /** Classifies a pg error, or undefined when it is not about reaching the server. */

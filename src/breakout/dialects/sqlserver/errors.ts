@@ -20,6 +20,11 @@ const BY_NUMBER: Record<number, TargetProblem> = {
   911: 'no-database', // Database does not exist (USE)
   17809: 'too-many', // maximum number of user connections reached
   10928: 'too-many', // Azure SQL: resource limit (sessions/workers) reached
+  229: 'permission', // The %ls permission was denied on the object
+  230: 'permission', // The %ls permission was denied on the column
+  262: 'permission', // CREATE TABLE (or another) permission denied in database
+  297: 'permission', // The user does not have permission to perform this action
+  300: 'permission', // VIEW SERVER STATE (or another) permission was denied
 };
 
 /** Classifies a tedious error, or undefined when it is not about reaching the server. */
