@@ -23,8 +23,8 @@ export interface DeliveryState {
   /** When it is due, while pending. */
   next_attempt_at?: string;
   last_attempted_at?: string;
-  /** Absent when the last attempt got no HTTP answer (or none was made yet). */
-  last_response_status?: number;
+  /** Null when the last attempt got no HTTP answer (or none was made yet), as in the attempt records. */
+  last_response_status: number | null;
   last_error?: string;
 }
 
@@ -52,7 +52,7 @@ function toState(r: DeliveryViewRow): DeliveryState {
     created_at: r.createdAt,
     ...(r.state === 'pending' && r.nextAttemptMs !== null ? { next_attempt_at: new Date(r.nextAttemptMs).toISOString() } : {}),
     ...(r.lastAttemptedAt === null ? {} : { last_attempted_at: r.lastAttemptedAt }),
-    ...(r.lastResponseStatus === null ? {} : { last_response_status: r.lastResponseStatus }),
+    last_response_status: r.lastResponseStatus,
     ...(r.lastError === null ? {} : { last_error: r.lastError }),
   };
 }

@@ -125,7 +125,7 @@ const DeliveryStateFields = {
   created_at: Timestamp,
   next_attempt_at: Timestamp.optional().meta({ description: 'when it is due, while pending' }),
   last_attempted_at: Timestamp.optional(),
-  last_response_status: z.int().optional().meta({ description: 'absent when the last attempt got no HTTP answer' }),
+  last_response_status: z.int().nullable().meta({ description: 'null when the last attempt got no HTTP answer' }),
   last_error: z.string().optional(),
 };
 

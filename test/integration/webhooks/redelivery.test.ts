@@ -90,7 +90,7 @@ test('a receiver refusing connections through every retry: the deliveries stay f
     assert.equal(d.redeliveries, 0);
     assert.equal(d.next_attempt_at, undefined);
     assert.equal(d.last_attempted_at, '2030-01-01T12:21:00.000Z');
-    assert.equal(d.last_response_status, undefined);
+    assert.equal(d.last_response_status, null);
     assert.match(d.last_error!, /ECONNREFUSED/);
     // The payload is the stored body, the one every attempt sent.
     assert.equal(d.id, stored[i]!.id);
