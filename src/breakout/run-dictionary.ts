@@ -164,11 +164,12 @@ async function prepareTables(input: PrepareInput, session: TargetSession, plan: 
         existing_tables: existing,
       });
     }
-    return rebuild({ reason: 'overwrite', detail: 'a full breakout rebuilds every table' });
+    if (existing.length > 0) return rebuild({ reason: 'overwrite', detail: 'a full breakout with overwrite rebuilds every table' });
   }
   if (!state) return rebuild({ reason: 'first', detail: 'no breakout of this dictionary was recorded' });
   if (state.target !== target.identity) return rebuild({ reason: 'target', detail: `the tables were recorded in another target (${state.target})` });
   if (state.structureHash !== plan.structureHash) return rebuild(rebuildReason(state, plan));
+  if (input.mode === 'full') return rebuild({ reason: 'missing', detail: 'the tables were dropped outside sds' });
   const missing = names.filter((n) => !existing.includes(n));
   if (missing.length === 0) return { created: [], fresh: false, cursor: state.cursor };
   // Some tables were dropped outside sds: recreate them and replay every case so they fill again.
