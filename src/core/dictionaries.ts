@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { parseDictionary } from '../cspro/dictionary/parse-dictionary.js';
 import { labelOf } from '../cspro/dictionary/model.js';
 import type { Store } from '../store/open-store.js';
@@ -105,16 +106,22 @@ function rebuildNotice(store: Store, dictionaryId: number, name: string, model: 
     return null;
   }
   if (!rebuild || (rebuild.reason !== 'label' && rebuild.reason !== 'structure')) return null;
+  const target = publicTarget(state.target);
   return {
     reason: rebuild.reason,
     detail: rebuild.detail,
     message:
-      `${rebuild.detail}. The next breakout of ${name} drops ${rebuild.drop.length} tables in ${state.target} if the target still holds them ` +
+      `${rebuild.detail}. The next breakout of ${name} drops ${rebuild.drop.length} tables in ${target} if the target still holds them ` +
       `(${rebuild.drop.join(', ')}) and creates ${rebuild.create.length} (${rebuild.create.join(', ')}), loading every case again`,
-    target: state.target,
+    target,
     tables_dropped: rebuild.drop,
     tables_created: rebuild.create,
   };
+}
+
+/** A recorded target as a reply may show it: a SQLite file by its name only, never the server's path. */
+function publicTarget(identity: string): string {
+  return identity.startsWith('sqlite ') ? `sqlite ${basename(identity.slice('sqlite '.length))}` : identity;
 }
 
 function firstSignificantChar(source: Buffer): string {

@@ -63,7 +63,7 @@ export const BreakoutRebuildNotice = z
     reason: z.enum(['label', 'structure']).meta({ description: '`label`: the table prefix changed; `structure`: records, items, their types or lengths changed' }),
     detail: z.string().meta({ description: 'why, e.g. the old and new table prefix' }),
     message: z.string(),
-    target: z.string().meta({ description: 'the target the tables were recorded in (type and place, never a password)' }),
+    target: z.string().meta({ description: 'the target the tables were recorded in (type and place; never a password, a SQLite file by its name only)' }),
     tables_dropped: z.array(z.string()).meta({ description: 'tables the next breakout drops, if the target still holds them' }),
     tables_created: z.array(z.string()).meta({ description: 'tables it creates instead, loading every case again' }),
   })
