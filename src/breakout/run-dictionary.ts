@@ -25,6 +25,7 @@ import type { BreakoutPlan, Row, TablePlan } from './plan-model.js';
 import type { Dialect, TargetConfig, TargetSession } from './dialects/dialect.js';
 import { connectUnlessStopped } from './connect-unless-stopped.js';
 import { CursorSaver, type CursorSaving } from './cursor-saver.js';
+import { rebuildReason, type RebuildReason } from './table-rebuild.js';
 
 export interface DictionaryRunInput {
   store: Store;
@@ -45,6 +46,16 @@ export interface DictionaryRunInput {
   now: () => Date;
   /** How often the store cursor is saved (default CURSOR_SAVING: every 50 pages or 1 s). */
   cursorSaving?: Partial<CursorSaving>;
+  /** Told right after tables were dropped or created, with why (the breakout log records it). */
+  onTables?: (change: TableChange) => void;
+}
+
+/** Tables a run dropped (those the target held) and created before loading, and why. */
+export interface TableChange {
+  dropped: string[];
+  created: string[];
+  reason: RebuildReason;
+  detail: string;
 }
 
 export interface DictionaryRunResult {
@@ -71,6 +82,7 @@ export async function runDictionary(input: DictionaryRunInput): Promise<Dictiona
   try {
     const main = sessions[0]!;
     const prepared = await prepareTables(input, main, plan);
+    if (prepared.change) input.onTables?.(prepared.change);
     const writers = Math.min(input.threads, dialect.capabilities.maxParallelWriters);
     for (let i = 1; i < writers; i++) {
       const more = await connectUnlessStopped(dialect, target.config, input.signal);
@@ -116,6 +128,8 @@ interface Prepared {
   /** True when every table is new, so pages need no delete before loading. */
   fresh: boolean;
   cursor: BreakoutCursor;
+  /** What was dropped and created, when anything was. */
+  change?: TableChange;
 }
 
 const START: BreakoutCursor = { revision: 0, guid: '' };
@@ -126,12 +140,13 @@ const START: BreakoutCursor = { revision: 0, guid: '' };
  * dictionary-schema webhook. A rebuild resets the cursor, so the next run reloads every case.
  */
 export async function prepareDictionaryTables(
-  input: Pick<DictionaryRunInput, 'store' | 'dict' | 'dialect' | 'target' | 'jobId'>,
+  input: Pick<DictionaryRunInput, 'store' | 'dict' | 'dialect' | 'target' | 'jobId' | 'onTables'>,
 ): Promise<{ created: string[]; rebuilt: boolean }> {
   const plan = planBreakout(input.dict.model, input.dict.label, { maxIdentifierLength: input.dialect.capabilities.maxIdentifierLength });
   const session = await input.dialect.connect(input.target.config);
   try {
     const prepared = await prepareTables({ ...input, mode: 'incremental', overwrite: false }, session, plan);
+    if (prepared.change) input.onTables?.(prepared.change);
     return { created: prepared.created, rebuilt: prepared.fresh };
   } finally {
     await session.close();
@@ -146,11 +161,11 @@ async function prepareTables(input: PrepareInput, session: TargetSession, plan: 
   const state = store.breakoutState.get(dict.id);
   const existing = await existingPlanTables(session, plan);
   const create = { foreignKeys: target.foreignKeys, casesTable: plan.tables[0]!.name };
-  const rebuild = async (): Promise<Prepared> => {
-    await session.dropTables([...new Set([...names, ...(state?.target === target.identity ? state.tables : [])])]);
+  const rebuild = async (why: { reason: RebuildReason; detail: string }): Promise<Prepared> => {
+    const dropped = await session.dropTables([...new Set([...names, ...(state?.target === target.identity ? state.tables : [])])]);
     await session.createTables(plan.tables, create);
     store.breakoutState.reset(dict.id, target.identity, plan.structureHash, names, jobId);
-    return { created: names, fresh: true, cursor: START };
+    return { created: names, fresh: true, cursor: START, change: { dropped, created: names, ...why } };
   };
   if (input.mode === 'full') {
     if (existing.length > 0 && !input.overwrite) {
@@ -159,16 +174,19 @@ async function prepareTables(input: PrepareInput, session: TargetSession, plan: 
         existing_tables: existing,
       });
     }
-    return rebuild();
+    if (existing.length > 0) return rebuild({ reason: 'overwrite', detail: 'a full breakout with overwrite rebuilds every table' });
   }
-  const sameShape = state && state.structureHash === plan.structureHash && state.target === target.identity;
-  if (!sameShape) return rebuild();
+  if (!state) return rebuild({ reason: 'first', detail: 'no breakout of this dictionary was recorded' });
+  if (state.target !== target.identity) return rebuild({ reason: 'target', detail: `the tables were recorded in another target (${state.target})` });
+  if (state.structureHash !== plan.structureHash) return rebuild(rebuildReason(state, plan));
+  if (input.mode === 'full') return rebuild({ reason: 'missing', detail: 'the tables were dropped outside sds' });
   const missing = names.filter((n) => !existing.includes(n));
   if (missing.length === 0) return { created: [], fresh: false, cursor: state.cursor };
   // Some tables were dropped outside sds: recreate them and replay every case so they fill again.
   await session.createTables(plan.tables.filter((t) => missing.includes(t.name)), { ...create, ifNotExists: true });
   store.breakoutState.reset(dict.id, target.identity, plan.structureHash, names, jobId);
-  return { created: missing, fresh: false, cursor: START };
+  const change: TableChange = { dropped: [], created: missing, reason: 'missing', detail: 'tables were dropped outside sds; every case is loaded again' };
+  return { created: missing, fresh: false, cursor: START, change };
 }
 
 interface Page {

@@ -1,9 +1,13 @@
+import { basename } from 'node:path';
 import { parseDictionary } from '../cspro/dictionary/parse-dictionary.js';
 import { labelOf } from '../cspro/dictionary/model.js';
 import type { Store } from '../store/open-store.js';
 import type { DictionaryRecord, DictionaryRow } from '../store/dictionaries-repo.js';
 import { AppError } from '../shared/errors.js';
 import { tablePrefix, validateLabel } from './label.js';
+import { planBreakout } from '../breakout/plan.js';
+import { getDialect } from '../breakout/dialects/index.js';
+import { pendingRebuild, type RebuildReason } from '../breakout/table-rebuild.js';
 
 /** Item of the dictionary list (spec 2.2, list form). */
 export interface DictionaryListItem {
@@ -30,11 +34,29 @@ export interface DictionaryDetail {
 /** The spec's shorter detail form. */
 export type DictionaryShort = Pick<DictionaryDetail, 'name' | 'label' | 'levels' | 'records'>;
 
+/**
+ * The drop and rebuild a replaced dictionary makes the next breakout do (docs/breakout.md#destructive-changes),
+ * from what the last breakout recorded: the target is not asked, so the tables are dropped only
+ * if it still holds them.
+ */
+export interface BreakoutRebuildNotice {
+  reason: Extract<RebuildReason, 'label' | 'structure'>;
+  /** Why, e.g. the old and new table prefix. */
+  detail: string;
+  message: string;
+  /** The target the tables were recorded in, without its password. */
+  target: string;
+  tables_dropped: string[];
+  tables_created: string[];
+}
+
 export interface UploadReply {
   message: string;
   name: string;
   label: string;
   created: boolean;
+  /** Null when the next breakout keeps the tables (or none was made yet). */
+  breakout_rebuild: BreakoutRebuildNotice | null;
 }
 
 /**
@@ -63,12 +85,43 @@ export function uploadDictionary(store: Store, input: { source: Buffer; label: u
     sourceFormat: format,
     model,
   });
+  const notice = created ? null : rebuildNotice(store, row.id, row.name, model, label);
+  const message = created ? `Dictionary ${row.name} uploaded` : `Dictionary ${row.name} replaced`;
+  return { message: notice ? `${message}; ${notice.message}` : message, name: row.name, label: row.label, created, breakout_rebuild: notice };
+}
+
+/**
+ * What the next incremental breakout will drop and create because of this upload: the pure
+ * planner against the breakout state, on the dialect of the target the state was recorded in.
+ */
+function rebuildNotice(store: Store, dictionaryId: number, name: string, model: ReturnType<typeof parseDictionary>, label: string): BreakoutRebuildNotice | null {
+  const state = store.breakoutState.get(dictionaryId);
+  if (!state) return null;
+  let rebuild;
+  try {
+    const dialect = getDialect(state.target.split(' ')[0]!);
+    rebuild = pendingRebuild(state, planBreakout(model, label, { maxIdentifierLength: dialect.capabilities.maxIdentifierLength }));
+  } catch {
+    // A dictionary the planner refuses (NAME_COLLISION) fails its next breakout with that error; the upload itself stands.
+    return null;
+  }
+  if (!rebuild || (rebuild.reason !== 'label' && rebuild.reason !== 'structure')) return null;
+  const target = publicTarget(state.target);
   return {
-    message: created ? `Dictionary ${row.name} uploaded` : `Dictionary ${row.name} replaced`,
-    name: row.name,
-    label: row.label,
-    created,
+    reason: rebuild.reason,
+    detail: rebuild.detail,
+    message:
+      `${rebuild.detail}. The next breakout of ${name} drops ${rebuild.drop.length} tables in ${target} if the target still holds them ` +
+      `(${rebuild.drop.join(', ')}) and creates ${rebuild.create.length} (${rebuild.create.join(', ')}), loading every case again`,
+    target,
+    tables_dropped: rebuild.drop,
+    tables_created: rebuild.create,
   };
+}
+
+/** A recorded target as a reply may show it: a SQLite file by its name only, never the server's path. */
+function publicTarget(identity: string): string {
+  return identity.startsWith('sqlite ') ? `sqlite ${basename(identity.slice('sqlite '.length))}` : identity;
 }
 
 function firstSignificantChar(source: Buffer): string {

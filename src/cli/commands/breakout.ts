@@ -132,12 +132,19 @@ export function registerBreakoutCommands(program: Command): void {
 
   breakout
     .command('tables <dict>')
-    .description('breakout tables of a dictionary with row counts and sizes')
+    .description('breakout tables of a dictionary the target holds now, with row counts and sizes; stale: no longer in the plan')
     .addHelpText('after', examples('sds breakout tables CEN2000', 'sds breakout tables CEN2000 --json'))
     .action(
       action(async (ctx, dict: string) => {
         const r = await breakoutTables(ctx.store(), dict);
-        ctx.print(r, () => [table(['table', 'type', 'rows', 'size'], r.tables.map((t) => [t.name, t.type, t.row_count, t.size])), `total ${r.total_size} in ${r.database}`].join('\n'));
+        const stale = r.tables.filter((t) => t.stale).length;
+        ctx.print(r, () =>
+          [
+            table(['table', 'type', 'rows', 'size', 'state'], r.tables.map((t) => [t.name, t.type, t.row_count, t.size, t.stale ? 'stale' : 'current'])),
+            `total ${r.total_size} in ${r.database}`,
+            ...(stale ? [`${stale} stale table(s): no longer in the plan of ${r.dictionary}; the next breakout drops them`] : []),
+          ].join('\n'),
+        );
       }),
     );
 

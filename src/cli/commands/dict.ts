@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { AppError } from '../../shared/errors.js';
-import { deleteDictionary, getDictionary, listDictionaries, uploadDictionary, type DictionaryDetail } from '../../core/dictionaries.js';
+import { deleteDictionary, getDictionary, listDictionaries, uploadDictionary, type BreakoutRebuildNotice, type DictionaryDetail } from '../../core/dictionaries.js';
 import { purgeCaseCount, purgeDictionary, type PurgeReply } from '../../core/dictionary-purge.js';
 import { confirmDestructive } from '../confirm.js';
 import { action, examples } from '../action.js';
@@ -13,6 +13,17 @@ function readInput(file: string): Buffer {
   } catch (err) {
     throw new AppError('IO_ERROR', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file });
   }
+}
+
+/** The upload's warning that the next breakout drops and rebuilds tables (docs/breakout.md, "Destructive changes"). */
+function rebuildText(head: string, name: string, n: BreakoutRebuildNotice): string {
+  return [
+    head,
+    `warning: the next breakout drops and rebuilds the breakout tables (${n.reason}): ${n.detail}`,
+    `  drops in ${n.target}, if the target still holds them: ${n.tables_dropped.join(', ')}`,
+    `  creates: ${n.tables_created.join(', ')}`,
+    `  every case is loaded again; see what the target holds now with: sds breakout tables ${name}`,
+  ].join('\n');
 }
 
 /** `sds dict upload|list|show|delete`. */
@@ -30,7 +41,8 @@ export function registerDictCommands(program: Command): void {
     .action(
       action((ctx, file: string, opts: { label: string }) => {
         const r = uploadDictionary(ctx.store(), { source: readInput(file), label: opts.label, file });
-        ctx.print({ message: r.message, name: r.name, label: r.label }, () => r.message + ` (label ${r.label})`);
+        const head = `${r.created ? 'uploaded' : 'replaced'} ${r.name} (label ${r.label})`;
+        ctx.print({ message: r.message, name: r.name, label: r.label, breakout_rebuild: r.breakout_rebuild }, () => (r.breakout_rebuild ? rebuildText(head, r.name, r.breakout_rebuild) : r.message + ` (label ${r.label})`));
       }),
     );
 

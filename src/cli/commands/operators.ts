@@ -40,6 +40,10 @@ export function registerOperatorCommands(program: Command): void {
             signal,
             log: ctx.verbose ? (l) => process.stderr.write(l + '\n') : undefined,
             onProgress: (dictionary, processed, total) => bar.update(processed, total, { dictionary }),
+            // A drop nobody asked for (not --overwrite) is never silent: it goes to stderr even without --verbose.
+            onTables: (dictionary, c) => {
+              if (c.dropped.length && c.reason !== 'overwrite') ctx.note(`${dictionary}: dropped ${c.dropped.length} table(s) (${c.reason}: ${c.detail}): ${c.dropped.join(', ')}`);
+            },
           },
         ).finally(() => bar.stop());
         printJob(ctx, r);

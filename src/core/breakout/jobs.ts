@@ -219,7 +219,7 @@ export async function waitForJob(store: Store, jobId: string, onUpdate?: (s: Job
 export async function runBreakoutNow(
   store: Store,
   input: { dictionary: string; threads?: unknown; overwrite?: boolean; origin?: string },
-  opts: Pick<RunJobOptions, 'signal' | 'log' | 'onProgress'> = {},
+  opts: Pick<RunJobOptions, 'signal' | 'log' | 'onProgress' | 'onTables'> = {},
 ): Promise<JobStatusReply> {
   const [name] = parseDictionaryNames(store, [input.dictionary]);
   const threads = input.threads === undefined ? 1 : parseThreads(input.threads);

@@ -143,6 +143,15 @@ export class JobLogWriter {
     }
   }
 
+  /**
+   * One entry per table dropped (warn: its rows are gone until the run reloads them) and one per
+   * table created, each with the table's name and why (docs/breakout.md#destructive-changes).
+   */
+  tables(dictionary: string, change: { dropped: string[]; created: string[]; reason: string; detail: string }): void {
+    for (const t of change.dropped) this.write(dictionary, 'warn', `${dictionary}: dropped table ${t} (${change.reason}: ${change.detail})`);
+    for (const t of change.created) this.write(dictionary, 'info', `${dictionary}: created table ${t} (${change.reason}: ${change.detail})`);
+  }
+
   finished(dictionary: string, message: string): void {
     this.percent.set(dictionary, 100);
     this.write(dictionary, 'info', message);

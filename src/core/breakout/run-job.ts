@@ -8,7 +8,7 @@ import { hms } from './durations.js';
 import { finishJob } from './follow-up.js';
 import { jobError, jobErrorLabel } from './job-error.js';
 import { getDialect } from '../../breakout/dialects/index.js';
-import { runDictionary } from '../../breakout/run-dictionary.js';
+import { runDictionary, type TableChange } from '../../breakout/run-dictionary.js';
 import type { FlattenWarning } from '../../breakout/flatten.js';
 import type { CursorSaving } from '../../breakout/cursor-saver.js';
 
@@ -22,6 +22,8 @@ export interface RunJobOptions {
   log?: (line: string) => void;
   /** Called after each page with the cases done of the dictionary being broken out (a progress bar). */
   onProgress?: (dictionary: string, processed: number, total: number) => void;
+  /** Called when a dictionary's tables were dropped or created, before its cases load (a command says so on screen). */
+  onTables?: (dictionary: string, change: TableChange) => void;
   pageSize?: number;
   /** How often the store cursor is saved, each time after the target was made durable (default: every 50 pages or 1 s). */
   cursorSaving?: Partial<CursorSaving>;
@@ -75,6 +77,12 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
           const line = `warning: case ${w.case}${w.record ? ` record ${w.record}` : ''}${w.occurrence ? `(${w.occurrence})` : ''} item ${w.item}: ${w.reason} (value "${w.value}")`;
           log(line);
           entries.warning(name, `${name}: ${line}`);
+        },
+        onTables: (change) => {
+          if (change.dropped.length) log(`${name}: dropped ${change.dropped.length} table(s) (${change.reason}: ${change.detail}): ${change.dropped.join(', ')}`);
+          if (change.created.length) log(`${name}: created ${change.created.length} table(s): ${change.created.join(', ')}`);
+          entries.tables(name, change);
+          opts.onTables?.(name, change);
         },
         now,
       });

@@ -6,46 +6,70 @@ import type { BreakoutPlan } from '../../breakout/plan-model.js';
 import { withTargetSession } from './targets.js';
 import type { DictionaryRecord } from '../../store/dictionaries-repo.js';
 import { humanSize } from './durations.js';
+import { commonPrefix } from '../../breakout/table-rebuild.js';
 
-/** Tables object of spec 2.6. */
+/** Tables object of spec 2.6, each table marked `stale` when the current plan no longer has it. */
 export interface BreakoutTablesReply {
   dictionary: string;
   label: string;
   database: string;
-  tables: { name: string; type: 'main' | 'record'; row_count: number; size: string }[];
+  tables: { name: string; type: 'main' | 'record'; row_count: number; size: string; stale: boolean }[];
   total_size: string;
   created_at: string | null;
 }
 
-/** Runs `fn` on the dictionary's target with the tables this dictionary's breakout wrote there. */
-async function withTables<T>(store: Store, dict: DictionaryRecord, fn: (session: TargetSession, plan: BreakoutPlan, tables: TableInfo[]) => Promise<T>): Promise<T> {
-  return withTargetSession(store, dict, async (session, plan) => {
-    const known = new Set([...plan.tables.map((t) => t.name), ...(store.breakoutState.get(dict.id)?.tables ?? [])]);
-    const tables = (await session.listTables(`${plan.prefix}_`)).filter((t) => known.has(t.name));
-    return fn(session, plan, tables);
+/**
+ * Runs `fn` on the dictionary's target with the tables of this dictionary the target's catalogue
+ * holds now: those of the current plan and those the last breakout recorded (under an old prefix
+ * after a label change, until the next breakout drops them).
+ */
+async function withTables<T>(
+  store: Store,
+  dict: DictionaryRecord,
+  fn: (session: TargetSession, plan: BreakoutPlan, tables: TableInfo[], recorded: string[]) => Promise<T>,
+): Promise<T> {
+  return withTargetSession(store, dict, async (session, plan, target) => {
+    const state = store.breakoutState.get(dict.id);
+    const recorded = state && state.target === target.identity ? state.tables : [];
+    const known = new Set([...plan.tables.map((t) => t.name), ...recorded]);
+    const prefixes = [...new Set([`${plan.prefix}_`, commonPrefix(recorded)].filter((p) => p !== ''))];
+    const seen = new Map<string, TableInfo>();
+    for (const prefix of prefixes) for (const t of await session.listTables(prefix)) if (known.has(t.name)) seen.set(t.name, t);
+    const tables = [...seen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return fn(session, plan, tables, recorded);
   });
 }
 
 /**
- * The breakout tables of a dictionary in its target with row counts and sizes (spec 2.6). The
- * cases table is `main`; record, level, notes and jobs tables are `record`.
+ * The breakout tables of a dictionary that its target holds now, with row counts and sizes (spec
+ * 2.6), read from the target's catalogue. The cases table is `main`; record, level, notes and
+ * jobs tables are `record`. A table the current plan no longer has (old label or structure,
+ * until the next breakout drops it) is `stale` (docs/breakout.md#destructive-changes).
  */
 export async function breakoutTables(store: Store, dictionaryName: string): Promise<BreakoutTablesReply> {
   const dict = requireDictionary(store, dictionaryName);
-  return withTables(store, dict, async (session, plan, tables) => {
+  return withTables(store, dict, async (session, plan, tables, recorded) => {
     if (tables.length === 0) {
       throw new AppError('NOT_FOUND', `dictionary ${dict.name} has no breakout tables in ${session.databaseName()}`, {
         dictionary: dict.name,
         suggestion: `run a breakout first: sds breakout start ${dict.name} (POST /api/breakout/start)`,
       });
     }
-    const mainName = plan.tables.find((t) => t.kind === 'main')!.name;
+    // The cases table comes first in a plan and in what a breakout records.
+    const mains = new Set([plan.tables[0]!.name, ...recorded.slice(0, 1)]);
+    const planned = new Set(plan.tables.map((t) => t.name));
     const created = tables.map((t) => t.createdAt).filter((c): c is string => c !== null).sort()[0] ?? store.breakoutState.get(dict.id)?.updatedAt ?? null;
     return {
       dictionary: dict.name,
       label: dict.label,
       database: session.databaseName(),
-      tables: tables.map((t) => ({ name: t.name, type: t.name === mainName ? 'main' : 'record', row_count: t.rowCount, size: humanSize(t.sizeBytes) })),
+      tables: tables.map((t) => ({
+        name: t.name,
+        type: mains.has(t.name) ? 'main' : 'record',
+        row_count: t.rowCount,
+        size: humanSize(t.sizeBytes),
+        stale: !planned.has(t.name),
+      })),
       total_size: humanSize(tables.reduce((n, t) => n + t.sizeBytes, 0)),
       created_at: created,
     };
@@ -59,6 +83,7 @@ export async function dropBreakoutTables(
 ): Promise<{ message: string; dictionary: string; deleted_tables: string[]; freed_space: string }> {
   const dict = requireDictionary(store, dictionaryName);
   return withTables(store, dict, async (session, _plan, tables) => {
+    // Stale tables under an old prefix go too: they belong to this dictionary.
     const dropped = await session.dropTables(tables.map((t) => t.name));
     store.breakoutState.clear(dict.id);
     const freed = tables.filter((t) => dropped.includes(t.name)).reduce((n, t) => n + t.sizeBytes, 0);

@@ -104,7 +104,10 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     method: 'get',
     path: '/api/breakout/tables/{dictionary}',
     summary: 'Breakout tables of a dictionary, with row counts and sizes',
-    description: 'Read from the target database: `main` is the cases table, every other table is `record`.',
+    description:
+      'What the target holds now, read from its own catalogue: the tables of the current plan and those the last breakout recorded ' +
+      '(after a label change, under the old prefix until the next breakout drops them). `main` is a cases table, every other table is `record`; ' +
+      '`stale` marks a table the current plan no longer has.',
     tags: ['breakout'],
     permission: 'breakout.read',
     request: { params: DictionaryParams },
@@ -123,7 +126,7 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     method: 'delete',
     path: '/api/breakout/tables/{dictionary}',
     summary: 'Drop the breakout tables of a dictionary',
-    description: 'The next breakout rebuilds them. A dictionary without tables answers 200 with an empty `deleted_tables`.',
+    description: 'The next breakout rebuilds them. Stale tables (see GET) are dropped too. A dictionary without tables answers 200 with an empty `deleted_tables`.',
     tags: ['breakout'],
     permission: 'breakout.drop',
     request: { params: DictionaryParams },

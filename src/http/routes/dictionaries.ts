@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deleteDictionary, getDictionary, listDictionaries, uploadDictionary } from '../../core/dictionaries.js';
+import { deleteDictionary, getDictionary, listDictionaries, uploadDictionary, type UploadReply } from '../../core/dictionaries.js';
 import { AppError } from '../../shared/errors.js';
 import { purgeDictionary } from '../../core/dictionary-purge.js';
 import type { ApiBuilder } from '../api-builder.js';
@@ -13,12 +13,12 @@ import {
   DictionaryFormQuery,
   DictionaryList,
   DictionaryNameParams,
+  DictionaryRawUploadReply,
   DictionaryShort,
   DictionaryUploadForm,
   DictionaryUploadReply,
 } from '../schemas/dictionaries.js';
 import { validate } from '../validate.js';
-import { SyncSuccess } from '../schemas/sync.js';
 import type { RouteDeps } from './route-deps.js';
 import { uploadRawDictionary } from '../../core/sync.js';
 import type { Context } from 'hono';
@@ -36,6 +36,11 @@ async function rawBody(c: Context<AppEnv>, max: number): Promise<Buffer> {
 }
 
 const CSWEB_SUCCESS = { code: 200, description: 'Success' } as const;
+
+/** CSWeb's reply to a raw upload; the data-collection client reads only `code`, so a rebuild notice can ride along. */
+function rawUploadReply(reply: UploadReply): z.infer<typeof DictionaryRawUploadReply> {
+  return reply.breakout_rebuild ? { ...CSWEB_SUCCESS, breakout_rebuild: reply.breakout_rebuild } : CSWEB_SUCCESS;
+}
 
 /** Dictionary routes (spec 4.2), including the spec's misspelt list alias `/api/dictionnaires`. */
 export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps): void {
@@ -80,7 +85,9 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       `A body that is not multipart is the data-collection client’s form (CSWeb): the raw .dcf text as the body, ` +
       `answered 200 \`{"code":200,"description":"Success"}\` whether created or replaced; a new dictionary gets a label from its name ` +
       `(lower case, without \`_DICT\`) unless \`?label=\` gives one, an existing one keeps its label. ` +
-      `Files larger than the limit (default 10 MB, \`sds serve --max-upload-mb\`) are refused with 413. An invalid file stores nothing.`,
+      `Files larger than the limit (default 10 MB, \`sds serve --max-upload-mb\`) are refused with 413. An invalid file stores nothing. ` +
+      `A replacement that makes the next breakout drop and rebuild tables (new label, or new structure) says so in \`breakout_rebuild\` ` +
+      `(the tables to drop and to create, and why); the raw form adds that field to CSWeb's reply only then.`,
     tags: ['dictionaries'],
     permission: 'dictionaries.write',
     request: {
@@ -91,7 +98,7 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
     },
     responses: {
       201: json(DictionaryUploadReply, 'dictionary stored'),
-      200: json(DictionaryUploadReply.or(SyncSuccess), 'existing dictionary replaced (multipart), or stored (raw body: CSWeb’s reply)'),
+      200: json(DictionaryUploadReply.or(DictionaryRawUploadReply), 'existing dictionary replaced (multipart), or stored (raw body: CSWeb’s reply)'),
       400: json(ErrorBody, 'not a valid dictionary file (`DICT_INVALID`), bad label (`LABEL_INVALID`), a multipart body that is broken or not closed (`MULTIPART_INVALID`) or bad form (`USAGE`)'),
       409: json(ErrorBody, 'the label is used by another dictionary (`CONFLICT`)'),
       413: json(ErrorBody, 'file too large (`PAYLOAD_TOO_LARGE`)'),
@@ -99,13 +106,12 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
     handler: async (c) => {
       // multipart is the spec's form, a web form is a mistake (USAGE below); any other body is the raw .dcf.
       if (!/^(multipart\/|application\/x-www-form-urlencoded)/i.test(c.req.header('content-type') ?? '')) {
-        uploadRawDictionary(store, await rawBody(c, config.maxUploadBytes), { label: c.req.query('label') });
-        return c.json(CSWEB_SUCCESS);
+        return c.json(rawUploadReply(uploadRawDictionary(store, await rawBody(c, config.maxUploadBytes), { label: c.req.query('label') })));
       }
       const form = await readUpload(c, { fileField: 'file', maxBytes: config.maxUploadBytes });
       if (!form.file) throw new AppError('USAGE', 'the multipart form needs a "file" part holding the .dcf file');
       const reply = uploadDictionary(store, { source: form.file.data, label: form.fields.label, file: form.file.filename || undefined });
-      return c.json({ message: reply.message, name: reply.name, label: reply.label }, reply.created ? 201 : 200);
+      return c.json({ message: reply.message, name: reply.name, label: reply.label, breakout_rebuild: reply.breakout_rebuild }, reply.created ? 201 : 200);
     },
   });
 
@@ -113,20 +119,21 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
     method: 'put',
     path: '/api/dictionaries/{name}',
     summary: 'Create or replace a dictionary from the raw .dcf body',
-    description: 'The file must hold the dictionary named in the URL. An existing dictionary keeps its label; a new one gets one from its name unless `?label=` gives one.',
+    description:
+      'The file must hold the dictionary named in the URL. An existing dictionary keeps its label; a new one gets one from its name unless `?label=` gives one. ' +
+      'A replacement that makes the next breakout drop and rebuild tables adds `breakout_rebuild` to the reply (see POST).',
     tags: ['dictionaries'],
     permission: 'dictionaries.write',
     request: { params: DictionaryNameParams, body: { required: true, content: { 'text/plain': { schema: { type: 'string' } } } } },
     responses: {
-      200: json(SyncSuccess, 'stored'),
+      200: json(DictionaryRawUploadReply, 'stored'),
       400: json(ErrorBody, 'not a valid dictionary file (`DICT_INVALID`) or another dictionary than the URL names (`USAGE`)'),
       409: json(ErrorBody, 'the label is used by another dictionary (`CONFLICT`)'),
       413: json(ErrorBody, 'file too large (`PAYLOAD_TOO_LARGE`)'),
     },
     handler: async (c) => {
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
-      uploadRawDictionary(store, await rawBody(c, config.maxUploadBytes), { expectedName: name, label: c.req.query('label') });
-      return c.json(CSWEB_SUCCESS);
+      return c.json(rawUploadReply(uploadRawDictionary(store, await rawBody(c, config.maxUploadBytes), { expectedName: name, label: c.req.query('label') })));
     },
   });
 

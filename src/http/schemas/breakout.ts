@@ -148,7 +148,15 @@ export const BreakoutTables = z
     dictionary: z.string(),
     label: z.string(),
     database: z.string().meta({ description: 'the target database (SQLite: the file name)' }),
-    tables: z.array(z.strictObject({ name: z.string(), type: z.enum(['main', 'record']), row_count: z.int().min(0), size: z.string() })),
+    tables: z.array(
+      z.strictObject({
+        name: z.string(),
+        type: z.enum(['main', 'record']),
+        row_count: z.int().min(0),
+        size: z.string(),
+        stale: z.boolean().meta({ description: 'the current plan no longer has this table (old label or structure): the next breakout drops it' }),
+      }),
+    ),
     total_size: z.string().meta({ example: '1.2 MB' }),
     created_at: Timestamp.nullable(),
   })

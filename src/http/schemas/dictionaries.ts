@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DictionaryDetail as CoreDetail, DictionaryListItem as CoreListItem, DictionaryShort as CoreShort } from '../../core/dictionaries.js';
+import type { BreakoutRebuildNotice as CoreRebuild, DictionaryDetail as CoreDetail, DictionaryListItem as CoreListItem, DictionaryShort as CoreShort } from '../../core/dictionaries.js';
 import type { PurgeReply as CorePurgeReply } from '../../core/dictionary-purge.js';
 import { Timestamp } from './common.js';
 
@@ -58,10 +58,27 @@ export const DictionaryUploadForm = z
   })
   .meta({ id: 'DictionaryUploadForm' });
 
-/** Upload reply (spec 2.2). */
+/** The drop and rebuild a replaced dictionary makes the next breakout do (docs/breakout.md, "Destructive changes"). */
+export const BreakoutRebuildNotice = z
+  .strictObject({
+    reason: z.enum(['label', 'structure']).meta({ description: '`label`: the table prefix changed; `structure`: records, items, their types or lengths changed' }),
+    detail: z.string().meta({ description: 'why, e.g. the old and new table prefix' }),
+    message: z.string(),
+    target: z.string().meta({ description: 'the target the tables were recorded in (type and place; never a password, a SQLite file by its name only)' }),
+    tables_dropped: z.array(z.string()).meta({ description: 'tables the next breakout drops, if the target still holds them' }),
+    tables_created: z.array(z.string()).meta({ description: 'tables it creates instead, loading every case again' }),
+  })
+  .meta({ id: 'BreakoutRebuildNotice' });
+
+/** Upload reply (spec 2.2), plus what the next breakout will drop and rebuild (null: nothing). */
 export const DictionaryUploadReply = z
-  .strictObject({ message: z.string(), name: z.string(), label: z.string() })
+  .strictObject({ message: z.string(), name: z.string(), label: z.string(), breakout_rebuild: BreakoutRebuildNotice.nullable() })
   .meta({ id: 'DictionaryUploadReply' });
+
+/** CSWeb's success reply to a raw upload, with `breakout_rebuild` only when the next breakout will drop and rebuild tables. */
+export const DictionaryRawUploadReply = z
+  .strictObject({ code: z.literal(200), description: z.literal('Success'), breakout_rebuild: BreakoutRebuildNotice.optional() })
+  .meta({ id: 'DictionaryRawUploadReply' });
 
 /** Deletion reply (spec 4.2). */
 export const DictionaryDeleteReply = z.strictObject({ message: z.string(), name: z.string() }).meta({ id: 'DictionaryDeleteReply' });
@@ -105,4 +122,5 @@ export const schemasMatchCore: [
   Same<z.infer<typeof DictionaryListItem>, CoreListItem>,
   Same<z.infer<typeof DictionaryShort>, CoreShort>,
   Same<z.infer<typeof DictionaryPurgeReply>, CorePurgeReply>,
-] = [true, true, true, true];
+  Same<z.infer<typeof BreakoutRebuildNotice>, CoreRebuild>,
+] = [true, true, true, true, true];

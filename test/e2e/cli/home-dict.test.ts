@@ -62,11 +62,12 @@ describe('dict', () => {
   const home = tempHome();
   after(() => home.cleanup());
 
-  test('upload → {message, name: CEN2000, label}', () => {
+  test('upload → {message, name: CEN2000, label, breakout_rebuild: null}', () => {
     const r = runCli(home.root, ['dict', 'upload', POPSTAN_DCF, '--label', 'popstan', '--json']);
     assert.equal(r.code, 0, show(r));
     const j = r.json();
-    assert.deepEqual(Object.keys(j).sort(), ['label', 'message', 'name']);
+    assert.deepEqual(Object.keys(j).sort(), ['breakout_rebuild', 'label', 'message', 'name']);
+    assert.equal(j.breakout_rebuild, null);
     assert.equal(j.name, 'CEN2000');
     assert.equal(j.label, 'popstan');
     assert.match(j.message, /CEN2000/);

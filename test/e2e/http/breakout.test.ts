@@ -203,7 +203,8 @@ test('GET /api/breakout/tables/{dictionary}: main and record tables with the row
   assert.ok(t.created_at === null || ISO.test(t.created_at));
   assert.deepEqual(t.tables.map((x) => x.name).sort(), targetTables());
   for (const x of t.tables) {
-    assert.deepEqual(Object.keys(x).sort(), ['name', 'row_count', 'size', 'type']);
+    assert.deepEqual(Object.keys(x).sort(), ['name', 'row_count', 'size', 'stale', 'type']);
+    assert.equal(x.stale, false, x.name);
     assert.equal(x.type, x.name === 'popstan_cases' ? 'main' : 'record', x.name);
     assert.equal(x.row_count, rowCount(x.name), x.name);
     assert.match(x.size, /^\d+(\.\d)? (B|KB|MB|GB)$/);

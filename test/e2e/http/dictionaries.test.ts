@@ -80,7 +80,8 @@ test('GET /api/dictionaries/{name}?form=short: the short detail form of spec 2.2
 test('POST /api/dictionaries: multipart file + label → 201 {message, name, label}; again → 200 replaced', async () => {
   const r = await s.call('api', '/api/dictionaries', { method: 'POST', body: uploadForm(readFileSync(fixture('two-level.text.dcf')), 'twolevel', 'two-level.dcf') });
   const up = await body(r, 201, DictionaryUploadReply);
-  assert.deepEqual(Object.keys(up).sort(), ['label', 'message', 'name']);
+  assert.deepEqual(Object.keys(up).sort(), ['breakout_rebuild', 'label', 'message', 'name']);
+  assert.equal(up.breakout_rebuild, null);
   assert.equal(up.label, 'twolevel');
   assert.match(up.message, new RegExp(up.name));
   const detail = await body(await s.call('standard', `/api/dictionaries/${up.name}`), 200, DictionaryDetail);

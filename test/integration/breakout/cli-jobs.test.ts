@@ -153,7 +153,8 @@ test('PostgreSQL via the CLI: completed reply, conflict without overwrite (exit 
     assert.ok(tables.created_at === null || ISO.test(tables.created_at));
     const byName = Object.fromEntries(tables.tables.map((x: { name: string }) => [x.name, x]));
     assert.deepEqual(Object.keys(byName).sort(), [...TABLES].sort());
-    for (const x of tables.tables) assert.deepEqual(Object.keys(x).sort(), ['name', 'row_count', 'size', 'type']);
+    for (const x of tables.tables) assert.deepEqual(Object.keys(x).sort(), ['name', 'row_count', 'size', 'stale', 'type']);
+    for (const x of tables.tables) assert.equal(x.stale, false, x.name);
     assert.deepEqual(
       TABLES.map((n) => [n, byName[n].type, byName[n].row_count]),
       [
