@@ -7,7 +7,6 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, type Server, type Socket, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import lockfile from 'proper-lockfile';
@@ -18,7 +17,7 @@ import { datLines, groupPopstan, openQuery, popstanStore, POPSTAN, setTargetConf
 import { createPostgresDatabase, type TestDatabase } from '../../helpers/test-databases.js';
 import { runCli, runCliAsync, show, type CliResult } from '../../helpers/run-cli.js';
 import { fixture } from '../../helpers/temp-home.js';
-import { unusedPort } from '../../integration/dialects/fake-servers.js';
+import { silentServer, unusedPort } from '../../integration/dialects/fake-servers.js';
 
 const CASES = 40;
 /** A moment long after any next_run computed from the real clock: every enabled schedule is due. */
@@ -119,23 +118,6 @@ test('a due schedule runs its breakout into PostgreSQL, writes its log file and 
   assert.deepEqual(ok(runCli(root, ['--json', 'scheduler-run'], { env: { SDS_NOW: added.nextRun! } })).json().runs, []);
   assert.equal(store.schedules.countRuns(added.id), 1);
 });
-
-/** A TCP server that accepts connections and never answers: a database that hangs. */
-async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => undefined);
-  });
-  await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () => {
-      for (const s of sockets) s.destroy();
-      return new Promise<void>((res) => server.close(() => res()));
-    },
-  };
-}
 
 test('a breakout still running past the time limit is stopped, logged as interrupted and recorded as a failure', async () => {
   const hang = await silentServer();
