@@ -91,7 +91,7 @@ export async function openSnapshot(path: string, what: string): Promise<FileSnap
       ...digest,
       mtimeMs: Number(st.mtimeMs),
       stream() {
-        if (taken) throw new Error('a file snapshot streams once');
+        if (taken) throw new AppError('INTERNAL', `the snapshot of ${what} was streamed twice (a file snapshot streams once)`, { file: what });
         taken = true;
         if (size === 0) {
           void fh.close();

@@ -100,7 +100,7 @@ export function createLoginGuard(store: Store, policy: LoginThrottlePolicy, onEv
 
   /** Counts the attempt out of the in-flight set (waking the waiters) after `step` ran, whatever happened. */
   function settle<T>(a: LoginAttempt, step: () => T): T {
-    if (a.settled) throw new Error('a login attempt settles once');
+    if (a.settled) throw new AppError('INTERNAL', `the login attempt of ${a.username ?? 'a refresh token'} from ${a.address} was settled twice (an attempt settles once)`);
     a.settled = true;
     try {
       return step();

@@ -82,26 +82,25 @@ test('sync limits: a gzip bomb is 413 as soon as the inflated bytes pass the lim
   // 96 MiB of one string's characters in about 100 KB of gzip: over the 64 MiB default.
   const bomb = gzipSync(Buffer.concat([Buffer.from('[{"id":"'), Buffer.alloc(96 * 1024 * 1024, 0x61), Buffer.from('"}]')]), { level: 9 });
   assert.ok(bomb.length < 200 * 1024);
-  let started = performance.now();
   const r = await post(bomb);
-  const bombMs = performance.now() - started;
   assert.equal(r.status, 413);
   const body = (await r.json()) as LimitBody;
   assert.equal(body.error, 'PAYLOAD_TOO_LARGE');
   assert.equal(body.details?.limit, DEFAULT_LIMITS.requestBytes);
-  assert.ok(bombMs < 10_000, `refused in ${Math.round(bombMs)} ms`);
+  // How soon it stops is a speed (npm run bench); here: it names the limit it crossed.
+  assert.match(body.message, new RegExp(`limit of ${DEFAULT_LIMITS.requestBytes} bytes`));
 
   // 5 million nested brackets in about 10 KB of zlib: refused at the 65th.
   const rssBefore = process.memoryUsage().rss;
   const deep = deflateSync(Buffer.alloc(5_000_000, 0x5b), { level: 9 });
   assert.ok(deep.length < 20 * 1024);
-  started = performance.now();
   const d = await post(deep);
   assert.equal(d.status, 400);
   const deepBody = (await d.json()) as LimitBody;
   assert.equal(deepBody.error, 'JSON_TOO_DEEP');
   assert.equal(deepBody.details?.limit, DEFAULT_LIMITS.jsonDepth);
-  assert.ok(performance.now() - started < 2000);
+  // Refused at the bracket that opens level 65 (byte 64), not after reading the rest.
+  assert.match(deepBody.message, /at byte 64\)/);
   // Loose: JSON.parse of that body would build about 500 MB of arrays.
   assert.ok(process.memoryUsage().rss - rssBefore < 150 * 1024 * 1024, 'the server did not parse the nesting');
 
