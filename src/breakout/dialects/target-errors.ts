@@ -39,7 +39,7 @@ const TLS_VERIFY_CODES = new Set([
 export function isTlsError(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const { code, message } = err as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || TLS_VERIFY_CODES.has(code) || code === 'HANDSHAKE_NO_SSL_SUPPORT')) {
+  if (typeof code === 'string' && (code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || TLS_VERIFY_CODES.has(code) || code === 'HANDSHAKE_NO_SSL_SUPPORT' || code === 'HANDSHAKE_SSL_ERROR')) {
     return true;
   }
   // pg's answer to a server that says 'N' to the SSLRequest has no code.
