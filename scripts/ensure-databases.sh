@@ -4,7 +4,12 @@
 #   - PostgreSQL 127.0.0.1:5432: user `postgres` (and the roles the tests create) without a
 #     password over TCP from 127.0.0.1 (pg_hba `trust`);
 #   - MariaDB 127.0.0.1:3306: `root@127.0.0.1` and `root@localhost` with an empty password over
-#     TCP, and `local_infile` on (LOAD DATA LOCAL INFILE is the MySQL bulk path).
+#     TCP, and `local_infile` on (LOAD DATA LOCAL INFILE is the MySQL bulk path);
+#   - TLS on in both servers, with a test CA and a server certificate made here with openssl in
+#     $SDS_TEST_TLS_DIR (default /var/lib/sds-test-tls): ca.pem (what the tests trust) and a
+#     server certificate whose only name is DNS:localhost, so `localhost` is the right host and
+#     `127.0.0.1` a wrong one (docs/breakout.md, "TLS"). Clients that ask for no TLS still
+#     connect in plain.
 # Installs them from Debian's packages when absent, starts them when down, and sets up only what
 # is missing: safe to run again, and it leaves a server that already works alone.
 # Administration goes through the local sockets as the OS accounts (postgres peer auth,
@@ -76,10 +81,67 @@ if [ "$(maria_admin -N -e 'SELECT @@GLOBAL.local_infile')" != 1 ]; then
   maria_admin -e 'SET GLOBAL local_infile = 1'
 fi
 CNF_DIR=/etc/mysql/mariadb.conf.d
+# Debian's my.cnf reads this folder; a my.cnf written by hand may not: then it is added, so the
+# settings below survive a restart.
+if [ -f /etc/mysql/my.cnf ] && ! grep -Eq "^[[:space:]]*!includedir[[:space:]]+$CNF_DIR/?[[:space:]]*$" /etc/mysql/my.cnf; then
+  say "MariaDB: /etc/mysql/my.cnf now includes $CNF_DIR"
+  as_root mkdir -p "$CNF_DIR"
+  printf '\n# sds tests (scripts/ensure-databases.sh)\n!includedir %s/\n' "$CNF_DIR" | as_root tee -a /etc/mysql/my.cnf >/dev/null
+fi
 if [ -d "$CNF_DIR" ] && [ ! -f "$CNF_DIR/99-sds-tests.cnf" ]; then
   printf '# sds tests (scripts/ensure-databases.sh): LOAD DATA LOCAL INFILE\n[mysqld]\nlocal_infile = 1\n' | as_root tee "$CNF_DIR/99-sds-tests.cnf" >/dev/null
 fi
 
+# --- TLS ----------------------------------------------------------------------------------------
+TLS_DIR=${SDS_TEST_TLS_DIR:-/var/lib/sds-test-tls}
+if [ ! -s "$TLS_DIR/ca.pem" ] || [ ! -s "$TLS_DIR/server.pem" ] || [ ! -s "$TLS_DIR/server.key" ]; then
+  say "TLS: making a test CA and a server certificate for localhost in $TLS_DIR"
+  have openssl || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl >/dev/null
+  as_root mkdir -p "$TLS_DIR"
+  as_root chmod 0755 "$TLS_DIR"
+  work=$(mktemp -d)
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj '/CN=sds test CA' \
+    -keyout "$work/ca.key" -out "$work/ca.pem" \
+    -addext 'basicConstraints=critical,CA:TRUE' -addext 'keyUsage=critical,keyCertSign,cRLSign' 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj '/CN=localhost' -keyout "$work/server.key" -out "$work/server.csr" 2>/dev/null
+  printf 'subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n' >"$work/ext.cnf"
+  openssl x509 -req -in "$work/server.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial -days 3650 \
+    -extfile "$work/ext.cnf" -out "$work/server.pem" 2>/dev/null
+  as_root install -m 0644 "$work/ca.pem" "$work/server.pem" "$TLS_DIR/"
+  as_root install -m 0600 "$work/ca.key" "$work/server.key" "$TLS_DIR/"
+  rm -rf "$work"
+  # Each server reads its own copy of the key (PostgreSQL refuses a key others can read).
+  as_root rm -f "$TLS_DIR/postgres.key" "$TLS_DIR/mysql.key"
+fi
+if [ ! -f "$TLS_DIR/postgres.key" ]; then
+  as_root install -m 0600 -o postgres -g postgres "$TLS_DIR/server.key" "$TLS_DIR/postgres.key"
+fi
+if [ ! -f "$TLS_DIR/mysql.key" ]; then
+  as_root install -m 0600 -o mysql -g mysql "$TLS_DIR/server.key" "$TLS_DIR/mysql.key"
+fi
+
+if [ "$(as_postgres psql -XAtqc 'SHOW ssl')" != on ] || [ "$(as_postgres psql -XAtqc 'SHOW ssl_cert_file')" != "$TLS_DIR/server.pem" ]; then
+  say "PostgreSQL: TLS on ($TLS_DIR/server.pem)"
+  as_postgres psql -XAtq -c "ALTER SYSTEM SET ssl_cert_file = '$TLS_DIR/server.pem'" -c "ALTER SYSTEM SET ssl_key_file = '$TLS_DIR/postgres.key'" \
+    -c "ALTER SYSTEM SET ssl = on" -c 'SELECT pg_reload_conf()' >/dev/null
+  wait_for 'PostgreSQL TLS' sh -c '[ "$(psql -w -h 127.0.0.1 -U postgres -d postgres -XAtc "show ssl")" = on ]'
+fi
+
+if [ "$(maria_admin -N -e "SELECT @@have_ssl")" != YES ]; then
+  say "MariaDB: TLS on ($TLS_DIR/server.pem), restarting mariadbd"
+  as_root mkdir -p "$CNF_DIR"
+  printf '# sds tests (scripts/ensure-databases.sh): TLS with the test CA\n[mysqld]\nssl_ca = %s/ca.pem\nssl_cert = %s/server.pem\nssl_key = %s/mysql.key\n' \
+    "$TLS_DIR" "$TLS_DIR" "$TLS_DIR" | as_root tee "$CNF_DIR/99-sds-tests-tls.cnf" >/dev/null
+  as_root mariadb-admin --protocol=SOCKET -uroot shutdown
+  for _ in $(seq 1 60); do pgrep -x mariadbd >/dev/null || break; sleep 1; done
+  as_root mkdir -p /run/mysqld && as_root chown mysql:mysql /run/mysqld
+  as_root start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd -- --user=mysql
+  wait_for MariaDB maria_admin -e 'select 1'
+  if [ "$(maria_admin -N -e "SELECT @@have_ssl")" != YES ]; then
+    echo "ensure-databases: MariaDB did not turn TLS on (see $CNF_DIR/99-sds-tests-tls.cnf)" >&2; exit 1
+  fi
+fi
+
 wait_for 'MariaDB login root@127.0.0.1' mariadb -uroot -h127.0.0.1 -P3306 --protocol=TCP -e 'select 1'
 mariadb -uroot -hlocalhost -P3306 --protocol=TCP -e 'select 1' >/dev/null
-say "PostgreSQL and MariaDB are up"
+say "PostgreSQL and MariaDB are up, with TLS"

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { AppError, EXIT, formatLocation, toAppError } from '../shared/errors.js';
+import { reportedError } from '../core/breakout/job-error.js';
 import { registerHomeCommands } from './commands/home.js';
 import { registerDictCommands } from './commands/dict.js';
 import { registerCasesCommands } from './commands/cases.js';
@@ -106,13 +107,16 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-function report(e: AppError, json: boolean, verbose: boolean): void {
+function report(thrown: AppError, json: boolean, verbose: boolean): void {
+  const e = reportedError(thrown);
   if (json) {
     process.stdout.write(JSON.stringify({ error: e.code, message: e.message, details: e.details }, null, 2) + '\n');
     return;
   }
   const where = formatLocation(e.details);
-  process.stderr.write(`sds: ${e.code}: ${e.message}${where && !e.message.includes(where) ? ` [${where}]` : ''}\n`);
+  // `DB_CONNECTION_ERROR (DB-001)`, as `sds logs` labels a failed job.
+  const label = typeof e.details.diagnostic === 'string' && e.details.diagnostic !== e.code ? `${e.code} (${e.details.diagnostic})` : e.code;
+  process.stderr.write(`sds: ${label}: ${e.message}${where && !e.message.includes(where) ? ` [${where}]` : ''}\n`);
   if (e.code === 'INTERNAL' || verbose) {
     const cause = e.code === 'INTERNAL' ? e.cause : e.cause ?? undefined;
     if (cause instanceof Error && cause.stack) process.stderr.write(cause.stack + '\n');

@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AppError, toAppError } from '../shared/errors.js';
 import { requestFate } from './request-fate.js';
+import { reportedError } from '../core/breakout/job-error.js';
 import { hideServerPaths } from './hide-server-paths.js';
 
 /** Turns anything thrown into an AppError; Hono's own exceptions keep their status meaning. */
@@ -11,16 +12,17 @@ function normalise(err: unknown): AppError {
     if (err.status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'the request body is too large');
     if (err.status >= 400 && err.status < 500) return new AppError('USAGE', err.message || 'bad request');
   }
-  return toAppError(err);
+  return reportedError(toAppError(err));
 }
 
 /**
  * Details that the spec shows in error bodies (7.1, 7.4): the tables that block a start
  * (`existing_tables`, 409), what to do when a dictionary has no tables (`suggestion`, 404) and
- * the seconds to wait when rate-limited (`retry_after`, 429, also sent as Retry-After).
+ * the seconds to wait when rate-limited (`retry_after`, 429, also sent as Retry-After), and the
+ * catalogue code of a target failure (`diagnostic`: `DB-001` … under `DB_CONNECTION_ERROR`).
  * Other details stay server-side: they may name paths or internals.
  */
-const PUBLIC_DETAILS = ['existing_tables', 'suggestion', 'retry_after'] as const;
+const PUBLIC_DETAILS = ['existing_tables', 'suggestion', 'retry_after', 'diagnostic'] as const;
 
 /** Codes of a refusal by a limit, and the details their bodies carry (docs/limits.md). */
 const LIMIT_CODES = new Set<string>(['CASE_TOO_LARGE', 'JSON_TOO_DEEP', 'PAYLOAD_TOO_LARGE']);

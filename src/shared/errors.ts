@@ -90,6 +90,13 @@ export const ERROR_CODES = {
   CRON_INVALID: { http: 400, exit: EXIT.invalid, title: 'a cron expression is not 5 valid fields (the message names the field)' },
   SCHEDULE_NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'no schedule of that id or for that dictionary' },
   SCHEDULE_EXISTS: { http: 409, exit: EXIT.conflict, title: 'the dictionary already has a schedule (one per dictionary)' },
+  // Breakout targets (docs/breakout.md, "Targets" and "TLS")
+  TARGET_URL_INVALID: { http: 400, exit: EXIT.invalid, title: 'a target URL is not a URL, or its scheme does not match the target type (postgresql://, mysql://, mssql://, sqlite://)' },
+  TARGET_DATABASE_MISSING: { http: 400, exit: EXIT.invalid, title: 'a PostgreSQL, MySQL/MariaDB or SQL Server target names no database' },
+  TARGET_PARAM_UNKNOWN: { http: 400, exit: EXIT.invalid, title: 'a query parameter of a target URL is not one sds honours for that type (the message names it)' },
+  TARGET_TLS_INVALID: { http: 400, exit: EXIT.invalid, title: 'a TLS setting of a target is not valid for its type, or is given twice with two values' },
+  TLS_FILE_UNREADABLE: { http: 500, exit: EXIT.invalid, title: 'a TLS file of a target (CA, client certificate or key) is missing or unreadable when connecting' },
+  TARGET_FILE_DIR_MISSING: { http: 400, exit: EXIT.invalid, title: 'the folder of a SQLite target file does not exist; `target test` creates nothing' },
   TARGET_NOT_CONFIGURED: { http: 409, exit: EXIT.conflict, title: 'the dictionary has no breakout target, so it cannot be scheduled' },
   // Outgoing webhooks
   WEBHOOK_INVALID: { http: 400, exit: EXIT.invalid, title: 'a webhook field is invalid: url not http(s), unknown event kind, or a weak secret' },

@@ -14,6 +14,11 @@ export interface TargetRow {
   passwordEnv: string | null;
   file: string | null;
   foreignKeys: boolean;
+  /** TLS fields (`--tls-mode`, `--tls-ca`, `--tls-cert`, `--tls-key`); null: not given. */
+  tlsMode: string | null;
+  tlsCa: string | null;
+  tlsCert: string | null;
+  tlsKey: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -28,6 +33,10 @@ interface RawTarget {
   password_env: string | null;
   file: string | null;
   foreign_keys: number;
+  tls_mode: string | null;
+  tls_ca: string | null;
+  tls_cert: string | null;
+  tls_key: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -49,6 +58,10 @@ export class TargetsRepo {
       passwordEnv: r.password_env,
       file: r.file,
       foreignKeys: r.foreign_keys === 1,
+      tlsMode: r.tls_mode,
+      tlsCa: r.tls_ca,
+      tlsCert: r.tls_cert,
+      tlsKey: r.tls_key,
       createdAt: r.created_at,
       updatedAt: r.updated_at,
     };
@@ -58,13 +71,15 @@ export class TargetsRepo {
     const now = nowIso();
     this.db
       .prepare(
-        `INSERT INTO targets (dictionary_id, type, url, host, port, database, username, password_env, file, foreign_keys, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO targets (dictionary_id, type, url, host, port, database, username, password_env, file, foreign_keys,
+           tls_mode, tls_ca, tls_cert, tls_key, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (dictionary_id) DO UPDATE SET type = excluded.type, url = excluded.url, host = excluded.host, port = excluded.port,
            database = excluded.database, username = excluded.username, password_env = excluded.password_env, file = excluded.file,
-           foreign_keys = excluded.foreign_keys, updated_at = excluded.updated_at`,
+           foreign_keys = excluded.foreign_keys,
+           tls_mode = excluded.tls_mode, tls_ca = excluded.tls_ca, tls_cert = excluded.tls_cert, tls_key = excluded.tls_key, updated_at = excluded.updated_at`,
       )
-      .run(dictionaryId, t.type, t.url, t.host, t.port, t.database, t.username, t.passwordEnv, t.file, t.foreignKeys ? 1 : 0, now, now);
+      .run(dictionaryId, t.type, t.url, t.host, t.port, t.database, t.username, t.passwordEnv, t.file, t.foreignKeys ? 1 : 0, t.tlsMode, t.tlsCa, t.tlsCert, t.tlsKey, now, now);
   }
 
   clear(dictionaryId: number): boolean {

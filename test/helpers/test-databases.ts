@@ -6,10 +6,23 @@
  * fails the test: these helpers never skip.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TargetConfig } from '../../src/breakout/dialects/dialect.js';
+
+/**
+ * The test CA and server certificate of scripts/ensure-databases.sh (the servers' certificate
+ * names only `localhost`). Missing files fail the TLS tests: they never skip.
+ */
+export const TLS_DIR = process.env.SDS_TEST_TLS_DIR ?? '/var/lib/sds-test-tls';
+
+/** The test CA file; throws (failing the test) when ensure-databases.sh has not made it. */
+export function testCaFile(): string {
+  const ca = join(TLS_DIR, 'ca.pem');
+  if (!existsSync(ca)) throw new Error(`${ca} is missing: run scripts/ensure-databases.sh (TLS for the test servers)`);
+  return ca;
+}
 
 export const PG_ADMIN_URL = process.env.SDS_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const MYSQL_ADMIN_URL = process.env.SDS_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';

@@ -7,6 +7,7 @@
  * and `index.ts` (the Dialect object).
  */
 import type { ColumnType, Row, TablePlan } from '../plan-model.js';
+import type { TlsMode, TlsSettings } from './tls.js';
 
 export type DialectName = 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite';
 
@@ -37,6 +38,30 @@ export interface DialectCapabilities {
   maxParallelWriters: number;
 }
 
+/** What a target URL of this type may be (docs/breakout.md, "Targets"). */
+export interface TargetUrlRules {
+  /** Accepted URL schemes, lower case, without `://`. */
+  schemes: readonly string[];
+  /** Whether a database name is required (client-server databases). */
+  databaseRequired: boolean;
+  /** Query parameters honoured besides the TLS ones (e.g. `local_infile`). */
+  params: readonly string[];
+}
+
+/** How a dialect does TLS (docs/breakout.md, "TLS"). */
+export interface DialectTls {
+  /** Modes its driver can honour; any other is refused by name, never approximated. */
+  modes: readonly TlsMode[];
+  /** Mode in force when the target says nothing. */
+  defaultMode: TlsMode;
+  /** Whether a client certificate and key can be presented. */
+  clientCertificate: boolean;
+  /** URL query parameters that carry TLS settings for this dialect. */
+  params: readonly string[];
+  /** Reads the TLS parameters of a URL query (only those of `params`); a bad value is TARGET_TLS_INVALID. */
+  fromParams(params: Record<string, string>): Partial<TlsSettings>;
+}
+
 /** Where a breakout target is. Explicit fields override the parts of `url`. */
 export interface TargetConfig {
   type: DialectName;
@@ -56,6 +81,13 @@ export interface TargetConfig {
   connectTimeoutMs?: number;
   /** Open only an existing database: a SQLite file that is absent is an error, not created (status reads). */
   existingOnly?: boolean;
+  /**
+   * Change nothing (`target test`): a SQLite file is opened read-only, and one not made yet is
+   * not created (its folder must exist). Client-server targets connect as usual.
+   */
+  probe?: boolean;
+  /** TLS settings given as fields (`--tls-*`); they override the URL's TLS parameters. */
+  tls?: Partial<TlsSettings>;
 }
 
 export interface CreateTableOptions {
@@ -110,6 +142,11 @@ export interface TargetSession {
   bulkLoad(table: TablePlan, rows: RowSource): Promise<number>;
   /** Inserts a row, replacing any row with the same primary key (bookkeeping, e.g. the jobs table). */
   upsertRow(table: TablePlan, row: Row): Promise<void>;
+  /**
+   * The TLS protocol version this connection negotiated (`TLSv1.3`), or null when it runs in
+   * plain text; undefined where the driver cannot tell.
+   */
+  tlsVersion(): Promise<string | null | undefined>;
   /** Small reads (jobs table, tests): rows in `table.columns` order, canonical values. */
   readRows(table: TablePlan, opts?: ReadOptions): Promise<Row[]>;
   /** Exact row count of one table. */
@@ -141,6 +178,8 @@ export interface TargetSession {
 export interface Dialect {
   readonly name: DialectName;
   readonly capabilities: DialectCapabilities;
+  readonly url: TargetUrlRules;
+  readonly tls: DialectTls;
   /** Quotes one identifier, always (reserved words, odd characters and case are then safe). */
   quoteIdent(name: string): string;
   /** SQL type of a column in this database (before any row-size fallback of the DDL). */

@@ -51,6 +51,7 @@ export abstract class BaseSession implements TargetSession {
   }
 
   abstract serverVersion(): Promise<string>;
+  abstract tlsVersion(): Promise<string | null | undefined>;
   abstract bulkLoad(table: TablePlan, rows: RowSource): Promise<number>;
   abstract close(): Promise<void>;
 

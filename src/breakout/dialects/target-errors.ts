@@ -26,8 +26,30 @@ export function networkErrorCode(err: unknown): string | undefined {
   return cause && cause !== err ? networkErrorCode(cause) : undefined;
 }
 
+/** OpenSSL's certificate verification codes that Node puts in `err.code`. */
+const TLS_VERIFY_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_UNTRUSTED', 'CERT_REJECTED', 'HOSTNAME_MISMATCH',
+]);
+
+/**
+ * Whether `err` is a failed TLS negotiation: the server refused TLS, its certificate did not
+ * verify (chain or host name), or the handshake broke. Checked before the socket codes.
+ */
+export function isTlsError(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || TLS_VERIFY_CODES.has(code) || code === 'HANDSHAKE_NO_SSL_SUPPORT' || code === 'HANDSHAKE_SSL_ERROR')) {
+    return true;
+  }
+  // pg's answer to a server that says 'N' to the SSLRequest has no code.
+  if (typeof message === 'string' && /server does not support SSL|error establishing an SSL connection/i.test(message)) return true;
+  const cause = (err as { cause?: unknown }).cause;
+  return cause !== undefined && cause !== err ? isTlsError(cause) : false;
+}
+
 /** Which DB-00x situation a driver error is (or undefined: not a connection-level problem). */
-export type TargetProblem = 'unreachable' | 'auth' | 'no-database' | 'too-many' | 'unknown-connect' | 'permission';
+export type TargetProblem = 'unreachable' | 'auth' | 'no-database' | 'too-many' | 'unknown-connect' | 'permission' | 'tls';
 
 const CODE: Record<TargetProblem, ErrorCode> = {
   unreachable: 'DB-001',
@@ -35,6 +57,8 @@ const CODE: Record<TargetProblem, ErrorCode> = {
   'no-database': 'DB-003',
   'too-many': 'DB-005',
   'unknown-connect': 'DB_CONNECTION_ERROR',
+  // No catalogue code names a failed TLS negotiation: the spec's connection code, the message says TLS.
+  tls: 'DB_CONNECTION_ERROR',
   // The target's user lacks a right (CREATE, INSERT, ...): a job fails with the spec's code (docs/breakout.md).
   permission: 'INSUFFICIENT_PERMISSIONS',
 };
@@ -52,8 +76,9 @@ export function targetError(problem: TargetProblem, product: string, target: Res
     'too-many': `${product} at ${where} has too many connections: ${reason}`,
     'unknown-connect': `cannot open a ${product} session at ${where}: ${reason}`,
     permission: `${product} at ${where} refused user '${target.user}' for lack of rights: ${reason}`,
+    tls: `TLS (${target.tls.mode}) with ${product} at ${where} failed: ${reason}`,
   };
-  const details = { target: where, ...(typeof driverCode === 'string' || typeof driverCode === 'number' ? { driverCode } : {}) };
+  const details = { target: where, ...(problem === 'tls' ? { tls_mode: target.tls.mode } : {}), ...(typeof driverCode === 'string' || typeof driverCode === 'number' ? { driverCode } : {}) };
   // The password could only leak through a driver message echoing a connection string; scrub it.
   const message = target.password ? messages[problem].split(target.password).join('***') : messages[problem];
   return new AppError(CODE[problem], message, details, { cause: err });

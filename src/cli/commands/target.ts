@@ -22,25 +22,30 @@ export function registerTargetCommands(program: Command): void {
     .option('--password-env <VAR>', 'environment variable that holds the password')
     .option('--file <path>', 'SQLite database file')
     .option('--foreign-keys', 'add foreign keys from record tables to the cases table (slower loads)')
+    .option('--tls-mode <mode>', 'disable, allow, prefer, require, verify-ca or verify-full (libpq words; see docs/breakout.md)')
+    .option('--tls-ca <file>', 'CA certificate (PEM) the server certificate must chain to')
+    .option('--tls-cert <file>', 'client certificate (PEM), with --tls-key')
+    .option('--tls-key <file>', 'private key of the client certificate (PEM)')
     .addHelpText(
       'after',
       examples(
         'sds target set CEN2000 --type postgresql --url postgresql://census@127.0.0.1:5432/census --password-env CENSUS_PW',
-        'sds target set CEN2000 --type mysql --host 127.0.0.1 --database census --user root',
-        'sds target set CEN2000 --type sqlite --file /srv/census.sqlite',
+        'sds target set CEN2000 --type postgresql --url "postgresql://census@db.example/census?sslmode=verify-full" --tls-ca /etc/ssl/db-ca.pem',
+        'sds target set CEN2000 --type mysql --host db.example --database census --user root --tls-mode verify-full --tls-ca ca.pem',
+        'sds target set CEN2000 --type sqlite --database /srv/census.sqlite',
       ),
     )
     .action(
-      action((ctx, dict: string, o: { type: string; url?: string; host?: string; port?: string; database?: string; user?: string; passwordEnv?: string; file?: string; foreignKeys?: boolean }) => {
+      action((ctx, dict: string, o: { type: string; url?: string; host?: string; port?: string; database?: string; user?: string; passwordEnv?: string; file?: string; foreignKeys?: boolean; tlsMode?: string; tlsCa?: string; tlsCert?: string; tlsKey?: string }) => {
         const v = setTarget(ctx.store(), dict, { ...o });
-        ctx.print(v, () => `Target of ${v.dictionary}: ${v.target}`);
+        ctx.print(v, () => `Target of ${v.dictionary}: ${v.target} (TLS ${v.tls})`);
       }),
     );
 
   target
     .command('show <dict>')
-    .description('show the effective target of a dictionary and where it comes from')
-    .addHelpText('after', examples('sds target show CEN2000', 'sds target show CEN2000 --json'))
+    .description('show the effective target of a dictionary, where it comes from and the TLS in force')
+    .addHelpText('after', examples('sds target show CEN2000', 'sds target show CEN2000 --json   # .tls: e.g. "verify-full (CA /etc/ssl/db-ca.pem)"'))
     .action(
       action((ctx, dict: string) => {
         const v = showTarget(ctx.store(), dict);
@@ -61,12 +66,12 @@ export function registerTargetCommands(program: Command): void {
 
   target
     .command('test <dict>')
-    .description('connect to the target and report its server version')
-    .addHelpText('after', examples('sds target test CEN2000', 'CENSUS_PW=secret sds target test CEN2000 --json'))
+    .description('connect to the target and report its server version and negotiated TLS; creates nothing')
+    .addHelpText('after', examples('sds target test CEN2000', 'CENSUS_PW=secret sds target test CEN2000 --json   # .tls_version: TLSv1.3 or none'))
     .action(
       action(async (ctx, dict: string) => {
         const r = await testTarget(ctx.store(), dict);
-        ctx.print(r, () => `${r.target}: ok (${r.server_version})`);
+        ctx.print(r, () => `${r.target}: ok (${r.server_version}; TLS ${r.tls_version}, mode ${r.tls_mode})`);
       }),
     );
 }

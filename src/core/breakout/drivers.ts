@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Store } from '../../store/open-store.js';
 import { toAppError } from '../../shared/errors.js';
+import { reportedError } from './job-error.js';
 import { getDialect } from '../../breakout/dialects/index.js';
 import { effectiveTarget, effectiveTargetWithoutSecrets } from './targets.js';
 
@@ -19,7 +20,7 @@ const DRIVERS = [
 
 export interface DriverReport {
   drivers: { driver: string; database: string; type: string; module: string; available: boolean; version: string | null; error: string | null }[];
-  targets: { dictionary: string; target: string; source: string; reachable: boolean; server_version: string | null; error: { code: string; message: string } | null }[];
+  targets: { dictionary: string; target: string; source: string; reachable: boolean; server_version: string | null; error: { code: string; message: string; diagnostic?: string } | null }[];
 }
 
 /**
@@ -42,15 +43,18 @@ export async function checkDatabaseDrivers(store: Store): Promise<DriverReport> 
     try {
       const t = effectiveTarget(store, dict);
       try {
-        const session = await getDialect(t.config.type).connect(t.config);
+        // probe: a check creates nothing (no SQLite file, no folder).
+        const session = await getDialect(t.config.type).connect({ ...t.config, probe: true });
         try {
           targets.push({ dictionary: dict.name, target: t.identity, source: t.source, reachable: true, server_version: await session.serverVersion(), error: null });
         } finally {
           await session.close();
         }
       } catch (err) {
-        const e = toAppError(err);
-        targets.push({ dictionary: dict.name, target: t.identity, source: t.source, reachable: false, server_version: null, error: { code: e.code, message: e.message } });
+        // The code a job would record, with the catalogue code as its diagnostic (docs/errors.md).
+        const e = reportedError(toAppError(err));
+        const diagnostic = typeof e.details.diagnostic === 'string' ? { diagnostic: e.details.diagnostic } : {};
+        targets.push({ dictionary: dict.name, target: t.identity, source: t.source, reachable: false, server_version: null, error: { code: e.code, message: e.message, ...diagnostic } });
       }
     } catch (err) {
       // The target cannot be used as configured (a password variable not set, ...): still say which one it is.

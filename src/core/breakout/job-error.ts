@@ -1,4 +1,4 @@
-import type { AppError, ErrorCode } from '../../shared/errors.js';
+import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { JobError } from '../../store/jobs-repo.js';
 
 /**
@@ -38,6 +38,18 @@ export function jobError(e: AppError): JobError {
     message: e.message,
     details: JSON.stringify({ diagnostic: e.code, ...e.details }),
   };
+}
+
+/**
+ * A target failure as every surface reports it (docs/errors.md, "One code per failure"): the
+ * code a job records (`DB_CONNECTION_ERROR`, spec 7.3) with the catalogue code (`DB-001` …) as
+ * `details.diagnostic`, so `target test`, `breakout tables`, an HTTP reply and a failed job
+ * name a refused connection the same way. Other errors are returned as they are.
+ */
+export function reportedError(e: AppError): AppError {
+  if (!isTargetConnectionError(e) || e.details.diagnostic !== undefined) return e;
+  const details = { diagnostic: e.code, ...e.details };
+  return new AppError('DB_CONNECTION_ERROR', e.message, details, { cause: e.cause ?? e });
 }
 
 /** `DB_CONNECTION_ERROR (DB-001)` for logs: the job's code, and the catalogue code when it differs. */

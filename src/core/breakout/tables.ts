@@ -27,6 +27,7 @@ async function withTables<T>(
   store: Store,
   dict: DictionaryRecord,
   fn: (session: TargetSession, plan: BreakoutPlan, tables: TableInfo[], recorded: string[]) => Promise<T>,
+  opts: { probe?: boolean } = {},
 ): Promise<T> {
   return withTargetSession(store, dict, async (session, plan, target) => {
     const state = store.breakoutState.get(dict.id);
@@ -37,7 +38,7 @@ async function withTables<T>(
     for (const prefix of prefixes) for (const t of await session.listTables(prefix)) if (known.has(t.name)) seen.set(t.name, t);
     const tables = [...seen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return fn(session, plan, tables, recorded);
-  });
+  }, opts);
 }
 
 /**
@@ -82,6 +83,17 @@ export async function dropBreakoutTables(
   dictionaryName: string,
 ): Promise<{ message: string; dictionary: string; deleted_tables: string[]; freed_space: string }> {
   const dict = requireDictionary(store, dictionaryName);
+  // Looked at first without changing anything: with no tables there is nothing to open for
+  // writing (a SQLite target file that was never made is not made just to drop nothing).
+  const present = await withTables(store, dict, async (_session, _plan, tables) => tables.length, { probe: true }).catch((err: unknown) => {
+    // The folder of a SQLite target file does not exist: it holds no tables.
+    if (err instanceof AppError && err.code === 'TARGET_FILE_DIR_MISSING') return 0;
+    throw err;
+  });
+  if (present === 0) {
+    store.breakoutState.clear(dict.id);
+    return { message: `${dict.name} had no breakout tables`, dictionary: dict.name, deleted_tables: [], freed_space: humanSize(0) };
+  }
   return withTables(store, dict, async (session, _plan, tables) => {
     // Stale tables under an old prefix go too: they belong to this dictionary.
     const dropped = await session.dropTables(tables.map((t) => t.name));

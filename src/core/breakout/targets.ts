@@ -1,6 +1,7 @@
-import { basename, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { TargetConfig, TargetSession } from '../../breakout/dialects/dialect.js';
-import { resolveTarget } from '../../breakout/dialects/target-config.js';
+import { checkTargetConfig, parseTargetUrl, resolveTarget } from '../../breakout/dialects/target-config.js';
+import { describeTls, type TlsMode, type TlsSettings } from '../../breakout/dialects/tls.js';
 import { planBreakout } from '../../breakout/plan.js';
 import type { BreakoutPlan } from '../../breakout/plan-model.js';
 import { getDialect } from '../../breakout/dialects/index.js';
@@ -66,6 +67,7 @@ export function effectiveTarget(store: Store, dict: DictionaryRow, env: NodeJS.P
       user: own.username ?? undefined,
       password,
       file: own.file ?? (own.type === 'sqlite' && !own.url ? defaultSqliteFile(store) : undefined),
+      tls: storedTls(own),
     };
   } else if (env.BREAKOUT_DB_TYPE !== undefined && env.BREAKOUT_DB_TYPE !== '') {
     source = 'environment';
@@ -79,6 +81,8 @@ export function effectiveTarget(store: Store, dict: DictionaryRow, env: NodeJS.P
     config = sqlitePath
       ? { type, file: sqlitePath }
       : { type, url, file: type === 'sqlite' && !url ? defaultSqliteFile(store) : undefined };
+    // The same rules as `sds target set` (docs/breakout.md, "Targets"): nothing of the URL is ignored.
+    checkTargetConfig(config, getDialect(type));
   } else {
     source = 'default';
     config = { type: 'sqlite', file: defaultSqliteFile(store) };
@@ -86,12 +90,22 @@ export function effectiveTarget(store: Store, dict: DictionaryRow, env: NodeJS.P
   return { config, source, foreignKeys, identity: describeTarget(config) };
 }
 
+/** The TLS fields stored with a target (`--tls-*`), only those given. */
+function storedTls(own: { tlsMode: string | null; tlsCa: string | null; tlsCert: string | null; tlsKey: string | null }): Partial<TlsSettings> {
+  const tls: Partial<TlsSettings> = {};
+  if (own.tlsMode) tls.mode = own.tlsMode as TlsMode;
+  if (own.tlsCa) tls.ca = own.tlsCa;
+  if (own.tlsCert) tls.cert = own.tlsCert;
+  if (own.tlsKey) tls.key = own.tlsKey;
+  return tls;
+}
+
 /**
  * A one-line description of a target without its password, e.g.
  * `postgresql census@db:5432/census`; it also identifies the target in the breakout state.
  */
 export function describeTarget(config: TargetConfig): string {
-  const r = resolveTarget(config, getDialect(config.type).capabilities, { user: '', database: '' });
+  const r = resolveTarget(config, getDialect(config.type), { user: '', database: '' });
   return `${config.type} ${r.user ? `${r.user}@` : ''}${r.label}`;
 }
 
@@ -101,7 +115,7 @@ export function describeTarget(config: TargetConfig): string {
  */
 export function targetPlace(config: TargetConfig): { host: string | null; schema: string | null } {
   const dialect = getDialect(config.type);
-  const r = resolveTarget(config, dialect.capabilities, { user: '', database: '' });
+  const r = resolveTarget(config, dialect, { user: '', database: '' });
   if (r.file) return { host: null, schema: basename(r.file) };
   return { host: `${r.host.includes(':') ? `[${r.host}]` : r.host}:${r.port}`, schema: r.database || null };
 }
@@ -114,12 +128,16 @@ export async function withTargetSession<T>(
   store: Store,
   dict: DictionaryRecord,
   fn: (session: TargetSession, plan: BreakoutPlan, target: EffectiveTarget) => Promise<T>,
-  opts: { connectTimeoutMs?: number } = {},
+  opts: { connectTimeoutMs?: number; probe?: boolean } = {},
 ): Promise<T> {
   const target = effectiveTarget(store, dict);
   const dialect = getDialect(target.config.type);
   const plan = planBreakout(dict.model, dict.label, { maxIdentifierLength: dialect.capabilities.maxIdentifierLength });
-  const config = opts.connectTimeoutMs === undefined ? target.config : { ...target.config, connectTimeoutMs: opts.connectTimeoutMs };
+  const config = {
+    ...target.config,
+    ...(opts.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: opts.connectTimeoutMs }),
+    ...(opts.probe ? { probe: true } : {}),
+  };
   const session = await dialect.connect(config);
   try {
     return await fn(session, plan, target);
@@ -138,6 +156,10 @@ export interface TargetInput {
   passwordEnv?: string;
   file?: string;
   foreignKeys?: boolean;
+  tlsMode?: string;
+  tlsCa?: string;
+  tlsCert?: string;
+  tlsKey?: string;
 }
 
 /**
@@ -147,7 +169,7 @@ export interface TargetInput {
 function refuseUnusedOptions(type: TargetType, input: TargetInput): TargetInput {
   const given = (names: (keyof TargetInput)[]) => names.filter((n) => input[n] !== undefined);
   const flag = (n: string) => `--${n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-  const unused = type === 'sqlite' ? given(['host', 'port', 'user', 'passwordEnv']) : given(['file']);
+  const unused = type === 'sqlite' ? given(['host', 'port', 'user', 'passwordEnv', 'tlsMode', 'tlsCa', 'tlsCert', 'tlsKey']) : given(['file']);
   if (unused.length > 0) {
     throw new AppError('USAGE', `${unused.map(flag).join(', ')} ${unused.length > 1 ? 'do' : 'does'} not apply to a ${type} target`, { field: unused[0] });
   }
@@ -162,18 +184,43 @@ function refuseUnusedOptions(type: TargetType, input: TargetInput): TargetInput 
   return { ...rest, file: input.file ?? database };
 }
 
+/**
+ * The `--tls-*` fields of `target set`, files made absolute from the current directory. A
+ * setting given both as a field and as a URL parameter must agree; TLS files named in the URL
+ * must be absolute paths (a job may run from any folder).
+ */
+function tlsFields(dialect: ReturnType<typeof getDialect>, input: TargetInput): Partial<TlsSettings> {
+  const fields: Partial<TlsSettings> = {};
+  if (input.tlsMode !== undefined) fields.mode = input.tlsMode as TlsMode;
+  if (input.tlsCa !== undefined) fields.ca = resolve(input.tlsCa);
+  if (input.tlsCert !== undefined) fields.cert = resolve(input.tlsCert);
+  if (input.tlsKey !== undefined) fields.key = resolve(input.tlsKey);
+  if (!input.url) return fields;
+  const query = Object.fromEntries(parseTargetUrl(input.url, dialect).searchParams.entries());
+  const fromUrl = dialect.tls.fromParams(Object.fromEntries(Object.entries(query).filter(([k]) => dialect.tls.params.includes(k))));
+  for (const k of ['mode', 'ca', 'cert', 'key'] as const) {
+    const u = fromUrl[k];
+    if (u === undefined) continue;
+    if (k !== 'mode' && !isAbsolute(u)) {
+      throw new AppError('TARGET_TLS_INVALID', `the TLS file "${u}" in the URL must be an absolute path (or give it with --tls-${k})`, { field: 'url' });
+    }
+    const f = fields[k];
+    if (f !== undefined && f !== (k === 'mode' ? u : resolve(u))) {
+      throw new AppError('TARGET_TLS_INVALID', `the TLS ${k} is given twice with two values: "${u}" in the URL and "${f}" by --tls-${k}; give it once`, { field: `tls-${k}` });
+    }
+  }
+  return fields;
+}
+
 /** Stores a dictionary's target after checking it is complete; the connection is not tried (see testTarget). */
 export function setTarget(store: Store, dictionaryName: string, given: TargetInput): TargetView {
   const dict = requireDictionary(store, dictionaryName);
   const type = parseTargetType(given.type, 'type');
   const input = refuseUnusedOptions(type, given);
+  const dialect = getDialect(type);
   if (input.url) {
-    try {
-      new URL(input.url);
-    } catch {
-      throw new AppError('USAGE', `--url "${input.url}" is not a URL (e.g. postgresql://user@host:5432/db)`, { field: 'url' });
-    }
-    if (/^[a-z]+:\/\/[^/@]*:[^/@]+@/i.test(input.url)) {
+    const parsed = parseTargetUrl(input.url, dialect);
+    if (parsed.password) {
       throw new AppError('USAGE', 'the URL contains a password; give it through an environment variable with --password-env instead', { field: 'url' });
     }
   }
@@ -187,6 +234,19 @@ export function setTarget(store: Store, dictionaryName: string, given: TargetInp
   if (input.passwordEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(input.passwordEnv)) {
     throw new AppError('USAGE', `--password-env must be an environment variable name, got "${input.passwordEnv}"`, { field: 'password-env' });
   }
+  const tls = tlsFields(dialect, input);
+  const config: TargetConfig = {
+    type,
+    url: input.url,
+    host: input.host,
+    port: port ?? undefined,
+    database: input.database,
+    user: input.user,
+    // A relative file is taken from the current directory now, not from wherever a job runs later.
+    file: input.file ? resolve(input.file) : type === 'sqlite' && !input.url ? defaultSqliteFile(store) : undefined,
+    tls,
+  };
+  checkTargetConfig(config, dialect);
   store.targets.set(dict.id, {
     type,
     url: input.url ?? null,
@@ -195,9 +255,12 @@ export function setTarget(store: Store, dictionaryName: string, given: TargetInp
     database: input.database ?? null,
     username: input.user ?? null,
     passwordEnv: input.passwordEnv ?? null,
-    // A relative file is taken from the current directory now, not from wherever a job runs later.
     file: input.file ? resolve(input.file) : null,
     foreignKeys: input.foreignKeys ?? false,
+    tlsMode: tls.mode ?? null,
+    tlsCa: tls.ca ?? null,
+    tlsCert: tls.cert ?? null,
+    tlsKey: tls.key ?? null,
   });
   return showTarget(store, dictionaryName);
 }
@@ -210,6 +273,8 @@ export interface TargetView {
   target: string;
   password_env: string | null;
   foreign_keys: boolean;
+  /** The TLS in force: mode and files, e.g. `verify-full (CA /etc/ssl/db-ca.pem)`; `disable` for plain. */
+  tls: string;
 }
 
 /** The effective target of a dictionary and where it comes from. */
@@ -217,7 +282,8 @@ export function showTarget(store: Store, dictionaryName: string): TargetView {
   const dict = requireDictionary(store, dictionaryName);
   const own = store.targets.get(dict.id);
   const t = effectiveTargetWithoutSecrets(store, dict);
-  return { dictionary: dict.name, source: t.source, type: t.config.type, target: t.identity, password_env: own?.passwordEnv ?? null, foreign_keys: t.foreignKeys };
+  const tls = describeTls(resolveTarget(t.config, getDialect(t.config.type), { user: '', database: '' }).tls);
+  return { dictionary: dict.name, source: t.source, type: t.config.type, target: t.identity, password_env: own?.passwordEnv ?? null, foreign_keys: t.foreignKeys, tls };
 }
 
 /** The effective target without its password, for reports: works when the password variable is not set. */
@@ -256,14 +322,41 @@ export function clearTarget(store: Store, dictionaryName: string): { message: st
   return { message: removed ? `Target of ${dict.name} cleared; the default target applies` : `${dict.name} had no target of its own`, dictionary: dict.name };
 }
 
-/** Connects to a dictionary's target and reports the server version, or the DB-00x error. */
-export async function testTarget(store: Store, dictionaryName: string): Promise<{ dictionary: string; target: string; ok: true; server_version: string; database: string }> {
+/** What `target test` reports: the server, and the TLS the connection negotiated. */
+export interface TargetTestResult {
+  dictionary: string;
+  target: string;
+  ok: true;
+  server_version: string;
+  database: string;
+  /** The TLS mode in force (`disable` … `verify-full`). */
+  tls_mode: string;
+  /** The negotiated protocol (`TLSv1.3`), `none` for plain, `unknown` where the driver cannot tell. */
+  tls_version: string;
+}
+
+/**
+ * Connects to a dictionary's target and reports the server version and the negotiated TLS, or
+ * the connection error. Creates nothing: a SQLite file is opened read-only, or not at all when
+ * it does not exist yet (its folder must exist).
+ */
+export async function testTarget(store: Store, dictionaryName: string): Promise<TargetTestResult> {
   const dict = requireDictionary(store, dictionaryName);
-  return withTargetSession(store, dict, async (session, _plan, t) => ({
-    dictionary: dict.name,
-    target: t.identity,
-    ok: true as const,
-    server_version: await session.serverVersion(),
-    database: session.databaseName(),
-  }));
+  return withTargetSession(
+    store,
+    dict,
+    async (session, _plan, t) => {
+      const version = await session.tlsVersion();
+      return {
+        dictionary: dict.name,
+        target: t.identity,
+        ok: true as const,
+        server_version: await session.serverVersion(),
+        database: session.databaseName(),
+        tls_mode: resolveTarget(t.config, session.dialect, { user: '', database: '' }).tls.mode,
+        tls_version: version === null ? 'none' : (version ?? 'unknown'),
+      };
+    },
+    { probe: true },
+  );
 }

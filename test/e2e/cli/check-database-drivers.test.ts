@@ -117,7 +117,7 @@ test('configured targets: live PostgreSQL and MariaDB answer, a closed port is D
       source: 'dictionary',
       reachable: false,
       server_version: null,
-      error: { code: 'DB-001', message: 'cannot connect to PostgreSQL at 127.0.0.1:1/census: connect ECONNREFUSED 127.0.0.1:1' },
+      error: { code: 'DB_CONNECTION_ERROR', message: 'cannot connect to PostgreSQL at 127.0.0.1:1/census: connect ECONNREFUSED 127.0.0.1:1', diagnostic: 'DB-001' },
     },
   ];
   const targetTable = (ts: typeof targets): string =>

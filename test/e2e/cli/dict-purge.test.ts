@@ -89,6 +89,21 @@ test('dict delete --with-cases --drop-tables --yes after a breakout into a SQLit
   }
 });
 
+test('dict delete --with-cases --drop-tables with no target configured creates no default SQLite file to drop nothing', () => {
+  const home = tempHome();
+  try {
+    const name = seeded(home.root);
+    const embedded = join(home.root, 'targets', 'breakout.sqlite');
+    assert.equal(existsSync(embedded), false);
+    const r = runCli(home.root, ['dict', 'delete', name, '--with-cases', '--drop-tables', '--yes'], { env: { BREAKOUT_DB_TYPE: undefined, BREAKOUT_DB_URL: undefined } });
+    assert.equal(r.code, 0, show(r));
+    assert.match(r.stdout, new RegExp(`Dictionary ${name} purged`));
+    assert.equal(existsSync(embedded), false, 'the embedded target file was created');
+  } finally {
+    home.cleanup();
+  }
+});
+
 /** Runs the CLI under a pseudo-terminal (util-linux `script`) and answers its prompt. */
 function onTerminal(root: string, args: string[], answer: string): Promise<{ code: number | null; out: string }> {
   const cmd = [process.execPath, SDS_BIN, '--home', root, ...args].map((a) => `'${a}'`).join(' ');

@@ -237,6 +237,10 @@ test('a start whose target is down answers 202 (spec flow); the job ends failed 
   assert.equal(details.diagnostic, 'DB-001');
   assert.equal(details.target, '127.0.0.1:1/nowhere');
   assert.match(st.failed_at, ISO);
+  // A route that reads the target itself names the failure the same way (docs/errors.md, "One code per failure").
+  const tables = await apiError(await s.call('api', `/api/breakout/tables/${simple}`), 'GET /api/breakout/tables/{dictionary}', 502, 'DB_CONNECTION_ERROR');
+  assert.equal(tables.diagnostic, 'DB-001');
+  assert.equal(tables.message, st.error.message);
 });
 
 test('GET /api/breakout/jobs: newest first, status filter, limit default 50', async () => {

@@ -9,7 +9,7 @@ import * as sqlite from '../../../src/breakout/dialects/sqlite/errors.js';
 import * as mssql from '../../../src/breakout/dialects/sqlserver/errors.js';
 import type { ResolvedTarget } from '../../../src/breakout/dialects/target-config.js';
 
-const target: ResolvedTarget = { host: 'db.example', port: 5432, database: 'census', user: 'ana', password: 'hunter2-secret', file: '', params: {}, label: 'db.example:5432/census' };
+const target: ResolvedTarget = { host: 'db.example', port: 5432, database: 'census', user: 'ana', password: 'hunter2-secret', file: '', params: {}, tls: { mode: 'disable' }, label: 'db.example:5432/census' };
 
 function err(fields: Record<string, unknown>, message = 'driver says no'): Error {
   return Object.assign(new Error(message), fields);

@@ -5,7 +5,7 @@
  */
 import type { AppError } from '../../../shared/errors.js';
 import type { ResolvedTarget } from '../target-config.js';
-import { networkErrorCode, targetError, type TargetProblem } from '../target-errors.js';
+import { isTlsError, networkErrorCode, targetError, type TargetProblem } from '../target-errors.js';
 
 const PRODUCT = 'MySQL/MariaDB';
 
@@ -35,6 +35,7 @@ const PERMISSION_ERRNOS = new Set([
 
 /** Classifies a mysql2 error raised while connecting, or undefined when it is not about reaching the server. */
 export function classify(err: unknown): TargetProblem | undefined {
+  if (isTlsError(err)) return 'tls';
   if (networkErrorCode(err)) return 'unreachable';
   if (typeof err !== 'object' || err === null) return undefined;
   const { errno, code } = err as { errno?: unknown; code?: unknown };

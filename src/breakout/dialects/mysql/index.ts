@@ -1,5 +1,6 @@
 /** The MySQL/MariaDB dialect: LOAD DATA LOCAL bulk path, non-transactional DDL, 64-character identifiers. */
 import type { Dialect } from '../dialect.js';
+import { tls } from './tls.js';
 import { columnType, createTableSql, dropTableSql, MAX_IDENTIFIER_LENGTH, quoteIdent } from './ddl.js';
 
 export const mysql: Dialect = {
@@ -17,6 +18,8 @@ export const mysql: Dialect = {
     maxParallelWriters: 10,
     defaultPort: 3306,
   },
+  url: { schemes: ['mysql', 'mariadb'], databaseRequired: true, params: ['local_infile'] },
+  tls,
   quoteIdent,
   columnType: (type) => columnType(type),
   createTableSql,

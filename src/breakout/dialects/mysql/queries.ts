@@ -20,6 +20,9 @@ ORDER BY TABLE_NAME`;
 
 export const VERSION_SQL = 'SELECT VERSION()';
 
+/** The TLS version of this session as the server sees it ('' when plain). */
+export const TLS_VERSION_SQL = "SHOW SESSION STATUS LIKE 'Ssl_version'";
+
 /** Session settings: UTC for CREATE_TIME and NOW(), full Unicode on the wire. */
 export const SESSION_SETUP_SQL = ["SET time_zone = '+00:00'", 'SET NAMES utf8mb4'];
 

@@ -15,7 +15,11 @@ import { BaseSession, type CatalogTable } from '../session-base.js';
 import { resolveTarget, type ResolvedTarget } from '../target-config.js';
 import { loadDataLineEncoder, loadDataStatement, paramValue } from './encode.js';
 import { connectError, isLocalInfileRefused, queryError } from './errors.js';
-import { LIST_TABLES_SQL, SESSION_SETUP_SQL, SHOW_WARNINGS_SQL, style, VERSION_SQL, lastCompletedJobSql } from './queries.js';
+import { LIST_TABLES_SQL, SESSION_SETUP_SQL, SHOW_WARNINGS_SQL, style, TLS_VERSION_SQL, VERSION_SQL, lastCompletedJobSql } from './queries.js';
+import { identityCheckHost, mysqlSsl } from './tls.js';
+import { readTlsFiles } from '../tls.js';
+import { isIP } from 'node:net';
+import { checkServerIdentity, type TLSSocket } from 'node:tls';
 
 export interface MysqlSessionOptions {
   /** false: never try LOAD DATA LOCAL (the client does not even offer it); use INSERTs. */
@@ -75,6 +79,11 @@ class MysqlSession extends BaseSession {
 
   async serverVersion(): Promise<string> {
     return String((await this.rows(VERSION_SQL))[0]?.[0] ?? '');
+  }
+
+  async tlsVersion(): Promise<string | null> {
+    const v = (await this.rows(TLS_VERSION_SQL))[0]?.[1];
+    return v ? String(v) : null;
   }
 
   protected override async dropExisting(names: string[]): Promise<void> {
@@ -148,10 +157,12 @@ class MysqlSession extends BaseSession {
 
 /** Opens a MySQL/MariaDB session (mysql2 is loaded here, on first use). */
 export async function connect(dialect: Dialect, config: TargetConfig, opts: MysqlSessionOptions = {}): Promise<TargetSession> {
-  const target = resolveTarget(config, dialect.capabilities, { user: 'root', database: '' });
+  const target = resolveTarget(config, dialect, { user: 'root', database: '' });
   const mysql = cjsExports(await loadDriver('mysql2', () => import('mysql2/promise')));
   // `?local_infile=0` in the URL is the operator's way to forbid LOCAL INFILE for a target.
   const localInfile = opts.localInfile ?? !['0', 'false', 'off'].includes((target.params.local_infile ?? '').toLowerCase());
+  const hostIsIp = isIP(target.host) !== 0;
+  const ssl = mysqlSsl(target.tls, readTlsFiles(target.tls), hostIsIp);
   let conn: Connection;
   try {
     conn = await mysql.createConnection({
@@ -166,11 +177,22 @@ export async function connect(dialect: Dialect, config: TargetConfig, opts: Mysq
       bigNumberStrings: true,
       connectTimeout: config.connectTimeoutMs ?? 15_000,
       flags: opts.announceLocalFiles ?? localInfile ? ['LOCAL_FILES'] : ['-LOCAL_FILES'],
+      ...(ssl ? { ssl } : {}),
     });
   } catch (err) {
     throw connectError(err, target);
   }
   conn.on('error', () => undefined); // reported by the next query instead of crashing the process
+  const checkHost = identityCheckHost(target.tls, target.host, hostIsIp);
+  if (checkHost) {
+    // mysql2 checks identities of host names only (docs/breakout.md, "TLS"): an IP address is checked here.
+    const socket = (conn as unknown as { connection: { stream: TLSSocket } }).connection.stream;
+    const failure = checkServerIdentity(checkHost, socket.getPeerCertificate());
+    if (failure) {
+      await conn.end().catch(() => undefined);
+      throw connectError(failure, target);
+    }
+  }
   const session = new MysqlSession(dialect, target, conn, localInfile);
   for (const sql of SESSION_SETUP_SQL) await conn.query(sql);
   return session;

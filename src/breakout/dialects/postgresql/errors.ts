@@ -5,7 +5,7 @@
  */
 import type { AppError } from '../../../shared/errors.js';
 import type { ResolvedTarget } from '../target-config.js';
-import { networkErrorCode, targetError, type TargetProblem } from '../target-errors.js';
+import { isTlsError, networkErrorCode, targetError, type TargetProblem } from '../target-errors.js';
 
 const PRODUCT = 'PostgreSQL';
 
@@ -20,6 +20,7 @@ const BY_SQLSTATE: Record<string, TargetProblem> = {
 
 /** Classifies a pg error, or undefined when it is not about reaching the server. */
 export function classify(err: unknown): TargetProblem | undefined {
+  if (isTlsError(err)) return 'tls';
   if (networkErrorCode(err)) return 'unreachable';
   const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
   return typeof code === 'string' ? BY_SQLSTATE[code] : undefined;
@@ -34,4 +35,15 @@ export function connectError(err: unknown, target: ResolvedTarget): AppError {
 export function queryError(err: unknown, target: ResolvedTarget): unknown {
   const problem = classify(err);
   return problem ? targetError(problem, PRODUCT, target, err) : err;
+}
+
+/**
+ * Whether a failed first attempt of `prefer`/`allow` may be retried the other way: the server
+ * refused TLS, or refused the login (pg_hba may admit only `hostssl` or only `hostnossl`).
+ * A server that is down or a wrong password is not retried.
+ */
+export function classifyFallback(err: unknown): boolean {
+  if (isTlsError(err)) return true;
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  return code === '28000';
 }

@@ -1,5 +1,6 @@
 /** The PostgreSQL dialect: COPY bulk path, transactional DDL, 63-character identifiers. */
 import type { Dialect } from '../dialect.js';
+import { tls } from './tls.js';
 import { columnType, createTableSql, dropTableSql, MAX_IDENTIFIER_LENGTH, quoteIdent } from './ddl.js';
 
 export const postgresql: Dialect = {
@@ -14,6 +15,8 @@ export const postgresql: Dialect = {
     maxParallelWriters: 10,
     defaultPort: 5432,
   },
+  url: { schemes: ['postgresql', 'postgres'], databaseRequired: true, params: [] },
+  tls,
   quoteIdent,
   columnType: (type) => columnType(type),
   createTableSql,

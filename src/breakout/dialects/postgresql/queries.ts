@@ -25,6 +25,9 @@ export function deleteCaseRowsSql(table: string): string {
 
 export const VERSION_SQL = 'SHOW server_version';
 
+/** The TLS version of this session as the server sees it (no row or NULL: plain). */
+export const TLS_VERSION_SQL = 'SELECT version FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl';
+
 /**
  * Completion time of the newest completed job of a breakout's jobs table (the status endpoint's
  * `last_processed_time`). MAX over the timestamptz column; pg returns a Date.

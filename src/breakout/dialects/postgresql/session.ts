@@ -11,8 +11,10 @@ import { encodedStream } from '../row-stream.js';
 import { BaseSession, type CatalogTable } from '../session-base.js';
 import { resolveTarget, type ResolvedTarget } from '../target-config.js';
 import { copyLineEncoder, copyStatement, paramValue } from './encode.js';
-import { connectError, queryError } from './errors.js';
-import { deleteCaseRowsSql, LIST_TABLES_SQL, style, VERSION_SQL, lastCompletedJobSql } from './queries.js';
+import { classifyFallback, connectError, queryError } from './errors.js';
+import { deleteCaseRowsSql, LIST_TABLES_SQL, style, TLS_VERSION_SQL, VERSION_SQL, lastCompletedJobSql } from './queries.js';
+import { attempts, pgSsl } from './tls.js';
+import { readTlsFiles } from '../tls.js';
 
 type CopyFrom = (sql: string) => NodeJS.WritableStream & { rowCount: number };
 
@@ -59,6 +61,11 @@ class PostgresSession extends BaseSession {
     return String((await this.rows(VERSION_SQL))[0]?.[0] ?? '');
   }
 
+  async tlsVersion(): Promise<string | null> {
+    const v = (await this.rows(TLS_VERSION_SQL))[0]?.[0];
+    return v ? String(v) : null;
+  }
+
   protected override async dropExisting(names: string[]): Promise<void> {
     // One statement drops foreign keys between the listed tables too, whatever their order.
     await this.run(`DROP TABLE IF EXISTS ${names.map(style.quote).join(', ')}`);
@@ -88,26 +95,45 @@ class PostgresSession extends BaseSession {
 
 /** Opens a PostgreSQL session (pg and pg-copy-streams are loaded here, on first use). */
 export async function connect(dialect: Dialect, config: TargetConfig): Promise<TargetSession> {
-  const target = resolveTarget(config, dialect.capabilities, { user: 'postgres', database: 'postgres' });
+  const target = resolveTarget(config, dialect, { user: 'postgres', database: 'postgres' });
   const pg = cjsExports(await loadDriver('pg', () => import('pg')));
   const copyStreams = await loadDriver('pg-copy-streams', () => import('pg-copy-streams'));
   const copyFrom = (copyStreams.default?.from ?? copyStreams.from) as unknown as CopyFrom;
-  const client = new pg.Client({
-    host: target.host,
-    port: target.port,
-    database: target.database,
-    user: target.user,
-    password: target.password,
-    application_name: 'sds',
-    connectionTimeoutMillis: config.connectTimeoutMs ?? 15_000,
-  });
-  // A connection lost while idle must not crash the process; the next query reports it.
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-  } catch (err) {
-    await client.end().catch(() => undefined);
-    throw connectError(err, target);
+  const files = readTlsFiles(target.tls);
+  const open = async (attempt: 'tls' | 'plain'): Promise<Client> => {
+    const client = new pg.Client({
+      host: target.host,
+      port: target.port,
+      database: target.database,
+      user: target.user,
+      password: target.password,
+      application_name: 'sds',
+      connectionTimeoutMillis: config.connectTimeoutMs ?? 15_000,
+      ssl: pgSsl(target.tls, files, attempt),
+    });
+    // A connection lost while idle must not crash the process; the next query reports it.
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      return client;
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+  };
+  // prefer and allow make a second attempt the other way, as libpq does; the first error is reported when both fail.
+  const tries = attempts(target.tls.mode);
+  let first: unknown;
+  let client: Client | undefined;
+  for (const attempt of tries) {
+    try {
+      client = await open(attempt);
+      break;
+    } catch (err) {
+      first ??= err;
+      if (!classifyFallback(err)) break;
+    }
   }
+  if (!client) throw connectError(first, target);
   return new PostgresSession(dialect, target, client, copyFrom);
 }

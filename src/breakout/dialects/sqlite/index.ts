@@ -1,5 +1,6 @@
 /** The SQLite dialect: prepared INSERTs in batched transactions, transactional DDL, a file target. */
 import type { Dialect } from '../dialect.js';
+import { tls } from './tls.js';
 import { columnType, createTableSql, dropTableSql, MAX_IDENTIFIER_LENGTH, quoteIdent } from './ddl.js';
 
 export const sqlite: Dialect = {
@@ -14,6 +15,8 @@ export const sqlite: Dialect = {
     maxParallelWriters: 1,
     defaultPort: 0,
   },
+  url: { schemes: ['sqlite'], databaseRequired: false, params: ['busy_timeout'] },
+  tls,
   quoteIdent,
   columnType: (type) => columnType(type),
   createTableSql,

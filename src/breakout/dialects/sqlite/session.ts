@@ -2,7 +2,8 @@
  * SQLite session: one better-sqlite3 connection to the target file; bulk loads run one prepared
  * INSERT per row, in one transaction per batch (or in the caller's transaction).
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { AppError } from '../../../shared/errors.js';
 import { open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fsyncDirectory } from '../../../shared/durable-file.js';
@@ -113,6 +114,11 @@ class SqliteSession extends BaseSession {
     return String((await this.rows(VERSION_SQL))[0]?.[0] ?? '');
   }
 
+  /** A local file: no network, no TLS. */
+  async tlsVersion(): Promise<null> {
+    return null;
+  }
+
   protected override async dropExisting(names: string[]): Promise<void> {
     // Checked at commit, foreign keys between the dropped tables cannot fail the drop whatever the order.
     await this.transaction(async () => {
@@ -159,14 +165,34 @@ function busyTimeoutMs(param: string | undefined): number {
   return param !== undefined && /^\d+$/.test(param) ? Number(param) : 10_000;
 }
 
+/**
+ * A session that changes nothing on disk (`target test`): an existing file is opened read-only
+ * and keeps its journal mode; for a file not made yet, its folder must exist (the first
+ * breakout creates the file there) and the session runs on an in-memory database.
+ */
+function probe(dialect: Dialect, target: ResolvedTarget, file: string, Sqlite: typeof import('better-sqlite3')): TargetSession {
+  if (!existsSync(dirname(file))) {
+    throw new AppError('TARGET_FILE_DIR_MISSING', `the folder ${dirname(file)} of the SQLite target file does not exist (nothing was created)`, { file });
+  }
+  const exists = existsSync(file);
+  let db: Database;
+  try {
+    db = exists ? new Sqlite(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs(target.params.busy_timeout) }) : new Sqlite(':memory:');
+  } catch (err) {
+    throw connectError(err, target);
+  }
+  return new SqliteSession(dialect, { ...target, database: file, label: file }, db, file, false);
+}
+
 /** Opens (creating if needed) a SQLite target file (better-sqlite3 is loaded here, on first use). */
 export async function connect(dialect: Dialect, config: TargetConfig): Promise<TargetSession> {
-  const target = resolveTarget(config, dialect.capabilities, { user: '', database: '' });
+  const target = resolveTarget(config, dialect, { user: '', database: '' });
   const file = resolve(target.file);
   const Sqlite = cjsExports(await loadDriver('better-sqlite3', () => import('better-sqlite3')));
   let db: Database;
   let wal: boolean;
   let mainFile: string;
+  if (config.probe) return probe(dialect, target, file, Sqlite);
   try {
     if (!config.existingOnly) mkdirSync(dirname(file), { recursive: true });
     db = new Sqlite(file, { timeout: busyTimeoutMs(target.params.busy_timeout), fileMustExist: config.existingOnly === true });

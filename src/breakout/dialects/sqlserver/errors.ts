@@ -6,7 +6,7 @@
  */
 import type { AppError } from '../../../shared/errors.js';
 import type { ResolvedTarget } from '../target-config.js';
-import { networkErrorCode, targetError, type TargetProblem } from '../target-errors.js';
+import { isTlsError, networkErrorCode, targetError, type TargetProblem } from '../target-errors.js';
 
 const PRODUCT = 'SQL Server';
 
@@ -32,6 +32,7 @@ export function classify(err: unknown): TargetProblem | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
   const { code, number, message } = err as { code?: unknown; number?: unknown; message?: unknown };
   if (typeof number === 'number' && BY_NUMBER[number]) return BY_NUMBER[number];
+  if (isTlsError(err)) return 'tls';
   if (code === 'ESOCKET' || code === 'ETIMEOUT' || networkErrorCode(err)) return 'unreachable';
   if (code === 'ELOGIN') {
     const text = String(message ?? '');

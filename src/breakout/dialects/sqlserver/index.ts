@@ -1,5 +1,6 @@
 /** The SQL Server dialect: TDS bulk load, transactional DDL, 128-character identifiers, 2,100 parameters. */
 import type { Dialect } from '../dialect.js';
+import { tls } from './tls.js';
 import { columnType, createTableSql, dropTableSql, MAX_IDENTIFIER_LENGTH, quoteIdent } from './ddl.js';
 
 export const sqlserver: Dialect = {
@@ -14,6 +15,8 @@ export const sqlserver: Dialect = {
     maxParallelWriters: 10,
     defaultPort: 1433,
   },
+  url: { schemes: ['mssql', 'sqlserver'], databaseRequired: true, params: [] },
+  tls,
   quoteIdent,
   columnType: (type) => columnType(type),
   createTableSql,

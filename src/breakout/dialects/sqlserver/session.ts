@@ -1,7 +1,7 @@
 /**
  * SQL Server session: one tedious connection; bulk loads stream an async iterable of rows into
  * `execBulkLoad` (tedious' own advice to keep memory low; mssql's Table buffers every row).
- * URL parameters: `encrypt` (default true) and `trustServerCertificate` (default false).
+ * TLS: `encrypt` and `trustServerCertificate` through tls.ts (default: encrypted, certificate checked).
  */
 import type { Connection, ConnectionConfiguration, TYPES as TypesMap } from 'tedious';
 import type { DataType } from 'tedious/lib/data-type.js';
@@ -13,6 +13,8 @@ import { resolveTarget, type ResolvedTarget } from '../target-config.js';
 import { quoteIdent } from './ddl.js';
 import { bulkColumns, bulkRowEncoder, paramValue, type TdsParam, type TdsTypeSpec } from './encode.js';
 import { connectError, queryError } from './errors.js';
+import { tdsTlsOptions } from './tls.js';
+import { readTlsFiles } from '../tls.js';
 import { dropForeignKeySql, FOREIGN_KEYS_SQL, LIST_TABLES_SQL, style, VERSION_SQL, lastCompletedJobSql } from './queries.js';
 
 type Tedious = { Connection: typeof Connection; Request: typeof import('tedious').Request; TYPES: typeof TypesMap };
@@ -112,6 +114,11 @@ class SqlServerSession extends BaseSession {
     return String((await this.rows(VERSION_SQL))[0]?.[0] ?? '');
   }
 
+  /** tedious does not expose the negotiated version: encrypted (unknown version) unless TLS is off. */
+  async tlsVersion(): Promise<string | null | undefined> {
+    return this.target.tls.mode === 'disable' ? null : undefined;
+  }
+
   protected override async dropExisting(names: string[]): Promise<void> {
     const dropping = new Set(names);
     await this.transaction(async () => {
@@ -148,20 +155,16 @@ class SqlServerSession extends BaseSession {
 
 /** Opens a SQL Server session (tedious is loaded here, on first use). */
 export async function connect(dialect: Dialect, config: TargetConfig): Promise<TargetSession> {
-  const target = resolveTarget(config, dialect.capabilities, { user: 'sa', database: 'master' });
+  const target = resolveTarget(config, dialect, { user: 'sa', database: 'master' });
   const tds = cjsExports(await loadDriver('tedious', () => import('tedious'))) as unknown as Tedious;
-  const flag = (name: string, dflt: boolean): boolean => {
-    const v = target.params[name];
-    return v === undefined ? dflt : ['1', 'true', 'yes', 'on'].includes(v.toLowerCase());
-  };
+  const tlsOptions = tdsTlsOptions(target.tls, readTlsFiles(target.tls));
   const options: ConnectionConfiguration = {
     server: target.host,
     authentication: { type: 'default', options: { userName: target.user, password: target.password } },
     options: {
       port: target.port,
       database: target.database,
-      encrypt: flag('encrypt', true),
-      trustServerCertificate: flag('trustServerCertificate', false),
+      ...tlsOptions,
       useUTC: true,
       connectTimeout: config.connectTimeoutMs ?? 15_000,
       appName: 'sds',
