@@ -21,6 +21,7 @@ import { printVersion, versionRequest } from './commands/version.js';
 import { examples } from './action.js';
 import { allCommands, commandPath, requireOptionsAfterArguments, unknownCommandWord } from './usage.js';
 import { endQuietlyOnClosedPipe } from './closed-pipe.js';
+import { configureHelpLayout } from './help-layout.js';
 
 /** The `sds` program with every command registered. */
 export function buildProgram(): Command {
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
     .option('--no-color', 'no colours')
     .addHelpText('after', examples('sds quickstart', 'sds --home /srv/sds init', 'sds dict upload census.dcf --label popstan', 'sds cases import CEN2000 census.dat --json', 'sds config', 'source <(sds completion bash)', 'sds <command> --help'))
     .exitOverride();
+  configureHelpLayout(program);
   registerQuickstart(program);
   registerHomeCommands(program);
   registerDictCommands(program);

@@ -28,11 +28,12 @@ export function registerCasesCommands(program: Command): void {
         'sds cases import CEN2000 "Popstan Census.dat"',
         'sds cases import HOUSEHOLD_DICT Household.csdb',
         'sds cases import CEN2000 upload.json --json',
-        'sds cases import CEN2000 census.dat --verbose      # list the warnings: case, line, item, value',
+        'sds cases import CEN2000 census.dat --verbose   # warnings: case, line, item',
       ) +
-        '\nEvery import writes logs/import/<dict>_<YYYY-MM-DD_HH-MM-SS>.log (UTC) under the home, with every\n' +
-        'warning and unreadable case; its path is printed. --json lists the first 1000 of each per file.\n' +
-        'A .csdb written with another dictionary is refused (DICTIONARY_MISMATCH) and nothing is imported.\n',
+        '\nEvery import writes logs/import/<dict>_<YYYY-MM-DD_HH-MM-SS>.log (UTC) under the\n' +
+        'home, with every warning and unreadable case; its path is printed. --json lists\n' +
+        'the first 1000 of each per file. A .csdb written with another dictionary is\n' +
+        'refused (DICTIONARY_MISMATCH) and nothing is imported.\n',
     )
     .action(
       action(async (ctx, dict: string, files: string[]) => {

@@ -158,7 +158,7 @@ export function registerScheduleCommands(program: Command): void {
     .description('one scheduler tick, for cron every minute: deliver due webhooks, then run the due schedules one after another (exit 0 all ran or nothing due or another tick holds the lock, 1 a run failed)')
     .option('--env <env>', 'accepted for compatibility with the old service:scheduler-run (--env=prod); ignored')
     .option('--timeout <seconds>', 'stop a breakout after this long (default $SDS_SCHEDULER_TIMEOUT, config.json, else 3600)')
-    .addHelpText('after', examples('* * * * * sds --home /srv/sds scheduler-run >> /srv/sds/logs/scheduler.log 2>&1   # crontab line', 'sds service:scheduler-run --env=prod', 'sds scheduler-run --json'))
+    .addHelpText('after', examples('* * * * * sds --home /srv/sds scheduler-run >>/srv/sds/logs/cron.log 2>&1', 'sds service:scheduler-run --env=prod', 'sds scheduler-run --json'))
     .action(
       action(async (ctx, o: { timeout?: string }) => {
         const r = await schedulerRun(ctx.store(), schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }), {

@@ -37,9 +37,11 @@ export function registerStatusCommand(program: Command): void {
         'sds status --cron-enabled --breakout-configured --limit 50',
         'sds status --connect-timeout 1000',
       ) +
-        '\nThe target fields (processed, pending, rate, up to date, last processed) are read from each target now and are\n' +
-        'empty when breakout is not configured or the target does not answer within the connect timeout.\n' +
-        'With --json the output is the envelope of GET /breakout-status-webhook.php ({success, data, error, meta}).\n',
+        '\nThe target fields (processed, pending, rate, up to date, last processed) are\n' +
+        'read from each target now and are empty when breakout is not configured or the\n' +
+        'target does not answer within the connect timeout.\n' +
+        'With --json the output is the envelope of GET /breakout-status-webhook.php\n' +
+        '({success, data, error, meta}).\n',
     )
     .action(
       action(async (ctx, o: StatusOptions) => {

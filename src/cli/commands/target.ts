@@ -8,7 +8,7 @@ export function registerTargetCommands(program: Command): void {
   const target = program
     .command('target')
     .description('the database a dictionary breaks out into (default: embedded SQLite under the home)')
-    .addHelpText('after', examples('sds target set CEN2000 --type postgresql --url postgres://sds@localhost/census', 'sds target show CEN2000', 'sds target test CEN2000'));
+    .addHelpText('after', examples('sds target set CEN2000 --type postgresql --url postgres://sds@db/census', 'sds target show CEN2000', 'sds target test CEN2000'));
 
   target
     .command('set <dict>')
@@ -25,8 +25,8 @@ export function registerTargetCommands(program: Command): void {
     .addHelpText(
       'after',
       examples(
-        'sds target set CEN2000 --type postgresql --url postgresql://census@127.0.0.1:5432/census --password-env CENSUS_PW',
-        'sds target set CEN2000 --type mysql --host 127.0.0.1 --database census --user root',
+        'sds target set CEN2000 --type postgresql \\\n      --url postgresql://census@127.0.0.1:5432/census --password-env CENSUS_PW',
+        'sds target set CEN2000 --type mysql --host 127.0.0.1 --database census \\\n      --user root',
         'sds target set CEN2000 --type sqlite --file /srv/census.sqlite',
       ),
     )

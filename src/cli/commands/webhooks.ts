@@ -32,10 +32,10 @@ export function registerWebhooksCommands(program: Command): void {
     .addHelpText(
       'after',
       examples(
-        'sds webhooks add --name analytics --url https://hooks.example.org/sds --events case_uploaded,case_modified',
+        'sds webhooks add --name analytics --url https://hooks.example.org/sds \\\n      --events case_uploaded,case_modified',
         'sds webhooks list --json',
         'sds webhooks test 1',
-        'sds webhooks deliveries 1 --failed   # events not delivered after all retries',
+        'sds webhooks deliveries 1 --failed   # not delivered after all retries',
         'sds webhooks redeliver 1 --all-failed   # after a receiver outage',
         'sds webhooks deliver   # from cron, when no `sds serve` runs',
       ),
@@ -65,8 +65,8 @@ export function registerWebhooksCommands(program: Command): void {
     .addHelpText(
       'after',
       examples(
-        'sds webhooks add --name analytics --url https://hooks.example.org/sds --events case_uploaded,case_modified,case_deleted',
-        'sds webhooks add --name dict-sync --url http://10.0.0.5:9000/hook --events dictionary_uploaded --secret "$SECRET" --json',
+        'sds webhooks add --name analytics --url https://hooks.example.org/sds \\\n      --events case_uploaded,case_modified,case_deleted',
+        'sds webhooks add --name dict-sync --url http://10.0.0.5:9000/hook \\\n      --events dictionary_uploaded --secret "$SECRET" --json',
       ),
     )
     .action(
@@ -85,7 +85,7 @@ export function registerWebhooksCommands(program: Command): void {
     .option('--secret <secret>', 'new signing secret')
     .option('--active', 'enable it')
     .option('--inactive', 'disable it: no new events; queued deliveries wait')
-    .addHelpText('after', examples('sds webhooks update 1 --inactive', 'sds webhooks update 1 --events case_uploaded --url https://new.example.org/hook'))
+    .addHelpText('after', examples('sds webhooks update 1 --inactive', 'sds webhooks update 1 --events case_uploaded \\\n      --url https://new.example.org/hook'))
     .action(
       action((ctx, id: string, o: FieldOptions & { inactive?: boolean }) => {
         const active = o.active ? true : o.inactive ? false : undefined;
@@ -179,7 +179,7 @@ export function registerWebhooksCommands(program: Command): void {
         'sds webhooks deliveries 1 --failed            # find N',
         'sds webhooks redeliver 1 --delivery 42',
         'sds webhooks redeliver 1 --all-failed --json   # after a receiver outage',
-        'sds webhooks redeliver 1 --all-failed --queue-only   # a running `sds serve` sends them',
+        'sds webhooks redeliver 1 --all-failed --queue-only  # `sds serve` sends them',
       ),
     )
     .action(
