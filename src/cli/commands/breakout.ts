@@ -8,7 +8,7 @@ import type { CliContext } from '../context.js';
 import { action, examples } from '../action.js';
 import { abortOnSignals } from '../abort-on-signals.js';
 import { progressBar } from '../progress.js';
-import { fields, table } from '../render.js';
+import { fields } from '../render.js';
 import { threadsOption } from '../threads-option.js';
 
 /** Exit code of a finished job: 0 completed, 1 failed (5 when the target failed), 1 cancelled. */
@@ -125,7 +125,7 @@ export function registerBreakoutCommands(program: Command): void {
       action((ctx, o: { status?: string; limit: string }) => {
         const r = listJobs(ctx.store(), { status: o.status, limit: o.limit });
         ctx.print(r, () =>
-          table(['job_id', 'status', 'dictionaries', 'cases', 'execution_time', 'started_at'], r.data.map((j) => [j.job_id, j.status, j.dictionaries.join(','), j.cases_processed, j.execution_time, j.started_at])),
+          ctx.table(['job_id', 'status', 'dictionaries', 'cases', 'execution_time', 'started_at'], r.data.map((j) => [j.job_id, j.status, j.dictionaries.join(','), j.cases_processed, j.execution_time, j.started_at])),
         );
       }),
     );
@@ -140,7 +140,7 @@ export function registerBreakoutCommands(program: Command): void {
         const stale = r.tables.filter((t) => t.stale).length;
         ctx.print(r, () =>
           [
-            table(['table', 'type', 'rows', 'size', 'state'], r.tables.map((t) => [t.name, t.type, t.row_count, t.size, t.stale ? 'stale' : 'current'])),
+            ctx.table(['table', 'type', 'rows', 'size', 'state'], r.tables.map((t) => [t.name, t.type, t.row_count, t.size, t.stale ? 'stale' : 'current'])),
             `total ${r.total_size} in ${r.database}`,
             ...(stale ? [`${stale} stale table(s): no longer in the plan of ${r.dictionary}; the next breakout drops them`] : []),
           ].join('\n'),

@@ -7,7 +7,7 @@ import { deleteCase } from '../../core/case-delete.js';
 import { syncHistory } from '../../core/sync.js';
 import { action, examples } from '../action.js';
 import { progressBar } from '../progress.js';
-import { fields, table } from '../render.js';
+import { fields } from '../render.js';
 
 /** The import bar: the share of the files' bytes read (per mille), with the cases written. */
 export const IMPORT_BAR = 'importing [{bar}] {percentage}% | {cases} cases | ETA {eta_formatted}';
@@ -49,7 +49,7 @@ export function registerCasesCommands(program: Command): void {
         }
         ctx.print(report, () => {
           const t = report.total;
-          return `${table(
+          return `${ctx.table(
             ['file', 'read', 'inserted', 'updated', 'unchanged', 'older', 'failed', 'warnings'],
             [
               ...report.files.map((f) => [f.file, f.read, f.inserted, f.updated, f.unchanged, f.older, f.failed, f.warnings]),
@@ -79,7 +79,7 @@ export function registerCasesCommands(program: Command): void {
         const page = listCases(ctx.store(), dict, parsePaging(opts.limit, opts.offset));
         ctx.print(page, () =>
           [
-            table(['guid', 'case_label', 'modified_date', 'verified', 'deleted'], page.data.map((c) => [c.guid, c.case_label, c.modified_date, c.verified, c.deleted])),
+            ctx.table(['guid', 'case_label', 'modified_date', 'verified', 'deleted'], page.data.map((c) => [c.guid, c.case_label, c.modified_date, c.verified, c.deleted])),
             `${page.data.length} of ${page.total} cases (offset ${page.offset})`,
           ].join('\n'),
         );
@@ -134,7 +134,7 @@ export function registerCasesCommands(program: Command): void {
         ctx.print(r, () =>
           r.history.length === 0
             ? `no sync of ${r.dictionary} yet`
-            : table(['time', 'device', 'user', 'direction', 'revision', 'cases', 'universe'], r.history.map((h) => [h.createdAt, h.device, h.username, h.direction, h.revision, h.cases, h.universe])),
+            : ctx.table(['time', 'device', 'user', 'direction', 'revision', 'cases', 'universe'], r.history.map((h) => [h.createdAt, h.device, h.username, h.direction, h.revision, h.cases, h.universe])),
         );
       }),
     );

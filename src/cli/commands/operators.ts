@@ -5,7 +5,6 @@ import { checkDatabaseDrivers } from '../../core/breakout/drivers.js';
 import { EXIT } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
 import { abortOnSignals } from '../abort-on-signals.js';
-import { table } from '../render.js';
 import { progressBar } from '../progress.js';
 import { threadsOption } from '../threads-option.js';
 import { jobExitCode, printJob } from './breakout.js';
@@ -76,9 +75,9 @@ export function registerOperatorCommands(program: Command): void {
         const r = await checkDatabaseDrivers(ctx.store());
         ctx.print(r, () =>
           [
-            table(['driver', 'database', 'module', 'available', 'version'], r.drivers.map((d) => [d.driver, d.database, d.module, d.available ? 'yes' : `no: ${d.error}`, d.version])),
+            ctx.table(['driver', 'database', 'module', 'available', 'version'], r.drivers.map((d) => [d.driver, d.database, d.module, d.available ? 'yes' : `no: ${d.error}`, d.version])),
             r.targets.length
-              ? table(['dictionary', 'target', 'reachable'], r.targets.map((t) => [t.dictionary, t.target, t.reachable ? `yes (${t.server_version})` : `no: ${t.error?.code} ${t.error?.message}`]))
+              ? ctx.table(['dictionary', 'target', 'reachable'], r.targets.map((t) => [t.dictionary, t.target, t.reachable ? `yes (${t.server_version})` : `no: ${t.error?.code} ${t.error?.message}`]))
               : 'no dictionaries, so no targets to check',
           ].join('\n'),
         );

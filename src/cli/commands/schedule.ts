@@ -7,7 +7,7 @@ import type { RunOutcome } from '../../core/scheduler/run-schedule.js';
 import { EXIT, AppError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../action.js';
-import { fields, table } from '../render.js';
+import { fields } from '../render.js';
 
 function printSchedule(ctx: CliContext, s: ScheduleItem): void {
   ctx.print(s, () =>
@@ -59,7 +59,7 @@ export function registerScheduleCommands(program: Command): void {
         ctx.print(r, () =>
           [
             r.schedules.length
-              ? table(
+              ? ctx.table(
                   ['dictionary', 'enabled', 'cron', 'next run', 'last run', 'last exit'],
                   r.schedules.map((s) => [s.dictionary, s.enabled ? 'yes' : 'no', s.cron_expression, s.next_run, s.last_run, s.last_exit_code]),
                 )
@@ -146,7 +146,7 @@ export function registerScheduleCommands(program: Command): void {
         const r = scheduleRuns(ctx.store(), { dictionary: dict }, { limit: o.limit });
         ctx.print(r, () =>
           r.runs.length
-            ? table(['run', 'trigger', 'outcome', 'started', 'ended', 'exit', 'log file', 'message'], r.runs.map((x) => [x.id, x.trigger, x.outcome, x.started_at, x.ended_at, x.exit_code, x.log_file, x.message]))
+            ? ctx.table(['run', 'trigger', 'outcome', 'started', 'ended', 'exit', 'log file', 'message'], r.runs.map((x) => [x.id, x.trigger, x.outcome, x.started_at, x.ended_at, x.exit_code, x.log_file, x.message]))
             : `no runs of ${r.dictionary} yet`,
         );
       }),

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { breakoutStatus, statusConnectTimeout } from '../../core/breakout/status.js';
 import { toAppError } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
-import { table } from '../render.js';
 
 interface StatusOptions {
   dictionary?: string;
@@ -61,7 +60,7 @@ export function registerStatusCommand(program: Command): void {
           );
           ctx.print(r, () =>
             [
-              table(
+              ctx.table(
                 ['dictionary', 'target', 'cron', 'last run', 'exit', 'cases', 'processed', 'pending', 'rate', 'up to date', 'last processed'],
                 r.data.map((d) => [
                   d.dictionary,

@@ -4,7 +4,7 @@ import { addWebhook, EVENT_KINDS, listWebhooks, parseWebhookId, removeWebhook, u
 import { deliverDueWebhooks, parseDeliveriesLimit, testWebhook, webhookDeliveries, webhookSettings } from '../../core/webhook-delivery.js';
 import { failedWebhookDeliveries, parseDeliveryId, redeliverAndSend } from '../../core/webhook-redelivery.js';
 import { action, examples } from '../action.js';
-import { fields, table } from '../render.js';
+import { fields } from '../render.js';
 
 const list = (v: string): string[] =>
   v
@@ -49,7 +49,7 @@ export function registerWebhooksCommands(program: Command): void {
       action((ctx) => {
         const all = listWebhooks(ctx.store());
         ctx.print(all, () =>
-          all.length ? table(['id', 'name', 'url', 'events', 'active', 'created_at'], all.map((w) => [w.id, w.name, w.url, w.events.join(','), w.active, w.created_at])) : 'no webhooks',
+          all.length ? ctx.table(['id', 'name', 'url', 'events', 'active', 'created_at'], all.map((w) => [w.id, w.name, w.url, w.events.join(','), w.active, w.created_at])) : 'no webhooks',
         );
       }),
     );
@@ -138,7 +138,7 @@ export function registerWebhooksCommands(program: Command): void {
             [
               `Webhook ${f.webhook_id}: ${f.failed} failed deliveries${f.failed > f.deliveries.length ? ` (the oldest ${f.deliveries.length} listed)` : ''}`,
               f.deliveries.length
-                ? table(
+                ? ctx.table(
                     ['delivery', 'event', 'webhook-id', 'attempts', 'redelivered', 'last_attempt', 'response', 'last_error'],
                     f.deliveries.map((d) => [d.id, d.event, d.message_id, d.attempts, d.redeliveries, d.last_attempted_at, d.last_response_status, d.last_error]),
                   )
@@ -155,7 +155,7 @@ export function registerWebhooksCommands(program: Command): void {
           [
             `Webhook ${h.webhook_id}: ${h.total_deliveries} attempts, ${h.successful} successful, ${h.failed} failed`,
             h.deliveries.length
-              ? table(
+              ? ctx.table(
                   ['id', 'delivery', 'event', 'status', 'response', 'time', 'retry', 'attempted_at', 'error'],
                   h.deliveries.map((d) => [d.id, d.delivery_id, d.event, d.status, d.response_status, d.response_time, d.retry_count, d.attempted_at, d.error]),
                 )
@@ -200,7 +200,7 @@ export function registerWebhooksCommands(program: Command): void {
           return [
             `${head}, ${delivered} delivered`,
             waiting.length
-              ? table(
+              ? ctx.table(
                   ['delivery', 'event', 'status', 'next_attempt', 'last_error'],
                   waiting.map((d) => [d.id, d.event, d.status, d.next_attempt_at, d.last_error]),
                 )
