@@ -65,7 +65,9 @@ export interface ImportOptions {
  * exit status from `failed`. Each committed batch that changes anything gets its own revision.
  *
  * Before anything is stored, every file is checked: an unknown type is FILE_FORMAT_UNKNOWN, a
- * `.csdb` written with another dictionary DICTIONARY_MISMATCH, and no file is imported. Every
+ * `.csdb` written with another dictionary, or a `.dat` whose first cases all have record types
+ * the dictionary does not know (limits.import_mismatch_cases), DICTIONARY_MISMATCH, and no file
+ * is imported. Every
  * warning and unreadable case goes to the import's log file as it arrives (`report.log`); the
  * report lists the first `detailLimit` of each per file and counts the rest, so memory stays
  * bounded whatever the file holds.
@@ -81,9 +83,10 @@ export async function importCases(
   const dict = requireDictionary(store, dictionaryName);
   // Refuse an unknown file type, or a file of another dictionary, before anything is read.
   for (const f of files) caseFileReader(f);
+  const { importMismatchCases } = limitsOf(store);
   for (const f of files) {
     try {
-      checkCaseFile(f, dict.model);
+      await checkCaseFile(f, dict.model, { mismatchCases: importMismatchCases });
     } catch (err) {
       const e = toAppError(err);
       if (e.code !== 'DICTIONARY_MISMATCH') throw e;

@@ -33,7 +33,10 @@ export function registerCasesCommands(program: Command): void {
         '\nEvery import writes logs/import/<dict>_<YYYY-MM-DD_HH-MM-SS>.log (UTC) under the\n' +
         'home, with every warning and unreadable case; its path is printed. --json lists\n' +
         'the first 1000 of each per file. A .csdb written with another dictionary is\n' +
-        'refused (DICTIONARY_MISMATCH) and nothing is imported.\n',
+        'refused (DICTIONARY_MISMATCH) and nothing is imported; so is a .dat/.txt whose\n' +
+        'first 20 cases (limits.import_mismatch_cases) all have record types the dictionary\n' +
+        'does not know. With -q an unreadable case prints no line of its own: one\n' +
+        'IMPORT_PARTIAL line per file says how many, and the log lists them.\n',
     )
     .action(
       action(async (ctx, dict: string, files: string[]) => {
@@ -58,6 +61,11 @@ export function registerCasesCommands(program: Command): void {
           )}\nlog: ${report.log}`;
         });
         for (const f of report.files) {
+          // --quiet: no line per case, one error line per file that had unreadable cases.
+          if (ctx.quiet && !ctx.json && f.failed > 0) {
+            process.stderr.write(`sds: IMPORT_PARTIAL: ${f.failed} of ${f.failed + f.read} cases of ${f.file} could not be read; the others were stored; ${report.log} lists them\n`);
+            continue;
+          }
           for (const e of f.errors) {
             if (!ctx.json) process.stderr.write(`sds: ${e.code}: ${e.message} [${formatLocation(e.details)}]\n`);
           }
