@@ -7,6 +7,7 @@ import type { RunOutcome } from '../../core/scheduler/run-schedule.js';
 import { EXIT, AppError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../action.js';
+import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
 import { fields } from '../render.js';
 
 function printSchedule(ctx: CliContext, s: ScheduleItem): void {
@@ -125,14 +126,31 @@ export function registerScheduleCommands(program: Command): void {
     .option('--timeout <seconds>', 'stop the breakout after this long (default $SDS_SCHEDULER_TIMEOUT, config.json, else 3600)')
     // Internal: the run the HTTP server claimed for this detached process (docs/scheduler.md, "Run Now").
     .addOption(new Option('--claimed-run <id>').hideHelp())
-    .addHelpText('after', examples('sds schedule run-now CEN2000', 'sds schedule run-now CEN2000 --json'))
+    .addHelpText(
+      'after',
+      examples('sds schedule run-now CEN2000', 'sds schedule run-now CEN2000 --json') +
+        '\nCtrl-C or SIGTERM stops the breakout after the page it is writing; the run is\n' +
+        'recorded interrupted and the command exits 130 (SIGINT) or 143 (SIGTERM).\n',
+    )
     .action(
       action(async (ctx, dict: string, o: { timeout?: string; claimedRun?: string }) => {
         const claimedRunId = o.claimedRun === undefined ? undefined : Number(o.claimedRun);
         if (claimedRunId !== undefined && !Number.isInteger(claimedRunId)) throw new AppError('USAGE', `--claimed-run must be a run id; got "${o.claimedRun}"`, { field: 'claimed-run' });
-        const r = await runNow(ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }), { claimedRunId });
+        // Ctrl-C / SIGTERM reach the breakout through here (docs/cli.md, "Ctrl-C and SIGTERM").
+        const interrupt = interruptOnSignals({
+          onFirst: (sig) => process.stderr.write(`sds: ${sig}: stopping the breakout of ${dict} after the page it is writing (again to exit at once)\n`),
+          again: () => `the breakout of ${dict} may still be stopping; see sds schedule runs ${dict}`,
+        });
+        let r;
+        try {
+          r = await runNow(ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }), { claimedRunId, stop: interrupt.signal });
+        } finally {
+          interrupt.dispose();
+        }
         ctx.print(r, () => outcomeLine(r));
         process.exitCode = runExitCode(r);
+        const sig = interrupt.received();
+        if (sig) reportInterrupted(sig, `run ${r.run_id} of ${r.dictionary} ended ${r.outcome}${r.message ? `: ${r.message}` : ''}`);
       }),
     );
 
