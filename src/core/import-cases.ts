@@ -46,6 +46,8 @@ export interface ImportReport {
   log: string;
   files: FileImportReport[];
   total: Omit<FileImportReport, 'file' | 'errors' | 'errorsNotListed' | 'warningList' | 'warningsNotListed'>;
+  /** Present when `signal` stopped the import: the batches committed before it stay, the rest was not read. */
+  stopped?: true;
 }
 
 export interface ImportOptions {
@@ -55,6 +57,8 @@ export interface ImportOptions {
   detailLimit?: number;
   /** The clock that names the log file. */
   now?: () => Date;
+  /** Aborted (Ctrl-C): the import stops after the batch it is writing (docs/cli.md, "Ctrl-C and SIGTERM"). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -98,11 +102,14 @@ export async function importCases(
   const log = ImportLog.create(store.home.importLogs, dict.name, started);
   try {
     log.write([`import into ${dict.name} started ${started.toISOString()}: ${files.length} file(s)`]);
-    const reports = await importFiles(store, dict, files, deviceId, log, limit, opts.onProgress);
+    const reports = await importFiles(store, dict, files, deviceId, log, limit, opts.onProgress, opts.signal);
     const total = { read: 0, inserted: 0, updated: 0, unchanged: 0, older: 0, failed: 0, warnings: 0 };
     for (const r of reports) for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += r[k];
-    log.write([`import finished: read ${total.read}, inserted ${total.inserted}, updated ${total.updated}, unchanged ${total.unchanged}, older ${total.older}, failed ${total.failed}, warnings ${total.warnings}`]);
-    return { dictionary: dict.name, log: log.path, files: reports, total };
+    const stopped = opts.signal?.aborted === true;
+    log.write([
+      `import ${stopped ? 'stopped (interrupted) after the batch it was writing' : 'finished'}: read ${total.read}, inserted ${total.inserted}, updated ${total.updated}, unchanged ${total.unchanged}, older ${total.older}, failed ${total.failed}, warnings ${total.warnings}`,
+    ]);
+    return { dictionary: dict.name, log: log.path, files: reports, total, ...(stopped ? { stopped: true as const } : {}) };
   } catch (err) {
     const e = toAppError(err);
     log.write([`import stopped: ${e.code}: ${e.message}`]);
@@ -128,6 +135,7 @@ async function importFiles(
   log: ImportLog,
   limit: number,
   onProgress: ((done: number, share: number) => void) | undefined,
+  signal: AbortSignal | undefined,
 ): Promise<FileImportReport[]> {
   const reports: FileImportReport[] = [];
   let done = 0;
@@ -184,12 +192,15 @@ async function importFiles(
       }
       log.write(lines);
       write(cases);
+      // Leaving the loop stops the reading thread; what was committed stays.
+      if (signal?.aborted) break;
     }
     log.write([
       `${file}: read ${report.read}, inserted ${report.inserted}, updated ${report.updated}, unchanged ${report.unchanged}, older ${report.older}, failed ${report.failed}, warnings ${report.warnings}`,
     ]);
     reports.push(report);
     bytesBefore += sizes[index]!;
+    if (signal?.aborted) break;
   }
   return reports;
 }

@@ -6,6 +6,7 @@ import { DEFAULT_CASES_LIMIT, getCase, listCases, MAX_CASES_LIMIT, parsePaging }
 import { deleteCase } from '../../core/case-delete.js';
 import { syncHistory } from '../../core/sync.js';
 import { action, examples } from '../action.js';
+import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
 import { progressBar } from '../progress.js';
 import { fields } from '../render.js';
 
@@ -36,19 +37,30 @@ export function registerCasesCommands(program: Command): void {
         'refused (DICTIONARY_MISMATCH) and nothing is imported; so is a .dat/.txt whose\n' +
         'first 20 cases (limits.import_mismatch_cases) all have record types the dictionary\n' +
         'does not know. With -q an unreadable case prints no line of its own: one\n' +
-        'IMPORT_PARTIAL line per file says how many, and the log lists them.\n',
+        'IMPORT_PARTIAL line per file says how many, and the log lists them. Ctrl-C stops\n' +
+        'after the batch being written (what is committed stays), says so, exits 130.\n',
     )
     .action(
       action(async (ctx, dict: string, files: string[]) => {
         const bar = progressBar(ctx, IMPORT_BAR, 1000, { cases: 0 });
         // Batches commit without stopping to checkpoint the WAL (store/wal-checkpointer.ts).
         ctx.store().checkpointInBackground();
+        // Ctrl-C / SIGTERM: stop after the batch being written, keep what is committed (docs/cli.md, "Ctrl-C and SIGTERM").
+        const interrupt = interruptOnSignals({
+          onFirst: (sig) => process.stderr.write(`sds: ${sig}: stopping the import after the batch it is writing (again to exit at once)\n`),
+          again: () => 'the batches committed stay; run the same import again to finish it (unchanged cases are left alone)',
+        });
         let report;
         try {
           // Acknowledged at exit, so the batches skip their own fsync and all is synced once at the end (docs/durability.md).
-          report = await ctx.store().deferSync(() => importCases(ctx.store(), dict, files, (cases, share) => bar.update(Math.round(share * 1000), undefined, { cases })));
+          report = await ctx
+            .store()
+            .deferSync(() =>
+              importCases(ctx.store(), dict, files, { onProgress: (cases, share) => bar.update(Math.round(share * 1000), undefined, { cases }), signal: interrupt.signal }),
+            );
         } finally {
           bar.stop();
+          interrupt.dispose();
         }
         ctx.print(report, () => {
           const t = report.total;
@@ -73,6 +85,14 @@ export function registerCasesCommands(program: Command): void {
         }
         for (const line of describeImportDetails(report, { verbose: ctx.verbose })) ctx.note(line);
         if (report.total.failed > 0) process.exitCode = EXIT.invalid;
+        const sig = interrupt.received();
+        if (sig) {
+          const t = report.total;
+          reportInterrupted(
+            sig,
+            `import stopped after ${t.read + t.failed} cases: ${t.inserted} inserted and ${t.updated} updated are stored; run the same import again to finish it (unchanged cases are left alone)`,
+          );
+        }
       }),
     );
 

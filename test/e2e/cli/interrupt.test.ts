@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { runCliAsync as sds, SDS_BIN, show } from '../../helpers/run-cli.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';
-import { datLines, groupPopstan, POPSTAN, until, writeDat } from '../../helpers/breakout-helpers.js';
+import { datLines, groupPopstan, POPSTAN, until, withProvince, writeDat } from '../../helpers/breakout-helpers.js';
+import { requireDictionary } from '../../../src/core/dictionaries.js';
 import { silentServer } from '../../integration/dialects/fake-servers.js';
 import { openStore, type Store } from '../../../src/store/open-store.js';
 import { processAlive } from '../../../src/core/breakout/job-process.js';
@@ -170,4 +171,30 @@ test('schedule run-now: a second Ctrl-C exits at once with a note; the breakout 
   await until('the breakout process to exit', () => !processAlive(job.pid), 20_000);
   const final = await jobStatus(job.id);
   assert.ok(final.status === 'cancelled' || final.status === 'failed', JSON.stringify(final));
+});
+
+test('cases import: Ctrl-C stops after the batch being written, what is committed stays, exit 130; running it again finishes', { timeout: 120_000 }, async () => {
+  // 10 copies of Popstan under provinces 40-49: 48,720 new cases, about 100 batches.
+  const lines = Array.from({ length: 10 }, (_, i) => withProvince(datLines(), 40 + i)).flat();
+  const total = groupPopstan(lines).length;
+  const file = writeDat(home.root, 'big.dat', lines);
+  const dictId = requireDictionary(store, POPSTAN).id;
+  const before = store.cases.countActive(dictId);
+  const cli = start(['cases', 'import', POPSTAN, file]);
+  await until('the first batch', () => store.cases.countActive(dictId) > before, 60_000, 5);
+  cli.child.kill('SIGINT');
+  assert.equal(await cli.exit, 130, cli.stderr());
+  const stored = store.cases.countActive(dictId) - before;
+  assert.ok(stored > 0 && stored < total, `stopped half way: ${stored} of ${total}`);
+  const lines2 = cli.stderr().split('\n').filter(Boolean);
+  assert.equal(lines2[0], 'sds: SIGINT: stopping the import after the batch it is writing (again to exit at once)');
+  assert.equal(
+    lines2.at(-1),
+    `sds: interrupted by SIGINT: import stopped after ${stored} cases: ${stored} inserted and 0 updated are stored; run the same import again to finish it (unchanged cases are left alone)`,
+  );
+  assert.match(cli.stdout(), new RegExp(`\\t${stored}\\t${stored}\\t0\\t0\\t0\\t0\\t0\\n`), cli.stdout());
+  const again = await sds(home.root, ['cases', 'import', POPSTAN, file, '--json']);
+  assert.equal(again.code, 0, show(again));
+  assert.deepEqual([again.json().total.inserted, again.json().total.unchanged], [total - stored, stored]);
+  assert.equal(store.cases.countActive(dictId) - before, total);
 });
