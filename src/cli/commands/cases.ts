@@ -35,10 +35,10 @@ export function registerCasesCommands(program: Command): void {
         'home, with every warning and unreadable case; its path is printed. --json lists\n' +
         'the first 1000 of each per file. A .csdb written with another dictionary is\n' +
         'refused (DICTIONARY_MISMATCH) and nothing is imported; so is a .dat/.txt whose\n' +
-        'first 20 cases (limits.import_mismatch_cases) all have record types the dictionary\n' +
-        'does not know. With -q an unreadable case prints no line of its own: one\n' +
-        'IMPORT_PARTIAL line per file says how many, and the log lists them. Ctrl-C stops\n' +
-        'after the batch being written (what is committed stays), says so, exits 130.\n',
+        'first 20 cases (limits.import_mismatch_cases) all have record types the\n' +
+        'dictionary does not know. With -q an unreadable case prints no line of its own:\n' +
+        'one IMPORT_PARTIAL line per file says how many, and the log lists them. Ctrl-C\n' +
+        'stops after the batch being written (what is committed stays) and exits 130.\n',
     )
     .action(
       action(async (ctx, dict: string, files: string[]) => {

@@ -30,9 +30,9 @@ export function registerOperatorCommands(program: Command): void {
     .addHelpText(
       'after',
       examples('sds process-cases-by-dict CEN2000', 'sds service:process-cases-by-dict dictionnaires=CEN2000 --threads=4', 'sds process-cases-by-dict CEN2000 --force') +
-        '\nCtrl-C or SIGTERM stops the job after the page it is writing (cancelled; the next run\n' +
-        'continues from there), says so on stderr and exits 130 (SIGINT) or 143 (SIGTERM).\n' +
-        'A second signal exits at once.\n',
+        '\nCtrl-C or SIGTERM stops the job after the page it is writing (cancelled; the\n' +
+        'next run continues from there), says so on stderr and exits 130 (SIGINT) or 143\n' +
+        '(SIGTERM). A second signal exits at once.\n',
     )
     .action(
       action(async (ctx, name: string, o: { threads: number | string; overwrite?: boolean; force?: boolean }) => {
