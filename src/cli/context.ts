@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { resolveHome, type HomePaths } from '../shared/home.js';
 import { openStore, type Store } from '../store/open-store.js';
+import { plainTables, table, type Cell } from './render.js';
 
 /** What every command handler gets: resolved global options, the home, and a lazily opened store. */
 export interface CliContext {
@@ -10,8 +11,12 @@ export interface CliContext {
   color: boolean;
   /** True when progress may be drawn: stderr is a terminal and the output is for a human. */
   interactive: boolean;
+  /** Tables as tab-separated lines: --plain, or stdout is not a terminal. */
+  plain: boolean;
   home: HomePaths;
   store(): Store;
+  /** A table in the form this output wants (boxed on a terminal, else tab-separated). */
+  table(head: string[], rows: Cell[][]): string;
   /** Prints `data` as JSON with --json, else the human rendering (nothing with --quiet). */
   print(data: unknown, human: () => string): void;
   /** A line on stderr for humans (suppressed by --quiet and --json). */
@@ -25,6 +30,7 @@ interface GlobalOptions {
   quiet?: boolean;
   verbose?: boolean;
   color?: boolean;
+  plain?: boolean;
 }
 
 /** Builds the context of a command from its options merged with the global ones. */
@@ -33,6 +39,7 @@ export function contextOf(cmd: Command): CliContext {
   const json = o.json === true;
   const quiet = o.quiet === true;
   const color = o.color !== false && !process.env.NO_COLOR && process.stdout.isTTY === true;
+  const plain = plainTables(o.plain, process.stdout.isTTY);
   let store: Store | undefined;
   return {
     json,
@@ -40,10 +47,14 @@ export function contextOf(cmd: Command): CliContext {
     verbose: o.verbose === true,
     color,
     interactive: process.stderr.isTTY === true && !json && !quiet && !process.env.CI,
+    plain,
     home: resolveHome(o.home),
     store() {
       store ??= openStore(this.home);
       return store;
+    },
+    table(head, rows) {
+      return table(head, rows, plain);
     },
     print(data, human) {
       if (json) process.stdout.write(JSON.stringify(data, null, 2) + '\n');

@@ -22,6 +22,7 @@ import { printVersion, versionRequest } from './commands/version.js';
 import { examples } from './action.js';
 import { allCommands, commandPath, requireOptionsAfterArguments, unknownCommandWord } from './usage.js';
 import { endQuietlyOnClosedPipe } from './closed-pipe.js';
+import { configureHelpLayout } from './help-layout.js';
 
 /** The `sds` program with every command registered. */
 export function buildProgram(): Command {
@@ -33,8 +34,10 @@ export function buildProgram(): Command {
     .option('-q, --quiet', 'print nothing but errors')
     .option('-v, --verbose', 'more detail, including error causes')
     .option('--no-color', 'no colours')
+    .option('--plain', 'tables as tab-separated lines, as when stdout is not a terminal')
     .addHelpText('after', examples('sds quickstart', 'sds --home /srv/sds init', 'sds dict upload census.dcf --label popstan', 'sds cases import CEN2000 census.dat --json', 'sds config', 'source <(sds completion bash)', 'sds <command> --help'))
     .exitOverride();
+  configureHelpLayout(program);
   registerQuickstart(program);
   registerHomeCommands(program);
   registerDictCommands(program);

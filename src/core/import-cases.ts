@@ -46,6 +46,8 @@ export interface ImportReport {
   log: string;
   files: FileImportReport[];
   total: Omit<FileImportReport, 'file' | 'errors' | 'errorsNotListed' | 'warningList' | 'warningsNotListed'>;
+  /** Present when `signal` stopped the import: the batches committed before it stay, the rest was not read. */
+  stopped?: true;
 }
 
 export interface ImportOptions {
@@ -55,6 +57,8 @@ export interface ImportOptions {
   detailLimit?: number;
   /** The clock that names the log file. */
   now?: () => Date;
+  /** Aborted (Ctrl-C): the import stops after the batch it is writing (docs/cli.md, "Ctrl-C and SIGTERM"). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -65,7 +69,9 @@ export interface ImportOptions {
  * exit status from `failed`. Each committed batch that changes anything gets its own revision.
  *
  * Before anything is stored, every file is checked: an unknown type is FILE_FORMAT_UNKNOWN, a
- * `.csdb` written with another dictionary DICTIONARY_MISMATCH, and no file is imported. Every
+ * `.csdb` written with another dictionary, or a `.dat` whose first cases all have record types
+ * the dictionary does not know (limits.import_mismatch_cases), DICTIONARY_MISMATCH, and no file
+ * is imported. Every
  * warning and unreadable case goes to the import's log file as it arrives (`report.log`); the
  * report lists the first `detailLimit` of each per file and counts the rest, so memory stays
  * bounded whatever the file holds.
@@ -81,9 +87,10 @@ export async function importCases(
   const dict = requireDictionary(store, dictionaryName);
   // Refuse an unknown file type, or a file of another dictionary, before anything is read.
   for (const f of files) caseFileReader(f);
+  const { importMismatchCases } = limitsOf(store);
   for (const f of files) {
     try {
-      checkCaseFile(f, dict.model);
+      await checkCaseFile(f, dict.model, { mismatchCases: importMismatchCases });
     } catch (err) {
       const e = toAppError(err);
       if (e.code !== 'DICTIONARY_MISMATCH') throw e;
@@ -95,11 +102,14 @@ export async function importCases(
   const log = ImportLog.create(store.home.importLogs, dict.name, started);
   try {
     log.write([`import into ${dict.name} started ${started.toISOString()}: ${files.length} file(s)`]);
-    const reports = await importFiles(store, dict, files, deviceId, log, limit, opts.onProgress);
+    const reports = await importFiles(store, dict, files, deviceId, log, limit, opts.onProgress, opts.signal);
     const total = { read: 0, inserted: 0, updated: 0, unchanged: 0, older: 0, failed: 0, warnings: 0 };
     for (const r of reports) for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += r[k];
-    log.write([`import finished: read ${total.read}, inserted ${total.inserted}, updated ${total.updated}, unchanged ${total.unchanged}, older ${total.older}, failed ${total.failed}, warnings ${total.warnings}`]);
-    return { dictionary: dict.name, log: log.path, files: reports, total };
+    const stopped = opts.signal?.aborted === true;
+    log.write([
+      `import ${stopped ? 'stopped (interrupted) after the batch it was writing' : 'finished'}: read ${total.read}, inserted ${total.inserted}, updated ${total.updated}, unchanged ${total.unchanged}, older ${total.older}, failed ${total.failed}, warnings ${total.warnings}`,
+    ]);
+    return { dictionary: dict.name, log: log.path, files: reports, total, ...(stopped ? { stopped: true as const } : {}) };
   } catch (err) {
     const e = toAppError(err);
     log.write([`import stopped: ${e.code}: ${e.message}`]);
@@ -125,6 +135,7 @@ async function importFiles(
   log: ImportLog,
   limit: number,
   onProgress: ((done: number, share: number) => void) | undefined,
+  signal: AbortSignal | undefined,
 ): Promise<FileImportReport[]> {
   const reports: FileImportReport[] = [];
   let done = 0;
@@ -181,12 +192,15 @@ async function importFiles(
       }
       log.write(lines);
       write(cases);
+      // Leaving the loop stops the reading thread; what was committed stays.
+      if (signal?.aborted) break;
     }
     log.write([
       `${file}: read ${report.read}, inserted ${report.inserted}, updated ${report.updated}, unchanged ${report.unchanged}, older ${report.older}, failed ${report.failed}, warnings ${report.warnings}`,
     ]);
     reports.push(report);
     bytesBefore += sizes[index]!;
+    if (signal?.aborted) break;
   }
   return reports;
 }

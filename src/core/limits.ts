@@ -3,6 +3,7 @@ import { homeConfigPath, readHomeConfig } from '../shared/home-config.js';
 import type { HomePaths } from '../shared/home.js';
 import { DEFAULT_CASE_LIMITS, type CaseLimits } from '../cspro/case/case-limits.js';
 import type { Store } from '../store/open-store.js';
+import { DEFAULT_IMPORT_MISMATCH_CASES } from './import/dat-dictionary-check.js';
 
 /**
  * Every limit on what is stored and parsed (docs/limits.md): the case field limits of
@@ -13,6 +14,8 @@ export interface Limits extends CaseLimits {
   requestBytes: number;
   /** Bytes of stored text in one page of `GET …/cases` (list and sync download); the page ends early past it, always with at least one case. */
   pageBytes: number;
+  /** Cases at the start of a `.dat` that, all with unknown record types, make it DICTIONARY_MISMATCH (docs/import.md). */
+  importMismatchCases: number;
 }
 
 const MB = 1024 * 1024;
@@ -21,6 +24,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   ...DEFAULT_CASE_LIMITS,
   requestBytes: 64 * MB,
   pageBytes: 8 * MB,
+  importMismatchCases: DEFAULT_IMPORT_MISMATCH_CASES,
 };
 
 /** config.json key (in the `limits` object), environment variable, field, and allowed range. */
@@ -35,6 +39,7 @@ const FIELDS = [
   ['json_depth', 'SDS_LIMIT_JSON_DEPTH', 'jsonDepth', 8, 10_000],
   ['request_bytes', 'SDS_LIMIT_REQUEST_BYTES', 'requestBytes', 1024, 2 ** 31 - 1],
   ['page_bytes', 'SDS_LIMIT_PAGE_BYTES', 'pageBytes', 1024, 2 ** 28],
+  ['import_mismatch_cases', 'SDS_LIMIT_IMPORT_MISMATCH_CASES', 'importMismatchCases', 1, 1_000_000],
 ] as const;
 
 /** config.json key, environment variable and field of every limit (for `sds config`). */

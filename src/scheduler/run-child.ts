@@ -11,6 +11,12 @@ export interface ChildSpec {
   timeoutMs: number;
   /** After SIGTERM, how long the child has to exit before SIGKILL. */
   graceMs: number;
+  /**
+   * Aborted when the command running the child is interrupted: the child gets the signal named
+   * by the reason (else SIGTERM), then SIGKILL after `graceMs`. The child then runs in its own
+   * process group, so a Ctrl-C at the terminal reaches it only through here, once.
+   */
+  stop?: AbortSignal;
 }
 
 export interface ChildResult {
@@ -21,6 +27,8 @@ export interface ChildResult {
   timedOut: boolean;
   /** True when SIGTERM was not enough and SIGKILL was sent. */
   killed: boolean;
+  /** The signal passed on to the child when `stop` aborted, if it did. */
+  stoppedBy?: NodeJS.Signals;
   stdout: string;
   stderr: string;
   /** Set when the child could not be started at all. */
@@ -47,24 +55,38 @@ function capture(stream: NodeJS.ReadableStream | null): () => string {
  */
 export function runChild(spec: ChildSpec): Promise<ChildResult> {
   return new Promise((resolve) => {
-    const child = spawn(spec.command, spec.args, { env: spec.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(spec.command, spec.args, { env: spec.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: spec.stop !== undefined });
     const stdout = capture(child.stdout);
     const stderr = capture(child.stderr);
     let timedOut = false;
     let killed = false;
     let graceTimer: NodeJS.Timeout | undefined;
-    const limitTimer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGTERM');
-      graceTimer = setTimeout(() => {
+    let stoppedBy: NodeJS.Signals | undefined;
+    const end = (sig: NodeJS.Signals) => {
+      child.kill(sig);
+      graceTimer ??= setTimeout(() => {
         killed = true;
         child.kill('SIGKILL');
       }, spec.graceMs);
+    };
+    const limitTimer = setTimeout(() => {
+      if (stoppedBy) return;
+      timedOut = true;
+      end('SIGTERM');
     }, spec.timeoutMs);
+    const onStop = () => {
+      if (timedOut || stoppedBy) return;
+      const reason: unknown = spec.stop?.reason;
+      stoppedBy = reason === 'SIGINT' || reason === 'SIGTERM' ? reason : 'SIGTERM';
+      end(stoppedBy);
+    };
+    if (spec.stop?.aborted) onStop();
+    else spec.stop?.addEventListener('abort', onStop, { once: true });
     const done = (r: Pick<ChildResult, 'exitCode' | 'signal' | 'spawnError'>) => {
       clearTimeout(limitTimer);
       clearTimeout(graceTimer);
-      resolve({ ...r, timedOut, killed, stdout: stdout(), stderr: stderr() });
+      spec.stop?.removeEventListener('abort', onStop);
+      resolve({ ...r, timedOut, killed, stoppedBy, stdout: stdout(), stderr: stderr() });
     };
     child.once('error', (err) => done({ exitCode: null, signal: null, spawnError: err.message }));
     child.once('close', (code, signal) => done({ exitCode: code, signal }));

@@ -3,13 +3,17 @@ import { cancelJob, jobStatus, listJobs, startBreakout, waitForJob } from '../..
 import type { JobStatusReply } from '../../core/breakout/job-replies.js';
 import { breakoutTables, dropBreakoutTables } from '../../core/breakout/tables.js';
 import { runJob } from '../../core/breakout/run-job.js';
-import { EXIT } from '../../shared/errors.js';
+import { EXIT, toAppError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../action.js';
 import { abortOnSignals } from '../abort-on-signals.js';
+import { interruptOnSignals, reportInterrupted, SIGNAL_EXIT } from '../interrupt.js';
 import { progressBar } from '../progress.js';
-import { fields, table } from '../render.js';
+import { fields } from '../render.js';
 import { threadsOption } from '../threads-option.js';
+
+/** How often the job process reads its cancel flag while it runs (besides between pages). */
+const CANCEL_POLL_MS = 250;
 
 /** Exit code of a finished job: 0 completed, 1 failed (5 when the target failed), 1 cancelled. */
 export function jobExitCode(s: JobStatusReply): number {
@@ -65,16 +69,63 @@ export function printJob(ctx: CliContext, s: JobStatusReply): void {
 /** The bar of a followed job: the job's own estimate, since it runs in another process. */
 export const JOB_BAR = '{dictionary} [{bar}] {percentage}% | {value}/{total} cases | ETA {remaining}';
 
-/** Follows a job to its end with a progress bar on a terminal, then prints it and sets the exit code. */
-export async function followJob(ctx: CliContext, jobId: string): Promise<void> {
+/** What became of a job, for the line an interrupted command writes on stderr. */
+export function jobOutcome(s: JobStatusReply): string {
+  switch (s.status) {
+    case 'cancelled':
+      return `job ${s.job_id} stopped at a safe point: cancelled after ${s.result.total_cases} cases`;
+    case 'completed':
+      return `job ${s.job_id} had already completed (${s.result.total_cases} cases)`;
+    case 'failed':
+      return `job ${s.job_id} ended failed: ${s.error.code}`;
+    default:
+      return `job ${s.job_id} is still ${s.status}`;
+  }
+}
+
+/**
+ * Follows a job to its end with a progress bar on a terminal, then prints it and sets the exit
+ * code. `stop` (the command started the job): Ctrl-C or SIGTERM cancels the job, waits for it to
+ * stop at a safe point and exits 130/143 saying so; otherwise (`status --watch`) the signal only
+ * stops the following, the job goes on (docs/cli.md, "Ctrl-C and SIGTERM").
+ */
+export async function followJob(ctx: CliContext, jobId: string, opts: { stop: boolean; note?: string } = { stop: false }): Promise<void> {
+  const follow = `follow it: sds breakout status ${jobId} --watch`;
+  const interrupt = interruptOnSignals({
+    onFirst: (sig) => {
+      if (!opts.stop) {
+        process.stderr.write(`sds: interrupted by ${sig}: stopped following job ${jobId}; the job goes on (${follow}; stop it: sds breakout cancel ${jobId})\n`);
+        process.exit(SIGNAL_EXIT[sig]);
+      }
+      process.stderr.write(`sds: ${sig}: stopping job ${jobId} after the page it is writing (again to exit at once)\n`);
+      try {
+        cancelJob(ctx.store(), jobId);
+      } catch (err) {
+        // CONFLICT: the job ended meanwhile, and the wait below reads how. Anything else is said.
+        const e = toAppError(err);
+        if (e.code !== 'CONFLICT') process.stderr.write(`sds: could not ask job ${jobId} to stop: ${e.code}: ${e.message}; stop it: sds breakout cancel ${jobId}\n`);
+      }
+    },
+    again: () => `job ${jobId} may still be stopping; ${follow}`,
+  });
+  // Said once the signals are handled, so what it promises holds from the moment it is read.
+  ctx.note(opts.note ?? `following job ${jobId}; Ctrl-C stops following, the job goes on`);
   const bar = progressBar(ctx, JOB_BAR, 0, { dictionary: 'waiting', remaining: '--' });
-  const final = await waitForJob(ctx.store(), jobId, (s) => {
-    if (s.status === 'running') {
-      bar.update(s.progress.processed, s.progress.total, { dictionary: s.progress.dictionary, remaining: s.progress.estimated_remaining });
-    }
-  }).finally(() => bar.stop());
+  let final: JobStatusReply;
+  try {
+    final = await waitForJob(ctx.store(), jobId, (s) => {
+      if (s.status === 'running') {
+        bar.update(s.progress.processed, s.progress.total, { dictionary: s.progress.dictionary, remaining: s.progress.estimated_remaining });
+      }
+    });
+  } finally {
+    bar.stop();
+    interrupt.dispose();
+  }
   printJob(ctx, final);
   process.exitCode = jobExitCode(final);
+  const sig = interrupt.received();
+  if (sig) reportInterrupted(sig, jobOutcome(final));
 }
 
 /** `sds breakout start|status|jobs|tables|drop|cancel` (+ the hidden `run-job`). */
@@ -89,14 +140,13 @@ export function registerBreakoutCommands(program: Command): void {
     .description('full breakout of dictionaries in the background; prints the job id (refused when tables exist, unless --overwrite)')
     .option('--threads <n>', 'parallel connections to the target (1-10)', threadsOption, 1)
     .option('--overwrite', 'drop and rebuild existing breakout tables')
-    .option('--wait', 'follow the job to its end (exit 0 completed, 1 failed, 5 target failed)')
+    .option('--wait', 'follow the job to its end (exit 0 completed, 1 failed, 5 target failed); Ctrl-C or SIGTERM cancels the job at a safe point, says so and exits 130/143')
     .addHelpText('after', examples('sds breakout start CEN2000 --wait', 'sds breakout start CEN2000 HOUSEHOLD_DICT --threads 4 --overwrite', 'sds breakout start CEN2000 --json | jq -r .job_id'))
     .action(
       action(async (ctx, dicts: string[], o: { threads: number | string; overwrite?: boolean; wait?: boolean }) => {
         const r = await startBreakout(ctx.store(), { dictionaries: dicts, threads: o.threads, overwrite: o.overwrite === true, origin: 'cli' });
         if (o.wait) {
-          ctx.note(`${r.message}; job ${r.job_id}`);
-          await followJob(ctx, r.job_id);
+          await followJob(ctx, r.job_id, { stop: true, note: `${r.message}; job ${r.job_id}; Ctrl-C cancels it` });
           return;
         }
         ctx.print(r, () => `${r.job_id}\n${r.message}; estimated ${r.estimated_time}. Follow it: sds breakout status ${r.job_id} --watch`);
@@ -106,7 +156,7 @@ export function registerBreakoutCommands(program: Command): void {
   breakout
     .command('status <job>')
     .description('status of a job (spec 2.5 shapes with --json)')
-    .option('--watch', 'follow the job to its end')
+    .option('--watch', 'follow the job to its end; Ctrl-C stops following, the job goes on')
     .addHelpText('after', examples('sds breakout status 6f1c…', 'sds breakout status 6f1c… --watch', 'sds breakout status 6f1c… --json'))
     .action(
       action(async (ctx, job: string, o: { watch?: boolean }) => {
@@ -125,7 +175,7 @@ export function registerBreakoutCommands(program: Command): void {
       action((ctx, o: { status?: string; limit: string }) => {
         const r = listJobs(ctx.store(), { status: o.status, limit: o.limit });
         ctx.print(r, () =>
-          table(['job_id', 'status', 'dictionaries', 'cases', 'execution_time', 'started_at'], r.data.map((j) => [j.job_id, j.status, j.dictionaries.join(','), j.cases_processed, j.execution_time, j.started_at])),
+          ctx.table(['job_id', 'status', 'dictionaries', 'cases', 'execution_time', 'started_at'], r.data.map((j) => [j.job_id, j.status, j.dictionaries.join(','), j.cases_processed, j.execution_time, j.started_at])),
         );
       }),
     );
@@ -140,7 +190,7 @@ export function registerBreakoutCommands(program: Command): void {
         const stale = r.tables.filter((t) => t.stale).length;
         ctx.print(r, () =>
           [
-            table(['table', 'type', 'rows', 'size', 'state'], r.tables.map((t) => [t.name, t.type, t.row_count, t.size, t.stale ? 'stale' : 'current'])),
+            ctx.table(['table', 'type', 'rows', 'size', 'state'], r.tables.map((t) => [t.name, t.type, t.row_count, t.size, t.stale ? 'stale' : 'current'])),
             `total ${r.total_size} in ${r.database}`,
             ...(stale ? [`${stale} stale table(s): no longer in the plan of ${r.dictionary}; the next breakout drops them`] : []),
           ].join('\n'),
@@ -176,8 +226,22 @@ export function registerBreakoutCommands(program: Command): void {
     .description('run a pending job in this process (used by the background job process)')
     .action(
       action(async (ctx, job: string) => {
-        const final = await runJob(ctx.store(), job, { signal: abortOnSignals(), log: (l) => process.stderr.write(`${new Date().toISOString()} ${l}\n`) });
+        // `breakout cancel` (or an interrupted --wait) sets the job's cancel flag: read between pages,
+        // and polled here too so a connect to a target that never answers is abandoned as well.
+        const stop = new AbortController();
+        abortOnSignals().addEventListener('abort', () => stop.abort(), { once: true });
+        const poll = setInterval(() => {
+          if (ctx.store().jobs.isCancelRequested(job)) stop.abort();
+        }, CANCEL_POLL_MS);
+        let final;
+        try {
+          final = await runJob(ctx.store(), job, { signal: stop.signal, log: (l) => process.stderr.write(`${new Date().toISOString()} ${l}\n`) });
+        } finally {
+          clearInterval(poll);
+        }
         process.exitCode = final.status === 'completed' ? EXIT.ok : EXIT.failed;
+        // Stopped: the job is recorded, so do not wait out a connect still pending in the driver.
+        if (stop.signal.aborted) setImmediate(() => process.exit());
       }),
     );
 }

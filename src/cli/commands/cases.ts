@@ -6,8 +6,9 @@ import { DEFAULT_CASES_LIMIT, getCase, listCases, MAX_CASES_LIMIT, parsePaging }
 import { deleteCase } from '../../core/case-delete.js';
 import { syncHistory } from '../../core/sync.js';
 import { action, examples } from '../action.js';
+import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
 import { progressBar } from '../progress.js';
-import { fields, table } from '../render.js';
+import { fields } from '../render.js';
 
 /** The import bar: the share of the files' bytes read (per mille), with the cases written. */
 export const IMPORT_BAR = 'importing [{bar}] {percentage}% | {cases} cases | ETA {eta_formatted}';
@@ -28,27 +29,42 @@ export function registerCasesCommands(program: Command): void {
         'sds cases import CEN2000 "Popstan Census.dat"',
         'sds cases import HOUSEHOLD_DICT Household.csdb',
         'sds cases import CEN2000 upload.json --json',
-        'sds cases import CEN2000 census.dat --verbose      # list the warnings: case, line, item, value',
+        'sds cases import CEN2000 census.dat --verbose   # warnings: case, line, item',
       ) +
-        '\nEvery import writes logs/import/<dict>_<YYYY-MM-DD_HH-MM-SS>.log (UTC) under the home, with every\n' +
-        'warning and unreadable case; its path is printed. --json lists the first 1000 of each per file.\n' +
-        'A .csdb written with another dictionary is refused (DICTIONARY_MISMATCH) and nothing is imported.\n',
+        '\nEvery import writes logs/import/<dict>_<YYYY-MM-DD_HH-MM-SS>.log (UTC) under the\n' +
+        'home, with every warning and unreadable case; its path is printed. --json lists\n' +
+        'the first 1000 of each per file. A .csdb written with another dictionary is\n' +
+        'refused (DICTIONARY_MISMATCH) and nothing is imported; so is a .dat/.txt whose\n' +
+        'first 20 cases (limits.import_mismatch_cases) all have record types the\n' +
+        'dictionary does not know. With -q an unreadable case prints no line of its own:\n' +
+        'one IMPORT_PARTIAL line per file says how many, and the log lists them. Ctrl-C\n' +
+        'stops after the batch being written (what is committed stays) and exits 130.\n',
     )
     .action(
       action(async (ctx, dict: string, files: string[]) => {
         const bar = progressBar(ctx, IMPORT_BAR, 1000, { cases: 0 });
         // Batches commit without stopping to checkpoint the WAL (store/wal-checkpointer.ts).
         ctx.store().checkpointInBackground();
+        // Ctrl-C / SIGTERM: stop after the batch being written, keep what is committed (docs/cli.md, "Ctrl-C and SIGTERM").
+        const interrupt = interruptOnSignals({
+          onFirst: (sig) => process.stderr.write(`sds: ${sig}: stopping the import after the batch it is writing (again to exit at once)\n`),
+          again: () => 'the batches committed stay; run the same import again to finish it (unchanged cases are left alone)',
+        });
         let report;
         try {
           // Acknowledged at exit, so the batches skip their own fsync and all is synced once at the end (docs/durability.md).
-          report = await ctx.store().deferSync(() => importCases(ctx.store(), dict, files, (cases, share) => bar.update(Math.round(share * 1000), undefined, { cases })));
+          report = await ctx
+            .store()
+            .deferSync(() =>
+              importCases(ctx.store(), dict, files, { onProgress: (cases, share) => bar.update(Math.round(share * 1000), undefined, { cases }), signal: interrupt.signal }),
+            );
         } finally {
           bar.stop();
+          interrupt.dispose();
         }
         ctx.print(report, () => {
           const t = report.total;
-          return `${table(
+          return `${ctx.table(
             ['file', 'read', 'inserted', 'updated', 'unchanged', 'older', 'failed', 'warnings'],
             [
               ...report.files.map((f) => [f.file, f.read, f.inserted, f.updated, f.unchanged, f.older, f.failed, f.warnings]),
@@ -57,6 +73,11 @@ export function registerCasesCommands(program: Command): void {
           )}\nlog: ${report.log}`;
         });
         for (const f of report.files) {
+          // --quiet: no line per case, one error line per file that had unreadable cases.
+          if (ctx.quiet && !ctx.json && f.failed > 0) {
+            process.stderr.write(`sds: IMPORT_PARTIAL: ${f.failed} of ${f.failed + f.read} cases of ${f.file} could not be read; the others were stored; ${report.log} lists them\n`);
+            continue;
+          }
           for (const e of f.errors) {
             if (!ctx.json) process.stderr.write(`sds: ${e.code}: ${e.message} [${formatLocation(e.details)}]\n`);
           }
@@ -64,6 +85,14 @@ export function registerCasesCommands(program: Command): void {
         }
         for (const line of describeImportDetails(report, { verbose: ctx.verbose })) ctx.note(line);
         if (report.total.failed > 0) process.exitCode = EXIT.invalid;
+        const sig = interrupt.received();
+        if (sig) {
+          const t = report.total;
+          reportInterrupted(
+            sig,
+            `import stopped after ${t.read + t.failed} cases: ${t.inserted} inserted and ${t.updated} updated are stored; run the same import again to finish it (unchanged cases are left alone)`,
+          );
+        }
       }),
     );
 
@@ -78,7 +107,7 @@ export function registerCasesCommands(program: Command): void {
         const page = listCases(ctx.store(), dict, parsePaging(opts.limit, opts.offset));
         ctx.print(page, () =>
           [
-            table(['guid', 'case_label', 'modified_date', 'verified', 'deleted'], page.data.map((c) => [c.guid, c.case_label, c.modified_date, c.verified, c.deleted])),
+            ctx.table(['guid', 'case_label', 'modified_date', 'verified', 'deleted'], page.data.map((c) => [c.guid, c.case_label, c.modified_date, c.verified, c.deleted])),
             `${page.data.length} of ${page.total} cases (offset ${page.offset})`,
           ].join('\n'),
         );
@@ -133,7 +162,7 @@ export function registerCasesCommands(program: Command): void {
         ctx.print(r, () =>
           r.history.length === 0
             ? `no sync of ${r.dictionary} yet`
-            : table(['time', 'device', 'user', 'direction', 'revision', 'cases', 'universe'], r.history.map((h) => [h.createdAt, h.device, h.username, h.direction, h.revision, h.cases, h.universe])),
+            : ctx.table(['time', 'device', 'user', 'direction', 'revision', 'cases', 'universe'], r.history.map((h) => [h.createdAt, h.device, h.username, h.direction, h.revision, h.cases, h.universe])),
         );
       }),
     );

@@ -5,7 +5,7 @@ import { deleteDictionary, getDictionary, listDictionaries, uploadDictionary, ty
 import { purgeCaseCount, purgeDictionary, type PurgeReply } from '../../core/dictionary-purge.js';
 import { confirmDestructive } from '../confirm.js';
 import { action, examples } from '../action.js';
-import { fields, table } from '../render.js';
+import { fields } from '../render.js';
 
 function readInput(file: string): Buffer {
   try {
@@ -54,7 +54,7 @@ export function registerDictCommands(program: Command): void {
       action((ctx) => {
         const list = listDictionaries(ctx.store());
         ctx.print(list, () =>
-          list.length ? table(['name', 'label', 'version', 'created_at'], list.map((d) => [d.name, d.label, d.version, d.created_at])) : 'no dictionaries',
+          list.length ? ctx.table(['name', 'label', 'version', 'created_at'], list.map((d) => [d.name, d.label, d.version, d.created_at])) : 'no dictionaries',
         );
       }),
     );
@@ -83,7 +83,7 @@ export function registerDictCommands(program: Command): void {
                   ] as [string, unknown][])),
             ],
           );
-          return [head, table(['level', 'label'], d.levels.map((l) => [l.name, l.label])), table(['record', 'label'], d.records.map((r) => [r.name, r.label]))].join('\n');
+          return [head, ctx.table(['level', 'label'], d.levels.map((l) => [l.name, l.label])), ctx.table(['record', 'label'], d.records.map((r) => [r.name, r.label]))].join('\n');
         });
       }),
     );

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { AppError } from '../../shared/errors.js';
 import { fileInfo, listFiles, openFile, putFile, removeFile } from '../../core/files.js';
 import { action, examples } from '../action.js';
-import { fields, table } from '../render.js';
+import { fields } from '../render.js';
 
 /** `sds files put|get|info|list|rm` over the media area. */
 export function registerFilesCommands(program: Command): void {
@@ -63,7 +63,7 @@ export function registerFilesCommands(program: Command): void {
     .action(
       action((ctx) => {
         const list = listFiles(ctx.store());
-        ctx.print(list, () => (list.length ? table(['name', 'size', 'content_type', 'updated_at'], list.map((f) => [f.name, f.size, f.content_type, f.updated_at])) : 'no files'));
+        ctx.print(list, () => (list.length ? ctx.table(['name', 'size', 'content_type', 'updated_at'], list.map((f) => [f.name, f.size, f.content_type, f.updated_at])) : 'no files'));
       }),
     );
 

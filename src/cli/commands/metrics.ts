@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { metrics } from '../../core/metrics.js';
 import { listBreakoutLogs } from '../../core/breakout/log.js';
 import { action, examples } from '../action.js';
-import { table } from '../render.js';
 
 /** `sds metrics` and `sds logs`: the integration API's metrics and breakout log (spec 2.10). */
 export function registerMetricsCommands(program: Command): void {
@@ -15,7 +14,7 @@ export function registerMetricsCommands(program: Command): void {
         const m = metrics(ctx.store());
         ctx.print(m, () =>
           [
-            table(
+            ctx.table(
               ['dictionary', 'cases', 'breakout'],
               Object.keys(m.cases_by_dictionary).map((d) => [d, m.cases_by_dictionary[d], m.breakout_status[d]]),
             ),
@@ -37,7 +36,7 @@ export function registerMetricsCommands(program: Command): void {
         ctx.print(r, () =>
           r.logs.length === 0
             ? 'no breakout log entries'
-            : table(['time', 'level', 'dictionary', 'progress', 'message'], r.logs.map((l) => [l.timestamp, l.level, l.dictionary, l.progress, l.message])),
+            : ctx.table(['time', 'level', 'dictionary', 'progress', 'message'], r.logs.map((l) => [l.timestamp, l.level, l.dictionary, l.progress, l.message])),
         );
       }),
     );

@@ -4,11 +4,10 @@ import { dropBreakoutTables } from '../../core/breakout/tables.js';
 import { checkDatabaseDrivers } from '../../core/breakout/drivers.js';
 import { EXIT } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
-import { abortOnSignals } from '../abort-on-signals.js';
-import { table } from '../render.js';
+import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
 import { progressBar } from '../progress.js';
 import { threadsOption } from '../threads-option.js';
-import { jobExitCode, printJob } from './breakout.js';
+import { jobExitCode, jobOutcome, printJob } from './breakout.js';
 
 /** The bar of an incremental run in this process: cli-progress measures the rate itself. */
 export const RUN_BAR = '{dictionary} [{bar}] {percentage}% | {value}/{total} cases | ETA {eta_formatted}';
@@ -28,16 +27,29 @@ export function registerOperatorCommands(program: Command): void {
     .option('--threads <n>', 'parallel connections to the target (1-10)', threadsOption, 1)
     .option('--overwrite', 'drop and rebuild the tables, then load every case')
     .option('--force', 'same as --overwrite')
-    .addHelpText('after', examples('sds process-cases-by-dict CEN2000', 'sds service:process-cases-by-dict dictionnaires=CEN2000 --threads=4', 'sds process-cases-by-dict CEN2000 --force'))
+    .addHelpText(
+      'after',
+      examples('sds process-cases-by-dict CEN2000', 'sds service:process-cases-by-dict dictionnaires=CEN2000 --threads=4', 'sds process-cases-by-dict CEN2000 --force') +
+        '\nCtrl-C or SIGTERM stops the job after the page it is writing (cancelled; the\n' +
+        'next run continues from there), says so on stderr and exits 130 (SIGINT) or 143\n' +
+        '(SIGTERM). A second signal exits at once.\n',
+    )
     .action(
       action(async (ctx, name: string, o: { threads: number | string; overwrite?: boolean; force?: boolean }) => {
         const bar = progressBar(ctx, RUN_BAR, 0, { dictionary: dictionaryArgument(name) });
-        const signal = abortOnSignals();
+        let jobId: string | undefined;
+        // Ctrl-C / SIGTERM: the job stops after the page it is writing (docs/cli.md, "Ctrl-C and SIGTERM").
+        const interrupt = interruptOnSignals({
+          onFirst: (sig) => process.stderr.write(`sds: ${sig}: stopping ${jobId ? `job ${jobId}` : 'the breakout'} after the page it is writing (again to exit at once)\n`),
+          again: () => `job ${jobId ?? '?'} is left as it is; it shows failed once its process is gone, and the next run continues from the last page saved`,
+        });
+        const signal = interrupt.signal;
         const r = await runBreakoutNow(
           ctx.store(),
           { dictionary: dictionaryArgument(name), threads: o.threads, overwrite: o.overwrite === true || o.force === true, origin: 'process-cases-by-dict' },
           {
             signal,
+            onJob: (id) => (jobId = id),
             log: ctx.verbose ? (l) => process.stderr.write(l + '\n') : undefined,
             onProgress: (dictionary, processed, total) => bar.update(processed, total, { dictionary }),
             // A drop nobody asked for (not --overwrite) is never silent: it goes to stderr even without --verbose.
@@ -45,9 +57,14 @@ export function registerOperatorCommands(program: Command): void {
               if (c.dropped.length && c.reason !== 'overwrite') ctx.note(`${dictionary}: dropped ${c.dropped.length} table(s) (${c.reason}: ${c.detail}): ${c.dropped.join(', ')}`);
             },
           },
-        ).finally(() => bar.stop());
+        ).finally(() => {
+          bar.stop();
+          interrupt.dispose();
+        });
         printJob(ctx, r);
         process.exitCode = jobExitCode(r);
+        const sig = interrupt.received();
+        if (sig) reportInterrupted(sig, `${jobOutcome(r)}; the next run continues from there`);
         // Stopped (SIGTERM from the scheduler's time limit, Ctrl-C): the job is recorded, so exit now
         // rather than wait out the driver's timeout of a connect still pending (docs/scheduler.md, "Time limit").
         if (signal.aborted) setImmediate(() => process.exit());
@@ -76,9 +93,9 @@ export function registerOperatorCommands(program: Command): void {
         const r = await checkDatabaseDrivers(ctx.store());
         ctx.print(r, () =>
           [
-            table(['driver', 'database', 'module', 'available', 'version'], r.drivers.map((d) => [d.driver, d.database, d.module, d.available ? 'yes' : `no: ${d.error}`, d.version])),
+            ctx.table(['driver', 'database', 'module', 'available', 'version'], r.drivers.map((d) => [d.driver, d.database, d.module, d.available ? 'yes' : `no: ${d.error}`, d.version])),
             r.targets.length
-              ? table(['dictionary', 'target', 'reachable'], r.targets.map((t) => [t.dictionary, t.target, t.reachable ? `yes (${t.server_version})` : `no: ${t.error?.code} ${t.error?.message}`]))
+              ? ctx.table(['dictionary', 'target', 'reachable'], r.targets.map((t) => [t.dictionary, t.target, t.reachable ? `yes (${t.server_version})` : `no: ${t.error?.code} ${t.error?.message}`]))
               : 'no dictionaries, so no targets to check',
           ].join('\n'),
         );

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { quickstart } from '../../core/quickstart.js';
 import { action, examples } from '../action.js';
 import { progressBar } from '../progress.js';
-import { fields, table } from '../render.js';
+import { fields } from '../render.js';
 
 /** `sds quickstart`: the main job on the embedded default data. */
 export function registerQuickstart(program: Command): void {
@@ -23,7 +23,7 @@ export function registerQuickstart(program: Command): void {
             ['breakout', `${r.breakout.job.status} into ${r.breakout.database}`],
           ]) +
           '\n' +
-          table(['table', 'type', 'rows', 'size'], r.breakout.tables.map((t) => [t.name, t.type, t.row_count, t.size])),
+          ctx.table(['table', 'type', 'rows', 'size'], r.breakout.tables.map((t) => [t.name, t.type, t.row_count, t.size])),
         );
       }),
     );

@@ -7,7 +7,8 @@ import type { RunOutcome } from '../../core/scheduler/run-schedule.js';
 import { EXIT, AppError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../action.js';
-import { fields, table } from '../render.js';
+import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
+import { fields } from '../render.js';
 
 function printSchedule(ctx: CliContext, s: ScheduleItem): void {
   ctx.print(s, () =>
@@ -59,7 +60,7 @@ export function registerScheduleCommands(program: Command): void {
         ctx.print(r, () =>
           [
             r.schedules.length
-              ? table(
+              ? ctx.table(
                   ['dictionary', 'enabled', 'cron', 'next run', 'last run', 'last exit'],
                   r.schedules.map((s) => [s.dictionary, s.enabled ? 'yes' : 'no', s.cron_expression, s.next_run, s.last_run, s.last_exit_code]),
                 )
@@ -125,14 +126,31 @@ export function registerScheduleCommands(program: Command): void {
     .option('--timeout <seconds>', 'stop the breakout after this long (default $SDS_SCHEDULER_TIMEOUT, config.json, else 3600)')
     // Internal: the run the HTTP server claimed for this detached process (docs/scheduler.md, "Run Now").
     .addOption(new Option('--claimed-run <id>').hideHelp())
-    .addHelpText('after', examples('sds schedule run-now CEN2000', 'sds schedule run-now CEN2000 --json'))
+    .addHelpText(
+      'after',
+      examples('sds schedule run-now CEN2000', 'sds schedule run-now CEN2000 --json') +
+        '\nCtrl-C or SIGTERM stops the breakout after the page it is writing; the run is\n' +
+        'recorded interrupted and the command exits 130 (SIGINT) or 143 (SIGTERM).\n',
+    )
     .action(
       action(async (ctx, dict: string, o: { timeout?: string; claimedRun?: string }) => {
         const claimedRunId = o.claimedRun === undefined ? undefined : Number(o.claimedRun);
         if (claimedRunId !== undefined && !Number.isInteger(claimedRunId)) throw new AppError('USAGE', `--claimed-run must be a run id; got "${o.claimedRun}"`, { field: 'claimed-run' });
-        const r = await runNow(ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }), { claimedRunId });
+        // Ctrl-C / SIGTERM reach the breakout through here (docs/cli.md, "Ctrl-C and SIGTERM").
+        const interrupt = interruptOnSignals({
+          onFirst: (sig) => process.stderr.write(`sds: ${sig}: stopping the breakout of ${dict} after the page it is writing (again to exit at once)\n`),
+          again: () => `the breakout of ${dict} may still be stopping; see sds schedule runs ${dict}`,
+        });
+        let r;
+        try {
+          r = await runNow(ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }), { claimedRunId, stop: interrupt.signal });
+        } finally {
+          interrupt.dispose();
+        }
         ctx.print(r, () => outcomeLine(r));
         process.exitCode = runExitCode(r);
+        const sig = interrupt.received();
+        if (sig) reportInterrupted(sig, `run ${r.run_id} of ${r.dictionary} ended ${r.outcome}${r.message ? `: ${r.message}` : ''}`);
       }),
     );
 
@@ -146,7 +164,7 @@ export function registerScheduleCommands(program: Command): void {
         const r = scheduleRuns(ctx.store(), { dictionary: dict }, { limit: o.limit });
         ctx.print(r, () =>
           r.runs.length
-            ? table(['run', 'trigger', 'outcome', 'started', 'ended', 'exit', 'log file', 'message'], r.runs.map((x) => [x.id, x.trigger, x.outcome, x.started_at, x.ended_at, x.exit_code, x.log_file, x.message]))
+            ? ctx.table(['run', 'trigger', 'outcome', 'started', 'ended', 'exit', 'log file', 'message'], r.runs.map((x) => [x.id, x.trigger, x.outcome, x.started_at, x.ended_at, x.exit_code, x.log_file, x.message]))
             : `no runs of ${r.dictionary} yet`,
         );
       }),
@@ -158,7 +176,7 @@ export function registerScheduleCommands(program: Command): void {
     .description('one scheduler tick, for cron every minute: deliver due webhooks, then run the due schedules one after another (exit 0 all ran or nothing due or another tick holds the lock, 1 a run failed)')
     .option('--env <env>', 'accepted for compatibility with the old service:scheduler-run (--env=prod); ignored')
     .option('--timeout <seconds>', 'stop a breakout after this long (default $SDS_SCHEDULER_TIMEOUT, config.json, else 3600)')
-    .addHelpText('after', examples('* * * * * sds --home /srv/sds scheduler-run >> /srv/sds/logs/scheduler.log 2>&1   # crontab line', 'sds service:scheduler-run --env=prod', 'sds scheduler-run --json'))
+    .addHelpText('after', examples('* * * * * sds --home /srv/sds scheduler-run >>/srv/sds/logs/cron.log 2>&1', 'sds service:scheduler-run --env=prod', 'sds scheduler-run --json'))
     .action(
       action(async (ctx, o: { timeout?: string }) => {
         const r = await schedulerRun(ctx.store(), schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }), {

@@ -31,8 +31,8 @@ export function registerServeCommand(program: Command): void {
       examples(
         'sds serve',
         'sds serve --host 0.0.0.0 --port 8080 --max-upload-mb 20',
-        'sds serve --max-file-mb 500                  # tablets sync long audio recordings',
-        'sds serve --headers-timeout 10000 --body-timeout 15000 --request-timeout 600000',
+        'sds serve --max-file-mb 500       # tablets sync long audio recordings',
+        'sds serve --headers-timeout 10000 --body-timeout 15000 \\\n      --request-timeout 600000',
         'SDS_JWT_SECRET="$(openssl rand -base64 48)" sds --home /srv/sds serve',
       ),
     )

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { breakoutStatus, statusConnectTimeout } from '../../core/breakout/status.js';
 import { toAppError } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
-import { table } from '../render.js';
 
 interface StatusOptions {
   dictionary?: string;
@@ -37,9 +36,11 @@ export function registerStatusCommand(program: Command): void {
         'sds status --cron-enabled --breakout-configured --limit 50',
         'sds status --connect-timeout 1000',
       ) +
-        '\nThe target fields (processed, pending, rate, up to date, last processed) are read from each target now and are\n' +
-        'empty when breakout is not configured or the target does not answer within the connect timeout.\n' +
-        'With --json the output is the envelope of GET /breakout-status-webhook.php ({success, data, error, meta}).\n',
+        '\nThe target fields (processed, pending, rate, up to date, last processed) are\n' +
+        'read from each target now and are empty when breakout is not configured or the\n' +
+        'target does not answer within the connect timeout.\n' +
+        'With --json the output is the envelope of GET /breakout-status-webhook.php\n' +
+        '({success, data, error, meta}).\n',
     )
     .action(
       action(async (ctx, o: StatusOptions) => {
@@ -59,7 +60,7 @@ export function registerStatusCommand(program: Command): void {
           );
           ctx.print(r, () =>
             [
-              table(
+              ctx.table(
                 ['dictionary', 'target', 'cron', 'last run', 'exit', 'cases', 'processed', 'pending', 'rate', 'up to date', 'last processed'],
                 r.data.map((d) => [
                   d.dictionary,

@@ -8,7 +8,7 @@ export function registerTargetCommands(program: Command): void {
   const target = program
     .command('target')
     .description('the database a dictionary breaks out into (default: embedded SQLite under the home)')
-    .addHelpText('after', examples('sds target set CEN2000 --type postgresql --url postgres://sds@localhost/census', 'sds target show CEN2000', 'sds target test CEN2000'));
+    .addHelpText('after', examples('sds target set CEN2000 --type postgresql --url postgres://sds@db/census', 'sds target show CEN2000', 'sds target test CEN2000'));
 
   target
     .command('set <dict>')
@@ -29,10 +29,10 @@ export function registerTargetCommands(program: Command): void {
     .addHelpText(
       'after',
       examples(
-        'sds target set CEN2000 --type postgresql --url postgresql://census@127.0.0.1:5432/census --password-env CENSUS_PW',
-        'sds target set CEN2000 --type postgresql --url "postgresql://census@db.example/census?sslmode=verify-full" --tls-ca /etc/ssl/db-ca.pem',
-        'sds target set CEN2000 --type mysql --host db.example --database census --user root --tls-mode verify-full --tls-ca ca.pem',
-        'sds target set CEN2000 --type sqlite --database /srv/census.sqlite',
+        'sds target set CEN2000 --type postgresql \\\n      --url postgresql://census@127.0.0.1:5432/census --password-env CENSUS_PW',
+        'sds target set CEN2000 --type postgresql --tls-ca /etc/ssl/db-ca.pem \\\n      --url "postgresql://census@db.example/census?sslmode=verify-full"',
+        'sds target set CEN2000 --type mysql --host db.example --database census \\\n      --user root --tls-mode verify-full --tls-ca ca.pem',
+        'sds target set CEN2000 --type sqlite --file /srv/census.sqlite',
       ),
     )
     .action(
@@ -45,7 +45,7 @@ export function registerTargetCommands(program: Command): void {
   target
     .command('show <dict>')
     .description('show the effective target of a dictionary, where it comes from and the TLS in force')
-    .addHelpText('after', examples('sds target show CEN2000', 'sds target show CEN2000 --json   # .tls: e.g. "verify-full (CA /etc/ssl/db-ca.pem)"'))
+    .addHelpText('after', examples('sds target show CEN2000', 'sds target show CEN2000 --json   # .tls, e.g. "verify-full (CA ...)"'))
     .action(
       action((ctx, dict: string) => {
         const v = showTarget(ctx.store(), dict);
@@ -67,7 +67,7 @@ export function registerTargetCommands(program: Command): void {
   target
     .command('test <dict>')
     .description('connect to the target and report its server version and negotiated TLS; creates nothing')
-    .addHelpText('after', examples('sds target test CEN2000', 'CENSUS_PW=secret sds target test CEN2000 --json   # .tls_version: TLSv1.3 or none'))
+    .addHelpText('after', examples('sds target test CEN2000', 'CENSUS_PW=secret sds target test CEN2000 --json   # .tls_version'))
     .action(
       action(async (ctx, dict: string) => {
         const r = await testTarget(ctx.store(), dict);

@@ -3,7 +3,6 @@ import { loadLoginGuardSettings } from '../../core/auth/login-throttle-policy.js
 import { addUser, changePassword, disableUser, enableUser, listUsers, removeUser } from '../../core/users.js';
 import { action, examples } from '../action.js';
 import { readSecret } from '../read-secret.js';
-import { table } from '../render.js';
 
 /** `sds users add|list|remove|passwd|disable|enable`. */
 export function registerUsersCommands(program: Command): void {
@@ -34,7 +33,7 @@ export function registerUsersCommands(program: Command): void {
         const list = listUsers(ctx.store(), { windowMs: loadLoginGuardSettings(ctx.home).throttle.windowMs });
         ctx.print(list, () =>
           list.length
-            ? table(
+            ? ctx.table(
                 ['username', 'role', 'state', 'last_login_at', 'failed_logins', 'created_at'],
                 list.map((u) => [u.username, u.role, u.disabled ? 'disabled' : 'enabled', u.last_login_at ?? 'never', u.failed_logins, u.created_at]),
               )

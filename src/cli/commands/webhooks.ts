@@ -4,7 +4,7 @@ import { addWebhook, EVENT_KINDS, listWebhooks, parseWebhookId, removeWebhook, u
 import { deliverDueWebhooks, parseDeliveriesLimit, testWebhook, webhookDeliveries, webhookSettings } from '../../core/webhook-delivery.js';
 import { failedWebhookDeliveries, parseDeliveryId, redeliverAndSend } from '../../core/webhook-redelivery.js';
 import { action, examples } from '../action.js';
-import { fields, table } from '../render.js';
+import { fields } from '../render.js';
 
 const list = (v: string): string[] =>
   v
@@ -32,10 +32,10 @@ export function registerWebhooksCommands(program: Command): void {
     .addHelpText(
       'after',
       examples(
-        'sds webhooks add --name analytics --url https://hooks.example.org/sds --events case_uploaded,case_modified',
+        'sds webhooks add --name analytics --url https://hooks.example.org/sds \\\n      --events case_uploaded,case_modified',
         'sds webhooks list --json',
         'sds webhooks test 1',
-        'sds webhooks deliveries 1 --failed   # events not delivered after all retries',
+        'sds webhooks deliveries 1 --failed   # not delivered after all retries',
         'sds webhooks redeliver 1 --all-failed   # after a receiver outage',
         'sds webhooks deliver   # from cron, when no `sds serve` runs',
       ),
@@ -49,7 +49,7 @@ export function registerWebhooksCommands(program: Command): void {
       action((ctx) => {
         const all = listWebhooks(ctx.store());
         ctx.print(all, () =>
-          all.length ? table(['id', 'name', 'url', 'events', 'active', 'created_at'], all.map((w) => [w.id, w.name, w.url, w.events.join(','), w.active, w.created_at])) : 'no webhooks',
+          all.length ? ctx.table(['id', 'name', 'url', 'events', 'active', 'created_at'], all.map((w) => [w.id, w.name, w.url, w.events.join(','), w.active, w.created_at])) : 'no webhooks',
         );
       }),
     );
@@ -65,8 +65,8 @@ export function registerWebhooksCommands(program: Command): void {
     .addHelpText(
       'after',
       examples(
-        'sds webhooks add --name analytics --url https://hooks.example.org/sds --events case_uploaded,case_modified,case_deleted',
-        'sds webhooks add --name dict-sync --url http://10.0.0.5:9000/hook --events dictionary_uploaded --secret "$SECRET" --json',
+        'sds webhooks add --name analytics --url https://hooks.example.org/sds \\\n      --events case_uploaded,case_modified,case_deleted',
+        'sds webhooks add --name dict-sync --url http://10.0.0.5:9000/hook \\\n      --events dictionary_uploaded --secret "$SECRET" --json',
       ),
     )
     .action(
@@ -85,7 +85,7 @@ export function registerWebhooksCommands(program: Command): void {
     .option('--secret <secret>', 'new signing secret')
     .option('--active', 'enable it')
     .option('--inactive', 'disable it: no new events; queued deliveries wait')
-    .addHelpText('after', examples('sds webhooks update 1 --inactive', 'sds webhooks update 1 --events case_uploaded --url https://new.example.org/hook'))
+    .addHelpText('after', examples('sds webhooks update 1 --inactive', 'sds webhooks update 1 --events case_uploaded \\\n      --url https://new.example.org/hook'))
     .action(
       action((ctx, id: string, o: FieldOptions & { inactive?: boolean }) => {
         const active = o.active ? true : o.inactive ? false : undefined;
@@ -138,7 +138,7 @@ export function registerWebhooksCommands(program: Command): void {
             [
               `Webhook ${f.webhook_id}: ${f.failed} failed deliveries${f.failed > f.deliveries.length ? ` (the oldest ${f.deliveries.length} listed)` : ''}`,
               f.deliveries.length
-                ? table(
+                ? ctx.table(
                     ['delivery', 'event', 'webhook-id', 'attempts', 'redelivered', 'last_attempt', 'response', 'last_error'],
                     f.deliveries.map((d) => [d.id, d.event, d.message_id, d.attempts, d.redeliveries, d.last_attempted_at, d.last_response_status, d.last_error]),
                   )
@@ -155,7 +155,7 @@ export function registerWebhooksCommands(program: Command): void {
           [
             `Webhook ${h.webhook_id}: ${h.total_deliveries} attempts, ${h.successful} successful, ${h.failed} failed`,
             h.deliveries.length
-              ? table(
+              ? ctx.table(
                   ['id', 'delivery', 'event', 'status', 'response', 'time', 'retry', 'attempted_at', 'error'],
                   h.deliveries.map((d) => [d.id, d.delivery_id, d.event, d.status, d.response_status, d.response_time, d.retry_count, d.attempted_at, d.error]),
                 )
@@ -179,7 +179,7 @@ export function registerWebhooksCommands(program: Command): void {
         'sds webhooks deliveries 1 --failed            # find N',
         'sds webhooks redeliver 1 --delivery 42',
         'sds webhooks redeliver 1 --all-failed --json   # after a receiver outage',
-        'sds webhooks redeliver 1 --all-failed --queue-only   # a running `sds serve` sends them',
+        'sds webhooks redeliver 1 --all-failed --queue-only  # `sds serve` sends them',
       ),
     )
     .action(
@@ -200,7 +200,7 @@ export function registerWebhooksCommands(program: Command): void {
           return [
             `${head}, ${delivered} delivered`,
             waiting.length
-              ? table(
+              ? ctx.table(
                   ['delivery', 'event', 'status', 'next_attempt', 'last_error'],
                   waiting.map((d) => [d.id, d.event, d.status, d.next_attempt_at, d.last_error]),
                 )

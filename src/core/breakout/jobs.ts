@@ -214,17 +214,18 @@ export async function waitForJob(store: Store, jobId: string, onUpdate?: (s: Job
 /**
  * Incremental breakout in this process (`process-cases-by-dict`, scheduled runs): creates
  * missing tables, then applies only the cases changed since the last run; `overwrite` rebuilds
- * everything instead. Returns the final job state.
+ * everything instead. `onJob` gets the job's id once it exists. Returns the final job state.
  */
 export async function runBreakoutNow(
   store: Store,
   input: { dictionary: string; threads?: unknown; overwrite?: boolean; origin?: string },
-  opts: Pick<RunJobOptions, 'signal' | 'log' | 'onProgress' | 'onTables'> = {},
+  opts: Pick<RunJobOptions, 'signal' | 'log' | 'onProgress' | 'onTables'> & { onJob?: (jobId: string) => void } = {},
 ): Promise<JobStatusReply> {
   const [name] = parseDictionaryNames(store, [input.dictionary]);
   const threads = input.threads === undefined ? 1 : parseThreads(input.threads);
   const mode: JobMode = input.overwrite ? 'full' : 'incremental';
   const job: JobRow = createJob(store, { dictionaries: [name!], mode, threads, overwrite: input.overwrite === true, origin: input.origin ?? 'cli' });
+  opts.onJob?.(job.id);
   const final = await runJob(store, job.id, opts);
   return jobStatusReply(final);
 }

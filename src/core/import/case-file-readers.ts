@@ -7,6 +7,7 @@ import { checkCsdbFile, readCsdbFile } from '../../cspro/case/csdb-reader.js';
 import type { CaseWarning, ReadPosition } from '../../cspro/case/case-result.js';
 import type { CaseLimits } from '../../cspro/case/case-limits.js';
 import { AppError } from '../../shared/errors.js';
+import { checkDatFileDictionary } from './dat-dictionary-check.js';
 
 /** One case read, with its warnings and (.csdb, .json) its 0-based position, or why it could not be read. */
 export type ReadResult = { ok: true; case: SyncCase; warnings?: CaseWarning[]; index?: number } | { ok: false; error: AppError };
@@ -32,10 +33,14 @@ export function caseFileReader(file: string): CaseFileReader {
 }
 
 /**
- * Checks a case file against the dictionary before any case of any file is read, where its format
- * says which dictionary wrote it: a `.csdb` embeds its dictionary and has one column per item.
- * Throws DICTIONARY_MISMATCH naming the differences. Text and JSON files carry no such record.
+ * Checks a case file against the dictionary before any case of any file is stored: a `.csdb`
+ * embeds its dictionary and has one column per item; a text file whose first `mismatchCases`
+ * cases all have record types the dictionary does not know was written with another one
+ * (dat-dictionary-check.ts). Throws DICTIONARY_MISMATCH naming the differences. JSON files carry
+ * no such sign.
  */
-export function checkCaseFile(file: string, dict: Dictionary): void {
-  if (extname(file).toLowerCase() === '.csdb') checkCsdbFile(file, dict);
+export async function checkCaseFile(file: string, dict: Dictionary, opts: { mismatchCases: number }): Promise<void> {
+  const ext = extname(file).toLowerCase();
+  if (ext === '.csdb') checkCsdbFile(file, dict);
+  else if (ext === '.dat' || ext === '.txt') await checkDatFileDictionary(file, dict, opts.mismatchCases);
 }

@@ -11,10 +11,10 @@ import type { SchedulerSettings } from './settings.js';
  * runs (log file, history with trigger `run-now`, time limit) and the call returns when it has
  * ended. It works on a disabled schedule too, and leaves next_run alone.
  */
-export async function runNow(store: Store, ref: ScheduleRef, settings: SchedulerSettings, opts: { claimedRunId?: number } = {}): Promise<RunOutcome> {
+export async function runNow(store: Store, ref: ScheduleRef, settings: SchedulerSettings, opts: { claimedRunId?: number; stop?: AbortSignal } = {}): Promise<RunOutcome> {
   const s = requireSchedule(store, ref);
   reapDeadRuns(store, settings.now());
-  return runSchedule(store, s, 'run-now', settings, { claimedRunId: opts.claimedRunId });
+  return runSchedule(store, s, 'run-now', settings, { claimedRunId: opts.claimedRunId, stop: opts.stop });
 }
 
 /** Reply of a detached Run Now (HTTP 202). */

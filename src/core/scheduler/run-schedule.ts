@@ -97,6 +97,11 @@ function judge(r: ChildResult, settings: SchedulerSettings): Verdict {
     const note = `the breakout ran longer than the limit of ${settings.timeoutSeconds} s and was stopped (${how})`;
     return { outcome: 'interrupted', exitCode: TIMEOUT_EXIT_CODE, message: note, note };
   }
+  if (r.stoppedBy) {
+    const how = r.killed ? `, then SIGKILL after ${settings.killGraceSeconds} s` : '';
+    const note = `the run was interrupted (${r.stoppedBy}${how}): the breakout stopped after the page it was writing`;
+    return { outcome: 'interrupted', exitCode: 128 + (constants.signals[r.stoppedBy] ?? 0), message: note, note };
+  }
   if (r.exitCode === null) {
     const signo = r.signal ? (constants.signals[r.signal] ?? 0) : 0;
     const note = `the breakout was ended by ${r.signal ?? 'a signal'}`;
@@ -128,14 +133,15 @@ function prune(store: Store, scheduleId: number, keep: number): void {
  * its output goes to the run log file of spec 2.9; past the time limit it is stopped and the
  * run recorded as interrupted. A dictionary whose breakout is already running is skipped with
  * the reason in the history. A scheduled run moves next_run to the first occurrence after the
- * run ended (missed occurrences are not replayed); Run Now leaves next_run alone.
+ * run ended (missed occurrences are not replayed); Run Now leaves next_run alone. `stop` aborted
+ * (the command was interrupted) passes the signal on to the child: the run ends interrupted.
  */
 export async function runSchedule(
   store: Store,
   schedule: ScheduleRow,
   trigger: ScheduleRunTrigger,
   settings: SchedulerSettings,
-  opts: { env?: NodeJS.ProcessEnv; claimedRunId?: number } = {},
+  opts: { env?: NodeJS.ProcessEnv; claimedRunId?: number; stop?: AbortSignal } = {},
 ): Promise<RunOutcome> {
   const startedAt = settings.now();
   const scheduledNext = () => {
@@ -186,6 +192,7 @@ export async function runSchedule(
     env: opts.env ?? process.env,
     timeoutMs: settings.timeoutSeconds * 1000,
     graceMs: settings.killGraceSeconds * 1000,
+    stop: opts.stop,
   });
   const endedAt = settings.now();
   const v = judge(result, settings);

@@ -20,6 +20,9 @@ import { levelKey, type LevelObject, type RecordObject } from './model.js';
 import { decodeNumericText } from './numeric-text.js';
 
 /** One record line and, when known, its 1-based line number in the source file. */
+/** Start of the message of a line whose record type the dictionary does not have (import-cases checks it). */
+export const UNKNOWN_RECORD_TYPE = 'unknown record type';
+
 export interface TextLine {
   text: string;
   line?: number;
@@ -133,7 +136,7 @@ export function textToCase(dict: Dictionary, lines: readonly (TextLine | string)
     if (layout.typeLength > 0) {
       const type = fieldText(text, layout.typeStart, layout.typeLength);
       found = layout.byType.get(type);
-      if (!found) throw caseError(`unknown record type ${JSON.stringify(type)}`, { ...at, record: type });
+      if (!found) throw caseError(`${UNKNOWN_RECORD_TYPE} ${JSON.stringify(type)}`, { ...at, record: type });
     } else {
       found = layout.single;
       if (!found) throw caseError('the dictionary has no record', at);

@@ -33,7 +33,8 @@ const DRIVERS = [
   { driver: 'pdo_sqlsrv', database: 'SQL Server', type: 'sqlserver', module: 'tedious', available: true, version: installed('tedious'), error: null },
   { driver: 'pdo_sqlite', database: 'SQLite', type: 'sqlite', module: 'better-sqlite3', available: true, version: installed('better-sqlite3'), error: null },
 ];
-const DRIVER_TABLE = table(['driver', 'database', 'module', 'available', 'version'], DRIVERS.map((d) => [d.driver, d.database, d.module, 'yes', d.version]));
+// stdout is a pipe here, so tables are tab-separated (docs/cli.md, "Tables").
+const DRIVER_TABLE = table(['driver', 'database', 'module', 'available', 'version'], DRIVERS.map((d) => [d.driver, d.database, d.module, 'yes', d.version]), true);
 const NO_DEFAULT = { BREAKOUT_DB_TYPE: undefined, BREAKOUT_DB_URL: undefined, SDS_TEST_UNSET_PW: undefined };
 
 test('no dictionaries: the four drivers load with their installed versions, no targets, exit 0', async () => {
@@ -124,6 +125,7 @@ test('configured targets: live PostgreSQL and MariaDB answer, a closed port is D
     table(
       ['dictionary', 'target', 'reachable'],
       ts.map((t) => [t.dictionary, t.target, t.reachable ? `yes (${t.server_version})` : `no: ${t.error!.code} ${t.error!.message}`]),
+      true,
     );
 
   const [h, j] = await Promise.all([sds(home.root, ['check-database-drivers'], { env: NO_DEFAULT }), sds(home.root, ['check-database-drivers', '--json'], { env: NO_DEFAULT })]);
