@@ -111,7 +111,9 @@ function report(e: AppError, json: boolean, verbose: boolean): void {
     process.stdout.write(JSON.stringify({ error: e.code, message: e.message, details: e.details }, null, 2) + '\n');
     return;
   }
-  const where = formatLocation(e.details);
+  // A location the message already names (HOME_NOT_FOUND's path) is not repeated after it.
+  const path = typeof e.details.path === 'string' && e.message.includes(e.details.path) ? undefined : e.details.path;
+  const where = formatLocation({ ...e.details, path });
   process.stderr.write(`sds: ${e.code}: ${e.message}${where && !e.message.includes(where) ? ` [${where}]` : ''}\n`);
   if (e.code === 'INTERNAL' || verbose) {
     const cause = e.code === 'INTERNAL' ? e.cause : e.cause ?? undefined;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { initHome } from '../../core/init.js';
+import { initHome, migrateHome } from '../../core/init.js';
 import { action, examples } from '../action.js';
 import { fields } from '../render.js';
 
@@ -18,11 +18,11 @@ export function registerHomeCommands(program: Command): void {
 
   program
     .command('migrate')
-    .description('apply pending store migrations (every command also does this implicitly)')
+    .description('apply pending store migrations to an existing home (every command also does this)')
     .addHelpText('after', examples('sds migrate', 'sds --home /srv/sds migrate --json'))
     .action(
       action((ctx) => {
-        const r = initHome(ctx.home);
+        const r = migrateHome(ctx.home);
         const applied = r.migrations_applied.length ? r.migrations_applied.join(', ') : 'none (up to date)';
         ctx.print(
           { schema_version: r.schema_version, migrations_applied: r.migrations_applied },
