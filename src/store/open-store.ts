@@ -120,7 +120,12 @@ export class Store {
 /** Creates the home directory layout if needed (idempotent). */
 export function ensureHomeLayout(home: HomePaths): void {
   for (const dir of [home.root, home.media, home.breakoutLogs, home.locks, home.targets]) {
-    mkdirSync(dir, { recursive: true });
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (err) {
+      // A file in the way, a parent not ours to write (a home under /srv): say which folder.
+      throw new AppError('IO_ERROR', `cannot create the folder ${dir} of the home ${home.root}: ${(err as Error).message}`, { file: dir }, { cause: err });
+    }
   }
 }
 

@@ -8,7 +8,13 @@ export function registerHomeCommands(program: Command): void {
   program
     .command('init')
     .description('create the home directory (store, media area, logs, locks); safe to run again')
-    .addHelpText('after', examples('sds init', 'sds --home /srv/sds init', 'SDS_HOME=/srv/sds sds init --json'))
+    .addHelpText(
+      'after',
+      examples('sds init', 'sds --home /srv/sds init', 'SDS_HOME=/srv/sds sds init --json') +
+        '\nOnly init and quickstart create a home (a directory holding the store sds.db).\n' +
+        'Every other command on a missing home exits 3 with HOME_NOT_FOUND, naming the\n' +
+        'path and whether --home, SDS_HOME or the default ./var chose it.\n',
+    )
     .action(
       action((ctx) => {
         const r = initHome(ctx.home);

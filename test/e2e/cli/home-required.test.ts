@@ -159,6 +159,11 @@ test('an existing directory without a store is not a home: HOME_NOT_FOUND says s
   const file = await sds(['--home', plain, '--json', 'logs'], { cwd: s.dir });
   assert.equal(file.code, 3, show(file));
   assert.equal(file.json<{ details: { reason: string } }>().details.reason, 'not_a_directory');
+  // init cannot make a home there either, and says which folder, not a stack trace.
+  const init = await sds(['--home', plain, '--json', 'init'], { cwd: s.dir });
+  assert.equal(init.code, 1, show(init));
+  assert.equal(init.json<{ error: string }>().error, 'IO_ERROR');
+  assert.match(init.json<{ message: string }>().message, new RegExp(`cannot create the folder ${plain} of the home ${plain}: EEXIST`));
 });
 
 test('sds init makes the home, chosen each of the three ways, and then the same commands work', { timeout: 120_000 }, async (t) => {
