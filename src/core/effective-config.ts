@@ -25,6 +25,7 @@ export interface EffectiveSetting {
 
 /** The effective configuration of a home, as `sds config` shows it. */
 export interface EffectiveConfig {
+  /** `exists`: the home's store file is there (store/require-home.ts), as every command tests it. */
   home: { path: string; source: SettingSource; from?: string; exists: boolean };
   configFile: { path: string; exists: boolean };
   /** Keys of config.json that no setting reads (also warned about on stderr when the file is read). */
