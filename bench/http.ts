@@ -170,6 +170,7 @@ async function expectPage(url: string, path: string, token: string, offset: numb
 try {
   const dat = join(dir, 'popstan.dat');
   await makePopstanDat(fixture('popstan-census.dat'), dat, N);
+  cli(['init']);
   cli(['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan']);
   cli(['cases', 'import', DICT, dat]);
   rmSync(dat);

@@ -11,7 +11,8 @@ const { resolveHome } = await shipped<typeof import('../src/shared/home.js')>('s
 const { addWebhook } = await shipped<typeof import('../src/core/webhooks.js')>('core/webhooks.js');
 
 const [home, datFile, dcf, webhook] = process.argv.slice(2) as [string, string, string, string | undefined];
-const store = openStore(resolveHome(home));
+// A fresh home, made as `sds init` makes one.
+const store = openStore(resolveHome(home), { create: true });
 // As `sds cases import` runs it: WAL checkpoints in a worker thread (store/wal-checkpointer.ts).
 // BENCH_IMPORT_CHECKPOINTS=writer leaves them to the writer, as before that existed.
 if (process.env.BENCH_IMPORT_CHECKPOINTS !== 'writer') store.checkpointInBackground();

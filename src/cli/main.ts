@@ -116,7 +116,9 @@ function report(thrown: AppError, json: boolean, verbose: boolean): void {
     process.stdout.write(JSON.stringify({ error: e.code, message: e.message, details: e.details }, null, 2) + '\n');
     return;
   }
-  const where = formatLocation(e.details);
+  // A location the message already names (HOME_NOT_FOUND's path) is not repeated after it.
+  const path = typeof e.details.path === 'string' && e.message.includes(e.details.path) ? undefined : e.details.path;
+  const where = formatLocation({ ...e.details, path });
   // `DB_CONNECTION_ERROR (DB-001)`, as `sds logs` labels a failed job.
   const label = typeof e.details.diagnostic === 'string' && e.details.diagnostic !== e.code ? `${e.code} (${e.details.diagnostic})` : e.code;
   process.stderr.write(`sds: ${label}: ${e.message}${where && !e.message.includes(where) ? ` [${where}]` : ''}\n`);

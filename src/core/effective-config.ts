@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import type { HomePaths } from '../shared/home.js';
+import { homeSource, type HomePaths } from '../shared/home.js';
+import { missingHomeReason } from '../store/require-home.js';
 import { homeConfigPath, readHomeConfig, unknownConfigKeys } from '../shared/home-config.js';
 import { currentVersion, loadMigrations } from '../store/migrate.js';
 import { LIMIT_SETTINGS, loadLimits } from './limits.js';
@@ -24,6 +25,7 @@ export interface EffectiveSetting {
 
 /** The effective configuration of a home, as `sds config` shows it. */
 export interface EffectiveConfig {
+  /** `exists`: the home's store file is there (store/require-home.ts), as every command tests it. */
   home: { path: string; source: SettingSource; from?: string; exists: boolean };
   configFile: { path: string; exists: boolean };
   /** Keys of config.json that no setting reads (also warned about on stderr when the file is read). */
@@ -93,10 +95,11 @@ export function effectiveConfig(home: HomePaths, choice: HomeChoice = {}, env: N
     add(name.toLowerCase(), setIn(env, name) ? 'set' : 'not set', sourceOf(env, name, undefined, '', ''));
   }
 
-  const homeSource: Pick<EffectiveConfig['home'], 'source' | 'from'> =
-    choice.flag !== undefined ? { source: 'flag', from: '--home' } : env.SDS_HOME !== undefined ? { source: 'environment', from: 'SDS_HOME' } : { source: 'default' };
+  const source = homeSource(choice.flag, env);
+  const from = { flag: { from: '--home' }, environment: { from: 'SDS_HOME' }, default: {} }[source];
   return {
-    home: { path: home.root, ...homeSource, exists: existsSync(home.root) },
+    // A home exists when its store does (store/require-home.ts), as every other command sees it.
+    home: { path: home.root, source, ...from, exists: missingHomeReason(home) === undefined },
     configFile: { path: file, exists: existsSync(file) },
     unknownKeys: unknownConfigKeys(config),
     settings,

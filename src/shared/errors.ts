@@ -81,6 +81,7 @@ export const ERROR_CODES = {
   CHECKSUM_MISMATCH: { http: 403, exit: EXIT.invalid, title: 'an uploaded file does not match the md5 its Content-MD5 header announced' },
   STORE_TOO_NEW: { http: 500, exit: EXIT.failed, title: 'the store was written by a newer sds; upgrade sds' },
   STORE_BUSY: { http: 503, exit: EXIT.failed, title: 'the store is locked by another process' },
+  HOME_NOT_FOUND: { http: 500, exit: EXIT.notFound, title: 'no sds home (store file sds.db) at the path chosen by --home, SDS_HOME or the default ./var; details: path, source, reason. Only `sds init` and `sds quickstart` make one' },
   IO_ERROR: { http: 500, exit: EXIT.failed, title: 'a local file could not be read or written' },
   // Broken, aborted and slow request bodies of `sds serve` (docs/http-api.md, Limits and timeouts)
   MULTIPART_INVALID: { http: 400, exit: EXIT.invalid, title: 'a multipart/form-data body is malformed or cut short (no closing boundary, broken part headers); the message says what' },

@@ -12,6 +12,19 @@ export interface HomePaths {
   importLogs: string;
   locks: string;
   targets: string;
+  /** How the root was chosen, for messages that name it (HOME_NOT_FOUND); absent when built by hand. */
+  source?: HomeSource;
+}
+
+/**
+ * How a home was chosen, in the vocabulary of `sds config`: `flag` (`--home`), `environment`
+ * (`SDS_HOME`) or `default` (`./var` of the current directory).
+ */
+export type HomeSource = 'flag' | 'environment' | 'default';
+
+/** Which of `--home`, `SDS_HOME` and the default chooses the home (flag > environment > default). */
+export function homeSource(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): HomeSource {
+  return flag !== undefined ? 'flag' : env.SDS_HOME !== undefined ? 'environment' : 'default';
 }
 
 /**
@@ -22,6 +35,7 @@ export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = p
   const root = resolve(flag ?? env.SDS_HOME ?? 'var');
   return {
     root,
+    source: homeSource(flag, env),
     db: join(root, 'sds.db'),
     media: join(root, 'files', 'media'),
     apps: join(root, 'files', 'apps'),

@@ -6,6 +6,7 @@ import { AppError } from '../shared/errors.js';
 import { fsyncDirectory, fsyncFile } from '../shared/durable-file.js';
 import type { HomePaths } from '../shared/home.js';
 import { migrate, type MigrateResult } from './migrate.js';
+import { requireHome } from './require-home.js';
 import { DictionariesRepo } from './dictionaries-repo.js';
 import { CasesRepo } from './cases-repo.js';
 import { UsersRepo } from './users-repo.js';
@@ -119,7 +120,12 @@ export class Store {
 /** Creates the home directory layout if needed (idempotent). */
 export function ensureHomeLayout(home: HomePaths): void {
   for (const dir of [home.root, home.media, home.breakoutLogs, home.locks, home.targets]) {
-    mkdirSync(dir, { recursive: true });
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (err) {
+      // A file in the way, a parent not ours to write (a home under /srv): say which folder.
+      throw new AppError('IO_ERROR', `cannot create the folder ${dir} of the home ${home.root}: ${(err as Error).message}`, { file: dir }, { cause: err });
+    }
   }
 }
 
@@ -148,14 +154,17 @@ function syncNewHome(home: HomePaths): void {
 export const STORE_PRAGMAS = ['busy_timeout = 10000', 'journal_mode = WAL', 'foreign_keys = ON', 'synchronous = FULL'] as const;
 
 /**
- * Opens (creating when absent) the store of a home and applies pending migrations. WAL lets
- * readers (the HTTP server, status queries) run while an import or a job writes; the busy
- * timeout makes concurrent CLI processes wait for each other instead of failing at once. Every
- * commit is fsynced before it returns (STORE_PRAGMAS).
+ * Opens the store of an existing home and applies pending migrations; a missing home is
+ * HOME_NOT_FOUND and nothing is created (only `sds init` and `sds quickstart`, through
+ * `{ create: true }`, make a home). WAL lets readers (the HTTP server, status queries) run while
+ * an import or a job writes; the busy timeout makes concurrent CLI processes wait for each other
+ * instead of failing at once. Every commit is fsynced before it returns (STORE_PRAGMAS).
  */
-export function openStore(home: HomePaths, opts: { readonly?: boolean } = {}): Store {
-  const creating = !opts.readonly && !existsSync(home.db);
-  ensureHomeLayout(home);
+export function openStore(home: HomePaths, opts: { readonly?: boolean; create?: boolean } = {}): Store {
+  const creating = opts.create === true && !opts.readonly && !existsSync(home.db);
+  if (!creating) requireHome(home);
+  // A home made by an older sds may lack a folder of the layout: a home's own folders are ours to add.
+  if (!opts.readonly) ensureHomeLayout(home);
   let db: Db;
   try {
     db = new Database(home.db, { readonly: opts.readonly ?? false });

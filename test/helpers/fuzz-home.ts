@@ -7,6 +7,7 @@ import { uploadDictionary } from '../../src/core/dictionaries.js';
 import { importCases } from '../../src/core/import-cases.js';
 import { putFile } from '../../src/core/files.js';
 import { openStore } from '../../src/store/open-store.js';
+import { initHome } from '../../src/core/init.js';
 import { resolveHome } from '../../src/shared/home.js';
 import { USERS } from './http-server.js';
 import { levelFromLines } from './sync-client.js';
@@ -34,12 +35,13 @@ function popstanGroups(): string[][] {
 }
 
 /**
- * Fills a home for fuzzing: one account per role (USERS), the Popstan dictionary with its first
+ * Makes and fills a home for fuzzing: one account per role (USERS), the Popstan dictionary with its first
  * `cases` cases, an empty SIMPLECAPI dictionary, and media and sync files. The store is closed
  * again so a `sds serve` child can open it.
  */
 export async function seedFuzzHome(root: string, cases = 200): Promise<Omit<FuzzWorld, 'tokens' | 'caseIds'>> {
   const home = resolveHome(root);
+  initHome(home);
   const store = openStore(home);
   try {
     for (const u of Object.values(USERS)) await addUser(store, u.username, u.role, u.password);

@@ -18,7 +18,7 @@ const show = (v: EffectiveSetting['value']): string => (Array.isArray(v) ? (v.le
 function render(c: EffectiveConfig): string {
   const from = (s: { source: string; from?: string }) => (s.from ? `${s.source} (${s.from})` : s.source);
   const lines = [
-    `home: ${c.home.path} (${from(c.home)}${c.home.exists ? '' : '; does not exist'})`,
+    `home: ${c.home.path} (${from(c.home)}${c.home.exists ? '' : '; no sds home here: `sds init` makes one'})`,
     `config file: ${c.configFile.path}${c.configFile.exists ? '' : ' (absent)'}`,
   ];
   if (c.unknownKeys.length > 0) lines.push(`unknown keys (ignored): ${c.unknownKeys.join(', ')}`);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { initHome } from '../../core/init.js';
+import { initHome, migrateHome } from '../../core/init.js';
 import { action, examples } from '../action.js';
 import { fields } from '../render.js';
 
@@ -8,7 +8,13 @@ export function registerHomeCommands(program: Command): void {
   program
     .command('init')
     .description('create the home directory (store, media area, logs, locks); safe to run again')
-    .addHelpText('after', examples('sds init', 'sds --home /srv/sds init', 'SDS_HOME=/srv/sds sds init --json'))
+    .addHelpText(
+      'after',
+      examples('sds init', 'sds --home /srv/sds init', 'SDS_HOME=/srv/sds sds init --json') +
+        '\nOnly init and quickstart create a home (a directory holding the store sds.db).\n' +
+        'Every other command on a missing home exits 3 with HOME_NOT_FOUND, naming the\n' +
+        'path and whether --home, SDS_HOME or the default ./var chose it.\n',
+    )
     .action(
       action((ctx) => {
         const r = initHome(ctx.home);
@@ -18,11 +24,11 @@ export function registerHomeCommands(program: Command): void {
 
   program
     .command('migrate')
-    .description('apply pending store migrations (every command also does this implicitly)')
+    .description('apply pending store migrations to an existing home (every command also does this)')
     .addHelpText('after', examples('sds migrate', 'sds --home /srv/sds migrate --json'))
     .action(
       action((ctx) => {
-        const r = initHome(ctx.home);
+        const r = migrateHome(ctx.home);
         const applied = r.migrations_applied.length ? r.migrations_applied.join(', ') : 'none (up to date)';
         ctx.print(
           { schema_version: r.schema_version, migrations_applied: r.migrations_applied },

@@ -2,10 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { runCliAsync as sds, show } from '../../helpers/run-cli.js';
-import { tempHome } from '../../helpers/temp-home.js';
+import { tempDir } from '../../helpers/temp-home.js';
 
 test('quickstart --json on a fresh home stores 4872 cases; a second run finds them unchanged', async () => {
-  const home = tempHome();
+  const home = tempDir();
   try {
     const r = await sds(home.root, ['quickstart', '--json']);
     assert.equal(r.code, 0, show(r));

@@ -16,16 +16,16 @@ import Database from 'better-sqlite3';
 import { Command } from 'commander';
 import { openStore } from '../../../src/store/open-store.js';
 import { contextOf } from '../../../src/cli/context.js';
-import { fixture, tempHome } from '../../helpers/temp-home.js';
+import { fixture, tempDir, tempHome } from '../../helpers/temp-home.js';
 import { runCli, SDS_BIN } from '../../helpers/run-cli.js';
 
 /** SQLite's numbering of `PRAGMA synchronous`: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA. */
 const FULL = 2;
 
 test('openStore opens the store file with synchronous = FULL in WAL mode, new or existing, read-only too', () => {
-  const home = tempHome();
+  const home = tempDir();
   try {
-    const created = openStore(home);
+    const created = openStore(home, { create: true });
     assert.equal(created.db.pragma('synchronous', { simple: true }), FULL);
     assert.equal(created.db.pragma('journal_mode', { simple: true }), 'wal');
     created.close();

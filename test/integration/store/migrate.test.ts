@@ -5,12 +5,12 @@ import { existsSync } from 'node:fs';
 import { loadMigrations, migrate } from '../../../src/store/migrate.js';
 import { openStore } from '../../../src/store/open-store.js';
 import { AppError } from '../../../src/shared/errors.js';
-import { tempHome } from '../../helpers/temp-home.js';
+import { tempDir } from '../../helpers/temp-home.js';
 
 test('a new store gets the home layout, WAL, foreign keys and every migration', () => {
-  const home = tempHome();
+  const home = tempDir();
   try {
-    const store = openStore(home);
+    const store = openStore(home, { create: true });
     const latest = loadMigrations().at(-1)!.version;
     assert.equal(store.migration.from, 0);
     assert.equal(store.migration.to, latest);
@@ -31,9 +31,9 @@ test('a new store gets the home layout, WAL, foreign keys and every migration', 
 });
 
 test('a store written by a newer sds is refused with STORE_TOO_NEW and left untouched', () => {
-  const home = tempHome();
+  const home = tempDir();
   try {
-    openStore(home).close();
+    openStore(home, { create: true }).close();
     const db = new Database(home.db);
     db.pragma('user_version = 999');
     db.close();
@@ -50,7 +50,7 @@ test('a store written by a newer sds is refused with STORE_TOO_NEW and left unto
 });
 
 test('a failing migration rolls back and leaves the version where it was', () => {
-  const home = tempHome();
+  const home = tempDir();
   try {
     const db = new Database(home.db);
     const good = { version: 1, name: 'one', sql: 'CREATE TABLE a (x);' };
@@ -66,7 +66,7 @@ test('a failing migration rolls back and leaves the version where it was', () =>
 
 
 test('0005 moves stored cases to the rowid table unchanged, with the revision index carrying guid and deleted', () => {
-  const home = tempHome();
+  const home = tempDir();
   try {
     const db = new Database(home.db);
     const all = loadMigrations();
@@ -105,7 +105,7 @@ test('0005 moves stored cases to the rowid table unchanged, with the revision in
 });
 
 test('0006 counts the cases already stored, then triggers keep each dictionary count exact', () => {
-  const home = tempHome();
+  const home = tempDir();
   try {
     const db = new Database(home.db);
     migrate(db, loadMigrations().filter((m) => m.version < 6));
@@ -155,7 +155,7 @@ test('0006 counts the cases already stored, then triggers keep each dictionary c
 });
 
 test('0013 keeps a failed webhook delivery of an older store, with its body, ready to be redelivered', () => {
-  const home = tempHome();
+  const home = tempDir();
   try {
     const db = new Database(home.db);
     const all = loadMigrations();
