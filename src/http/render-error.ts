@@ -61,7 +61,8 @@ export function errorResponse(c: Context, thrown: unknown, log?: (line: string) 
     log?.(`sds serve: internal error on ${c.req.method} ${c.req.path}: ${cause.stack ?? cause.message}`);
     return c.json({ error: err.code, message: 'internal error; the server log has the details' }, status);
   }
-  // A rate limit (API-004) says when to come back, in the header and in the body (docs/status-and-incoming-webhooks.md#rate-limit-all-four-scripts).
+  // A rate limit (API-004) says when to come back, in the header and in the body
+  // (docs/status-and-incoming-webhooks.md#rate-limit-all-four-scripts).
   if (typeof err.details.retry_after === 'number') c.header('Retry-After', String(err.details.retry_after));
   const extra: Record<string, unknown> = {};
   for (const key of PUBLIC_DETAILS) {

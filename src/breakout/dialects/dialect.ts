@@ -152,7 +152,9 @@ export interface TargetSession {
   /** Exact row count of one table. */
   countRows(name: string): Promise<number>;
   /**
-   * What a breakout left in the target (status endpoint, docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp): the rows of its cases table
+   * What a breakout left in the target (status endpoint,
+   * docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp): the rows
+   * of its cases table
    * (0 when the table is absent) and the completion time of the newest completed job in its jobs
    * table (null when there is none), as ISO 8601 UTC.
    */

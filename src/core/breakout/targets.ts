@@ -110,7 +110,9 @@ export function describeTarget(config: TargetConfig): string {
 }
 
 /**
- * Where a target is, as the status endpoint shows it (docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp): `host:port` and the database
+ * Where a target is, as the status endpoint shows it
+ * (docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp): `host:port`
+ * and the database
  * name; a file target has no host and shows only the file's name (not the server's path).
  */
 export function targetPlace(config: TargetConfig): { host: string | null; schema: string | null } {

@@ -17,7 +17,11 @@ const CASE_EVENTS: readonly IncomingEvent[] = ['case_uploaded', 'case_modified',
 /** Origin of the jobs the breakout webhook starts. */
 export const WEBHOOK_ORIGIN = 'webhook';
 
-/** Reply of `POST /breakout-webhook.php` (docs/status-and-incoming-webhooks.md#incoming-events-post-breakout-webhookphp: `{status, message}`). */
+/**
+ * Reply of `POST /breakout-webhook.php`
+ * (docs/status-and-incoming-webhooks.md#incoming-events-post-breakout-webhookphp: `{status,
+ * message}`).
+ */
 export interface IncomingReply {
   /** `scheduled`: a job started; `queued`: a job runs, one follow-up will apply this event; `accepted`: nothing to run. */
   status: 'scheduled' | 'queued' | 'accepted';
@@ -39,7 +43,9 @@ function field(body: Record<string, unknown>, name: string, required: boolean): 
 }
 
 /**
- * Handles one event of the data-collection client (docs/status-and-incoming-webhooks.md#incoming-events-post-breakout-webhookphp). Case events (uploaded,
+ * Handles one event of the data-collection client
+ * (docs/status-and-incoming-webhooks.md#incoming-events-post-breakout-webhookphp). Case events
+ * (uploaded,
  * modified, verified) schedule an incremental breakout of the dictionary and return at once;
  * a burst of them coalesces: with no job of the dictionary pending or running one is started,
  * otherwise a follow-up flag is set, and the running job's end starts exactly one more

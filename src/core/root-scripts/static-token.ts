@@ -32,7 +32,8 @@ export function tokenFingerprint(presented: string): string {
 }
 
 /**
- * The status webhook's check (docs/status-and-incoming-webhooks.md#tokens, docs/status-and-incoming-webhooks.md#error-codes): `Authorization: Bearer <token>` compared with
+ * The status webhook's check (docs/status-and-incoming-webhooks.md#tokens,
+ * docs/status-and-incoming-webhooks.md#error-codes): `Authorization: Bearer <token>` compared with
  * BREAKOUT_WEBHOOK_TOKEN. `missing_token` when the header is absent or not a Bearer header,
  * `invalid_token` when the token differs.
  */
@@ -44,7 +45,9 @@ export function checkBearerToken(env: NodeJS.ProcessEnv, authorization: string |
 }
 
 /**
- * The incoming scripts' check (docs/status-and-incoming-webhooks.md#incoming-events-post-breakout-webhookphp, docs/status-and-incoming-webhooks.md#tokens): header `X-Webhook-Token` compared with
+ * The incoming scripts' check
+ * (docs/status-and-incoming-webhooks.md#incoming-events-post-breakout-webhookphp,
+ * docs/status-and-incoming-webhooks.md#tokens): header `X-Webhook-Token` compared with
  * SURVEY_WEBHOOK_TOKEN. Absent or different: WHK-001 (401).
  */
 export function checkWebhookToken(env: NodeJS.ProcessEnv, presented: string | undefined): void {

@@ -38,7 +38,10 @@ function scriptHeaders(c: Context<AppEnv>): void {
   c.header('X-Robots-Tag', 'noindex, nofollow');
 }
 
-/** The status webhook's failure envelope (docs/http-api.md#errors, docs/status-and-incoming-webhooks.md#error-codes); anything unexpected is `internal_error`. */
+/**
+ * The status webhook's failure envelope (docs/http-api.md#errors,
+ * docs/status-and-incoming-webhooks.md#error-codes); anything unexpected is `internal_error`.
+ */
 function statusFailure(c: Context<AppEnv>, thrown: unknown, log: (line: string) => void): Response {
   const err = toAppError(thrown);
   scriptHeaders(c);

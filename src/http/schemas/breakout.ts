@@ -43,7 +43,10 @@ export const BreakoutStartReply = z
   })
   .meta({ id: 'BreakoutStartReply' });
 
-/** 409 body of a refused start: tables exist (docs/http-api.md#breakout-routes, with `existing_tables`) or a job of a dictionary is running. */
+/**
+ * 409 body of a refused start: tables exist (docs/http-api.md#breakout-routes, with
+ * `existing_tables`) or a job of a dictionary is running.
+ */
 export const TablesExistError = ErrorBody.extend({
   existing_tables: z.array(z.string()).optional().meta({ description: 'with `TABLES_ALREADY_EXIST`: the breakout tables found in the target' }),
 }).meta({ id: 'TablesExistError' });

@@ -23,7 +23,10 @@ export const ErrorBody = z
   })
   .meta({ id: 'Error' });
 
-/** Token error body (docs/http-api.md#authentication, docs/http-api.md#errors; RFC 6749 §5.2), also used for 401/403 of protected routes. */
+/**
+ * Token error body (docs/http-api.md#authentication, docs/http-api.md#errors; RFC 6749 §5.2), also
+ * used for 401/403 of protected routes.
+ */
 export const OAuthErrorBody = z
   .strictObject({
     error: z.enum(['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_token', 'access_denied']),
@@ -31,7 +34,10 @@ export const OAuthErrorBody = z
   })
   .meta({ id: 'OAuthError' });
 
-/** Rate limit body (docs/status-and-incoming-webhooks.md#rate-limit-all-four-scripts, API-004): `{error, retry_after}`, plus the `message` every API error has. */
+/**
+ * Rate limit body (docs/status-and-incoming-webhooks.md#rate-limit-all-four-scripts, API-004):
+ * `{error, retry_after}`, plus the `message` every API error has.
+ */
 export const RateLimitBody = z
   .strictObject({
     error: z.literal('API-004'),

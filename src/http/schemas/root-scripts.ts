@@ -12,7 +12,11 @@ const StatusTime = z.string().regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/).meta({ e
 const Flag = z.enum(['true', 'false', '1', '0']);
 const Whole = z.string().regex(/^\d+$/, 'must be a whole number');
 
-/** Query of GET /breakout-status-webhook.php (docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp); checked by the core (`invalid_parameter`). */
+/**
+ * Query of GET /breakout-status-webhook.php
+ * (docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp); checked by
+ * the core (`invalid_parameter`).
+ */
 export const StatusQuery = z.object({
   dictionary: z.string().optional().meta({ description: 'exact dictionary name (case-sensitive); not with `dictionaries`' }),
   dictionaries: z.string().optional().meta({ description: 'comma-separated names, at most 100', example: 'CEN2000,SURVEY_DICT' }),

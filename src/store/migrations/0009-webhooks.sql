@@ -1,4 +1,5 @@
--- Outgoing webhooks (docs/webhooks.md#managing-webhooks, docs/webhooks.md#events-and-payloads): the webhooks, an outbox of data changes captured by
+-- Outgoing webhooks (docs/webhooks.md#managing-webhooks, docs/webhooks.md#events-and-payloads): the
+-- webhooks, an outbox of data changes captured by
 -- triggers in the transaction that makes them, the delivery queue and the history of attempts.
 
 CREATE TABLE webhooks (
