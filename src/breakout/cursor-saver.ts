@@ -1,5 +1,5 @@
 /**
- * When a breakout saves its store cursor (docs/breakout.md#durability). Pages commit in the
+ * When a breakout saves its store cursor (docs/durability.md#breakout-targets). Pages commit in the
  * target out of order when several sessions write; the cursor may only cover the contiguous
  * prefix of committed pages, and only once the target holds them durably. Saving is grouped:
  * the target is made durable (`TargetSession.makeDurable`, one fsync of a SQLite target's WAL)

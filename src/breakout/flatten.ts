@@ -1,5 +1,5 @@
 /**
- * Case → rows per plan table (DESIGN.md §4). Pure and on the hot path: everything that depends
+ * Case → rows per plan table (docs/breakout.md). Pure and on the hot path: everything that depends
  * only on the plan is computed once by `createFlattener` (flatten-layout.ts); per case the walk
  * only indexes arrays, allocates the rows it returns, and allocates warnings when a value is bad.
  *

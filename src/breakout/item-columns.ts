@@ -1,5 +1,5 @@
 /**
- * How dictionary items become columns (DESIGN.md §4). The planner uses it to name and type the
+ * How dictionary items become columns (docs/breakout.md). The planner uses it to name and type the
  * columns, the flattener to know which JSON key and occurrence feeds each one, so the two can
  * never disagree about the order.
  */
@@ -13,7 +13,7 @@ export type ItemValueKind = 'integer' | 'decimal' | 'alpha' | 'binary';
 /** The columns of one item: one per occurrence, in occurrence order. */
 export interface ItemColumns {
   item: DictItem;
-  /** Occurrences in the case JSON: the item's own times its parent's for a subitem (cspro-formats §5.5). */
+  /** Occurrences in the case JSON: the item's own times its parent's for a subitem (docs/cspro-formats.md#item-values). */
   occurrences: number;
   kind: ItemValueKind;
   type: ColumnType;

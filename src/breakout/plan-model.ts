@@ -1,6 +1,6 @@
 /**
  * Types of a breakout plan: the dialect-neutral description of the tables a dictionary breaks
- * out into (DESIGN.md §4), and of the rows a case becomes. The planner (plan.ts) builds it, the
+ * out into (docs/breakout.md), and of the rows a case becomes. The planner (plan.ts) builds it, the
  * flattener (flatten.ts) fills rows in its column order, and each dialect turns it into DDL and
  * bulk-load encodings.
  */

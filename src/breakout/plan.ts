@@ -1,5 +1,5 @@
 /**
- * Dictionary → breakout plan (DESIGN.md §4): the tables, columns, types and keys a dictionary
+ * Dictionary → breakout plan (docs/breakout.md): the tables, columns, types and keys a dictionary
  * breaks out into, independent of the target database. Pure.
  *
  * Tables, in this order (`p` = lower-cased label):

@@ -5,7 +5,7 @@ import { AppError } from '../shared/errors.js';
 import { requireDictionary } from './dictionaries.js';
 import { limitsOf } from './limits.js';
 
-/** Case summary (spec 2.3). */
+/** Case summary (docs/http-api.md#routes). */
 export interface CaseSummary {
   guid: string;
   case_label: string;
@@ -14,7 +14,7 @@ export interface CaseSummary {
   deleted: boolean;
 }
 
-/** Case list envelope (spec 2.3). */
+/** Case list envelope (docs/http-api.md#routes). */
 export interface CaseList {
   total: number;
   limit: number;
@@ -63,7 +63,7 @@ export function listCases(store: Store, dictionaryName: string, paging: { limit:
   };
 }
 
-/** One case in the data-collection client's sync JSON shape, `level-1` as an object (DESIGN.md §5). */
+/** One case in the data-collection client's sync JSON shape, `level-1` as an object (docs/cspro-formats.md#the-case-model). */
 export function getCase(store: Store, dictionaryName: string, guid: string): SyncCase {
   const dict = requireDictionary(store, dictionaryName);
   const c = store.cases.get(dict.id, guid);

@@ -9,7 +9,7 @@ import { planBreakout } from '../breakout/plan.js';
 import { getDialect } from '../breakout/dialects/index.js';
 import { pendingRebuild, type RebuildReason } from '../breakout/table-rebuild.js';
 
-/** Item of the dictionary list (spec 2.2, list form). */
+/** Item of the dictionary list (docs/http-api.md#routes, list form). */
 export interface DictionaryListItem {
   name: string;
   label: string;
@@ -19,7 +19,7 @@ export interface DictionaryListItem {
   caseCount: number;
 }
 
-/** Dictionary detail (spec 2.2). */
+/** Dictionary detail (docs/http-api.md#routes). */
 export interface DictionaryDetail {
   name: string;
   label: string;
@@ -153,7 +153,7 @@ function notFound(store: Store, name: string): never {
   throw new AppError('DICTIONARY_NOT_FOUND', `dictionary ${name} not found${hint}`, { dictionary: name });
 }
 
-/** The detail form of a dictionary (spec 2.2), or the short form with `short`. */
+/** The detail form of a dictionary (docs/http-api.md#routes), or the short form with `short`. */
 export function getDictionary(store: Store, name: string, opts: { short?: boolean } = {}): DictionaryDetail | DictionaryShort {
   const d = requireDictionary(store, name);
   const levels = d.model.levels.map((l) => ({ name: l.name, label: labelOf(l) }));

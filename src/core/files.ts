@@ -8,7 +8,7 @@ import { commitStaged, discardStaged, removeDurably, stageFile } from './atomic-
 import { openSnapshot, type FileSnapshot } from './file-snapshot.js';
 import { contentTypeOf, mediaPath } from './media-path.js';
 
-/** File metadata (spec 2.4: at least name and size). */
+/** File metadata (docs/http-api.md#routes: at least name and size). */
 export interface FileInfo {
   name: string;
   size: number;

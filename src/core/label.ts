@@ -7,7 +7,7 @@ const LABEL_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
 
 /**
  * Checks a dictionary label, which becomes the lower-cased prefix of every breakout table
- * (DESIGN.md §4). Returned unchanged: the label is stored as given and lower-cased when used.
+ * (docs/breakout.md#text). Returned unchanged: the label is stored as given and lower-cased when used.
  */
 export function validateLabel(label: unknown): string {
   if (typeof label !== 'string' || label.length === 0) {

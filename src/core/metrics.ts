@@ -2,10 +2,10 @@ import type { Store } from '../store/open-store.js';
 import type { DictionaryRow } from '../store/dictionaries-repo.js';
 import { reapDeadJobs } from './breakout/follow-up.js';
 
-/** Breakout state of a dictionary in the metrics (spec 2.10 shows `completed` and `in_progress`). */
+/** Breakout state of a dictionary in the metrics (docs/http-api.md#breakout-routes shows `completed` and `in_progress`). */
 export type BreakoutState = 'in_progress' | 'completed' | 'failed' | 'not_started';
 
-/** Metrics reply of spec 2.10. */
+/** Metrics reply of docs/http-api.md#breakout-routes. */
 export interface MetricsReply {
   total_cases: number;
   cases_by_dictionary: Record<string, number>;
@@ -47,7 +47,7 @@ function percent(part: number, whole: number): string {
 }
 
 /**
- * Metrics of the integration API (spec 2.10), read from the store only (no target is contacted):
+ * Metrics of the integration API (docs/http-api.md#breakout-routes), read from the store only (no target is contacted):
  * active (not deleted) cases in all and per dictionary, the breakout state per dictionary, and
  * `sync_rate`, the share of active cases already broken out (100.0% when there are no cases).
  */

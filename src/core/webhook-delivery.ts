@@ -64,7 +64,7 @@ export function startWebhookDispatcher(store: Store, opts: DeliverOptions & { lo
   };
 }
 
-/** Reply of a test that reached the receiver and got a 2xx answer (spec 4.5). */
+/** Reply of a test that reached the receiver and got a 2xx answer (docs/webhooks.md#managing-webhooks). */
 export interface WebhookTestSuccess {
   status: 'success';
   webhook_id: number;
@@ -73,7 +73,7 @@ export interface WebhookTestSuccess {
   response_time: string;
 }
 
-/** Reply of a failed test (spec 4.5, HTTP 502): `error` is the stable code, `details` what happened. */
+/** Reply of a failed test (docs/webhooks.md#managing-webhooks, HTTP 502): `error` is the stable code, `details` what happened. */
 export interface WebhookTestFailure {
   status: 'failed';
   webhook_id: number;
@@ -104,7 +104,7 @@ export async function testWebhook(store: Store, id: number, opts: DeliverOptions
   return { status: 'failed', webhook_id: w.id, error, details: result.error ?? error, ...(result.status === null ? {} : { response_status: result.status }), response_time: time };
 }
 
-/** One attempt of the delivery history (spec 2.7). */
+/** One attempt of the delivery history (docs/webhooks.md#managing-webhooks). */
 export interface DeliveryRecord {
   /** The attempt's id. */
   id: number;

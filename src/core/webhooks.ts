@@ -6,7 +6,7 @@ import { generateSecret, WHSEC_PREFIX } from '../webhooks/signing.js';
 
 export { EVENT_KINDS } from '../webhooks/event-kinds.js';
 
-/** A webhook as listed (spec 2.7), secret included: only administrators may list them. */
+/** A webhook as listed (docs/webhooks.md#managing-webhooks), secret included: only administrators may list them. */
 export interface WebhookReply {
   id: number;
   name: string;
@@ -18,10 +18,10 @@ export interface WebhookReply {
   updated_at: string;
 }
 
-/** Reply of the creation (spec 4.5): the webhook without updated_at. */
+/** Reply of the creation (docs/webhooks.md#managing-webhooks): the webhook without updated_at. */
 export type WebhookCreated = Omit<WebhookReply, 'updated_at'>;
 
-/** Reply of the update (spec 4.5): no secret, no created_at. */
+/** Reply of the update (docs/webhooks.md#managing-webhooks): no secret, no created_at. */
 export type WebhookUpdated = Omit<WebhookReply, 'secret' | 'created_at'>;
 
 export interface WebhookFields {
@@ -113,7 +113,7 @@ export function requireWebhook(store: Store, id: number): WebhookRow {
   return w;
 }
 
-/** All webhooks by id, secrets included (spec 4.5). */
+/** All webhooks by id, secrets included (docs/webhooks.md#managing-webhooks). */
 export function listWebhooks(store: Store): WebhookReply[] {
   return store.webhooks.list().map(toReply);
 }

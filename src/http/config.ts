@@ -41,7 +41,10 @@ export interface HttpConfig extends HttpTimeouts {
   env: NodeJS.ProcessEnv;
   /** Webhook delivery limits set here win over the SDS_WEBHOOK_* variables of `env`. */
   webhooks: Partial<DeliverySettings>;
-  /** Rate limit of the root webhook scripts per (token, client address); default 60 per sliding 60 s (spec 8). */
+  /**
+   * Rate limit of the root webhook scripts per (token, client address); default 60 per sliding 60 s
+   * (docs/status-and-incoming-webhooks.md#rate-limit-all-four-scripts).
+   */
   webhookRateLimit: { max: number; windowMs: number };
   /** Connect timeout of each target read by the status webhook (default SDS_STATUS_CONNECT_TIMEOUT_MS, else 3000). */
   statusConnectTimeoutMs: number;

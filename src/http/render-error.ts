@@ -16,7 +16,7 @@ function normalise(err: unknown): AppError {
 }
 
 /**
- * Details that the spec shows in error bodies (7.1, 7.4): the tables that block a start
+ * Details that error bodies show (docs/http-api.md#errors): the tables that block a start
  * (`existing_tables`, 409), what to do when a dictionary has no tables (`suggestion`, 404) and
  * the seconds to wait when rate-limited (`retry_after`, 429, also sent as Retry-After), and the
  * catalogue code of a target failure (`diagnostic`: `DB-001` … under `DB_CONNECTION_ERROR`).
@@ -61,7 +61,8 @@ export function errorResponse(c: Context, thrown: unknown, log?: (line: string) 
     log?.(`sds serve: internal error on ${c.req.method} ${c.req.path}: ${cause.stack ?? cause.message}`);
     return c.json({ error: err.code, message: 'internal error; the server log has the details' }, status);
   }
-  // A rate limit (API-004) says when to come back, in the header and in the body (spec 7.4).
+  // A rate limit (API-004) says when to come back, in the header and in the body
+  // (docs/status-and-incoming-webhooks.md#rate-limit-all-four-scripts).
   if (typeof err.details.retry_after === 'number') c.header('Retry-After', String(err.details.retry_after));
   const extra: Record<string, unknown> = {};
   for (const key of PUBLIC_DETAILS) {

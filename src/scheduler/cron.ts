@@ -1,9 +1,9 @@
 import { CronExpressionParser } from 'cron-parser';
 import { AppError } from '../shared/errors.js';
 
-/** Longest accepted cron expression (spec 2.9, 8). */
+/** Longest accepted cron expression (docs/scheduler.md#cron-expressions). */
 export const MAX_CRON_LENGTH = 100;
-/** The default of spec 2.9: every day at 02:00. */
+/** The default schedule: every day at 02:00 (docs/scheduler.md#commands). */
 export const DEFAULT_CRON = '0 2 * * *';
 
 interface FieldSpec {
@@ -64,7 +64,7 @@ function checkElement(text: string, f: FieldSpec, expression: string): void {
 
 /**
  * Checks a cron expression and returns it with its whitespace normalised. Only the classic
- * five-field form is accepted (spec 4.7): minute hour day-of-month month day-of-week, with
+ * five-field form is accepted (docs/scheduler.md#cron-expressions): minute hour day-of-month month day-of-week, with
  * lists, ranges, steps and three-letter month and weekday names. Aliases (`@daily`), a seconds
  * or year field, and the extensions some libraries add (`L`, `W`, `#`, `?`, `H`) are refused,
  * each with a message naming the field at fault.

@@ -1,9 +1,9 @@
-/** `YYYY-MM-DD_HH-MM-SS` of a moment, in UTC (the run log file name of spec 2.9). */
+/** `YYYY-MM-DD_HH-MM-SS` of a moment, in UTC (the run log file name of docs/scheduler.md#run-log-files). */
 export function logStamp(at: Date): string {
   return at.toISOString().slice(0, 19).replace('T', '_').replace(/:/g, '-');
 }
 
-/** `{dictionary}_{YYYY-MM-DD_HH-MM-SS}.log` (spec 2.9); `attempt` > 0 adds `-N` when the name is taken. */
+/** `{dictionary}_{YYYY-MM-DD_HH-MM-SS}.log` (docs/scheduler.md#run-log-files); `attempt` > 0 adds `-N` when the name is taken. */
 export function runLogName(dictionary: string, startedAt: Date, attempt = 0): string {
   return `${dictionary}_${logStamp(startedAt)}${attempt > 0 ? `-${attempt}` : ''}.log`;
 }
@@ -21,7 +21,7 @@ export interface RunLogContent {
 }
 
 /**
- * The run log of spec 2.9: a Command line, a Started line, an Exit code line, a STDOUT section and
+ * The run log of docs/scheduler.md#run-log-files: a Command line, a Started line, an Exit code line, a STDOUT section and
  * a STDERR section (the layout of the old scheduler, so tools reading those logs keep working),
  * plus an Ended line and, for a stopped run, an Interrupted line saying why.
  */

@@ -2,10 +2,10 @@
  * One error type for the whole product and one registry that maps each stable code to an HTTP
  * status and a CLI exit code. Codes are the spec's catalogue (DB-001, BRK-003, ...), the spec's
  * API error strings (TABLES_ALREADY_EXIST, INVALID_THREADS, ...) and a few of our own for input
- * validation. docs/errors.md documents every code; test/unit/errors.test.ts keeps the two in sync.
+ * validation. docs/errors.md documents every code; test/unit/errors-doc.test.ts keeps the two in sync.
  */
 
-/** Exit codes of the CLI contract (DESIGN.md §5). */
+/** Exit codes of the CLI contract (docs/architecture.md#exit-codes-and-errors). */
 export const EXIT = {
   ok: 0,
   failed: 1,
@@ -23,7 +23,7 @@ export interface ErrorSpec {
 }
 
 export const ERROR_CODES = {
-  // Spec catalogue (7.4)
+  // The service catalogue of codes (docs/errors.md)
   'DB-001': { http: 502, exit: EXIT.external, title: 'database connection refused' },
   'DB-002': { http: 502, exit: EXIT.external, title: 'database authentication failed' },
   'DB-003': { http: 502, exit: EXIT.external, title: 'database does not exist' },
@@ -44,14 +44,14 @@ export const ERROR_CODES = {
   'WHK-001': { http: 401, exit: EXIT.invalid, title: 'invalid webhook token' },
   'WHK-002': { http: 502, exit: EXIT.external, title: 'webhook timed out after 30 seconds' },
   'WHK-003': { http: 400, exit: EXIT.invalid, title: 'invalid payload, missing required field' },
-  // Spec API error strings (7.3)
+  // The API error strings of breakout (docs/errors.md, docs/http-api.md#breakout-routes)
   DICTIONARY_NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'no dictionary of that name' },
   BREAKOUT_BUSY: { http: 409, exit: EXIT.conflict, title: 'a breakout job of the same dictionary is already pending or running' },
   TABLES_ALREADY_EXIST: { http: 409, exit: EXIT.conflict, title: 'breakout tables exist and overwrite was not asked' },
   DB_CONNECTION_ERROR: { http: 502, exit: EXIT.external, title: 'the target database could not be reached' },
   INVALID_THREADS: { http: 400, exit: EXIT.invalid, title: 'threads must be a whole number from 1 to 10' },
   INSUFFICIENT_PERMISSIONS: { http: 403, exit: EXIT.invalid, title: 'the role of the account does not allow this' },
-  // Root webhook scripts (spec 7.2; docs/status-and-incoming-webhooks.md)
+  // Root webhook scripts (docs/status-and-incoming-webhooks.md#error-codes)
   missing_token: { http: 401, exit: EXIT.invalid, title: 'the Bearer header of the status webhook is absent or malformed' },
   invalid_token: { http: 401, exit: EXIT.invalid, title: 'the status webhook token differs from BREAKOUT_WEBHOOK_TOKEN' },
   server_misconfigured: { http: 500, exit: EXIT.invalid, title: 'the token variable of a webhook script (BREAKOUT_WEBHOOK_TOKEN, SURVEY_WEBHOOK_TOKEN) is not set' },
@@ -87,7 +87,7 @@ export const ERROR_CODES = {
   MULTIPART_INVALID: { http: 400, exit: EXIT.invalid, title: 'a multipart/form-data body is malformed or cut short (no closing boundary, broken part headers); the message says what' },
   REQUEST_ABORTED: { http: 400, exit: EXIT.invalid, title: 'the client closed the connection before its request body was complete; nothing reaches it and the request is logged as `aborted`' },
   REQUEST_TIMEOUT: { http: 408, exit: EXIT.failed, title: 'the request body stalled (no bytes for the body timeout) or took longer than the request timeout; the connection is closed' },
-  // Scheduler (spec 2.9, 4.7)
+  // Scheduler (docs/scheduler.md, docs/http-api.md#scheduler-routes)
   CRON_INVALID: { http: 400, exit: EXIT.invalid, title: 'a cron expression is not 5 valid fields (the message names the field)' },
   SCHEDULE_NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'no schedule of that id or for that dictionary' },
   SCHEDULE_EXISTS: { http: 409, exit: EXIT.conflict, title: 'the dictionary already has a schedule (one per dictionary)' },

@@ -11,7 +11,7 @@ export function homeConfigPath(home: HomePaths): string {
 /**
  * The settings of `$SDS_HOME/config.json` as a plain object; {} when the file is absent. A file
  * that is not a JSON object is a configuration error, never silently ignored. Each reader
- * validates its own section (DESIGN.md §3: flag > environment > config.json > default).
+ * validates its own section (docs/architecture.md#home-and-configuration: flag > environment > config.json > default).
  */
 export function readHomeConfig(home: HomePaths): Record<string, unknown> {
   const file = homeConfigPath(home);

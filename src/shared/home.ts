@@ -1,6 +1,6 @@
 import { resolve, join } from 'node:path';
 
-/** Paths inside an sds home directory (DESIGN.md §3). */
+/** Paths inside an sds home directory (docs/architecture.md#home-and-configuration). */
 export interface HomePaths {
   root: string;
   db: string;
@@ -29,7 +29,7 @@ export function homeSource(flag: string | undefined, env: NodeJS.ProcessEnv = pr
 
 /**
  * The home directory: the `--home` flag, else `SDS_HOME`, else `./var` of the current directory
- * (the precedence flag > environment > default of DESIGN.md §3).
+ * (the precedence flag > environment > default of docs/architecture.md#home-and-configuration).
  */
 export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): HomePaths {
   const root = resolve(flag ?? env.SDS_HOME ?? 'var');

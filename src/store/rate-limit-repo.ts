@@ -4,7 +4,9 @@ import type { Database, Statement } from 'better-sqlite3';
 export type RateDecision = { allowed: true; remaining: number } | { allowed: false; retryAfterMs: number };
 
 /**
- * A sliding log of accepted request times per key (spec 8: N requests per sliding window). The
+ * A sliding log of accepted request times per key
+ * (docs/status-and-incoming-webhooks.md#rate-limit-all-four-scripts: N requests per sliding
+ * window). The
  * check, the pruning and the record are one IMMEDIATE transaction, so several serve processes of
  * one home count together. Times are passed in (epoch ms), never read here.
  */

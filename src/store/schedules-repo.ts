@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 
-/** A dictionary's schedule (spec 2.9), with the dictionary's name for display. */
+/** A dictionary's schedule (docs/scheduler.md#commands), with the dictionary's name for display. */
 export interface ScheduleRow {
   id: number;
   dictionaryId: number;
@@ -143,7 +143,7 @@ export class SchedulesRepo {
     return this.db.prepare('DELETE FROM schedules WHERE id = ?').run(id).changes > 0;
   }
 
-  /** Records that a run started: last_exit_code -1 means running (spec 2.8). */
+  /** Records that a run started: last_exit_code -1 means running (docs/scheduler.md#exit-codes-recorded-for-a-run). */
   markStarted(id: number, run: { lastRun: string; nextRun: string | null; logFile: string | null }, now: string): void {
     this.db
       .prepare('UPDATE schedules SET last_run = ?, next_run = ?, last_exit_code = -1, last_log_file = ?, modified_time = ? WHERE id = ?')

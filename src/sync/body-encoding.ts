@@ -1,6 +1,6 @@
 /**
  * How an upload body is compressed, from its first bytes (pure). The client labels its body
- * `Content-Encoding: gzip` but sends a zlib (RFC 1950) stream (research cspro-formats §7); other
+ * `Content-Encoding: gzip` but sends a zlib (RFC 1950) stream (docs/sync.md#upload-post-cases); other
  * clients send real gzip, and some send the JSON uncompressed under the same label. The bytes
  * decide, as CSWeb's ZipUtility::isCompressed does, not the header.
  */

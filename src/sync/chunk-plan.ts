@@ -1,6 +1,6 @@
 /**
- * What a download chunk answers, from what was read (pure). CSWeb's rules (research
- * cspro-formats §3.6): `x-csw-case-range-count: <sent>/<total>`, 206 while cases remain after
+ * What a download chunk answers, from what was read (pure). CSWeb's rules (docs/sync.md,
+ * "Download"): `x-csw-case-range-count: <sent>/<total>`, 206 while cases remain after
  * this chunk, 200 when this chunk ends the range. The chunk's revision (ETag and
  * `x-csw-chunk-max-revision`) is the revision of the last case sent when more remain, so the
  * client resumes there with the guid cursor; the snapshot when the range is complete (nothing at

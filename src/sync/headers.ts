@@ -1,6 +1,6 @@
 /**
- * The `x-csw-*` request headers of the data-collection client's sync protocol (research
- * cspro-formats §3.6, service-behaviour §2.3), parsed into plain values. Pure: the caller hands
+ * The `x-csw-*` request headers of the data-collection client's sync protocol
+ * (docs/sync.md#download-get-cases), parsed into plain values. Pure: the caller hands
  * in a header getter. Values a client could not have meant are refused with SYNC_HEADER_INVALID
  * naming the header, rather than silently read as "everything".
  */

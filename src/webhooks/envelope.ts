@@ -1,5 +1,5 @@
 /**
- * The body of a delivery (spec 6.1): `{event, timestamp, webhook_id, data}`, serialised once and
+ * The body of a delivery (docs/webhooks.md#events-and-payloads): `{event, timestamp, webhook_id, data}`, serialised once and
  * stored, so every attempt sends, and signs, the same bytes.
  */
 export function envelope(event: string, timestamp: string, webhookId: number, data: unknown): string {

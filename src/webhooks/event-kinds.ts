@@ -1,4 +1,4 @@
-/** The event kinds a webhook may subscribe to (spec 6.1). */
+/** The event kinds a webhook may subscribe to (docs/webhooks.md#events-and-payloads). */
 export const EVENT_KINDS = ['case_uploaded', 'case_modified', 'case_verified', 'case_deleted', 'dictionary_uploaded'] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

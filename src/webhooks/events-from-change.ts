@@ -2,7 +2,7 @@ import type { CaseImage, OutboxRow } from '../store/webhook-queue-repo.js';
 import { diffCase } from './case-diff.js';
 import type { EventKind } from './event-kinds.js';
 
-/** Case summary of spec 2.3, as the case events carry it. */
+/** Case summary of docs/http-api.md#routes, as the case events carry it. */
 export interface CaseSummaryData {
   guid: string;
   case_label: string;

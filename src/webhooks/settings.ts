@@ -6,7 +6,7 @@ export interface DeliverySettings {
   connectTimeoutMs: number;
   /** Time for the receiver to answer once connected (the spec advises receivers to answer in 5 s). */
   responseTimeoutMs: number;
-  /** Whole time the test operation waits before answering 502 (spec 6.1 rule 4: 30 s). */
+  /** Whole time the test operation waits before answering 502 (docs/webhooks.md#managing-webhooks: 30 s). */
   testTimeoutMs: number;
   /** How long a claimed delivery stays with its dispatcher; must exceed connect + response time. */
   leaseMs: number;

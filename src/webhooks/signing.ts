@@ -3,7 +3,10 @@ import { createHmac, randomBytes } from 'node:crypto';
 /** Prefix of the Standard Webhooks serialisation of a secret: `whsec_` + base64 of the key bytes. */
 export const WHSEC_PREFIX = 'whsec_';
 
-/** `X-Service-Signature` value (spec 5.8): `sha256=` + hex HMAC-SHA256 of the body bytes, keyed with the secret's UTF-8 bytes. */
+/**
+ * `X-Service-Signature` value (docs/webhooks.md#verifying-a-delivery-receiver-side): `sha256=` +
+ * hex HMAC-SHA256 of the body bytes, keyed with the secret's UTF-8 bytes.
+ */
 export function serviceSignature(secret: string, body: string | Buffer): string {
   return `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`;
 }

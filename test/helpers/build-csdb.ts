@@ -1,5 +1,5 @@
 /**
- * Writes a schema-3 CSPro `.csdb` file the way CSPro 8 lays one out (research/cspro-formats.md §4,
+ * Writes a schema-3 CSPro `.csdb` file the way CSPro 8 lays one out (docs/cspro-formats.md#csdb-files,
  * and the tables of fixtures/cspro/capi-household.csdb): `meta` with the embedded dictionary text,
  * `file_revisions`, `cases`, `vector_clock`, `notes`, `level-1` with the id columns, and one table
  * per record named after it in lower case, `occ` when it repeats, one column per item occurrence

@@ -1,5 +1,5 @@
 /**
- * The contract every breakout target implements (DESIGN.md §2, §4). Generic breakout code reads
+ * The contract every breakout target implements (docs/architecture.md#the-dialect-contract). Generic breakout code reads
  * `capabilities` and calls `Dialect` / `TargetSession` methods; it never branches on the database
  * type. Each database lives in its own folder with the same files: `ddl.ts` (pure DDL),
  * `queries.ts` (pure DML and catalog SQL), `encode.ts` (pure bulk-load row encoders),
@@ -152,7 +152,9 @@ export interface TargetSession {
   /** Exact row count of one table. */
   countRows(name: string): Promise<number>;
   /**
-   * What a breakout left in the target (status endpoint, spec 2.8): the rows of its cases table
+   * What a breakout left in the target (status endpoint,
+   * docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp): the rows
+   * of its cases table
    * (0 when the table is absent) and the completion time of the newest completed job in its jobs
    * table (null when there is none), as ISO 8601 UTC.
    */

@@ -1,5 +1,5 @@
 /**
- * Lazy driver loading (DESIGN.md §2: `sds --help` must not load pg, mysql2, tedious or
+ * Lazy driver loading (docs/architecture.md#database-drivers-load-lazily: `sds --help` must not load pg, mysql2, tedious or
  * better-sqlite3). A module that cannot be loaded becomes DB-004.
  */
 import { AppError } from '../../shared/errors.js';

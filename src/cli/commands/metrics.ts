@@ -3,7 +3,7 @@ import { metrics } from '../../core/metrics.js';
 import { listBreakoutLogs } from '../../core/breakout/log.js';
 import { action, examples } from '../action.js';
 
-/** `sds metrics` and `sds logs`: the integration API's metrics and breakout log (spec 2.10). */
+/** `sds metrics` and `sds logs`: the integration API's metrics and breakout log (docs/http-api.md#breakout-routes). */
 export function registerMetricsCommands(program: Command): void {
   program
     .command('metrics')

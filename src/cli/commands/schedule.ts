@@ -40,7 +40,7 @@ function enabledFlag(o: { enable?: boolean; disable?: boolean }): boolean | unde
   return o.enable ? true : o.disable ? false : undefined;
 }
 
-/** `sds schedule list|add|update|toggle|remove|run-now|runs` and `sds scheduler-run` (spec 4.9). */
+/** `sds schedule list|add|update|toggle|remove|run-now|runs` and `sds scheduler-run` (docs/scheduler.md#commands). */
 export function registerScheduleCommands(program: Command): void {
   const schedule = program
     .command('schedule')

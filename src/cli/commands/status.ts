@@ -15,7 +15,10 @@ interface StatusOptions {
 
 const show = (v: unknown): string => (v === null || v === undefined ? '-' : String(v));
 
-/** `sds status`: the breakout status of dictionaries, the items of the status webhook (spec 2.8, 4.6). */
+/**
+ * `sds status`: the breakout status of dictionaries, the items of the status webhook
+ * (docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp).
+ */
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')

@@ -24,7 +24,7 @@ function toFields(o: FieldOptions): WebhookFields {
   return { name: o.name, url: o.url, events: o.events, secret: o.secret, active: o.active };
 }
 
-/** `sds webhooks list|add|update|remove|test|deliveries|redeliver|deliver`: outgoing webhooks (spec 4.5). */
+/** `sds webhooks list|add|update|remove|test|deliveries|redeliver|deliver`: outgoing webhooks (docs/webhooks.md#managing-webhooks). */
 export function registerWebhooksCommands(program: Command): void {
   const webhooks = program
     .command('webhooks')

@@ -4,7 +4,7 @@ import type { Store } from '../../store/open-store.js';
 import type { Role } from '../../store/users-repo.js';
 import { oauthError } from './oauth-error.js';
 
-/** Access token lifetime (spec 8): 3600 s. */
+/** Access token lifetime (docs/http-api.md#authentication): 3600 s. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 
 /** The only signing algorithm accepted: a token claiming any other (`none` included) is refused. */

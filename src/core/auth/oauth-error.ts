@@ -1,6 +1,6 @@
 import { AppError, type ErrorCode } from '../../shared/errors.js';
 
-/** The OAuth 2.0 error strings the token endpoint and protected routes answer with (spec 7.1). */
+/** The OAuth 2.0 error strings the token endpoint and protected routes answer with (docs/http-api.md#errors). */
 export type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'

@@ -3,10 +3,10 @@ import { AppError } from '../../shared/errors.js';
 
 /**
  * What a caller of the HTTP API may do. The spec leaves "which role may call which operation"
- * open (5.9); this table is our decision, documented in docs/http-api.md. Standard is the field
+ * open; this table is our decision, documented in docs/http-api.md#roles. Standard is the field
  * interviewer's account (read, and sync cases); API is an integration system (also uploads
  * dictionaries and runs breakouts); Administrator may also destroy data and manage accounts.
- * The old server let Standard users delete dictionaries (service-behaviour §1.7, S6): not here.
+ * The old server (CSWeb) let Standard users delete dictionaries: not here (docs/http-api.md#roles).
  */
 export const PERMISSIONS = {
   'dictionaries.read': ['Standard', 'API', 'Administrator'],

@@ -18,7 +18,7 @@ export interface TokenRequest {
   client_secret?: string;
 }
 
-/** Token response (spec 2.1). */
+/** Token response (docs/http-api.md#authentication). */
 export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
@@ -47,7 +47,7 @@ export interface GrantContext {
 }
 
 export interface TokenService {
-  /** Handles `POST /api/token`: the password grant or the refresh grant (spec 4.1, 5). */
+  /** Handles `POST /api/token`: the password grant or the refresh grant (docs/http-api.md#authentication). */
   grant(req: TokenRequest, ctx?: GrantContext): Promise<TokenResponse>;
   /** Checks a bearer access token and returns the caller, or fails with 401 `invalid_token`. */
   authenticate(token: string): Promise<Principal>;

@@ -2,7 +2,7 @@ import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { JobError } from '../../store/jobs-repo.js';
 
 /**
- * The spec's breakout codes (7.3) that a job's `error.code` carries, by the catalogue or API
+ * The spec's breakout codes (docs/errors.md) that a job's `error.code` carries, by the catalogue or API
  * code that was thrown. The thrown code is kept in `details` as `diagnostic`, so the DB-00x
  * distinction (refused, authentication, no database, driver, too many connections) is not lost.
  */
@@ -28,7 +28,7 @@ export function isTargetConnectionError(e: AppError): boolean {
 }
 
 /**
- * The `error` of a failed job (spec 2.5: code, message, details as a string). `code` is one of
+ * The `error` of a failed job (docs/http-api.md#breakout-routes: code, message, details as a string). `code` is one of
  * the spec's breakout codes; a failure none of them names (a bug, a name collision) keeps its
  * own code. `details` is JSON: `diagnostic` (the catalogue code thrown) then the error's details.
  */
@@ -42,7 +42,7 @@ export function jobError(e: AppError): JobError {
 
 /**
  * A target failure as every surface reports it (docs/errors.md, "One code per failure"): the
- * code a job records (`DB_CONNECTION_ERROR`, spec 7.3) with the catalogue code (`DB-001` …) as
+ * code a job records (`DB_CONNECTION_ERROR`, docs/errors.md) with the catalogue code (`DB-001` …) as
  * `details.diagnostic`, so `target test`, `breakout tables`, an HTTP reply and a failed job
  * name a refused connection the same way. Other errors are returned as they are.
  */

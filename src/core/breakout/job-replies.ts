@@ -1,7 +1,7 @@
 import type { JobRow } from '../../store/jobs-repo.js';
 import { hms } from './durations.js';
 
-/** Job status reply of spec 2.5: fields depend on the status. */
+/** Job status reply of docs/http-api.md#breakout-routes: fields depend on the status. */
 export type JobStatusReply =
   | { job_id: string; status: 'pending'; dictionaries: string[]; threads: number; created_at: string }
   | {
@@ -74,7 +74,7 @@ export function jobStatusReply(job: JobRow, now = Date.now()): JobStatusReply {
   }
 }
 
-/** Item of the job list envelope (spec 2.5). */
+/** Item of the job list envelope (docs/http-api.md#breakout-routes). */
 export interface JobListItem {
   job_id: string;
   status: string;

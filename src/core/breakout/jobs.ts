@@ -22,7 +22,7 @@ export const MAX_JOBS_LIMIT = 1000;
 const DEFAULT_CASES_PER_SECOND = 5000;
 
 /**
- * Checks `threads`: a whole number from 1 to 10 (spec 8), else INVALID_THREADS. A string is
+ * Checks `threads`: a whole number from 1 to 10 (docs/breakout.md#jobs), else INVALID_THREADS. A string is
  * refused too (`"2"` is not an integer of the JSON body); the CLI turns its text into a number.
  */
 export function parseThreads(value: unknown): number {
@@ -32,7 +32,7 @@ export function parseThreads(value: unknown): number {
   return value;
 }
 
-/** Start reply of spec 2.5 (HTTP 202). */
+/** Start reply of docs/http-api.md#breakout-routes (HTTP 202). */
 export interface StartReply {
   status: 'started';
   job_id: string;
@@ -59,7 +59,7 @@ function parseDictionaryNames(store: Store, value: unknown): string[] {
 }
 
 /**
- * Starts a full breakout of dictionaries as a background job (spec 4.4): refused with
+ * Starts a full breakout of dictionaries as a background job (docs/http-api.md#breakout-routes): refused with
  * TABLES_ALREADY_EXIST and the existing tables when any exist and overwrite is false. The
  * target is checked before the job is handed to its process, its connect bounded by
  * SDS_BREAKOUT_CHECK_CONNECT_TIMEOUT_MS (3000 ms) so a target that never answers cannot hold the
@@ -147,7 +147,7 @@ function casesPerSecond(store: Store): number {
   return DEFAULT_CASES_PER_SECOND;
 }
 
-/** The status of a job in the shape of spec 2.5; a job whose process died is reported failed. */
+/** The status of a job in the shape of docs/http-api.md#breakout-routes; a job whose process died is reported failed. */
 export function jobStatus(store: Store, jobId: string): JobStatusReply {
   reapDeadJobs(store);
   const job = store.jobs.get(jobId);
@@ -157,7 +157,7 @@ export function jobStatus(store: Store, jobId: string): JobStatusReply {
 
 const STATUSES: readonly JobStatus[] = ['pending', 'running', 'completed', 'failed', 'cancelled'];
 
-/** Job list envelope of spec 2.5, newest first. */
+/** Job list envelope of docs/http-api.md#breakout-routes, newest first. */
 export function listJobs(store: Store, opts: { status?: unknown; limit?: unknown } = {}): { total: number; limit: number; data: JobListItem[] } {
   if (opts.status !== undefined && !(STATUSES as readonly unknown[]).includes(opts.status)) {
     throw new AppError('USAGE', `status must be one of ${STATUSES.join(', ')}; got "${String(opts.status)}"`, { field: 'status' });

@@ -12,7 +12,7 @@ export const MAX_LOGGED_WARNINGS = 100;
 /** Entries kept in the store; older ones are pruned when a job ends. */
 export const LOG_ENTRIES_KEPT = 100_000;
 
-/** Item of the log reply (spec 2.10). */
+/** Item of the log reply (docs/http-api.md#breakout-routes). */
 export interface BreakoutLogItem {
   timestamp: string;
   level: BreakoutLogLevel;
@@ -23,7 +23,7 @@ export interface BreakoutLogItem {
 }
 
 /**
- * The breakout log (spec 2.10, `GET /api/logs/breakout`), newest first: of one dictionary (which
+ * The breakout log (docs/http-api.md#breakout-routes, `GET /api/logs/breakout`), newest first: of one dictionary (which
  * must exist) or of all. `limit` is 1 to 1000, default 100.
  */
 export function listBreakoutLogs(store: Store, opts: { dictionary?: string; limit?: unknown } = {}): { logs: BreakoutLogItem[] } {
@@ -43,7 +43,7 @@ export function listBreakoutLogs(store: Store, opts: { dictionary?: string; limi
 
 const LEVELS: readonly BreakoutLogLevel[] = ['info', 'warn', 'error'];
 
-/** Log reply of the log-reader webhook: the items of spec 2.10 plus the job each entry belongs to. */
+/** Log reply of the log-reader webhook: the items of docs/http-api.md#breakout-routes plus the job each entry belongs to. */
 export interface LogReaderReply {
   logs: (BreakoutLogItem & { job_id: string })[];
 }

@@ -26,7 +26,7 @@ export function statusConnectTimeout(flag: string | undefined, env: NodeJS.Proce
   throw flag !== undefined ? new AppError('invalid_parameter', message, { field: 'connect-timeout' }) : new AppError('CONFIG_INVALID', message, { field: from });
 }
 
-/** Breakout status item of spec 2.8. */
+/** Breakout status item of docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp. */
 export interface StatusItem {
   dictionary: string;
   label: string;
@@ -47,7 +47,7 @@ export interface StatusItem {
   last_processed_time: string | null;
 }
 
-/** Success envelope of spec 4.6. */
+/** Success envelope of docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp. */
 export interface StatusReply {
   success: true;
   data: StatusItem[];
@@ -98,7 +98,11 @@ function whole(value: string | number | undefined, field: string, dflt: number, 
   return n;
 }
 
-/** Checks the filters of spec 4.6; anything not exactly valid is `invalid_parameter` naming the parameter. */
+/**
+ * Checks the filters of
+ * docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp; anything not
+ * exactly valid is `invalid_parameter` naming the parameter.
+ */
 export function parseStatusQuery(q: StatusQuery): Filters {
   if (q.dictionary !== undefined && q.dictionaries !== undefined) {
     throw bad('dictionary', 'give either dictionary or dictionaries, not both');
@@ -196,7 +200,8 @@ function pendingDeletions(store: Store, dictionaryId: number): number {
 }
 
 /**
- * Fills the target fields of an item from what the target holds (formulas of spec 2.8) and the
+ * Fills the target fields of an item from what the target holds (formulas of
+ * docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp) and the
  * deletions still to apply (docs/status-and-incoming-webhooks.md): a deletion is pending work, so
  * `cases_pending` counts the cases missing from the target plus the deletions not yet applied
  * (at least the rows the target holds beyond the active cases), the rate is the share of that
@@ -263,12 +268,15 @@ async function readTarget(store: Store, config: TargetConfig, rows: Row[], conne
   try {
     await within(work, 2 * connectTimeoutMs);
   } catch {
-    // unreachable target: the rows keep their null fields (spec 2.8)
+    // unreachable target: the rows keep their null fields
+    // (docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp)
   }
 }
 
 /**
- * The breakout status of dictionaries (spec 2.8, 4.6): the status webhook and `sds status`.
+ * The breakout status of dictionaries
+ * (docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp): the status
+ * webhook and `sds status`.
  * Filters and paging are checked first (`invalid_parameter`); the page is ordered by dictionary
  * name. Each target of the page is read once at request time, all targets at the same time, each
  * within a short deadline, so a dead target costs one timeout and never stalls the page.

@@ -8,7 +8,7 @@ import type { DictionaryRecord } from '../../store/dictionaries-repo.js';
 import { humanSize } from './durations.js';
 import { commonPrefix } from '../../breakout/table-rebuild.js';
 
-/** Tables object of spec 2.6, each table marked `stale` when the current plan no longer has it. */
+/** Tables object of docs/http-api.md#breakout-routes, each table marked `stale` when the current plan no longer has it. */
 export interface BreakoutTablesReply {
   dictionary: string;
   label: string;
@@ -77,7 +77,7 @@ export async function breakoutTables(store: Store, dictionaryName: string): Prom
   });
 }
 
-/** Drops the breakout tables of a dictionary (deletion reply of spec 2.6); the next run rebuilds. */
+/** Drops the breakout tables of a dictionary (deletion reply of docs/http-api.md#breakout-routes); the next run rebuilds. */
 export async function dropBreakoutTables(
   store: Store,
   dictionaryName: string,

@@ -24,7 +24,7 @@ export interface EffectiveTarget {
   identity: string;
 }
 
-/** Parses a target type: only the exact words are accepted, never a guess (spec 4.9). */
+/** Parses a target type: only the exact words are accepted, never a guess (docs/breakout.md#targets). */
 export function parseTargetType(value: unknown, where: string): TargetType {
   if (typeof value === 'string' && (TARGET_TYPES as readonly string[]).includes(value)) return value as TargetType;
   throw new AppError('CONFIG_INVALID', `${where} must be exactly one of ${TARGET_TYPES.join(', ')}; got "${String(value)}"`, { field: where });
@@ -110,7 +110,9 @@ export function describeTarget(config: TargetConfig): string {
 }
 
 /**
- * Where a target is, as the status endpoint shows it (spec 2.8): `host:port` and the database
+ * Where a target is, as the status endpoint shows it
+ * (docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp): `host:port`
+ * and the database
  * name; a file target has no host and shows only the file's name (not the server's path).
  */
 export function targetPlace(config: TargetConfig): { host: string | null; schema: string | null } {

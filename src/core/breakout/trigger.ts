@@ -8,7 +8,7 @@ import { createJob, parseThreads } from './jobs.js';
 export const TRIGGER_MODES = ['selective', 'full'] as const;
 export type TriggerMode = (typeof TRIGGER_MODES)[number];
 
-/** Trigger reply of spec 2.10. */
+/** Trigger reply of docs/http-api.md#breakout-routes. */
 export interface TriggerReply {
   status: 'started';
   job_id: string;
@@ -17,7 +17,7 @@ export interface TriggerReply {
 }
 
 /**
- * Starts a background breakout of one dictionary for an integration system (spec 4.4, trigger).
+ * Starts a background breakout of one dictionary for an integration system (docs/http-api.md#breakout-routes, trigger).
  * `selective` (the default) is the incremental run of `sds process-cases-by-dict`: tables are
  * created when absent, then only the cases changed since the last run are applied. `full` drops
  * and rebuilds the tables and loads every case (start with overwrite). Refused with BREAKOUT_BUSY

@@ -7,7 +7,7 @@ import { spawnJobProcess } from '../breakout/job-process.js';
 import { reapDeadJobs } from '../breakout/follow-up.js';
 import { isBreakoutConfigured } from '../breakout/targets.js';
 
-/** Events of spec 6.2 that the breakout webhook accepts. */
+/** Events of docs/status-and-incoming-webhooks.md#incoming-events-post-breakout-webhookphp that the breakout webhook accepts. */
 export const INCOMING_EVENTS = ['case_uploaded', 'case_modified', 'case_verified', 'dictionary_uploaded'] as const;
 export type IncomingEvent = (typeof INCOMING_EVENTS)[number];
 
@@ -17,7 +17,11 @@ const CASE_EVENTS: readonly IncomingEvent[] = ['case_uploaded', 'case_modified',
 /** Origin of the jobs the breakout webhook starts. */
 export const WEBHOOK_ORIGIN = 'webhook';
 
-/** Reply of `POST /breakout-webhook.php` (spec 4.8: `{status, message}`). */
+/**
+ * Reply of `POST /breakout-webhook.php`
+ * (docs/status-and-incoming-webhooks.md#incoming-events-post-breakout-webhookphp: `{status,
+ * message}`).
+ */
 export interface IncomingReply {
   /** `scheduled`: a job started; `queued`: a job runs, one follow-up will apply this event; `accepted`: nothing to run. */
   status: 'scheduled' | 'queued' | 'accepted';
@@ -39,7 +43,9 @@ function field(body: Record<string, unknown>, name: string, required: boolean): 
 }
 
 /**
- * Handles one event of the data-collection client (spec 4.8, 6.2). Case events (uploaded,
+ * Handles one event of the data-collection client
+ * (docs/status-and-incoming-webhooks.md#incoming-events-post-breakout-webhookphp). Case events
+ * (uploaded,
  * modified, verified) schedule an incremental breakout of the dictionary and return at once;
  * a burst of them coalesces: with no job of the dictionary pending or running one is started,
  * otherwise a follow-up flag is set, and the running job's end starts exactly one more

@@ -2,7 +2,10 @@ import type { Store } from '../../store/open-store.js';
 import { AppError } from '../../shared/errors.js';
 import { tokenFingerprint } from './static-token.js';
 
-/** Limit of the root scripts (spec 8): requests per sliding window, per (token, client address). */
+/**
+ * Limit of the root scripts (docs/status-and-incoming-webhooks.md#rate-limit-all-four-scripts):
+ * requests per sliding window, per (token, client address).
+ */
 export interface RateLimit {
   max: number;
   windowMs: number;

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../shared/errors.js';
 
-/** The two static tokens of the root scripts (spec 5.6, 5.7), by their environment variable. */
+/** The two static tokens of the root scripts (docs/status-and-incoming-webhooks.md#tokens), by their environment variable. */
 export type TokenVariable = 'BREAKOUT_WEBHOOK_TOKEN' | 'SURVEY_WEBHOOK_TOKEN';
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
@@ -32,7 +32,8 @@ export function tokenFingerprint(presented: string): string {
 }
 
 /**
- * The status webhook's check (spec 5.6, 7.2): `Authorization: Bearer <token>` compared with
+ * The status webhook's check (docs/status-and-incoming-webhooks.md#tokens,
+ * docs/status-and-incoming-webhooks.md#error-codes): `Authorization: Bearer <token>` compared with
  * BREAKOUT_WEBHOOK_TOKEN. `missing_token` when the header is absent or not a Bearer header,
  * `invalid_token` when the token differs.
  */
@@ -44,7 +45,9 @@ export function checkBearerToken(env: NodeJS.ProcessEnv, authorization: string |
 }
 
 /**
- * The incoming scripts' check (spec 4.8, 5.7): header `X-Webhook-Token` compared with
+ * The incoming scripts' check
+ * (docs/status-and-incoming-webhooks.md#incoming-events-post-breakout-webhookphp,
+ * docs/status-and-incoming-webhooks.md#tokens): header `X-Webhook-Token` compared with
  * SURVEY_WEBHOOK_TOKEN. Absent or different: WHK-001 (401).
  */
 export function checkWebhookToken(env: NodeJS.ProcessEnv, presented: string | undefined): void {

@@ -130,7 +130,7 @@ function prune(store: Store, scheduleId: number, keep: number): void {
 /**
  * Runs one schedule's incremental breakout as a child process (`sds process-cases-by-dict`):
  * the one code path of scheduled runs and Run Now. While the child runs, last_exit_code is -1;
- * its output goes to the run log file of spec 2.9; past the time limit it is stopped and the
+ * its output goes to the run log file of docs/scheduler.md#run-log-files; past the time limit it is stopped and the
  * run recorded as interrupted. A dictionary whose breakout is already running is skipped with
  * the reason in the history. A scheduled run moves next_run to the first occurrence after the
  * run ended (missed occurrences are not replayed); Run Now leaves next_run alone. `stop` aborted

@@ -27,7 +27,7 @@ export interface SchedulerRunReply {
 }
 
 /**
- * One tick of the scheduler (spec 4.9 `service:scheduler-run`, run every minute by cron). Takes
+ * One tick of the scheduler (`sds scheduler-run`, run every minute by cron; docs/scheduler.md#a-tick-sds-scheduler-run). Takes
  * the home's exclusive scheduler lock without waiting (a tick finding it held does nothing and
  * says so), closes runs left open by a scheduler that died, then runs the enabled schedules with
  * next_run <= now one after another: one failing does not stop the others. A schedule missed

@@ -7,7 +7,7 @@ import { requireDictionary } from '../dictionaries.js';
 import { isBreakoutConfigured } from '../breakout/targets.js';
 import type { SchedulerSettings } from './settings.js';
 
-/** A schedule as the CLI (`--json`) and the HTTP routes show it: the fields of spec 2.9. */
+/** A schedule as the CLI (`--json`) and the HTTP routes show it: the fields of docs/scheduler.md#commands. */
 export interface ScheduleItem {
   id: number;
   dictionary_id: number;
@@ -107,7 +107,7 @@ export function requireSchedule(store: Store, ref: ScheduleRef): ScheduleRow {
   return s;
 }
 
-/** next_run of a schedule: the next occurrence after `now` while enabled, else none (spec 2.9). */
+/** next_run of a schedule: the next occurrence after `now` while enabled, else none (docs/scheduler.md#next_run). */
 export function nextRunOf(enabled: boolean, cron: string, now: Date, zone: string): string | null {
   return enabled ? nextOccurrence(cron, now, zone).toISOString() : null;
 }
@@ -130,7 +130,7 @@ export function listSchedules(store: Store, settings: Pick<SchedulerSettings, 'z
 }
 
 /**
- * Adds the schedule of a dictionary (one per dictionary, spec 2.9): disabled and `0 2 * * *`
+ * Adds the schedule of a dictionary (one per dictionary, docs/scheduler.md#commands): disabled and `0 2 * * *`
  * unless told otherwise. Only a dictionary whose breakout is configured (isBreakoutConfigured,
  * the status webhook's definition) can be scheduled.
  */

@@ -7,7 +7,7 @@ import { checkTimeZone, DEFAULT_ZONE } from '../../scheduler/zone.js';
 export interface SchedulerSettings {
   /** IANA zone the cron expressions are evaluated in. */
   zone: string;
-  /** A breakout child still running after this many seconds is stopped (spec 8: 3600). */
+  /** A breakout child still running after this many seconds is stopped (docs/scheduler.md#settings: 3600). */
   timeoutSeconds: number;
   /** After SIGTERM, how long a stopped child has before SIGKILL. */
   killGraceSeconds: number;

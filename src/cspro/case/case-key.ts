@@ -1,6 +1,6 @@
 /**
- * Case keys and level keys (research §5.7): the id items' fixed-width text concatenated —
- * numerics formatted with their own width, zero fill and decimals (§5.2), alpha padded to their
+ * Case keys and level keys (docs/cspro-formats.md#case-keys): the id items' fixed-width text concatenated —
+ * numerics formatted with their own width, zero fill and decimals (as numeric-text.ts writes them), alpha padded to their
  * length. `caseids` of a case is the level-1 key; a deeper node's `levelKey` is its own ids' text.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Reader of CSPro `.csdb` data files (SQLite, research §4), opened read-only with better-sqlite3.
+ * Reader of CSPro `.csdb` data files (SQLite, docs/cspro-formats.md#csdb-files), opened read-only with better-sqlite3.
  * Cases come in `file_order`. Schema ≤ 2 keeps each case as fixed-width text in
  * `cases.questionnaire` (read with text-to-case); schema 3 keeps it in relational tables:
  * `level-N` tables for level nodes (`occ` = position under the parent), one table per record named

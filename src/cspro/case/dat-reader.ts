@@ -1,5 +1,5 @@
 /**
- * Streaming reader of a fixed-width CSPro `.dat` file (research §3.2). Lines are read one at a
+ * Streaming reader of a fixed-width CSPro `.dat` file (docs/cspro-formats.md#dat-files). Lines are read one at a
  * time (node:readline over a read stream) and grouped into cases by the level-1 key: the raw
  * text of the level-1 id columns; consecutive lines with the same text are one case. Only the
  * current case's lines are held in memory, plus a number per key seen (to warn about repeats).

@@ -1,6 +1,6 @@
 /**
- * One item's value(s) ⇄ the sync-JSON value of the case model (model.ts header, research §3.3,
- * §5.3–§5.6): from a fixed-width line, from a sync-JSON value as a client sends it, and from a
+ * One item's value(s) ⇄ the sync-JSON value of the case model (model.ts header,
+ * docs/cspro-formats.md#item-values): from a fixed-width line, from a sync-JSON value as a client sends it, and from a
  * `.csdb` column. Pure; the readers add locations to the problems reported here.
  */
 
@@ -31,7 +31,7 @@ const slotCache = new WeakMap<readonly DictItem[], ItemSlot[]>();
 
 /**
  * The slots of a record's (or a level's id) items, binary items left out. Subitem occurrences
- * follow §5.5: a subitem of a repeating parent repeats with the parent's length as stride;
+ * follow CSPro (docs/cspro-formats.md#item-values): a subitem of a repeating parent repeats with the parent's length as stride;
  * CSPro assumes a subitem and its parent never both repeat, and so do we (the subitem's own
  * occurrences win). Cached per items array.
  */

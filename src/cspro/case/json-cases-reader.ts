@@ -1,6 +1,6 @@
 /**
  * Streaming reader of a JSON file holding an array of sync cases (the body of a client upload,
- * research §3.3), with stream-json: the parser and array streamer hand over one element at a
+ * docs/cspro-formats.md#the-case-model), with stream-json: the parser and array streamer hand over one element at a
  * time, so a file far larger than memory is fine. Each element goes through sync-json.ts.
  *
  * A bad element is one `{ ok: false }` result (CASE_INVALID, details: file, index, case id, path)

@@ -1,6 +1,6 @@
 /**
  * The case model. Its data is kept in the data-collection client's sync JSON shape
- * (research/cspro-formats.md §3.3): one canonical form, whether the case came from a `.dat`
+ * (docs/cspro-formats.md#the-case-model): one canonical form, whether the case came from a `.dat`
  * file, a `.csdb` file or a sync JSON upload. Breakout flattens from it; `cases show --json`
  * prints it.
  *

@@ -1,6 +1,6 @@
 /**
  * Fixed-width numeric text <-> value, exactly as CSPro's NumberConverter does it
- * (research/cspro-formats.md §5.1, §5.2). CSWeb's own parser differs (it ignores implied decimals
+ * (docs/cspro-formats.md#numeric-text). CSWeb's own parser differs (it ignores implied decimals
  * when the decimal mark is on, and throws on `***`); we follow CSPro because CSPro wrote the data.
  *
  * A value is a number or one of the special names. NOTAPPL is the blank value.
@@ -50,7 +50,7 @@ function isDigit(c: string): boolean {
 }
 
 /**
- * Decodes one numeric field (§5.1). `field` must be the item's full width: the caller pads a
+ * Decodes one numeric field (docs/cspro-formats.md#numeric-text). `field` must be the item's full width: the caller pads a
  * short line with spaces, because a trailing space inside the field makes the value invalid.
  * Blank → NOTAPPL; a sign with nothing after it or any stray character → DEFAULT. With
  * `decimals` > 0 and no `.`/`,` in the text the decimals are implied, even when the item has a
@@ -137,7 +137,7 @@ function integerToText(intValue: number, width: number, zeroFill: boolean, negat
 const MAGIC_ROUND = 0.5000000001;
 
 /**
- * Encodes a value as fixed-width numeric text (§5.2, `NumberConverter::DoubleToText`): NOTAPPL →
+ * Encodes a value as fixed-width numeric text (`NumberConverter::DoubleToText`): NOTAPPL →
  * spaces; other specials, a value that does not fit or a sign without room → all `*`. Rounds half
  * up. With a decimal mark the integer part gets `length − decimals − 1` columns, then `.`, then
  * the zero-filled fraction; without it the fraction digits follow the integer part directly.

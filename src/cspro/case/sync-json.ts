@@ -1,5 +1,5 @@
 /**
- * One sync-JSON case object, as the data-collection client uploads it (research §3.3), → the
+ * One sync-JSON case object, as the data-collection client uploads it (docs/cspro-formats.md#the-case-model), → the
  * canonical `SyncCase`. Accepts `level-1` as a JSON string (CSPro ≥ 7.5 stringifies it) or as an
  * object, and the pre-7.5 `data` array of text lines (read with text-to-case). The level tree is
  * rebuilt against the dictionary, so stored cases always have the canonical shape: keys in

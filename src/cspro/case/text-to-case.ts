@@ -1,5 +1,5 @@
 /**
- * The fixed-width record lines of one case → the case model's level tree (research §3.2, after
+ * The fixed-width record lines of one case → the case model's level tree (docs/cspro-formats.md#dat-files, after
  * CSPro's TextToCaseConverter): the record type picks the record (the dictionary value padded to
  * the record-type length, compared exactly); a line attaches to the level node whose full key
  * (ids of levels 2..L) matches, a new key creates a node; records come out in dictionary order

@@ -1,5 +1,5 @@
 /**
- * Column layout of dictionary records, as CSPro computes it (research/cspro-formats.md §1.7, §2.4).
+ * Column layout of dictionary records, as CSPro computes it (docs/cspro-formats.md#column-layout).
  *
  * These functions update a model that the parsers have just built and nobody else holds yet:
  * the parsers keep a map from model objects to source locations for error messages, and that

@@ -1,6 +1,6 @@
 /**
  * The CSPro dictionary model, the same whichever `.dcf` form (text ≤ 7.7 or JSON 8) it came from.
- * It follows CSPro's own semantics (research/cspro-formats.md), not CSWeb's quirks.
+ * It follows CSPro's own semantics (docs/cspro-formats.md), not CSWeb's quirks.
  *
  * Labels are kept as one string per language, aligned with `languages` (index 0 is the first or
  * only language). An empty or missing translation is filled from index 0, which is what CSPro

@@ -1,7 +1,7 @@
 /**
- * Reader for the CSPro 8 JSON `.dcf` form (research/cspro-formats.md §2), following what CSPro's
+ * Reader for the CSPro 8 JSON `.dcf` form (docs/cspro-formats.md#json-dictionaries), following what CSPro's
  * CreateFromJson methods require and default, not CSWeb's JsonDictionaryParser.
- * Record-item starts omitted by relative dictionaries are computed here (§2.4 steps 1–2); the
+ * Record-item starts omitted by relative dictionaries are computed here (docs/cspro-formats.md#column-layout); the
  * multi-level adjustment, record lengths and validation are run by parseDictionary.
  */
 

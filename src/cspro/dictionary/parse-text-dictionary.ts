@@ -1,5 +1,5 @@
 /**
- * Reader for the CSPro ≤ 7.7 text `.dcf` form (research/cspro-formats.md §1), following CSPro's
+ * Reader for the CSPro ≤ 7.7 text `.dcf` form (docs/cspro-formats.md#text-dictionaries), following CSPro's
  * own converter (Pre80SpecFile.cpp) rather than CSWeb's parser: command names are
  * case-insensitive, `[NoEdit]` may come before `[Dictionary]`, Required defaults to Yes, binary
  * DataTypes are accepted, special names are case-insensitive, OccurrenceLabel takes `,` or `:`,

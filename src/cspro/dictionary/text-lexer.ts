@@ -1,6 +1,6 @@
 /**
  * Line lexing of the text `.dcf` form, as CSPro's CSpecFile::GetLine does it
- * (research/cspro-formats.md §1.1): trimmed lines, blank lines skipped, `.` comment lines,
+ * (docs/cspro-formats.md#line-lexing): trimmed lines, blank lines skipped, `.` comment lines,
  * a trailing `&` joining the next line, and a split at the first `=`.
  */
 

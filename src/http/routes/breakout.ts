@@ -36,7 +36,7 @@ const TARGET_ERRORS = {
   500: json(ErrorBody, 'a database driver is missing (`DB-004`) or the target configuration is invalid (`CONFIG_INVALID`)'),
 };
 
-/** Breakout routes (spec 4.4): jobs, tables, trigger, and the integration API's logs and metrics (2.10). */
+/** Breakout routes (docs/http-api.md#breakout-routes): jobs, tables, trigger, and the integration API's logs and metrics. */
 export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): void {
   api.route({
     method: 'post',

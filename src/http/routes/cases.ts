@@ -9,7 +9,7 @@ import { isSyncDownload } from '../../sync/headers.js';
 import { SyncDownloadHeaders, WireCaseList } from '../schemas/sync.js';
 import { syncDownloadResponse } from './sync.js';
 
-/** `GET /api/dictionaries/{name}/cases` (spec 4.2): one page of case summaries. */
+/** `GET /api/dictionaries/{name}/cases` (docs/http-api.md#routes): one page of case summaries. */
 export function caseRoutes(api: ApiBuilder, { store }: RouteDeps): void {
   api.route({
     method: 'get',

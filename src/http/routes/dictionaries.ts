@@ -42,7 +42,7 @@ function rawUploadReply(reply: UploadReply): z.infer<typeof DictionaryRawUploadR
   return reply.breakout_rebuild ? { ...CSWEB_SUCCESS, breakout_rebuild: reply.breakout_rebuild } : CSWEB_SUCCESS;
 }
 
-/** Dictionary routes (spec 4.2), including the spec's misspelt list alias `/api/dictionnaires`. */
+/** Dictionary routes (docs/http-api.md#routes), including the spec's misspelt list alias `/api/dictionnaires`. */
 export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps): void {
   for (const path of ['/api/dictionaries', '/api/dictionnaires']) {
     api.route({

@@ -11,7 +11,7 @@ import { validate } from '../validate.js';
 import type { RouteDeps } from './route-deps.js';
 
 /**
- * The spec's missing-file body is `{error}` with a text naming the file (4.3). Our own text is
+ * The missing-file body is `{error}` with a text naming the file (docs/http-api.md#routes). Our own text is
  * used, not the core's, which may name the server's media path.
  */
 function notFound(c: Context<AppEnv>, err: unknown, name: string): Response {
@@ -19,7 +19,7 @@ function notFound(c: Context<AppEnv>, err: unknown, name: string): Response {
   throw err;
 }
 
-/** Media file routes (spec 4.3): metadata and content. */
+/** Media file routes (docs/http-api.md#routes): metadata and content. */
 export function fileRoutes(api: ApiBuilder, { store }: RouteDeps): void {
   const errors = {
     400: json(ErrorBody, 'the name escapes the media area or is not allowed (`PATH_INVALID`)'),

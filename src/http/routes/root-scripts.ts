@@ -38,7 +38,10 @@ function scriptHeaders(c: Context<AppEnv>): void {
   c.header('X-Robots-Tag', 'noindex, nofollow');
 }
 
-/** The status webhook's failure envelope (spec 7.1, 7.2); anything unexpected is `internal_error`. */
+/**
+ * The status webhook's failure envelope (docs/http-api.md#errors,
+ * docs/status-and-incoming-webhooks.md#error-codes); anything unexpected is `internal_error`.
+ */
 function statusFailure(c: Context<AppEnv>, thrown: unknown, log: (line: string) => void): Response {
   const err = toAppError(thrown);
   scriptHeaders(c);
@@ -67,8 +70,8 @@ const INCOMING_ERRORS = {
 };
 
 /**
- * The root scripts of the PHP service, at their old paths: the breakout status webhook (spec
- * 4.6, static Bearer token) and the incoming webhook scripts (spec 4.8, `X-Webhook-Token`). All
+ * The root scripts of the PHP service, at their old paths: the breakout status webhook (static
+ * Bearer token) and the incoming webhook scripts (`X-Webhook-Token`), docs/status-and-incoming-webhooks.md. All
  * share one rate limit per (token, client address), kept in the store, counted before the token
  * check so wrong tokens count too. Tokens never reach the log: the request log has no headers
  * and no query string, and the rate-limit key holds a fingerprint of the token only.

@@ -25,7 +25,7 @@ const BAD_BODY = 'bad body (`USAGE`, naming the field) or not JSON (`API-003`)';
 const NO_SCHEDULE = json(ErrorBody, 'no schedule of that id (`SCHEDULE_NOT_FOUND`)');
 
 /**
- * The scheduler routes of spec 4.7, at the server root as the spec lists them, plus Run Now and
+ * The scheduler routes of docs/http-api.md#scheduler-routes, at the server root as the spec lists them, plus Run Now and
  * the run history. Administrator only (permission `scheduler.manage`); JSON bodies.
  */
 export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): void {

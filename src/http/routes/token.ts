@@ -6,7 +6,7 @@ import { json, OAuthErrorBody, RateLimitBody } from '../schemas/common.js';
 import { TokenRequest, TokenResponse } from '../schemas/token.js';
 import type { RouteDeps } from './route-deps.js';
 
-/** `POST /api/token`: OAuth 2.0 password and refresh grants (spec 4.1, 5). */
+/** `POST /api/token`: OAuth 2.0 password and refresh grants (docs/http-api.md#authentication). */
 export function tokenRoutes(api: ApiBuilder, { tokens, config }: RouteDeps): void {
   api.route({
     method: 'post',

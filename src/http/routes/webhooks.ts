@@ -30,7 +30,7 @@ const NOT_FOUND = { 404: json(ErrorBody, 'no webhook of that id (`NOT_FOUND`)') 
 const BAD_ID = json(ErrorBody, 'the id is not a whole number (`USAGE`)');
 const BAD_BODY = json(ErrorBody, 'a field has the wrong type or is unknown (`USAGE`), the body is not JSON (`API-003`), or a value is invalid (`WEBHOOK_INVALID`)');
 
-/** Outgoing webhook routes (spec 4.5), all for administrators. */
+/** Outgoing webhook routes (docs/webhooks.md#managing-webhooks), all for administrators. */
 export function webhookRoutes(api: ApiBuilder, { store, config, clock }: RouteDeps): void {
   const id = (raw: Record<string, string>) => parseWebhookId(validate(WebhookIdParams, raw, 'path').id);
 

@@ -14,7 +14,7 @@ const Hms = z.string().regex(/^\d{2,}:[0-5]\d:[0-5]\d$/).meta({ example: '00:01:
 const Percent = z.string().regex(/^\d{1,3}(\.\d)?%$/);
 
 /**
- * `threads` is checked by the core (INVALID_THREADS, spec 7.3), not by the schema, so a bad value
+ * `threads` is checked by the core (INVALID_THREADS, docs/errors.md), not by the schema, so a bad value
  * gets the spec's code rather than USAGE; the document still says what is valid.
  */
 const Threads = z
@@ -22,7 +22,7 @@ const Threads = z
   .optional()
   .meta({ type: 'integer', minimum: 1, maximum: 10, default: 1, description: 'parallel connections to the target, 1 to 10 (else 400 `INVALID_THREADS`)' });
 
-/** Body of POST /api/breakout/start (spec 4.4). */
+/** Body of POST /api/breakout/start (docs/http-api.md#breakout-routes). */
 export const BreakoutStartBody = z
   .object({
     dictionaries: z.array(z.string().min(1)).min(1).meta({ description: 'dictionary names, case-sensitive', example: ['CEN2000'] }),
@@ -31,7 +31,7 @@ export const BreakoutStartBody = z
   })
   .meta({ id: 'BreakoutStartBody' });
 
-/** Start reply (spec 2.5, HTTP 202). */
+/** Start reply (docs/http-api.md#breakout-routes, HTTP 202). */
 export const BreakoutStartReply = z
   .strictObject({
     status: z.literal('started'),
@@ -43,12 +43,15 @@ export const BreakoutStartReply = z
   })
   .meta({ id: 'BreakoutStartReply' });
 
-/** 409 body of a refused start: tables exist (spec 4.4, with `existing_tables`) or a job of a dictionary is running. */
+/**
+ * 409 body of a refused start: tables exist (docs/http-api.md#breakout-routes, with
+ * `existing_tables`) or a job of a dictionary is running.
+ */
 export const TablesExistError = ErrorBody.extend({
   existing_tables: z.array(z.string()).optional().meta({ description: 'with `TABLES_ALREADY_EXIST`: the breakout tables found in the target' }),
 }).meta({ id: 'TablesExistError' });
 
-/** 404 body of a dictionary without breakout tables (spec 4.4). */
+/** 404 body of a dictionary without breakout tables (docs/http-api.md#breakout-routes). */
 export const NoTablesError = ErrorBody.extend({
   suggestion: z.string().optional().meta({ description: 'what to do next; present when the dictionary exists but has no tables' }),
 }).meta({ id: 'NoTablesError' });
@@ -63,7 +66,7 @@ export const DictionaryParams = z.object({
   dictionary: z.string().min(1).meta({ param: { description: 'dictionary name, case-sensitive' }, example: 'CEN2000' }),
 });
 
-/** Job status reply (spec 2.5): the fields depend on `status`; every form carries `job_id`. */
+/** Job status reply (docs/http-api.md#breakout-routes): the fields depend on `status`; every form carries `job_id`. */
 export const JobStatus = z
   .discriminatedUnion('status', [
     z
@@ -118,13 +121,13 @@ export const JobStatus = z
   ])
   .meta({ id: 'JobStatus' });
 
-/** Query of GET /api/breakout/jobs (spec 4.4, limit default 50). */
+/** Query of GET /api/breakout/jobs (docs/http-api.md#breakout-routes, limit default 50). */
 export const JobsQuery = z.object({
   status: z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']).optional().meta({ param: { description: 'only jobs in this state' }, example: 'completed' }),
   limit: Whole.optional().meta({ param: { description: 'at most this many, 1 to 1000 (default 50)' }, example: '50' }),
 });
 
-/** Item of the job list (spec 2.5). */
+/** Item of the job list (docs/http-api.md#breakout-routes). */
 export const JobListItem = z
   .strictObject({
     job_id: z.string(),
@@ -137,12 +140,12 @@ export const JobListItem = z
   })
   .meta({ id: 'JobListItem' });
 
-/** Job list envelope (spec 2.5), newest first. */
+/** Job list envelope (docs/http-api.md#breakout-routes), newest first. */
 export const JobList = z
   .strictObject({ total: z.int().min(0).meta({ description: 'jobs matching the filter' }), limit: z.int().min(1), data: z.array(JobListItem) })
   .meta({ id: 'JobList' });
 
-/** Tables object (spec 2.6). */
+/** Tables object (docs/http-api.md#breakout-routes). */
 export const BreakoutTables = z
   .strictObject({
     dictionary: z.string(),
@@ -162,12 +165,12 @@ export const BreakoutTables = z
   })
   .meta({ id: 'BreakoutTables' });
 
-/** Deletion reply (spec 2.6). */
+/** Deletion reply (docs/http-api.md#breakout-routes). */
 export const BreakoutTablesDeleted = z
   .strictObject({ message: z.string(), dictionary: z.string(), deleted_tables: z.array(z.string()), freed_space: z.string() })
   .meta({ id: 'BreakoutTablesDeleted' });
 
-/** Body of POST /api/breakout/trigger (spec 4.4). */
+/** Body of POST /api/breakout/trigger (docs/http-api.md#breakout-routes). */
 export const TriggerBody = z
   .object({
     dictionary: z.string().min(1).meta({ description: 'dictionary name, case-sensitive', example: 'CEN2000' }),
@@ -179,7 +182,7 @@ export const TriggerBody = z
   })
   .meta({ id: 'TriggerBody' });
 
-/** Trigger reply (spec 2.10). */
+/** Trigger reply (docs/http-api.md#breakout-routes). */
 export const TriggerReply = z
   .strictObject({ status: z.literal('started'), job_id: z.string(), dictionary: z.string(), started_at: Timestamp.meta({ description: 'when the job was created' }) })
   .meta({ id: 'TriggerReply' });
@@ -190,7 +193,7 @@ export const LogsQuery = z.object({
   limit: Whole.optional().meta({ param: { description: 'at most this many, 1 to 1000 (default 100)' }, example: '100' }),
 });
 
-/** One breakout log entry (spec 2.10); the log reader script adds the job id. */
+/** One breakout log entry (docs/http-api.md#breakout-routes); the log reader script adds the job id. */
 export const BreakoutLogEntry = z.strictObject({
   timestamp: Timestamp,
   level: z.enum(['info', 'warn', 'error']),
@@ -199,10 +202,10 @@ export const BreakoutLogEntry = z.strictObject({
   progress: Percent.meta({ description: 'progress of the dictionary in its job at that moment', example: '45%' }),
 });
 
-/** Log reply (spec 2.10), newest first. */
+/** Log reply (docs/http-api.md#breakout-routes), newest first. */
 export const BreakoutLogs = z.strictObject({ logs: z.array(BreakoutLogEntry) }).meta({ id: 'BreakoutLogs' });
 
-/** Metrics (spec 2.10). */
+/** Metrics (docs/http-api.md#breakout-routes). */
 export const Metrics = z
   .strictObject({
     total_cases: z.int().min(0).meta({ description: 'active (not deleted) cases of all dictionaries' }),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 
-/** Error body of the API routes (spec 7.1): `error` is the stable code of docs/errors.md. */
+/** Error body of the API routes (docs/http-api.md#errors): `error` is the stable code of docs/errors.md. */
 export const ErrorBody = z
   .strictObject({
     error: z.string().meta({ description: 'stable error code, e.g. DICTIONARY_NOT_FOUND, API-001', example: 'DICTIONARY_NOT_FOUND' }),
@@ -23,7 +23,10 @@ export const ErrorBody = z
   })
   .meta({ id: 'Error' });
 
-/** Token error body (spec 2.1, 7.1; RFC 6749 §5.2), also used for 401/403 of protected routes. */
+/**
+ * Token error body (docs/http-api.md#authentication, docs/http-api.md#errors; RFC 6749 §5.2), also
+ * used for 401/403 of protected routes.
+ */
 export const OAuthErrorBody = z
   .strictObject({
     error: z.enum(['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_token', 'access_denied']),
@@ -31,7 +34,10 @@ export const OAuthErrorBody = z
   })
   .meta({ id: 'OAuthError' });
 
-/** Rate limit body (spec 7.4, API-004): `{error, retry_after}`, plus the `message` every API error has. */
+/**
+ * Rate limit body (docs/status-and-incoming-webhooks.md#rate-limit-all-four-scripts, API-004):
+ * `{error, retry_after}`, plus the `message` every API error has.
+ */
 export const RateLimitBody = z
   .strictObject({
     error: z.literal('API-004'),

@@ -10,7 +10,7 @@ export const DictionaryNameParams = z.object({
   name: z.string().min(1).meta({ param: { description: 'dictionary name, case-sensitive' }, example: 'POPSTAN_CENSUS_DICT' }),
 });
 
-/** Dictionary list item (spec 2.2, list form). */
+/** Dictionary list item (docs/http-api.md#routes, list form). */
 export const DictionaryListItem = z
   .strictObject({
     name: z.string(),
@@ -23,7 +23,7 @@ export const DictionaryListItem = z
 
 export const DictionaryList = z.array(DictionaryListItem).meta({ id: 'DictionaryList' });
 
-/** Dictionary detail (spec 2.2). */
+/** Dictionary detail (docs/http-api.md#routes). */
 export const DictionaryDetail = z
   .strictObject({
     name: z.string(),
@@ -37,7 +37,7 @@ export const DictionaryDetail = z
   })
   .meta({ id: 'DictionaryDetail' });
 
-/** Short detail form (spec 2.2): only name, label, levels and records. */
+/** Short detail form (docs/http-api.md#routes): only name, label, levels and records. */
 export const DictionaryShort = z
   .strictObject({ name: z.string(), label: z.string(), levels: z.array(NameLabel), records: z.array(NameLabel) })
   .meta({ id: 'DictionaryShort' });
@@ -70,7 +70,7 @@ export const BreakoutRebuildNotice = z
   })
   .meta({ id: 'BreakoutRebuildNotice' });
 
-/** Upload reply (spec 2.2), plus what the next breakout will drop and rebuild (null: nothing). */
+/** Upload reply (docs/http-api.md#routes), plus what the next breakout will drop and rebuild (null: nothing). */
 export const DictionaryUploadReply = z
   .strictObject({ message: z.string(), name: z.string(), label: z.string(), breakout_rebuild: BreakoutRebuildNotice.nullable() })
   .meta({ id: 'DictionaryUploadReply' });
@@ -80,7 +80,7 @@ export const DictionaryRawUploadReply = z
   .strictObject({ code: z.literal(200), description: z.literal('Success'), breakout_rebuild: BreakoutRebuildNotice.optional() })
   .meta({ id: 'DictionaryRawUploadReply' });
 
-/** Deletion reply (spec 4.2). */
+/** Deletion reply (docs/http-api.md#routes). */
 export const DictionaryDeleteReply = z.strictObject({ message: z.string(), name: z.string() }).meta({ id: 'DictionaryDeleteReply' });
 
 /** Query of DELETE /api/dictionaries/{name}: purge flags (only the literal `true` turns one on). */

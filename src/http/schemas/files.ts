@@ -7,7 +7,7 @@ export const FilenameParams = z.object({
   filename: z.string().min(1).meta({ param: { description: 'file name in the media area; sub-folders separated by /' }, example: 'photos/house-001.jpg' }),
 });
 
-/** File metadata (spec 2.4: at least name and size). */
+/** File metadata (docs/http-api.md#routes: at least name and size). */
 export const FileInfo = z
   .strictObject({
     name: z.string(),
@@ -19,7 +19,7 @@ export const FileInfo = z
   })
   .meta({ id: 'FileInfo' });
 
-/** Error body of the files routes (spec 4.3): only `error`, a text naming the file. */
+/** Error body of the files routes (docs/http-api.md#routes): only `error`, a text naming the file. */
 export const FileErrorBody = z.strictObject({ error: z.string() }).meta({ id: 'FileError' });
 
 /**

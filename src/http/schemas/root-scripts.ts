@@ -12,7 +12,11 @@ const StatusTime = z.string().regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/).meta({ e
 const Flag = z.enum(['true', 'false', '1', '0']);
 const Whole = z.string().regex(/^\d+$/, 'must be a whole number');
 
-/** Query of GET /breakout-status-webhook.php (spec 4.6); checked by the core (`invalid_parameter`). */
+/**
+ * Query of GET /breakout-status-webhook.php
+ * (docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp); checked by
+ * the core (`invalid_parameter`).
+ */
 export const StatusQuery = z.object({
   dictionary: z.string().optional().meta({ description: 'exact dictionary name (case-sensitive); not with `dictionaries`' }),
   dictionaries: z.string().optional().meta({ description: 'comma-separated names, at most 100', example: 'CEN2000,SURVEY_DICT' }),
@@ -22,7 +26,7 @@ export const StatusQuery = z.object({
   limit: Whole.optional().meta({ description: 'page size, 1 to 100, default 20' }),
 });
 
-/** Breakout status item (spec 2.8). */
+/** Breakout status item (docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp). */
 export const StatusItem = z
   .strictObject({
     dictionary: z.string(),
@@ -45,7 +49,7 @@ export const StatusItem = z
   })
   .meta({ id: 'StatusItem' }) satisfies z.ZodType<CoreStatusItem>;
 
-/** Success envelope (spec 4.6). */
+/** Success envelope (docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp). */
 export const StatusReply = z
   .strictObject({
     success: z.literal(true),
@@ -55,7 +59,7 @@ export const StatusReply = z
   })
   .meta({ id: 'StatusReply' }) satisfies z.ZodType<CoreStatusReply>;
 
-/** Failure envelope (spec 7.1, 7.2). */
+/** Failure envelope (docs/http-api.md#errors, docs/status-and-incoming-webhooks.md#error-codes). */
 export const StatusError = z
   .strictObject({
     success: z.literal(false),
@@ -67,7 +71,7 @@ export const StatusError = z
   })
   .meta({ id: 'StatusError' });
 
-/** Body of POST /breakout-webhook.php (spec 4.8, 6.2). */
+/** Body of POST /breakout-webhook.php (docs/status-and-incoming-webhooks.md#incoming-events-post-breakout-webhookphp). */
 export const IncomingEventBody = z
   .object({
     event: z.enum(INCOMING_EVENTS).optional().meta({ description: 'default `case_uploaded`' }),

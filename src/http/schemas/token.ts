@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Parameters of POST /api/token (spec 4.1); which ones a grant needs is checked by the core. */
+/** Parameters of POST /api/token (docs/http-api.md#authentication); which ones a grant needs is checked by the core. */
 export const TokenRequest = z
   .object({
     grant_type: z.string().optional().meta({ description: '`password` or `refresh_token`' }),
@@ -12,7 +12,7 @@ export const TokenRequest = z
   })
   .meta({ id: 'TokenRequest' });
 
-/** Token response (spec 2.1). */
+/** Token response (docs/http-api.md#authentication). */
 export const TokenResponse = z
   .strictObject({
     access_token: z.string().meta({ description: 'JWT (HS256), sent as `Authorization: Bearer`' }),

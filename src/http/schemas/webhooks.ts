@@ -27,7 +27,7 @@ export const DeliveriesQuery = z.object({
 });
 
 /**
- * Body of POST /api/webhooks (spec 4.5). Field types are checked here (400 USAGE); what the
+ * Body of POST /api/webhooks (docs/webhooks.md#managing-webhooks). Field types are checked here (400 USAGE); what the
  * values mean (http(s) URL, known event kinds, secret strength) is checked by the core
  * (400 WEBHOOK_INVALID), so the schema accepts any string in `events` and `url`.
  */

@@ -1,4 +1,4 @@
--- The scheduler (spec 2.9): one cron schedule per dictionary, and the history of its runs.
+-- The scheduler (docs/scheduler.md): one cron schedule per dictionary, and the history of its runs.
 -- Times are ISO 8601 UTC strings like every other stored timestamp.
 CREATE TABLE schedules (
   id              INTEGER PRIMARY KEY,

@@ -1,4 +1,5 @@
--- Outgoing webhooks (spec 2.7, 4.5, 6.1): the webhooks, an outbox of data changes captured by
+-- Outgoing webhooks (docs/webhooks.md#managing-webhooks, docs/webhooks.md#events-and-payloads): the
+-- webhooks, an outbox of data changes captured by
 -- triggers in the transaction that makes them, the delivery queue and the history of attempts.
 
 CREATE TABLE webhooks (
@@ -112,7 +113,7 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_ms, id) WHERE state = 'pending';
 CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id);
 
--- The delivery history of spec 2.7: every attempt, in the order made.
+-- The delivery history of docs/webhooks.md#managing-webhooks: every attempt, in the order made.
 CREATE TABLE webhook_attempts (
   id              INTEGER PRIMARY KEY AUTOINCREMENT,
   delivery_id     INTEGER NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,

@@ -124,7 +124,7 @@ test('GET /api/metrics before any breakout: active cases counted, nothing starte
 
 let firstJob: string;
 
-test('POST /api/breakout/start → 202; status polled to completed, each reply as spec 2.5 says', async () => {
+test('POST /api/breakout/start → 202; status polled to completed, each reply as docs/http-api.md#breakout-routes says', async () => {
   const r = await reply(await start('api', { dictionaries: [popstan] }), 'POST /api/breakout/start', 202, BreakoutStartReply);
   assert.deepEqual(Object.keys(r).sort(), ['dictionaries', 'estimated_time', 'job_id', 'message', 'status', 'threads']);
   assert.equal(r.status, 'started');

@@ -67,7 +67,7 @@ test('GET /api/dictionaries/{name}: the detail form; 404 {error, message} naming
   await apiError(await s.call('standard', `/api/dictionaries/${popstan.toLowerCase()}`), 404, 'DICTIONARY_NOT_FOUND', /case-sensitive.*did you mean/);
 });
 
-test('GET /api/dictionaries/{name}?form=short: the short detail form of spec 2.2 (name, label, levels, records); a bad form 400', async () => {
+test('GET /api/dictionaries/{name}?form=short: the short detail form (name, label, levels, records); a bad form 400', async () => {
   const full = await body(await s.call('standard', `/api/dictionaries/${popstan}`), 200, DictionaryDetail);
   const short = await body(await s.call('standard', `/api/dictionaries/${popstan}?form=short`), 200, DictionaryShort);
   assert.deepEqual(Object.keys(short).sort(), ['label', 'levels', 'name', 'records']);

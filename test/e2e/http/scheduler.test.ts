@@ -1,4 +1,4 @@
-/** The scheduler routes of spec 4.7 (plus Run Now and the run history) over a real loopback server. */
+/** The scheduler routes of docs/http-api.md#scheduler-routes (plus Run Now and the run history) over a real loopback server. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The outgoing webhook routes of spec 4.5 against the real server, with loopback receivers: CRUD
+ * The outgoing webhook routes of docs/webhooks.md#managing-webhooks against the real server, with loopback receivers: CRUD
  * and every error code, the test operation (200 and each 502), the delivery history, and the
  * events of an HTTP dictionary upload sent by the dispatcher inside the server. Every reply is
  * checked against the served OpenAPI document.
@@ -50,7 +50,7 @@ async function call(method: string, path: string, status: number, body?: unknown
   return json;
 }
 
-test('create, list, update, delete: the shapes of spec 4.5, a generated secret when none is given', async () => {
+test('create, list, update, delete: the shapes of docs/webhooks.md#managing-webhooks, a generated secret when none is given', async () => {
   const created = await call('POST', '/api/webhooks', 201, { name: 'crm', url: ok.url, events: ['case_uploaded', 'case_uploaded', 'case_deleted'] });
   assert.deepEqual(Object.keys(created).sort(), ['active', 'created_at', 'events', 'id', 'name', 'secret', 'url']);
   assert.deepEqual(created.events, ['case_uploaded', 'case_deleted']);

@@ -1,6 +1,6 @@
 /**
  * The compiled CLI against real targets: a target that is down (DB_CONNECTION_ERROR, exit 5), the
- * TABLES_ALREADY_EXIST conflict and --overwrite, and the reply shapes of spec 2.5/2.6 (job
+ * TABLES_ALREADY_EXIST conflict and --overwrite, and the reply shapes of docs/http-api.md#breakout-routes (job
  * status and list for completed and failed jobs, breakout tables, drop). Needs `npm run build`.
  */
 import { after, test } from 'node:test';
@@ -41,7 +41,7 @@ test('a target that is down: start --wait exits 5 with DB_CONNECTION_ERROR (DB-0
     const run = await runCli(t.home.root, ['process-cases-by-dict', POPSTAN, '--json']);
     assert.equal(run.code, 5, run.stdout + run.stderr);
     const reply = JSON.parse(run.stdout);
-    // Spec 2.5 failed shape, field by field.
+    // The failed job status of docs/http-api.md#breakout-routes, field by field.
     assert.deepEqual(Object.keys(reply).sort(), ['error', 'failed_at', 'job_id', 'status']);
     assert.equal(reply.status, 'failed');
     assert.match(reply.job_id, UUID);
@@ -92,7 +92,7 @@ test('PostgreSQL via the CLI: completed reply, conflict without overwrite (exit 
     const first = await runCli(t.home.root, ['breakout', 'start', POPSTAN, '--wait', '--json']);
     assert.equal(first.code, 0, first.stdout + first.stderr);
     const done = JSON.parse(first.stdout);
-    // Spec 2.5 completed shape, field by field.
+    // The completed job status of docs/http-api.md#breakout-routes, field by field.
     assert.deepEqual(Object.keys(done).sort(), ['completed_at', 'job_id', 'result', 'status']);
     assert.equal(done.status, 'completed');
     assert.match(done.job_id, UUID);
@@ -113,7 +113,7 @@ test('PostgreSQL via the CLI: completed reply, conflict without overwrite (exit 
     assert.deepEqual([...conflict.details.existing_tables].sort(), [...TABLES].sort());
     assert.equal(jobStatus(t.store, conflict.details.job_id).status, 'cancelled');
 
-    // Start reply shape (spec 2.5), then the job rebuilt with overwrite.
+    // Start reply shape (docs/http-api.md#breakout-routes), then the job rebuilt with overwrite.
     const over = await runCli(t.home.root, ['breakout', 'start', POPSTAN, '--overwrite', '--threads', '2', '--json']);
     assert.equal(over.code, 0, over.stdout + over.stderr);
     const started = JSON.parse(over.stdout);
@@ -141,7 +141,7 @@ test('PostgreSQL via the CLI: completed reply, conflict without overwrite (exit 
       await q.close();
     }
 
-    // Spec 2.6 tables reply.
+    // The tables reply of docs/http-api.md#breakout-routes.
     const tablesRun = await runCli(t.home.root, ['breakout', 'tables', POPSTAN, '--json']);
     assert.equal(tablesRun.code, 0, tablesRun.stdout + tablesRun.stderr);
     const tables = JSON.parse(tablesRun.stdout);
@@ -183,7 +183,7 @@ test('PostgreSQL via the CLI: completed reply, conflict without overwrite (exit 
       assert.match(j.execution_time, HMS);
     }
 
-    // Spec 2.6 drop reply.
+    // The drop reply of docs/http-api.md#breakout-routes.
     const dropRun = await runCli(t.home.root, ['breakout', 'drop', POPSTAN, '--json']);
     assert.equal(dropRun.code, 0, dropRun.stdout + dropRun.stderr);
     const dropped = JSON.parse(dropRun.stdout);

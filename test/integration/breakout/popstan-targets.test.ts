@@ -1,6 +1,6 @@
 /**
  * Full breakout of the Popstan census into PostgreSQL, MariaDB and SQLite: exact row counts
- * and values checked against the raw fixed-width lines of the fixture (DESIGN.md §4).
+ * and values checked against the raw fixed-width lines of the fixture (docs/breakout.md).
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -64,7 +64,7 @@ describe('readDatFile on popstan-census.dat', () => {
       persons += (r.case['level-1'].PERSON as RecordObject[] | undefined)?.length ?? 0;
       if (r.case['level-1'].HOUSING) housing++;
     }
-    // 24,271 lines start with '1' (research §6 says 24,270, but 24,271 + 4,872 = the 29,143 lines).
+    // 24,271 lines start with '1': with the 4,872 housing lines they make the file's 29,143 lines.
     assert.deepEqual([persons, housing], [24271, 4872]);
   });
 

@@ -31,7 +31,7 @@ const photo = { length: 2048, signature: '0cc175b9c0f1b6a831c399e269772661', met
 
 describe('flatten: one-level case', () => {
   const dict = surveyDict();
-  // P_AGE's value set maps MISSING to 999: the case JSON then carries 999 (cspro-formats §3.3).
+  // P_AGE's value set maps MISSING to 999: the case JSON then carries 999 (docs/cspro-formats.md#the-case-model).
   dict.levels[0]!.records[1]!.items[0]!.valueSets = [
     { name: 'P_AGE_VS', labels: ['Age'], values: [{ labels: ['Missing'], pairs: [{ from: '999' }], special: 'MISSING' }] },
   ];

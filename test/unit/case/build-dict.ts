@@ -59,7 +59,7 @@ export function dictionary(name: string, levels: DictLevel[], recordType = { sta
 }
 
 /**
- * MINI_DICT of research §1.5/§3.2: record type col 1, ids PROV 2–3 and HHNUM 4–6 (zero fill),
+ * MINI_DICT, a small composed two-record dictionary: record type col 1, ids PROV 2–3 and HHNUM 4–6 (zero fill),
  * HH_REC 'H' (ROOF, INCOME implied 2 decimals, GPS_LAT explicit mark, AGE_HEAD with MISSING=99)
  * and PERSON_REC 'P' max 3 (NAME, AGE, DOB with subitems, CHILDREN ×3).
  */

@@ -2,9 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeNumericText, encodeNumericText, fromStoredDouble, isSpecialName } from '../../../src/cspro/case/numeric-text.js';
 
-describe('decodeNumericText (research §5.1)', () => {
+describe('decodeNumericText (docs/cspro-formats.md#numeric-text)', () => {
   const table: [string, number, number | string][] = [
-    // Examples of §5.1.
+    // CSPro's own examples of reading numeric text.
     ['00123450', 2, 1234.5],
     ['  -12345', 2, -123.45],
     [' 12.345678', 6, 12.345678],
@@ -49,7 +49,7 @@ describe('decodeNumericText (research §5.1)', () => {
   }
 });
 
-describe('encodeNumericText (research §5.2)', () => {
+describe('encodeNumericText (docs/cspro-formats.md#numeric-text)', () => {
   const fmt = (length: number, decimals: number, decimalMark: boolean, zeroFill: boolean) => ({ length, decimals, decimalMark, zeroFill });
   const table: [number | string, ReturnType<typeof fmt>, string][] = [
     [1234.5, fmt(8, 2, false, true), '00123450'],

@@ -22,7 +22,7 @@ function thrown(fn: () => unknown): AppError {
 }
 
 describe('textToCase', () => {
-  it('reads the composed MINI_DICT case of research §3.2', () => {
+  it('reads the composed MINI_DICT case (build-dict.ts)', () => {
     const { level1, warnings } = textToCase(miniDict(), [H, ALICE, BOB]);
     assert.deepEqual(level1, {
       id: { PROV: 1, HHNUM: 1 },
@@ -125,7 +125,7 @@ describe('textToCase', () => {
 });
 
 describe('case keys and GUIDs', () => {
-  it('renders ids with their own width and zero fill (§5.7)', () => {
+  it('renders ids with their own width and zero fill (docs/cspro-formats.md#case-keys)', () => {
     const ids = [item('P', 1, 2, { zeroFill: true }), alpha('V', 3, 3), item('C', 6, 2)];
     assert.equal(levelKeyOf(ids, { P: 1, V: '001', C: 1 }), '01001 1');
     assert.equal(levelKeyOf(ids, { P: 1 }), '01     ');

@@ -1,4 +1,4 @@
-/** Importing the registry must not load any database driver (DESIGN.md §2: fast `sds --help`). */
+/** Importing the registry must not load any database driver (docs/architecture.md#database-drivers-load-lazily: fast `sds --help`). */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';

@@ -1,5 +1,5 @@
 // Text-form (CSPro ≤ 7.7) features that the fixtures do not exercise, on a small composed
-// dictionary (research/cspro-formats.md §1.5), and the CSWeb quirks we must not copy.
+// dictionary (docs/cspro-formats.md#text-dictionaries), and the CSWeb quirks we must not copy.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseDictionary } from '../../../src/cspro/dictionary/parse-dictionary.js';

@@ -128,7 +128,7 @@ test('scheduler settings: environment over config.json over defaults; SDS_NOW fi
   }
 });
 
-test('run log: the name of spec 2.9 and its sections in order', () => {
+test('run log: the name of docs/scheduler.md#run-log-files and its sections in order', () => {
   const at = new Date('2025-03-30T01:02:03.456Z');
   assert.equal(runLogName('CEN2000', at), 'CEN2000_2025-03-30_01-02-03.log');
   assert.equal(runLogName('CEN2000', at, 2), 'CEN2000_2025-03-30_01-02-03-2.log');
