@@ -1,12 +1,13 @@
 import { parseArgs } from 'node:util';
+import { reportedError } from '../core/breakout/job-error.js';
 import { AppError, toAppError } from '../shared/errors.js';
 import { resolveHome, type HomePaths } from '../shared/home.js';
 import { openStore, type Store } from '../store/open-store.js';
 
-/** What an entry point gets: its home, the store opened there, and its parsed arguments. */
+/** What an entry point gets: its home, the store there (opened on first use), and its parsed arguments. */
 export interface EntryContext {
   home: HomePaths;
-  store: Store;
+  store(): Store;
   positionals: string[];
   values: Record<string, string | undefined>;
 }
@@ -24,7 +25,7 @@ export interface EntrySpec {
 
 /**
  * Runs a background entry point (docs/decisions.md, "Process model"): `--home <root>` and its
- * own few arguments, checked, then `fn` with the store open; the store is closed afterwards and
+ * own few arguments, checked, then `fn`; the store, opened on first use, is closed afterwards and
  * an error is reported once, with its exit code, as the CLI reports it.
  */
 export async function runEntry(spec: EntrySpec, argv: string[], fn: (ctx: EntryContext) => Promise<void>): Promise<void> {
@@ -35,17 +36,16 @@ export async function runEntry(spec: EntrySpec, argv: string[], fn: (ctx: EntryC
     try {
       parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     } catch (err) {
-      throw new AppError('USAGE', `${spec.name}: ${(err as Error).message}`);
+      throw new AppError('USAGE', (err as Error).message);
     }
     const { values, positionals } = parsed as { values: Record<string, string | undefined>; positionals: string[] };
     if (values.home === undefined || positionals.length !== spec.positionals.length) {
-      throw new AppError('USAGE', `${spec.name}: expected --home <root> ${spec.positionals.map((p) => `<${p}>`).join(' ')}; got ${JSON.stringify(argv)}`);
+      throw new AppError('USAGE', `expected --home <root> ${spec.positionals.map((p) => `<${p}>`).join(' ')}; got ${JSON.stringify(argv)}`);
     }
     const home = resolveHome(values.home);
-    store = openStore(home);
-    await fn({ home, store, positionals, values });
+    await fn({ home, store: () => (store ??= openStore(home)), positionals, values });
   } catch (err) {
-    const e = toAppError(err);
+    const e = reportedError(toAppError(err));
     if (spec.jsonErrors) process.stdout.write(JSON.stringify({ error: e.code, message: e.message, details: e.details }, null, 2) + '\n');
     else process.stderr.write(`sds ${spec.name}: ${e.code}: ${e.message}\n`);
     if (e.code === 'INTERNAL' && e.cause instanceof Error && e.cause.stack) process.stderr.write(e.cause.stack + '\n');

@@ -11,17 +11,19 @@ import { stopOnSignals } from './stop-on-signals.js';
 /** How often the job process reads its cancel flag while it runs (besides between pages). */
 const CANCEL_POLL_MS = 250;
 
-await runEntry({ name: 'run-job', positionals: ['job'] }, process.argv.slice(2), async ({ store, positionals: [jobId] }) => {
+await runEntry({ name: 'run-job', positionals: ['job'] }, process.argv.slice(2), async (ctx) => {
+  const store = ctx.store();
+  const jobId = ctx.positionals[0]!;
   // `breakout cancel` (or an interrupted --wait) sets the job's cancel flag: read between pages,
   // and polled here too so a connect to a target that never answers is abandoned as well.
   const stop = new AbortController();
   stopOnSignals().signal.addEventListener('abort', () => stop.abort(), { once: true });
   const poll = setInterval(() => {
-    if (store.jobs.isCancelRequested(jobId!)) stop.abort();
+    if (store.jobs.isCancelRequested(jobId)) stop.abort();
   }, CANCEL_POLL_MS);
   let final;
   try {
-    final = await runJob(store, jobId!, { signal: stop.signal, log: (l) => process.stderr.write(`${new Date().toISOString()} ${l}\n`) });
+    final = await runJob(store, jobId, { signal: stop.signal, log: (l) => process.stderr.write(`${new Date().toISOString()} ${l}\n`) });
   } finally {
     clearInterval(poll);
   }

@@ -13,10 +13,10 @@ import { SIGNAL_EXIT, stopOnSignals } from './stop-on-signals.js';
 await runEntry({ name: 'run-now', positionals: ['dict'], options: ['claimed-run'] }, process.argv.slice(2), async ({ home, store, positionals: [dictionary], values }) => {
   const claimedRunId = Number(values['claimed-run']);
   if (values['claimed-run'] === undefined || !Number.isInteger(claimedRunId)) {
-    throw new AppError('USAGE', `run-now: --claimed-run must be a run id; got "${values['claimed-run']}"`, { field: 'claimed-run' });
+    throw new AppError('USAGE', `--claimed-run must be a run id; got "${values['claimed-run']}"`, { field: 'claimed-run' });
   }
   const stop = stopOnSignals();
-  const r = await runNow(store, { dictionary: dictionary! }, schedulerSettings(home), { claimedRunId, stop: stop.signal });
+  const r = await runNow(store(), { dictionary: dictionary! }, schedulerSettings(home), { claimedRunId, stop: stop.signal });
   const sig = stop.received();
   process.exitCode = sig ? SIGNAL_EXIT[sig] : r.outcome === 'failed' || r.outcome === 'interrupted' ? EXIT.failed : EXIT.ok;
 });

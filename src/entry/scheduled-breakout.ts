@@ -15,7 +15,7 @@ await runEntry({ name: 'scheduled-breakout', positionals: ['dict'], jsonErrors: 
   // The scheduler's time limit (SIGTERM) or a forwarded Ctrl-C: the job stops after the page it is writing.
   const stop = stopOnSignals((sig) => process.stderr.write(`sds: ${sig}: stopping ${jobId ? `job ${jobId}` : 'the breakout'} after the page it is writing\n`));
   const r = await runBreakoutNow(
-    store,
+    store(),
     { dictionary: dictionary!, origin: 'process-cases-by-dict' },
     {
       signal: stop.signal,
