@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { entryModule } from './entry-module.js';
 
 /**
  * Starts the worker thread whose entry is `file` (a URL next to the caller, written without an
@@ -7,8 +8,7 @@ import { Worker } from 'node:worker_threads';
  * a TypeScript worker registers it before importing its source; tests and benchmarks run so.
  */
 export function startWorker(callerUrl: string, file: string, workerData: unknown): Worker {
-  const fromSource = callerUrl.endsWith('.ts');
-  const url = new URL(`${file}${fromSource ? '.ts' : '.js'}`, callerUrl);
+  const { url, fromSource } = entryModule(callerUrl, file);
   if (!fromSource) return new Worker(url, { workerData });
   const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
   return new Worker(bootstrap, { eval: true, workerData });

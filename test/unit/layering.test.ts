@@ -22,6 +22,7 @@ const RANK: Record<string, number> = {
   sync: 3,
   core: 4,
   http: 5,
+  entry: 5,
   cli: 6,
 };
 
@@ -64,4 +65,9 @@ test('the ground floor imports nothing of ours', () => {
     const outside = relativeImports(file).filter((t) => layerOf(t) !== 'shared');
     assert.deepEqual(outside, [], relative(SRC, file));
   }
+});
+
+test('nothing under src/core names bin/sds or starts the CLI: background work runs src/entry/', () => {
+  const wrong = sources(join(SRC, 'core')).filter((file) => /bin\/sds|SDS_BIN|cli\/main/.test(readFileSync(file, 'utf8')));
+  assert.deepEqual(wrong.map((f) => relative(SRC, f)), []);
 });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { cancelJob, jobStatus, listJobs, startBreakout, waitForJob } from '../../core/breakout/jobs.js';
-import type { JobStatusReply } from '../../core/breakout/job-replies.js';
+import { jobExitCode, type JobStatusReply } from '../../core/breakout/job-replies.js';
 import { breakoutTables, dropBreakoutTables } from '../../core/breakout/tables.js';
 import { runJob } from '../../core/breakout/run-job.js';
 import { EXIT, toAppError } from '../../shared/errors.js';
@@ -14,13 +14,6 @@ import { threadsOption } from '../threads-option.js';
 
 /** How often the job process reads its cancel flag while it runs (besides between pages). */
 const CANCEL_POLL_MS = 250;
-
-/** Exit code of a finished job: 0 completed, 1 failed (5 when the target failed), 1 cancelled. */
-export function jobExitCode(s: JobStatusReply): number {
-  if (s.status === 'completed') return EXIT.ok;
-  if (s.status === 'failed' && /^DB[-_]/.test(s.error.code)) return EXIT.external;
-  return EXIT.failed;
-}
 
 /** Prints a job status for humans or as the spec's JSON. */
 export function printJob(ctx: CliContext, s: JobStatusReply): void {

@@ -7,7 +7,8 @@ import { action, examples } from '../action.js';
 import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
 import { progressBar } from '../progress.js';
 import { threadsOption } from '../threads-option.js';
-import { jobExitCode, jobOutcome, printJob } from './breakout.js';
+import { jobExitCode } from '../../core/breakout/job-replies.js';
+import { jobOutcome, printJob } from './breakout.js';
 
 /** The bar of an incremental run in this process: cli-progress measures the rate itself. */
 export const RUN_BAR = '{dictionary} [{bar}] {percentage}% | {value}/{total} cases | ETA {eta_formatted}';

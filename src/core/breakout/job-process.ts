@@ -1,11 +1,7 @@
-import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Store } from '../../store/open-store.js';
-
-/** bin/sds of this installation (src/core/breakout and dist/core/breakout are both three levels down). */
-const SDS_BIN = fileURLToPath(new URL('../../../bin/sds', import.meta.url));
+import { processLauncher } from './launcher.js';
 
 /** Path of a job's own log file. */
 export function jobLogPath(store: Store, jobId: string): string {
@@ -13,18 +9,13 @@ export function jobLogPath(store: Store, jobId: string): string {
 }
 
 /**
- * Starts a job in its own detached process (`sds breakout run-job`), so the CLI and the HTTP
+ * Starts a job in its own detached process (the `run-job` entry point), so the CLI and the HTTP
  * server return at once and the job survives them. Its output goes to the job's log file.
  */
 export function spawnJobProcess(store: Store, jobId: string): number {
   const fd = openSync(jobLogPath(store, jobId), 'a');
   try {
-    const child = spawn(process.execPath, [SDS_BIN, '--home', store.home.root, 'breakout', 'run-job', jobId], {
-      detached: true,
-      stdio: ['ignore', fd, fd],
-      env: process.env,
-    });
-    child.unref();
+    const child = processLauncher.detached('run-job', ['--home', store.home.root, jobId], { output: fd });
     store.jobs.setPid(jobId, child.pid!);
     return child.pid!;
   } finally {

@@ -1,4 +1,5 @@
 import type { JobRow } from '../../store/jobs-repo.js';
+import { EXIT } from '../../shared/errors.js';
 import { hms } from './durations.js';
 
 /** Job status reply of docs/http-api.md#breakout-routes: fields depend on the status. */
@@ -96,4 +97,14 @@ export function jobListItem(job: JobRow, now = Date.now()): JobListItem {
     started_at: job.startedAt,
     completed_at: job.finishedAt,
   };
+}
+
+/**
+ * Exit code of a process that ran a job to its end: 0 completed, 5 when it failed on the target
+ * (a `DB_*` code), else 1; the CLI and the scheduled-breakout entry point both exit so.
+ */
+export function jobExitCode(s: JobStatusReply): number {
+  if (s.status === 'completed') return EXIT.ok;
+  if (s.status === 'failed' && /^DB[-_]/.test(s.error.code)) return EXIT.external;
+  return EXIT.failed;
 }

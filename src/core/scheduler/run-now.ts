@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import type { Store } from '../../store/open-store.js';
 import { AppError } from '../../shared/errors.js';
 import { reapDeadJobs } from '../breakout/follow-up.js';
 import { requireSchedule, type ScheduleRef } from './schedules.js';
-import { busyReason, reapDeadRuns, runSchedule, SDS_BIN, SPAWN_FAILED_EXIT_CODE, type RunOutcome } from './run-schedule.js';
+import { processLauncher } from '../breakout/launcher.js';
+import { busyReason, reapDeadRuns, runSchedule, SPAWN_FAILED_EXIT_CODE, type RunOutcome } from './run-schedule.js';
 import type { SchedulerSettings } from './settings.js';
 
 /**
@@ -28,8 +28,8 @@ export interface RunNowStarted {
 /**
  * Run Now for the HTTP API, which must answer at once: the busy check and the claim of the run
  * (a history entry `running`) are one store transaction, so of two requests racing for the same
- * dictionary one gets BREAKOUT_BUSY. The claimed run is then handed to a detached
- * `sds schedule run-now <dict>` process, which takes it over; if that process dies first, the
+ * dictionary one gets BREAKOUT_BUSY. The claimed run is then handed to a detached process
+ * (the `run-now` entry point), which takes it over; if that process dies first, the
  * next reaper closes the run as failed.
  */
 export function startRunNow(store: Store, ref: ScheduleRef, opts: { env?: NodeJS.ProcessEnv; now?: () => Date } = {}): RunNowStarted {
@@ -46,11 +46,7 @@ export function startRunNow(store: Store, ref: ScheduleRef, opts: { env?: NodeJS
   }
   let child;
   try {
-    child = spawn(process.execPath, [SDS_BIN, '--home', store.home.root, '--quiet', 'schedule', 'run-now', s.dictionary, '--claimed-run', String(claim.runId)], {
-      detached: true,
-      stdio: 'ignore',
-      env: opts.env ?? process.env,
-    });
+    child = processLauncher.detached('run-now', ['--home', store.home.root, '--claimed-run', String(claim.runId), s.dictionary], { output: 'ignore', env: opts.env });
   } catch (err) {
     store.schedules.endRun(claim.runId, { endedAt: now.toISOString(), exitCode: SPAWN_FAILED_EXIT_CODE, outcome: 'failed', message: `the breakout could not be started: ${(err as Error).message}` });
     throw err;
@@ -60,6 +56,5 @@ export function startRunNow(store: Store, ref: ScheduleRef, opts: { env?: NodeJS
   child.once('error', (err) => {
     store.schedules.endRun(claim.runId, { endedAt: new Date().toISOString(), exitCode: SPAWN_FAILED_EXIT_CODE, outcome: 'failed', message: `the breakout could not be started: ${err.message}` });
   });
-  child.unref();
   return { status: 'started', schedule_id: s.id, dictionary: s.dictionary, message: `Run Now of ${s.dictionary} started; follow it in GET /scheduler/${s.id}/runs` };
 }

@@ -1,19 +1,16 @@
 import { closeSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { constants } from 'node:os';
 import type { Store } from '../../store/open-store.js';
 import type { ScheduleRow, ScheduleRunOutcome, ScheduleRunTrigger } from '../../store/schedules-repo.js';
 import { nextOccurrence } from '../../scheduler/cron.js';
-import { runChild, type ChildResult } from '../../scheduler/run-child.js';
+import type { ChildResult } from '../../scheduler/run-child.js';
 import { commandLine, formatRunLog, runLogName } from '../../scheduler/run-log.js';
 import { processAlive } from '../breakout/job-process.js';
+import { processLauncher } from '../breakout/launcher.js';
 import { reapDeadJobs } from '../breakout/follow-up.js';
 import type { SchedulerSettings } from './settings.js';
 import { AppError } from '../../shared/errors.js';
-
-/** bin/sds of this installation (src/core/scheduler and dist/core/scheduler are three levels down). */
-export const SDS_BIN = fileURLToPath(new URL('../../../bin/sds', import.meta.url));
 
 /** Exit code recorded for a run stopped by the time limit (as GNU timeout(1) reports it). */
 export const TIMEOUT_EXIT_CODE = 124;
@@ -73,7 +70,7 @@ function reserveLogFile(dir: string, dictionary: string, at: Date): string {
   }
 }
 
-/** The last JSON object a `sds --json` child printed: its job status or its error. */
+/** The JSON object the scheduled-breakout child printed: its job status or its error. */
 function childReply(stdout: string): { status?: string; error?: unknown; message?: unknown } | undefined {
   try {
     const v = JSON.parse(stdout) as unknown;
@@ -120,6 +117,15 @@ function judge(r: ChildResult, settings: SchedulerSettings): Verdict {
   return { outcome: 'failed', exitCode: r.exitCode, message };
 }
 
+/**
+ * The Command line of a run log: the operator command that does the same breakout by hand, as
+ * the old scheduler wrote it, rather than the entry point's node and loader arguments
+ * (docs/scheduler.md, "Run logs").
+ */
+function equivalentCommand(store: Store, dictionary: string): string {
+  return commandLine('sds', ['--home', store.home.root, 'process-cases-by-dict', dictionary]);
+}
+
 /** Deletes the runs beyond the kept number, with their log files (only inside logs/breakout/). */
 function prune(store: Store, scheduleId: number, keep: number): void {
   for (const file of store.schedules.pruneRuns(scheduleId, keep)) {
@@ -128,7 +134,8 @@ function prune(store: Store, scheduleId: number, keep: number): void {
 }
 
 /**
- * Runs one schedule's incremental breakout as a child process (`sds process-cases-by-dict`):
+ * Runs one schedule's incremental breakout as a child process (the `scheduled-breakout` entry
+ * point, which does what `sds process-cases-by-dict --json` does):
  * the one code path of scheduled runs and Run Now. While the child runs, last_exit_code is -1;
  * its output goes to the run log file of docs/scheduler.md#run-log-files; past the time limit it is stopped and the
  * run recorded as interrupted. A dictionary whose breakout is already running is skipped with
@@ -185,10 +192,7 @@ export async function runSchedule(
   );
   store.schedules.adoptRun(runId, { runnerPid: process.pid, logFile, startedAt: startedAt.toISOString() });
 
-  const args = [SDS_BIN, '--home', store.home.root, '--json', 'process-cases-by-dict', schedule.dictionary];
-  const result = await runChild({
-    command: process.execPath,
-    args,
+  const result = await processLauncher.run('scheduled-breakout', ['--home', store.home.root, schedule.dictionary], {
     env: opts.env ?? process.env,
     timeoutMs: settings.timeoutSeconds * 1000,
     graceMs: settings.killGraceSeconds * 1000,
@@ -198,7 +202,7 @@ export async function runSchedule(
   const v = judge(result, settings);
   writeFileSync(
     join(store.home.breakoutLogs, logFile),
-    formatRunLog({ command: commandLine(process.execPath, args), startedAt, endedAt, exitCode: v.exitCode, note: v.note, stdout: result.stdout, stderr: result.stderr }),
+    formatRunLog({ command: equivalentCommand(store, schedule.dictionary), startedAt, endedAt, exitCode: v.exitCode, note: v.note, stdout: result.stdout, stderr: result.stderr }),
   );
 
   store.schedules.endRun(runId, { endedAt: endedAt.toISOString(), exitCode: v.exitCode, outcome: v.outcome, message: v.message });

@@ -1,7 +1,7 @@
 /**
  * Crash safety on PostgreSQL: a background job SIGKILLed mid-run is reported failed (BRK-002),
  * never running, and the next incremental run leaves exactly the rows of a clean run. Spawns
- * `bin/sds breakout run-job`: needs `npm run build`.
+ * its `run-job` entry point (docs/decisions.md, "Process model").
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,0 +1,33 @@
+/**
+ * Background entry point of a breakout job: `run-job --home <root> <job>` runs a pending job in
+ * this process. Core starts it detached, with stdout and stderr in the job's log file
+ * (docs/decisions.md, "Process model").
+ */
+import { runJob } from '../core/breakout/run-job.js';
+import { EXIT } from '../shared/errors.js';
+import { runEntry } from './entry-main.js';
+import { stopOnSignals } from './stop-on-signals.js';
+
+/** How often the job process reads its cancel flag while it runs (besides between pages). */
+const CANCEL_POLL_MS = 250;
+
+await runEntry({ name: 'run-job', positionals: ['job'] }, process.argv.slice(2), async (ctx) => {
+  const store = ctx.store();
+  const jobId = ctx.positionals[0]!;
+  // `breakout cancel` (or an interrupted --wait) sets the job's cancel flag: read between pages,
+  // and polled here too so a connect to a target that never answers is abandoned as well.
+  const stop = new AbortController();
+  stopOnSignals().signal.addEventListener('abort', () => stop.abort(), { once: true });
+  const poll = setInterval(() => {
+    if (store.jobs.isCancelRequested(jobId)) stop.abort();
+  }, CANCEL_POLL_MS);
+  let final;
+  try {
+    final = await runJob(store, jobId, { signal: stop.signal, log: (l) => process.stderr.write(`${new Date().toISOString()} ${l}\n`) });
+  } finally {
+    clearInterval(poll);
+  }
+  process.exitCode = final.status === 'completed' ? EXIT.ok : EXIT.failed;
+  // Stopped: the job is recorded, so do not wait out a connect still pending in the driver.
+  if (stop.signal.aborted) setImmediate(() => process.exit());
+});
