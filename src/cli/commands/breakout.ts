@@ -148,7 +148,7 @@ export function registerBreakoutCommands(program: Command): void {
 
   breakout
     .command('status <job>')
-    .description('status of a job (spec 2.5 shapes with --json)')
+    .description('status of a job (with --json, the job shape of the HTTP API)')
     .option('--watch', 'follow the job to its end; Ctrl-C stops following, the job goes on')
     .addHelpText('after', examples('sds breakout status 6f1c…', 'sds breakout status 6f1c… --watch', 'sds breakout status 6f1c… --json'))
     .action(

@@ -11,7 +11,7 @@ import { fields } from '../render.js';
 export function registerFilesCommands(program: Command): void {
   const files = program
     .command('files')
-    .description('media files (spec 2.4), stored under files/media/ of the home')
+    .description('media files, stored under files/media/ of the home')
     .addHelpText('after', examples('sds files put photo.jpg', 'sds files get photo.jpg -o /tmp/photo.jpg', 'sds files list --json'));
 
   files

@@ -73,7 +73,7 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     path: '/api/breakout/status/{job_id}',
     summary: 'Status of a breakout job',
     description:
-      'The fields depend on `status` (spec 2.5). A failed job\'s `error.code` is one of the spec\'s breakout codes (`DB_CONNECTION_ERROR`, ' +
+      'The fields depend on `status`. A failed job\'s `error.code` is one of the spec\'s breakout codes (`DB_CONNECTION_ERROR`, ' +
       '`DICTIONARY_NOT_FOUND`, ...); `error.details` is a JSON string whose `diagnostic` is the catalogue code (`DB-001` ...). ' +
       'A job whose process died is reported failed with `BRK-002`.',
     tags: ['breakout'],

@@ -60,7 +60,7 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
     method: 'get',
     path: '/api/dictionaries/{name}',
     summary: 'Show a dictionary',
-    description: 'The detail form of spec 2.2; `?form=short` gives the shorter detail form (name, label, levels and records).',
+    description: 'The full detail form; `?form=short` gives the shorter detail form (name, label, levels and records).',
     tags: ['dictionaries'],
     permission: 'dictionaries.read',
     request: { params: DictionaryNameParams, query: DictionaryFormQuery },

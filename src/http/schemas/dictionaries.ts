@@ -47,7 +47,7 @@ export const DictionaryFormQuery = z.object({
   form: z
     .enum(['full', 'short'])
     .optional()
-    .meta({ param: { description: '`short`: only name, label, levels and records (spec 2.2); `full` (the default): every field' }, example: 'short' }),
+    .meta({ param: { description: '`short`: only name, label, levels and records; `full` (the default): every field' }, example: 'short' }),
 });
 
 /** Multipart body of POST /api/dictionaries. */

@@ -3,7 +3,7 @@ import { EVENT_KINDS } from '../../core/webhooks.js';
 import { MAX_DELIVERIES_LIMIT } from '../../core/webhook-delivery.js';
 import { Timestamp } from './common.js';
 
-const EventKind = z.enum(EVENT_KINDS).meta({ description: 'event kind (spec 6.1)' });
+const EventKind = z.enum(EVENT_KINDS).meta({ description: 'event kind' });
 const Id = z.int().min(1).meta({ example: 1 });
 
 /** Path of the routes of one webhook. */
