@@ -198,3 +198,18 @@ test('cases import: Ctrl-C stops after the batch being written, what is committe
   assert.deepEqual([again.json().total.inserted, again.json().total.unchanged], [total - stored, stored]);
   assert.equal(store.cases.countActive(dictId) - before, total);
 });
+
+test('quickstart: Ctrl-C cancels its breakout job like the other waiting commands, exits 130', { timeout: 120_000 }, async () => {
+  // The home's CEN2000 already points at the silent target, so the quickstart's breakout hangs connecting.
+  const cli = start(['quickstart']);
+  const job = await runningJob();
+  cli.child.kill('SIGINT');
+  assert.equal(await cli.exit, 130, cli.stderr());
+  const lines = cli.stderr().split('\n').filter(Boolean);
+  assert.deepEqual(lines.slice(-2), [
+    `sds: SIGINT: stopping breakout job ${job.id} after the page it is writing (again to exit at once)`,
+    `sds: interrupted by SIGINT: breakout job ${job.id} cancelled; run sds quickstart again to finish`,
+  ]);
+  assert.match(cli.stdout(), /^breakout +cancelled into /m);
+  assert.equal((await jobStatus(job.id)).status, 'cancelled');
+});
