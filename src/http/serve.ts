@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { serve, type HttpBindings, type Http2Bindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { AppError } from '../shared/errors.js';
-import { startWebhookDispatcher, webhookSettings } from '../core/webhook-delivery.js';
+import { startWebhookDispatcher, webhookSettings } from '../core/webhooks/delivery.js';
 import type { Store } from '../store/open-store.js';
 import { watchRequestBodies } from './body-timeout.js';
 import type { HttpConfig } from './config.js';

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { cancelJob, jobStatus, listJobs, startBreakout, waitForJob } from '../../core/breakout/jobs.js';
-import type { JobStatusReply } from '../../core/breakout/job-replies.js';
+import { cancelJob, jobStatus, listJobs, startBreakout, waitForJob } from '../../core/breakout/jobs/jobs.js';
+import type { JobStatusReply } from '../../core/breakout/jobs/job-replies.js';
 import { breakoutTables, dropBreakoutTables } from '../../core/breakout/tables.js';
-import { runJob } from '../../core/breakout/run-job.js';
+import { runJob } from '../../core/breakout/jobs/run-job.js';
 import { EXIT, toAppError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../action.js';

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { EXIT, formatLocation } from '../../shared/errors.js';
-import { importCases } from '../../core/import-cases.js';
+import { importCases } from '../../core/cases/import/import-cases.js';
 import { describeImportDetails } from '../render-import.js';
-import { DEFAULT_CASES_LIMIT, getCase, listCases, MAX_CASES_LIMIT, parsePaging } from '../../core/cases.js';
-import { deleteCase } from '../../core/case-delete.js';
-import { syncHistory } from '../../core/sync.js';
+import { DEFAULT_CASES_LIMIT, getCase, listCases, MAX_CASES_LIMIT, parsePaging } from '../../core/cases/list.js';
+import { deleteCase } from '../../core/cases/delete.js';
+import { syncHistory } from '../../core/sync/sync.js';
 import { action, examples } from '../action.js';
 import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
 import { progressBar } from '../progress.js';

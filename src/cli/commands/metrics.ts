@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { metrics } from '../../core/metrics.js';
+import { metrics } from '../../core/metrics/metrics.js';
 import { listBreakoutLogs } from '../../core/breakout/log.js';
 import { action, examples } from '../action.js';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { runBreakoutNow } from '../../core/breakout/jobs.js';
+import { runBreakoutNow } from '../../core/breakout/jobs/jobs.js';
 import { dropBreakoutTables } from '../../core/breakout/tables.js';
-import { checkDatabaseDrivers } from '../../core/breakout/drivers.js';
+import { checkDatabaseDrivers } from '../../core/breakout/targets/drivers.js';
 import { EXIT } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
 import { interruptOnSignals, reportInterrupted } from '../interrupt.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadLoginGuardSettings } from '../../core/auth/login-throttle-policy.js';
-import { addUser, changePassword, disableUser, enableUser, listUsers, removeUser } from '../../core/users.js';
+import { addUser, changePassword, disableUser, enableUser, listUsers, removeUser } from '../../core/auth/users.js';
 import { action, examples } from '../action.js';
 import { readSecret } from '../read-secret.js';
 

@@ -1,5 +1,5 @@
-import { schemaVersions } from '../../core/effective-config.js';
-import { VERSION } from '../../core/version.js';
+import { schemaVersions } from '../../core/home/effective-config.js';
+import { VERSION } from '../../core/home/version.js';
 import { resolveHome } from '../../shared/home.js';
 
 /**

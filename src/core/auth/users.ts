@@ -1,9 +1,9 @@
-import type { Store } from '../store/open-store.js';
-import type { Role, UserRow } from '../store/users-repo.js';
-import { AppError } from '../shared/errors.js';
+import type { Store } from '../../store/open-store.js';
+import type { Role, UserRow } from '../../store/users-repo.js';
+import { AppError } from '../../shared/errors.js';
 import { hashPassword } from './passwords.js';
-import { userKeyName } from './auth/login-throttle.js';
-import { DEFAULT_LOGIN_THROTTLE } from './auth/login-throttle-policy.js';
+import { userKeyName } from './login-throttle.js';
+import { DEFAULT_LOGIN_THROTTLE } from './login-throttle-policy.js';
 
 export const ROLES: readonly Role[] = ['Administrator', 'API', 'Standard'];
 

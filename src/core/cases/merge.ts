@@ -1,5 +1,5 @@
-import type { SyncCase } from '../cspro/case/model.js';
-import type { CaseWrite, StoredCase } from '../store/cases-repo.js';
+import type { SyncCase } from '../../cspro/case/model.js';
+import type { CaseWrite, StoredCase } from '../../store/cases-repo.js';
 import { compareClocks, mergeClocks, tickClock } from './vector-clock.js';
 
 export type MergeOutcome = 'inserted' | 'updated' | 'unchanged' | 'older';

@@ -1,4 +1,4 @@
-import type { ClockEntry } from '../cspro/case/model.js';
+import type { ClockEntry } from '../../cspro/case/model.js';
 
 export type ClockOrder = 'equal' | 'before' | 'after' | 'concurrent';
 

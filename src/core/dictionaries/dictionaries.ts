@@ -1,13 +1,13 @@
 import { basename } from 'node:path';
-import { parseDictionary } from '../cspro/dictionary/parse-dictionary.js';
-import { labelOf } from '../cspro/dictionary/model.js';
-import type { Store } from '../store/open-store.js';
-import type { DictionaryRecord, DictionaryRow } from '../store/dictionaries-repo.js';
-import { AppError } from '../shared/errors.js';
+import { parseDictionary } from '../../cspro/dictionary/parse-dictionary.js';
+import { labelOf } from '../../cspro/dictionary/model.js';
+import type { Store } from '../../store/open-store.js';
+import type { DictionaryRecord, DictionaryRow } from '../../store/dictionaries-repo.js';
+import { AppError } from '../../shared/errors.js';
 import { tablePrefix, validateLabel } from './label.js';
-import { planBreakout } from '../breakout/plan.js';
-import { getDialect } from '../breakout/dialects/index.js';
-import { pendingRebuild, type RebuildReason } from '../breakout/table-rebuild.js';
+import { planBreakout } from '../../breakout/plan.js';
+import { getDialect } from '../../breakout/dialects/index.js';
+import { pendingRebuild, type RebuildReason } from '../../breakout/table-rebuild.js';
 
 /** Item of the dictionary list (spec 2.2, list form). */
 export interface DictionaryListItem {

@@ -1,4 +1,4 @@
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../../shared/errors.js';
 
 /** Longest accepted label: leaves room in a 63-character identifier for `_` and a record name. */
 export const MAX_LABEL_LENGTH = 30;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { HEAD_BYTES } from './media-path.js';
 
 /**

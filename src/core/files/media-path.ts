@@ -1,5 +1,5 @@
 import { resolve, sep } from 'node:path';
-import { AppError } from '../shared/errors.js';
+import { AppError } from '../../shared/errors.js';
 
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._ -]{0,199}$/;
 

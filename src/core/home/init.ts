@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import type { HomePaths } from '../shared/home.js';
-import { openStore } from '../store/open-store.js';
+import type { HomePaths } from '../../shared/home.js';
+import { openStore } from '../../store/open-store.js';
 
 export interface InitReply {
   message: string;

@@ -1,14 +1,14 @@
 import { bundledFixture } from './assets.js';
 import { readFileSync } from 'node:fs';
-import type { HomePaths } from '../shared/home.js';
+import type { HomePaths } from '../../shared/home.js';
 import { initHome } from './init.js';
-import { openStore } from '../store/open-store.js';
-import { uploadDictionary } from './dictionaries.js';
-import { importCases, type ImportReport } from './import-cases.js';
-import { runBreakoutNow } from './breakout/jobs.js';
-import type { JobStatusReply } from './breakout/job-replies.js';
-import { breakoutTables, type BreakoutTablesReply } from './breakout/tables.js';
-import { AppError, isErrorCode } from '../shared/errors.js';
+import { openStore } from '../../store/open-store.js';
+import { uploadDictionary } from '../dictionaries/dictionaries.js';
+import { importCases, type ImportReport } from '../cases/import/import-cases.js';
+import { runBreakoutNow } from '../breakout/jobs/jobs.js';
+import type { JobStatusReply } from '../breakout/jobs/job-replies.js';
+import { breakoutTables, type BreakoutTablesReply } from '../breakout/tables.js';
+import { AppError, isErrorCode } from '../../shared/errors.js';
 
 export const QUICKSTART_DICTIONARY_FILE = 'popstan-census.json.dcf';
 export const QUICKSTART_DATA_FILE = 'popstan-census.dat';

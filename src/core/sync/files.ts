@@ -1,10 +1,10 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Store } from '../store/open-store.js';
-import { AppError } from '../shared/errors.js';
-import { openSnapshot, type FileSnapshot } from './file-snapshot.js';
-import { storeFile, type FileWriter } from './files.js';
-import { mediaPath } from './media-path.js';
+import type { Store } from '../../store/open-store.js';
+import { AppError } from '../../shared/errors.js';
+import { openSnapshot, type FileSnapshot } from '../files/file-snapshot.js';
+import { storeFile, type FileWriter } from '../files/files.js';
+import { mediaPath } from '../files/media-path.js';
 
 /** A file or folder as CSWeb describes it to the data-collection client. */
 export type CsFileInfo =

@@ -1,19 +1,19 @@
-import type { Store } from '../store/open-store.js';
-import type { CaseWrite } from '../store/cases-repo.js';
-import type { SyncCaseRow, SyncHistoryRow } from '../store/sync-repo.js';
-import { normalizeSyncCase } from '../cspro/case/sync-json.js';
-import { AppError } from '../shared/errors.js';
-import { planChunk, type ChunkPlan } from '../sync/chunk-plan.js';
-import type { DownloadRequest, UploadRequest } from '../sync/headers.js';
-import { wireCaseJson } from '../sync/case-wire.js';
-import { requireDictionary, requireDictionaryRow, uploadDictionary, type UploadReply as UploadDictionaryReply } from './dictionaries.js';
-import { MAX_LABEL_LENGTH } from './label.js';
-import { parseDictionary } from '../cspro/dictionary/parse-dictionary.js';
-import { toCaseWrite, type MergeOutcome } from './case-merge.js';
-import { writeMergedCases } from './import-cases.js';
-import { deleteCase } from './case-delete.js';
-import { checkCaseFields } from '../cspro/case/case-limits.js';
-import { limitsOf } from './limits.js';
+import type { Store } from '../../store/open-store.js';
+import type { CaseWrite } from '../../store/cases-repo.js';
+import type { SyncCaseRow, SyncHistoryRow } from '../../store/sync-repo.js';
+import { normalizeSyncCase } from '../../cspro/case/sync-json.js';
+import { AppError } from '../../shared/errors.js';
+import { planChunk, type ChunkPlan } from '../../sync/chunk-plan.js';
+import type { DownloadRequest, UploadRequest } from '../../sync/headers.js';
+import { wireCaseJson } from '../../sync/case-wire.js';
+import { requireDictionary, requireDictionaryRow, uploadDictionary, type UploadReply as UploadDictionaryReply } from '../dictionaries/dictionaries.js';
+import { MAX_LABEL_LENGTH } from '../dictionaries/label.js';
+import { parseDictionary } from '../../cspro/dictionary/parse-dictionary.js';
+import { toCaseWrite, type MergeOutcome } from '../cases/merge.js';
+import { writeMergedCases } from '../cases/write.js';
+import { deleteCase } from '../cases/delete.js';
+import { checkCaseFields } from '../../cspro/case/case-limits.js';
+import { limitsOf } from '../home/limits.js';
 
 /** `GET /api/server`: this server's device id in vector clocks, and the sync API version. */
 export function serverInfo(store: Store): { deviceId: string; apiVersion: number } {

@@ -1,13 +1,13 @@
-import type { Store } from '../store/open-store.js';
-import { AppError } from '../shared/errors.js';
-import { deliverDue, type DeliverReport } from '../webhooks/dispatch.js';
-import { deliverySettings, type DeliverySettings } from '../webhooks/settings.js';
-import { sendTestMessage } from '../webhooks/test-message.js';
+import type { Store } from '../../store/open-store.js';
+import { AppError } from '../../shared/errors.js';
+import { deliverDue, type DeliverReport } from '../../webhooks/dispatch.js';
+import { deliverySettings, type DeliverySettings } from '../../webhooks/settings.js';
+import { sendTestMessage } from '../../webhooks/test-message.js';
 import { requireWebhook } from './webhooks.js';
 
-export type { DeliverReport } from '../webhooks/dispatch.js';
-export type { DeliverySettings } from '../webhooks/settings.js';
-export { DELIVERY_ENV, DEFAULT_DELIVERY_SETTINGS } from '../webhooks/settings.js';
+export type { DeliverReport } from '../../webhooks/dispatch.js';
+export type { DeliverySettings } from '../../webhooks/settings.js';
+export { DELIVERY_ENV, DEFAULT_DELIVERY_SETTINGS } from '../../webhooks/settings.js';
 
 /** Delivery limits: `explicit` values, else the SDS_WEBHOOK_* environment variables, else the defaults. */
 export function webhookSettings(env: NodeJS.ProcessEnv = process.env, explicit: Partial<DeliverySettings> = {}): DeliverySettings {

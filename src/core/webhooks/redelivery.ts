@@ -1,7 +1,7 @@
-import type { Store } from '../store/open-store.js';
-import type { DeliveryViewRow } from '../store/webhook-queue-repo.js';
-import { AppError } from '../shared/errors.js';
-import { deliverDueWebhooks, webhookSettings, type DeliverOptions, type DeliverReport } from './webhook-delivery.js';
+import type { Store } from '../../store/open-store.js';
+import type { DeliveryViewRow } from '../../store/webhook-queue-repo.js';
+import { AppError } from '../../shared/errors.js';
+import { deliverDueWebhooks, webhookSettings, type DeliverOptions, type DeliverReport } from './delivery.js';
 import { requireWebhook } from './webhooks.js';
 
 /**

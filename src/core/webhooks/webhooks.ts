@@ -1,10 +1,10 @@
-import type { Store } from '../store/open-store.js';
-import type { WebhookInput, WebhookRow } from '../store/webhooks-repo.js';
-import { AppError } from '../shared/errors.js';
-import { EVENT_KINDS, isEventKind, TEST_EVENT } from '../webhooks/event-kinds.js';
-import { generateSecret, WHSEC_PREFIX } from '../webhooks/signing.js';
+import type { Store } from '../../store/open-store.js';
+import type { WebhookInput, WebhookRow } from '../../store/webhooks-repo.js';
+import { AppError } from '../../shared/errors.js';
+import { EVENT_KINDS, isEventKind, TEST_EVENT } from '../../webhooks/event-kinds.js';
+import { generateSecret, WHSEC_PREFIX } from '../../webhooks/signing.js';
 
-export { EVENT_KINDS } from '../webhooks/event-kinds.js';
+export { EVENT_KINDS } from '../../webhooks/event-kinds.js';
 
 /** A webhook as listed (spec 2.7), secret included: only administrators may list them. */
 export interface WebhookReply {

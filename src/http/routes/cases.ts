@@ -1,4 +1,4 @@
-import { listCases, MAX_CASES_LIMIT, parsePaging } from '../../core/cases.js';
+import { listCases, MAX_CASES_LIMIT, parsePaging } from '../../core/cases/list.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { CaseList, CasesQuery } from '../schemas/cases.js';
 import { ErrorBody, json } from '../schemas/common.js';

@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import type { Context } from 'hono';
-import { limitsOf } from '../../core/limits.js';
-import { chunkJson, deleteSyncedCase, downloadCases, getSyncCaseJson, serverInfo, uploadCases } from '../../core/sync.js';
-import type { FileSnapshot } from '../../core/file-snapshot.js';
-import { listApps, listClientFolder, openApp, openClientFile, putClientFile } from '../../core/sync-files.js';
+import { limitsOf } from '../../core/home/limits.js';
+import { chunkJson, deleteSyncedCase, downloadCases, getSyncCaseJson, serverInfo, uploadCases } from '../../core/sync/sync.js';
+import type { FileSnapshot } from '../../core/files/file-snapshot.js';
+import { listApps, listClientFolder, openApp, openClientFile, putClientFile } from '../../core/sync/files.js';
 import { AppError } from '../../shared/errors.js';
 import { deviceOf, parseDownloadHeaders, parseUploadHeaders } from '../../sync/headers.js';
 import type { Store } from '../../store/open-store.js';

@@ -1,5 +1,5 @@
-import { AppError, type ErrorCode } from '../../shared/errors.js';
-import type { JobError } from '../../store/jobs-repo.js';
+import { AppError, type ErrorCode } from '../../../shared/errors.js';
+import type { JobError } from '../../../store/jobs-repo.js';
 
 /**
  * The spec's breakout codes (7.3) that a job's `error.code` carries, by the catalogue or API

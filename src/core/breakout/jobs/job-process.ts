@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Store } from '../../store/open-store.js';
+import type { Store } from '../../../store/open-store.js';
 
 /** bin/sds of this installation (src/core/breakout and dist/core/breakout are both three levels down). */
-const SDS_BIN = fileURLToPath(new URL('../../../bin/sds', import.meta.url));
+const SDS_BIN = fileURLToPath(new URL('../../../../bin/sds', import.meta.url));
 
 /** Path of a job's own log file. */
 export function jobLogPath(store: Store, jobId: string): string {

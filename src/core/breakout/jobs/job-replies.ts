@@ -1,4 +1,4 @@
-import type { JobRow } from '../../store/jobs-repo.js';
+import type { JobRow } from '../../../store/jobs-repo.js';
 import { hms } from './durations.js';
 
 /** Job status reply of spec 2.5: fields depend on the status. */

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../../store/open-store.js';
-import type { JobMode, JobRow, JobStatus } from '../../store/jobs-repo.js';
-import { AppError, toAppError } from '../../shared/errors.js';
-import { requireDictionary } from '../dictionaries.js';
-import { existingPlanTables } from '../../breakout/run-dictionary.js';
+import type { Store } from '../../../store/open-store.js';
+import type { JobMode, JobRow, JobStatus } from '../../../store/jobs-repo.js';
+import { AppError, toAppError } from '../../../shared/errors.js';
+import { requireDictionary } from '../../dictionaries/dictionaries.js';
+import { existingPlanTables } from '../../../breakout/run-dictionary.js';
 import { runJob, type RunJobOptions } from './run-job.js';
 import { spawnJobProcess } from './job-process.js';
 import { reapDeadJobs } from './follow-up.js';
-import { withTargetSession } from './targets.js';
+import { withTargetSession } from '../targets/targets.js';
 import { humanDuration } from './durations.js';
 import { jobListItem, jobStatusReply, type JobListItem, type JobStatusReply } from './job-replies.js';
-import { logJobFailure } from './log.js';
+import { logJobFailure } from '../log.js';
 import { isTargetConnectionError, jobError } from './job-error.js';
 import { startCheckConnectTimeout } from './start-check-timeout.js';
 

@@ -1,16 +1,16 @@
-import type { Store } from '../../store/open-store.js';
-import type { JobRow } from '../../store/jobs-repo.js';
-import { toAppError } from '../../shared/errors.js';
-import { requireDictionary } from '../dictionaries.js';
-import { effectiveTarget } from './targets.js';
-import { JobLogWriter } from './log.js';
+import type { Store } from '../../../store/open-store.js';
+import type { JobRow } from '../../../store/jobs-repo.js';
+import { toAppError } from '../../../shared/errors.js';
+import { requireDictionary } from '../../dictionaries/dictionaries.js';
+import { effectiveTarget } from '../targets/targets.js';
+import { JobLogWriter } from '../log.js';
 import { hms } from './durations.js';
 import { finishJob } from './follow-up.js';
 import { jobError, jobErrorLabel } from './job-error.js';
-import { getDialect } from '../../breakout/dialects/index.js';
-import { runDictionary, type TableChange } from '../../breakout/run-dictionary.js';
-import type { FlattenWarning } from '../../breakout/flatten.js';
-import type { CursorSaving } from '../../breakout/cursor-saver.js';
+import { getDialect } from '../../../breakout/dialects/index.js';
+import { runDictionary, type TableChange } from '../../../breakout/run-dictionary.js';
+import type { FlattenWarning } from '../../../breakout/flatten.js';
+import type { CursorSaving } from '../../../breakout/cursor-saver.js';
 
 /** Largest page, in cases, of one target transaction: big enough for the bulk paths. */
 export const PAGE_SIZE = 2000;

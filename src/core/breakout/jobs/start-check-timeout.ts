@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../../shared/errors.js';
 
 /** Default connect timeout of the target check a breakout start makes before answering (SDS_BREAKOUT_CHECK_CONNECT_TIMEOUT_MS). */
 export const DEFAULT_START_CHECK_CONNECT_TIMEOUT_MS = 3000;

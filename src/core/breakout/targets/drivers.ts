@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
-import type { Store } from '../../store/open-store.js';
-import { toAppError } from '../../shared/errors.js';
-import { reportedError } from './job-error.js';
-import { getDialect } from '../../breakout/dialects/index.js';
+import type { Store } from '../../../store/open-store.js';
+import { toAppError } from '../../../shared/errors.js';
+import { reportedError } from '../jobs/job-error.js';
+import { getDialect } from '../../../breakout/dialects/index.js';
 import { effectiveTarget, effectiveTargetWithoutSecrets } from './targets.js';
 
 const require = createRequire(import.meta.url);

@@ -1,15 +1,15 @@
 import { basename, isAbsolute, join, resolve } from 'node:path';
-import type { TargetConfig, TargetSession } from '../../breakout/dialects/dialect.js';
-import { checkTargetConfig, parseTargetUrl, resolveTarget } from '../../breakout/dialects/target-config.js';
-import { describeTls, type TlsMode, type TlsSettings } from '../../breakout/dialects/tls.js';
-import { planBreakout } from '../../breakout/plan.js';
-import type { BreakoutPlan } from '../../breakout/plan-model.js';
-import { getDialect } from '../../breakout/dialects/index.js';
-import type { Store } from '../../store/open-store.js';
-import type { TargetType } from '../../store/targets-repo.js';
-import type { DictionaryRecord, DictionaryRow } from '../../store/dictionaries-repo.js';
-import { AppError } from '../../shared/errors.js';
-import { requireDictionary } from '../dictionaries.js';
+import type { TargetConfig, TargetSession } from '../../../breakout/dialects/dialect.js';
+import { checkTargetConfig, parseTargetUrl, resolveTarget } from '../../../breakout/dialects/target-config.js';
+import { describeTls, type TlsMode, type TlsSettings } from '../../../breakout/dialects/tls.js';
+import { planBreakout } from '../../../breakout/plan.js';
+import type { BreakoutPlan } from '../../../breakout/plan-model.js';
+import { getDialect } from '../../../breakout/dialects/index.js';
+import type { Store } from '../../../store/open-store.js';
+import type { TargetType } from '../../../store/targets-repo.js';
+import type { DictionaryRecord, DictionaryRow } from '../../../store/dictionaries-repo.js';
+import { AppError } from '../../../shared/errors.js';
+import { requireDictionary } from '../../dictionaries/dictionaries.js';
 
 export const TARGET_TYPES: readonly TargetType[] = ['postgresql', 'mysql', 'sqlserver', 'sqlite'];
 

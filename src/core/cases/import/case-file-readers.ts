@@ -1,12 +1,12 @@
 import { extname } from 'node:path';
-import type { Dictionary } from '../../cspro/dictionary/model.js';
-import type { SyncCase } from '../../cspro/case/model.js';
-import { readDatFile } from '../../cspro/case/dat-reader.js';
-import { readJsonCasesFile } from '../../cspro/case/json-cases-reader.js';
-import { checkCsdbFile, readCsdbFile } from '../../cspro/case/csdb-reader.js';
-import type { CaseWarning, ReadPosition } from '../../cspro/case/case-result.js';
-import type { CaseLimits } from '../../cspro/case/case-limits.js';
-import { AppError } from '../../shared/errors.js';
+import type { Dictionary } from '../../../cspro/dictionary/model.js';
+import type { SyncCase } from '../../../cspro/case/model.js';
+import { readDatFile } from '../../../cspro/case/dat-reader.js';
+import { readJsonCasesFile } from '../../../cspro/case/json-cases-reader.js';
+import { checkCsdbFile, readCsdbFile } from '../../../cspro/case/csdb-reader.js';
+import type { CaseWarning, ReadPosition } from '../../../cspro/case/case-result.js';
+import type { CaseLimits } from '../../../cspro/case/case-limits.js';
+import { AppError } from '../../../shared/errors.js';
 import { checkDatFileDictionary } from './dat-dictionary-check.js';
 
 /** One case read, with its warnings and (.csdb, .json) its 0-based position, or why it could not be read. */

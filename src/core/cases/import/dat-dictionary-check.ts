@@ -1,7 +1,7 @@
-import type { Dictionary } from '../../cspro/dictionary/model.js';
-import { readDatFile } from '../../cspro/case/dat-reader.js';
-import { UNKNOWN_RECORD_TYPE } from '../../cspro/case/text-to-case.js';
-import { AppError } from '../../shared/errors.js';
+import type { Dictionary } from '../../../cspro/dictionary/model.js';
+import { readDatFile } from '../../../cspro/case/dat-reader.js';
+import { UNKNOWN_RECORD_TYPE } from '../../../cspro/case/text-to-case.js';
+import { AppError } from '../../../shared/errors.js';
 
 /** Default of `limits.import_mismatch_cases` (docs/limits.md). */
 export const DEFAULT_IMPORT_MISMATCH_CASES = 20;

@@ -6,7 +6,7 @@
 
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppError } from '../../shared/errors.js';
+import { AppError } from '../../../shared/errors.js';
 import type { ImportWarning, ReadErrorShape } from './read-worker-protocol.js';
 
 function stamp(d: Date): string {

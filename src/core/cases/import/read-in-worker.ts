@@ -1,7 +1,7 @@
-import type { Dictionary } from '../../cspro/dictionary/model.js';
-import { DEFAULT_CASE_LIMITS, type CaseLimits } from '../../cspro/case/case-limits.js';
-import { AppError, isErrorCode } from '../../shared/errors.js';
-import { startWorker } from '../../shared/start-worker.js';
+import type { Dictionary } from '../../../cspro/dictionary/model.js';
+import { DEFAULT_CASE_LIMITS, type CaseLimits } from '../../../cspro/case/case-limits.js';
+import { AppError, isErrorCode } from '../../../shared/errors.js';
+import { startWorker } from '../../../shared/start-worker.js';
 import type { ReadErrorShape, ReadItem, ReadWorkerInput, ReadWorkerMessage } from './read-worker-protocol.js';
 
 function toError(e: ReadErrorShape): AppError {

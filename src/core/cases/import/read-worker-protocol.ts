@@ -1,7 +1,7 @@
-import type { ErrorDetails } from '../../shared/errors.js';
-import type { CaseWarning } from '../../cspro/case/case-result.js';
-import type { CaseLimits } from '../../cspro/case/case-limits.js';
-import type { CaseWrite } from '../../store/cases-repo.js';
+import type { ErrorDetails } from '../../../shared/errors.js';
+import type { CaseWarning } from '../../../cspro/case/case-result.js';
+import type { CaseLimits } from '../../../cspro/case/case-limits.js';
+import type { CaseWrite } from '../../../store/cases-repo.js';
 
 /** Cases per message from the reading thread: one store batch. */
 export const READ_BATCH = 500;

@@ -4,11 +4,11 @@
  * batches ahead of the writer only up to READ_AHEAD, so memory stays bounded.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Dictionary } from '../../cspro/dictionary/model.js';
-import { toAppError, type ErrorDetails } from '../../shared/errors.js';
-import { checkCaseFields } from '../../cspro/case/case-limits.js';
-import type { CaseWrite } from '../../store/cases-repo.js';
-import { toCaseWrite } from '../case-merge.js';
+import type { Dictionary } from '../../../cspro/dictionary/model.js';
+import { toAppError, type ErrorDetails } from '../../../shared/errors.js';
+import { checkCaseFields } from '../../../cspro/case/case-limits.js';
+import type { CaseWrite } from '../../../store/cases-repo.js';
+import { toCaseWrite } from '../merge.js';
 import { caseFileReader, type ReadResult } from './case-file-readers.js';
 import { READ_AHEAD, READ_BATCH, type ImportWarning, type ReadErrorShape, type ReadItem, type ReadWorkerInput, type ReadWorkerMessage } from './read-worker-protocol.js';
 
