@@ -1,25 +1,17 @@
 import type { Command } from 'commander';
 import { runBreakoutNow } from '../../core/breakout/jobs/jobs.js';
-import { dropBreakoutTables } from '../../core/breakout/tables.js';
-import { checkDatabaseDrivers } from '../../core/breakout/targets/drivers.js';
-import { EXIT } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
 import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
 import { progressBar } from '../progress.js';
 import { threadsOption } from '../threads-option.js';
 import { jobExitCode, jobOutcome, printJob } from './breakout.js';
+import { dictionaryArgument } from '../dictionary-argument.js';
 
 /** The bar of an incremental run in this process: cli-progress measures the rate itself. */
 export const RUN_BAR = '{dictionary} [{bar}] {percentage}% | {value}/{total} cases | ETA {eta_formatted}';
 
-/** `dictionnaires=NAME` (the spec's spelling) or plain NAME. */
-function dictionaryArgument(arg: string): string {
-  const m = /^dictionnaires?=(.+)$/.exec(arg);
-  return m ? m[1]! : arg;
-}
-
-/** The spec's operator commands, also under their `service:` names. */
-export function registerOperatorCommands(program: Command): void {
+/** `sds process-cases-by-dict` (also `service:process-cases-by-dict`): an incremental breakout in the foreground. */
+export function registerProcessCasesCommand(program: Command): void {
   program
     .command('process-cases-by-dict <name>')
     .alias('service:process-cases-by-dict')
@@ -68,39 +60,6 @@ export function registerOperatorCommands(program: Command): void {
         // Stopped (SIGTERM from the scheduler's time limit, Ctrl-C): the job is recorded, so exit now
         // rather than wait out the driver's timeout of a connect still pending (docs/scheduler.md, "Time limit").
         if (signal.aborted) setImmediate(() => process.exit());
-      }),
-    );
-
-  program
-    .command('drop-breakout-tables <name>')
-    .alias('service:drop-breakout-tables')
-    .description('drop the breakout tables of a dictionary')
-    .addHelpText('after', examples('sds drop-breakout-tables CEN2000'))
-    .action(
-      action(async (ctx, name: string) => {
-        const r = await dropBreakoutTables(ctx.store(), dictionaryArgument(name));
-        ctx.print(r, () => `${r.message} (${r.freed_space} freed)`);
-      }),
-    );
-
-  program
-    .command('check-database-drivers')
-    .alias('service:check-database-drivers')
-    .description('which database drivers load, their versions, and whether each dictionary target answers (exit 5 when one does not)')
-    .addHelpText('after', examples('sds check-database-drivers', 'sds check-database-drivers --json'))
-    .action(
-      action(async (ctx) => {
-        const r = await checkDatabaseDrivers(ctx.store());
-        ctx.print(r, () =>
-          [
-            ctx.table(['driver', 'database', 'module', 'available', 'version'], r.drivers.map((d) => [d.driver, d.database, d.module, d.available ? 'yes' : `no: ${d.error}`, d.version])),
-            r.targets.length
-              ? ctx.table(['dictionary', 'target', 'reachable'], r.targets.map((t) => [t.dictionary, t.target, t.reachable ? `yes (${t.server_version})` : `no: ${t.error?.code} ${t.error?.message}`]))
-              : 'no dictionaries, so no targets to check',
-          ].join('\n'),
-        );
-        // Exit 5 when a driver does not load or a configured target does not answer; 0 with no dictionaries.
-        if (r.drivers.some((d) => !d.available) || r.targets.some((t) => !t.reachable)) process.exitCode = EXIT.external;
       }),
     );
 }
