@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { AppError, EXIT, formatLocation, toAppError } from '../shared/errors.js';
-import { reportedError } from '../core/breakout/jobs/job-error.js';
+import { reportedError } from '../core/breakout/index.js';
 import { registerHomeCommands } from './commands/home.js';
 import { registerDictCommands } from './commands/dict.js';
 import { registerCasesCommands } from './commands/cases.js';
@@ -18,7 +18,7 @@ import { registerLogsCommand } from './commands/logs.js';
 import { registerScheduleCommands } from './commands/schedule.js';
 import { registerWebhooksCommands } from './commands/webhooks.js';
 import { registerStatusCommand } from './commands/status.js';
-import { VERSION } from '../core/home/version.js';
+import { VERSION } from '../core/home/index.js';
 import { registerConfigCommand } from './commands/config.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { printVersion, versionRequest } from './commands/version.js';

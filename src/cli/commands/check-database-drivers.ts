@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { checkDatabaseDrivers } from '../../core/breakout/targets/drivers.js';
+import { checkDatabaseDrivers } from '../../core/breakout/index.js';
 import { EXIT } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { dropBreakoutTables } from '../../core/breakout/tables.js';
+import { dropBreakoutTables } from '../../core/breakout/index.js';
 import { action, examples } from '../action.js';
 import { dictionaryArgument } from '../dictionary-argument.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { initHome } from '../../core/home/init.js';
+import { initHome } from '../../core/home/index.js';
 import { action, examples } from '../action.js';
 import { fields } from '../render.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { listBreakoutLogs } from '../../core/breakout/log.js';
+import { listBreakoutLogs } from '../../core/breakout/index.js';
 import { action, examples } from '../action.js';
 
 /** `sds logs`: the breakout log of the integration API (docs/http-api.md). */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { metrics } from '../../core/metrics/metrics.js';
+import { metrics } from '../../core/metrics/index.js';
 import { action, examples } from '../action.js';
 
 /** `sds metrics`: the integration API's metrics (docs/http-api.md). */

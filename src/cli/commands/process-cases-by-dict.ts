@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { runBreakoutNow } from '../../core/breakout/jobs/jobs.js';
+import { runBreakoutNow } from '../../core/breakout/index.js';
 import { action, examples } from '../action.js';
 import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
 import { progressBar } from '../progress.js';

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import { AppError, EXIT } from '../../shared/errors.js';
-import { addWebhook, EVENT_KINDS, listWebhooks, parseWebhookId, removeWebhook, updateWebhook, type WebhookFields } from '../../core/webhooks/webhooks.js';
-import { deliverDueWebhooks, parseDeliveriesLimit, testWebhook, webhookDeliveries, webhookSettings } from '../../core/webhooks/delivery.js';
-import { failedWebhookDeliveries, parseDeliveryId, redeliverAndSend } from '../../core/webhooks/redelivery.js';
+import { addWebhook, EVENT_KINDS, listWebhooks, parseWebhookId, removeWebhook, updateWebhook, type WebhookFields, deliverDueWebhooks, parseDeliveriesLimit, testWebhook, webhookDeliveries, webhookSettings, failedWebhookDeliveries, parseDeliveryId, redeliverAndSend } from '../../core/webhooks/index.js';
 import { action, examples } from '../action.js';
 import { fields } from '../render.js';
 

@@ -2,7 +2,7 @@ import type { Store } from '../../store/open-store.js';
 import type { BreakoutLogLevel } from '../../store/breakout-log-repo.js';
 import type { JobError, JobProgress } from '../../store/jobs-repo.js';
 import { AppError } from '../../shared/errors.js';
-import { requireDictionary } from '../dictionaries/dictionaries.js';
+import { requireDictionary } from '../dictionaries/index.js';
 import { jobErrorLabel } from './jobs/job-error.js';
 
 export const DEFAULT_LOGS_LIMIT = 100;

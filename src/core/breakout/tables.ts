@@ -1,6 +1,6 @@
 import type { Store } from '../../store/open-store.js';
 import { AppError } from '../../shared/errors.js';
-import { requireDictionary } from '../dictionaries/dictionaries.js';
+import { requireDictionary } from '../dictionaries/index.js';
 import type { TableInfo, TargetSession } from '../../breakout/dialects/dialect.js';
 import type { BreakoutPlan } from '../../breakout/plan-model.js';
 import { withTargetSession } from './targets/targets.js';

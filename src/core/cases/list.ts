@@ -2,8 +2,8 @@ import type { LevelObject, SyncCase } from '../../cspro/case/model.js';
 import type { Store } from '../../store/open-store.js';
 import type { StoredCase } from '../../store/cases-repo.js';
 import { AppError } from '../../shared/errors.js';
-import { requireDictionary } from '../dictionaries/dictionaries.js';
-import { limitsOf } from '../home/limits.js';
+import { requireDictionary } from '../dictionaries/index.js';
+import { limitsOf } from '../home/index.js';
 
 /** Case summary (spec 2.3). */
 export interface CaseSummary {

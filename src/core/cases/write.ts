@@ -2,7 +2,7 @@ import type { Store } from '../../store/open-store.js';
 import type { CaseWrite } from '../../store/cases-repo.js';
 import { nowIso } from '../../store/clock.js';
 import { checkCaseFields } from '../../cspro/case/case-limits.js';
-import { limitsOf } from '../home/limits.js';
+import { limitsOf } from '../home/index.js';
 import { mergeCaseWrite, type MergeOutcome } from './merge.js';
 
 /**

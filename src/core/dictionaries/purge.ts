@@ -4,9 +4,7 @@ import type { Store } from '../../store/open-store.js';
 import type { PurgeCounts } from '../../store/dictionaries-repo.js';
 import { AppError } from '../../shared/errors.js';
 import { requireDictionaryRow } from './dictionaries.js';
-import { dropBreakoutTables } from '../breakout/tables.js';
-import { reapDeadJobs } from '../breakout/jobs/follow-up.js';
-import { jobLogPath, processAlive } from '../breakout/jobs/job-process.js';
+import { dropBreakoutTables, reapDeadJobs, jobLogPath, processAlive } from '../breakout/index.js';
 
 /** Reply of a purge: what was removed, and the breakout tables dropped or left in the target. */
 export interface PurgeReply {

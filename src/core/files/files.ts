@@ -3,7 +3,7 @@ import type { Store } from '../../store/open-store.js';
 import type { FileRow } from '../../store/files-repo.js';
 import type { Role } from '../../store/users-repo.js';
 import { AppError } from '../../shared/errors.js';
-import { can } from '../auth/permissions.js';
+import { can } from '../auth/index.js';
 import { commitStaged, discardStaged, removeDurably, stageFile } from './atomic-write.js';
 import { openSnapshot, type FileSnapshot } from './file-snapshot.js';
 import { contentTypeOf, mediaPath } from './media-path.js';

@@ -4,10 +4,10 @@ import type { HomePaths } from '../../shared/home.js';
 import { homeConfigPath, readHomeConfig, unknownConfigKeys } from '../../shared/home-config.js';
 import { currentVersion, loadMigrations } from '../../store/migrate.js';
 import { LIMIT_SETTINGS, loadLimits } from './limits.js';
-import { LOGIN_THROTTLE_SETTINGS, loadLoginGuardSettings } from '../auth/login-throttle-policy.js';
-import { schedulerSettings } from '../scheduler/settings.js';
-import { DELIVERY_ENV, webhookSettings } from '../webhooks/delivery.js';
-import { statusConnectTimeout } from '../breakout/status.js';
+import { LOGIN_THROTTLE_SETTINGS, loadLoginGuardSettings } from '../auth/index.js';
+import { schedulerSettings } from '../scheduler/index.js';
+import { DELIVERY_ENV, webhookSettings } from '../webhooks/index.js';
+import { statusConnectTimeout } from '../breakout/index.js';
 
 /** Where a setting's value came from, in the order of precedence (docs/decisions.md, "`sds config`"). */
 export type SettingSource = 'flag' | 'environment' | 'config.json' | 'default';

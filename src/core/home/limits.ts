@@ -3,7 +3,7 @@ import { homeConfigPath, readHomeConfig } from '../../shared/home-config.js';
 import type { HomePaths } from '../../shared/home.js';
 import { DEFAULT_CASE_LIMITS, type CaseLimits } from '../../cspro/case/case-limits.js';
 import type { Store } from '../../store/open-store.js';
-import { DEFAULT_IMPORT_MISMATCH_CASES } from '../cases/import/dat-dictionary-check.js';
+import { DEFAULT_IMPORT_MISMATCH_CASES } from '../cases/index.js';
 
 /**
  * Every limit on what is stored and parsed (docs/limits.md): the case field limits of

@@ -3,11 +3,9 @@ import { readFileSync } from 'node:fs';
 import type { HomePaths } from '../../shared/home.js';
 import { initHome } from './init.js';
 import { openStore } from '../../store/open-store.js';
-import { uploadDictionary } from '../dictionaries/dictionaries.js';
-import { importCases, type ImportReport } from '../cases/import/import-cases.js';
-import { runBreakoutNow } from '../breakout/jobs/jobs.js';
-import type { JobStatusReply } from '../breakout/jobs/job-replies.js';
-import { breakoutTables, type BreakoutTablesReply } from '../breakout/tables.js';
+import { uploadDictionary } from '../dictionaries/index.js';
+import { importCases, type ImportReport } from '../cases/index.js';
+import { runBreakoutNow, type JobStatusReply, breakoutTables, type BreakoutTablesReply } from '../breakout/index.js';
 import { AppError, isErrorCode } from '../../shared/errors.js';
 
 export const QUICKSTART_DICTIONARY_FILE = 'popstan-census.json.dcf';

@@ -1,6 +1,6 @@
 import type { Store } from '../../store/open-store.js';
 import type { DictionaryRow } from '../../store/dictionaries-repo.js';
-import { reapDeadJobs } from '../breakout/jobs/follow-up.js';
+import { reapDeadJobs } from '../breakout/index.js';
 
 /** Breakout state of a dictionary in the metrics (spec 2.10 shows `completed` and `in_progress`). */
 export type BreakoutState = 'in_progress' | 'completed' | 'failed' | 'not_started';

@@ -2,10 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/open-store.js';
 import { AppError } from '../../shared/errors.js';
 import { nowIso } from '../../store/clock.js';
-import { requireDictionary } from '../dictionaries/dictionaries.js';
-import { spawnJobProcess } from '../breakout/jobs/job-process.js';
-import { reapDeadJobs } from '../breakout/jobs/follow-up.js';
-import { isBreakoutConfigured } from '../breakout/targets/targets.js';
+import { requireDictionary } from '../dictionaries/index.js';
+import { spawnJobProcess, reapDeadJobs, isBreakoutConfigured } from '../breakout/index.js';
 
 /** Events of spec 6.2 that the breakout webhook accepts. */
 export const INCOMING_EVENTS = ['case_uploaded', 'case_modified', 'case_verified', 'dictionary_uploaded'] as const;

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Store } from '../../store/open-store.js';
 import { AppError } from '../../shared/errors.js';
-import { reapDeadJobs } from '../breakout/jobs/follow-up.js';
+import { reapDeadJobs } from '../breakout/index.js';
 import { requireSchedule, type ScheduleRef } from './schedules.js';
 import { busyReason, reapDeadRuns, runSchedule, SDS_BIN, SPAWN_FAILED_EXIT_CODE, type RunOutcome } from './run-schedule.js';
 import type { SchedulerSettings } from './settings.js';

@@ -7,8 +7,7 @@ import type { ScheduleRow, ScheduleRunOutcome, ScheduleRunTrigger } from '../../
 import { nextOccurrence } from '../../scheduler/cron.js';
 import { runChild, type ChildResult } from '../../scheduler/run-child.js';
 import { commandLine, formatRunLog, runLogName } from '../../scheduler/run-log.js';
-import { processAlive } from '../breakout/jobs/job-process.js';
-import { reapDeadJobs } from '../breakout/jobs/follow-up.js';
+import { processAlive, reapDeadJobs } from '../breakout/index.js';
 import type { SchedulerSettings } from './settings.js';
 import { AppError } from '../../shared/errors.js';
 

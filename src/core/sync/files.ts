@@ -2,9 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Store } from '../../store/open-store.js';
 import { AppError } from '../../shared/errors.js';
-import { openSnapshot, type FileSnapshot } from '../files/file-snapshot.js';
-import { storeFile, type FileWriter } from '../files/files.js';
-import { mediaPath } from '../files/media-path.js';
+import { openSnapshot, type FileSnapshot, storeFile, type FileWriter, mediaPath } from '../files/index.js';
 
 /** A file or folder as CSWeb describes it to the data-collection client. */
 export type CsFileInfo =

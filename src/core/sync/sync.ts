@@ -6,14 +6,11 @@ import { AppError } from '../../shared/errors.js';
 import { planChunk, type ChunkPlan } from '../../sync/chunk-plan.js';
 import type { DownloadRequest, UploadRequest } from '../../sync/headers.js';
 import { wireCaseJson } from '../../sync/case-wire.js';
-import { requireDictionary, requireDictionaryRow, uploadDictionary, type UploadReply as UploadDictionaryReply } from '../dictionaries/dictionaries.js';
-import { MAX_LABEL_LENGTH } from '../dictionaries/label.js';
+import { requireDictionary, requireDictionaryRow, uploadDictionary, type UploadReply as UploadDictionaryReply, MAX_LABEL_LENGTH } from '../dictionaries/index.js';
 import { parseDictionary } from '../../cspro/dictionary/parse-dictionary.js';
-import { toCaseWrite, type MergeOutcome } from '../cases/merge.js';
-import { writeMergedCases } from '../cases/write.js';
-import { deleteCase } from '../cases/delete.js';
+import { toCaseWrite, type MergeOutcome, writeMergedCases, deleteCase } from '../cases/index.js';
 import { checkCaseFields } from '../../cspro/case/case-limits.js';
-import { limitsOf } from '../home/limits.js';
+import { limitsOf } from '../home/index.js';
 
 /** `GET /api/server`: this server's device id in vector clocks, and the sync API version. */
 export function serverInfo(store: Store): { deviceId: string; apiVersion: number } {

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { EVENT_KINDS } from '../../core/webhooks/webhooks.js';
-import { MAX_DELIVERIES_LIMIT } from '../../core/webhooks/delivery.js';
+import { EVENT_KINDS, MAX_DELIVERIES_LIMIT } from '../../core/webhooks/index.js';
 import { Timestamp } from './common.js';
 
 const EventKind = z.enum(EVENT_KINDS).meta({ description: 'event kind (spec 6.1)' });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Store } from '../../../store/open-store.js';
 
-/** bin/sds of this installation (src/core/breakout and dist/core/breakout are both three levels down). */
+/** bin/sds of this installation (src/core/breakout/jobs and dist/core/breakout/jobs are both four levels down). */
 const SDS_BIN = fileURLToPath(new URL('../../../../bin/sds', import.meta.url));
 
 /** Path of a job's own log file. */

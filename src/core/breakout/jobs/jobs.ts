@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Store } from '../../../store/open-store.js';
 import type { JobMode, JobRow, JobStatus } from '../../../store/jobs-repo.js';
 import { AppError, toAppError } from '../../../shared/errors.js';
-import { requireDictionary } from '../../dictionaries/dictionaries.js';
+import { requireDictionary } from '../../dictionaries/index.js';
 import { existingPlanTables } from '../../../breakout/run-dictionary.js';
 import { runJob, type RunJobOptions } from './run-job.js';
 import { spawnJobProcess } from './job-process.js';

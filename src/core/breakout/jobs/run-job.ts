@@ -1,7 +1,7 @@
 import type { Store } from '../../../store/open-store.js';
 import type { JobRow } from '../../../store/jobs-repo.js';
 import { toAppError } from '../../../shared/errors.js';
-import { requireDictionary } from '../../dictionaries/dictionaries.js';
+import { requireDictionary } from '../../dictionaries/index.js';
 import { effectiveTarget } from '../targets/targets.js';
 import { JobLogWriter } from '../log.js';
 import { hms } from './durations.js';

@@ -1,6 +1,6 @@
 import type { Store } from '../../../store/open-store.js';
 import { AppError } from '../../../shared/errors.js';
-import { requireDictionary } from '../../dictionaries/dictionaries.js';
+import { requireDictionary } from '../../dictionaries/index.js';
 import { spawnJobProcess } from './job-process.js';
 import { createJob, parseThreads } from './jobs.js';
 

@@ -9,7 +9,7 @@ import type { Store } from '../../../store/open-store.js';
 import type { TargetType } from '../../../store/targets-repo.js';
 import type { DictionaryRecord, DictionaryRow } from '../../../store/dictionaries-repo.js';
 import { AppError } from '../../../shared/errors.js';
-import { requireDictionary } from '../../dictionaries/dictionaries.js';
+import { requireDictionary } from '../../dictionaries/index.js';
 
 export const TARGET_TYPES: readonly TargetType[] = ['postgresql', 'mysql', 'sqlserver', 'sqlite'];
 

@@ -2,14 +2,14 @@ import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Store } from '../../../store/open-store.js';
 import type { CaseWrite } from '../../../store/cases-repo.js';
-import { requireDictionary } from '../../dictionaries/dictionaries.js';
+import { requireDictionary } from '../../dictionaries/index.js';
 import { writeMergedCases } from '../write.js';
 import { AppError, toAppError } from '../../../shared/errors.js';
 import { caseFileReader, checkCaseFile } from './case-file-readers.js';
 import { readCaseFileInWorker } from './read-in-worker.js';
 import type { ImportWarning, ReadErrorShape } from './read-worker-protocol.js';
 import { errorLine, ImportLog, warningLine } from './import-log.js';
-import { limitsOf } from '../../home/limits.js';
+import { limitsOf } from '../../home/index.js';
 
 export type { ImportWarning } from './read-worker-protocol.js';
 export { warningLine } from './import-log.js';
