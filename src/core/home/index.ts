@@ -1,6 +1,6 @@
 /**
  * The home module: a home's creation (`sds init`, `sds quickstart`), its effective configuration,
- * limits and version, and the store it holds (docs/architecture.md when present, README "Layout").
+ * limits and version, and the store it holds (README, "Layout").
  */
 export { openStore } from '../../store/open-store.js';
 export type { Store } from '../../store/open-store.js';
