@@ -1,5 +1,15 @@
 import type { Command } from 'commander';
-import { cancelJob, jobStatus, listJobs, startBreakout, waitForJob, type JobStatusReply, breakoutTables, dropBreakoutTables, runJob } from '../../core/breakout/index.js';
+import {
+  cancelJob,
+  jobStatus,
+  listJobs,
+  startBreakout,
+  waitForJob,
+  type JobStatusReply,
+  breakoutTables,
+  dropBreakoutTables,
+  runJob,
+} from '../../core/breakout/index.js';
 import { EXIT, toAppError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../action.js';

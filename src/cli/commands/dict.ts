@@ -1,7 +1,17 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { AppError } from '../../shared/errors.js';
-import { deleteDictionary, getDictionary, listDictionaries, uploadDictionary, type BreakoutRebuildNotice, type DictionaryDetail, purgeCaseCount, purgeDictionary, type PurgeReply } from '../../core/dictionaries/index.js';
+import {
+  deleteDictionary,
+  getDictionary,
+  listDictionaries,
+  uploadDictionary,
+  type BreakoutRebuildNotice,
+  type DictionaryDetail,
+  purgeCaseCount,
+  purgeDictionary,
+  type PurgeReply,
+} from '../../core/dictionaries/index.js';
 import { confirmDestructive } from '../confirm.js';
 import { action, examples } from '../action.js';
 import { fields } from '../render.js';

@@ -1,5 +1,17 @@
 import { Option, type Command } from 'commander';
-import { addSchedule, listSchedules, removeSchedule, scheduleRuns, toggleSchedule, updateSchedule, type ScheduleItem, schedulerSettings, runNow, schedulerRun, type RunOutcome } from '../../core/scheduler/index.js';
+import {
+  addSchedule,
+  listSchedules,
+  removeSchedule,
+  scheduleRuns,
+  toggleSchedule,
+  updateSchedule,
+  type ScheduleItem,
+  schedulerSettings,
+  runNow,
+  schedulerRun,
+  type RunOutcome,
+} from '../../core/scheduler/index.js';
 import { EXIT, AppError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../action.js';

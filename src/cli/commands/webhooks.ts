@@ -1,6 +1,22 @@
 import type { Command } from 'commander';
 import { AppError, EXIT } from '../../shared/errors.js';
-import { addWebhook, EVENT_KINDS, listWebhooks, parseWebhookId, removeWebhook, updateWebhook, type WebhookFields, deliverDueWebhooks, parseDeliveriesLimit, testWebhook, webhookDeliveries, webhookSettings, failedWebhookDeliveries, parseDeliveryId, redeliverAndSend } from '../../core/webhooks/index.js';
+import {
+  addWebhook,
+  EVENT_KINDS,
+  listWebhooks,
+  parseWebhookId,
+  removeWebhook,
+  updateWebhook,
+  type WebhookFields,
+  deliverDueWebhooks,
+  parseDeliveriesLimit,
+  testWebhook,
+  webhookDeliveries,
+  webhookSettings,
+  failedWebhookDeliveries,
+  parseDeliveryId,
+  redeliverAndSend,
+} from '../../core/webhooks/index.js';
 import { action, examples } from '../action.js';
 import { fields } from '../render.js';
 

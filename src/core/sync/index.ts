@@ -4,5 +4,14 @@
  */
 export { deviceOf, isSyncDownload, parseDownloadHeaders, parseUploadHeaders } from '../../sync/headers.js';
 export { listApps, listClientFolder, openApp, openClientFile, putClientFile } from './files.js';
-export { chunkJson, deleteSyncedCase, downloadCases, getSyncCaseJson, serverInfo, syncHistory, uploadCases, uploadRawDictionary } from './sync.js';
+export {
+  chunkJson,
+  deleteSyncedCase,
+  downloadCases,
+  getSyncCaseJson,
+  serverInfo,
+  syncHistory,
+  uploadCases,
+  uploadRawDictionary,
+} from './sync.js';
 export { readUploadBody } from './upload-body.js';

@@ -6,7 +6,13 @@ import { AppError } from '../../shared/errors.js';
 import { planChunk, type ChunkPlan } from '../../sync/chunk-plan.js';
 import type { DownloadRequest, UploadRequest } from '../../sync/headers.js';
 import { wireCaseJson } from '../../sync/case-wire.js';
-import { requireDictionary, requireDictionaryRow, uploadDictionary, type UploadReply as UploadDictionaryReply, MAX_LABEL_LENGTH } from '../dictionaries/index.js';
+import {
+  requireDictionary,
+  requireDictionaryRow,
+  uploadDictionary,
+  type UploadReply as UploadDictionaryReply,
+  MAX_LABEL_LENGTH,
+} from '../dictionaries/index.js';
 import { parseDictionary } from '../../cspro/dictionary/parse-dictionary.js';
 import { toCaseWrite, type MergeOutcome, writeMergedCases, deleteCase } from '../cases/index.js';
 import { checkCaseFields } from '../../cspro/case/case-limits.js';

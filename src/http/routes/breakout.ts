@@ -1,5 +1,13 @@
 import { hideServerPathsIn } from '../hide-server-paths.js';
-import { jobStatus, listJobs, startBreakout, listBreakoutLogs, breakoutTables, dropBreakoutTables, triggerBreakout } from '../../core/breakout/index.js';
+import {
+  jobStatus,
+  listJobs,
+  startBreakout,
+  listBreakoutLogs,
+  breakoutTables,
+  dropBreakoutTables,
+  triggerBreakout,
+} from '../../core/breakout/index.js';
 import { metrics } from '../../core/metrics/index.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { readJson } from '../read-body.js';

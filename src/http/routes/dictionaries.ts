@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { deleteDictionary, getDictionary, listDictionaries, uploadDictionary, type UploadReply, purgeDictionary } from '../../core/dictionaries/index.js';
+import {
+  deleteDictionary,
+  getDictionary,
+  listDictionaries,
+  uploadDictionary,
+  type UploadReply,
+  purgeDictionary,
+} from '../../core/dictionaries/index.js';
 import { AppError } from '../../shared/errors.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { readUpload } from '../read-upload.js';

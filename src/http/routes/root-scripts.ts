@@ -2,7 +2,16 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AppError, toAppError } from '../../shared/errors.js';
 import { breakoutStatus, readBreakoutLog } from '../../core/breakout/index.js';
-import { enforceRateLimit, bearerOf, checkBearerToken, checkWebhookToken, configuredToken, receiveEvent, applyDictionarySchema, dictionarySchema } from '../../core/root-scripts/index.js';
+import {
+  enforceRateLimit,
+  bearerOf,
+  checkBearerToken,
+  checkWebhookToken,
+  configuredToken,
+  receiveEvent,
+  applyDictionarySchema,
+  dictionarySchema,
+} from '../../core/root-scripts/index.js';
 import type { AppEnv } from '../app-env.js';
 import { clientAddress } from '../client-address.js';
 import type { ApiBuilder } from '../api-builder.js';

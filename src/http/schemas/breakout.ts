@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { type StartReply as CoreStartReply, type JobListItem as CoreJobListItem, type JobStatusReply as CoreJobStatus, type BreakoutTablesReply as CoreTablesReply, type TriggerReply as CoreTriggerReply, type BreakoutLogItem as CoreLogItem, TRIGGER_MODES } from '../../core/breakout/index.js';
+import {
+  type StartReply as CoreStartReply,
+  type JobListItem as CoreJobListItem,
+  type JobStatusReply as CoreJobStatus,
+  type BreakoutTablesReply as CoreTablesReply,
+  type TriggerReply as CoreTriggerReply,
+  type BreakoutLogItem as CoreLogItem,
+  TRIGGER_MODES,
+} from '../../core/breakout/index.js';
 import type { MetricsReply as CoreMetrics } from '../../core/metrics/index.js';
 import { ErrorBody, Timestamp } from './common.js';
 

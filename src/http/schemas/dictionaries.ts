@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import type { BreakoutRebuildNotice as CoreRebuild, DictionaryDetail as CoreDetail, DictionaryListItem as CoreListItem, DictionaryShort as CoreShort, PurgeReply as CorePurgeReply } from '../../core/dictionaries/index.js';
+import type {
+  BreakoutRebuildNotice as CoreRebuild,
+  DictionaryDetail as CoreDetail,
+  DictionaryListItem as CoreListItem,
+  DictionaryShort as CoreShort,
+  PurgeReply as CorePurgeReply,
+} from '../../core/dictionaries/index.js';
 import { Timestamp } from './common.js';
 
 const NameLabel = z.strictObject({ name: z.string(), label: z.string() });

@@ -1,6 +1,15 @@
 import { z } from 'zod';
-import type { StatusItem as CoreStatusItem, StatusReply as CoreStatusReply, LogReaderReply as CoreLogReaderReply } from '../../core/breakout/index.js';
-import { type IncomingReply as CoreIncomingReply, type SchemaApplyReply as CoreSchemaApplyReply, type SchemaReply as CoreSchemaReply, INCOMING_EVENTS } from '../../core/root-scripts/index.js';
+import type {
+  StatusItem as CoreStatusItem,
+  StatusReply as CoreStatusReply,
+  LogReaderReply as CoreLogReaderReply,
+} from '../../core/breakout/index.js';
+import {
+  type IncomingReply as CoreIncomingReply,
+  type SchemaApplyReply as CoreSchemaApplyReply,
+  type SchemaReply as CoreSchemaReply,
+  INCOMING_EVENTS,
+} from '../../core/root-scripts/index.js';
 import { ErrorBody, Timestamp } from './common.js';
 import { BreakoutLogEntry } from './breakout.js';
 

@@ -8,7 +8,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMysqlDatabase, createPostgresDatabase, createSqliteFile, type TestDatabase } from '../../helpers/test-databases.js';
-import { datLines, groupPopstan, openQuery, popstanModel, popstanStore, POPSTAN, rawNumeric, setTargetConfig } from '../../helpers/breakout-helpers.js';
+import {
+  datLines,
+  groupPopstan,
+  openQuery,
+  popstanModel,
+  popstanStore,
+  POPSTAN,
+  rawNumeric,
+  setTargetConfig,
+} from '../../helpers/breakout-helpers.js';
 import { fixture, tempStore } from '../../helpers/temp-home.js';
 import { runBreakoutNow, startBreakout } from '../../../src/core/breakout/jobs/jobs.js';
 import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';

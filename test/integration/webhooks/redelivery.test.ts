@@ -13,7 +13,11 @@ import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js
 import { importCases } from '../../../src/core/cases/import/import-cases.js';
 import { addWebhook } from '../../../src/core/webhooks/webhooks.js';
 import { deliverDueWebhooks, webhookDeliveries, webhookSettings } from '../../../src/core/webhooks/delivery.js';
-import { failedWebhookDeliveries, redeliverFailedWebhookDeliveries, redeliverWebhookDelivery } from '../../../src/core/webhooks/redelivery.js';
+import {
+  failedWebhookDeliveries,
+  redeliverFailedWebhookDeliveries,
+  redeliverWebhookDelivery,
+} from '../../../src/core/webhooks/redelivery.js';
 import { AppError } from '../../../src/shared/errors.js';
 import type { Store } from '../../../src/store/open-store.js';
 import { fixture, tempStore } from '../../helpers/temp-home.js';

@@ -10,7 +10,15 @@ import { checkCaseFields } from '../../../cspro/case/case-limits.js';
 import type { CaseWrite } from '../../../store/cases-repo.js';
 import { toCaseWrite } from '../merge.js';
 import { caseFileReader, type ReadResult } from './case-file-readers.js';
-import { READ_AHEAD, READ_BATCH, type ImportWarning, type ReadErrorShape, type ReadItem, type ReadWorkerInput, type ReadWorkerMessage } from './read-worker-protocol.js';
+import {
+  READ_AHEAD,
+  READ_BATCH,
+  type ImportWarning,
+  type ReadErrorShape,
+  type ReadItem,
+  type ReadWorkerInput,
+  type ReadWorkerMessage,
+} from './read-worker-protocol.js';
 
 const port = parentPort!;
 const { file, model, limits } = workerData as ReadWorkerInput;
