@@ -3,7 +3,7 @@
  * path (`writeMergedCases`) and the import of case files (`import/`).
  */
 export { deleteCase } from './delete.js';
-export { DEFAULT_IMPORT_MISMATCH_CASES, importCases, warningLine } from './import/index.js';
+export { importCases, warningLine } from './import/index.js';
 export type { ImportReport } from './import/index.js';
 export { DEFAULT_CASES_LIMIT, MAX_CASES_LIMIT, getCase, listCases, parsePaging } from './list.js';
 export type { CaseList } from './list.js';

@@ -3,7 +3,6 @@ import { homeConfigPath, readHomeConfig } from '../../shared/home-config.js';
 import type { HomePaths } from '../../shared/home.js';
 import { DEFAULT_CASE_LIMITS, type CaseLimits } from '../../cspro/case/case-limits.js';
 import type { Store } from '../../store/open-store.js';
-import { DEFAULT_IMPORT_MISMATCH_CASES } from '../cases/index.js';
 
 /**
  * Every limit on what is stored and parsed (docs/limits.md): the case field limits of
@@ -19,6 +18,9 @@ export interface Limits extends CaseLimits {
 }
 
 const MB = 1024 * 1024;
+
+/** Default of `limits.import_mismatch_cases` (docs/limits.md). */
+const DEFAULT_IMPORT_MISMATCH_CASES = 20;
 
 export const DEFAULT_LIMITS: Readonly<Limits> = {
   ...DEFAULT_CASE_LIMITS,

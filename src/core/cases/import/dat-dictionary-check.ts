@@ -3,9 +3,6 @@ import { readDatFile } from '../../../cspro/case/dat-reader.js';
 import { UNKNOWN_RECORD_TYPE } from '../../../cspro/case/text-to-case.js';
 import { AppError } from '../../../shared/errors.js';
 
-/** Default of `limits.import_mismatch_cases` (docs/limits.md). */
-export const DEFAULT_IMPORT_MISMATCH_CASES = 20;
-
 /** Record types shown in the message, at most (a dictionary can have hundreds of records). */
 const TYPES_SHOWN = 8;
 
