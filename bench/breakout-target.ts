@@ -4,8 +4,8 @@ import { shipped } from './shipped.js';
 
 const { openStore } = await shipped<typeof import('../src/store/open-store.js')>('store/open-store.js');
 const { resolveHome } = await shipped<typeof import('../src/shared/home.js')>('shared/home.js');
-const { setTarget } = await shipped<typeof import('../src/core/breakout/targets.js')>('core/breakout/targets.js');
-const { runBreakoutNow } = await shipped<typeof import('../src/core/breakout/jobs.js')>('core/breakout/jobs.js');
+const { setTarget } = await shipped<typeof import('../src/core/breakout/targets/targets.js')>('core/breakout/targets/targets.js');
+const { runBreakoutNow } = await shipped<typeof import('../src/core/breakout/jobs/jobs.js')>('core/breakout/jobs/jobs.js');
 const { breakoutTables } = await shipped<typeof import('../src/core/breakout/tables.js')>('core/breakout/tables.js');
 
 const [home, type, url, threads] = process.argv.slice(2) as [string, string, string, string];

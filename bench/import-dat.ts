@@ -3,12 +3,12 @@
 import { readFileSync } from 'node:fs';
 import { shipped } from './shipped.js';
 
-const { importCases } = await shipped<typeof import('../src/core/import-cases.js')>('core/import-cases.js');
-const { uploadDictionary } = await shipped<typeof import('../src/core/dictionaries.js')>('core/dictionaries.js');
+const { importCases } = await shipped<typeof import('../src/core/cases/import/import-cases.js')>('core/cases/import/import-cases.js');
+const { uploadDictionary } = await shipped<typeof import('../src/core/dictionaries/dictionaries.js')>('core/dictionaries/dictionaries.js');
 const { openStore } = await shipped<typeof import('../src/store/open-store.js')>('store/open-store.js');
 const { resolveHome } = await shipped<typeof import('../src/shared/home.js')>('shared/home.js');
 
-const { addWebhook } = await shipped<typeof import('../src/core/webhooks.js')>('core/webhooks.js');
+const { addWebhook } = await shipped<typeof import('../src/core/webhooks/webhooks.js')>('core/webhooks/webhooks.js');
 
 const [home, datFile, dcf, webhook] = process.argv.slice(2) as [string, string, string, string | undefined];
 // A fresh home, made as `sds init` makes one.

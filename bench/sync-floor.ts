@@ -12,9 +12,9 @@ import { inflateSync } from 'node:zlib';
 import { shipped } from './shipped.js';
 
 type HomeModule = typeof import('../src/shared/home.js');
-type InitModule = typeof import('../src/core/init.js');
+type InitModule = typeof import('../src/core/home/init.js');
 type StoreModule = typeof import('../src/store/open-store.js');
-type DictionariesModule = typeof import('../src/core/dictionaries.js');
+type DictionariesModule = typeof import('../src/core/dictionaries/dictionaries.js');
 
 interface WireCase {
   id: string;
@@ -27,9 +27,9 @@ interface WireCase {
 /** Seconds to store `bodies` (zlib JSON arrays of cases of `dictionary`, read from `dcf`) at the floor, in a home under `dir`. */
 export async function syncFloorSeconds(bodies: Buffer[], dcf: string, dictionary: string, dir: string): Promise<number> {
   const { resolveHome } = await shipped<HomeModule>('shared/home.js');
-  const { initHome } = await shipped<InitModule>('core/init.js');
+  const { initHome } = await shipped<InitModule>('core/home/init.js');
   const { openStore } = await shipped<StoreModule>('store/open-store.js');
-  const { uploadDictionary, requireDictionary } = await shipped<DictionariesModule>('core/dictionaries.js');
+  const { uploadDictionary, requireDictionary } = await shipped<DictionariesModule>('core/dictionaries/dictionaries.js');
   const home = resolveHome(join(dir, 'floor-home'));
   initHome(home);
   const store = openStore(home);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { resolveHome, type HomePaths } from '../shared/home.js';
-import { openStore, type Store } from '../store/open-store.js';
+import { openStore, type Store } from '../core/home/index.js';
 import { plainTables, table, type Cell } from './render.js';
 
 /** What every command handler gets: resolved global options, the home, and a lazily opened store. */

@@ -1,4 +1,4 @@
-import { warningLine, type ImportReport } from '../core/import-cases.js';
+import { warningLine, type ImportReport } from '../core/cases/index.js';
 
 /** Warnings shown per file on `--verbose`; the log file has them all. */
 export const VERBOSE_WARNINGS_SHOWN = 50;

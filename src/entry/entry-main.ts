@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { reportedError } from '../core/breakout/job-error.js';
+import { reportedError } from '../core/breakout/index.js';
 import { AppError, toAppError } from '../shared/errors.js';
 import { resolveHome, type HomePaths } from '../shared/home.js';
 import { openStore, type Store } from '../store/open-store.js';

@@ -3,7 +3,7 @@
  * this process. Core starts it detached, with stdout and stderr in the job's log file
  * (docs/decisions.md, "Process model").
  */
-import { runJob } from '../core/breakout/run-job.js';
+import { runJob } from '../core/breakout/index.js';
 import { EXIT } from '../shared/errors.js';
 import { runEntry } from './entry-main.js';
 import { stopOnSignals } from './stop-on-signals.js';

@@ -4,8 +4,7 @@
  * with the home's scheduler settings (docs/scheduler.md, "Run Now"). Its outcome is the run's
  * history entry; its own output goes nowhere.
  */
-import { runNow } from '../core/scheduler/run-now.js';
-import { schedulerSettings } from '../core/scheduler/settings.js';
+import { runNow, schedulerSettings } from '../core/scheduler/index.js';
 import { AppError, EXIT } from '../shared/errors.js';
 import { runEntry } from './entry-main.js';
 import { SIGNAL_EXIT, stopOnSignals } from './stop-on-signals.js';

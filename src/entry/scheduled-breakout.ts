@@ -5,8 +5,7 @@
  * as JSON on stdout for the scheduler, which captures it into the run log and judges the run
  * by it (docs/scheduler.md, "Exit codes recorded for a run").
  */
-import { runBreakoutNow } from '../core/breakout/jobs.js';
-import { jobExitCode } from '../core/breakout/job-replies.js';
+import { jobExitCode, runBreakoutNow } from '../core/breakout/index.js';
 import { runEntry } from './entry-main.js';
 import { SIGNAL_EXIT, stopOnSignals } from './stop-on-signals.js';
 

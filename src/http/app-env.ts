@@ -1,5 +1,5 @@
 import type { HttpBindings } from '@hono/node-server';
-import type { Principal } from '../core/auth/access-tokens.js';
+import type { Principal } from '../core/auth/index.js';
 
 /**
  * Hono environment of the app. Bindings are those of @hono/node-server (the raw Node request,

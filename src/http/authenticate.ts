@@ -1,7 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { requirePermission, type Permission } from '../core/auth/permissions.js';
-import { oauthError } from '../core/auth/oauth-error.js';
-import type { TokenService } from '../core/auth/tokens.js';
+import { requirePermission, type Permission, oauthError, type TokenService } from '../core/auth/index.js';
 import type { AppEnv } from './app-env.js';
 
 const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/i;

@@ -1,9 +1,8 @@
-import { DEFAULT_CLIENTS } from '../core/auth/clients.js';
-import { statusConnectTimeout } from '../core/breakout/status.js';
-import type { DeliverySettings } from '../core/webhook-delivery.js';
-import { loadLoginGuardSettings, type LoginThrottlePolicy } from '../core/auth/login-throttle-policy.js';
+import { DEFAULT_CLIENTS, loadLoginGuardSettings, type LoginThrottlePolicy } from '../core/auth/index.js';
+import { statusConnectTimeout } from '../core/breakout/index.js';
+import type { DeliverySettings } from '../core/webhooks/index.js';
 import type { HomePaths } from '../shared/home.js';
-import { loadLimits, type Limits } from '../core/limits.js';
+import { loadLimits, type Limits } from '../core/home/index.js';
 import { httpTimeouts, type HttpTimeouts } from './timeouts.js';
 
 /**

@@ -2,13 +2,11 @@ import { Hono } from 'hono';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { secureHeaders } from 'hono/secure-headers';
 import { AppError } from '../shared/errors.js';
-import { accessTokenKey } from '../core/auth/signing-key.js';
-import { createTokenService } from '../core/auth/tokens.js';
-import type { Store } from '../store/open-store.js';
+import { accessTokenKey, createTokenService } from '../core/auth/index.js';
+import { type Store, useLimits } from '../core/home/index.js';
 import { ApiBuilder } from './api-builder.js';
 import type { AppEnv } from './app-env.js';
 import { httpConfig, serverLimits, loginGuardOf, type HttpConfig } from './config.js';
-import { useLimits } from '../core/limits.js';
 import { loginEventLine } from './login-log.js';
 import { errorResponse } from './render-error.js';
 import { requestLog } from './request-log.js';
@@ -41,7 +39,7 @@ const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dic
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const config = httpConfig(deps.config);
   const guard = loginGuardOf(config, deps.store.home);
-  // Core reads the store's limits on every write and page (core/limits.ts): set them once here.
+  // Core reads the store's limits on every write and page (core/home/limits.ts): set them once here.
   useLimits(deps.store, serverLimits(config, deps.store.home));
   config.trustedProxies = guard.trustedProxies;
   const tokens = createTokenService({

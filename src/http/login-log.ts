@@ -1,4 +1,4 @@
-import type { LoginEvent } from '../core/auth/login-throttle.js';
+import type { LoginEvent } from '../core/auth/index.js';
 
 /**
  * The server-log line of a failed or throttled login: time, kind, grant, user name (JSON-quoted,

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { AppError } from '../shared/errors.js';
-import { oauthError } from '../core/auth/oauth-error.js';
+import { oauthError } from '../core/auth/index.js';
 import { validate } from './validate.js';
 
 function mediaType(c: Context): string {

@@ -3,7 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AppError, toAppError } from '../shared/errors.js';
 import { requestFate } from './request-fate.js';
-import { reportedError } from '../core/breakout/job-error.js';
+import { reportedError } from '../core/breakout/index.js';
 import { hideServerPaths } from './hide-server-paths.js';
 
 /** Turns anything thrown into an AppError; Hono's own exceptions keep their status meaning. */

@@ -1,7 +1,7 @@
 /**
  * fsync of a file and of a directory, for files that must survive an OS crash or a power cut once
  * a call returns (docs/durability.md): on Linux a new or renamed directory entry is only durable
- * once its directory is fsynced. Uploaded files are written by core/atomic-write.ts, which does
+ * once its directory is fsynced. Uploaded files are written by core/files/atomic-write.ts, which does
  * the same without blocking the server.
  */
 import { closeSync, fsyncSync, openSync } from 'node:fs';

@@ -8,7 +8,7 @@ export interface HomePaths {
   /** Application deployment packages (`<name>.zip`) served to the data-collection client. */
   apps: string;
   breakoutLogs: string;
-  /** One log file per import: every warning and unreadable case (core/import/import-log.ts). */
+  /** One log file per import: every warning and unreadable case (core/cases/import/import-log.ts). */
   importLogs: string;
   locks: string;
   targets: string;

@@ -11,9 +11,9 @@ import { fileURLToPath } from 'node:url';
 import type { TargetConfig } from '../../src/breakout/dialects/dialect.js';
 import { caseGuid } from '../../src/cspro/case/case-guid.js';
 import type { DictItem } from '../../src/cspro/dictionary/model.js';
-import { requireDictionary, uploadDictionary } from '../../src/core/dictionaries.js';
-import { importCases } from '../../src/core/import-cases.js';
-import { setTarget } from '../../src/core/breakout/targets.js';
+import { requireDictionary, uploadDictionary } from '../../src/core/dictionaries/dictionaries.js';
+import { importCases } from '../../src/core/cases/import/import-cases.js';
+import { setTarget } from '../../src/core/breakout/targets/targets.js';
 import type { Store } from '../../src/store/open-store.js';
 import { fixture, tempStore } from './temp-home.js';
 

@@ -7,8 +7,8 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { openStore } from '../../src/store/open-store.js';
 import { resolveHome } from '../../src/shared/home.js';
-import { createJob } from '../../src/core/breakout/jobs.js';
-import { runJob } from '../../src/core/breakout/run-job.js';
+import { createJob } from '../../src/core/breakout/jobs/jobs.js';
+import { runJob } from '../../src/core/breakout/jobs/run-job.js';
 
 const [home, marker, pageSize, everyPages] = process.argv.slice(2) as [string, string, string, string];
 const store = openStore(resolveHome(home));

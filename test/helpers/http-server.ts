@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { addUser } from '../../src/core/users.js';
-import { uploadDictionary } from '../../src/core/dictionaries.js';
-import { importCases } from '../../src/core/import-cases.js';
-import { putFile } from '../../src/core/files.js';
+import { addUser } from '../../src/core/auth/users.js';
+import { uploadDictionary } from '../../src/core/dictionaries/dictionaries.js';
+import { importCases } from '../../src/core/cases/import/import-cases.js';
+import { putFile } from '../../src/core/files/files.js';
 import { startServer, type RunningServer } from '../../src/http/serve.js';
 import type { HttpConfig } from '../../src/http/config.js';
 import type { Store } from '../../src/store/open-store.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveHome, type HomePaths } from '../../src/shared/home.js';
-import { initHome } from '../../src/core/init.js';
+import { initHome } from '../../src/core/home/index.js';
 import { openStore, type Store } from '../../src/store/open-store.js';
 
 /**

@@ -1,13 +1,15 @@
 /**
  * The layer rule of the README's layout section, checked on the source itself: every relative
  * import of src/ points down (or stays inside its own folder), so no lower layer can climb back
- * into a use case again.
+ * into a use case again; cli/ and http/ reach core only through a module's index.ts, the public
+ * API of that feature module; and core never starts the CLI.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildProgram } from '../../src/cli/main.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
@@ -34,6 +36,15 @@ function sources(dir: string): string[] {
 }
 
 const layerOf = (file: string) => relative(SRC, file).split('/')[0]!;
+
+/** `core/cases` for any file under src/core/cases/; undefined outside core. */
+const coreModuleOf = (file: string) => {
+  const [layer, module] = relative(SRC, file).split('/');
+  return layer === 'core' && module && !module.endsWith('.ts') ? `core/${module}` : undefined;
+};
+
+/** The public API of a core module: its index.ts (imports name it `index.js`). */
+const isModuleIndex = (target: string) => /^core\/[^/]+\/index\.js$/.test(relative(SRC, target));
 
 function relativeImports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
@@ -67,7 +78,73 @@ test('the ground floor imports nothing of ours', () => {
   }
 });
 
-test('nothing under src/core names bin/sds or starts the CLI: background work runs src/entry/', () => {
-  const wrong = sources(join(SRC, 'core')).filter((file) => /bin\/sds|SDS_BIN|cli\/main/.test(readFileSync(file, 'utf8')));
-  assert.deepEqual(wrong.map((f) => relative(SRC, f)), []);
+test('cli/ and http/ reach core only through a module index', () => {
+  // Besides core's indexes: shared/, their own layer, and (for `sds serve` and its config) the CLI
+  // may start the HTTP layer below it. Types go through the indexes too, so this holds for them.
+  const allowed: Record<string, string[]> = { cli: ['cli', 'http', 'shared'], http: ['http', 'shared'] };
+  const wrong: string[] = [];
+  for (const layer of Object.keys(allowed)) {
+    for (const file of sources(join(SRC, layer))) {
+      for (const target of relativeImports(file)) {
+        if (allowed[layer]!.includes(layerOf(target)) || isModuleIndex(target)) continue;
+        wrong.push(`${relative(SRC, file)} imports ${relative(SRC, target)}`);
+      }
+    }
+  }
+  assert.deepEqual(wrong, [], 'import the module index (src/core/<module>/index.ts) instead, exporting what is missing there');
+});
+
+test('a core module reaches another core module only through its index', () => {
+  const wrong: string[] = [];
+  for (const file of sources(join(SRC, 'core'))) {
+    const from = coreModuleOf(file);
+    for (const target of relativeImports(file)) {
+      const to = coreModuleOf(target);
+      if (!to || to === from || isModuleIndex(target)) continue;
+      wrong.push(`${relative(SRC, file)} imports ${relative(SRC, target)}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
+test('every folder of src/core has an index.ts', () => {
+  const folders = (dir: string): string[] =>
+    readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? [join(dir, n), ...folders(join(dir, n))] : []));
+  const core = join(SRC, 'core');
+  const missing = folders(core).filter((f) => !readdirSync(f).includes('index.ts'));
+  assert.deepEqual(missing.map((f) => relative(SRC, f)), []);
+  assert.deepEqual(readdirSync(core).filter((n) => n.endsWith('.ts')), [], 'src/core holds feature modules only: put the file in one');
+});
+
+const quoted = (s: string) => `['"]${s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"]`;
+
+/**
+ * Text that starts the CLI: its path, or an argv of it (`'breakout', 'run-job'`, or a global
+ * flag followed by a command, `'--json', 'process-cases-by-dict'`).
+ */
+const launchPatterns = [
+  /bin\/sds/,
+  ...buildProgram().commands.flatMap((top) => [
+    new RegExp(`['"]--[a-z-]+['"]\\s*,\\s*${quoted(top.name())}`),
+    ...top.commands.map((sub) => new RegExp(`${quoted(top.name())}\\s*,\\s*${quoted(sub.name())}`)),
+  ]),
+];
+
+function cliLaunches(text: string): string[] {
+  return launchPatterns.flatMap((p) => text.match(p)?.[0] ?? []);
+}
+
+test('the launch check sees the CLI argv it is meant to catch', () => {
+  assert.deepEqual(cliLaunches("spawn(process.execPath, [SDS, '--home', h, 'breakout', 'run-job', id])"), ["'breakout', 'run-job'"]);
+  assert.deepEqual(cliLaunches("const args = [SDS_BIN, '--json', 'process-cases-by-dict', d];"), ["'--json', 'process-cases-by-dict'"]);
+  assert.deepEqual(cliLaunches("new URL('../../bin/sds', import.meta.url)"), ['bin/sds']);
+  assert.deepEqual(cliLaunches("origin: 'process-cases-by-dict', threads: 1"), []);
+});
+
+test('nothing under src/core starts the CLI: background work runs src/entry/ through the launcher', () => {
+  const found: string[] = [];
+  for (const file of sources(join(SRC, 'core'))) {
+    for (const hit of cliLaunches(readFileSync(file, 'utf8'))) found.push(`${relative(SRC, file)}: ${hit}`);
+  }
+  assert.deepEqual(found, []);
 });

@@ -1,8 +1,16 @@
 import type { Command } from 'commander';
-import { cancelJob, jobStatus, listJobs, startBreakout, waitForJob } from '../../core/breakout/jobs.js';
-import { jobExitCode, type JobStatusReply } from '../../core/breakout/job-replies.js';
-import { breakoutTables, dropBreakoutTables } from '../../core/breakout/tables.js';
-import { runJob } from '../../core/breakout/run-job.js';
+import {
+  cancelJob,
+  jobStatus,
+  listJobs,
+  startBreakout,
+  waitForJob,
+  type JobStatusReply,
+  breakoutTables,
+  dropBreakoutTables,
+  jobExitCode,
+  runJob,
+} from '../../core/breakout/index.js';
 import { EXIT, toAppError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../action.js';

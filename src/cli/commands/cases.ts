@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
 import { EXIT, formatLocation } from '../../shared/errors.js';
-import { importCases } from '../../core/import-cases.js';
+import { importCases, DEFAULT_CASES_LIMIT, getCase, listCases, MAX_CASES_LIMIT, parsePaging, deleteCase } from '../../core/cases/index.js';
 import { describeImportDetails } from '../render-import.js';
-import { DEFAULT_CASES_LIMIT, getCase, listCases, MAX_CASES_LIMIT, parsePaging } from '../../core/cases.js';
-import { deleteCase } from '../../core/case-delete.js';
-import { syncHistory } from '../../core/sync.js';
+import { syncHistory } from '../../core/sync/index.js';
 import { action, examples } from '../action.js';
 import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
 import { progressBar } from '../progress.js';

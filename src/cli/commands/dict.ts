@@ -1,8 +1,17 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { AppError } from '../../shared/errors.js';
-import { deleteDictionary, getDictionary, listDictionaries, uploadDictionary, type BreakoutRebuildNotice, type DictionaryDetail } from '../../core/dictionaries.js';
-import { purgeCaseCount, purgeDictionary, type PurgeReply } from '../../core/dictionary-purge.js';
+import {
+  deleteDictionary,
+  getDictionary,
+  listDictionaries,
+  uploadDictionary,
+  type BreakoutRebuildNotice,
+  type DictionaryDetail,
+  purgeCaseCount,
+  purgeDictionary,
+  type PurgeReply,
+} from '../../core/dictionaries/index.js';
 import { confirmDestructive } from '../confirm.js';
 import { action, examples } from '../action.js';
 import { fields } from '../render.js';

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import { AppError } from '../../shared/errors.js';
-import { fileInfo, listFiles, openFile, putFile, removeFile } from '../../core/files.js';
+import { fileInfo, listFiles, openFile, putFile, removeFile } from '../../core/files/index.js';
 import { action, examples } from '../action.js';
 import { fields } from '../render.js';
 

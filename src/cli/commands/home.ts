@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { initHome, migrateHome } from '../../core/init.js';
+import { initHome, migrateHome } from '../../core/home/index.js';
 import { action, examples } from '../action.js';
 import { fields } from '../render.js';
 

@@ -1,9 +1,17 @@
 import { Option, type Command } from 'commander';
-import { addSchedule, listSchedules, removeSchedule, scheduleRuns, toggleSchedule, updateSchedule, type ScheduleItem } from '../../core/scheduler/schedules.js';
-import { schedulerSettings } from '../../core/scheduler/settings.js';
-import { runNow } from '../../core/scheduler/run-now.js';
-import { schedulerRun } from '../../core/scheduler/scheduler-run.js';
-import type { RunOutcome } from '../../core/scheduler/run-schedule.js';
+import {
+  addSchedule,
+  listSchedules,
+  removeSchedule,
+  scheduleRuns,
+  toggleSchedule,
+  updateSchedule,
+  type ScheduleItem,
+  schedulerSettings,
+  runNow,
+  schedulerRun,
+  type RunOutcome,
+} from '../../core/scheduler/index.js';
 import { EXIT, AppError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../action.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { breakoutStatus, statusConnectTimeout } from '../../core/breakout/status.js';
+import { breakoutStatus, statusConnectTimeout } from '../../core/breakout/index.js';
 import { toAppError } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { clearTarget, setTarget, showTarget, testTarget } from '../../core/breakout/targets.js';
+import { clearTarget, setTarget, showTarget, testTarget } from '../../core/breakout/index.js';
 import { action, examples } from '../action.js';
 import { fields } from '../render.js';
 

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { loadLoginGuardSettings } from '../../core/auth/login-throttle-policy.js';
-import { addUser, changePassword, disableUser, enableUser, listUsers, removeUser } from '../../core/users.js';
+import { loadLoginGuardSettings, addUser, changePassword, disableUser, enableUser, listUsers, removeUser } from '../../core/auth/index.js';
 import { action, examples } from '../action.js';
 import { readSecret } from '../read-secret.js';
 

@@ -1,5 +1,4 @@
-import { schemaVersions } from '../../core/effective-config.js';
-import { VERSION } from '../../core/version.js';
+import { schemaVersions, VERSION } from '../../core/home/index.js';
 import { resolveHome } from '../../shared/home.js';
 
 /**

@@ -1,8 +1,22 @@
 import type { Command } from 'commander';
 import { AppError, EXIT } from '../../shared/errors.js';
-import { addWebhook, EVENT_KINDS, listWebhooks, parseWebhookId, removeWebhook, updateWebhook, type WebhookFields } from '../../core/webhooks.js';
-import { deliverDueWebhooks, parseDeliveriesLimit, testWebhook, webhookDeliveries, webhookSettings } from '../../core/webhook-delivery.js';
-import { failedWebhookDeliveries, parseDeliveryId, redeliverAndSend } from '../../core/webhook-redelivery.js';
+import {
+  addWebhook,
+  EVENT_KINDS,
+  listWebhooks,
+  parseWebhookId,
+  removeWebhook,
+  updateWebhook,
+  type WebhookFields,
+  deliverDueWebhooks,
+  parseDeliveriesLimit,
+  testWebhook,
+  webhookDeliveries,
+  webhookSettings,
+  failedWebhookDeliveries,
+  parseDeliveryId,
+  redeliverAndSend,
+} from '../../core/webhooks/index.js';
 import { action, examples } from '../action.js';
 import { fields } from '../render.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../../store/open-store.js';
 import type { UserRow } from '../../store/users-repo.js';
-import { hashPassword, verifyPassword } from '../passwords.js';
+import { hashPassword, verifyPassword } from './passwords.js';
 import { oauthError } from './oauth-error.js';
 
 let dummyHash: Promise<string> | undefined;

@@ -2,8 +2,8 @@ import type { Store } from '../../store/open-store.js';
 import type { BreakoutLogLevel } from '../../store/breakout-log-repo.js';
 import type { JobError, JobProgress } from '../../store/jobs-repo.js';
 import { AppError } from '../../shared/errors.js';
-import { requireDictionary } from '../dictionaries.js';
-import { jobErrorLabel } from './job-error.js';
+import { requireDictionary } from '../dictionaries/index.js';
+import { jobErrorLabel } from './jobs/job-error.js';
 
 export const DEFAULT_LOGS_LIMIT = 100;
 export const MAX_LOGS_LIMIT = 1000;
@@ -86,7 +86,7 @@ function parseLogsLimit(given: unknown): number {
 }
 
 /**
- * Writes the breakout log entries of one job as it runs (`run-job.ts`): started and
+ * Writes the breakout log entries of one job as it runs (`jobs/run-job.ts`): started and
  * finished per dictionary, progress when it passes each further 10 %, the first warnings, and
  * how the job ended (one entry per dictionary of the job, so a dictionary's log always shows it).
  * A failure to write an entry never fails the job: it is reported to `onWriteError`.

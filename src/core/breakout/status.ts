@@ -4,7 +4,13 @@ import type { TargetConfig } from '../../breakout/dialects/dialect.js';
 import { getDialect } from '../../breakout/dialects/index.js';
 import { planBreakout } from '../../breakout/plan.js';
 import { AppError } from '../../shared/errors.js';
-import { effectiveTarget, effectiveTargetWithoutSecrets, isBreakoutConfigured, targetPlace, type EffectiveTarget } from './targets.js';
+import {
+  effectiveTarget,
+  effectiveTargetWithoutSecrets,
+  isBreakoutConfigured,
+  targetPlace,
+  type EffectiveTarget,
+} from './targets/targets.js';
 
 export const DEFAULT_STATUS_LIMIT = 20;
 export const MAX_STATUS_LIMIT = 100;

@@ -1,11 +1,11 @@
 import type { Store } from '../../store/open-store.js';
 import { AppError } from '../../shared/errors.js';
-import { requireDictionary } from '../dictionaries.js';
+import { requireDictionary } from '../dictionaries/index.js';
 import type { TableInfo, TargetSession } from '../../breakout/dialects/dialect.js';
 import type { BreakoutPlan } from '../../breakout/plan-model.js';
-import { withTargetSession } from './targets.js';
+import { withTargetSession } from './targets/targets.js';
 import type { DictionaryRecord } from '../../store/dictionaries-repo.js';
-import { humanSize } from './durations.js';
+import { humanSize } from './jobs/durations.js';
 import { commonPrefix } from '../../breakout/table-rebuild.js';
 
 /** Tables object of docs/http-api.md#breakout-routes, each table marked `stale` when the current plan no longer has it. */

@@ -4,9 +4,8 @@ import { getDialect } from '../../breakout/dialects/index.js';
 import { planBreakout } from '../../breakout/plan.js';
 import { prepareDictionaryTables } from '../../breakout/run-dictionary.js';
 import { AppError } from '../../shared/errors.js';
-import { requireDictionary } from '../dictionaries.js';
-import { reapDeadJobs } from '../breakout/follow-up.js';
-import { effectiveTarget, effectiveTargetWithoutSecrets } from '../breakout/targets.js';
+import { requireDictionary } from '../dictionaries/index.js';
+import { reapDeadJobs, effectiveTarget, effectiveTargetWithoutSecrets } from '../breakout/index.js';
 
 /** One table of a dictionary's breakout as the schema webhook shows it. */
 export interface SchemaTable {

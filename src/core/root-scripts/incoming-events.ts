@@ -2,10 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/open-store.js';
 import { AppError } from '../../shared/errors.js';
 import { nowIso } from '../../store/clock.js';
-import { requireDictionary } from '../dictionaries.js';
-import { spawnJobProcess } from '../breakout/job-process.js';
-import { reapDeadJobs } from '../breakout/follow-up.js';
-import { isBreakoutConfigured } from '../breakout/targets.js';
+import { requireDictionary } from '../dictionaries/index.js';
+import { spawnJobProcess, reapDeadJobs, isBreakoutConfigured } from '../breakout/index.js';
 
 /** Events of docs/status-and-incoming-webhooks.md#incoming-events-post-breakout-webhookphp that the breakout webhook accepts. */
 export const INCOMING_EVENTS = ['case_uploaded', 'case_modified', 'case_verified', 'dictionary_uploaded'] as const;
@@ -49,7 +47,7 @@ function field(body: Record<string, unknown>, name: string, required: boolean): 
  * modified, verified) schedule an incremental breakout of the dictionary and return at once;
  * a burst of them coalesces: with no job of the dictionary pending or running one is started,
  * otherwise a follow-up flag is set, and the running job's end starts exactly one more
- * (follow-up.ts). `dictionary_uploaded` is accepted and starts nothing: the next breakout adapts
+ * (breakout/jobs/follow-up.ts). `dictionary_uploaded` is accepted and starts nothing: the next breakout adapts
  * the tables to the new dictionary. A missing `event` means `case_uploaded` (the PHP script read
  * only `dictionary`).
  */

@@ -1,8 +1,7 @@
 import type { Store } from '../../store/open-store.js';
 import { AppError } from '../../shared/errors.js';
-import { reapDeadJobs } from '../breakout/follow-up.js';
+import { processLauncher, reapDeadJobs } from '../breakout/index.js';
 import { requireSchedule, type ScheduleRef } from './schedules.js';
-import { processLauncher } from '../breakout/launcher.js';
 import { busyReason, reapDeadRuns, runSchedule, SPAWN_FAILED_EXIT_CODE, type RunOutcome } from './run-schedule.js';
 import type { SchedulerSettings } from './settings.js';
 

@@ -6,9 +6,7 @@ import type { ScheduleRow, ScheduleRunOutcome, ScheduleRunTrigger } from '../../
 import { nextOccurrence } from '../../scheduler/cron.js';
 import type { ChildResult } from '../../scheduler/run-child.js';
 import { commandLine, formatRunLog, runLogName } from '../../scheduler/run-log.js';
-import { processAlive } from '../breakout/job-process.js';
-import { processLauncher } from '../breakout/launcher.js';
-import { reapDeadJobs } from '../breakout/follow-up.js';
+import { processAlive, processLauncher, reapDeadJobs } from '../breakout/index.js';
 import type { SchedulerSettings } from './settings.js';
 import { AppError } from '../../shared/errors.js';
 

@@ -3,7 +3,7 @@ import type { Store } from '../../store/open-store.js';
 import { tryLock } from '../../scheduler/lock.js';
 import { reapDeadRuns, runSchedule, type RunOutcome } from './run-schedule.js';
 import type { SchedulerSettings } from './settings.js';
-import { deliverDueWebhooks, webhookSettings, type DeliverReport } from '../webhook-delivery.js';
+import { deliverDueWebhooks, webhookSettings, type DeliverReport } from '../webhooks/index.js';
 import { toAppError } from '../../shared/errors.js';
 
 /** The lock file of scheduler-run, in the home's locks/. */

@@ -3,8 +3,8 @@ import type { DictionaryRow } from '../../store/dictionaries-repo.js';
 import type { ScheduleRow, ScheduleRunRow } from '../../store/schedules-repo.js';
 import { AppError } from '../../shared/errors.js';
 import { checkCron, DEFAULT_CRON, nextOccurrence } from '../../scheduler/cron.js';
-import { requireDictionary } from '../dictionaries.js';
-import { isBreakoutConfigured } from '../breakout/targets.js';
+import { requireDictionary } from '../dictionaries/index.js';
+import { isBreakoutConfigured } from '../breakout/index.js';
 import type { SchedulerSettings } from './settings.js';
 
 /** A schedule as the CLI (`--json`) and the HTTP routes show it: the fields of docs/scheduler.md#commands. */

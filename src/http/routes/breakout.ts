@@ -1,9 +1,14 @@
 import { hideServerPathsIn } from '../hide-server-paths.js';
-import { jobStatus, listJobs, startBreakout } from '../../core/breakout/jobs.js';
-import { listBreakoutLogs } from '../../core/breakout/log.js';
-import { breakoutTables, dropBreakoutTables } from '../../core/breakout/tables.js';
-import { triggerBreakout } from '../../core/breakout/trigger.js';
-import { metrics } from '../../core/metrics.js';
+import {
+  jobStatus,
+  listJobs,
+  startBreakout,
+  listBreakoutLogs,
+  breakoutTables,
+  dropBreakoutTables,
+  triggerBreakout,
+} from '../../core/breakout/index.js';
+import { metrics } from '../../core/metrics/index.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { readJson } from '../read-body.js';
 import {

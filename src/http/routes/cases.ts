@@ -1,11 +1,11 @@
-import { listCases, MAX_CASES_LIMIT, parsePaging } from '../../core/cases.js';
+import { listCases, MAX_CASES_LIMIT, parsePaging } from '../../core/cases/index.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { CaseList, CasesQuery } from '../schemas/cases.js';
 import { ErrorBody, json } from '../schemas/common.js';
 import { DictionaryNameParams } from '../schemas/dictionaries.js';
 import { validate } from '../validate.js';
 import type { RouteDeps } from './route-deps.js';
-import { isSyncDownload } from '../../sync/headers.js';
+import { isSyncDownload } from '../../core/sync/index.js';
 import { SyncDownloadHeaders, WireCaseList } from '../schemas/sync.js';
 import { syncDownloadResponse } from './sync.js';
 

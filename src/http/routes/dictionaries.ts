@@ -1,7 +1,13 @@
 import { z } from 'zod';
-import { deleteDictionary, getDictionary, listDictionaries, uploadDictionary, type UploadReply } from '../../core/dictionaries.js';
+import {
+  deleteDictionary,
+  getDictionary,
+  listDictionaries,
+  uploadDictionary,
+  type UploadReply,
+  purgeDictionary,
+} from '../../core/dictionaries/index.js';
 import { AppError } from '../../shared/errors.js';
-import { purgeDictionary } from '../../core/dictionary-purge.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { readUpload } from '../read-upload.js';
 import { ErrorBody, json } from '../schemas/common.js';
@@ -20,7 +26,7 @@ import {
 } from '../schemas/dictionaries.js';
 import { validate } from '../validate.js';
 import type { RouteDeps } from './route-deps.js';
-import { uploadRawDictionary } from '../../core/sync.js';
+import { uploadRawDictionary } from '../../core/sync/index.js';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env.js';
 

@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import { AppError } from '../../shared/errors.js';
-import { fileInfo, openFile } from '../../core/files.js';
+import { fileInfo, openFile } from '../../core/files/index.js';
 import type { AppEnv } from '../app-env.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { ErrorBody, json } from '../schemas/common.js';

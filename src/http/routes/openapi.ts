@@ -1,5 +1,5 @@
 import { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { VERSION } from '../../core/version.js';
+import { VERSION } from '../../core/home/index.js';
 import type { ApiBuilder } from '../api-builder.js';
 import type { RouteDeps } from './route-deps.js';
 

@@ -1,12 +1,17 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AppError, toAppError } from '../../shared/errors.js';
-import { breakoutStatus } from '../../core/breakout/status.js';
-import { readBreakoutLog } from '../../core/breakout/log.js';
-import { enforceRateLimit } from '../../core/root-scripts/rate-limit.js';
-import { bearerOf, checkBearerToken, checkWebhookToken, configuredToken } from '../../core/root-scripts/static-token.js';
-import { receiveEvent } from '../../core/root-scripts/incoming-events.js';
-import { applyDictionarySchema, dictionarySchema } from '../../core/root-scripts/dictionary-schema.js';
+import { breakoutStatus, readBreakoutLog } from '../../core/breakout/index.js';
+import {
+  enforceRateLimit,
+  bearerOf,
+  checkBearerToken,
+  checkWebhookToken,
+  configuredToken,
+  receiveEvent,
+  applyDictionarySchema,
+  dictionarySchema,
+} from '../../core/root-scripts/index.js';
 import type { AppEnv } from '../app-env.js';
 import { clientAddress } from '../client-address.js';
 import type { ApiBuilder } from '../api-builder.js';

@@ -1,5 +1,5 @@
-import type { Store } from '../../store/open-store.js';
-import type { TokenService } from '../../core/auth/tokens.js';
+import type { Store } from '../../core/home/index.js';
+import type { TokenService } from '../../core/auth/index.js';
 import type { HttpConfig } from '../config.js';
 
 /** What route groups get: the store, the token service and the HTTP settings. */

@@ -1,6 +1,13 @@
-import { addSchedule, listSchedules, removeSchedule, scheduleRuns, toggleSchedule, updateSchedule } from '../../core/scheduler/schedules.js';
-import { startRunNow } from '../../core/scheduler/run-now.js';
-import { schedulerSettings } from '../../core/scheduler/settings.js';
+import {
+  addSchedule,
+  listSchedules,
+  removeSchedule,
+  scheduleRuns,
+  toggleSchedule,
+  updateSchedule,
+  startRunNow,
+  schedulerSettings,
+} from '../../core/scheduler/index.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { readJson } from '../read-body.js';
 import { ErrorBody, json } from '../schemas/common.js';

@@ -1,13 +1,25 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import type { Context } from 'hono';
-import { limitsOf } from '../../core/limits.js';
-import { chunkJson, deleteSyncedCase, downloadCases, getSyncCaseJson, serverInfo, uploadCases } from '../../core/sync.js';
-import type { FileSnapshot } from '../../core/file-snapshot.js';
-import { listApps, listClientFolder, openApp, openClientFile, putClientFile } from '../../core/sync-files.js';
+import { limitsOf, type Store } from '../../core/home/index.js';
+import {
+  chunkJson,
+  deleteSyncedCase,
+  downloadCases,
+  getSyncCaseJson,
+  serverInfo,
+  uploadCases,
+  listApps,
+  listClientFolder,
+  openApp,
+  openClientFile,
+  putClientFile,
+  deviceOf,
+  parseDownloadHeaders,
+  parseUploadHeaders,
+} from '../../core/sync/index.js';
+import type { FileSnapshot } from '../../core/files/index.js';
 import { AppError } from '../../shared/errors.js';
-import { deviceOf, parseDownloadHeaders, parseUploadHeaders } from '../../sync/headers.js';
-import type { Store } from '../../store/open-store.js';
 import type { AppEnv } from '../app-env.js';
 import type { ApiBuilder } from '../api-builder.js';
 import type { HttpConfig } from '../config.js';
@@ -15,7 +27,20 @@ import { readSyncBody } from '../read-sync-body.js';
 import { ErrorBody, json } from '../schemas/common.js';
 import { FileRefusedBody } from '../schemas/files.js';
 import { DictionaryNameParams } from '../schemas/dictionaries.js';
-import { AppList, AppNameParams, CaseIdParams, CswebErrorBody, LastSync, PathParams, ServerInfo, SyncFileInfo, SyncFolder, SyncSuccess, WireCase, WireCaseList } from '../schemas/sync.js';
+import {
+  AppList,
+  AppNameParams,
+  CaseIdParams,
+  CswebErrorBody,
+  LastSync,
+  PathParams,
+  ServerInfo,
+  SyncFileInfo,
+  SyncFolder,
+  SyncSuccess,
+  WireCase,
+  WireCaseList,
+} from '../schemas/sync.js';
 import { validate } from '../validate.js';
 import type { RouteDeps } from './route-deps.js';
 

@@ -1,4 +1,4 @@
-import { oauthError } from '../../core/auth/oauth-error.js';
+import { oauthError } from '../../core/auth/index.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { clientAddress } from '../client-address.js';
 import { readTokenParams } from '../read-body.js';

@@ -1,6 +1,18 @@
-import { addWebhook, listWebhooks, parseWebhookId, removeWebhook, updateWebhook } from '../../core/webhooks.js';
-import { parseDeliveriesLimit, testWebhook, webhookDeliveries, webhookSettings } from '../../core/webhook-delivery.js';
-import { failedWebhookDeliveries, parseDeliveryId, redeliverFailedWebhookDeliveries, redeliverWebhookDelivery } from '../../core/webhook-redelivery.js';
+import {
+  addWebhook,
+  listWebhooks,
+  parseWebhookId,
+  removeWebhook,
+  updateWebhook,
+  parseDeliveriesLimit,
+  testWebhook,
+  webhookDeliveries,
+  webhookSettings,
+  failedWebhookDeliveries,
+  parseDeliveryId,
+  redeliverFailedWebhookDeliveries,
+  redeliverWebhookDelivery,
+} from '../../core/webhooks/index.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { readJson } from '../read-body.js';
 import { ErrorBody, json } from '../schemas/common.js';

@@ -1,11 +1,14 @@
 import { z } from 'zod';
-import type { StartReply as CoreStartReply } from '../../core/breakout/jobs.js';
-import type { JobListItem as CoreJobListItem, JobStatusReply as CoreJobStatus } from '../../core/breakout/job-replies.js';
-import type { BreakoutTablesReply as CoreTablesReply } from '../../core/breakout/tables.js';
-import type { TriggerReply as CoreTriggerReply } from '../../core/breakout/trigger.js';
-import type { BreakoutLogItem as CoreLogItem } from '../../core/breakout/log.js';
-import type { MetricsReply as CoreMetrics } from '../../core/metrics.js';
-import { TRIGGER_MODES } from '../../core/breakout/trigger.js';
+import {
+  type StartReply as CoreStartReply,
+  type JobListItem as CoreJobListItem,
+  type JobStatusReply as CoreJobStatus,
+  type BreakoutTablesReply as CoreTablesReply,
+  type TriggerReply as CoreTriggerReply,
+  type BreakoutLogItem as CoreLogItem,
+  TRIGGER_MODES,
+} from '../../core/breakout/index.js';
+import type { MetricsReply as CoreMetrics } from '../../core/metrics/index.js';
 import { ErrorBody, Timestamp } from './common.js';
 
 const Whole = z.string().regex(/^\d+$/, 'must be a whole number ≥ 0');

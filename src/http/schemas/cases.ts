@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CaseList as CoreCaseList } from '../../core/cases.js';
+import type { CaseList as CoreCaseList } from '../../core/cases/index.js';
 import { Timestamp } from './common.js';
 
 const Whole = z.string().regex(/^\d+$/, 'must be a whole number ≥ 0');

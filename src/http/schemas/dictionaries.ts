@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import type { BreakoutRebuildNotice as CoreRebuild, DictionaryDetail as CoreDetail, DictionaryListItem as CoreListItem, DictionaryShort as CoreShort } from '../../core/dictionaries.js';
-import type { PurgeReply as CorePurgeReply } from '../../core/dictionary-purge.js';
+import type {
+  BreakoutRebuildNotice as CoreRebuild,
+  DictionaryDetail as CoreDetail,
+  DictionaryListItem as CoreListItem,
+  DictionaryShort as CoreShort,
+  PurgeReply as CorePurgeReply,
+} from '../../core/dictionaries/index.js';
 import { Timestamp } from './common.js';
 
 const NameLabel = z.strictObject({ name: z.string(), label: z.string() });

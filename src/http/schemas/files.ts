@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FileInfo as CoreFileInfo } from '../../core/files.js';
+import type { FileInfo as CoreFileInfo } from '../../core/files/index.js';
 import { ErrorBody, OAuthErrorBody, Timestamp } from './common.js';
 
 /** Path parameter `{filename}`: a name in the media area, may contain `/` between folders. */

@@ -1,9 +1,15 @@
 import { z } from 'zod';
-import type { StatusItem as CoreStatusItem, StatusReply as CoreStatusReply } from '../../core/breakout/status.js';
-import type { IncomingReply as CoreIncomingReply } from '../../core/root-scripts/incoming-events.js';
-import type { LogReaderReply as CoreLogReaderReply } from '../../core/breakout/log.js';
-import type { SchemaApplyReply as CoreSchemaApplyReply, SchemaReply as CoreSchemaReply } from '../../core/root-scripts/dictionary-schema.js';
-import { INCOMING_EVENTS } from '../../core/root-scripts/incoming-events.js';
+import type {
+  StatusItem as CoreStatusItem,
+  StatusReply as CoreStatusReply,
+  LogReaderReply as CoreLogReaderReply,
+} from '../../core/breakout/index.js';
+import {
+  type IncomingReply as CoreIncomingReply,
+  type SchemaApplyReply as CoreSchemaApplyReply,
+  type SchemaReply as CoreSchemaReply,
+  INCOMING_EVENTS,
+} from '../../core/root-scripts/index.js';
 import { ErrorBody, Timestamp } from './common.js';
 import { BreakoutLogEntry } from './breakout.js';
 

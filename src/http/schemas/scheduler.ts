@@ -1,6 +1,10 @@
 import { z } from 'zod';
-import type { ScheduleItem as CoreScheduleItem, ScheduleList as CoreScheduleList, ScheduleRuns as CoreScheduleRuns } from '../../core/scheduler/schedules.js';
-import type { RunNowStarted as CoreRunNowStarted } from '../../core/scheduler/run-now.js';
+import type {
+  ScheduleItem as CoreScheduleItem,
+  ScheduleList as CoreScheduleList,
+  ScheduleRuns as CoreScheduleRuns,
+  RunNowStarted as CoreRunNowStarted,
+} from '../../core/scheduler/index.js';
 import { Timestamp } from './common.js';
 
 /** Checked by the core (CRON_INVALID naming the field), not by the schema; the document says what is valid. */

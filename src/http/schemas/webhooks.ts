@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { EVENT_KINDS } from '../../core/webhooks.js';
-import { MAX_DELIVERIES_LIMIT } from '../../core/webhook-delivery.js';
+import { EVENT_KINDS, MAX_DELIVERIES_LIMIT } from '../../core/webhooks/index.js';
 import { Timestamp } from './common.js';
 
 const EventKind = z.enum(EVENT_KINDS).meta({ description: 'event kind' });

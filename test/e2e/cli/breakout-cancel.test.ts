@@ -17,7 +17,7 @@ import { fixture, tempHome } from '../../helpers/temp-home.js';
 import { createPostgresDatabase, type TestDatabase } from '../../helpers/test-databases.js';
 import { datLines, groupPopstan, openQuery, POPSTAN, until, withProvince, writeDat } from '../../helpers/breakout-helpers.js';
 import { openStore, type Store } from '../../../src/store/open-store.js';
-import { processAlive } from '../../../src/core/breakout/job-process.js';
+import { processAlive } from '../../../src/core/breakout/jobs/job-process.js';
 import { ERROR_CODES } from '../../../src/shared/errors.js';
 
 const PAGE = 2000;

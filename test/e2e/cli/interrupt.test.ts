@@ -12,10 +12,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { runCliAsync as sds, SDS_BIN, show } from '../../helpers/run-cli.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';
 import { datLines, groupPopstan, POPSTAN, until, withProvince, writeDat } from '../../helpers/breakout-helpers.js';
-import { requireDictionary } from '../../../src/core/dictionaries.js';
+import { requireDictionary } from '../../../src/core/dictionaries/dictionaries.js';
 import { silentServer } from '../../integration/dialects/fake-servers.js';
 import { openStore, type Store } from '../../../src/store/open-store.js';
-import { processAlive } from '../../../src/core/breakout/job-process.js';
+import { processAlive } from '../../../src/core/breakout/jobs/job-process.js';
 
 const NO_DEFAULT = { BREAKOUT_DB_TYPE: undefined, BREAKOUT_DB_URL: undefined };
 let home: ReturnType<typeof tempHome>;

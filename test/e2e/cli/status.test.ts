@@ -5,8 +5,8 @@ import Database from 'better-sqlite3';
 import { runCli, show } from '../../helpers/run-cli.js';
 import { tempStore } from '../../helpers/temp-home.js';
 import { seedEmptyDictionary, seedPopstan } from '../../helpers/http-server.js';
-import { setTarget } from '../../../src/core/breakout/targets.js';
-import { runBreakoutNow } from '../../../src/core/breakout/jobs.js';
+import { setTarget } from '../../../src/core/breakout/targets/targets.js';
+import { runBreakoutNow } from '../../../src/core/breakout/jobs/jobs.js';
 
 let home: ReturnType<typeof tempStore>;
 let popstan: string;

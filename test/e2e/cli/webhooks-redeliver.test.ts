@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deliverDueWebhooks, webhookSettings } from '../../../src/core/webhook-delivery.js';
+import { deliverDueWebhooks, webhookSettings } from '../../../src/core/webhooks/delivery.js';
 import { openStore } from '../../../src/store/open-store.js';
 import { runCliAsync as sds, show } from '../../helpers/run-cli.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { OAuthErrorBody } from '../../../src/http/schemas/common.js';
 import { TokenResponse } from '../../../src/http/schemas/token.js';
-import { changePassword, removeUser } from '../../../src/core/users.js';
+import { changePassword, removeUser } from '../../../src/core/auth/users.js';
 import { startTestServer, USERS, type TestServer } from '../../helpers/http-server.js';
 
 let s: TestServer;

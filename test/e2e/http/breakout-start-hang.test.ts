@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BreakoutStartReply, JobStatus } from '../../../src/http/schemas/breakout.js';
 import { ErrorBody } from '../../../src/http/schemas/common.js';
-import { setTarget } from '../../../src/core/breakout/targets.js';
+import { setTarget } from '../../../src/core/breakout/targets/targets.js';
 import { seedEmptyDictionary, startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { silentServer } from '../../integration/dialects/fake-servers.js';
 

@@ -16,9 +16,9 @@ import {
   TablesExistError,
   TriggerReply,
 } from '../../../src/http/schemas/breakout.js';
-import { deleteCase } from '../../../src/core/case-delete.js';
-import { importCases } from '../../../src/core/import-cases.js';
-import { setTarget } from '../../../src/core/breakout/targets.js';
+import { deleteCase } from '../../../src/core/cases/delete.js';
+import { importCases } from '../../../src/core/cases/import/import-cases.js';
+import { setTarget } from '../../../src/core/breakout/targets/targets.js';
 import { datLines, groupPopstan, withProvince, writeDat } from '../../helpers/breakout-helpers.js';
 import { seedEmptyDictionary, seedPopstan, startTestServer, type TestServer, type UserKey } from '../../helpers/http-server.js';
 import { checkReply, type OpenApiDoc } from '../../helpers/openapi-validate.js';

@@ -12,7 +12,7 @@ import { openQuery, setTargetConfig } from '../../helpers/breakout-helpers.js';
 import { seedPopstan, startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { checkReply, type OpenApiDoc } from '../../helpers/openapi-validate.js';
 import { fixture } from '../../helpers/temp-home.js';
-import { runBreakoutNow } from '../../../src/core/breakout/jobs.js';
+import { runBreakoutNow } from '../../../src/core/breakout/jobs/jobs.js';
 
 let s: TestServer;
 let db: TestDatabase;

@@ -8,7 +8,7 @@ import { readJson } from '../../../src/http/read-body.js';
 import { errorResponse } from '../../../src/http/render-error.js';
 import { ErrorBody } from '../../../src/http/schemas/common.js';
 import { DictionaryList, DictionaryUploadReply } from '../../../src/http/schemas/dictionaries.js';
-import { addUser } from '../../../src/core/users.js';
+import { addUser } from '../../../src/core/auth/users.js';
 import { fixture, tempStore } from '../../helpers/temp-home.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
 

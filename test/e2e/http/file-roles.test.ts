@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Readable } from 'node:stream';
-import { putFile } from '../../../src/core/files.js';
+import { putFile } from '../../../src/core/files/files.js';
 import { ErrorBody, OAuthErrorBody } from '../../../src/http/schemas/common.js';
 import { FileInfo } from '../../../src/http/schemas/files.js';
 import { startTestServer, type TestServer, type UserKey } from '../../helpers/http-server.js';

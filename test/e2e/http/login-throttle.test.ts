@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { addUser } from '../../../src/core/users.js';
+import { addUser } from '../../../src/core/auth/users.js';
 import { startServer, type RunningServer } from '../../../src/http/serve.js';
 import { openStore, type Store } from '../../../src/store/open-store.js';
 import { RateLimitBody } from '../../../src/http/schemas/common.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ErrorBody, OAuthErrorBody } from '../../../src/http/schemas/common.js';
 import { RunNowStarted, Schedule, ScheduleDeleted, ScheduleList, ScheduleRuns } from '../../../src/http/schemas/scheduler.js';
-import { setTarget } from '../../../src/core/breakout/targets.js';
+import { setTarget } from '../../../src/core/breakout/targets/targets.js';
 import { seedEmptyDictionary, seedPopstan, startTestServer, type TestServer, type UserKey } from '../../helpers/http-server.js';
 import { checkReply, type OpenApiDoc } from '../../helpers/openapi-validate.js';
 

@@ -6,9 +6,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { clearTarget, setTarget } from '../../../src/core/breakout/targets.js';
-import { runBreakoutNow } from '../../../src/core/breakout/jobs.js';
-import { deleteCase } from '../../../src/core/case-delete.js';
+import { clearTarget, setTarget } from '../../../src/core/breakout/targets/targets.js';
+import { runBreakoutNow } from '../../../src/core/breakout/jobs/jobs.js';
+import { deleteCase } from '../../../src/core/cases/delete.js';
 import { seedEmptyDictionary, seedPopstan, startTestServer, type TestServer } from '../../helpers/http-server.js';
 
 const STATUS_TOKEN = 'status-token-0123456789abcdef0123456789abcdef';

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { uploadDictionary } from '../../../src/core/dictionaries.js';
+import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
 import { fixture } from '../../helpers/temp-home.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { runCli } from '../../helpers/run-cli.js';

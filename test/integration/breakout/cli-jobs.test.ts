@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { createPostgresDatabase, type TestDatabase } from '../../helpers/test-databases.js';
 import { datLines, openQuery, popstanStore, POPSTAN, runCli } from '../../helpers/breakout-helpers.js';
 import { fixture } from '../../helpers/temp-home.js';
-import { cancelJob, jobStatus, listJobs, startBreakout } from '../../../src/core/breakout/jobs.js';
-import { setTarget } from '../../../src/core/breakout/targets.js';
+import { cancelJob, jobStatus, listJobs, startBreakout } from '../../../src/core/breakout/jobs/jobs.js';
+import { setTarget } from '../../../src/core/breakout/targets/targets.js';
 
 const databases: TestDatabase[] = [];
 after(async () => {

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPostgresDatabase, type TestDatabase } from '../../helpers/test-databases.js';
 import { datLines, groupPopstan, openQuery, popstanStore, POPSTAN, until, withProvince, writeDat } from '../../helpers/breakout-helpers.js';
-import { jobStatus, runBreakoutNow, startBreakout } from '../../../src/core/breakout/jobs.js';
-import { processAlive } from '../../../src/core/breakout/job-process.js';
+import { jobStatus, runBreakoutNow, startBreakout } from '../../../src/core/breakout/jobs/jobs.js';
+import { processAlive } from '../../../src/core/breakout/jobs/job-process.js';
 
 const databases: TestDatabase[] = [];
 const dirs: string[] = [];

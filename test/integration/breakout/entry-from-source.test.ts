@@ -10,8 +10,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { popstanStore, POPSTAN, until } from '../../helpers/breakout-helpers.js';
 import { silentServer } from '../dialects/fake-servers.js';
-import { cancelJob, jobStatus, startBreakout } from '../../../src/core/breakout/jobs.js';
-import { processAlive } from '../../../src/core/breakout/job-process.js';
+import { cancelJob, jobStatus, processAlive, startBreakout } from '../../../src/core/breakout/index.js';
 
 const ENTRY = fileURLToPath(new URL('../../../src/entry/run-job.ts', import.meta.url));
 

@@ -8,11 +8,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMysqlDatabase, createPostgresDatabase, type TestDatabase } from '../../helpers/test-databases.js';
-import { datLines, groupPopstan, openQuery, popstanModel, popstanStore, POPSTAN, rawNumeric, withProvince, writeDat } from '../../helpers/breakout-helpers.js';
+import {
+  datLines,
+  groupPopstan,
+  openQuery,
+  popstanModel,
+  popstanStore,
+  POPSTAN,
+  rawNumeric,
+  withProvince,
+  writeDat,
+} from '../../helpers/breakout-helpers.js';
 import { fixture } from '../../helpers/temp-home.js';
-import { runBreakoutNow } from '../../../src/core/breakout/jobs.js';
-import { deleteCase } from '../../../src/core/case-delete.js';
-import { importCases } from '../../../src/core/import-cases.js';
+import { runBreakoutNow } from '../../../src/core/breakout/jobs/jobs.js';
+import { deleteCase } from '../../../src/core/cases/delete.js';
+import { importCases } from '../../../src/core/cases/import/import-cases.js';
 
 const databases: TestDatabase[] = [];
 const dirs: string[] = [];

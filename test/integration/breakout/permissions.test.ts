@@ -5,8 +5,8 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTarget } from '../../../src/core/breakout/targets.js';
-import { runBreakoutNow } from '../../../src/core/breakout/jobs.js';
+import { setTarget } from '../../../src/core/breakout/targets/targets.js';
+import { runBreakoutNow } from '../../../src/core/breakout/jobs/jobs.js';
 import { tempStore } from '../../helpers/temp-home.js';
 import { seedPopstan } from '../../helpers/http-server.js';
 import { createMysqlDatabase, createPostgresDatabase, uniqueName, type TestDatabase } from '../../helpers/test-databases.js';

@@ -8,11 +8,20 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMysqlDatabase, createPostgresDatabase, createSqliteFile, type TestDatabase } from '../../helpers/test-databases.js';
-import { datLines, groupPopstan, openQuery, popstanModel, popstanStore, POPSTAN, rawNumeric, setTargetConfig } from '../../helpers/breakout-helpers.js';
+import {
+  datLines,
+  groupPopstan,
+  openQuery,
+  popstanModel,
+  popstanStore,
+  POPSTAN,
+  rawNumeric,
+  setTargetConfig,
+} from '../../helpers/breakout-helpers.js';
 import { fixture, tempStore } from '../../helpers/temp-home.js';
-import { runBreakoutNow, startBreakout } from '../../../src/core/breakout/jobs.js';
-import { uploadDictionary } from '../../../src/core/dictionaries.js';
-import { importCases } from '../../../src/core/import-cases.js';
+import { runBreakoutNow, startBreakout } from '../../../src/core/breakout/jobs/jobs.js';
+import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
+import { importCases } from '../../../src/core/cases/import/import-cases.js';
 
 const databases: TestDatabase[] = [];
 after(async () => {
@@ -30,7 +39,7 @@ async function fullBreakout(db: TestDatabase): Promise<void> {
     const start = await startBreakout(t.store, { dictionaries: [POPSTAN] }, { spawn: false });
     assert.equal(start.status, 'started');
     assert.equal(start.message, `Breakout of ${POPSTAN} started in the background (4872 cases)`);
-    const { runJob } = await import('../../../src/core/breakout/run-job.js');
+    const { runJob } = await import('../../../src/core/breakout/jobs/run-job.js');
     const job = await runJob(t.store, start.job_id);
     assert.equal(job.status, 'completed', JSON.stringify(job.error));
     assert.equal(job.result?.total_cases, 4872);

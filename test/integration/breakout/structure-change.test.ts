@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { createPostgresDatabase, type TestDatabase } from '../../helpers/test-databases.js';
 import { columnsOf, datLines, openQuery, popstanStore, POPSTAN } from '../../helpers/breakout-helpers.js';
 import { fixture } from '../../helpers/temp-home.js';
-import { uploadDictionary } from '../../../src/core/dictionaries.js';
-import { runBreakoutNow } from '../../../src/core/breakout/jobs.js';
+import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
+import { runBreakoutNow } from '../../../src/core/breakout/jobs/jobs.js';
 
 const databases: TestDatabase[] = [];
 after(async () => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPostgresDatabase, type TestDatabase } from '../../helpers/test-databases.js';
 import { datLines, openQuery, popstanStore, POPSTAN, tableChecksum, withProvince, writeDat } from '../../helpers/breakout-helpers.js';
-import { runBreakoutNow } from '../../../src/core/breakout/jobs.js';
+import { runBreakoutNow } from '../../../src/core/breakout/jobs/jobs.js';
 
 const databases: TestDatabase[] = [];
 const dirs: string[] = [];

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { createPostgresDatabase, createSqliteFile, type TestDatabase } from '../../helpers/test-databases.js';
 import { openQuery, setTargetConfig, writeDat } from '../../helpers/breakout-helpers.js';
 import { fixture, tempStore } from '../../helpers/temp-home.js';
-import { uploadDictionary } from '../../../src/core/dictionaries.js';
-import { importCases } from '../../../src/core/import-cases.js';
-import { runBreakoutNow } from '../../../src/core/breakout/jobs.js';
+import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
+import { importCases } from '../../../src/core/cases/import/import-cases.js';
+import { runBreakoutNow } from '../../../src/core/breakout/jobs/jobs.js';
 import { caseGuid } from '../../../src/cspro/case/case-guid.js';
 
 const databases: TestDatabase[] = [];

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { uploadDictionary } from '../../../src/core/dictionaries.js';
+import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
 import { AppError } from '../../../src/shared/errors.js';
 import { JobLogWriter, listBreakoutLogs, logJobFailure, MAX_LOGGED_WARNINGS } from '../../../src/core/breakout/log.js';
 import type { Store } from '../../../src/store/open-store.js';

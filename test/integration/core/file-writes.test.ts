@@ -4,8 +4,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { openFile, putFile } from '../../../src/core/files.js';
-import { listClientFolder, openClientFile, putClientFile } from '../../../src/core/sync-files.js';
+import { openFile, putFile } from '../../../src/core/files/files.js';
+import { listClientFolder, openClientFile, putClientFile } from '../../../src/core/sync/files.js';
 import { AppError } from '../../../src/shared/errors.js';
 import { tempStore } from '../../helpers/temp-home.js';
 

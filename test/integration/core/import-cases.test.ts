@@ -2,12 +2,20 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { uploadDictionary } from '../../../src/core/dictionaries.js';
-import { importCases } from '../../../src/core/import-cases.js';
+import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
+import { importCases } from '../../../src/core/cases/import/import-cases.js';
 import { AppError } from '../../../src/shared/errors.js';
 import { fixture, tempStore } from '../../helpers/temp-home.js';
 import { writeCsdb } from '../../helpers/build-csdb.js';
-import { OWN_CASES, TRIMMED_DAT, TRIMMED_DCF, trimmedDcfText, trimmedDict, writeOtherCsdb, writeOwnCsdb } from '../../helpers/trimmed-ids.js';
+import {
+  OWN_CASES,
+  TRIMMED_DAT,
+  TRIMMED_DCF,
+  trimmedDcfText,
+  trimmedDict,
+  writeOtherCsdb,
+  writeOwnCsdb,
+} from '../../helpers/trimmed-ids.js';
 
 /** The first `n` cases of the census .dat, each with its first person's age (cols 24-25) made "x<k>". */
 function censusWithBadAges(n: number): string {

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { uploadDictionary } from '../../../src/core/dictionaries.js';
-import { FOLLOW_UP_ORIGIN, reapDeadJobs } from '../../../src/core/breakout/follow-up.js';
+import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
+import { FOLLOW_UP_ORIGIN, reapDeadJobs } from '../../../src/core/breakout/jobs/follow-up.js';
 import { fixture, tempStore } from '../../helpers/temp-home.js';
 
 const incremental = (dictionary: string, origin: string) => ({ id: randomUUID(), dictionaries: [dictionary], mode: 'incremental' as const, threads: 1, overwrite: false, origin });

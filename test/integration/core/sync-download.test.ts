@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { uploadDictionary } from '../../../src/core/dictionaries.js';
-import { downloadCases, uploadCases } from '../../../src/core/sync.js';
+import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
+import { downloadCases, uploadCases } from '../../../src/core/sync/sync.js';
 import { openStore, type Store } from '../../../src/store/open-store.js';
 import type { DownloadRequest } from '../../../src/sync/headers.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';

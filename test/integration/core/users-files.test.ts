@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { addUser, changePassword, listUsers, removeUser } from '../../../src/core/users.js';
-import { verifyPassword } from '../../../src/core/passwords.js';
-import { fileInfo, listFiles, openFile, putFile, removeFile } from '../../../src/core/files.js';
+import { addUser, changePassword, listUsers, removeUser } from '../../../src/core/auth/users.js';
+import { verifyPassword } from '../../../src/core/auth/passwords.js';
+import { fileInfo, listFiles, openFile, putFile, removeFile } from '../../../src/core/files/files.js';
 import { AppError } from '../../../src/shared/errors.js';
 import { tempStore } from '../../helpers/temp-home.js';
 

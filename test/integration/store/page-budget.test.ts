@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { openStore } from '../../../src/store/open-store.js';
 import { fitting, type CaseWrite } from '../../../src/store/cases-repo.js';
 import { readFileSync } from 'node:fs';
-import { uploadDictionary } from '../../../src/core/dictionaries.js';
+import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';
 
 test('fitting: the leading rows within the budget, at least one, none of none', () => {

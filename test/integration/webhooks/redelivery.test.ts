@@ -9,11 +9,15 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
-import { uploadDictionary } from '../../../src/core/dictionaries.js';
-import { importCases } from '../../../src/core/import-cases.js';
-import { addWebhook } from '../../../src/core/webhooks.js';
-import { deliverDueWebhooks, webhookDeliveries, webhookSettings } from '../../../src/core/webhook-delivery.js';
-import { failedWebhookDeliveries, redeliverFailedWebhookDeliveries, redeliverWebhookDelivery } from '../../../src/core/webhook-redelivery.js';
+import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
+import { importCases } from '../../../src/core/cases/import/import-cases.js';
+import { addWebhook } from '../../../src/core/webhooks/webhooks.js';
+import { deliverDueWebhooks, webhookDeliveries, webhookSettings } from '../../../src/core/webhooks/delivery.js';
+import {
+  failedWebhookDeliveries,
+  redeliverFailedWebhookDeliveries,
+  redeliverWebhookDelivery,
+} from '../../../src/core/webhooks/redelivery.js';
 import { AppError } from '../../../src/shared/errors.js';
 import type { Store } from '../../../src/store/open-store.js';
 import { fixture, tempStore } from '../../helpers/temp-home.js';

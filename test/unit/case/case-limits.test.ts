@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkCaseFields, DEFAULT_CASE_LIMITS, type CaseFields } from '../../../src/cspro/case/case-limits.js';
 import { AppError } from '../../../src/shared/errors.js';
-import { limitsSettings, DEFAULT_LIMITS } from '../../../src/core/limits.js';
+import { limitsSettings, DEFAULT_LIMITS } from '../../../src/core/home/limits.js';
 
 const base: CaseFields = {
   guid: '0f8fad5b-d9cb-469f-a165-70867728950e',

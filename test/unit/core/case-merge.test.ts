@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergeCaseWrite, toCaseWrite } from '../../../src/core/case-merge.js';
+import { mergeCaseWrite, toCaseWrite } from '../../../src/core/cases/merge.js';
 import type { SyncCase } from '../../../src/cspro/case/model.js';
 import type { StoredCase } from '../../../src/store/cases-repo.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mayReplace } from '../../../src/core/files.js';
-import { contentTypeOf } from '../../../src/core/media-path.js';
+import { mayReplace } from '../../../src/core/files/files.js';
+import { contentTypeOf } from '../../../src/core/files/media-path.js';
 import type { FileRow } from '../../../src/store/files-repo.js';
 
 const row = (office: boolean): FileRow => ({

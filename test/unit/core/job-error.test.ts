@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '../../../src/shared/errors.js';
-import { jobError, jobErrorLabel } from '../../../src/core/breakout/job-error.js';
-import { parseThreads } from '../../../src/core/breakout/jobs.js';
+import { jobError, jobErrorLabel } from '../../../src/core/breakout/jobs/job-error.js';
+import { parseThreads } from '../../../src/core/breakout/jobs/jobs.js';
 
 test("a failed job's error.code is the spec's breakout code; the catalogue code goes in details", () => {
   for (const code of ['DB-001', 'DB-002', 'DB-003', 'DB-004', 'DB-005', 'DB_CONNECTION_ERROR'] as const) {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { validateLabel, tablePrefix } from '../../../src/core/label.js';
-import { mediaPath } from '../../../src/core/media-path.js';
+import { validateLabel, tablePrefix } from '../../../src/core/dictionaries/label.js';
+import { mediaPath } from '../../../src/core/files/media-path.js';
 import { AppError } from '../../../src/shared/errors.js';
 
 const code = (c: string) => (e: unknown) => e instanceof AppError && e.code === c;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tombstoneOf } from '../../../src/core/case-delete.js';
+import { tombstoneOf } from '../../../src/core/cases/delete.js';
 import { DEFAULT_CASE_LIMITS } from '../../../src/cspro/case/case-limits.js';
 import type { StoredCase } from '../../../src/store/cases-repo.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareClocks, mergeClocks, tickClock } from '../../../src/core/vector-clock.js';
+import { compareClocks, mergeClocks, tickClock } from '../../../src/core/cases/vector-clock.js';
 
 const c = (...pairs: [string, number][]) => pairs.map(([deviceId, revision]) => ({ deviceId, revision }));
 

@@ -1,0 +1,16 @@
+/**
+ * The auth module: users and passwords, OAuth clients, access and refresh tokens, permissions and
+ * the login throttle.
+ */
+export type { Principal } from './access-tokens.js';
+export { DEFAULT_CLIENTS } from './clients.js';
+export { LOGIN_THROTTLE_SETTINGS, loadLoginGuardSettings } from './login-throttle-policy.js';
+export type { LoginThrottlePolicy } from './login-throttle-policy.js';
+export type { LoginEvent } from './login-throttle.js';
+export { oauthError } from './oauth-error.js';
+export { PERMISSIONS, can, requirePermission } from './permissions.js';
+export type { Permission } from './permissions.js';
+export { accessTokenKey } from './signing-key.js';
+export { createTokenService } from './tokens.js';
+export type { TokenService } from './tokens.js';
+export { addUser, changePassword, disableUser, enableUser, listUsers, removeUser } from './users.js';

@@ -1,0 +1,111 @@
+import type { Store } from '../../store/open-store.js';
+import type { Role, UserRow } from '../../store/users-repo.js';
+import { AppError } from '../../shared/errors.js';
+import { hashPassword } from './passwords.js';
+import { userKeyName } from './login-throttle.js';
+import { DEFAULT_LOGIN_THROTTLE } from './login-throttle-policy.js';
+
+export const ROLES: readonly Role[] = ['Administrator', 'API', 'Standard'];
+
+/** Minimum password length: long enough to resist guessing over the token endpoint. */
+export const MIN_PASSWORD_LENGTH = 8;
+
+const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+
+/** A user as shown to operators and scripts (no hash). */
+export interface UserView {
+  username: string;
+  role: Role;
+  disabled: boolean;
+  /** Last successful password login (ISO 8601), or null. */
+  last_login_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A user in the account list: also the failed logins counted against it in the current window. */
+export interface UserListItem extends UserView {
+  failed_logins: number;
+}
+
+function view(u: UserRow): UserView {
+  return { username: u.username, role: u.role, disabled: u.disabled, last_login_at: u.lastLoginAt, created_at: u.createdAt, updated_at: u.updatedAt };
+}
+
+/** Checks that `role` is exactly one of the three roles (no case folding: roles are words of the spec). */
+export function parseRole(role: unknown): Role {
+  if (typeof role === 'string' && (ROLES as readonly string[]).includes(role)) return role as Role;
+  throw new AppError('USAGE', `role must be one of ${ROLES.join(', ')}; got "${String(role)}"`, { field: 'role' });
+}
+
+function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    throw new AppError('USAGE', `the password must have at least ${MIN_PASSWORD_LENGTH} characters`, { field: 'password' });
+  }
+}
+
+/** Creates an account; the password is stored only as an argon2id hash. */
+export async function addUser(store: Store, username: string, role: unknown, password: string): Promise<UserView> {
+  if (!USERNAME_PATTERN.test(username)) {
+    throw new AppError('USAGE', `user name "${username}" is not valid: 1-64 letters, digits, ., _, @ or -, starting with a letter or digit`, {
+      field: 'username',
+    });
+  }
+  const r = parseRole(role);
+  checkPassword(password);
+  if (store.users.find(username)) throw new AppError('CONFLICT', `user ${username} already exists`, { user: username });
+  return view(store.users.insert(username, r, await hashPassword(password)));
+}
+
+/**
+ * All accounts, by name, each with its failed logins: the failures of its (username, address)
+ * counters whose window, `windowMs` long, is still open at `now`.
+ */
+export function listUsers(store: Store, opts: { now?: number; windowMs?: number } = {}): UserListItem[] {
+  const now = opts.now ?? Date.now();
+  const failures = store.loginThrottle.failuresByUser(now - (opts.windowMs ?? DEFAULT_LOGIN_THROTTLE.windowMs));
+  return store.users.list().map((u) => ({ ...view(u), failed_logins: failures.get(userKeyName(u.username)) ?? 0 }));
+}
+
+/**
+ * Disables an account: its password logins get `invalid_grant`, its refresh tokens are revoked
+ * and its access tokens are refused from the next request on (the token version is bumped, so
+ * they stay refused even after the account is enabled again).
+ */
+export function disableUser(store: Store, username: string, now: number = Date.now()): UserView {
+  const u = store.users.find(username);
+  if (!u) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
+  // Disabled first: from then on no refresh can succeed, so the revocation cannot miss a rotation.
+  store.users.setDisabled(username, true);
+  store.refreshTokens.revokeUser(u.id, now);
+  return view(store.users.find(username)!);
+}
+
+/** Enables an account again and lifts its login throttle, so its owner can log in at once. */
+export function enableUser(store: Store, username: string): UserView {
+  if (!store.users.find(username)) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
+  store.users.setDisabled(username, false);
+  store.loginThrottle.clearUser(userKeyName(username));
+  return view(store.users.find(username)!);
+}
+
+/** Deletes an account. */
+export function removeUser(store: Store, username: string): { message: string; username: string } {
+  if (!store.users.remove(username)) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
+  return { message: `User ${username} removed`, username };
+}
+
+/** Replaces the password of an account. */
+export async function changePassword(store: Store, username: string, password: string): Promise<UserView> {
+  if (!store.users.find(username)) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
+  checkPassword(password);
+  store.users.update(username, { passwordHash: await hashPassword(password) });
+  return view(store.users.find(username)!);
+}
+
+/** Changes the role or the disabled flag of an account. */
+export function updateUser(store: Store, username: string, change: { role?: unknown; disabled?: boolean }): UserView {
+  if (!store.users.find(username)) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
+  store.users.update(username, { role: change.role === undefined ? undefined : parseRole(change.role), disabled: change.disabled });
+  return view(store.users.find(username)!);
+}

@@ -1,0 +1,119 @@
+import type { Store } from '../../../store/open-store.js';
+import type { JobRow } from '../../../store/jobs-repo.js';
+import { toAppError } from '../../../shared/errors.js';
+import { requireDictionary } from '../../dictionaries/index.js';
+import { effectiveTarget } from '../targets/targets.js';
+import { JobLogWriter } from '../log.js';
+import { hms } from './durations.js';
+import { finishJob } from './follow-up.js';
+import { jobError, jobErrorLabel } from './job-error.js';
+import { getDialect } from '../../../breakout/dialects/index.js';
+import { runDictionary, type TableChange } from '../../../breakout/run-dictionary.js';
+import type { FlattenWarning } from '../../../breakout/flatten.js';
+import type { CursorSaving } from '../../../breakout/cursor-saver.js';
+
+/** Largest page, in cases, of one target transaction: big enough for the bulk paths. */
+export const PAGE_SIZE = 2000;
+
+export interface RunJobOptions {
+  /** Aborted on SIGTERM/SIGINT or `breakout cancel`: the job stops after the current page. */
+  signal?: AbortSignal;
+  /** Where warnings and progress lines go (the job's log file); the store's breakout log gets an abridged copy. */
+  log?: (line: string) => void;
+  /** Called after each page with the cases done of the dictionary being broken out (a progress bar). */
+  onProgress?: (dictionary: string, processed: number, total: number) => void;
+  /** Called when a dictionary's tables were dropped or created, before its cases load (a command says so on screen). */
+  onTables?: (dictionary: string, change: TableChange) => void;
+  pageSize?: number;
+  /** How often the store cursor is saved, each time after the target was made durable (default: every 50 pages or 1 s). */
+  cursorSaving?: Partial<CursorSaving>;
+  now?: () => Date;
+}
+
+/**
+ * Runs a pending job to its end in this process: each dictionary in turn, status and progress
+ * saved in the store as it goes. Its end starts the follow-up job that incoming case events
+ * asked for while it ran, if any (follow-up.ts). Returns the final job row; never throws for a
+ * job failure (the failure is the job's state, with its error code), only when the job does not
+ * exist.
+ */
+export async function runJob(store: Store, jobId: string, opts: RunJobOptions = {}): Promise<JobRow> {
+  const log = opts.log ?? (() => {});
+  const now = opts.now ?? (() => new Date());
+  if (!store.jobs.markRunning(jobId, process.pid)) return store.jobs.get(jobId)!;
+  const job = store.jobs.get(jobId)!;
+  const entries = new JobLogWriter(store, jobId, now, log);
+  const started = now();
+  const done: string[] = [];
+  const created: string[] = [];
+  let total = 0;
+  let warnings = 0;
+  let stopped = false;
+  try {
+    for (const name of job.dictionaries) {
+      const dict = requireDictionary(store, name);
+      const target = effectiveTarget(store, dict);
+      log(`${name}: ${job.mode} breakout into ${target.identity} with ${job.threads} thread(s)`);
+      entries.started(name, `${name}: ${job.mode} breakout started (job ${jobId}) into ${target.identity} with ${job.threads} thread(s)`);
+      const r = await runDictionary({
+        store,
+        dict,
+        dialect: getDialect(target.config.type),
+        target,
+        jobId,
+        mode: job.mode,
+        overwrite: job.overwrite,
+        threads: job.threads,
+        pageSize: opts.pageSize ?? PAGE_SIZE,
+        cursorSaving: opts.cursorSaving,
+        shouldStop: () => opts.signal?.aborted === true || store.jobs.isCancelRequested(jobId),
+        signal: opts.signal,
+        onProgress: (processed, dictTotal, w) => {
+          store.jobs.saveProgress(jobId, { dictionary: name, processed, total: dictTotal }, warnings + w);
+          entries.progress(name, processed, dictTotal);
+          opts.onProgress?.(name, processed, dictTotal);
+        },
+        onWarning: (w: FlattenWarning) => {
+          const line = `warning: case ${w.case}${w.record ? ` record ${w.record}` : ''}${w.occurrence ? `(${w.occurrence})` : ''} item ${w.item}: ${w.reason} (value "${w.value}")`;
+          log(line);
+          entries.warning(name, `${name}: ${line}`);
+        },
+        onTables: (change) => {
+          if (change.dropped.length) log(`${name}: dropped ${change.dropped.length} table(s) (${change.reason}: ${change.detail}): ${change.dropped.join(', ')}`);
+          if (change.created.length) log(`${name}: created ${change.created.length} table(s): ${change.created.join(', ')}`);
+          entries.tables(name, change);
+          opts.onTables?.(name, change);
+        },
+        now,
+      });
+      total += r.processed;
+      warnings += r.warnings;
+      created.push(...r.tablesCreated);
+      if (r.stopped) {
+        stopped = true;
+        break;
+      }
+      done.push(name);
+      log(`${name}: ${r.processed} cases, ${r.warnings} warnings`);
+      entries.finished(name, `${name}: finished, ${r.processed} cases, ${r.warnings} warnings, ${r.tablesCreated.length} tables created`);
+    }
+    const result = { dictionaries_processed: done, total_cases: total, tables_created: created, warnings };
+    finishJob(store, jobId, stopped ? 'cancelled' : 'completed', { result, warnings }, { now });
+    const took = hms((now().getTime() - started.getTime()) / 1000);
+    entries.ended(
+      job.dictionaries,
+      'info',
+      stopped
+        ? `job ${jobId} cancelled after ${total} cases (${took}); the next run continues from there`
+        : `job ${jobId} completed: ${total} cases, ${warnings} warnings in ${took}`,
+    );
+  } catch (err) {
+    const e = toAppError(err);
+    const error = jobError(e);
+    const code = jobErrorLabel(error);
+    log(`failed: ${code}: ${e.message}`);
+    finishJob(store, jobId, 'failed', { error, warnings }, { now });
+    entries.ended(job.dictionaries, 'error', `job ${jobId} failed: ${code}: ${e.message}`);
+  }
+  return store.jobs.get(jobId)!;
+}

@@ -1,0 +1,44 @@
+import type { Store } from '../../store/open-store.js';
+import type { StoredCase } from '../../store/cases-repo.js';
+import { AppError } from '../../shared/errors.js';
+import type { CaseLimits } from '../../cspro/case/case-limits.js';
+import { requireDictionary } from '../dictionaries/index.js';
+import { limitsOf } from '../home/index.js';
+import { tickClock } from './vector-clock.js';
+
+/**
+ * What a tombstone keeps of a case (docs/limits.md): everything, as CSWeb keeps it, except a
+ * field over the current limits (only a case stored before the limits can have one), which is
+ * emptied: the label to '', the notes to none, `level-1` to the bare `{"id":{}}`. A tombstone is
+ * sent to every device and never read for its content, so deleting such a case sheds its weight.
+ */
+export function tombstoneOf(c: StoredCase, limits: CaseLimits): StoredCase {
+  const out = { ...c, deleted: true };
+  if (c.label.length > limits.labelChars) out.label = '';
+  if (c.data.length > limits.dataChars) out.data = '{"id":{}}';
+  const noteOver = (n: StoredCase['notes'][number]) =>
+    n.content.length > limits.noteChars || n.operatorId.length > limits.textChars || n.modifiedTime.length > limits.textChars || n.field.name.length > limits.textChars || n.field.levelKey.length > limits.textChars;
+  if (c.notes.length > limits.notes || c.notes.some(noteOver)) out.notes = [];
+  return out;
+}
+
+/**
+ * Soft-deletes a case: it stays in the store flagged deleted (as CSWeb keeps tombstones; see
+ * tombstoneOf for what it keeps) with a new revision, so the next incremental breakout removes
+ * it from the target. Deleting a tombstone again changes nothing, unless it holds a field over
+ * the limits: then that field is emptied at a new revision.
+ */
+export function deleteCase(store: Store, dictionaryName: string, guid: string): { message: string; guid: string; revision: number } {
+  const dict = requireDictionary(store, dictionaryName);
+  return store.cases.write(() => {
+    const c = store.cases.get(dict.id, guid);
+    if (!c) throw new AppError('NOT_FOUND', `case ${guid} not found in dictionary ${dict.name}`, { dictionary: dict.name, case: guid });
+    const tombstone = tombstoneOf(c, limitsOf(store));
+    // A tombstone written before the limits sheds its oversize fields when deleted again.
+    const shed = tombstone.label !== c.label || tombstone.data !== c.data || tombstone.notes !== c.notes;
+    if (c.deleted && !shed) return { message: `Case ${guid} was already deleted`, guid, revision: c.revision };
+    const revision = store.cases.nextRevision(dict.id, 'delete');
+    store.cases.upsert(dict.id, { ...tombstone, clock: tickClock(c.clock, store.settings.serverDeviceId()) }, revision);
+    return { message: c.deleted ? `Case ${guid} was already deleted; its fields over the limits were emptied` : `Case ${guid} deleted`, guid, revision };
+  });
+}

@@ -1,0 +1,44 @@
+import type { Store } from '../../store/open-store.js';
+import type { CaseWrite } from '../../store/cases-repo.js';
+import { nowIso } from '../../store/clock.js';
+import { checkCaseFields } from '../../cspro/case/case-limits.js';
+import { limitsOf } from '../home/index.js';
+import { mergeCaseWrite, type MergeOutcome } from './merge.js';
+
+/**
+ * The one case-write path: merges a batch with the stored cases (vector clocks, merge.ts)
+ * and writes what changed at the revision `revision()` gives (asked only when something
+ * changes). Import and the sync upload both write through here, inside their own
+ * `store.cases.write` transaction, so every case that reaches the store follows one rule; a
+ * case over a limit of docs/limits.md throws CASE_TOO_LARGE and the transaction stores nothing.
+ */
+export function writeMergedCases(
+  store: Store,
+  dictionaryId: number,
+  cases: CaseWrite[],
+  serverDeviceId: string,
+  revision: () => number,
+  tally: Record<MergeOutcome, number>,
+): void {
+  // The backstop of every path (docs/limits.md): callers check each case first to name it in
+  // their own way; nothing over a limit reaches the store whoever calls.
+  const limits = limitsOf(store);
+  const guids = new Set<string>();
+  for (const c of cases) {
+    checkCaseFields(c, limits);
+    guids.add(c.guid);
+  }
+  const existing = store.cases.getMany(dictionaryId, [...guids]);
+  // Only a guid that comes again later in the batch needs this write remembered.
+  const repeats = guids.size < cases.length;
+  const now = nowIso();
+  for (const c of cases) {
+    const { outcome, write } = mergeCaseWrite(c, existing.get(c.guid), serverDeviceId);
+    tally[outcome] += 1;
+    if (!write) continue;
+    const r = revision();
+    store.cases.upsert(dictionaryId, write, r, now);
+    // A case repeated later in the same batch must compare against this version.
+    if (repeats) existing.set(c.guid, { ...write, revision: r, createdAt: '', modifiedAt: '' });
+  }
+}

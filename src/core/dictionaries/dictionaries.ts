@@ -1,0 +1,202 @@
+import { basename } from 'node:path';
+import { parseDictionary } from '../../cspro/dictionary/parse-dictionary.js';
+import { labelOf } from '../../cspro/dictionary/model.js';
+import type { Store } from '../../store/open-store.js';
+import type { DictionaryRecord, DictionaryRow } from '../../store/dictionaries-repo.js';
+import { AppError } from '../../shared/errors.js';
+import { tablePrefix, validateLabel } from './label.js';
+import { planBreakout } from '../../breakout/plan.js';
+import { getDialect } from '../../breakout/dialects/index.js';
+import { pendingRebuild, type RebuildReason } from '../../breakout/table-rebuild.js';
+
+/** Item of the dictionary list (docs/http-api.md#routes, list form). */
+export interface DictionaryListItem {
+  name: string;
+  label: string;
+  version: string;
+  created_at: string;
+  /** Cases not deleted, as CSWeb's list reports them to the data-collection client. */
+  caseCount: number;
+}
+
+/** Dictionary detail (docs/http-api.md#routes). */
+export interface DictionaryDetail {
+  name: string;
+  label: string;
+  version: string;
+  description: string;
+  levels: { name: string; label: string }[];
+  records: { name: string; label: string }[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** The spec's shorter detail form. */
+export type DictionaryShort = Pick<DictionaryDetail, 'name' | 'label' | 'levels' | 'records'>;
+
+/**
+ * The drop and rebuild a replaced dictionary makes the next breakout do (docs/breakout.md#destructive-changes),
+ * from what the last breakout recorded: the target is not asked, so the tables are dropped only
+ * if it still holds them.
+ */
+export interface BreakoutRebuildNotice {
+  reason: Extract<RebuildReason, 'label' | 'structure'>;
+  /** Why, e.g. the old and new table prefix. */
+  detail: string;
+  message: string;
+  /** The target the tables were recorded in, without its password. */
+  target: string;
+  tables_dropped: string[];
+  tables_created: string[];
+}
+
+export interface UploadReply {
+  message: string;
+  name: string;
+  label: string;
+  created: boolean;
+  /** Null when the next breakout keeps the tables (or none was made yet). */
+  breakout_rebuild: BreakoutRebuildNotice | null;
+}
+
+/**
+ * Parses and stores a dictionary file. The name is the one inside the file; the label is checked
+ * and must not be used by another dictionary, since it prefixes that dictionary's tables. An
+ * upload under an existing name replaces its file and label (as CSWeb does); an invalid file
+ * changes nothing.
+ */
+export function uploadDictionary(store: Store, input: { source: Buffer; label: unknown; file?: string }): UploadReply {
+  const label = validateLabel(input.label);
+  const model = parseDictionary(input.source, { file: input.file });
+  const clash = store.dictionaries.list().find((d) => d.name !== model.name && tablePrefix(d.label) === tablePrefix(label));
+  if (clash) {
+    throw new AppError('CONFLICT', `label "${label}" is already used by dictionary ${clash.name}; breakout tables would collide`, {
+      label,
+      dictionary: clash.name,
+    });
+  }
+  const format = firstSignificantChar(input.source) === '[' ? 'text' : 'json';
+  const { row, created } = store.dictionaries.save({
+    name: model.name,
+    label,
+    version: model.version,
+    description: labelOf(model),
+    source: input.source,
+    sourceFormat: format,
+    model,
+  });
+  const notice = created ? null : rebuildNotice(store, row.id, row.name, model, label);
+  const message = created ? `Dictionary ${row.name} uploaded` : `Dictionary ${row.name} replaced`;
+  return { message: notice ? `${message}; ${notice.message}` : message, name: row.name, label: row.label, created, breakout_rebuild: notice };
+}
+
+/**
+ * What the next incremental breakout will drop and create because of this upload: the pure
+ * planner against the breakout state, on the dialect of the target the state was recorded in.
+ */
+function rebuildNotice(store: Store, dictionaryId: number, name: string, model: ReturnType<typeof parseDictionary>, label: string): BreakoutRebuildNotice | null {
+  const state = store.breakoutState.get(dictionaryId);
+  if (!state) return null;
+  let rebuild;
+  try {
+    const dialect = getDialect(state.target.split(' ')[0]!);
+    rebuild = pendingRebuild(state, planBreakout(model, label, { maxIdentifierLength: dialect.capabilities.maxIdentifierLength }));
+  } catch {
+    // A dictionary the planner refuses (NAME_COLLISION) fails its next breakout with that error; the upload itself stands.
+    return null;
+  }
+  if (!rebuild || (rebuild.reason !== 'label' && rebuild.reason !== 'structure')) return null;
+  const target = publicTarget(state.target);
+  return {
+    reason: rebuild.reason,
+    detail: rebuild.detail,
+    message:
+      `${rebuild.detail}. The next breakout of ${name} drops ${rebuild.drop.length} tables in ${target} if the target still holds them ` +
+      `(${rebuild.drop.join(', ')}) and creates ${rebuild.create.length} (${rebuild.create.join(', ')}), loading every case again`,
+    target,
+    tables_dropped: rebuild.drop,
+    tables_created: rebuild.create,
+  };
+}
+
+/** A recorded target as a reply may show it: a SQLite file by its name only, never the server's path. */
+function publicTarget(identity: string): string {
+  return identity.startsWith('sqlite ') ? `sqlite ${basename(identity.slice('sqlite '.length))}` : identity;
+}
+
+function firstSignificantChar(source: Buffer): string {
+  const text = source.subarray(0, 64).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  return text.charAt(0);
+}
+
+/** All dictionaries in the list form of the spec, by name. */
+export function listDictionaries(store: Store): DictionaryListItem[] {
+  return store.dictionaries.list().map((d) => ({ name: d.name, label: d.label, version: d.version, created_at: d.createdAt, caseCount: store.cases.countActive(d.id) }));
+}
+
+/** Loads a dictionary with its model, or fails with DICTIONARY_NOT_FOUND naming close matches. */
+export function requireDictionary(store: Store, name: string): DictionaryRecord {
+  return store.dictionaries.findWithModel(name) ?? notFound(store, name);
+}
+
+/** The dictionary's row without its model (no JSON to parse), or DICTIONARY_NOT_FOUND as above. */
+export function requireDictionaryRow(store: Store, name: string): DictionaryRow {
+  return store.dictionaries.find(name) ?? notFound(store, name);
+}
+
+function notFound(store: Store, name: string): never {
+  const near = store.dictionaries
+    .list()
+    .map((d) => d.name)
+    .filter((n) => n.toLowerCase() === name.toLowerCase() || n.toLowerCase().includes(name.toLowerCase()));
+  const hint = near.length ? ` (names are case-sensitive; did you mean ${near.join(', ')}?)` : '';
+  throw new AppError('DICTIONARY_NOT_FOUND', `dictionary ${name} not found${hint}`, { dictionary: name });
+}
+
+/** The detail form of a dictionary (docs/http-api.md#routes), or the short form with `short`. */
+export function getDictionary(store: Store, name: string, opts: { short?: boolean } = {}): DictionaryDetail | DictionaryShort {
+  const d = requireDictionary(store, name);
+  const levels = d.model.levels.map((l) => ({ name: l.name, label: labelOf(l) }));
+  const records = d.model.levels.flatMap((l) => l.records.map((r) => ({ name: r.name, label: labelOf(r) })));
+  if (opts.short) return { name: d.name, label: d.label, levels, records };
+  return {
+    name: d.name,
+    label: d.label,
+    version: d.version,
+    description: d.description,
+    levels,
+    records,
+    created_at: d.createdAt,
+    updated_at: d.updatedAt,
+  };
+}
+
+/** The original bytes of an uploaded dictionary file. */
+export function getDictionarySource(store: Store, name: string): Buffer {
+  requireDictionary(store, name);
+  return store.dictionaries.source(name)!;
+}
+
+/**
+ * Deletes a dictionary that has no cases and no breakout tables: deleting it would otherwise
+ * orphan data analysts rely on.
+ */
+export function deleteDictionary(store: Store, name: string): { message: string; name: string } {
+  const d = requireDictionary(store, name);
+  const cases = store.cases.count(d.id);
+  if (cases > 0) {
+    throw new AppError('DICT_IN_USE', `dictionary ${name} has ${cases} cases; it can be deleted only without cases and breakout tables`, {
+      dictionary: name,
+      cases,
+    });
+  }
+  const state = store.breakoutState.get(d.id);
+  if (state) {
+    throw new AppError('DICT_IN_USE', `dictionary ${name} has breakout tables in ${state.target}; drop them first (sds breakout drop ${name})`, {
+      dictionary: name,
+      tables: state.tables,
+    });
+  }
+  store.dictionaries.delete(d.id);
+  return { message: `Dictionary ${name} deleted`, name };
+}

@@ -1,0 +1,142 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, rmSync } from 'node:fs';
+import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { AppError } from '../../shared/errors.js';
+import { HEAD_BYTES } from './media-path.js';
+
+/** A new version written aside, durable, not yet in place. */
+export interface StagedFile {
+  /** The temporary file, in the target's folder. */
+  tmp: string;
+  target: string;
+  /** The name of StageOptions.file. */
+  file: string;
+  size: number;
+  md5: string;
+  sha256: string;
+  head: Buffer;
+  /** Modification time of the written file (kept by the rename). */
+  mtimeMs: number;
+}
+
+export interface StageOptions {
+  /** Names the file in errors (the name the client used). */
+  file: string;
+  /** Refused with 413 PAYLOAD_TOO_LARGE as soon as more bytes than this arrive. */
+  maxBytes?: number;
+  /** The md5 (hex) the sender announced; another md5 is refused with CHECKSUM_MISMATCH. */
+  expectedMd5?: string;
+}
+
+/** fsyncs a folder, so a rename or a new entry in it survives a power cut. */
+async function syncFolder(path: string): Promise<void> {
+  const fh = await open(path, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+async function makeFolders(folder: string, file: string): Promise<void> {
+  let first: string | undefined;
+  try {
+    first = await mkdir(folder, { recursive: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new AppError('PATH_INVALID', `a folder of ${file} is a file`, { file });
+    throw err;
+  }
+  if (first === undefined) return;
+  // New folders: each one's entry in its parent must be durable too, from the deepest up.
+  for (let f = folder; ; f = dirname(f)) {
+    await syncFolder(f);
+    if (f === first) break;
+  }
+  await syncFolder(dirname(first));
+}
+
+/**
+ * Writes `content` to a temporary file beside `target` (a hidden name the media area never
+ * lists or serves), hashing and counting as it goes, then fsyncs it. The size limit is checked
+ * per chunk, so an oversized body is refused at the chunk that crosses it; on any failure the
+ * temporary file is removed and nothing else has changed. Put it in place with commitStaged.
+ */
+export async function stageFile(target: string, content: AsyncIterable<Buffer | string>, opts: StageOptions): Promise<StagedFile> {
+  const folder = dirname(target);
+  const tmp = join(folder, `.${basename(target)}.${randomBytes(6).toString('hex')}.part`);
+  const md5 = createHash('md5');
+  const sha = createHash('sha256');
+  let size = 0;
+  let head = Buffer.alloc(0);
+  let fh: FileHandle | undefined;
+  try {
+    await makeFolders(folder, opts.file);
+    fh = await open(tmp, 'wx', 0o644);
+    for await (const part of content) {
+      const chunk = typeof part === 'string' ? Buffer.from(part) : part;
+      size += chunk.length;
+      if (opts.maxBytes !== undefined && size > opts.maxBytes) {
+        throw new AppError('PAYLOAD_TOO_LARGE', `${opts.file} is larger than the file limit of ${opts.maxBytes} bytes; the file was not stored`, {
+          file: opts.file,
+          limit: opts.maxBytes,
+        });
+      }
+      if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
+      md5.update(chunk);
+      sha.update(chunk);
+      await fh.write(chunk);
+    }
+    const got = md5.digest('hex');
+    if (opts.expectedMd5 !== undefined && got !== opts.expectedMd5.trim().toLowerCase()) {
+      throw new AppError('CHECKSUM_MISMATCH', `the body of ${opts.file} has md5 ${got}, not the ${opts.expectedMd5} of its Content-MD5; the file was not stored`, { file: opts.file });
+    }
+    await fh.sync();
+    const { mtimeMs } = await fh.stat();
+    await fh.close();
+    fh = undefined;
+    return { tmp, target, file: opts.file, size, md5: got, sha256: sha.digest('hex'), head, mtimeMs };
+  } catch (err) {
+    await fh?.close().catch(() => undefined);
+    await rm(tmp, { force: true });
+    if (err instanceof AppError) throw err;
+    throw new AppError('IO_ERROR', `could not store ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file: opts.file }, { cause: err });
+  }
+}
+
+/**
+ * Renames a staged file over its target (atomic: a reader opens the old version or the new one,
+ * whole) and fsyncs the folder, so the new version is durable when this resolves.
+ */
+export async function commitStaged(staged: StagedFile): Promise<void> {
+  try {
+    await rename(staged.tmp, staged.target);
+    await syncFolder(dirname(staged.target));
+  } catch (err) {
+    await rm(staged.tmp, { force: true });
+    throw new AppError('IO_ERROR', `could not put ${staged.file} in place: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file: staged.file }, { cause: err });
+  }
+}
+
+/** Removes a staged file that will not be put in place. */
+export async function discardStaged(staged: StagedFile): Promise<void> {
+  await rm(staged.tmp, { force: true });
+}
+
+/** Removes a file and fsyncs its folder, so the removal survives a power cut once this returns. */
+export function removeDurably(path: string): void {
+  rmSync(path, { force: true });
+  let fd: number;
+  try {
+    fd = openSync(dirname(path), 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // the folder is gone too: nothing to make durable
+    throw err;
+  }
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,167 @@
+import { statSync, type Stats } from 'node:fs';
+import type { Store } from '../../store/open-store.js';
+import type { FileRow } from '../../store/files-repo.js';
+import type { Role } from '../../store/users-repo.js';
+import { AppError } from '../../shared/errors.js';
+import { can } from '../auth/index.js';
+import { commitStaged, discardStaged, removeDurably, stageFile } from './atomic-write.js';
+import { openSnapshot, type FileSnapshot } from './file-snapshot.js';
+import { contentTypeOf, mediaPath } from './media-path.js';
+
+/** File metadata (docs/http-api.md#routes: at least name and size). */
+export interface FileInfo {
+  name: string;
+  size: number;
+  content_type: string;
+  sha256: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The account writing a file over HTTP; absent for the operator's `sds files put`. */
+export interface FileWriter {
+  username: string;
+  role: Role;
+}
+
+export interface PutFileOptions {
+  writer?: FileWriter;
+  /** Refused with 413 PAYLOAD_TOO_LARGE as soon as more bytes arrive (default: no limit). */
+  maxBytes?: number;
+  /** The md5 (hex) the sender announced (`Content-MD5`); another md5 is refused, the old version kept. */
+  expectedMd5?: string;
+  /** Names the file in errors (default: the media name). */
+  file?: string;
+}
+
+/** A stored file as its writer saw it: the metadata, plus the md5 and time of the version written. */
+export interface StoredFile {
+  info: FileInfo;
+  md5: string;
+  mtimeMs: number;
+}
+
+function info(store: Store, name: string): FileInfo {
+  const f = store.files.find(name);
+  if (!f) throw new AppError('NOT_FOUND', `file ${name} not found in the media area`, { file: name });
+  return { name: f.name, size: f.size, content_type: f.contentType, sha256: f.sha256, created_at: f.createdAt, updated_at: f.updatedAt };
+}
+
+/**
+ * The overwrite rule (docs/sync.md, "Who may replace a file"): an account with files.write
+ * (API, Administrator) and the operator may write any file; a field account (files.sync only)
+ * may create a file and replace a file that a field account wrote, but not one written by an
+ * account with files.write, by the operator, or put in the folder by hand (a file on disk
+ * without metadata), nor one from before the rule (migration 0014).
+ */
+export function mayReplace(existing: FileRow | undefined, onDisk: boolean, writer: FileWriter | undefined): boolean {
+  if (writer === undefined || can(writer.role, 'files.write')) return true;
+  if (existing) return !existing.office;
+  return !onDisk;
+}
+
+function statOf(target: string, file: string): Stats | undefined {
+  try {
+    return statSync(target, { throwIfNoEntry: false });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') throw new AppError('PATH_INVALID', `a folder of ${file} is a file`, { file });
+    throw new AppError('IO_ERROR', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file }, { cause: err });
+  }
+}
+
+function checkReplace(store: Store, name: string, target: string, opts: PutFileOptions): void {
+  const file = opts.file ?? name;
+  const st = statOf(target, file);
+  if (st?.isDirectory()) throw new AppError('PATH_INVALID', `${file} is a folder, not a file`, { file });
+  if (!mayReplace(store.files.find(name), st !== undefined, opts.writer)) {
+    throw new AppError(
+      'AUTH-004',
+      `the ${opts.writer!.role} role may not replace ${file}: it was put there by an account with files.write or by the operator (a field account may create files and replace those field accounts synced)`,
+      { oauth_error: 'access_denied', permission: 'files.write', file },
+    );
+  }
+}
+
+/** Writers of one name take turns from the last check to the metadata, so the rule and the row match the file in place. */
+const turns = new Map<string, Promise<unknown>>();
+
+async function inTurn<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const run = (turns.get(key) ?? Promise.resolve()).then(fn, fn);
+  const tail = run.catch(() => undefined);
+  turns.set(key, tail);
+  try {
+    return await run;
+  } finally {
+    if (turns.get(key) === tail) turns.delete(key);
+  }
+}
+
+/**
+ * Stores content as a media file, replacing any of the same name atomically: written to a
+ * temporary file in the same folder and fsynced, renamed over the name, and the folder fsynced,
+ * so a reader gets the old or the new version whole and the new one is on disk when this
+ * resolves. A refused or failed upload (size limit, md5, overwrite rule, I/O) leaves the previous
+ * version and no temporary file. The overwrite rule is checked before reading and again just
+ * before the rename.
+ */
+export async function storeFile(store: Store, name: string, content: AsyncIterable<Buffer | string>, opts: PutFileOptions = {}): Promise<StoredFile> {
+  const target = mediaPath(store.home.media, name);
+  checkReplace(store, name, target, opts);
+  const staged = await stageFile(target, content, { file: opts.file ?? name, maxBytes: opts.maxBytes, expectedMd5: opts.expectedMd5 });
+  return inTurn(target, async () => {
+    try {
+      checkReplace(store, name, target, opts);
+    } catch (err) {
+      await discardStaged(staged);
+      throw err;
+    }
+    await commitStaged(staged);
+    const office = opts.writer === undefined || can(opts.writer.role, 'files.write');
+    store.files.save({ name, size: staged.size, sha256: staged.sha256, contentType: contentTypeOf(name, staged.head), writtenBy: opts.writer?.username ?? null, office });
+    return { info: info(store, name), md5: staged.md5, mtimeMs: staged.mtimeMs };
+  });
+}
+
+/** Stores content as a media file (see storeFile); returns its metadata. */
+export async function putFile(store: Store, name: string, content: AsyncIterable<Buffer | string>, opts: PutFileOptions = {}): Promise<FileInfo> {
+  return (await storeFile(store, name, content, opts)).info;
+}
+
+/** Metadata of one media file. */
+export function fileInfo(store: Store, name: string): FileInfo {
+  mediaPath(store.home.media, name);
+  return info(store, name);
+}
+
+/** Metadata of every media file, by name. */
+export function listFiles(store: Store): FileInfo[] {
+  return store.files.list().map((f) => info(store, f.name));
+}
+
+/**
+ * Opens one version of a media file for reading. The size, sha256 and content type returned
+ * describe the bytes the snapshot streams (all from one open descriptor), even while the file is
+ * being replaced; the content type is the extension's only when the bytes carry its signature.
+ */
+export async function openFile(store: Store, name: string): Promise<{ info: FileInfo; snapshot: FileSnapshot }> {
+  const path = mediaPath(store.home.media, name);
+  const meta = info(store, name);
+  const snapshot = await openSnapshot(path, name);
+  if (snapshot === undefined || snapshot === 'directory') {
+    throw new AppError('NOT_FOUND', `file ${name} is registered but missing from the media area (${path})`, { file: name });
+  }
+  return { info: { ...meta, size: snapshot.size, sha256: snapshot.sha256, content_type: contentTypeOf(name, snapshot.head) }, snapshot };
+}
+
+/** Deletes a media file (durably: its folder is fsynced) and its metadata. */
+export function removeFile(store: Store, name: string): { message: string; name: string } {
+  const path = mediaPath(store.home.media, name);
+  info(store, name);
+  try {
+    removeDurably(path);
+  } catch (err) {
+    throw new AppError('IO_ERROR', `could not remove ${name}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file: name }, { cause: err });
+  }
+  store.files.remove(name);
+  return { message: `File ${name} removed`, name };
+}

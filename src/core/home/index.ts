@@ -1,0 +1,13 @@
+/**
+ * The home module: a home's creation (`sds init`, `sds quickstart`), its effective configuration,
+ * limits and version, and the store it holds (README, "Layout").
+ */
+export { openStore } from '../../store/open-store.js';
+export type { Store } from '../../store/open-store.js';
+export { effectiveConfig, schemaVersions, sourceOf } from './effective-config.js';
+export type { EffectiveConfig, EffectiveSetting } from './effective-config.js';
+export { initHome, migrateHome } from './init.js';
+export { limitsOf, loadLimits, useLimits } from './limits.js';
+export type { Limits } from './limits.js';
+export { quickstart } from './quickstart.js';
+export { VERSION } from './version.js';

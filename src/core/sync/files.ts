@@ -1,0 +1,160 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Store } from '../../store/open-store.js';
+import { AppError } from '../../shared/errors.js';
+import { openSnapshot, type FileSnapshot, storeFile, type FileWriter, mediaPath } from '../files/index.js';
+
+/** A file or folder as CSWeb describes it to the data-collection client. */
+export type CsFileInfo =
+  | { type: 'file'; name: string; directory: string; md5: string; size: number; lastModified: string }
+  | { type: 'directory'; name: string; directory: string };
+
+/** An application deployment package as `GET /api/apps` lists it. */
+export interface AppInfo {
+  name: string;
+  description: string;
+  buildTime: string;
+  version: string;
+  FileType: 'Application Deployment Specification';
+}
+
+/**
+ * The media-area name of a client file path. The client's paths are relative to CSWeb's files
+ * area; here that is the media area, and a leading `media/` names the same area, so
+ * `/api/files/media/x/content` and the spec's media route reach the same file.
+ */
+export function clientFileName(path: string): string {
+  const p = path.replace(/^\/+|\/+$/g, '');
+  return p === 'media' ? '' : p.startsWith('media/') ? p.slice('media/'.length) : p;
+}
+
+function rfc3339(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function parentOf(name: string): string {
+  const i = name.lastIndexOf('/');
+  return i < 0 ? '' : name.slice(0, i);
+}
+
+function leafOf(name: string): string {
+  return name.slice(name.lastIndexOf('/') + 1);
+}
+
+function notFound(path: string, what: 'file' | 'directory'): AppError {
+  return new AppError('NOT_FOUND', `${what} ${path} not found in the media area`, { file: path });
+}
+
+type ClientFile = Extract<CsFileInfo, { type: 'file' }>;
+
+function fileEntry(name: string, v: { md5: string; size: number; mtimeMs: number }): ClientFile {
+  return { type: 'file', name: leafOf(name), directory: parentOf(name), md5: v.md5, size: v.size, lastModified: rfc3339(v.mtimeMs) };
+}
+
+/**
+ * One version of a media file for the client, with its md5 (the client's ETag and
+ * `Content-MD5`): the info describes exactly the bytes the snapshot streams, even while the
+ * file is being replaced.
+ */
+export async function openClientFile(store: Store, path: string): Promise<{ info: ClientFile; snapshot: FileSnapshot }> {
+  const name = clientFileName(path);
+  if (name === '') throw notFound(path, 'file');
+  const snapshot = await openSnapshot(mediaPath(store.home.media, name), path);
+  if (snapshot === undefined || snapshot === 'directory') throw notFound(path, 'file');
+  return { info: fileEntry(name, snapshot), snapshot };
+}
+
+export interface ClientPutOptions {
+  /** The account sending the file (the overwrite rule of docs/sync.md). */
+  writer: FileWriter;
+  /** `Content-MD5` as the client sends it (hex); a body of another md5 is refused, the old version kept. */
+  expectedMd5?: string;
+  /** The file-size limit; more is 413 PAYLOAD_TOO_LARGE as soon as it is crossed. */
+  maxBytes?: number;
+}
+
+/**
+ * Stores a file the client sends through the media area's writer (written aside, fsynced,
+ * renamed over, durable before this resolves), under the overwrite rule of docs/sync.md.
+ * Answers with the version written.
+ */
+export async function putClientFile(store: Store, path: string, body: AsyncIterable<Buffer | string>, opts: ClientPutOptions): Promise<CsFileInfo> {
+  const name = clientFileName(path);
+  if (name === '') throw new AppError('PATH_INVALID', 'a file name is required', { file: path });
+  const stored = await storeFile(store, name, body, { ...opts, file: path });
+  return fileEntry(name, { md5: stored.md5, size: stored.info.size, mtimeMs: stored.mtimeMs });
+}
+
+function isFolder(full: string): boolean {
+  try {
+    return statSync(full, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false; // ENOTDIR: a folder of the path is a file
+  }
+}
+
+/** The entries of a media folder ('' is the area itself), folders first, by name. */
+export async function listClientFolder(store: Store, path: string): Promise<CsFileInfo[]> {
+  const name = clientFileName(path);
+  const full = name === '' ? store.home.media : mediaPath(store.home.media, name);
+  if (!isFolder(full)) throw notFound(path, 'directory');
+  const entries = readdirSync(full, { withFileTypes: true })
+    // Hidden names (the writer's temporary files among them) are not the client's business.
+    .filter((e) => !e.name.startsWith('.') && !e.name.endsWith('.part') && (e.isFile() || e.isDirectory()))
+    .sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || a.name.localeCompare(b.name));
+  const out: CsFileInfo[] = [];
+  for (const e of entries) {
+    const entry = name === '' ? e.name : `${name}/${e.name}`;
+    if (e.isDirectory()) {
+      out.push({ type: 'directory', name: e.name, directory: name });
+      continue;
+    }
+    // Size, md5 and time of one version each, even while the file is being replaced.
+    const snap = await openSnapshot(join(full, e.name), entry);
+    if (snap === undefined || snap === 'directory') continue;
+    await snap.close();
+    out.push(fileEntry(entry, snap));
+  }
+  return out;
+}
+
+function appFiles(store: Store): { name: string; path: string; mtimeMs: number }[] {
+  let names: string[];
+  try {
+    names = readdirSync(store.home.apps);
+  } catch {
+    return [];
+  }
+  const apps: { name: string; path: string; mtimeMs: number }[] = [];
+  for (const f of names) {
+    if (!f.toLowerCase().endsWith('.zip') || f.startsWith('.')) continue;
+    const path = join(store.home.apps, f);
+    // A package the operator is replacing right now may be gone between the listing and the stat.
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (st?.isFile()) apps.push({ name: f.slice(0, -4), path, mtimeMs: st.mtimeMs });
+  }
+  return apps.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * The application packages of the apps area (`<home>/files/apps/<name>.zip`, put there by the
+ * operator). The build time is the file's modification time; there is no description or version.
+ */
+export function listApps(store: Store): AppInfo[] {
+  return appFiles(store).map((a) => ({ name: a.name, description: '', buildTime: rfc3339(a.mtimeMs), version: '', FileType: 'Application Deployment Specification' }));
+}
+
+/** One application package, with its md5 and build time for the client's `If-None-Match` / build-time checks. */
+export async function openApp(store: Store, name: string): Promise<{ name: string; md5: string; buildTime: string; buildTimeMs: number; size: number; snapshot: FileSnapshot }> {
+  const app = appFiles(store).find((a) => a.name === name);
+  const snapshot = app && (await openSnapshot(app.path, name));
+  if (!app || snapshot === undefined || snapshot === 'directory') throw new AppError('NOT_FOUND', `application ${name} not found`, { app: name });
+  return {
+    name: app.name,
+    md5: snapshot.md5,
+    buildTime: rfc3339(snapshot.mtimeMs),
+    buildTimeMs: Math.floor(snapshot.mtimeMs / 1000) * 1000,
+    size: snapshot.size,
+    snapshot,
+  };
+}

@@ -1,0 +1,17 @@
+/**
+ * The sync module: what the CSPro sync protocol asks of the server (server info, case upload and
+ * download, dictionaries and files of the sync API), on top of the sync engine (src/sync).
+ */
+export { deviceOf, isSyncDownload, parseDownloadHeaders, parseUploadHeaders } from '../../sync/headers.js';
+export { listApps, listClientFolder, openApp, openClientFile, putClientFile } from './files.js';
+export {
+  chunkJson,
+  deleteSyncedCase,
+  downloadCases,
+  getSyncCaseJson,
+  serverInfo,
+  syncHistory,
+  uploadCases,
+  uploadRawDictionary,
+} from './sync.js';
+export { readUploadBody } from './upload-body.js';

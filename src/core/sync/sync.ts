@@ -1,0 +1,195 @@
+import type { Store } from '../../store/open-store.js';
+import type { CaseWrite } from '../../store/cases-repo.js';
+import type { SyncCaseRow, SyncHistoryRow } from '../../store/sync-repo.js';
+import { normalizeSyncCase } from '../../cspro/case/sync-json.js';
+import { AppError } from '../../shared/errors.js';
+import { planChunk, type ChunkPlan } from '../../sync/chunk-plan.js';
+import type { DownloadRequest, UploadRequest } from '../../sync/headers.js';
+import { wireCaseJson } from '../../sync/case-wire.js';
+import {
+  requireDictionary,
+  requireDictionaryRow,
+  uploadDictionary,
+  type UploadReply as UploadDictionaryReply,
+  MAX_LABEL_LENGTH,
+} from '../dictionaries/index.js';
+import { parseDictionary } from '../../cspro/dictionary/parse-dictionary.js';
+import { toCaseWrite, type MergeOutcome, writeMergedCases, deleteCase } from '../cases/index.js';
+import { checkCaseFields } from '../../cspro/case/case-limits.js';
+import { limitsOf } from '../home/index.js';
+
+/** `GET /api/server`: this server's device id in vector clocks, and the sync API version. */
+export function serverInfo(store: Store): { deviceId: string; apiVersion: number } {
+  return { deviceId: store.settings.serverDeviceId(), apiVersion: 2 };
+}
+
+export interface DownloadChunk extends ChunkPlan {
+  cases: SyncCaseRow[];
+}
+
+/**
+ * One chunk of the incremental download, as CSWeb serves it (docs/sync.md): the cases changed
+ * after the revision the device holds (and after the guid cursor within it), at most
+ * `x-csw-case-range-count` of them and at most the page byte budget (docs/limits.md), up to a snapshot
+ * taken first so a chunk never mixes in a half-visible later write, minus the device's own
+ * uploads and outside its universe. A device naming a revision newer than any of this store's
+ * is told to sync in full (412). The chunk that completes the range is recorded in the device's
+ * sync history.
+ */
+export function downloadCases(store: Store, dictionaryName: string, req: DownloadRequest, username: string): DownloadChunk {
+  // The row is enough: a download never reads the model, whose JSON is costly to parse per page.
+  const dict = requireDictionaryRow(store, dictionaryName);
+  const chunk = store.sync.read(() => {
+    const snapshot = store.sync.maxRevision();
+    if (req.lastRevision > snapshot) {
+      throw new AppError('SYNC_REVISION_UNKNOWN', `revision ${req.lastRevision} is newer than this server's latest (${snapshot}); sync in full`, {
+        revision: req.lastRevision,
+        latest: snapshot,
+      });
+    }
+    const range = {
+      // Without a cursor the client holds all of `lastRevision`: '~' sorts after every guid.
+      after: { revision: req.lastRevision, guid: req.startAfter || '~' },
+      upTo: snapshot,
+      universe: req.universe,
+      excludeRevisions: req.excludeRevisions,
+    };
+    // Bounded by bytes as well as by count (docs/limits.md): a chunk cut short by the budget is a
+    // 206 like a full one, and the client resumes after its last case.
+    const { cases, seen } = store.sync.chunkWithin(dict.id, range, req.count, limitsOf(store).pageBytes);
+    // Counting is only needed when the read reached the count: a shorter range ends in it.
+    const total = seen < req.count ? seen : store.sync.count(dict.id, dict.createdAt, range);
+    const last = cases.at(-1);
+    if (last && total > cases.length) {
+      // The client asks next for the cases after the last one sent, within the same snapshot
+      // unless something was written meanwhile: that range holds exactly the rest of this one.
+      store.sync.carry(dict.id, dict.createdAt, { ...range, after: { revision: last.revision, guid: last.guid } }, total - cases.length);
+    }
+    return { cases, ...planChunk(cases.map((c) => c.revision), total, snapshot) };
+  });
+  if (chunk.status === 200) {
+    store.cases.write(() =>
+      store.sync.record({ dictionaryId: dict.id, device: req.device, username, direction: 'get', revision: chunk.chunkMaxRevision, universe: req.universe, cases: chunk.cases.length }),
+    );
+  }
+  return chunk;
+}
+
+export interface UploadReply {
+  revision: number;
+  cases: number;
+  tally: Record<MergeOutcome, number>;
+}
+
+/** Cases merged per statement batch inside the one upload transaction. */
+const BATCH = 500;
+
+/**
+ * A sync upload, its cases in batches as the body reader yields them: every case of the body is
+ * read and checked first (a malformed one refuses the whole request, naming the case and the
+ * problem, and nothing is stored); then all are merged
+ * and written in one transaction through the same path as import, at one new revision, which
+ * is recorded in the device's sync history and returned. An upload always gets its own
+ * revision, even when nothing changed, because the client excludes its own upload revisions from
+ * its next download: a revision shared with another writer would hide that writer's cases.
+ */
+export async function uploadCases(store: Store, dictionaryName: string, batches: AsyncIterable<unknown[]>, req: UploadRequest, username: string): Promise<UploadReply> {
+  const dict = requireDictionary(store, dictionaryName);
+  if (req.ifRevisionExists !== undefined && req.ifRevisionExists > store.sync.maxRevision()) {
+    const last = store.sync.lastOfDevice(req.device, dict.id);
+    throw new AppError('SYNC_REVISION_UNKNOWN', `revision ${req.ifRevisionExists} is not known to this server; sync in full`, {
+      revision: req.ifRevisionExists,
+      last_sync: last ? lastSyncBody(last, dict.name) : {},
+    });
+  }
+  const limits = limitsOf(store);
+  const writes: CaseWrite[] = [];
+  let index = 0;
+  for await (const batch of batches) {
+    for (const value of batch) {
+      try {
+        const write = toCaseWrite(normalizeSyncCase(value, dict.model, { index, limits }).case);
+        // Lengths only (docs/limits.md): the fast path stays fast.
+        checkCaseFields(write, limits);
+        writes.push(write);
+      } catch (err) {
+        const e = err as AppError;
+        if (e.code === 'CASE_TOO_LARGE') throw new AppError(e.code, `case ${index}: ${e.message}; nothing of this upload was stored`, { ...e.details, index });
+        const id = typeof e.details?.id === 'string' ? e.details.id : undefined;
+        const where = `case ${index}${id ? ` (id ${id}${typeof e.details.case === 'string' ? `, caseids "${e.details.case}"` : ''})` : ''}`;
+        const code = e.code === 'JSON_TOO_DEEP' ? e.code : 'CASE_INVALID';
+        throw new AppError(code, `${where}: ${e.message}; nothing of this upload was stored`, { ...e.details, index });
+      }
+      index += 1;
+    }
+  }
+  const deviceId = store.settings.serverDeviceId();
+  const tally: Record<MergeOutcome, number> = { inserted: 0, updated: 0, unchanged: 0, older: 0 };
+  const revision = store.cases.write(() => {
+    const r = store.cases.nextRevision(dict.id, `sync:${req.device}`);
+    for (let i = 0; i < writes.length; i += BATCH) writeMergedCases(store, dict.id, writes.slice(i, i + BATCH), deviceId, () => r, tally);
+    store.sync.record({ dictionaryId: dict.id, device: req.device, username, direction: 'put', revision: r, cases: writes.length });
+    return r;
+  });
+  return { revision, cases: writes.length, tally };
+}
+
+/** CSWeb's 412 body for an upload: the device's last sync of this dictionary. */
+function lastSyncBody(h: SyncHistoryRow, dictionary: string): Record<string, unknown> {
+  return { revisionNumber: h.revision, device: h.device, dictionary, universe: h.universe, direction: h.direction, dateTime: h.createdAt };
+}
+
+/** One case in the wire form of the sync protocol (`level-1` as a JSON string). */
+export function getSyncCaseJson(store: Store, dictionaryName: string, guid: string): string {
+  const dict = requireDictionary(store, dictionaryName);
+  const c = store.cases.get(dict.id, guid.toLowerCase());
+  if (!c) throw new AppError('NOT_FOUND', `case ${guid} not found in dictionary ${dict.name}`, { dictionary: dict.name, case: guid });
+  return wireCaseJson(c);
+}
+
+/**
+ * Deletes a case for a sync client: the same soft delete as `sds cases delete` (a tombstone at
+ * a new revision, so devices and the incremental breakout see it), recorded as a `put` of the
+ * device in the same transaction.
+ */
+export function deleteSyncedCase(store: Store, dictionaryName: string, guid: string, device: string, username: string): { revision: number } {
+  const dict = requireDictionary(store, dictionaryName);
+  return store.cases.write(() => {
+    const r = deleteCase(store, dictionaryName, guid.toLowerCase());
+    store.sync.record({ dictionaryId: dict.id, device, username, direction: 'put', revision: r.revision, cases: 1 });
+    return { revision: r.revision };
+  });
+}
+
+/** The newest sync history rows of a dictionary (device, direction, revision, time), newest first. */
+export function syncHistory(store: Store, dictionaryName: string, limit = 100): { dictionary: string; history: SyncHistoryRow[] } {
+  const dict = requireDictionary(store, dictionaryName);
+  return { dictionary: dict.name, history: store.sync.history(dict.id, limit) };
+}
+
+/** Wire JSON of a download chunk's cases. */
+export function chunkJson(chunk: DownloadChunk): string {
+  return '[' + chunk.cases.map(wireCaseJson).join(',') + ']';
+}
+
+/** A label for a dictionary first uploaded without one: its name, lower case, without `_DICT`. */
+function labelFor(name: string): string {
+  const base = name.toLowerCase().replace(/_dict$/, '').replace(/[^a-z0-9_]/g, '_');
+  const label = /^[a-z]/.test(base) ? base : `d_${base}`;
+  return label.slice(0, MAX_LABEL_LENGTH);
+}
+
+/**
+ * A dictionary uploaded as CSWeb takes it: the raw `.dcf` text as the body, creating it or
+ * replacing an existing one (which keeps its label). A new dictionary gets a label derived from
+ * its name unless one is given. With `expectedName` (PUT to a named URL) a file holding another
+ * dictionary is refused.
+ */
+export function uploadRawDictionary(store: Store, source: Buffer, opts: { expectedName?: string; label?: string } = {}): UploadDictionaryReply {
+  const model = parseDictionary(source);
+  if (opts.expectedName !== undefined && model.name !== opts.expectedName) {
+    throw new AppError('USAGE', `the file holds dictionary ${model.name}, not ${opts.expectedName} named in the URL`, { dictionary: opts.expectedName });
+  }
+  const existing = store.dictionaries.list().find((d) => d.name === model.name);
+  return uploadDictionary(store, { source, label: opts.label ?? existing?.label ?? labelFor(model.name) });
+}
