@@ -161,7 +161,7 @@ async function importFiles(
     };
     const write = (cases: CaseWrite[]) => {
       if (cases.length === 0) return;
-      store.cases.write(() => {
+      store.transaction(() => {
         let revision: number | undefined;
         writeMergedCases(store, dict.id, cases, deviceId, () => (revision ??= store.cases.nextRevision(dict.id, `import:${basename(file)}`)), report);
       });
@@ -209,7 +209,7 @@ async function importFiles(
  * The one case-write path: merges a batch with the stored cases (vector clocks, case-merge.ts)
  * and writes what changed at the revision `revision()` gives (asked only when something
  * changes). Import and the sync upload both write through here, inside their own
- * `store.cases.write` transaction, so every case that reaches the store follows one rule; a
+ * `store.transaction`, so every case that reaches the store follows one rule; a
  * case over a limit of docs/limits.md throws CASE_TOO_LARGE and the transaction stores nothing.
  */
 export function writeMergedCases(

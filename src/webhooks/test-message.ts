@@ -34,7 +34,7 @@ export async function sendTestMessage(store: Store, w: WebhookRow, opts: { now: 
     await sender.close();
   }
   const ok = result.outcome === 'ok';
-  store.webhookQueue.write(() => {
+  store.transaction(() => {
     const deliveryId = store.webhookQueue.addDelivery({
       webhookId: w.id,
       event: TEST_EVENT,
