@@ -8,7 +8,7 @@ import type { DeliverySettings } from './settings.js';
 import { newMessageId } from './signing.js';
 
 export interface TestOutcome {
-  payload: { event: string; timestamp: string; data: { message: string } };
+  payload: { event: typeof TEST_EVENT; timestamp: string; data: { message: string } };
   result: SendResult;
 }
 

@@ -77,7 +77,7 @@ export function jobStatusReply(job: JobRow, now = Date.now()): JobStatusReply {
 /** Item of the job list envelope (spec 2.5). */
 export interface JobListItem {
   job_id: string;
-  status: string;
+  status: JobRow['status'];
   dictionaries: string[];
   cases_processed: number;
   execution_time: string;

@@ -35,7 +35,7 @@ export interface StatusItem {
   breakout_configured: boolean;
   target_host: string | null;
   target_schema: string | null;
-  db_type: string | null;
+  db_type: TargetConfig['type'] | null;
   cron_enabled: boolean;
   cron_expression: string | null;
   last_run: string | null;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import type { StartReply as CoreStartReply } from '../../core/breakout/jobs.js';
+import type { Describes } from './same-shape.js';
+import type { listJobs, StartReply as CoreStartReply } from '../../core/breakout/jobs.js';
 import type { JobListItem as CoreJobListItem, JobStatusReply as CoreJobStatus } from '../../core/breakout/job-replies.js';
-import type { BreakoutTablesReply as CoreTablesReply } from '../../core/breakout/tables.js';
+import type { BreakoutTablesReply as CoreTablesReply, dropBreakoutTables } from '../../core/breakout/tables.js';
 import type { TriggerReply as CoreTriggerReply } from '../../core/breakout/trigger.js';
 import type { BreakoutLogItem as CoreLogItem } from '../../core/breakout/log.js';
 import type { MetricsReply as CoreMetrics } from '../../core/metrics.js';
@@ -212,16 +213,15 @@ export const Metrics = z
   })
   .meta({ id: 'Metrics' });
 
-// Compile-time guard: the schemas must describe what the core returns.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+// Compile-time guard: the schemas must describe what the core returns (same-shape.ts).
 export const schemasMatchCore: [
-  Same<z.infer<typeof BreakoutStartReply>, CoreStartReply>,
-  Same<z.infer<typeof JobStatus>, CoreJobStatus>,
-  Same<z.infer<typeof BreakoutTables>, CoreTablesReply>,
-  Same<z.infer<typeof TriggerReply>, CoreTriggerReply>,
-  Same<z.infer<typeof BreakoutLogs>['logs'][number], CoreLogItem>,
-  Same<z.infer<typeof Metrics>, CoreMetrics>,
-] = [true, true, true, true, true, true];
-
-/** Looser than the core's item (`status` is a string there); the schema is the stricter one. */
-export const jobListItemFits: z.infer<typeof JobListItem> extends CoreJobListItem ? true : never = true;
+  Describes<typeof BreakoutStartReply, CoreStartReply>,
+  Describes<typeof JobStatus, CoreJobStatus>,
+  Describes<typeof BreakoutTables, CoreTablesReply>,
+  Describes<typeof TriggerReply, CoreTriggerReply>,
+  Describes<typeof BreakoutLogEntry, CoreLogItem>,
+  Describes<typeof Metrics, CoreMetrics>,
+  Describes<typeof JobListItem, CoreJobListItem>,
+  Describes<typeof JobList, ReturnType<typeof listJobs>>,
+  Describes<typeof BreakoutTablesDeleted, Awaited<ReturnType<typeof dropBreakoutTables>>>,
+] = [true, true, true, true, true, true, true, true, true];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { BreakoutRebuildNotice as CoreRebuild, DictionaryDetail as CoreDetail, DictionaryListItem as CoreListItem, DictionaryShort as CoreShort } from '../../core/dictionaries.js';
+import type { Describes } from './same-shape.js';
+import type { BreakoutRebuildNotice as CoreRebuild, deleteDictionary, DictionaryDetail as CoreDetail, DictionaryListItem as CoreListItem, DictionaryShort as CoreShort } from '../../core/dictionaries.js';
 import type { PurgeReply as CorePurgeReply } from '../../core/dictionary-purge.js';
 import { Timestamp } from './common.js';
 
@@ -115,12 +116,13 @@ export const DictionaryPurgeReply = z
   .strictObject({ message: z.string(), name: z.string(), removed: PurgeCounts, dropped_tables: z.array(z.string()), tables_left: z.array(z.string()) })
   .meta({ id: 'DictionaryPurgeReply' });
 
-// Compile-time guard: the schemas must describe what the core returns.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+// Compile-time guard: the schemas must describe what the core returns (same-shape.ts).
 export const schemasMatchCore: [
-  Same<z.infer<typeof DictionaryDetail>, CoreDetail>,
-  Same<z.infer<typeof DictionaryListItem>, CoreListItem>,
-  Same<z.infer<typeof DictionaryShort>, CoreShort>,
-  Same<z.infer<typeof DictionaryPurgeReply>, CorePurgeReply>,
-  Same<z.infer<typeof BreakoutRebuildNotice>, CoreRebuild>,
-] = [true, true, true, true, true];
+  Describes<typeof DictionaryDetail, CoreDetail>,
+  Describes<typeof DictionaryListItem, CoreListItem>,
+  Describes<typeof DictionaryShort, CoreShort>,
+  Describes<typeof DictionaryPurgeReply, CorePurgeReply>,
+  Describes<typeof BreakoutRebuildNotice, CoreRebuild>,
+  Describes<typeof DictionaryList, CoreListItem[]>,
+  Describes<typeof DictionaryDeleteReply, ReturnType<typeof deleteDictionary>>,
+] = [true, true, true, true, true, true, true];

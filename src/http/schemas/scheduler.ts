@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { ScheduleItem as CoreScheduleItem, ScheduleList as CoreScheduleList, ScheduleRuns as CoreScheduleRuns } from '../../core/scheduler/schedules.js';
+import type { Describes } from './same-shape.js';
+import type { removeSchedule, ScheduleItem as CoreScheduleItem, ScheduleList as CoreScheduleList, ScheduleRuns as CoreScheduleRuns } from '../../core/scheduler/schedules.js';
 import type { RunNowStarted as CoreRunNowStarted } from '../../core/scheduler/run-now.js';
 import { Timestamp } from './common.js';
 
@@ -92,11 +93,11 @@ export const ScheduleRuns = z
   })
   .meta({ id: 'ScheduleRuns' });
 
-// Compile-time guard: the schemas must describe what the core returns.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+// Compile-time guard: the schemas must describe what the core returns (same-shape.ts).
 export const schedulerSchemasMatchCore: [
-  Same<z.infer<typeof Schedule>, CoreScheduleItem>,
-  Same<z.infer<typeof ScheduleList>, CoreScheduleList>,
-  Same<z.infer<typeof ScheduleRuns>, CoreScheduleRuns>,
-  Same<z.infer<typeof RunNowStarted>, CoreRunNowStarted>,
-] = [true, true, true, true];
+  Describes<typeof Schedule, CoreScheduleItem>,
+  Describes<typeof ScheduleList, CoreScheduleList>,
+  Describes<typeof ScheduleRuns, CoreScheduleRuns>,
+  Describes<typeof RunNowStarted, CoreRunNowStarted>,
+  Describes<typeof ScheduleDeleted, ReturnType<typeof removeSchedule>>,
+] = [true, true, true, true, true];

@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import type { removeWebhook, WebhookCreated as CoreWebhookCreated, WebhookReply as CoreWebhook, WebhookUpdated as CoreWebhookUpdated } from '../../core/webhooks.js';
+import type { DeliveryHistory as CoreDeliveryHistory, WebhookTestFailure as CoreTestFailure, WebhookTestSuccess as CoreTestSuccess } from '../../core/webhook-delivery.js';
+import type { DeliveryState as CoreDeliveryState, FailedDeliveries as CoreFailedDeliveries, RedeliveredAll as CoreRedeliveredAll } from '../../core/webhook-redelivery.js';
+import type { Describes } from './same-shape.js';
 import { EVENT_KINDS } from '../../core/webhooks.js';
 import { MAX_DELIVERIES_LIMIT } from '../../core/webhook-delivery.js';
 import { Timestamp } from './common.js';
@@ -151,3 +155,18 @@ export const RedeliveredAll = z
     delivery_ids: z.array(Id).meta({ description: 'the deliveries put back in the queue, in order' }),
   })
   .meta({ id: 'WebhookRedeliveredAll' });
+
+// Compile-time guard: the schemas must describe what the core returns (same-shape.ts).
+export const schemasMatchCore: [
+  Describes<typeof Webhook, CoreWebhook>,
+  Describes<typeof WebhookCreated, CoreWebhookCreated>,
+  Describes<typeof WebhookUpdated, CoreWebhookUpdated>,
+  Describes<typeof WebhookTestSuccess, CoreTestSuccess>,
+  Describes<typeof WebhookTestFailure, CoreTestFailure>,
+  Describes<typeof DeliveryHistory, CoreDeliveryHistory>,
+  Describes<typeof DeliveryState, CoreDeliveryState>,
+  Describes<typeof FailedDeliveries, CoreFailedDeliveries>,
+  Describes<typeof RedeliveredAll, CoreRedeliveredAll>,
+  Describes<typeof WebhookDeleted, ReturnType<typeof removeWebhook>>,
+  Describes<typeof WebhookList, CoreWebhook[]>,
+] = [true, true, true, true, true, true, true, true, true, true, true];
