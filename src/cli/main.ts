@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { AppError, EXIT, formatLocation, toAppError } from '../shared/errors.js';
 import { reportedError } from '../core/breakout/index.js';
+import { withCliHint } from './error-hints.js';
 import { registerHomeCommands } from './commands/home.js';
 import { registerDictCommands } from './commands/dict.js';
 import { registerCasesCommands } from './commands/cases.js';
@@ -117,7 +118,7 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 function report(thrown: AppError, json: boolean, verbose: boolean): void {
-  const e = reportedError(thrown);
+  const e = withCliHint(reportedError(thrown));
   if (json) {
     process.stdout.write(JSON.stringify({ error: e.code, message: e.message, details: e.details }, null, 2) + '\n');
     return;

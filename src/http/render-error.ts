@@ -69,6 +69,8 @@ export function errorResponse(c: Context, thrown: unknown, log?: (line: string) 
     const value = err.details[key];
     if (value !== undefined) extra[key] = typeof value === 'string' ? hideServerPaths(value) : value;
   }
+  // Core says what to do in domain words; the API adds the route that does it (as the CLI adds its command).
+  if (typeof extra.suggestion === 'string' && err.code === 'NOT_FOUND') extra.suggestion += ' (POST /api/breakout/start)';
   // A refusal by a limit says which case, field and limit in `details` (docs/limits.md).
   if (LIMIT_CODES.has(err.code)) {
     const details: Record<string, unknown> = {};

@@ -246,8 +246,4 @@ export class CasesRepo {
     return stmt.get(dictionaryId, after.revision, after.guid, upTo)!.n;
   }
 
-  /** Runs `fn` in one IMMEDIATE write transaction. */
-  write<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
-  }
 }

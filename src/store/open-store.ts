@@ -70,6 +70,25 @@ export class Store {
     this.loginThrottle = new LoginThrottleRepo(db);
   }
 
+  /**
+   * Runs `fn` in one IMMEDIATE write transaction of the whole store: every repository written
+   * inside commits or rolls back together (a case write and its sync history, a change and the
+   * deliveries queued for it). Transactions belong to the store, not to one repository, because
+   * they span several (docs/decisions.md, "Transactions are the store's"). Nested calls become
+   * savepoints of the outer transaction.
+   */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /**
+   * Runs `fn` in one DEFERRED (read) transaction, so that several reads see the same snapshot
+   * (a download chunk and its count) without taking the write lock up front.
+   */
+  readTransaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).deferred();
+  }
+
   private checkpointer: WalCheckpointer | undefined;
 
   /**

@@ -188,8 +188,4 @@ export class SyncRepo {
     return r && toHistory(r);
   }
 
-  /** Runs `fn` in one read transaction, so a chunk and its count see the same snapshot. */
-  read<T>(fn: () => T): T {
-    return this.db.transaction(fn).deferred();
-  }
 }

@@ -187,8 +187,9 @@ export class WebhookQueueRepo {
     );
   }
 
-  /** Runs `fn` in one IMMEDIATE write transaction. */
-  write<T>(fn: () => T): T {
+
+  /** One of this repository's own steps in an IMMEDIATE transaction; work spanning repositories uses `Store.transaction`. */
+  private write<T>(fn: () => T): T {
     return this.db.transaction(fn).immediate();
   }
 

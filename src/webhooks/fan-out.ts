@@ -16,7 +16,7 @@ export function fanOut(store: Store, nowMs: number, batch = 500): number {
   if (!store.webhookQueue.hasOutbox()) return 0;
   let queued = 0;
   for (;;) {
-    const { rows, added } = store.webhookQueue.write(() => {
+    const { rows, added } = store.transaction(() => {
       const rows = store.webhookQueue.outbox(batch);
       const last = new Map<number, number>();
       const createdAt = new Date(nowMs).toISOString();

@@ -8,7 +8,7 @@ import type { DeliverySettings } from './settings.js';
 import { newMessageId } from './signing.js';
 
 export interface TestOutcome {
-  payload: { event: string; timestamp: string; data: { message: string } };
+  payload: { event: typeof TEST_EVENT; timestamp: string; data: { message: string } };
   result: SendResult;
 }
 
@@ -34,7 +34,7 @@ export async function sendTestMessage(store: Store, w: WebhookRow, opts: { now: 
     await sender.close();
   }
   const ok = result.outcome === 'ok';
-  store.webhookQueue.write(() => {
+  store.transaction(() => {
     const deliveryId = store.webhookQueue.addDelivery({
       webhookId: w.id,
       event: TEST_EVENT,

@@ -34,11 +34,11 @@ export function parseTargetUrl(url: string, dialect: Dialect): URL {
   }
   const scheme = parsed.protocol.replace(/:$/, '').toLowerCase();
   if (!dialect.url.schemes.includes(scheme)) {
-    const hint = dialect.name === 'sqlite' ? '; give the file with --database' : '';
+    const hint = dialect.name === 'sqlite' ? '; give the file as the database setting' : '';
     throw new AppError(
       'TARGET_URL_INVALID',
       `a ${dialect.name} target URL must start with ${dialect.url.schemes.map((s) => `${s}://`).join(' or ')}, not ${scheme}://${hint}`,
-      { field: 'url', scheme },
+      dialect.name === 'sqlite' ? { field: 'url', scheme, settings: ['database'] } : { field: 'url', scheme },
     );
   }
   for (const name of parsed.searchParams.keys()) {
@@ -101,8 +101,9 @@ export function resolveTls(dialect: Dialect, fromUrl: Partial<TlsSettings>, fiel
     throw new AppError('TARGET_TLS_INVALID', `a ${dialect.name} target cannot present a client certificate`, { field: tls.cert ? 'tls-cert' : 'tls-key' });
   }
   if (Boolean(tls.cert) !== Boolean(tls.key)) {
-    throw new AppError('TARGET_TLS_INVALID', 'a client certificate needs its key and a key its certificate: give both --tls-cert and --tls-key', {
+    throw new AppError('TARGET_TLS_INVALID', 'a client certificate needs its key and a key its certificate: give both', {
       field: tls.cert ? 'tls-key' : 'tls-cert',
+      settings: ['tls-cert', 'tls-key'],
     });
   }
   if (tls.mode === 'disable' && (tls.ca || tls.cert)) {
@@ -139,8 +140,9 @@ export function resolveTarget(config: TargetConfig, dialect: Dialect, defaults: 
 export function checkTargetConfig(config: TargetConfig, dialect: Dialect): ResolvedTarget {
   const r = resolveTarget(config, dialect, { user: '', database: '' });
   if (dialect.url.databaseRequired && !r.database) {
-    throw new AppError('TARGET_DATABASE_MISSING', `a ${dialect.name} target needs a database name: put it in the URL path (${example(dialect)}) or give --database`, {
+    throw new AppError('TARGET_DATABASE_MISSING', `a ${dialect.name} target needs a database name: put it in the URL path (${example(dialect)}) or give the database setting`, {
       field: 'database',
+      settings: ['database'],
     });
   }
   return r;

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { breakoutStatus, statusConnectTimeout } from '../../core/breakout/index.js';
 import { toAppError } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
+import { withCliHint } from '../error-hints.js';
 
 interface StatusOptions {
   dictionary?: string;
@@ -83,8 +84,8 @@ export function registerStatusCommand(program: Command): void {
             ].join('\n'),
           );
         } catch (err) {
-          const e = toAppError(err);
-          if (!ctx.json) throw e;
+          if (!ctx.json) throw err;
+          const e = withCliHint(toAppError(err));
           // --json keeps the webhook's failure envelope, so scripts read one shape.
           process.stdout.write(JSON.stringify({ success: false, data: null, error: { code: e.code, message: e.message } }, null, 2) + '\n');
           process.exitCode = e.exit;

@@ -22,7 +22,7 @@ export interface TokenRequest {
 export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
-  expires_in: number;
+  expires_in: typeof ACCESS_TOKEN_TTL_SECONDS;
   refresh_token: string;
 }
 

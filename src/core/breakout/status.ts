@@ -24,12 +24,14 @@ export const DEFAULT_STATUS_CONNECT_TIMEOUT_MS = 3000;
  * default: `invalid_parameter` for the flag, CONFIG_INVALID for the variable.
  */
 export function statusConnectTimeout(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): number {
-  const [value, from] = flag !== undefined ? [flag, '--connect-timeout'] : [env.SDS_STATUS_CONNECT_TIMEOUT_MS, 'SDS_STATUS_CONNECT_TIMEOUT_MS'];
+  const [value, from] = flag !== undefined ? [flag, 'the connect timeout'] : [env.SDS_STATUS_CONNECT_TIMEOUT_MS, 'SDS_STATUS_CONNECT_TIMEOUT_MS'];
   if (value === undefined || value === '') return DEFAULT_STATUS_CONNECT_TIMEOUT_MS;
   const ms = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
   if (Number.isInteger(ms) && ms >= 1) return ms;
   const message = `${from} must be a whole number of milliseconds ≥ 1; got "${value}"`;
-  throw flag !== undefined ? new AppError('invalid_parameter', message, { field: 'connect-timeout' }) : new AppError('CONFIG_INVALID', message, { field: from });
+  throw flag !== undefined
+    ? new AppError('invalid_parameter', message, { field: 'connect-timeout', settings: ['connect-timeout'] })
+    : new AppError('CONFIG_INVALID', message, { field: from });
 }
 
 /** Breakout status item of docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp. */
@@ -39,7 +41,7 @@ export interface StatusItem {
   breakout_configured: boolean;
   target_host: string | null;
   target_schema: string | null;
-  db_type: string | null;
+  db_type: TargetConfig['type'] | null;
   cron_enabled: boolean;
   cron_expression: string | null;
   last_run: string | null;

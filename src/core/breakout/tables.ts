@@ -53,7 +53,7 @@ export async function breakoutTables(store: Store, dictionaryName: string): Prom
     if (tables.length === 0) {
       throw new AppError('NOT_FOUND', `dictionary ${dict.name} has no breakout tables in ${session.databaseName()}`, {
         dictionary: dict.name,
-        suggestion: `run a breakout first: sds breakout start ${dict.name} (POST /api/breakout/start)`,
+        suggestion: `run a breakout of ${dict.name} first`,
       });
     }
     // The cases table comes first in a plan and in what a breakout records.

@@ -30,7 +30,7 @@ export function tombstoneOf(c: StoredCase, limits: CaseLimits): StoredCase {
  */
 export function deleteCase(store: Store, dictionaryName: string, guid: string): { message: string; guid: string; revision: number } {
   const dict = requireDictionary(store, dictionaryName);
-  return store.cases.write(() => {
+  return store.transaction(() => {
     const c = store.cases.get(dict.id, guid);
     if (!c) throw new AppError('NOT_FOUND', `case ${guid} not found in dictionary ${dict.name}`, { dictionary: dict.name, case: guid });
     const tombstone = tombstoneOf(c, limitsOf(store));

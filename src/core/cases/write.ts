@@ -9,7 +9,7 @@ import { mergeCaseWrite, type MergeOutcome } from './merge.js';
  * The one case-write path: merges a batch with the stored cases (vector clocks, merge.ts)
  * and writes what changed at the revision `revision()` gives (asked only when something
  * changes). Import and the sync upload both write through here, inside their own
- * `store.cases.write` transaction, so every case that reaches the store follows one rule; a
+ * `store.transaction`, so every case that reaches the store follows one rule; a
  * case over a limit of docs/limits.md throws CASE_TOO_LARGE and the transaction stores nothing.
  */
 export function writeMergedCases(

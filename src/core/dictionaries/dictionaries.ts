@@ -192,7 +192,7 @@ export function deleteDictionary(store: Store, name: string): { message: string;
   }
   const state = store.breakoutState.get(d.id);
   if (state) {
-    throw new AppError('DICT_IN_USE', `dictionary ${name} has breakout tables in ${state.target}; drop them first (sds breakout drop ${name})`, {
+    throw new AppError('DICT_IN_USE', `dictionary ${name} has breakout tables in ${state.target}; drop them first`, {
       dictionary: name,
       tables: state.tables,
     });

@@ -72,7 +72,7 @@ export function receiveEvent(store: Store, body: unknown, opts: { spawn?: boolea
   if (!isBreakoutConfigured(store, dict)) {
     return {
       status: 'accepted',
-      message: `${event} for ${dict.name} accepted; breakout is not configured for it (set a target: sds target set ${dict.name} --type ...), so nothing runs`,
+      message: `${event} for ${dict.name} accepted; breakout is not configured for it (it has no breakout target), so nothing runs`,
       event,
       dictionary: dict.name,
       job_id: null,

@@ -203,13 +203,17 @@ export async function runSchedule(
     formatRunLog({ command: equivalentCommand(store, schedule.dictionary), startedAt, endedAt, exitCode: v.exitCode, note: v.note, stdout: result.stdout, stderr: result.stderr }),
   );
 
-  store.schedules.endRun(runId, { endedAt: endedAt.toISOString(), exitCode: v.exitCode, outcome: v.outcome, message: v.message });
-  if (store.schedules.get(schedule.id)) {
+  // The run's end and the schedule's last exit code in one transaction: nobody reads a run that
+  // ended while its schedule still says running (-1).
+  const kept = store.transaction(() => {
+    store.schedules.endRun(runId, { endedAt: endedAt.toISOString(), exitCode: v.exitCode, outcome: v.outcome, message: v.message });
+    if (!store.schedules.get(schedule.id)) return false;
     // A skipped child did no work: the schedule keeps the exit code of its last real run.
     const recorded = v.outcome === 'skipped' ? previousExitCode : v.exitCode;
     store.schedules.markEnded(schedule.id, recorded, endedAt.toISOString(), trigger === 'scheduled' ? scheduledNext() : undefined);
-    prune(store, schedule.id, settings.keepRuns);
-  }
+    return true;
+  });
+  if (kept) prune(store, schedule.id, settings.keepRuns);
   return { ...base, run_id: runId, outcome: v.outcome, exit_code: v.exitCode, log_file: logFile, message: v.message };
 }
 

@@ -103,7 +103,7 @@ export function requireSchedule(store: Store, ref: ScheduleRef): ScheduleRow {
   }
   const dict = findDictionary(store, ref.dictionary);
   const s = store.schedules.forDictionary(dict.id);
-  if (!s) throw new AppError('SCHEDULE_NOT_FOUND', `dictionary ${dict.name} has no schedule; add one with: sds schedule add ${dict.name}`, { dictionary: dict.name });
+  if (!s) throw new AppError('SCHEDULE_NOT_FOUND', `dictionary ${dict.name} has no schedule`, { dictionary: dict.name });
   return s;
 }
 
@@ -143,12 +143,12 @@ export function addSchedule(
   const cron = input.cron_expression === undefined ? DEFAULT_CRON : checkCron(input.cron_expression);
   const enabled = parseEnabled(input.enabled, 'enabled') ?? false;
   if (!isBreakoutConfigured(store, dict)) {
-    throw new AppError('TARGET_NOT_CONFIGURED', `dictionary ${dict.name} has no breakout target; set one first: sds target set ${dict.name} --type ...`, {
+    throw new AppError('TARGET_NOT_CONFIGURED', `dictionary ${dict.name} has no breakout target; set one first`, {
       dictionary: dict.name,
     });
   }
   if (store.schedules.forDictionary(dict.id)) {
-    throw new AppError('SCHEDULE_EXISTS', `dictionary ${dict.name} already has a schedule (one per dictionary); change it with: sds schedule update ${dict.name}`, {
+    throw new AppError('SCHEDULE_EXISTS', `dictionary ${dict.name} already has a schedule (one per dictionary); change it instead`, {
       dictionary: dict.name,
     });
   }

@@ -28,7 +28,9 @@ interface HomeConfig {
 function wholeNumber(value: unknown, where: string, min: number, max: number): number {
   const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw new AppError('CONFIG_INVALID', `${where} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`, { field: where });
+    // A value given by the caller (the CLI's flag) is named by its setting; the CLI adds the flag.
+    const given = where === 'the timeout';
+    throw new AppError('CONFIG_INVALID', `${where} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`, given ? { field: 'timeout', settings: ['timeout'] } : { field: where });
   }
   return n;
 }
@@ -62,7 +64,7 @@ export function schedulerSettings(
   const config = readHomeConfig(home) as HomeConfig;
   const sch = typeof config.scheduler === 'object' && config.scheduler !== null ? config.scheduler : {};
   const pick = (flag: unknown, envName: string, configValue: unknown, configName: string): [unknown, string] | undefined => {
-    if (flag !== undefined) return [flag, '--timeout'];
+    if (flag !== undefined) return [flag, 'the timeout'];
     if (env[envName] !== undefined && env[envName] !== '') return [env[envName], envName];
     if (configValue !== undefined) return [configValue, `config.json ${configName}`];
     return undefined;

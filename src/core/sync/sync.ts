@@ -39,7 +39,7 @@ export interface DownloadChunk extends ChunkPlan {
 export function downloadCases(store: Store, dictionaryName: string, req: DownloadRequest, username: string): DownloadChunk {
   // The row is enough: a download never reads the model, whose JSON is costly to parse per page.
   const dict = requireDictionaryRow(store, dictionaryName);
-  const chunk = store.sync.read(() => {
+  const chunk = store.readTransaction(() => {
     const snapshot = store.sync.maxRevision();
     if (req.lastRevision > snapshot) {
       throw new AppError('SYNC_REVISION_UNKNOWN', `revision ${req.lastRevision} is newer than this server's latest (${snapshot}); sync in full`, {
@@ -68,7 +68,7 @@ export function downloadCases(store: Store, dictionaryName: string, req: Downloa
     return { cases, ...planChunk(cases.map((c) => c.revision), total, snapshot) };
   });
   if (chunk.status === 200) {
-    store.cases.write(() =>
+    store.transaction(() =>
       store.sync.record({ dictionaryId: dict.id, device: req.device, username, direction: 'get', revision: chunk.chunkMaxRevision, universe: req.universe, cases: chunk.cases.length }),
     );
   }
@@ -125,7 +125,7 @@ export async function uploadCases(store: Store, dictionaryName: string, batches:
   }
   const deviceId = store.settings.serverDeviceId();
   const tally: Record<MergeOutcome, number> = { inserted: 0, updated: 0, unchanged: 0, older: 0 };
-  const revision = store.cases.write(() => {
+  const revision = store.transaction(() => {
     const r = store.cases.nextRevision(dict.id, `sync:${req.device}`);
     for (let i = 0; i < writes.length; i += BATCH) writeMergedCases(store, dict.id, writes.slice(i, i + BATCH), deviceId, () => r, tally);
     store.sync.record({ dictionaryId: dict.id, device: req.device, username, direction: 'put', revision: r, cases: writes.length });
@@ -154,7 +154,7 @@ export function getSyncCaseJson(store: Store, dictionaryName: string, guid: stri
  */
 export function deleteSyncedCase(store: Store, dictionaryName: string, guid: string, device: string, username: string): { revision: number } {
   const dict = requireDictionary(store, dictionaryName);
-  return store.cases.write(() => {
+  return store.transaction(() => {
     const r = deleteCase(store, dictionaryName, guid.toLowerCase());
     store.sync.record({ dictionaryId: dict.id, device, username, direction: 'put', revision: r.revision, cases: 1 });
     return { revision: r.revision };

@@ -68,7 +68,7 @@ export function startWebhookDispatcher(store: Store, opts: DeliverOptions & { lo
 export interface WebhookTestSuccess {
   status: 'success';
   webhook_id: number;
-  test_payload_sent: { event: string; timestamp: string; data: { message: string } };
+  test_payload_sent: { event: 'webhook_test'; timestamp: string; data: { message: string } };
   response_status: number;
   response_time: string;
 }

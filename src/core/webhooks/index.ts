@@ -12,7 +12,8 @@ export {
   webhookDeliveries,
   webhookSettings,
 } from './delivery.js';
-export type { DeliverReport, DeliverySettings } from './delivery.js';
+export type { DeliverReport, DeliveryHistory, DeliverySettings, WebhookTestFailure, WebhookTestSuccess } from './delivery.js';
+export type { DeliveryState, FailedDeliveries, RedeliveredAll } from './redelivery.js';
 export {
   failedWebhookDeliveries,
   parseDeliveryId,
@@ -21,4 +22,4 @@ export {
   redeliverWebhookDelivery,
 } from './redelivery.js';
 export { EVENT_KINDS, addWebhook, listWebhooks, parseWebhookId, removeWebhook, updateWebhook } from './webhooks.js';
-export type { WebhookFields } from './webhooks.js';
+export type { WebhookCreated, WebhookFields, WebhookReply, WebhookUpdated } from './webhooks.js';

@@ -30,6 +30,7 @@ export interface DeliveryState {
 
 /** A failed delivery with the event it carries: the exact body, parsed. */
 export interface FailedDelivery extends DeliveryState {
+  status: 'failed';
   payload: unknown;
 }
 
@@ -74,7 +75,7 @@ export function failedWebhookDeliveries(store: Store, id: number, limit: number)
   return {
     webhook_id: id,
     failed: store.webhookQueue.countFailed(id),
-    deliveries: store.webhookQueue.failedDeliveries(id, limit).map((r) => ({ ...toState(r), payload: JSON.parse(r.body) as unknown })),
+    deliveries: store.webhookQueue.failedDeliveries(id, limit).map((r) => ({ ...toState(r), status: 'failed' as const, payload: JSON.parse(r.body) as unknown })),
   };
 }
 

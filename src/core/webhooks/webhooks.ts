@@ -1,7 +1,7 @@
 import type { Store } from '../../store/open-store.js';
 import type { WebhookInput, WebhookRow } from '../../store/webhooks-repo.js';
 import { AppError } from '../../shared/errors.js';
-import { EVENT_KINDS, isEventKind, TEST_EVENT } from '../../webhooks/event-kinds.js';
+import { EVENT_KINDS, isEventKind, TEST_EVENT, type EventKind } from '../../webhooks/event-kinds.js';
 import { generateSecret, WHSEC_PREFIX } from '../../webhooks/signing.js';
 
 export { EVENT_KINDS } from '../../webhooks/event-kinds.js';
@@ -11,7 +11,7 @@ export interface WebhookReply {
   id: number;
   name: string;
   url: string;
-  events: string[];
+  events: EventKind[];
   active: boolean;
   secret: string;
   created_at: string;
@@ -96,7 +96,7 @@ function checkActive(v: unknown): boolean {
 }
 
 function toReply(w: WebhookRow): WebhookReply {
-  return { id: w.id, name: w.name, url: w.url, events: w.events, active: w.active, secret: w.secret, created_at: w.createdAt, updated_at: w.updatedAt };
+  return { id: w.id, name: w.name, url: w.url, events: w.events.filter(isEventKind), active: w.active, secret: w.secret, created_at: w.createdAt, updated_at: w.updatedAt };
 }
 
 /** Checks a webhook id given as text or number (path segments, CLI arguments). */
@@ -156,7 +156,7 @@ export function updateWebhook(store: Store, id: number, patch: WebhookFields): W
   };
   const w = store.webhooks.update(id, next);
   if (!w) throw new AppError('NOT_FOUND', `webhook ${id} not found`, { webhook: id });
-  return { id: w.id, name: w.name, url: w.url, events: w.events, active: w.active, updated_at: w.updatedAt };
+  return { id: w.id, name: w.name, url: w.url, events: w.events.filter(isEventKind), active: w.active, updated_at: w.updatedAt };
 }
 
 /** Deletes a webhook with its queued deliveries (never sent) and its history. */

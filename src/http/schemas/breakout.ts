@@ -9,6 +9,8 @@ import {
   TRIGGER_MODES,
 } from '../../core/breakout/index.js';
 import type { MetricsReply as CoreMetrics } from '../../core/metrics/index.js';
+import type { Describes } from './same-shape.js';
+import type { listJobs, dropBreakoutTables } from '../../core/breakout/index.js';
 import { ErrorBody, Timestamp } from './common.js';
 
 const Whole = z.string().regex(/^\d+$/, 'must be a whole number ≥ 0');
@@ -218,16 +220,15 @@ export const Metrics = z
   })
   .meta({ id: 'Metrics' });
 
-// Compile-time guard: the schemas must describe what the core returns.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+// Compile-time guard: the schemas must describe what the core returns (same-shape.ts).
 export const schemasMatchCore: [
-  Same<z.infer<typeof BreakoutStartReply>, CoreStartReply>,
-  Same<z.infer<typeof JobStatus>, CoreJobStatus>,
-  Same<z.infer<typeof BreakoutTables>, CoreTablesReply>,
-  Same<z.infer<typeof TriggerReply>, CoreTriggerReply>,
-  Same<z.infer<typeof BreakoutLogs>['logs'][number], CoreLogItem>,
-  Same<z.infer<typeof Metrics>, CoreMetrics>,
-] = [true, true, true, true, true, true];
-
-/** Looser than the core's item (`status` is a string there); the schema is the stricter one. */
-export const jobListItemFits: z.infer<typeof JobListItem> extends CoreJobListItem ? true : never = true;
+  Describes<typeof BreakoutStartReply, CoreStartReply>,
+  Describes<typeof JobStatus, CoreJobStatus>,
+  Describes<typeof BreakoutTables, CoreTablesReply>,
+  Describes<typeof TriggerReply, CoreTriggerReply>,
+  Describes<typeof BreakoutLogEntry, CoreLogItem>,
+  Describes<typeof Metrics, CoreMetrics>,
+  Describes<typeof JobListItem, CoreJobListItem>,
+  Describes<typeof JobList, ReturnType<typeof listJobs>>,
+  Describes<typeof BreakoutTablesDeleted, Awaited<ReturnType<typeof dropBreakoutTables>>>,
+] = [true, true, true, true, true, true, true, true, true];

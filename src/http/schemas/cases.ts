@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CaseList as CoreCaseList } from '../../core/cases/index.js';
+import type { Describes } from './same-shape.js';
 import { Timestamp } from './common.js';
 
 const Whole = z.string().regex(/^\d+$/, 'must be a whole number ≥ 0');
@@ -20,5 +21,5 @@ export const CaseList = z
   .strictObject({ total: z.int().min(0), limit: z.int().min(1), offset: z.int().min(0), data: z.array(CaseSummary) })
   .meta({ id: 'CaseList' });
 
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-export const schemasMatchCore: Same<z.infer<typeof CaseList>, CoreCaseList> = true;
+// Compile-time guard: the schema must describe what the core returns (same-shape.ts).
+export const schemasMatchCore: Describes<typeof CaseList, CoreCaseList> = true;

@@ -6,6 +6,8 @@ import type {
   DictionaryShort as CoreShort,
   PurgeReply as CorePurgeReply,
 } from '../../core/dictionaries/index.js';
+import type { Describes } from './same-shape.js';
+import type { deleteDictionary } from '../../core/dictionaries/index.js';
 import { Timestamp } from './common.js';
 
 const NameLabel = z.strictObject({ name: z.string(), label: z.string() });
@@ -120,12 +122,13 @@ export const DictionaryPurgeReply = z
   .strictObject({ message: z.string(), name: z.string(), removed: PurgeCounts, dropped_tables: z.array(z.string()), tables_left: z.array(z.string()) })
   .meta({ id: 'DictionaryPurgeReply' });
 
-// Compile-time guard: the schemas must describe what the core returns.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+// Compile-time guard: the schemas must describe what the core returns (same-shape.ts).
 export const schemasMatchCore: [
-  Same<z.infer<typeof DictionaryDetail>, CoreDetail>,
-  Same<z.infer<typeof DictionaryListItem>, CoreListItem>,
-  Same<z.infer<typeof DictionaryShort>, CoreShort>,
-  Same<z.infer<typeof DictionaryPurgeReply>, CorePurgeReply>,
-  Same<z.infer<typeof BreakoutRebuildNotice>, CoreRebuild>,
-] = [true, true, true, true, true];
+  Describes<typeof DictionaryDetail, CoreDetail>,
+  Describes<typeof DictionaryListItem, CoreListItem>,
+  Describes<typeof DictionaryShort, CoreShort>,
+  Describes<typeof DictionaryPurgeReply, CorePurgeReply>,
+  Describes<typeof BreakoutRebuildNotice, CoreRebuild>,
+  Describes<typeof DictionaryList, CoreListItem[]>,
+  Describes<typeof DictionaryDeleteReply, ReturnType<typeof deleteDictionary>>,
+] = [true, true, true, true, true, true, true];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { FileInfo as CoreFileInfo } from '../../core/files/index.js';
+import type { Describes } from './same-shape.js';
 import { ErrorBody, OAuthErrorBody, Timestamp } from './common.js';
 
 /** Path parameter `{filename}`: a name in the media area, may contain `/` between folders. */
@@ -28,5 +29,5 @@ export const FileErrorBody = z.strictObject({ error: z.string() }).meta({ id: 'F
  */
 export const FileRefusedBody = z.union([ErrorBody, OAuthErrorBody]);
 
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-export const schemasMatchCore: Same<z.infer<typeof FileInfo>, CoreFileInfo> = true;
+// Compile-time guard: the schema must describe what the core returns (same-shape.ts).
+export const schemasMatchCore: Describes<typeof FileInfo, CoreFileInfo> = true;

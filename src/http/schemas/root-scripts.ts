@@ -10,6 +10,7 @@ import {
   type SchemaReply as CoreSchemaReply,
   INCOMING_EVENTS,
 } from '../../core/root-scripts/index.js';
+import type { Describes } from './same-shape.js';
 import { ErrorBody, Timestamp } from './common.js';
 import { BreakoutLogEntry } from './breakout.js';
 
@@ -53,7 +54,7 @@ export const StatusItem = z
     is_up_to_date: z.boolean().nullable(),
     last_processed_time: StatusTime.nullable().meta({ description: 'completion time of the newest completed job in `{label}_cspro_jobs`' }),
   })
-  .meta({ id: 'StatusItem' }) satisfies z.ZodType<CoreStatusItem>;
+  .meta({ id: 'StatusItem' });
 
 /** Success envelope (docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp). */
 export const StatusReply = z
@@ -63,7 +64,7 @@ export const StatusReply = z
     error: z.null(),
     meta: z.strictObject({ total: z.int().min(0), page: z.int().min(1), pages: z.int().min(0), limit: z.int().min(1).max(100) }),
   })
-  .meta({ id: 'StatusReply' }) satisfies z.ZodType<CoreStatusReply>;
+  .meta({ id: 'StatusReply' });
 
 /** Failure envelope (docs/http-api.md#errors, docs/status-and-incoming-webhooks.md#error-codes). */
 export const StatusError = z
@@ -96,7 +97,7 @@ export const IncomingReply = z
     dictionary: z.string(),
     job_id: z.string().nullable(),
   })
-  .meta({ id: 'IncomingReply' }) satisfies z.ZodType<CoreIncomingReply>;
+  .meta({ id: 'IncomingReply' });
 
 /** Error of the incoming scripts when rate-limited: `{error, message, retry_after}`. */
 export const RateLimitedError = ErrorBody.extend({ retry_after: z.int().min(1).meta({ description: 'seconds to wait (also in Retry-After)' }) }).meta({
@@ -114,7 +115,7 @@ export const LogReaderReply = z
   .strictObject({
     logs: z.array(BreakoutLogEntry.extend({ job_id: z.string() })),
   })
-  .meta({ id: 'LogReaderReply' }) satisfies z.ZodType<CoreLogReaderReply>;
+  .meta({ id: 'LogReaderReply' });
 
 export const SchemaQuery = z.object({ dictionary: z.string().meta({ description: 'dictionary name (required)' }) });
 export const SchemaBody = z.object({ dictionary: z.string().meta({ description: 'dictionary name (required)' }) }).meta({ id: 'SchemaBody' });
@@ -136,7 +137,7 @@ const schemaFields = {
   tables: z.array(SchemaTable),
 };
 
-export const SchemaReply = z.strictObject(schemaFields).meta({ id: 'DictionarySchema' }) satisfies z.ZodType<CoreSchemaReply>;
+export const SchemaReply = z.strictObject(schemaFields).meta({ id: 'DictionarySchema' });
 
 export const SchemaApplyReply = z
   .strictObject({
@@ -146,4 +147,14 @@ export const SchemaApplyReply = z
     rebuilt: z.boolean(),
     ...schemaFields,
   })
-  .meta({ id: 'DictionarySchemaApplied' }) satisfies z.ZodType<CoreSchemaApplyReply>;
+  .meta({ id: 'DictionarySchemaApplied' });
+
+// Compile-time guard: the schemas must describe what the core returns (same-shape.ts).
+export const schemasMatchCore: [
+  Describes<typeof StatusItem, CoreStatusItem>,
+  Describes<typeof StatusReply, CoreStatusReply>,
+  Describes<typeof IncomingReply, CoreIncomingReply>,
+  Describes<typeof LogReaderReply, CoreLogReaderReply>,
+  Describes<typeof SchemaReply, CoreSchemaReply>,
+  Describes<typeof SchemaApplyReply, CoreSchemaApplyReply>,
+] = [true, true, true, true, true, true];

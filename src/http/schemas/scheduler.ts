@@ -5,6 +5,8 @@ import type {
   ScheduleRuns as CoreScheduleRuns,
   RunNowStarted as CoreRunNowStarted,
 } from '../../core/scheduler/index.js';
+import type { Describes } from './same-shape.js';
+import type { removeSchedule } from '../../core/scheduler/index.js';
 import { Timestamp } from './common.js';
 
 /** Checked by the core (CRON_INVALID naming the field), not by the schema; the document says what is valid. */
@@ -96,11 +98,11 @@ export const ScheduleRuns = z
   })
   .meta({ id: 'ScheduleRuns' });
 
-// Compile-time guard: the schemas must describe what the core returns.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+// Compile-time guard: the schemas must describe what the core returns (same-shape.ts).
 export const schedulerSchemasMatchCore: [
-  Same<z.infer<typeof Schedule>, CoreScheduleItem>,
-  Same<z.infer<typeof ScheduleList>, CoreScheduleList>,
-  Same<z.infer<typeof ScheduleRuns>, CoreScheduleRuns>,
-  Same<z.infer<typeof RunNowStarted>, CoreRunNowStarted>,
-] = [true, true, true, true];
+  Describes<typeof Schedule, CoreScheduleItem>,
+  Describes<typeof ScheduleList, CoreScheduleList>,
+  Describes<typeof ScheduleRuns, CoreScheduleRuns>,
+  Describes<typeof RunNowStarted, CoreRunNowStarted>,
+  Describes<typeof ScheduleDeleted, ReturnType<typeof removeSchedule>>,
+] = [true, true, true, true, true];

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { TokenResponse as CoreTokenResponse } from '../../core/auth/tokens.js';
+import type { Describes } from './same-shape.js';
 
 /** Parameters of POST /api/token (docs/http-api.md#authentication); which ones a grant needs is checked by the core. */
 export const TokenRequest = z
@@ -21,3 +23,6 @@ export const TokenResponse = z
     refresh_token: z.string().meta({ description: 'opaque; a new one is issued on each refresh, the old one becomes invalid' }),
   })
   .meta({ id: 'TokenResponse' });
+
+// Compile-time guard: the schema must describe what the core returns (same-shape.ts).
+export const schemasMatchCore: Describes<typeof TokenResponse, CoreTokenResponse> = true;

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { EVENT_KINDS, MAX_DELIVERIES_LIMIT } from '../../core/webhooks/index.js';
+import type { Describes } from './same-shape.js';
+import type { removeWebhook, WebhookCreated as CoreWebhookCreated, WebhookReply as CoreWebhook, WebhookUpdated as CoreWebhookUpdated, DeliveryHistory as CoreDeliveryHistory, WebhookTestFailure as CoreTestFailure, WebhookTestSuccess as CoreTestSuccess, DeliveryState as CoreDeliveryState, FailedDeliveries as CoreFailedDeliveries, RedeliveredAll as CoreRedeliveredAll } from '../../core/webhooks/index.js';
 import { Timestamp } from './common.js';
 
 const EventKind = z.enum(EVENT_KINDS).meta({ description: 'event kind' });
@@ -150,3 +152,18 @@ export const RedeliveredAll = z
     delivery_ids: z.array(Id).meta({ description: 'the deliveries put back in the queue, in order' }),
   })
   .meta({ id: 'WebhookRedeliveredAll' });
+
+// Compile-time guard: the schemas must describe what the core returns (same-shape.ts).
+export const schemasMatchCore: [
+  Describes<typeof Webhook, CoreWebhook>,
+  Describes<typeof WebhookCreated, CoreWebhookCreated>,
+  Describes<typeof WebhookUpdated, CoreWebhookUpdated>,
+  Describes<typeof WebhookTestSuccess, CoreTestSuccess>,
+  Describes<typeof WebhookTestFailure, CoreTestFailure>,
+  Describes<typeof DeliveryHistory, CoreDeliveryHistory>,
+  Describes<typeof DeliveryState, CoreDeliveryState>,
+  Describes<typeof FailedDeliveries, CoreFailedDeliveries>,
+  Describes<typeof RedeliveredAll, CoreRedeliveredAll>,
+  Describes<typeof WebhookDeleted, ReturnType<typeof removeWebhook>>,
+  Describes<typeof WebhookList, CoreWebhook[]>,
+] = [true, true, true, true, true, true, true, true, true, true, true];

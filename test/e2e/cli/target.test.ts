@@ -228,10 +228,10 @@ test('host/port/database/user with --password-env: the password comes from the e
     assert.match(e.message, new RegExp(`^MySQL/MariaDB at 127\\.0\\.0\\.1:3306/${my.name} refused the login of user '${user}': Access denied for user '${user}'@'[^']+' \\(using password: YES\\)$`));
     assertHumanError(deniedHuman, 'DB_CONNECTION_ERROR', e.message, 'DB-002');
     // A URL with a password is refused, so it cannot reach the store either.
-    assertError(urlPw, 'USAGE', 'the URL contains a password; give it through an environment variable with --password-env instead', { field: 'url' });
-    assertError(badVar, 'USAGE', '--password-env must be an environment variable name, got "NOT-A-NAME"', { field: 'password-env' });
-    assertError(badPort, 'USAGE', '--port must be a whole number from 1 to 65535, got "70000"', { field: 'port' });
-    assertError(noPlace, 'USAGE', 'a postgresql target needs --url or --host/--database', { field: 'url' });
+    assertError(urlPw, 'USAGE', 'the URL contains a password; name an environment variable that holds it instead (option --password-env)', { field: 'url', settings: ['password-env'] });
+    assertError(badVar, 'USAGE', 'the password variable must be an environment variable name, got "NOT-A-NAME" (option --password-env)', { field: 'password-env', settings: ['password-env'] });
+    assertError(badPort, 'USAGE', 'the port must be a whole number from 1 to 65535, got "70000" (option --port)', { field: 'port', settings: ['port'] });
+    assertError(noPlace, 'USAGE', 'a postgresql target needs a URL, or a host and a database (options --url, --host, --database)', { field: 'url', settings: ['url', 'host', 'database'] });
     // The refused settings left the stored target as it was.
     assert.deepEqual((await run(['target', 'show', DICT, '--json'])).json(), view);
 
@@ -382,15 +382,15 @@ test('target set: the URL scheme matches --type, a database is named, every quer
   const refused: [string[], keyof typeof ERROR_CODES, string, Record<string, unknown>][] = [
     [['--type', 'postgresql', '--url', 'mysql://root@127.0.0.1/census'], 'TARGET_URL_INVALID', 'a postgresql target URL must start with postgresql:// or postgres://, not mysql://', { field: 'url', scheme: 'mysql' }],
     [['--type', 'mysql', '--url', 'http://127.0.0.1/census'], 'TARGET_URL_INVALID', 'a mysql target URL must start with mysql:// or mariadb://, not http://', { field: 'url', scheme: 'http' }],
-    [['--type', 'sqlite', '--url', 'postgresql://u@127.0.0.1/census'], 'TARGET_URL_INVALID', 'a sqlite target URL must start with sqlite://, not postgresql://; give the file with --database', { field: 'url', scheme: 'postgresql' }],
-    [['--type', 'postgresql', '--url', 'postgresql://postgres@127.0.0.1:5432'], 'TARGET_DATABASE_MISSING', 'a postgresql target needs a database name: put it in the URL path (postgresql://user@host:5432/database) or give --database', { field: 'database' }],
-    [['--type', 'mysql', '--host', '127.0.0.1', '--user', 'root'], 'TARGET_DATABASE_MISSING', 'a mysql target needs a database name: put it in the URL path (mysql://user@host:3306/database) or give --database', { field: 'database' }],
+    [['--type', 'sqlite', '--url', 'postgresql://u@127.0.0.1/census'], 'TARGET_URL_INVALID', 'a sqlite target URL must start with sqlite://, not postgresql://; give the file as the database setting (option --database)', { field: 'url', scheme: 'postgresql', settings: ['database'] }],
+    [['--type', 'postgresql', '--url', 'postgresql://postgres@127.0.0.1:5432'], 'TARGET_DATABASE_MISSING', 'a postgresql target needs a database name: put it in the URL path (postgresql://user@host:5432/database) or give the database setting (option --database)', { field: 'database', settings: ['database'] }],
+    [['--type', 'mysql', '--host', '127.0.0.1', '--user', 'root'], 'TARGET_DATABASE_MISSING', 'a mysql target needs a database name: put it in the URL path (mysql://user@host:3306/database) or give the database setting (option --database)', { field: 'database', settings: ['database'] }],
     [['--type', 'postgresql', '--url', 'postgresql://postgres@127.0.0.1/census?foo=1'], 'TARGET_PARAM_UNKNOWN', 'the postgresql target URL parameter "foo" is not one sds honours (known: sslmode, sslrootcert, sslcert, sslkey)', { field: 'url', parameter: 'foo' }],
     [['--type', 'postgresql', '--url', 'postgresql://postgres@127.0.0.1/census?sslmode=sometimes'], 'TARGET_TLS_INVALID', 'sslmode=sometimes is not one of disable, allow, prefer, require, verify-ca, verify-full', { field: 'url', parameter: 'sslmode' }],
-    [['--type', 'postgresql', '--url', 'postgresql://postgres@127.0.0.1/census?sslmode=require', '--tls-mode', 'verify-full'], 'TARGET_TLS_INVALID', 'the TLS mode is given twice with two values: "require" in the URL and "verify-full" by --tls-mode; give it once', { field: 'tls-mode' }],
-    [['--type', 'postgresql', '--url', 'postgresql://postgres@127.0.0.1/census?sslmode=verify-full&sslrootcert=ca.pem'], 'TARGET_TLS_INVALID', 'the TLS file "ca.pem" in the URL must be an absolute path (or give it with --tls-ca)', { field: 'url' }],
+    [['--type', 'postgresql', '--url', 'postgresql://postgres@127.0.0.1/census?sslmode=require', '--tls-mode', 'verify-full'], 'TARGET_TLS_INVALID', 'the TLS mode is given twice with two values: "require" in the URL and "verify-full" as the TLS mode setting; give it once (options --url, --tls-mode)', { field: 'tls-mode', settings: ['url', 'tls-mode'] }],
+    [['--type', 'postgresql', '--url', 'postgresql://postgres@127.0.0.1/census?sslmode=verify-full&sslrootcert=ca.pem'], 'TARGET_TLS_INVALID', 'the TLS file "ca.pem" in the URL must be an absolute path (or be given as the TLS ca setting) (option --tls-ca)', { field: 'url', settings: ['tls-ca'] }],
     [['--type', 'mysql', '--url', 'mysql://root@127.0.0.1/census', '--tls-mode', 'prefer'], 'TARGET_TLS_INVALID', 'a mysql target cannot use the TLS mode prefer (it takes disable, require, verify-ca, verify-full)', { field: 'tls-mode', mode: 'prefer' }],
-    [['--type', 'sqlite', '--database', '/tmp/x.sqlite', '--tls-mode', 'require'], 'USAGE', '--tls-mode does not apply to a sqlite target', { field: 'tlsMode' }],
+    [['--type', 'sqlite', '--database', '/tmp/x.sqlite', '--tls-mode', 'require'], 'USAGE', 'the setting tls-mode does not apply to a sqlite target (option --tls-mode)', { field: 'tlsMode', settings: ['tls-mode'] }],
   ];
   const runs = await Promise.all(refused.map(([args]) => sds(home.root, ['target', 'set', DICT, ...args, '--json'], { env: NO_DEFAULT })));
   refused.forEach(([, code, message, details], i) => assertError(runs[i]!, code, message, details));

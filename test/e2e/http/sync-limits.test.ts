@@ -135,7 +135,7 @@ test('sync limits: pages of GET …/cases and of the sync download are cut by th
   const template = ts.store.cases.get(dict.id, stored.guid)!;
   const bigLabels = [40_000, 40_000, 40_000, 200_000, 40_000, DEFAULT_LIMITS.labelChars * 10];
   const big = bigLabels.map((n, i) => ({ ...template, guid: randomUUID(), caseKey: `9${String(i).padStart(17, '0')}`, label: 'B'.repeat(n) }));
-  ts.store.cases.write(() => {
+  ts.store.transaction(() => {
     const r = ts.store.cases.nextRevision(dict.id, 'test');
     for (const c of big) ts.store.cases.upsert(dict.id, c, r);
   });
@@ -195,7 +195,7 @@ test('sync limits: pages of GET …/cases and of the sync download are cut by th
 
   // A tombstone stored before the limits, with its oversize label, sheds it when deleted again.
   const old = { ...template, guid: randomUUID(), caseKey: '8', label: 'T'.repeat(DEFAULT_LIMITS.labelChars + 1), deleted: true };
-  ts.store.cases.write(() => ts.store.cases.upsert(dict.id, old, ts.store.cases.nextRevision(dict.id, 'test')));
+  ts.store.transaction(() => ts.store.cases.upsert(dict.id, old, ts.store.cases.nextRevision(dict.id, 'test')));
   const again2 = await ts.call('api', `/api/dictionaries/${DICT}/cases/${old.guid}`, { method: 'DELETE' });
   assert.equal(again2.status, 200);
   assert.equal(ts.store.cases.get(dict.id, old.guid)!.label, '');

@@ -129,7 +129,7 @@ test('0006 counts the cases already stored, then triggers keep each dictionary c
     assert.equal(store.cases.count(1), 7);
     assert.equal(store.cases.count(2), 1);
     const write = (guid: string, deleted = false) =>
-      store.cases.write(() =>
+      store.transaction(() =>
         store.cases.upsert(1, { guid, caseKey: guid, label: '', data: '{}', verified: false, deleted, clock: [], partialSave: null, notes: [] }, store.cases.nextRevision(1, 'test')),
       );
     write('new-1');

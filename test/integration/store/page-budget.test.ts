@@ -27,7 +27,7 @@ test('store pages: the case list and a sync chunk stop at the byte budget, readi
   const dictId = store.dictionaries.list()[0]!.id;
   const labels = [1000, 1000, 5000, 10, 10];
   const base: Omit<CaseWrite, 'guid' | 'caseKey' | 'label'> = { data: '{}', verified: false, deleted: false, clock: [], partialSave: null, notes: [] };
-  store.cases.write(() => {
+  store.transaction(() => {
     const r = store.cases.nextRevision(dictId, 'test');
     labels.forEach((n, i) => store.cases.upsert(dictId, { ...base, guid: `0000000${i}-0000-4000-8000-000000000000`, caseKey: `k${i}`, label: 'x'.repeat(n) }, r, 't'));
   });

@@ -97,7 +97,7 @@ test('URL rules: the scheme matches the type, every parameter is known, a databa
   assert.equal(check({ type: 'sqlserver', url: 'sqlserver://sa@db/c' }).database, 'c');
   assert.throws(() => check({ type: 'postgresql', url: 'mysql://root@db/c' }), refusal('TARGET_URL_INVALID', /^a postgresql target URL must start with postgresql:\/\/ or postgres:\/\/, not mysql:\/\/$/));
   assert.throws(() => check({ type: 'mysql', url: 'http://db/c' }), refusal('TARGET_URL_INVALID', /must start with mysql:\/\/ or mariadb:\/\/, not http:\/\//));
-  assert.throws(() => check({ type: 'sqlite', url: 'postgresql://u@db/c' }), refusal('TARGET_URL_INVALID', /^a sqlite target URL must start with sqlite:\/\/, not postgresql:\/\/; give the file with --database$/));
+  assert.throws(() => check({ type: 'sqlite', url: 'postgresql://u@db/c' }), refusal('TARGET_URL_INVALID', /^a sqlite target URL must start with sqlite:\/\/, not postgresql:\/\/; give the file as the database setting$/));
   assert.throws(() => check({ type: 'postgresql', url: 'not a url' }), refusal('TARGET_URL_INVALID', /not a valid URL/));
   assert.throws(() => check({ type: 'postgresql', url: 'postgresql://u@db/c?foo=1' }), refusal('TARGET_PARAM_UNKNOWN', /^the postgresql target URL parameter "foo" is not one sds honours \(known: sslmode, sslrootcert, sslcert, sslkey\)$/));
   assert.throws(() => check({ type: 'mysql', url: 'mysql://root@db/c?sslmode=require' }), refusal('TARGET_PARAM_UNKNOWN', /"sslmode" is not one sds honours \(known: local_infile, ssl-mode, ssl-ca, ssl-cert, ssl-key\)/));

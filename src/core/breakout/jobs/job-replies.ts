@@ -78,7 +78,7 @@ export function jobStatusReply(job: JobRow, now = Date.now()): JobStatusReply {
 /** Item of the job list envelope (docs/http-api.md#breakout-routes). */
 export interface JobListItem {
   job_id: string;
-  status: string;
+  status: JobRow['status'];
   dictionaries: string[];
   cases_processed: number;
   execution_time: string;

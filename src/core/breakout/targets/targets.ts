@@ -170,17 +170,24 @@ export interface TargetInput {
  */
 function refuseUnusedOptions(type: TargetType, input: TargetInput): TargetInput {
   const given = (names: (keyof TargetInput)[]) => names.filter((n) => input[n] !== undefined);
-  const flag = (n: string) => `--${n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  const setting = (n: string) => n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
   const unused = type === 'sqlite' ? given(['host', 'port', 'user', 'passwordEnv', 'tlsMode', 'tlsCa', 'tlsCert', 'tlsKey']) : given(['file']);
   if (unused.length > 0) {
-    throw new AppError('USAGE', `${unused.map(flag).join(', ')} ${unused.length > 1 ? 'do' : 'does'} not apply to a ${type} target`, { field: unused[0] });
+    const names = unused.map(setting);
+    throw new AppError('USAGE', `the setting${names.length > 1 ? 's' : ''} ${names.join(', ')} ${names.length > 1 ? 'do' : 'does'} not apply to a ${type} target`, {
+      field: unused[0],
+      settings: names,
+    });
   }
   if (type !== 'sqlite' || input.database === undefined) return input;
   if (input.file !== undefined && resolve(input.file) !== resolve(input.database)) {
-    throw new AppError('USAGE', `--database and --file name two different SQLite files ("${input.database}", "${input.file}"); give one`, { field: 'database' });
+    throw new AppError('USAGE', `the database and the file name two different SQLite files ("${input.database}", "${input.file}"); give one`, {
+      field: 'database',
+      settings: ['database', 'file'],
+    });
   }
   if (input.url !== undefined) {
-    throw new AppError('USAGE', 'a SQLite target takes its file from --url or --database (or --file), not both', { field: 'database' });
+    throw new AppError('USAGE', 'a SQLite target takes its file from the URL or the database (or file) setting, not both', { field: 'database', settings: ['url', 'database', 'file'] });
   }
   const { database, ...rest } = input;
   return { ...rest, file: input.file ?? database };
@@ -204,11 +211,14 @@ function tlsFields(dialect: ReturnType<typeof getDialect>, input: TargetInput): 
     const u = fromUrl[k];
     if (u === undefined) continue;
     if (k !== 'mode' && !isAbsolute(u)) {
-      throw new AppError('TARGET_TLS_INVALID', `the TLS file "${u}" in the URL must be an absolute path (or give it with --tls-${k})`, { field: 'url' });
+      throw new AppError('TARGET_TLS_INVALID', `the TLS file "${u}" in the URL must be an absolute path (or be given as the TLS ${k} setting)`, { field: 'url', settings: [`tls-${k}`] });
     }
     const f = fields[k];
     if (f !== undefined && f !== (k === 'mode' ? u : resolve(u))) {
-      throw new AppError('TARGET_TLS_INVALID', `the TLS ${k} is given twice with two values: "${u}" in the URL and "${f}" by --tls-${k}; give it once`, { field: `tls-${k}` });
+      throw new AppError('TARGET_TLS_INVALID', `the TLS ${k} is given twice with two values: "${u}" in the URL and "${f}" as the TLS ${k} setting; give it once`, {
+        field: `tls-${k}`,
+        settings: ['url', `tls-${k}`],
+      });
     }
   }
   return fields;
@@ -223,18 +233,18 @@ export function setTarget(store: Store, dictionaryName: string, given: TargetInp
   if (input.url) {
     const parsed = parseTargetUrl(input.url, dialect);
     if (parsed.password) {
-      throw new AppError('USAGE', 'the URL contains a password; give it through an environment variable with --password-env instead', { field: 'url' });
+      throw new AppError('USAGE', 'the URL contains a password; name an environment variable that holds it instead', { field: 'url', settings: ['password-env'] });
     }
   }
   const port = input.port === undefined ? null : Number(input.port);
   if (port !== null && (!Number.isInteger(port) || port < 1 || port > 65535)) {
-    throw new AppError('USAGE', `--port must be a whole number from 1 to 65535, got "${String(input.port)}"`, { field: 'port' });
+    throw new AppError('USAGE', `the port must be a whole number from 1 to 65535, got "${String(input.port)}"`, { field: 'port', settings: ['port'] });
   }
   if (type !== 'sqlite' && !input.url && !input.host && !input.database) {
-    throw new AppError('USAGE', `a ${type} target needs --url or --host/--database`, { field: 'url' });
+    throw new AppError('USAGE', `a ${type} target needs a URL, or a host and a database`, { field: 'url', settings: ['url', 'host', 'database'] });
   }
   if (input.passwordEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(input.passwordEnv)) {
-    throw new AppError('USAGE', `--password-env must be an environment variable name, got "${input.passwordEnv}"`, { field: 'password-env' });
+    throw new AppError('USAGE', `the password variable must be an environment variable name, got "${input.passwordEnv}"`, { field: 'password-env', settings: ['password-env'] });
   }
   const tls = tlsFields(dialect, input);
   const config: TargetConfig = {

@@ -159,7 +159,7 @@ async function importFiles(
     };
     const write = (cases: CaseWrite[]) => {
       if (cases.length === 0) return;
-      store.cases.write(() => {
+      store.transaction(() => {
         let revision: number | undefined;
         writeMergedCases(store, dict.id, cases, deviceId, () => (revision ??= store.cases.nextRevision(dict.id, `import:${basename(file)}`)), report);
       });
