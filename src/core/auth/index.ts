@@ -12,5 +12,5 @@ export { PERMISSIONS, can, requirePermission } from './permissions.js';
 export type { Permission } from './permissions.js';
 export { accessTokenKey } from './signing-key.js';
 export { createTokenService } from './tokens.js';
-export type { TokenService } from './tokens.js';
+export type { TokenResponse, TokenService } from './tokens.js';
 export { addUser, changePassword, disableUser, enableUser, listUsers, removeUser } from './users.js';

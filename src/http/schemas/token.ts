@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TokenResponse as CoreTokenResponse } from '../../core/auth/tokens.js';
+import type { TokenResponse as CoreTokenResponse } from '../../core/auth/index.js';
 import type { Describes } from './same-shape.js';
 
 /** Parameters of POST /api/token (docs/http-api.md#authentication); which ones a grant needs is checked by the core. */
