@@ -13,14 +13,14 @@ import { itemColumns } from './item-columns.js';
 export const KIND_INTEGER = 0;
 export const KIND_DECIMAL = 1;
 export const KIND_ALPHA = 2;
-export const KIND_BINARY = 3;
+const KIND_BINARY = 3;
 
 /** Columns of the main table before the level-1 id items: case_id, case_key, case_label. */
 export const MAIN_LEAD = 3;
 /** Columns of the main table after the id items: verified, revision, modified_time, breakout_time. */
-export const MAIN_TAIL = 4;
+const MAIN_TAIL = 4;
 /** Columns of a notes row (see plan.ts). */
-export const NOTES_WIDTH = 10;
+const NOTES_WIDTH = 10;
 
 /** One item: the JSON key it is read from and the `count` consecutive columns it fills. */
 export class ItemSlot {

@@ -32,7 +32,7 @@ import {
   type RecordLayout,
 } from './flatten-layout.js';
 
-export type { FlatCase, Flatten, FlattenInput, FlattenWarning } from './flatten-types.js';
+export type {  Flatten, FlattenInput, FlattenWarning } from './flatten-types.js';
 
 /**
  * Makes the flattener of `plan`, which must have been planned from `dict` (checked: INTERNAL

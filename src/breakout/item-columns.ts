@@ -8,7 +8,7 @@ import type { DictItem } from '../cspro/dictionary/model.js';
 import { AppError } from '../shared/errors.js';
 
 /** How a value of the item is converted for its column. */
-export type ItemValueKind = 'integer' | 'decimal' | 'alpha' | 'binary';
+type ItemValueKind = 'integer' | 'decimal' | 'alpha' | 'binary';
 
 /** The columns of one item: one per occurrence, in occurrence order. */
 export interface ItemColumns {

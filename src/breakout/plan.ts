@@ -43,7 +43,7 @@ const LABEL_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
 const MIN_IDENTIFIER_LIMIT = 16;
 
 /** Name of the column holding the occurrence of the level-N ancestor node (N ≥ 2). */
-export function levelOccColumn(level: number): string {
+function levelOccColumn(level: number): string {
   return `level_${level}_occ`;
 }
 

@@ -73,7 +73,7 @@ export async function existingPlanTables(session: TargetSession, plan: BreakoutP
 
 /** Runs the breakout of one dictionary (see the module comment). */
 export async function runDictionary(input: DictionaryRunInput): Promise<DictionaryRunResult> {
-  const { store, dict, dialect, target, jobId } = input;
+  const { dict, dialect, target, jobId } = input;
   const plan = planBreakout(dict.model, dict.label, { maxIdentifierLength: dialect.capabilities.maxIdentifierLength });
   // A stop while the target is still connecting ends the run at once (as a stop between pages).
   const first = await connectUnlessStopped(dialect, target.config, input.signal);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /** Length of the hash part appended to a shortened identifier (hex characters). */
-export const HASH_SUFFIX_LENGTH = 8;
+const HASH_SUFFIX_LENGTH = 8;
 
 /**
  * Makes an identifier fit `maxLength` characters. A name that fits is returned unchanged; a

@@ -14,7 +14,7 @@ const NONE: Progress = { update() {}, stop() {} };
  * cli-progress's ETA is a number of seconds, or 'NULL' / 'INF' before it can be estimated; its
  * default formatter pads those into `NFs`. Unknown reads `--`.
  */
-export function formatEta(t: unknown): string {
+function formatEta(t: unknown): string {
   if (typeof t !== 'number' || !Number.isFinite(t)) return '--';
   const s = Math.max(0, Math.round(t));
   const pad = (n: number) => String(n).padStart(2, '0');
@@ -25,7 +25,7 @@ export function formatEta(t: unknown): string {
  * Draws a bar on `stream`. Every `{token}` of `format` that is not one of cli-progress's own
  * must be given in `payload` from the start, or it is printed literally.
  */
-export function drawProgress(stream: NodeJS.WritableStream, format: string, total: number, payload: ProgressPayload): Progress {
+function drawProgress(stream: NodeJS.WritableStream, format: string, total: number, payload: ProgressPayload): Progress {
   const bar = new cliProgress.SingleBar(
     { format, stream, hideCursor: true, clearOnComplete: true, fps: 5, emptyOnZero: true, formatTime: formatEta },
     cliProgress.Presets.shades_classic,

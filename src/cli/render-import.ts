@@ -1,7 +1,7 @@
 import { warningLine, type ImportReport } from '../core/cases/index.js';
 
 /** Warnings shown per file on `--verbose`; the log file has them all. */
-export const VERBOSE_WARNINGS_SHOWN = 50;
+const VERBOSE_WARNINGS_SHOWN = 50;
 
 /**
  * The stderr lines about an import's warnings: on `--verbose` the first few of each file, one

@@ -58,7 +58,7 @@ export interface HttpConfig extends HttpTimeouts {
 export const MB = 1024 * 1024;
 
 /** Default file-size limit of the file routes: photos, audio and paradata zips fit many times over. */
-export const DEFAULT_MAX_FILE_BYTES = 100 * MB;
+const DEFAULT_MAX_FILE_BYTES = 100 * MB;
 
 /** Fills in the defaults of the HTTP settings. */
 export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {

@@ -11,12 +11,12 @@ import { basename } from 'node:path';
  * quote or a bracket), so URLs (`scheme://host/db`) and `host:port/db` are left alone. A Windows
  * drive path (`C:\...`) is matched too.
  */
-const ABSOLUTE_PATH = /(^|[\s'"`(\[=])((?:\/[^\s'"`()\[\]/,;]+){2,}|[A-Za-z]:\\[^\s'"`()\[\],;]+)/g;
+const ABSOLUTE_PATH = /(^|[\s'"`([=])((?:\/[^\s'"`()[\]/,;]+){2,}|[A-Za-z]:\\[^\s'"`()[\],;]+)/g;
 
 const QUOTED_PATH = /(['"`])(\/[^'"`\n/]+\/[^'"`\n]*[^'"`\n/])\1/g;
 
 /** Whether `path` is one of this server's: its first folder exists here (`/tmp`, `/srv`, `/home`...). */
-export function isServerPath(path: string): boolean {
+function isServerPath(path: string): boolean {
   if (/^[A-Za-z]:\\/.test(path)) return true;
   const first = path.split('/')[1];
   return first !== undefined && first !== '' && existsSync(`/${first}`);

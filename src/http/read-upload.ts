@@ -6,7 +6,7 @@ import { AppError } from '../shared/errors.js';
 import type { AppEnv } from './app-env.js';
 
 /** One uploaded file, held in memory (the size limit bounds it). */
-export interface UploadedFile {
+interface UploadedFile {
   filename: string;
   data: Buffer;
 }

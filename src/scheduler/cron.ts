@@ -2,7 +2,7 @@ import { CronExpressionParser } from 'cron-parser';
 import { AppError } from '../shared/errors.js';
 
 /** Longest accepted cron expression (docs/scheduler.md#cron-expressions). */
-export const MAX_CRON_LENGTH = 100;
+const MAX_CRON_LENGTH = 100;
 /** The default schedule: every day at 02:00 (docs/scheduler.md#commands). */
 export const DEFAULT_CRON = '0 2 * * *';
 

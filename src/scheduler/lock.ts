@@ -2,7 +2,7 @@ import { closeSync, openSync } from 'node:fs';
 import lockfile from 'proper-lockfile';
 
 /** A lock whose holder died is taken over after this long without a refresh (proper-lockfile). */
-export const LOCK_STALE_MS = 60_000;
+const LOCK_STALE_MS = 60_000;
 
 export interface HeldLock {
   release(): Promise<void>;

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 
 /** Most bytes kept of each of stdout and stderr; the rest is dropped with a note. */
-export const MAX_CAPTURE_BYTES = 8 * 1024 * 1024;
+const MAX_CAPTURE_BYTES = 8 * 1024 * 1024;
 
 export interface ChildSpec {
   command: string;

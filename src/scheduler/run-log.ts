@@ -1,5 +1,5 @@
 /** `YYYY-MM-DD_HH-MM-SS` of a moment, in UTC (the run log file name of docs/scheduler.md#run-log-files). */
-export function logStamp(at: Date): string {
+function logStamp(at: Date): string {
   return at.toISOString().slice(0, 19).replace('T', '_').replace(/:/g, '-');
 }
 

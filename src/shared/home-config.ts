@@ -41,10 +41,10 @@ export function readHomeConfig(home: HomePaths): Record<string, unknown> {
  * listed is a typo or a setting that config.json cannot hold (passwords, secrets): warned about,
  * since refusing it would stop a running installation after an upgrade that drops a key.
  */
-export const CONFIG_KEYS = ['timezone', 'scheduler', 'limits', 'login_throttle', 'trusted_proxies'] as const;
+const CONFIG_KEYS = ['timezone', 'scheduler', 'limits', 'login_throttle', 'trusted_proxies'] as const;
 
 /** The keys of the `scheduler` object (the other sections refuse an unknown key themselves). */
-export const SCHEDULER_CONFIG_KEYS = ['timeout_seconds', 'kill_grace_seconds', 'keep_runs'] as const;
+const SCHEDULER_CONFIG_KEYS = ['timeout_seconds', 'kill_grace_seconds', 'keep_runs'] as const;
 
 /** The keys of a config.json object that no setting reads, with their dotted path. */
 export function unknownConfigKeys(config: Record<string, unknown>): string[] {
@@ -64,13 +64,8 @@ export function unknownKeyWarning(key: string, file: string): string {
   return `sds: warning: ${key} in ${file} is not a setting and is ignored (known: ${known.join(', ')})`;
 }
 
-let warnSink: (line: string) => void = (line) => process.stderr.write(line + '\n');
+const warnSink: (line: string) => void = (line) => process.stderr.write(line + '\n');
 const warned = new Set<string>();
-
-/** Where the unknown-key warnings go (default: stderr); tests of the library may silence them. */
-export function setConfigWarningSink(sink: (line: string) => void): void {
-  warnSink = sink;
-}
 
 /** Warns once per process for each unknown key of each file, however many settings read it. */
 function warnUnknownKeys(config: Record<string, unknown>, file: string): void {

@@ -13,12 +13,6 @@ const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 
-/** Where a scan found the nesting too deep: the byte (or character) offset of the bracket. */
-export interface DepthExceeded {
-  offset: number;
-  limit: number;
-}
-
 /**
  * A depth scan fed in chunks (a body as it arrives). `push` answers the offset of the first
  * bracket that opens level `limit + 1`, or -1; the state (depth, string, escape) carries over.
@@ -68,7 +62,6 @@ export class JsonDepthScanner {
           let k = n - 1;
           while (k >= i && at(k) === BACKSLASH) k -= 1;
           escaped = (n - 1 - k) % 2 === 1;
-          i = n;
           break;
         }
         let k = q - 1;

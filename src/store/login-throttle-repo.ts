@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 
 /** Which counter: one (username, client address) pair, or one address across all usernames. */
-export type ThrottleScope = 'user' | 'address';
+type ThrottleScope = 'user' | 'address';
 
 /** Key of a counter; `username` is '' for the address scope. */
 export interface ThrottleKey {

@@ -137,7 +137,7 @@ export class Store {
 }
 
 /** Creates the home directory layout if needed (idempotent). */
-export function ensureHomeLayout(home: HomePaths): void {
+function ensureHomeLayout(home: HomePaths): void {
   for (const dir of [home.root, home.media, home.breakoutLogs, home.locks, home.targets]) {
     try {
       mkdirSync(dir, { recursive: true });
@@ -170,7 +170,7 @@ function syncNewHome(home: HomePaths): void {
  * that was acknowledged (a 2xx answer, a CLI exit 0) survives an OS crash or a power cut; with
  * NORMAL a commit reached the disk only at the next checkpoint (docs/durability.md).
  */
-export const STORE_PRAGMAS = ['busy_timeout = 10000', 'journal_mode = WAL', 'foreign_keys = ON', 'synchronous = FULL'] as const;
+const STORE_PRAGMAS = ['busy_timeout = 10000', 'journal_mode = WAL', 'foreign_keys = ON', 'synchronous = FULL'] as const;
 
 /**
  * Opens the store of an existing home and applies pending migrations; a missing home is

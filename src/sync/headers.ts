@@ -10,12 +10,12 @@ import { AppError } from '../shared/errors.js';
 export type HeaderGetter = (name: string) => string | undefined;
 
 /** Device recorded when a request carries no `x-csw-device`. */
-export const UNKNOWN_DEVICE = 'unknown';
+const UNKNOWN_DEVICE = 'unknown';
 
 /** Chunk size of a download that names none (CSWeb sends everything; a cap keeps memory flat). */
-export const DEFAULT_CHUNK = 1000;
+const DEFAULT_CHUNK = 1000;
 /** Largest chunk a client may ask for. */
-export const MAX_CHUNK = 10000;
+const MAX_CHUNK = 10000;
 
 export interface DownloadRequest {
   device: string;

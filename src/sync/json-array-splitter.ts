@@ -271,7 +271,7 @@ async function* depthChecked(chunks: AsyncIterable<Uint8Array>, maxDepth: number
 }
 
 /** Bodies up to this many bytes are parsed by one `JSON.parse` (see parseJsonArrayBatches). */
-export const WHOLE_PARSE_LIMIT = 16 * 1024 * 1024;
+const WHOLE_PARSE_LIMIT = 16 * 1024 * 1024;
 
 const BATCH = 500;
 

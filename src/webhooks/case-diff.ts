@@ -10,7 +10,7 @@ export type ChangeMap = Record<string, { old: Scalar | null; new: Scalar | null 
 type Scalar = string | number | boolean;
 
 /** Every leaf value of a case's `level-1` JSON text, by path. Pure. */
-export function flattenCase(levelJson: string): Map<string, Scalar> {
+function flattenCase(levelJson: string): Map<string, Scalar> {
   const out = new Map<string, Scalar>();
   walkLevel(JSON.parse(levelJson) as Record<string, unknown>, '', out);
   return out;

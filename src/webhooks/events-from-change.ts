@@ -3,7 +3,7 @@ import { diffCase } from './case-diff.js';
 import type { EventKind } from './event-kinds.js';
 
 /** Case summary of docs/http-api.md#routes, as the case events carry it. */
-export interface CaseSummaryData {
+interface CaseSummaryData {
   guid: string;
   case_label: string;
   modified_date: string;

@@ -18,7 +18,7 @@ export interface DeliverySettings {
   pollMs: number;
 }
 
-export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
+const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
   connectTimeoutMs: 5_000,
   responseTimeoutMs: 10_000,
   testTimeoutMs: 30_000,

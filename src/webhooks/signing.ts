@@ -17,7 +17,7 @@ export function serviceSignature(secret: string, body: string | Buffer): string 
  * libraries; any other secret is used as its own bytes (the libraries' `raw` format). Secrets are
  * printable ASCII (checked at creation), so "own bytes" is the same in UTF-8 and in Latin-1.
  */
-export function standardKey(secret: string): Buffer {
+function standardKey(secret: string): Buffer {
   return secret.startsWith(WHSEC_PREFIX) ? Buffer.from(secret.slice(WHSEC_PREFIX.length), 'base64') : Buffer.from(secret, 'utf8');
 }
 

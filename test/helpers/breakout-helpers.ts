@@ -18,7 +18,7 @@ import type { Store } from '../../src/store/open-store.js';
 import { fixture, tempStore } from './temp-home.js';
 
 export const POPSTAN = 'CEN2000';
-export const SDS_BIN = fileURLToPath(new URL('../../bin/sds', import.meta.url));
+const SDS_BIN = fileURLToPath(new URL('../../bin/sds', import.meta.url));
 
 /** Non-empty lines of a .dat file, without the UTF-8 BOM. */
 export function datLines(path = fixture('popstan-census.dat')): string[] {

@@ -259,7 +259,7 @@ function mutateJson(rng: Rng, v: unknown, shape: string[]): unknown {
     case 'proto':
       return JSON.parse(JSON.stringify(v).replace(/^(\[?)\{/, '$1{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}},'));
     case 'number':
-      obj[key] = rng.pick([1e308, -0, 123456789012345678901234567890, -2147483649]);
+      obj[key] = rng.pick([1e308, -0, 1.2345678901234568e29, -2147483649]);
       break;
   }
   return v;

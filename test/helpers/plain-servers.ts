@@ -17,7 +17,7 @@ export interface PlainServer {
 }
 
 /** A port nothing listens on right now (the OS picks it). */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const srv = createServer();
     srv.once('error', reject);

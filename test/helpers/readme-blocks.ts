@@ -11,7 +11,7 @@
  * reason is an error, so a typo cannot quietly change what the test runs.
  */
 
-export type BlockMode = 'run' | 'skip' | 'background';
+type BlockMode = 'run' | 'skip' | 'background';
 
 export interface ShellBlock {
   /** 1-based line of the opening fence in the page. */

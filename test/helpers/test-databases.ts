@@ -15,7 +15,7 @@ import type { TargetConfig } from '../../src/breakout/dialects/dialect.js';
  * The test CA and server certificate of scripts/ensure-databases.sh (the servers' certificate
  * names only `localhost`). Missing files fail the TLS tests: they never skip.
  */
-export const TLS_DIR = process.env.SDS_TEST_TLS_DIR ?? '/var/lib/sds-test-tls';
+const TLS_DIR = process.env.SDS_TEST_TLS_DIR ?? '/var/lib/sds-test-tls';
 
 /** The test CA file; throws (failing the test) when ensure-databases.sh has not made it. */
 export function testCaFile(): string {
@@ -24,8 +24,8 @@ export function testCaFile(): string {
   return ca;
 }
 
-export const PG_ADMIN_URL = process.env.SDS_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-export const MYSQL_ADMIN_URL = process.env.SDS_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
+const PG_ADMIN_URL = process.env.SDS_TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const MYSQL_ADMIN_URL = process.env.SDS_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
 
 /** A database created for one test file. */
 export interface TestDatabase {

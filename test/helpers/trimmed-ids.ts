@@ -33,7 +33,7 @@ export function otherDcfText(): string {
 }
 
 /** Three cases as the CSPro data entry of the other dictionary would write them. */
-export const OTHER_CASES: CsdbCase[] = [1, 2, 3].map((n) => ({
+const OTHER_CASES: CsdbCase[] = [1, 2, 3].map((n) => ({
   id: `0000000${n}-aaaa-4bbb-8ccc-00000000000${n}`,
   key: `10100${n} 1`,
   level1: {

@@ -11,7 +11,7 @@ import type { CreateTableOptions } from './dialect.js';
 export const CASE_ID = 'case_id';
 
 /** The cases table referenced by `table`'s foreign key, or undefined when it gets none. */
-export function foreignKeyTarget(table: TablePlan, opts: CreateTableOptions = {}): string | undefined {
+function foreignKeyTarget(table: TablePlan, opts: CreateTableOptions = {}): string | undefined {
   if (!opts.foreignKeys) return undefined;
   if (!opts.casesTable) throw new AppError('INTERNAL', 'foreignKeys needs the name of the cases table');
   if (table.name === opts.casesTable) return undefined;

@@ -12,9 +12,9 @@ import type { TlsMode, TlsSettings } from './tls.js';
 export type DialectName = 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite';
 
 /** The database-specific path `bulkLoad` uses. */
-export type BulkPath = 'copy' | 'load-data-local' | 'tds-bulk' | 'prepared-insert';
+type BulkPath = 'copy' | 'load-data-local' | 'tds-bulk' | 'prepared-insert';
 
-export interface DialectCapabilities {
+interface DialectCapabilities {
   /**
    * Longest table or column name the target accepts, in characters. PostgreSQL 63 (NAMEDATALEN-1,
    * longer names are silently truncated), MySQL/MariaDB 64, SQL Server 128. SQLite has no limit;
@@ -39,7 +39,7 @@ export interface DialectCapabilities {
 }
 
 /** What a target URL of this type may be (docs/breakout.md, "Targets"). */
-export interface TargetUrlRules {
+interface TargetUrlRules {
   /** Accepted URL schemes, lower case, without `://`. */
   schemes: readonly string[];
   /** Whether a database name is required (client-server databases). */

@@ -85,7 +85,7 @@ function defined<T extends object>(o: T): Partial<T> {
  * The TLS settings in force: URL parameters, then fields, then the dialect's default mode.
  * A mode or a file the dialect cannot honour is TARGET_TLS_INVALID, never ignored.
  */
-export function resolveTls(dialect: Dialect, fromUrl: Partial<TlsSettings>, fields: Partial<TlsSettings> = {}): TlsSettings {
+function resolveTls(dialect: Dialect, fromUrl: Partial<TlsSettings>, fields: Partial<TlsSettings> = {}): TlsSettings {
   const merged = { ...defined(fromUrl), ...defined(fields) };
   const tls: TlsSettings = { ...merged, mode: merged.mode ?? dialect.tls.defaultMode };
   if (!TLS_MODES.includes(tls.mode)) {

@@ -29,11 +29,6 @@ export interface TlsFiles {
   key?: Buffer;
 }
 
-/** Whether the mode checks the server's certificate against a CA. */
-export function verifiesCertificate(mode: TlsMode): boolean {
-  return mode === 'verify-ca' || mode === 'verify-full';
-}
-
 /**
  * Reads the files of `tls` at connect time. A file that is missing or unreadable is
  * TLS_FILE_UNREADABLE naming the file and its role, never a driver's "unable to get issuer".

@@ -68,7 +68,7 @@ export function printJob(ctx: CliContext, s: JobStatusReply): void {
 }
 
 /** The bar of a followed job: the job's own estimate, since it runs in another process. */
-export const JOB_BAR = '{dictionary} [{bar}] {percentage}% | {value}/{total} cases | ETA {remaining}';
+const JOB_BAR = '{dictionary} [{bar}] {percentage}% | {value}/{total} cases | ETA {remaining}';
 
 /** What became of a job, for the line an interrupted command writes on stderr. */
 export function jobOutcome(s: JobStatusReply): string {
@@ -90,7 +90,7 @@ export function jobOutcome(s: JobStatusReply): string {
  * stop at a safe point and exits 130/143 saying so; otherwise (`status --watch`) the signal only
  * stops the following, the job goes on (docs/cli.md, "Ctrl-C and SIGTERM").
  */
-export async function followJob(ctx: CliContext, jobId: string, opts: { stop: boolean; note?: string } = { stop: false }): Promise<void> {
+async function followJob(ctx: CliContext, jobId: string, opts: { stop: boolean; note?: string } = { stop: false }): Promise<void> {
   const follow = `follow it: sds breakout status ${jobId} --watch`;
   const interrupt = interruptOnSignals({
     onFirst: (sig) => {

@@ -9,7 +9,7 @@ import { progressBar } from '../progress.js';
 import { fields } from '../render.js';
 
 /** The import bar: the share of the files' bytes read (per mille), with the cases written. */
-export const IMPORT_BAR = 'importing [{bar}] {percentage}% | {cases} cases | ETA {eta_formatted}';
+const IMPORT_BAR = 'importing [{bar}] {percentage}% | {cases} cases | ETA {eta_formatted}';
 
 /** `sds cases import|list|show`. */
 export function registerCasesCommands(program: Command): void {

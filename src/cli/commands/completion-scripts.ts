@@ -21,7 +21,7 @@ interface Node {
 const HELP = { long: '--help', short: '-h', description: 'show help', takesValue: false };
 
 /** The tree of the program, paths joined with single spaces ('' for the program itself). */
-export function commandTree(program: Command): Node {
+function commandTree(program: Command): Node {
   const walk = (cmd: Command, path: string): Node => ({
     path,
     description: cmd.description(),

@@ -8,7 +8,7 @@ import { jobOutcome, printJob } from './breakout.js';
 import { dictionaryArgument } from '../dictionary-argument.js';
 
 /** The bar of an incremental run in this process: cli-progress measures the rate itself. */
-export const RUN_BAR = '{dictionary} [{bar}] {percentage}% | {value}/{total} cases | ETA {eta_formatted}';
+const RUN_BAR = '{dictionary} [{bar}] {percentage}% | {value}/{total} cases | ETA {eta_formatted}';
 
 /** `sds process-cases-by-dict` (also `service:process-cases-by-dict`): an incremental breakout in the foreground. */
 export function registerProcessCasesCommand(program: Command): void {

@@ -8,7 +8,7 @@ import { oauthError } from './oauth-error.js';
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 
 /** The only signing algorithm accepted: a token claiming any other (`none` included) is refused. */
-export const ACCESS_TOKEN_ALG = 'HS256';
+const ACCESS_TOKEN_ALG = 'HS256';
 
 const ISSUER = 'sds';
 

@@ -10,7 +10,7 @@ export function blockLength(strikes: number, policy: LoginThrottlePolicy): numbe
 }
 
 /** A counter with no failure and no block for a whole window limits nobody and starts afresh. */
-export function isQuiet(s: ThrottleState, now: number, policy: LoginThrottlePolicy): boolean {
+function isQuiet(s: ThrottleState, now: number, policy: LoginThrottlePolicy): boolean {
   return now >= Math.max(s.lastFailureAt, s.blockedUntil) + policy.windowMs;
 }
 
@@ -38,7 +38,7 @@ export function afterCharge(prev: ThrottleState | undefined, now: number, policy
  * blocked already (pure). Once the block ends, the window may still hold `maxFailures` failures,
  * so every further failure blocks again, each time twice as long (capped): the growing backoff.
  */
-export function withBlock(s: ThrottleState, settled: number, now: number, maxFailures: number, policy: LoginThrottlePolicy): ThrottleState {
+function withBlock(s: ThrottleState, settled: number, now: number, maxFailures: number, policy: LoginThrottlePolicy): ThrottleState {
   if (settled < maxFailures || s.blockedUntil > now) return s;
   const strikes = s.strikes + 1;
   return { ...s, strikes, blockedUntil: now + blockLength(strikes, policy) };
@@ -110,6 +110,6 @@ export function afterClear(cur: ThrottleState | undefined, now: number, othersIn
 }
 
 /** Whether a counter is still as an attempt left it (times of last failure aside). */
-export function same(a: ThrottleState | undefined, b: ThrottleState | undefined): boolean {
+function same(a: ThrottleState | undefined, b: ThrottleState | undefined): boolean {
   return a !== undefined && b !== undefined && a.failures === b.failures && a.windowStart === b.windowStart && a.blockedUntil === b.blockedUntil && a.strikes === b.strikes;
 }

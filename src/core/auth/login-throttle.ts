@@ -5,7 +5,7 @@ import type { LoginThrottlePolicy } from './login-throttle-policy.js';
 import { admission, afterClear, afterGiveBack, afterSettledFailure } from './login-throttle-steps.js';
 import { InFlightLogins } from './login-throttle-waits.js';
 
-export { admission, afterCharge, afterClear, afterFailure, afterGiveBack, afterSettledFailure, blockLength, isQuiet, withBlock } from './login-throttle-steps.js';
+export { admission, afterCharge, afterClear, afterFailure, afterGiveBack, afterSettledFailure, blockLength,   } from './login-throttle-steps.js';
 
 /** One audited event of the token endpoint: a refused credential, or an attempt refused by the throttle. */
 export interface LoginEvent {
@@ -35,7 +35,7 @@ function secondsUntil(blockedUntil: number, now: number): number {
 }
 
 /** Retry-After of an attempt refused because too many were already waiting: not a block. */
-export const WAITING_FULL_RETRY_SECONDS = 1;
+const WAITING_FULL_RETRY_SECONDS = 1;
 
 /** An attempt under way: what it charged, so that a success can give it back. */
 export interface LoginAttempt {

@@ -4,10 +4,10 @@ import type { UserRow } from '../../store/users-repo.js';
 import { oauthError } from './oauth-error.js';
 
 /** Refresh token lifetime (docs/http-api.md#authentication): 30 days, counted again from every rotation. */
-export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
+const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
 
 /** Only this digest is stored; the token is 256 random bits, so a plain hash suffices. */
-export function hashRefreshToken(token: string): string {
+function hashRefreshToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 

@@ -3,7 +3,7 @@ import type { Store } from '../../store/open-store.js';
 import { AppError } from '../../shared/errors.js';
 
 /** Shortest accepted SDS_JWT_SECRET: HS256 needs a key at least as long as its 256-bit output. */
-export const MIN_SECRET_BYTES = 32;
+const MIN_SECRET_BYTES = 32;
 
 const SETTING = 'jwt_hs256_key';
 

@@ -9,7 +9,7 @@ import { checkPassword } from './password-login.js';
 import { issueRefreshToken, rotateRefreshToken } from './refresh-tokens.js';
 
 /** Parameters of a token request, already decoded from the form or JSON body (all optional here). */
-export interface TokenRequest {
+interface TokenRequest {
   grant_type?: string;
   username?: string;
   password?: string;
@@ -41,7 +41,7 @@ export interface TokenServiceOptions {
 }
 
 /** Who sent a token request, as far as the HTTP layer can tell. */
-export interface GrantContext {
+interface GrantContext {
   /** Client address (after trusted proxies); 'unknown' when there is no socket. */
   address?: string;
 }

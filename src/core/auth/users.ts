@@ -5,10 +5,10 @@ import { hashPassword } from './passwords.js';
 import { userKeyName } from './login-throttle.js';
 import { DEFAULT_LOGIN_THROTTLE } from './login-throttle-policy.js';
 
-export const ROLES: readonly Role[] = ['Administrator', 'API', 'Standard'];
+const ROLES: readonly Role[] = ['Administrator', 'API', 'Standard'];
 
 /** Minimum password length: long enough to resist guessing over the token endpoint. */
-export const MIN_PASSWORD_LENGTH = 8;
+const MIN_PASSWORD_LENGTH = 8;
 
 const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 
@@ -33,7 +33,7 @@ function view(u: UserRow): UserView {
 }
 
 /** Checks that `role` is exactly one of the three roles (no case folding: roles are words of the spec). */
-export function parseRole(role: unknown): Role {
+function parseRole(role: unknown): Role {
   if (typeof role === 'string' && (ROLES as readonly string[]).includes(role)) return role as Role;
   throw new AppError('USAGE', `role must be one of ${ROLES.join(', ')}; got "${String(role)}"`, { field: 'role' });
 }
@@ -103,9 +103,3 @@ export async function changePassword(store: Store, username: string, password: s
   return view(store.users.find(username)!);
 }
 
-/** Changes the role or the disabled flag of an account. */
-export function updateUser(store: Store, username: string, change: { role?: unknown; disabled?: boolean }): UserView {
-  if (!store.users.find(username)) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
-  store.users.update(username, { role: change.role === undefined ? undefined : parseRole(change.role), disabled: change.disabled });
-  return view(store.users.find(username)!);
-}

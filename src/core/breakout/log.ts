@@ -5,12 +5,12 @@ import { AppError } from '../../shared/errors.js';
 import { requireDictionary } from '../dictionaries/index.js';
 import { jobErrorLabel } from './jobs/job-error.js';
 
-export const DEFAULT_LOGS_LIMIT = 100;
-export const MAX_LOGS_LIMIT = 1000;
+const DEFAULT_LOGS_LIMIT = 100;
+const MAX_LOGS_LIMIT = 1000;
 /** Warnings of one job written to the breakout log; the rest are only in the job's log file. */
 export const MAX_LOGGED_WARNINGS = 100;
 /** Entries kept in the store; older ones are pruned when a job ends. */
-export const LOG_ENTRIES_KEPT = 100_000;
+const LOG_ENTRIES_KEPT = 100_000;
 
 /** Item of the log reply (docs/http-api.md#breakout-routes). */
 export interface BreakoutLogItem {

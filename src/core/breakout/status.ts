@@ -12,9 +12,9 @@ import {
   type EffectiveTarget,
 } from './targets/targets.js';
 
-export const DEFAULT_STATUS_LIMIT = 20;
-export const MAX_STATUS_LIMIT = 100;
-export const MAX_STATUS_DICTIONARIES = 100;
+const DEFAULT_STATUS_LIMIT = 20;
+const MAX_STATUS_LIMIT = 100;
+const MAX_STATUS_DICTIONARIES = 100;
 /** Default connect timeout of each target read by the status endpoint (SDS_STATUS_CONNECT_TIMEOUT_MS). */
 export const DEFAULT_STATUS_CONNECT_TIMEOUT_MS = 3000;
 
@@ -111,7 +111,7 @@ function whole(value: string | number | undefined, field: string, dflt: number, 
  * docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp; anything not
  * exactly valid is `invalid_parameter` naming the parameter.
  */
-export function parseStatusQuery(q: StatusQuery): Filters {
+function parseStatusQuery(q: StatusQuery): Filters {
   if (q.dictionary !== undefined && q.dictionaries !== undefined) {
     throw bad('dictionary', 'give either dictionary or dictionaries, not both');
   }
@@ -141,7 +141,7 @@ export function parseStatusQuery(q: StatusQuery): Filters {
  * conventions). Always UTC for now: when SDS_TIMEZONE (the scheduler's setting) exists, this is
  * the one place that converts to it.
  */
-export function statusTime(iso: string | null | undefined): string | null {
+function statusTime(iso: string | null | undefined): string | null {
   if (!iso) return null;
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return null;
@@ -156,13 +156,13 @@ interface Row {
 }
 
 function describe(store: Store, dict: DictionaryRow, env: NodeJS.ProcessEnv): Row {
-  let shown: EffectiveTarget | null = null;
+  let shown: EffectiveTarget | null;
   try {
     shown = effectiveTargetWithoutSecrets(store, dict);
   } catch {
     shown = null; // an invalid BREAKOUT_DB_TYPE: shown as not configured, never a failed page
   }
-  let config: TargetConfig | null = null;
+  let config: TargetConfig | null;
   try {
     config = effectiveTarget(store, dict, env).config;
   } catch {
@@ -215,7 +215,7 @@ function pendingDeletions(store: Store, dictionaryId: number): number {
  * (at least the rows the target holds beyond the active cases), the rate is the share of that
  * work done (never above 100), and the dictionary is up to date only when nothing is pending.
  */
-export function fillProgress(item: StatusItem, processed: number, lastCompleted: string | null, deletionsPending: number): void {
+function fillProgress(item: StatusItem, processed: number, lastCompleted: string | null, deletionsPending: number): void {
   const total = item.total_cases;
   const missing = Math.max(0, total - processed);
   const deletions = Math.max(deletionsPending, processed - total, 0);

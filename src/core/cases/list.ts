@@ -6,7 +6,7 @@ import { requireDictionary } from '../dictionaries/index.js';
 import { limitsOf } from '../home/index.js';
 
 /** Case summary (docs/http-api.md#routes). */
-export interface CaseSummary {
+interface CaseSummary {
   guid: string;
   case_label: string;
   modified_date: string;
@@ -75,7 +75,7 @@ export function getCase(store: Store, dictionaryName: string, guid: string): Syn
  * Converts a stored case to the sync JSON shape. Unlike the client, which omits false flags and
  * empty notes, every field is written so scripts can rely on it; `partialSave` only when set.
  */
-export function toSyncCase(c: StoredCase): SyncCase {
+function toSyncCase(c: StoredCase): SyncCase {
   return {
     id: c.guid,
     caseids: c.caseKey,

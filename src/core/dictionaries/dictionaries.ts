@@ -171,12 +171,6 @@ export function getDictionary(store: Store, name: string, opts: { short?: boolea
   };
 }
 
-/** The original bytes of an uploaded dictionary file. */
-export function getDictionarySource(store: Store, name: string): Buffer {
-  requireDictionary(store, name);
-  return store.dictionaries.source(name)!;
-}
-
 /**
  * Deletes a dictionary that has no cases and no breakout tables: deleting it would otherwise
  * orphan data analysts rely on.

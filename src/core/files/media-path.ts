@@ -42,6 +42,8 @@ const SIGNATURES: Record<string, (head: Buffer) => boolean> = {
   'audio/mp4': (h) => h.subarray(4, 8).toString('latin1') === 'ftyp',
   'video/mp4': (h) => h.subarray(4, 8).toString('latin1') === 'ftyp',
   'application/pdf': (h) => h.subarray(0, 5).toString('latin1') === '%PDF-',
+  // The zip signatures are control bytes (PK\x03\x04 and friends), on purpose.
+  // eslint-disable-next-line no-control-regex
   'application/zip': (h) => /^PK(\x03\x04|\x05\x06|\x07\x08)/.test(h.subarray(0, 4).toString('latin1')),
 };
 

@@ -11,7 +11,7 @@ import { DELIVERY_ENV, webhookSettings } from '../webhooks/index.js';
 import { statusConnectTimeout } from '../breakout/index.js';
 
 /** Where a setting's value came from, in the order of precedence (docs/decisions.md, "`sds config`"). */
-export type SettingSource = 'flag' | 'environment' | 'config.json' | 'default';
+type SettingSource = 'flag' | 'environment' | 'config.json' | 'default';
 
 /** One effective setting: its value and where it came from. */
 export interface EffectiveSetting {

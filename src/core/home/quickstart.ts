@@ -8,9 +8,9 @@ import { importCases, type ImportReport } from '../cases/index.js';
 import { runBreakoutNow, type JobStatusReply, breakoutTables, type BreakoutTablesReply, effectiveTargetWithoutSecrets } from '../breakout/index.js';
 import { AppError, isErrorCode } from '../../shared/errors.js';
 
-export const QUICKSTART_DICTIONARY_FILE = 'popstan-census.json.dcf';
-export const QUICKSTART_DATA_FILE = 'popstan-census.dat';
-export const QUICKSTART_LABEL = 'popstan';
+const QUICKSTART_DICTIONARY_FILE = 'popstan-census.json.dcf';
+const QUICKSTART_DATA_FILE = 'popstan-census.dat';
+const QUICKSTART_LABEL = 'popstan';
 
 export interface QuickstartReply {
   home: string;

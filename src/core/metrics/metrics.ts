@@ -3,7 +3,7 @@ import type { DictionaryRow } from '../../store/dictionaries-repo.js';
 import { reapDeadJobs } from '../breakout/index.js';
 
 /** Breakout state of a dictionary in the metrics (docs/http-api.md#breakout-routes shows `completed` and `in_progress`). */
-export type BreakoutState = 'in_progress' | 'completed' | 'failed' | 'not_started';
+type BreakoutState = 'in_progress' | 'completed' | 'failed' | 'not_started';
 
 /** Metrics reply of docs/http-api.md#breakout-routes. */
 export interface MetricsReply {

@@ -8,7 +8,7 @@ import { requireDictionary } from '../dictionaries/index.js';
 import { reapDeadJobs, effectiveTarget, effectiveTargetWithoutSecrets } from '../breakout/index.js';
 
 /** One table of a dictionary's breakout as the schema webhook shows it. */
-export interface SchemaTable {
+interface SchemaTable {
   name: string;
   kind: TableKind;
   primary_key: string[];

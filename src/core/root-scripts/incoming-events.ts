@@ -7,13 +7,13 @@ import { spawnJobProcess, reapDeadJobs, isBreakoutConfigured } from '../breakout
 
 /** Events of docs/status-and-incoming-webhooks.md#incoming-events-post-breakout-webhookphp that the breakout webhook accepts. */
 export const INCOMING_EVENTS = ['case_uploaded', 'case_modified', 'case_verified', 'dictionary_uploaded'] as const;
-export type IncomingEvent = (typeof INCOMING_EVENTS)[number];
+type IncomingEvent = (typeof INCOMING_EVENTS)[number];
 
 /** Events that change what a dictionary's target holds, so they ask for an incremental breakout. */
 const CASE_EVENTS: readonly IncomingEvent[] = ['case_uploaded', 'case_modified', 'case_verified'];
 
 /** Origin of the jobs the breakout webhook starts. */
-export const WEBHOOK_ORIGIN = 'webhook';
+const WEBHOOK_ORIGIN = 'webhook';
 
 /**
  * Reply of `POST /breakout-webhook.php`

@@ -11,7 +11,7 @@ export interface RateLimit {
   windowMs: number;
 }
 
-export const DEFAULT_RATE_LIMIT: RateLimit = { max: 60, windowMs: 60_000 };
+const DEFAULT_RATE_LIMIT: RateLimit = { max: 60, windowMs: 60_000 };
 
 /**
  * Counts one request of a (token, client address) pair against the sliding window, in the store

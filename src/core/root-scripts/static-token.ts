@@ -10,7 +10,7 @@ const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').dig
  * Compares a presented token with the expected one in constant time: both are hashed first, so
  * neither the content nor the length of the secret leaks through timing.
  */
-export function tokensEqual(expected: string, presented: string): boolean {
+function tokensEqual(expected: string, presented: string): boolean {
   return timingSafeEqual(digest(expected), digest(presented));
 }
 

@@ -11,11 +11,11 @@ import type { SchedulerSettings } from './settings.js';
 import { AppError } from '../../shared/errors.js';
 
 /** Exit code recorded for a run stopped by the time limit (as GNU timeout(1) reports it). */
-export const TIMEOUT_EXIT_CODE = 124;
+const TIMEOUT_EXIT_CODE = 124;
 /** Exit code recorded when the breakout child could not be started (as a shell reports it). */
 export const SPAWN_FAILED_EXIT_CODE = 127;
 /** Exit code recorded when the process watching a run died before the run ended. */
-export const RUNNER_DIED_EXIT_CODE = 1;
+const RUNNER_DIED_EXIT_CODE = 1;
 
 /** What one run of a schedule did. */
 export interface RunOutcome {
@@ -217,7 +217,3 @@ export async function runSchedule(
   return { ...base, run_id: runId, outcome: v.outcome, exit_code: v.exitCode, log_file: logFile, message: v.message };
 }
 
-/** The full path of a run log file named in a schedule or a run. */
-export function runLogPath(store: Store, logFile: string): string {
-  return join(store.home.breakoutLogs, basename(logFile));
-}

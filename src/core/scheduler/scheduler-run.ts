@@ -7,7 +7,7 @@ import { deliverDueWebhooks, webhookSettings, type DeliverReport } from '../webh
 import { toAppError } from '../../shared/errors.js';
 
 /** The lock file of scheduler-run, in the home's locks/. */
-export const SCHEDULER_LOCK = 'scheduler-run.lock';
+const SCHEDULER_LOCK = 'scheduler-run.lock';
 
 /** What one `sds scheduler-run` did. */
 export interface SchedulerRunReply {

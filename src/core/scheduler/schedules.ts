@@ -24,7 +24,7 @@ export interface ScheduleItem {
 }
 
 /** A dictionary that has a breakout target and no schedule yet, so it can be scheduled. */
-export interface SchedulableDictionary {
+interface SchedulableDictionary {
   id: number;
   name: string;
   label: string;
@@ -38,7 +38,7 @@ export interface ScheduleList {
 }
 
 /** One run of the history, newest first in lists. */
-export interface ScheduleRunItem {
+interface ScheduleRunItem {
   id: number;
   trigger: ScheduleRunRow['trigger'];
   outcome: ScheduleRunRow['outcome'];
@@ -59,7 +59,7 @@ export interface ScheduleRuns {
 /** How a schedule is named: its id (HTTP) or its dictionary's name (CLI). */
 export type ScheduleRef = { id: number } | { dictionary: string };
 
-export function scheduleItem(store: Store, s: ScheduleRow): ScheduleItem {
+function scheduleItem(store: Store, s: ScheduleRow): ScheduleItem {
   const label = store.dictionaries.find(s.dictionary)?.label ?? s.dictionary;
   return {
     id: s.id,
@@ -77,7 +77,7 @@ export function scheduleItem(store: Store, s: ScheduleRow): ScheduleItem {
   };
 }
 
-export function runItem(r: ScheduleRunRow): ScheduleRunItem {
+function runItem(r: ScheduleRunRow): ScheduleRunItem {
   return {
     id: r.id,
     trigger: r.trigger,
@@ -194,8 +194,8 @@ export function removeSchedule(store: Store, ref: ScheduleRef): { message: strin
   return { message: `schedule of ${s.dictionary} deleted`, id: s.id, dictionary: s.dictionary };
 }
 
-export const DEFAULT_RUNS_LIMIT = 20;
-export const MAX_RUNS_LIMIT = 1000;
+const DEFAULT_RUNS_LIMIT = 20;
+const MAX_RUNS_LIMIT = 1000;
 
 /** The run history of a schedule, newest first. */
 export function scheduleRuns(store: Store, ref: ScheduleRef, opts: { limit?: unknown } = {}): ScheduleRuns {

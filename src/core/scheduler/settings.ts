@@ -17,7 +17,7 @@ export interface SchedulerSettings {
   now: () => Date;
 }
 
-export const DEFAULTS = { timeoutSeconds: 3600, killGraceSeconds: 30, keepRuns: 100 } as const;
+const DEFAULTS = { timeoutSeconds: 3600, killGraceSeconds: 30, keepRuns: 100 } as const;
 
 /** The scheduler's part of `<home>/config.json` (read by the shared readHomeConfig). */
 interface HomeConfig {

@@ -23,7 +23,7 @@ export interface AppInfo {
  * area; here that is the media area, and a leading `media/` names the same area, so
  * `/api/files/media/x/content` and the spec's media route reach the same file.
  */
-export function clientFileName(path: string): string {
+function clientFileName(path: string): string {
   const p = path.replace(/^\/+|\/+$/g, '');
   return p === 'media' ? '' : p.startsWith('media/') ? p.slice('media/'.length) : p;
 }

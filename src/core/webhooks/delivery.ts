@@ -7,7 +7,7 @@ import { requireWebhook } from './webhooks.js';
 
 export type { DeliverReport } from '../../webhooks/dispatch.js';
 export type { DeliverySettings } from '../../webhooks/settings.js';
-export { DELIVERY_ENV, DEFAULT_DELIVERY_SETTINGS } from '../../webhooks/settings.js';
+export { DELIVERY_ENV,  } from '../../webhooks/settings.js';
 
 /** Delivery limits: `explicit` values, else the SDS_WEBHOOK_* environment variables, else the defaults. */
 export function webhookSettings(env: NodeJS.ProcessEnv = process.env, explicit: Partial<DeliverySettings> = {}): DeliverySettings {
@@ -105,7 +105,7 @@ export async function testWebhook(store: Store, id: number, opts: DeliverOptions
 }
 
 /** One attempt of the delivery history (docs/webhooks.md#managing-webhooks). */
-export interface DeliveryRecord {
+interface DeliveryRecord {
   /** The attempt's id. */
   id: number;
   /** The delivery (event) it was an attempt of: the id that redelivery takes. */
@@ -131,7 +131,7 @@ export interface DeliveryHistory {
   deliveries: DeliveryRecord[];
 }
 
-export const DEFAULT_DELIVERIES_LIMIT = 50;
+const DEFAULT_DELIVERIES_LIMIT = 50;
 export const MAX_DELIVERIES_LIMIT = 1000;
 
 /** Checks the `limit` of the delivery history (default 50, 1 to 1000). */

@@ -29,7 +29,7 @@ export interface DeliveryState {
 }
 
 /** A failed delivery with the event it carries: the exact body, parsed. */
-export interface FailedDelivery extends DeliveryState {
+interface FailedDelivery extends DeliveryState {
   status: 'failed';
   payload: unknown;
 }

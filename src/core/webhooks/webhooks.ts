@@ -118,11 +118,6 @@ export function listWebhooks(store: Store): WebhookReply[] {
   return store.webhooks.list().map(toReply);
 }
 
-/** One webhook, secret included. */
-export function getWebhook(store: Store, id: number): WebhookReply {
-  return toReply(requireWebhook(store, id));
-}
-
 /**
  * Creates a webhook. Without a secret one is generated (`whsec_` + 32 random bytes in base64)
  * and returned in the reply: the only time the caller needs to ask for it.

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 
 /** The sds namespace for case GUIDs. Never change it: stored GUIDs depend on it. */
-export const SDS_CASE_NAMESPACE = '73751969-3f48-4833-86fe-59df7283aa1d';
+const SDS_CASE_NAMESPACE = '73751969-3f48-4833-86fe-59df7283aa1d';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

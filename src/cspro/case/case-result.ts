@@ -7,7 +7,7 @@
 import { AppError, type ErrorDetails } from '../../shared/errors.js';
 import type { SyncCase } from './model.js';
 
-export type CaseWarningKind =
+type CaseWarningKind =
   /** A numeric field held text that is not a number; the value became DEFAULT. */
   | 'invalid-value'
   /** More record occurrences than the record's maxOccurrences; the extra ones were dropped. */
@@ -36,7 +36,7 @@ export interface CaseWarning {
   value?: string;
 }
 
-export interface CaseReadOk {
+interface CaseReadOk {
   ok: true;
   case: SyncCase;
   warnings: CaseWarning[];
@@ -46,7 +46,7 @@ export interface CaseReadOk {
   index?: number;
 }
 
-export interface CaseReadError {
+interface CaseReadError {
   ok: false;
   /** Always code CASE_INVALID, with file, line or index, case key and item in the details. */
   error: AppError;

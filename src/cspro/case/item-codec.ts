@@ -116,14 +116,14 @@ export function fieldText(line: string, offset: number, length: number): string 
 }
 
 /** One occurrence read from a line: the model value (undefined = blank) and, for numerics, the decoded value. */
-export interface TextOccurrence {
+interface TextOccurrence {
   value: ScalarValue | undefined;
   /** The field text when it was not a valid number (not blank, not CSPro's own `***`). */
   invalidText?: string;
 }
 
 /** Reads occurrence `k` (0-based) of a slot from a fixed-width line. */
-export function readOccurrence(line: string, slot: ItemSlot, k: number): TextOccurrence {
+function readOccurrence(line: string, slot: ItemSlot, k: number): TextOccurrence {
   const { item } = slot;
   const text = fieldText(line, item.start - 1 + k * slot.stride, item.length);
   if (item.contentType === 'alpha') return { value: alphaOutput(text) };

@@ -19,7 +19,7 @@ export interface NumericLayout {
 }
 
 /** CSPro's internal special values; anything ≥ 1e50 is special (`cspro/zToolsO/Special.cpp`). */
-export const SPECIAL_DOUBLES: Readonly<Record<SpecialName, number>> = {
+const SPECIAL_DOUBLES: Readonly<Record<SpecialName, number>> = {
   MISSING: 1e50,
   NOTAPPL: 1e51,
   DEFAULT: 1e52,

@@ -16,7 +16,7 @@ export interface SourceSpot {
 export type Locate = (entity: object, field?: string) => SourceSpot;
 
 /** Message prefix for a spot: `line 42: ` or `levels[0].records[1]: `. */
-export function spotPrefix(spot: SourceSpot): string {
+function spotPrefix(spot: SourceSpot): string {
   if (spot.line !== undefined) return `line ${spot.line}: `;
   if (spot.path !== undefined && spot.path !== '') return `${spot.path}: `;
   return '';

@@ -8,7 +8,7 @@
 import type { Language } from './model.js';
 
 /** Number of label slots of a dictionary: one per language, at least one. */
-export function labelSlots(languages: readonly Language[]): number {
+function labelSlots(languages: readonly Language[]): number {
   return Math.max(1, languages.length);
 }
 
@@ -16,7 +16,7 @@ export function labelSlots(languages: readonly Language[]): number {
  * Fills a sparse label list to exactly `slots` entries. As in CSPro's LabelSet, an empty
  * primary label takes the first defined translation, then every empty slot shows the primary.
  */
-export function fillLabels(raw: readonly (string | undefined)[], slots: number): string[] {
+function fillLabels(raw: readonly (string | undefined)[], slots: number): string[] {
   const labels = Array.from({ length: slots }, (_, i) => raw[i] ?? '');
   if (labels[0] === '') labels[0] = labels.find((l) => l !== '') ?? '';
   const primary = labels[0] ?? '';

@@ -118,7 +118,7 @@ export function adjustStartPositions(dict: Dictionary): void {
  * CSPro's DictionaryValidator::GetRecordLength: the longest of 1, the record type, the id items
  * of all levels and every non-subitem item of the record.
  */
-export function recordLength(dict: Pick<Dictionary, 'recordType' | 'levels'>, record: Pick<DictRecord, 'items'>): number {
+function recordLength(dict: Pick<Dictionary, 'recordType' | 'levels'>, record: Pick<DictRecord, 'items'>): number {
   let end = idRecordLength(dict, dict.levels.length - 1);
   for (const item of record.items) if (!item.subitem) end = Math.max(end, itemEnd(item));
   return end;

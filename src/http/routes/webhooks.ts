@@ -23,7 +23,6 @@ import {
   DeliveryState,
   FailedDeliveries,
   RedeliveredAll,
-  Webhook,
   WebhookCreateBody,
   WebhookCreated,
   WebhookDeleted,

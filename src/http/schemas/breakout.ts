@@ -133,7 +133,7 @@ export const JobsQuery = z.object({
 });
 
 /** Item of the job list (docs/http-api.md#breakout-routes). */
-export const JobListItem = z
+const JobListItem = z
   .strictObject({
     job_id: z.string(),
     status: z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']),
@@ -221,6 +221,7 @@ export const Metrics = z
   .meta({ id: 'Metrics' });
 
 // Compile-time guard: the schemas must describe what the core returns (same-shape.ts).
+/** @public Read by the compiler only: knip and ESLint must not call it unused. */
 export const schemasMatchCore: [
   Describes<typeof BreakoutStartReply, CoreStartReply>,
   Describes<typeof JobStatus, CoreJobStatus>,

@@ -12,7 +12,7 @@ export const CasesQuery = z.object({
 });
 
 /** Case summary (docs/http-api.md#routes). */
-export const CaseSummary = z
+const CaseSummary = z
   .strictObject({ guid: z.string(), case_label: z.string(), modified_date: Timestamp, verified: z.boolean(), deleted: z.boolean() })
   .meta({ id: 'CaseSummary' });
 
@@ -22,4 +22,5 @@ export const CaseList = z
   .meta({ id: 'CaseList' });
 
 // Compile-time guard: the schema must describe what the core returns (same-shape.ts).
+/** @public Read by the compiler only: knip and ESLint must not call it unused. */
 export const schemasMatchCore: Describes<typeof CaseList, CoreCaseList> = true;

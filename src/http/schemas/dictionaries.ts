@@ -18,7 +18,7 @@ export const DictionaryNameParams = z.object({
 });
 
 /** Dictionary list item (docs/http-api.md#routes, list form). */
-export const DictionaryListItem = z
+const DictionaryListItem = z
   .strictObject({
     name: z.string(),
     label: z.string(),
@@ -66,7 +66,7 @@ export const DictionaryUploadForm = z
   .meta({ id: 'DictionaryUploadForm' });
 
 /** The drop and rebuild a replaced dictionary makes the next breakout do (docs/breakout.md, "Destructive changes"). */
-export const BreakoutRebuildNotice = z
+const BreakoutRebuildNotice = z
   .strictObject({
     reason: z.enum(['label', 'structure']).meta({ description: '`label`: the table prefix changed; `structure`: records, items, their types or lengths changed' }),
     detail: z.string().meta({ description: 'why, e.g. the old and new table prefix' }),
@@ -123,6 +123,7 @@ export const DictionaryPurgeReply = z
   .meta({ id: 'DictionaryPurgeReply' });
 
 // Compile-time guard: the schemas must describe what the core returns (same-shape.ts).
+/** @public Read by the compiler only: knip and ESLint must not call it unused. */
 export const schemasMatchCore: [
   Describes<typeof DictionaryDetail, CoreDetail>,
   Describes<typeof DictionaryListItem, CoreListItem>,

@@ -30,4 +30,5 @@ export const FileErrorBody = z.strictObject({ error: z.string() }).meta({ id: 'F
 export const FileRefusedBody = z.union([ErrorBody, OAuthErrorBody]);
 
 // Compile-time guard: the schema must describe what the core returns (same-shape.ts).
+/** @public Read by the compiler only: knip and ESLint must not call it unused. */
 export const schemasMatchCore: Describes<typeof FileInfo, CoreFileInfo> = true;

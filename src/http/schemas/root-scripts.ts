@@ -11,7 +11,7 @@ import {
   INCOMING_EVENTS,
 } from '../../core/root-scripts/index.js';
 import type { Describes } from './same-shape.js';
-import { ErrorBody, Timestamp } from './common.js';
+import { ErrorBody } from './common.js';
 import { BreakoutLogEntry } from './breakout.js';
 
 /** `YYYY-MM-DD HH:MM:SS` of the status webhook (UTC). */
@@ -34,7 +34,7 @@ export const StatusQuery = z.object({
 });
 
 /** Breakout status item (docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp). */
-export const StatusItem = z
+const StatusItem = z
   .strictObject({
     dictionary: z.string(),
     label: z.string(),
@@ -150,6 +150,7 @@ export const SchemaApplyReply = z
   .meta({ id: 'DictionarySchemaApplied' });
 
 // Compile-time guard: the schemas must describe what the core returns (same-shape.ts).
+/** @public Read by the compiler only: knip and ESLint must not call it unused. */
 export const schemasMatchCore: [
   Describes<typeof StatusItem, CoreStatusItem>,
   Describes<typeof StatusReply, CoreStatusReply>,

@@ -11,4 +11,4 @@ import type { z } from 'zod';
 export type Describes<S extends z.ZodType, T> = Same<z.output<S>, T>;
 
 /** `true` when A and B are mutually assignable, else `never`; tuples keep unions from distributing. */
-export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;

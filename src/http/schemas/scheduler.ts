@@ -99,6 +99,7 @@ export const ScheduleRuns = z
   .meta({ id: 'ScheduleRuns' });
 
 // Compile-time guard: the schemas must describe what the core returns (same-shape.ts).
+/** @public Read by the compiler only: knip and ESLint must not call it unused. */
 export const schedulerSchemasMatchCore: [
   Describes<typeof Schedule, CoreScheduleItem>,
   Describes<typeof ScheduleList, CoreScheduleList>,

@@ -25,4 +25,5 @@ export const TokenResponse = z
   .meta({ id: 'TokenResponse' });
 
 // Compile-time guard: the schema must describe what the core returns (same-shape.ts).
+/** @public Read by the compiler only: knip and ESLint must not call it unused. */
 export const schemasMatchCore: Describes<typeof TokenResponse, CoreTokenResponse> = true;

@@ -56,7 +56,7 @@ const WebhookBase = {
   active: z.boolean(),
 };
 
-export const Webhook = z
+const Webhook = z
   .strictObject({ ...WebhookBase, secret: z.string(), created_at: Timestamp, updated_at: Timestamp })
   .meta({ id: 'Webhook' });
 export const WebhookList = z.array(Webhook).meta({ id: 'WebhookList' });
@@ -154,6 +154,7 @@ export const RedeliveredAll = z
   .meta({ id: 'WebhookRedeliveredAll' });
 
 // Compile-time guard: the schemas must describe what the core returns (same-shape.ts).
+/** @public Read by the compiler only: knip and ESLint must not call it unused. */
 export const schemasMatchCore: [
   Describes<typeof Webhook, CoreWebhook>,
   Describes<typeof WebhookCreated, CoreWebhookCreated>,

@@ -83,8 +83,8 @@ test('cancel a running job: whole pages only, status cancelled, then process-cas
   assert.equal(shown[0], `job        ${jobId}`);
   assert.equal(shown[1], 'status     running');
   assert.match(shown[2]!, new RegExp(`^progress   ${POPSTAN} (\\d+)/${total} \\(\\d+%\\)$`));
-  assert.match(shown[3]!, /^elapsed    \d\d:\d\d:\d\d$/);
-  assert.match(shown[4]!, /^remaining  \d\d:\d\d:\d\d$/);
+  assert.match(shown[3]!, /^elapsed {4}\d\d:\d\d:\d\d$/);
+  assert.match(shown[4]!, /^remaining {2}\d\d:\d\d:\d\d$/);
   assert.equal(shown[5], '');
   assert.equal(store.jobs.get(jobId)!.cancelRequested, true);
 

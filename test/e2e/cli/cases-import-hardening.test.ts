@@ -32,8 +32,8 @@ describe('cases import: nothing valid lost, nothing mismatched passes, warnings 
       assert.match(rep.log, /\/logs\/import\/TRIMMED_IDS_DICT_\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d\.log$/);
       assert.ok(rep.log.startsWith(home.root));
       const log = readFileSync(rep.log, 'utf8');
-      assert.match(log, /warning blank-id: .*trimmed-ids\.dat:1 \(case "215957  ", item VISIT\): id item VISIT is blank/);
-      assert.match(log, /warning blank-id: .*trimmed-ids\.dat:11 \(case "310001  ", item VISIT\)/);
+      assert.match(log, /warning blank-id: .*trimmed-ids\.dat:1 \(case "215957 {2}", item VISIT\): id item VISIT is blank/);
+      assert.match(log, /warning blank-id: .*trimmed-ids\.dat:11 \(case "310001 {2}", item VISIT\)/);
 
       const list = (await sds(home.root, ['cases', 'list', 'TRIMMED_IDS_DICT', '--json'])).json();
       assert.equal(list.total, 3);
@@ -50,7 +50,7 @@ describe('cases import: nothing valid lost, nothing mismatched passes, warnings 
       assert.doesNotMatch(text.stderr, /blank-id/);
       const verbose = await sds(home.root, ['cases', 'import', 'TRIMMED_IDS_DICT', TRIMMED_DAT, '--verbose']);
       assert.equal(verbose.code, 0, show(verbose));
-      assert.match(verbose.stderr, /sds: warning blank-id: .*trimmed-ids\.dat:1 \(case "215957  ", item VISIT\): id item VISIT is blank/);
+      assert.match(verbose.stderr, /sds: warning blank-id: .*trimmed-ids\.dat:1 \(case "215957 {2}", item VISIT\): id item VISIT is blank/);
       assert.equal(readdirSync(join(home.root, 'logs', 'import')).length, 3, 'one log per import');
     } finally {
       home.cleanup();

@@ -18,7 +18,7 @@ const TEAM = Array.from({ length: 60 }, (_, i) => ({ username: `tablet${String(i
 const ONE = TEAM[0]!;
 
 const home = tempHome();
-let now = Date.UTC(2026, 10, 23, 7, 0, 0);
+const now = Date.UTC(2026, 10, 23, 7, 0, 0);
 let store: Store;
 let server: RunningServer;
 const logs: string[] = [];

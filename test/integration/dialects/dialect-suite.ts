@@ -9,7 +9,7 @@ import type { TargetSession } from '../../../src/breakout/dialects/dialect.js';
 import type { CellValue, Row, TablePlan } from '../../../src/breakout/plan-model.js';
 import type { TestDatabase } from '../../helpers/test-databases.js';
 
-export const cases: TablePlan = {
+const cases: TablePlan = {
   name: 'it_cases',
   kind: 'main',
   columns: [
@@ -24,7 +24,7 @@ export const cases: TablePlan = {
 };
 
 /** Reserved words and odd characters as column names. */
-export const person: TablePlan = {
+const person: TablePlan = {
   name: 'it_person',
   kind: 'record',
   record: 'PERSON',
@@ -45,7 +45,7 @@ export const person: TablePlan = {
 };
 
 /** No primary key: deletes go through the case_id index. */
-export const notes: TablePlan = {
+const notes: TablePlan = {
   name: 'it_notes',
   kind: 'notes',
   columns: [
@@ -56,7 +56,7 @@ export const notes: TablePlan = {
   primaryKey: [],
 };
 
-export const jobs: TablePlan = {
+const jobs: TablePlan = {
   name: 'it_cspro_jobs',
   kind: 'jobs',
   columns: [
@@ -87,7 +87,7 @@ export const oddText: TablePlan = {
 };
 
 /** [as given, as every target stores it]: a lone surrogate becomes U+FFFD, NUL is dropped. */
-export const ODD_TEXT: [string, string][] = [
+const ODD_TEXT: [string, string][] = [
   ['a\uD800b', 'a\uFFFDb'],
   ['\uDC00', '\uFFFD'],
   ['end\uD83D', 'end\uFFFD'],
@@ -106,7 +106,7 @@ export function oddTextRows(): Rows {
 }
 
 /** Every value a bulk encoder can get wrong; each fits 20 UTF-16 units (SQL Server counts those). */
-export const TRICKY: string[] = [
+const TRICKY: string[] = [
   '', 'plain', 'tab\there', 'line\nbreak', 'cr\rhere', 'crlf\r\nx', 'back\\slash', '\\N', 'NULL', '\\\\N\\t',
   ' padded ', 'quote\'"s', 'é ñ ü ß', '日本語テキスト', '😀 emoji 🇫🇷', 'ends\\', '\t', '\n', 'N', '\\',
 ];
@@ -115,10 +115,10 @@ const WIDE: [CellValue, CellValue][] = [['9007199254740993', '9007199254740993']
 const TIMES = ['2024-03-01T10:00:00.000Z', '1999-12-31T23:59:59.999Z', '2038-01-19T03:14:08.000Z', null];
 const LONG_TEXT = `${TRICKY.join('|')}${'x'.repeat(5000)}`;
 
-export const CASES = 600;
-export const PERSONS_PER_CASE = 5;
+const CASES = 600;
+const PERSONS_PER_CASE = 5;
 
-export function caseId(i: number): string {
+function caseId(i: number): string {
   return `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
 }
 
@@ -128,12 +128,12 @@ interface Rows {
   expected: Row[];
 }
 
-export function caseRows(ids: number[], revision = 1): Rows {
+function caseRows(ids: number[], revision = 1): Rows {
   const input: Row[] = ids.map((i) => [caseId(i), `K${String(i).padStart(6, '0')}`, i % 7 === 0 ? null : TRICKY[i % TRICKY.length]!, i % 2 === 0, revision, TIMES[i % TIMES.length]!]);
   return { input, expected: input.map((r) => [...r]) };
 }
 
-export function personRows(ids: number[], tag = ''): Rows {
+function personRows(ids: number[], tag = ''): Rows {
   const input: Row[] = [];
   const expected: Row[] = [];
   let n = 0;
@@ -153,13 +153,13 @@ export function personRows(ids: number[], tag = ''): Rows {
   return { input, expected };
 }
 
-export function noteRows(ids: number[]): Rows {
+function noteRows(ids: number[]): Rows {
   const input: Row[] = ids.filter((i) => i % 3 === 0).map((i) => [caseId(i), 'Q1', `note ${TRICKY[i % TRICKY.length]!}`]);
   return { input, expected: input.map((r) => [...r]) };
 }
 
 /** Yields rows asynchronously, one microtask apart, the way a streaming flattener does. */
-export async function* asAsync(rows: Row[], failAfter?: number): AsyncGenerator<Row> {
+async function* asAsync(rows: Row[], failAfter?: number): AsyncGenerator<Row> {
   let n = 0;
   for (const r of rows) {
     if (failAfter !== undefined && n === failAfter) throw new Error('source failed on purpose');
@@ -174,11 +174,11 @@ function keyOf(row: Row, width: number): string {
 }
 
 /** Rows sorted by their first `width` cells (databases order guids differently). */
-export function sorted(rows: Row[], width: number): Row[] {
+function sorted(rows: Row[], width: number): Row[] {
   return [...rows].sort((a, b) => (keyOf(a, width) < keyOf(b, width) ? -1 : keyOf(a, width) > keyOf(b, width) ? 1 : 0));
 }
 
-export async function readSorted(session: TargetSession, table: TablePlan, width: number): Promise<Row[]> {
+async function readSorted(session: TargetSession, table: TablePlan, width: number): Promise<Row[]> {
   return sorted(await session.readRows(table), width);
 }
 

@@ -8,7 +8,7 @@ import { varcharsAsText } from './row-size.js';
 export const MAX_IDENTIFIER_LENGTH = 64;
 
 /** Fixed table options: InnoDB (transactions, foreign keys) and full Unicode whatever the server default. */
-export const TABLE_OPTIONS = 'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci';
+const TABLE_OPTIONS = 'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci';
 
 /** `` `name` `` with embedded back-quotes doubled. */
 export function quoteIdent(name: string): string {

@@ -19,7 +19,7 @@ export function escapeLoadDataText(s: string): string {
 }
 
 /** The encoder of one non-null cell of a column type. */
-export function loadDataCellEncoder(type: ColumnType): CellEncoder {
+function loadDataCellEncoder(type: ColumnType): CellEncoder {
   switch (type.kind) {
     case 'integer':
       return integerText;

@@ -34,7 +34,7 @@ const PERMISSION_ERRNOS = new Set([
 ]);
 
 /** Classifies a mysql2 error raised while connecting, or undefined when it is not about reaching the server. */
-export function classify(err: unknown): TargetProblem | undefined {
+function classify(err: unknown): TargetProblem | undefined {
   if (isTlsError(err)) return 'tls';
   if (networkErrorCode(err)) return 'unreachable';
   if (typeof err !== 'object' || err === null) return undefined;
@@ -44,7 +44,7 @@ export function classify(err: unknown): TargetProblem | undefined {
 }
 
 /** Classifies a mysql2 error raised by a statement: a missing right, else as classify. */
-export function classifyStatement(err: unknown): TargetProblem | undefined {
+function classifyStatement(err: unknown): TargetProblem | undefined {
   const errno = typeof err === 'object' && err !== null ? (err as { errno?: unknown }).errno : undefined;
   if (typeof errno === 'number' && PERMISSION_ERRNOS.has(errno)) return 'permission';
   return classify(err);

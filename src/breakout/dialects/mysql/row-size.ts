@@ -17,8 +17,8 @@
  */
 import type { ColumnType, TablePlan } from '../../plan-model.js';
 
-export const MAX_ROW_BYTES = 65_535;
-export const INNODB_MAX_RECORD_BYTES = 8_126;
+const MAX_ROW_BYTES = 65_535;
+const INNODB_MAX_RECORD_BYTES = 8_126;
 /** Record header (5) + DB_TRX_ID (6) + DB_ROLL_PTR (7). */
 const INNODB_RECORD_OVERHEAD = 18;
 /**

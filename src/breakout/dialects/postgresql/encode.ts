@@ -21,7 +21,7 @@ export function escapeCopyText(s: string): string {
 }
 
 /** The encoder of one non-null cell of a column type. */
-export function copyCellEncoder(type: ColumnType): CellEncoder {
+function copyCellEncoder(type: ColumnType): CellEncoder {
   switch (type.kind) {
     case 'integer':
       return integerText;

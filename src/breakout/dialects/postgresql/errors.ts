@@ -19,7 +19,7 @@ const BY_SQLSTATE: Record<string, TargetProblem> = {
 };
 
 /** Classifies a pg error, or undefined when it is not about reaching the server. */
-export function classify(err: unknown): TargetProblem | undefined {
+function classify(err: unknown): TargetProblem | undefined {
   if (isTlsError(err)) return 'tls';
   if (networkErrorCode(err)) return 'unreachable';
   const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;

@@ -14,10 +14,6 @@ FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')
 ORDER BY c.relname`;
 
-/** One row when table $1 exists in the current schema. */
-export const TABLE_EXISTS_SQL = `SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND c.relname = $1`;
-
 /** Per-case delete with one array parameter instead of one parameter per case. */
 export function deleteCaseRowsSql(table: string): string {
   return `DELETE FROM ${quoteIdent(table)} WHERE ${quoteIdent('case_id')} = ANY($1)`;

@@ -9,7 +9,7 @@ import { targetError, type TargetProblem } from '../target-errors.js';
 const PRODUCT = 'SQLite';
 
 /** Classifies an error opening or using a SQLite file, or undefined. */
-export function classify(err: unknown): TargetProblem | undefined {
+function classify(err: unknown): TargetProblem | undefined {
   const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
   if (typeof code !== 'string') return undefined;
   // The file (or its directory) cannot be opened or created, or is not a SQLite database.

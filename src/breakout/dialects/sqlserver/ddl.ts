@@ -18,7 +18,7 @@ export function quoteIdent(name: string): string {
 }
 
 /** `N'text'` Unicode string literal. */
-export function stringLiteral(s: string): string {
+function stringLiteral(s: string): string {
   return `N'${s.replace(/'/g, "''")}'`;
 }
 

@@ -8,7 +8,7 @@ import type { CellValue, ColumnType, Row, TablePlan } from '../../plan-model.js'
 import { booleanValue, decimalText, integerText, textValue } from '../encode-common.js';
 import { MAX_NVARCHAR } from './ddl.js';
 
-export type TdsTypeName = 'SmallInt' | 'Int' | 'BigInt' | 'Decimal' | 'NVarChar' | 'UniqueIdentifier' | 'Bit' | 'DateTime2';
+type TdsTypeName = 'SmallInt' | 'Int' | 'BigInt' | 'Decimal' | 'NVarChar' | 'UniqueIdentifier' | 'Bit' | 'DateTime2';
 
 export interface TdsTypeSpec {
   type: TdsTypeName;
@@ -19,7 +19,7 @@ export interface TdsTypeSpec {
 }
 
 /** The tedious type of a plan column type; it must match columnType() of ddl.ts. */
-export function tdsType(type: ColumnType): TdsTypeSpec {
+function tdsType(type: ColumnType): TdsTypeSpec {
   switch (type.kind) {
     case 'integer':
       if (type.digits <= 4) return { type: 'SmallInt' };
@@ -52,7 +52,7 @@ export function bulkColumns(table: TablePlan): BulkColumn[] {
 }
 
 /** A cell as the JavaScript value tedious sends for a column of this type. */
-export function tdsValue(type: ColumnType, v: CellValue): unknown {
+function tdsValue(type: ColumnType, v: CellValue): unknown {
   if (v === null || v === undefined) return null;
   switch (type.kind) {
     case 'integer':

@@ -28,7 +28,7 @@ const BY_NUMBER: Record<number, TargetProblem> = {
 };
 
 /** Classifies a tedious error, or undefined when it is not about reaching the server. */
-export function classify(err: unknown): TargetProblem | undefined {
+function classify(err: unknown): TargetProblem | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
   const { code, number, message } = err as { code?: unknown; number?: unknown; message?: unknown };
   if (typeof number === 'number' && BY_NUMBER[number]) return BY_NUMBER[number];

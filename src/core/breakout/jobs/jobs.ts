@@ -14,10 +14,10 @@ import { logJobFailure } from '../log.js';
 import { isTargetConnectionError, jobError } from './job-error.js';
 import { startCheckConnectTimeout } from './start-check-timeout.js';
 
-export const MIN_THREADS = 1;
-export const MAX_THREADS = 10;
-export const DEFAULT_JOBS_LIMIT = 50;
-export const MAX_JOBS_LIMIT = 1000;
+const MIN_THREADS = 1;
+const MAX_THREADS = 10;
+const DEFAULT_JOBS_LIMIT = 50;
+const MAX_JOBS_LIMIT = 1000;
 /** Throughput assumed for the first estimate, before any job of this store has completed. */
 const DEFAULT_CASES_PER_SECOND = 5000;
 

@@ -7,10 +7,10 @@ import { runChild, type ChildResult, type ChildSpec } from '../../../scheduler/r
  * own: a breakout job (`run-job`), the incremental breakout of a scheduled run
  * (`scheduled-breakout`), and a Run Now claimed by the HTTP server (`run-now`).
  */
-export type EntryName = 'run-job' | 'scheduled-breakout' | 'run-now';
+type EntryName = 'run-job' | 'scheduled-breakout' | 'run-now';
 
 /** Where a detached child's stdout and stderr go: nowhere, or an open file (a job's log). */
-export type DetachedOutput = 'ignore' | number;
+type DetachedOutput = 'ignore' | number;
 
 /**
  * How core starts background work (docs/decisions.md, "Process model"). Core never starts the
@@ -30,7 +30,7 @@ export interface BackgroundLauncher {
 }
 
 /** The process's executable and arguments that run an entry point. */
-export function entryCommand(entry: EntryName, args: string[]): { command: string; args: string[] } {
+function entryCommand(entry: EntryName, args: string[]): { command: string; args: string[] } {
   return { command: process.execPath, args: [...entryProcessArgs(entry), ...args] };
 }
 

@@ -13,7 +13,7 @@ import type { FlattenWarning } from '../../../breakout/flatten.js';
 import type { CursorSaving } from '../../../breakout/cursor-saver.js';
 
 /** Largest page, in cases, of one target transaction: big enough for the bulk paths. */
-export const PAGE_SIZE = 2000;
+const PAGE_SIZE = 2000;
 
 export interface RunJobOptions {
   /** Aborted on SIGTERM/SIGINT or `breakout cancel`: the job stops after the current page. */

@@ -1,7 +1,7 @@
 import { AppError } from '../../../shared/errors.js';
 
 /** Default connect timeout of the target check a breakout start makes before answering (SDS_BREAKOUT_CHECK_CONNECT_TIMEOUT_MS). */
-export const DEFAULT_START_CHECK_CONNECT_TIMEOUT_MS = 3000;
+const DEFAULT_START_CHECK_CONNECT_TIMEOUT_MS = 3000;
 
 /**
  * The connect timeout of the existing-tables check of `breakout start` (docs/breakout.md,

@@ -6,7 +6,6 @@ import { createJob, parseThreads } from './jobs.js';
 
 /** Modes of `POST /api/breakout/trigger`: `selective` is the spec's (incremental); `full` rebuilds. */
 export const TRIGGER_MODES = ['selective', 'full'] as const;
-export type TriggerMode = (typeof TRIGGER_MODES)[number];
 
 /** Trigger reply of docs/http-api.md#breakout-routes. */
 export interface TriggerReply {

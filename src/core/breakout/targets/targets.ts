@@ -11,10 +11,10 @@ import type { DictionaryRecord, DictionaryRow } from '../../../store/dictionarie
 import { AppError } from '../../../shared/errors.js';
 import { requireDictionary } from '../../dictionaries/index.js';
 
-export const TARGET_TYPES: readonly TargetType[] = ['postgresql', 'mysql', 'sqlserver', 'sqlite'];
+const TARGET_TYPES: readonly TargetType[] = ['postgresql', 'mysql', 'sqlserver', 'sqlite'];
 
 /** Where an effective target came from: the dictionary's own setting, the environment, or the embedded default. */
-export type TargetSource = 'dictionary' | 'environment' | 'default';
+type TargetSource = 'dictionary' | 'environment' | 'default';
 
 export interface EffectiveTarget {
   config: TargetConfig;
@@ -25,13 +25,13 @@ export interface EffectiveTarget {
 }
 
 /** Parses a target type: only the exact words are accepted, never a guess (docs/breakout.md#targets). */
-export function parseTargetType(value: unknown, where: string): TargetType {
+function parseTargetType(value: unknown, where: string): TargetType {
   if (typeof value === 'string' && (TARGET_TYPES as readonly string[]).includes(value)) return value as TargetType;
   throw new AppError('CONFIG_INVALID', `${where} must be exactly one of ${TARGET_TYPES.join(', ')}; got "${String(value)}"`, { field: where });
 }
 
 /** The embedded default target: one SQLite file under the home, shared by all dictionaries. */
-export function defaultSqliteFile(store: Store): string {
+function defaultSqliteFile(store: Store): string {
   return join(store.home.targets, 'breakout.sqlite');
 }
 
@@ -104,7 +104,7 @@ function storedTls(own: { tlsMode: string | null; tlsCa: string | null; tlsCert:
  * A one-line description of a target without its password, e.g.
  * `postgresql census@db:5432/census`; it also identifies the target in the breakout state.
  */
-export function describeTarget(config: TargetConfig): string {
+function describeTarget(config: TargetConfig): string {
   const r = resolveTarget(config, getDialect(config.type), { user: '', database: '' });
   return `${config.type} ${r.user ? `${r.user}@` : ''}${r.label}`;
 }

@@ -11,16 +11,16 @@ import type { ImportWarning, ReadErrorShape } from './read-worker-protocol.js';
 import { errorLine, ImportLog, warningLine } from './import-log.js';
 import { limitsOf } from '../../home/index.js';
 
-export type { ImportWarning } from './read-worker-protocol.js';
+;
 export { warningLine } from './import-log.js';
 
 /** A case that could not be read: its error code, message and where (file, line, case). */
-export type ImportProblem = ReadErrorShape;
+type ImportProblem = ReadErrorShape;
 
 /** Warnings and errors listed per file in a report; the log file has them all. */
-export const IMPORT_DETAIL_LIMIT = 1000;
+const IMPORT_DETAIL_LIMIT = 1000;
 
-export interface FileImportReport {
+interface FileImportReport {
   file: string;
   read: number;
   inserted: number;
