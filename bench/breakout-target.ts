@@ -18,4 +18,12 @@ if (job.status !== 'completed') throw new Error(JSON.stringify(job));
 const tables = await breakoutTables(store, 'CEN2000');
 store.close();
 const rows = tables.tables.reduce((n, t) => n + t.row_count, 0);
-console.log(JSON.stringify({ cases: job.result.total_cases, rows, seconds, peak_rss_mb: process.resourceUsage().maxRSS / 1024, tables: tables.tables.map((t) => t.name) }));
+console.log(
+  JSON.stringify({
+    cases: job.result.total_cases,
+    rows,
+    seconds,
+    peak_rss_mb: process.resourceUsage().maxRSS / 1024,
+    tables: tables.tables.map((t) => t.name),
+  }),
+);

@@ -30,9 +30,12 @@ export interface HttpBenchResult {
 export function httpLines(r: HttpBenchResult): string[] {
   return r.runs.map((run) => {
     const label = `http ${run.name}`.padEnd(22);
-    if (!run.ok && run.requests === 0) return `${label} FAILED: no reply within the run (${run.errors} errors, ${run.timeouts} timeouts); no speed reported`;
+    if (!run.ok && run.requests === 0)
+      return `${label} FAILED: no reply within the run (${run.errors} errors, ${run.timeouts} timeouts); no speed reported`;
     if (!run.ok) {
-      const codes = Object.entries(run.status_codes).map(([code, n]) => `${code}: ${n}`).join(', ');
+      const codes = Object.entries(run.status_codes)
+        .map(([code, n]) => `${code}: ${n}`)
+        .join(', ');
       return `${label} FAILED: ${run.non2xx} non-2xx replies (${codes}), ${run.errors} errors, ${run.timeouts} timeouts of ${run.requests} requests; no speed reported`;
     }
     return `${label} ${Math.round(run.rps)} req/s, p99 ${run.p99_ms} ms (p50 ${run.p50_ms} ms, max ${run.max_ms} ms; ${run.connections} connections, ${run.seconds} s, ${r.cases} cases stored)`;

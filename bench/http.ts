@@ -42,7 +42,11 @@ process.on('exit', () => {
 for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(130));
 
 const cli = (args: string[], input?: string) =>
-  execFileSync(process.execPath, [sds, '--home', home, '--quiet', ...args], { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'inherit'] });
+  execFileSync(process.execPath, [sds, '--home', home, '--quiet', ...args], {
+    encoding: 'utf8',
+    input,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
 
 /** Starts `sds serve` on a port the kernel picks and resolves with its URL once it answers. */
 async function startServe(): Promise<string> {
@@ -119,7 +123,16 @@ interface Target {
  * would leave behind on an endpoint slower than its duration.
  */
 const fire = (t: Target, url: string, amount: number) =>
-  autocannon({ url: url + t.path, method: t.method, headers: t.headers, body: t.body, connections: CONNECTIONS, amount, timeout: 120, bailout: 1 });
+  autocannon({
+    url: url + t.path,
+    method: t.method,
+    headers: t.headers,
+    body: t.body,
+    connections: CONNECTIONS,
+    amount,
+    timeout: 120,
+    bailout: 1,
+  });
 
 const perSecond = (r: autocannon.Result) => r.requests.total / Math.max(r.duration, 0.001);
 

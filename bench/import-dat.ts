@@ -26,4 +26,11 @@ const run = () => importCases(store, 'CEN2000', [datFile]);
 const report = process.env.BENCH_IMPORT_SYNC === 'each-commit' ? await run() : await store.deferSync(run);
 const seconds = (performance.now() - t0) / 1000;
 store.close();
-console.log(JSON.stringify({ cases: report.total.inserted, failed: report.total.failed, seconds, peak_rss_mb: process.resourceUsage().maxRSS / 1024 }));
+console.log(
+  JSON.stringify({
+    cases: report.total.inserted,
+    failed: report.total.failed,
+    seconds,
+    peak_rss_mb: process.resourceUsage().maxRSS / 1024,
+  }),
+);

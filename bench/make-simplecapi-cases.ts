@@ -6,8 +6,48 @@
 
 import { createHash } from 'node:crypto';
 
-const FIRST = ['Amina', 'John', 'Maria', 'Wei', 'Fatima', 'Carlos', 'Olga', 'Kofi', 'Priya', 'Ahmed', 'Sofia', 'Jean', 'Yuki', 'Ivan', 'Grace', 'Omar', 'Lena', 'Tariq', 'Ana', 'Samuel'];
-const LAST = ['Okafor', 'Smith', 'Garcia', 'Chen', 'Haddad', 'Silva', 'Petrova', 'Mensah', 'Patel', 'Hassan', 'Rossi', 'Dupont', 'Tanaka', 'Ivanov', 'Mwangi', 'Nasser', 'Berg', 'Khan'];
+const FIRST = [
+  'Amina',
+  'John',
+  'Maria',
+  'Wei',
+  'Fatima',
+  'Carlos',
+  'Olga',
+  'Kofi',
+  'Priya',
+  'Ahmed',
+  'Sofia',
+  'Jean',
+  'Yuki',
+  'Ivan',
+  'Grace',
+  'Omar',
+  'Lena',
+  'Tariq',
+  'Ana',
+  'Samuel',
+];
+const LAST = [
+  'Okafor',
+  'Smith',
+  'Garcia',
+  'Chen',
+  'Haddad',
+  'Silva',
+  'Petrova',
+  'Mensah',
+  'Patel',
+  'Hassan',
+  'Rossi',
+  'Dupont',
+  'Tanaka',
+  'Ivanov',
+  'Mwangi',
+  'Nasser',
+  'Berg',
+  'Khan',
+];
 
 /** A small deterministic generator: xorshift32 seeded per case. */
 function rng(seed: number) {
@@ -47,7 +87,15 @@ export function simplecapiCase(i: number, device: string): SyncCaseJson {
   for (let j = 0; j < n; j++) {
     const rel = j === 0 ? 1 : j === 1 ? 2 : r.pick([3, 3, 3, 3, 4, 5, 6]);
     const age =
-      rel === 1 ? headAge : rel === 2 ? Math.max(16, Math.min(99, headAge + r.int(-8, 8))) : rel === 3 ? r.int(0, Math.max(0, headAge - 16)) : rel === 4 ? Math.min(99, headAge + r.int(16, 35)) : r.int(0, 90);
+      rel === 1
+        ? headAge
+        : rel === 2
+          ? Math.max(16, Math.min(99, headAge + r.int(-8, 8)))
+          : rel === 3
+            ? r.int(0, Math.max(0, headAge - 16))
+            : rel === 4
+              ? Math.min(99, headAge + r.int(16, 35))
+              : r.int(0, 90);
     const sex = rel === 1 ? 1 : rel === 2 ? 2 : r.pick([1, 2]);
     const rec: Record<string, string | number> = { P1: `${r.pick(FIRST)} ${r.pick(LAST)}`, P2: rel, P3: sex, P4: age };
     if (rel === 3) rec.P5 = 2;

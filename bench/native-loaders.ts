@@ -16,9 +16,13 @@ export function postgresLoaderSeconds(database: string, tables: string[], dir: s
 }
 
 export function mariadbLoaderSeconds(database: string, tables: string[], dir: string): number {
-  const sql = (q: string, extra: string[] = []) => execFileSync('mariadb', ['-uroot', '-h127.0.0.1', '--local-infile=1', ...extra, database, '-e', q], { maxBuffer: 1 << 30 });
+  const sql = (q: string, extra: string[] = []) =>
+    execFileSync('mariadb', ['-uroot', '-h127.0.0.1', '--local-infile=1', ...extra, database, '-e', q], { maxBuffer: 1 << 30 });
   for (const t of tables) {
-    execFileSync('sh', ['-c', `mariadb -uroot -h127.0.0.1 --batch --skip-column-names --raw ${database} -e 'SELECT * FROM \`${t}\`' > '${join(dir, t)}.tsv'`]);
+    execFileSync('sh', [
+      '-c',
+      `mariadb -uroot -h127.0.0.1 --batch --skip-column-names --raw ${database} -e 'SELECT * FROM \`${t}\`' > '${join(dir, t)}.tsv'`,
+    ]);
   }
   for (const t of tables) sql(`TRUNCATE TABLE \`${t}\``);
   const t0 = performance.now();

@@ -12,14 +12,21 @@ const THREADS = process.env.BENCH_THREADS ?? '2';
 const dir = mkdtempSync(join(tmpdir(), 'sds-bench-'));
 const fixture = (f: string) => new URL(`../fixtures/cspro/${f}`, import.meta.url).pathname;
 const run = (script: string, ...args: string[]) =>
-  JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', new URL(script, import.meta.url).pathname, ...args], { encoding: 'utf8' }).trim().split('\n').pop()!);
+  JSON.parse(
+    execFileSync(process.execPath, ['--import', 'tsx', new URL(script, import.meta.url).pathname, ...args], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .pop()!,
+  );
 
 try {
   const dat = join(dir, 'popstan.dat');
   await makePopstanDat(fixture('popstan-census.dat'), dat, N);
   const home = join(dir, 'home');
   const imp = run('./import-dat.ts', home, dat, fixture('popstan-census.json.dcf'));
-  console.log(`import  .dat  ${imp.cases} cases in ${imp.seconds.toFixed(2)} s = ${Math.round(imp.cases / imp.seconds)} cases/s, peak RSS ${imp.peak_rss_mb.toFixed(0)} MB (goal: 20000 cases/s, flat memory)`);
+  console.log(
+    `import  .dat  ${imp.cases} cases in ${imp.seconds.toFixed(2)} s = ${Math.round(imp.cases / imp.seconds)} cases/s, peak RSS ${imp.peak_rss_mb.toFixed(0)} MB (goal: 20000 cases/s, flat memory)`,
+  );
   // The same import into a fresh store where a webhook subscribes to case_uploaded: each case is
   // also copied into the webhook outbox by the capture trigger (docs/webhooks.md).
   const hooked = run('./import-dat.ts', join(dir, 'home-webhook'), dat, fixture('popstan-census.json.dcf'), 'webhook');
@@ -27,7 +34,17 @@ try {
     `import  .dat  with a case_uploaded webhook: ${Math.round(hooked.cases / hooked.seconds)} cases/s (${((imp.seconds / hooked.seconds - 1) * 100).toFixed(1)} % against no webhook)`,
   );
 
-  execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-q', '-c', 'DROP DATABASE IF EXISTS sds_bench', '-c', 'CREATE DATABASE sds_bench']);
+  execFileSync('psql', [
+    '-h',
+    '127.0.0.1',
+    '-U',
+    'postgres',
+    '-q',
+    '-c',
+    'DROP DATABASE IF EXISTS sds_bench',
+    '-c',
+    'CREATE DATABASE sds_bench',
+  ]);
   execFileSync('mariadb', ['-uroot', '-h127.0.0.1', '-e', 'DROP DATABASE IF EXISTS sds_bench; CREATE DATABASE sds_bench']);
   const targets: [string, string][] = [
     ['sqlite', join(dir, 'target.sqlite')],
@@ -55,7 +72,10 @@ try {
 {
   const { spawnSync } = await import('node:child_process');
   const { httpLines } = await import('./http-report.js');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', new URL('./http.ts', import.meta.url).pathname], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', new URL('./http.ts', import.meta.url).pathname], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let result: import('./http-report.js').HttpBenchResult | undefined;
   try {
     result = JSON.parse(r.stdout.trim().split('\n').pop() ?? '');
@@ -74,7 +94,10 @@ try {
 // ---- Sync: the data-collection client's upload and download (bench/sync.ts, BENCH_SYNC_CASES) ----
 {
   const { spawnSync } = await import('node:child_process');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', new URL('./sync.ts', import.meta.url).pathname], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', new URL('./sync.ts', import.meta.url).pathname], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = r.stdout.trim().split('\n');
   if (r.status !== 0) {
     console.log(`sync    benchmark failed (exit ${r.status ?? r.signal}), no figures`);

@@ -112,7 +112,8 @@ async function launch(port: number): Promise<void> {
       // Uploads and downloads are well-formed: the fuzz requests in flight are the suspects.
       // The fuzz requests in flight or just answered are the suspects (the exit event comes a
       // moment after the death); `npm test`'s fuzz test pins a crash on one request.
-      for (const r of new Set([...recent, ...inFlight])) fuzzFailures.push(recordOf(r, 'crash', `in flight or just answered when the server exited ${JSON.stringify(mine.exit())}`));
+      for (const r of new Set([...recent, ...inFlight]))
+        fuzzFailures.push(recordOf(r, 'crash', `in flight or just answered when the server exited ${JSON.stringify(mine.exit())}`));
       log(`server died by itself (${JSON.stringify(mine.exit())}): restarting`);
       const t0 = performance.now();
       await launch(port);
@@ -167,7 +168,12 @@ async function tablet(t: number, token: string, deadline: number): Promise<void>
       try {
         const r = await fetch(`${base}/api/dictionaries/${DICT}/cases`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'x-csw-device': device, 'content-type': 'application/json; charset=utf-8', 'content-encoding': 'gzip' },
+          headers: {
+            authorization: `Bearer ${token}`,
+            'x-csw-device': device,
+            'content-type': 'application/json; charset=utf-8',
+            'content-encoding': 'gzip',
+          },
           body,
         });
         await r.arrayBuffer();
@@ -271,18 +277,33 @@ async function killer(rng: Rng, port: number, deadline: number): Promise<void> {
 
 // ---- the run
 const started = Date.now();
-log(`soak: ${SECONDS} s, ${TABLETS} tablets uploading ${CHUNK} cases per request, ${DOWNLOADERS} downloading, ${FUZZERS} fuzzers, kill -9 every ~${KILL_EVERY} s, seed ${SEED}; home ${dir}`);
+log(
+  `soak: ${SECONDS} s, ${TABLETS} tablets uploading ${CHUNK} cases per request, ${DOWNLOADERS} downloading, ${FUZZERS} fuzzers, kill -9 every ~${KILL_EVERY} s, seed ${SEED}; home ${dir}`,
+);
 const seeded = await seedFuzzHome(dir);
 const port = await freePort();
 await launch(port);
 const doc = (await (await fetch(`${base}/api/openapi.json`)).json()) as OpenApiDoc;
 const tokens = { admin: await tokenOf(base, 'admin'), api: await tokenOf(base, 'api'), standard: await tokenOf(base, 'standard') };
-const list = (await (await fetch(`${base}/api/dictionaries/${seeded.dictionaries[0]}/cases?limit=20`, { headers: { authorization: `Bearer ${tokens.admin}` } })).json()) as { data: { guid: string }[] };
+const list = (await (
+  await fetch(`${base}/api/dictionaries/${seeded.dictionaries[0]}/cases?limit=20`, { headers: { authorization: `Bearer ${tokens.admin}` } })
+).json()) as { data: { guid: string }[] };
 // The fuzz keeps off the tablets' dictionary: a fuzzed delete or replace of it would only make the
 // acknowledged-cases check meaningless, not find a bug.
-const world: FuzzWorld = { ...seeded, dictionaries: seeded.dictionaries.filter((d) => d !== DICT), tokens, caseIds: list.data.map((c) => c.guid) };
+const world: FuzzWorld = {
+  ...seeded,
+  dictionaries: seeded.dictionaries.filter((d) => d !== DICT),
+  tokens,
+  caseIds: list.data.map((c) => c.guid),
+};
 const deadline = Date.now() + SECONDS * 1000;
-const progress = setInterval(() => log(`${ackedIds.size} cases acknowledged, ${stats.downloadPages} pages downloaded, ${stats.fuzzRequests} fuzz requests, ${kills.length} kills`), 15_000);
+const progress = setInterval(
+  () =>
+    log(
+      `${ackedIds.size} cases acknowledged, ${stats.downloadPages} pages downloaded, ${stats.fuzzRequests} fuzz requests, ${kills.length} kills`,
+    ),
+  15_000,
+);
 await Promise.all([
   ...Array.from({ length: TABLETS }, (_, t) => tablet(t, tokens.standard, deadline)),
   ...Array.from({ length: DOWNLOADERS }, (_, d) => downloader(d, tokens.standard, deadline)),
@@ -297,7 +318,9 @@ await final.stop();
 
 // ---- the checks
 const db = new Database(join(dir, 'sds.db'), { readonly: true });
-const stored = new Set((db.prepare('SELECT guid FROM cases WHERE dictionary_id = (SELECT id FROM dictionaries WHERE name = ?)').pluck().all(DICT) as string[]));
+const stored = new Set(
+  db.prepare('SELECT guid FROM cases WHERE dictionary_id = (SELECT id FROM dictionaries WHERE name = ?)').pluck().all(DICT) as string[],
+);
 db.close();
 const missing = [...ackedIds].filter((id) => !stored.has(id));
 const integrity = integrityCheck(dir);
@@ -335,12 +358,22 @@ const summary = {
 };
 console.log('');
 console.log(`soak: ${summary.seconds} s, seed ${SEED}`);
-console.log(`  server      ${kills.length} kill -9, ${summary.unexpected_exits} unexpected exits, slowest restart ${summary.restart_ms_max} ms`);
-console.log(`  uploads     ${stats.uploadsAcked} of ${stats.uploads} acknowledged (${ackedIds.size} cases, ${summary.cases_acked_per_s}/s), ${stats.uploadErrors} cut by a kill; statuses ${JSON.stringify(stats.uploadStatus)}`);
-console.log(`  stored      ${stored.size} cases in ${DICT}; acknowledged but missing: ${missing.length}${missing.length ? ` (e.g. ${missing.slice(0, 3).join(', ')})` : ''}`);
-console.log(`  downloads   ${stats.downloadPasses} complete passes, ${stats.downloadPages} pages, ${stats.downloadCases} cases, ${stats.downloadErrors} cut by a kill; statuses ${JSON.stringify(stats.downloadStatus)}`);
+console.log(
+  `  server      ${kills.length} kill -9, ${summary.unexpected_exits} unexpected exits, slowest restart ${summary.restart_ms_max} ms`,
+);
+console.log(
+  `  uploads     ${stats.uploadsAcked} of ${stats.uploads} acknowledged (${ackedIds.size} cases, ${summary.cases_acked_per_s}/s), ${stats.uploadErrors} cut by a kill; statuses ${JSON.stringify(stats.uploadStatus)}`,
+);
+console.log(
+  `  stored      ${stored.size} cases in ${DICT}; acknowledged but missing: ${missing.length}${missing.length ? ` (e.g. ${missing.slice(0, 3).join(', ')})` : ''}`,
+);
+console.log(
+  `  downloads   ${stats.downloadPasses} complete passes, ${stats.downloadPages} pages, ${stats.downloadCases} cases, ${stats.downloadErrors} cut by a kill; statuses ${JSON.stringify(stats.downloadStatus)}`,
+);
 console.log(`  fuzz        ${stats.fuzzRequests} requests (${stats.fuzzCutByKill} cut by a kill), ${fuzzFailures.length} failures`);
-console.log(`  server log  ${logged.length} replies 5xx, ${unseen5xx} of them seen by no client${unseen5xx ? ` (${[...new Set(logged.map((l) => `${l.method} ${l.path.slice(0, 60)} ${l.status}`))].slice(0, 5).join('; ')})` : ''}`);
+console.log(
+  `  server log  ${logged.length} replies 5xx, ${unseen5xx} of them seen by no client${unseen5xx ? ` (${[...new Set(logged.map((l) => `${l.method} ${l.path.slice(0, 60)} ${l.status}`))].slice(0, 5).join('; ')})` : ''}`,
+);
 console.log(`  integrity   ${integrity}`);
 for (const c of crashes) console.log(`\nunexpected exit: ${c}`);
 if (fuzzFailures.length) console.log(`\n${formatFailures(fuzzFailures, SEED)}`);

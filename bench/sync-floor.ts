@@ -46,13 +46,15 @@ export async function syncFloorSeconds(bodies: Buffer[], dcf: string, dictionary
     for (const body of bodies) {
       const cases = JSON.parse(inflateSync(body).toString('utf8')) as WireCase[];
       const now = new Date().toISOString();
-      store.db.transaction(() => {
-        const r = Number(revision.run(dict.id, now).lastInsertRowid);
-        for (const c of cases) {
-          JSON.parse(c['level-1']);
-          insert.run(dict.id, c.id, c.caseids, c.label ?? '', c['level-1'], r, JSON.stringify(c.clock), now, now);
-        }
-      }).immediate();
+      store.db
+        .transaction(() => {
+          const r = Number(revision.run(dict.id, now).lastInsertRowid);
+          for (const c of cases) {
+            JSON.parse(c['level-1']);
+            insert.run(dict.id, c.id, c.caseids, c.label ?? '', c['level-1'], r, JSON.stringify(c.clock), now, now);
+          }
+        })
+        .immediate();
     }
     return (performance.now() - t0) / 1000;
   } finally {

@@ -36,21 +36,27 @@ process.on('exit', () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const cli = (args: string[], input?: string) => execFileSync(process.execPath, [sds, '--home', home, '--quiet', ...args], { encoding: 'utf8', input });
+const cli = (args: string[], input?: string) =>
+  execFileSync(process.execPath, [sds, '--home', home, '--quiet', ...args], { encoding: 'utf8', input });
 
 /** User + system CPU seconds of a process so far (Linux /proc), or undefined elsewhere. */
 function serverCpuSeconds(pid: number | undefined): number | undefined {
   const file = `/proc/${pid}/stat`;
   if (pid === undefined || !existsSync(file)) return undefined;
   // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-  const fields = readFileSync(file, 'utf8').slice(readFileSync(file, 'utf8').lastIndexOf(')') + 2).split(' ');
+  const fields = readFileSync(file, 'utf8')
+    .slice(readFileSync(file, 'utf8').lastIndexOf(')') + 2)
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** The cases' `level-1` texts, one per Popstan case of the fixture. */
 function templates(): { caseids: string; level: string }[] {
   const dict = parseDictionary(readFileSync(fixture('popstan-census.json.dcf')));
-  const lines = readFileSync(fixture('popstan-census.dat'), 'utf8').replace(/^\uFEFF/, '').split(/\r?\n/).filter(Boolean);
+  const lines = readFileSync(fixture('popstan-census.dat'), 'utf8')
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .filter(Boolean);
   const groups: string[][] = [];
   let key = '';
   for (const l of lines) {
@@ -66,7 +72,22 @@ try {
   const dcf = fixture(SOURCE === 'popstan' ? 'popstan-census.json.dcf' : 'simple-capi.dcf');
   cli(['dict', 'upload', dcf, '--label', SOURCE]);
   cli(['users', 'add', 'tablet', '--role', 'Standard', '--password-stdin'], 'bench-password-0123456789\n');
-  server = spawn(process.execPath, [...(process.env.BENCH_SYNC_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_SYNC_PROFILE] : []), sds, '--home', home, 'serve', '--host', '127.0.0.1', '--port', '0', '--json'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  server = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_SYNC_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_SYNC_PROFILE] : []),
+      sds,
+      '--home',
+      home,
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--json',
+    ],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     server!.once('exit', (code) => reject(new Error(`sds serve exited (${code})`)));
     createInterface({ input: server!.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
@@ -75,7 +96,13 @@ try {
   const tokenReply = await fetch(`${url}/api/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'password', username: 'tablet', password: 'bench-password-0123456789', client_id: 'cspro_android', client_secret: 'cspro' }),
+    body: JSON.stringify({
+      grant_type: 'password',
+      username: 'tablet',
+      password: 'bench-password-0123456789',
+      client_id: 'cspro_android',
+      client_secret: 'cspro',
+    }),
   });
   const token = ((await tokenReply.json()) as { access_token: string }).access_token;
   const auth = { authorization: `Bearer ${token}`, 'x-csw-device': 'bench-tablet' };
@@ -101,7 +128,11 @@ try {
   const cpu0 = serverCpuSeconds(server.pid);
   let t0 = performance.now();
   for (const body of bodies) {
-    const r = await fetch(`${url}/api/dictionaries/${DICT}/cases`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json; charset=utf-8', 'content-encoding': 'gzip' }, body });
+    const r = await fetch(`${url}/api/dictionaries/${DICT}/cases`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json; charset=utf-8', 'content-encoding': 'gzip' },
+      body,
+    });
     if (r.status !== 200) throw new Error(`upload ${r.status}: ${await r.text()}`);
     await r.arrayBuffer();
   }
@@ -117,7 +148,12 @@ try {
   let after: string | undefined;
   for (;;) {
     const r = await fetch(`${url}/api/dictionaries/${DICT}/cases`, {
-      headers: { ...auth, 'x-csw-case-range-count': String(PAGE), ...(last ? { 'x-csw-if-revision-exists': last } : {}), ...(after ? { 'x-csw-case-range-start-after': after } : {}) },
+      headers: {
+        ...auth,
+        'x-csw-case-range-count': String(PAGE),
+        ...(last ? { 'x-csw-if-revision-exists': last } : {}),
+        ...(after ? { 'x-csw-case-range-start-after': after } : {}),
+      },
     });
     const chunk = (await r.json()) as { id: string }[];
     pages += 1;
@@ -150,12 +186,16 @@ try {
     download_cases_per_s: N / downSeconds,
     server_peak_rss_mb: serverPeakMb,
   };
-  console.log(`sync    upload   ${N} ${DICT} cases (${result.bytes_per_case} bytes each) in chunks of ${CHUNK}: ${upSeconds.toFixed(2)} s = ${Math.round(result.upload_cases_per_s)} cases/s (CSWeb ≈ 4000; goal ≥ 40000)`);
+  console.log(
+    `sync    upload   ${N} ${DICT} cases (${result.bytes_per_case} bytes each) in chunks of ${CHUNK}: ${upSeconds.toFixed(2)} s = ${Math.round(result.upload_cases_per_s)} cases/s (CSWeb ≈ 4000; goal ≥ 40000)`,
+  );
   if (upCpuUsPerCase !== undefined) console.log(`sync    upload   server CPU ${upCpuUsPerCase.toFixed(1)} µs per case`);
   console.log(
     `sync    upload   floor (inflate, parse, insert; no HTTP, checks or merge): ${Math.round(result.floor_cases_per_s)} cases/s, ratio floor/upload time ${result.floor_ratio.toFixed(2)}`,
   );
-  console.log(`sync    download ${pages} pages of ${PAGE}: ${downSeconds.toFixed(2)} s = ${Math.round(result.download_pages_per_s)} pages/s, ${Math.round(result.download_cases_per_s)} cases/s`);
+  console.log(
+    `sync    download ${pages} pages of ${PAGE}: ${downSeconds.toFixed(2)} s = ${Math.round(result.download_pages_per_s)} pages/s, ${Math.round(result.download_cases_per_s)} cases/s`,
+  );
   if (serverPeakMb !== undefined) console.log(`sync    server peak RSS ${serverPeakMb.toFixed(0)} MB`);
   console.log(JSON.stringify(result));
 } finally {

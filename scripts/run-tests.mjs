@@ -16,7 +16,9 @@ function collect(dir) {
 }
 
 const filter = process.env.SDS_TEST_FILTER;
-const files = collect('test').filter((f) => !filter || f.includes(filter)).sort();
+const files = collect('test')
+  .filter((f) => !filter || f.includes(filter))
+  .sort();
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);

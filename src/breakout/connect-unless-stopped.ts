@@ -6,7 +6,11 @@ import type { Dialect, TargetConfig, TargetSession } from './dialects/dialect.js
  * wait out the driver's connect timeout (docs/scheduler.md, "Time limit"). Resolves null when
  * stopped; a session that opens after that is closed at once.
  */
-export function connectUnlessStopped(dialect: Dialect, config: TargetConfig, signal: AbortSignal | undefined): Promise<TargetSession | null> {
+export function connectUnlessStopped(
+  dialect: Dialect,
+  config: TargetConfig,
+  signal: AbortSignal | undefined,
+): Promise<TargetSession | null> {
   if (!signal) return dialect.connect(config);
   if (signal.aborted) return Promise.resolve(null);
   return new Promise((resolve, reject) => {

@@ -90,7 +90,11 @@ export function buildLayout(plan: BreakoutPlan, dict: Dictionary): FlattenLayout
     const width = idOffset + columnCount(ids) + (n === 1 ? MAIN_TAIL : 0);
     checkWidth(tables[tableIndex]!, width);
     const records = level.records.map((record): RecordLayout => {
-      const index = indexOf(tables, (t) => t.kind === 'record' && t.level === n && t.record === record.name, `the table of record ${record.name}`);
+      const index = indexOf(
+        tables,
+        (t) => t.kind === 'record' && t.level === n && t.record === record.name,
+        `the table of record ${record.name}`,
+      );
       const slots = slotsOf(record.items);
       const keyWidth = n + 1;
       const layout = { name: record.name, tableIndex: index, keyWidth, width: keyWidth + columnCount(slots), slots };

@@ -32,7 +32,7 @@ import {
   type RecordLayout,
 } from './flatten-layout.js';
 
-export type {  Flatten, FlattenInput, FlattenWarning } from './flatten-types.js';
+export type { Flatten, FlattenInput, FlattenWarning } from './flatten-types.js';
 
 /**
  * Makes the flattener of `plan`, which must have been planned from `dict` (checked: INTERNAL
@@ -181,7 +181,14 @@ class CaseWalker {
         for (; k < n; k++) row[c++] = this.convert(v[k], slot, k + 1, record, occ);
         for (; k < count; k++) row[c++] = null;
         if (v.length > count) {
-          this.warn(record, slot.key, 0, occ, String(v.length), `more occurrences than the dictionary allows (${count}); the extra ones are ignored`);
+          this.warn(
+            record,
+            slot.key,
+            0,
+            occ,
+            String(v.length),
+            `more occurrences than the dictionary allows (${count}); the extra ones are ignored`,
+          );
         }
       } else {
         // A repeating item given as a single value: its first occurrence.
@@ -267,7 +274,8 @@ class CaseWalker {
       const note = notes[i]!;
       const f = note.field;
       const time = toInstant(note.modifiedTime);
-      if (time === null) this.warn(undefined, f.name, 0, 0, String(note.modifiedTime), `note ${i + 1} has an unreadable modified time; written as NULL`);
+      if (time === null)
+        this.warn(undefined, f.name, 0, 0, String(note.modifiedTime), `note ${i + 1} has an unreadable modified time; written as NULL`);
       table.push([
         this.caseId,
         i + 1,
@@ -293,7 +301,9 @@ class CaseWalker {
   private caseTime(value: string, what: string): string {
     const t = toInstant(value);
     if (t === null) {
-      throw new AppError('BRK-003', `Case ${this.caseId} cannot be broken out: its ${what} "${value}" is not a date and time`, { case: this.caseId });
+      throw new AppError('BRK-003', `Case ${this.caseId} cannot be broken out: its ${what} "${value}" is not a date and time`, {
+        case: this.caseId,
+      });
     }
     return t;
   }
@@ -314,7 +324,12 @@ class CaseWalker {
  */
 function toInstant(value: unknown): string | null {
   if (typeof value !== 'string') return null;
-  if (value.length === 24 && value.charCodeAt(23) === 90 /* Z */ && value.charCodeAt(19) === 46 /* . */ && value.charCodeAt(10) === 84 /* T */) {
+  if (
+    value.length === 24 &&
+    value.charCodeAt(23) === 90 /* Z */ &&
+    value.charCodeAt(19) === 46 /* . */ &&
+    value.charCodeAt(10) === 84 /* T */
+  ) {
     return value;
   }
   const ms = Date.parse(value);

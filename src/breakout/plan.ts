@@ -64,7 +64,11 @@ const BIG_COUNT: ColumnType = { kind: 'integer', digits: 18 };
  */
 export function planBreakout(dict: Dictionary, label: string, limits: { maxIdentifierLength: number }): BreakoutPlan {
   if (!LABEL_PATTERN.test(label)) {
-    throw new AppError('LABEL_INVALID', `Label "${label}" is not a valid table prefix: it must start with a letter and hold only letters, digits and _`, { label });
+    throw new AppError(
+      'LABEL_INVALID',
+      `Label "${label}" is not a valid table prefix: it must start with a letter and hold only letters, digits and _`,
+      { label },
+    );
   }
   const limit = limits.maxIdentifierLength;
   if (!Number.isInteger(limit) || limit < MIN_IDENTIFIER_LIMIT) {

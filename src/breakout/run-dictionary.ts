@@ -177,15 +177,24 @@ async function prepareTables(input: PrepareInput, session: TargetSession, plan: 
     if (existing.length > 0) return rebuild({ reason: 'overwrite', detail: 'a full breakout with overwrite rebuilds every table' });
   }
   if (!state) return rebuild({ reason: 'first', detail: 'no breakout of this dictionary was recorded' });
-  if (state.target !== target.identity) return rebuild({ reason: 'target', detail: `the tables were recorded in another target (${state.target})` });
+  if (state.target !== target.identity)
+    return rebuild({ reason: 'target', detail: `the tables were recorded in another target (${state.target})` });
   if (state.structureHash !== plan.structureHash) return rebuild(rebuildReason(state, plan));
   if (input.mode === 'full') return rebuild({ reason: 'missing', detail: 'the tables were dropped outside sds' });
   const missing = names.filter((n) => !existing.includes(n));
   if (missing.length === 0) return { created: [], fresh: false, cursor: state.cursor };
   // Some tables were dropped outside sds: recreate them and replay every case so they fill again.
-  await session.createTables(plan.tables.filter((t) => missing.includes(t.name)), { ...create, ifNotExists: true });
+  await session.createTables(
+    plan.tables.filter((t) => missing.includes(t.name)),
+    { ...create, ifNotExists: true },
+  );
   store.breakoutState.reset(dict.id, target.identity, plan.structureHash, names, jobId);
-  const change: TableChange = { dropped: [], created: missing, reason: 'missing', detail: 'tables were dropped outside sds; every case is loaded again' };
+  const change: TableChange = {
+    dropped: [],
+    created: missing,
+    reason: 'missing',
+    detail: 'tables were dropped outside sds; every case is loaded again',
+  };
   return { created: missing, fresh: false, cursor: START, change };
 }
 

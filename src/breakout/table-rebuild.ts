@@ -50,7 +50,10 @@ export function rebuildReason(recorded: RecordedTables, plan: BreakoutPlan): { r
   const now = new Set(plan.tables.map((t) => t.name));
   const added = [...now].filter((n) => !was.has(n));
   const removed = [...was].filter((n) => !now.has(n));
-  const parts = [added.length ? `new tables ${added.join(', ')}` : '', removed.length ? `tables no longer planned ${removed.join(', ')}` : ''].filter(Boolean);
+  const parts = [
+    added.length ? `new tables ${added.join(', ')}` : '',
+    removed.length ? `tables no longer planned ${removed.join(', ')}` : '',
+  ].filter(Boolean);
   return {
     reason: 'structure',
     detail: `the dictionary's structure changed (records, items, their types or lengths)${parts.length ? `: ${parts.join('; ')}` : ''}`,

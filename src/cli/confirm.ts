@@ -9,7 +9,11 @@ import { AppError } from '../shared/errors.js';
 export async function confirmDestructive(question: string, opts: { yes?: boolean; flagHint: string }): Promise<boolean> {
   if (opts.yes) return true;
   if (!process.stdin.isTTY || !process.stderr.isTTY) {
-    throw new AppError('USAGE', `${question.replace(/\?$/, '')} needs confirmation and there is no terminal to ask on: add --yes (${opts.flagHint})`, {});
+    throw new AppError(
+      'USAGE',
+      `${question.replace(/\?$/, '')} needs confirmation and there is no terminal to ask on: add --yes (${opts.flagHint})`,
+      {},
+    );
   }
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   try {

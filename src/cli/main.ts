@@ -32,14 +32,25 @@ import { configureHelpLayout } from './help-layout.js';
 export function buildProgram(): Command {
   const program = new Command('sds')
     .description('Survey Data Service: store CSPro dictionaries and cases, and break them out into SQL databases')
-    .version(VERSION, '-V, --version', 'print the version of sds, the store schema (latest and this home\'s) and Node')
+    .version(VERSION, '-V, --version', "print the version of sds, the store schema (latest and this home's) and Node")
     .option('--home <dir>', 'home directory (default: $SDS_HOME, else ./var)')
     .option('--json', 'machine-readable output on stdout (errors too)')
     .option('-q, --quiet', 'print nothing but errors')
     .option('-v, --verbose', 'more detail, including error causes')
     .option('--no-color', 'no colours')
     .option('--plain', 'tables as tab-separated lines, as when stdout is not a terminal')
-    .addHelpText('after', examples('sds quickstart', 'sds --home /srv/sds init', 'sds dict upload census.dcf --label popstan', 'sds cases import CEN2000 census.dat --json', 'sds config', 'source <(sds completion bash)', 'sds <command> --help'))
+    .addHelpText(
+      'after',
+      examples(
+        'sds quickstart',
+        'sds --home /srv/sds init',
+        'sds dict upload census.dcf --label popstan',
+        'sds cases import CEN2000 census.dat --json',
+        'sds config',
+        'source <(sds completion bash)',
+        'sds <command> --help',
+      ),
+    )
     .exitOverride();
   configureHelpLayout(program);
   registerQuickstart(program);
@@ -127,10 +138,11 @@ function report(thrown: AppError, json: boolean, verbose: boolean): void {
   const path = typeof e.details.path === 'string' && e.message.includes(e.details.path) ? undefined : e.details.path;
   const where = formatLocation({ ...e.details, path });
   // `DB_CONNECTION_ERROR (DB-001)`, as `sds logs` labels a failed job.
-  const label = typeof e.details.diagnostic === 'string' && e.details.diagnostic !== e.code ? `${e.code} (${e.details.diagnostic})` : e.code;
+  const label =
+    typeof e.details.diagnostic === 'string' && e.details.diagnostic !== e.code ? `${e.code} (${e.details.diagnostic})` : e.code;
   process.stderr.write(`sds: ${label}: ${e.message}${where && !e.message.includes(where) ? ` [${where}]` : ''}\n`);
   if (e.code === 'INTERNAL' || verbose) {
-    const cause = e.code === 'INTERNAL' ? e.cause : e.cause ?? undefined;
+    const cause = e.code === 'INTERNAL' ? e.cause : (e.cause ?? undefined);
     if (cause instanceof Error && cause.stack) process.stderr.write(cause.stack + '\n');
   }
 }

@@ -18,7 +18,11 @@ function formatEta(t: unknown): string {
   if (typeof t !== 'number' || !Number.isFinite(t)) return '--';
   const s = Math.max(0, Math.round(t));
   const pad = (n: number) => String(n).padStart(2, '0');
-  return s >= 3600 ? `${Math.floor(s / 3600)}h${pad(Math.floor((s % 3600) / 60))}m` : s >= 60 ? `${Math.floor(s / 60)}m${pad(s % 60)}s` : `${s}s`;
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${pad(Math.floor((s % 3600) / 60))}m`
+    : s >= 60
+      ? `${Math.floor(s / 60)}m${pad(s % 60)}s`
+      : `${s}s`;
 }
 
 /**

@@ -24,7 +24,10 @@ export function requireOptionsAfterArguments(program: Command): void {
   program.hook('preAction', (_self, actionCommand) => {
     for (const o of required.get(actionCommand) ?? []) {
       if (actionCommand.getOptionValue(o.attributeName()) === undefined) {
-        actionCommand.error(`error: required option '${o.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue', exitCode: 1 });
+        actionCommand.error(`error: required option '${o.flags}' not specified`, {
+          code: 'commander.missingMandatoryOptionValue',
+          exitCode: 1,
+        });
       }
     }
   });

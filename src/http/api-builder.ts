@@ -53,7 +53,9 @@ export class ApiBuilder {
 
   route(r: ApiRoute): void {
     const isPublic = r.permission === 'public';
-    const roles = isPublic ? '' : `Permission \`${r.permission}\`: roles ${(PERMISSIONS[r.permission as Permission] as readonly string[]).join(', ')}.`;
+    const roles = isPublic
+      ? ''
+      : `Permission \`${r.permission}\`: roles ${(PERMISSIONS[r.permission as Permission] as readonly string[]).join(', ')}.`;
     this.registry.registerPath({
       method: r.method,
       path: r.path,
@@ -72,7 +74,10 @@ export class ApiBuilder {
         bodyLimit({
           maxSize: max,
           onError: () => {
-            throw r.bodyTooLarge?.(max) ?? new AppError('PAYLOAD_TOO_LARGE', `the request body is larger than the limit of ${max} bytes`, { limit: max });
+            throw (
+              r.bodyTooLarge?.(max) ??
+              new AppError('PAYLOAD_TOO_LARGE', `the request body is larger than the limit of ${max} bytes`, { limit: max })
+            );
           },
         }),
       );

@@ -12,7 +12,12 @@ const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/i;
 export function authenticate(tokens: TokenService, permission: Permission): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const m = BEARER.exec(c.req.header('authorization') ?? '');
-    if (!m) throw oauthError('AUTH-003', 'invalid_token', 'an access token is required: send Authorization: Bearer <access_token> (get one at POST /api/token)');
+    if (!m)
+      throw oauthError(
+        'AUTH-003',
+        'invalid_token',
+        'an access token is required: send Authorization: Bearer <access_token> (get one at POST /api/token)',
+      );
     const principal = await tokens.authenticate(m[1]!);
     requirePermission(principal.role, permission);
     c.set('principal', principal);

@@ -30,7 +30,10 @@ export function droppedForTimeout(req: IncomingMessage | undefined): boolean {
  * bytes already received and not yet read, a handler working before it reads) never counts: only
  * a client that sends nothing while it could. Returns a function that stops the watch.
  */
-export function watchRequestBodies(server: Server, opts: { bodyTimeoutMs: number; requestTimeoutMs: number; now?: () => number }): () => void {
+export function watchRequestBodies(
+  server: Server,
+  opts: { bodyTimeoutMs: number; requestTimeoutMs: number; now?: () => number },
+): () => void {
   const now = opts.now ?? Date.now;
   const watched = new Map<IncomingMessage, Watched>();
   const shortest = Math.min(opts.bodyTimeoutMs, opts.requestTimeoutMs || Infinity);
@@ -63,7 +66,13 @@ export function watchRequestBodies(server: Server, opts: { bodyTimeoutMs: number
       const late = opts.requestTimeoutMs > 0 && t - w.started >= opts.requestTimeoutMs;
       if (!stalled && !late) continue;
       watched.delete(req);
-      drop(req, w, stalled ? `no byte of the request body arrived for ${opts.bodyTimeoutMs} ms` : `the request body was not complete ${opts.requestTimeoutMs} ms after its headers`);
+      drop(
+        req,
+        w,
+        stalled
+          ? `no byte of the request body arrived for ${opts.bodyTimeoutMs} ms`
+          : `the request body was not complete ${opts.requestTimeoutMs} ms after its headers`,
+      );
     }
   };
 

@@ -76,7 +76,11 @@ export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {
     statusConnectTimeoutMs: partial.statusConnectTimeoutMs ?? statusConnectTimeout(undefined, partial.env ?? process.env),
     throttle: partial.throttle,
     trustedProxies: partial.trustedProxies,
-    ...httpTimeouts(partial.env ?? process.env, { headersTimeoutMs: partial.headersTimeoutMs, bodyTimeoutMs: partial.bodyTimeoutMs, requestTimeoutMs: partial.requestTimeoutMs }),
+    ...httpTimeouts(partial.env ?? process.env, {
+      headersTimeoutMs: partial.headersTimeoutMs,
+      bodyTimeoutMs: partial.bodyTimeoutMs,
+      requestTimeoutMs: partial.requestTimeoutMs,
+    }),
   };
 }
 

@@ -30,7 +30,18 @@ export interface AppDeps {
 }
 
 /** Route groups, each in `routes/<group>.ts`; add a group here to extend the API. */
-const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [tokenRoutes, dictionaryRoutes, caseRoutes, fileRoutes, syncRoutes, breakoutRoutes, schedulerRoutes, webhookRoutes, rootScriptRoutes, openApiRoutes];
+const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [
+  tokenRoutes,
+  dictionaryRoutes,
+  caseRoutes,
+  fileRoutes,
+  syncRoutes,
+  breakoutRoutes,
+  schedulerRoutes,
+  webhookRoutes,
+  rootScriptRoutes,
+  openApiRoutes,
+];
 
 /**
  * Builds the HTTP API over the core: a Hono app usable with `app.request()` (no port) or served by

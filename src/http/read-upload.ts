@@ -39,7 +39,12 @@ function malformed(err: Error, contentType: string): AppError {
 /** The request body stopped before its end: the client left, or the body timeout dropped it. */
 function interrupted(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  return new AppError('REQUEST_ABORTED', 'the client closed the connection before the upload was complete; nothing was stored', {}, { cause: err });
+  return new AppError(
+    'REQUEST_ABORTED',
+    'the client closed the connection before the upload was complete; nothing was stored',
+    {},
+    { cause: err },
+  );
 }
 
 /**

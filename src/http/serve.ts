@@ -64,7 +64,9 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
       stopWatch();
       reject(
         err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL'
-          ? new AppError('USAGE', `cannot listen on ${what}: ${err.code === 'EADDRINUSE' ? 'the port is already in use' : err.message}`, { field: 'port' })
+          ? new AppError('USAGE', `cannot listen on ${what}: ${err.code === 'EADDRINUSE' ? 'the port is already in use' : err.message}`, {
+              field: 'port',
+            })
           : new AppError('IO_ERROR', `cannot listen on ${what}: ${err.message}`, {}, { cause: err }),
       );
     });
@@ -77,7 +79,8 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
       server.on('error', (err: Error) => log(`sds serve: server error: ${err.message}`));
       // Uploads commit without stopping to checkpoint the WAL (store/wal-checkpointer.ts).
       opts.store.checkpointInBackground();
-      const dispatcher = opts.webhookDispatcher === false ? undefined : startWebhookDispatcher(opts.store, { settings, log, now: opts.clock });
+      const dispatcher =
+        opts.webhookDispatcher === false ? undefined : startWebhookDispatcher(opts.store, { settings, log, now: opts.clock });
       const close = async () => {
         await dispatcher?.stop();
         await closeServer(server, opts.graceMs ?? 10_000);

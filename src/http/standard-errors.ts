@@ -13,7 +13,10 @@ const PATH_PARAMETER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 /** Text of the 400 every route with path parameters may answer (validate.ts, the media-area path checks). */
 function pathParameterText(names: string[]): string {
   const list = names.map((n) => `\`${n}\``).join(', ');
-  const file = names.includes('path') || names.includes('filename') ? '; a file path that escapes the media area or is not allowed is `PATH_INVALID`' : '';
+  const file =
+    names.includes('path') || names.includes('filename')
+      ? '; a file path that escapes the media area or is not allowed is `PATH_INVALID`'
+      : '';
   return `a path parameter (${list}) that is empty, too long or not of its form (\`USAGE\`, naming it)${file}`;
 }
 

@@ -38,7 +38,8 @@ export function httpTimeouts(env: NodeJS.ProcessEnv, explicit: Partial<HttpTimeo
     const given = explicit[key];
     const raw = env[HTTP_TIMEOUT_ENV[key]];
     if (given !== undefined) out[key] = checked(key, given, key);
-    else if (raw !== undefined && raw.trim() !== '') out[key] = checked(key, /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN, HTTP_TIMEOUT_ENV[key], raw);
+    else if (raw !== undefined && raw.trim() !== '')
+      out[key] = checked(key, /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN, HTTP_TIMEOUT_ENV[key], raw);
   }
   return out;
 }

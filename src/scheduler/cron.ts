@@ -70,15 +70,23 @@ function checkElement(text: string, f: FieldSpec, expression: string): void {
  * each with a message naming the field at fault.
  */
 export function checkCron(input: unknown): string {
-  if (typeof input !== 'string' || input.trim() === '') throw invalid('cron_expression must be a non-empty string of 5 fields, e.g. "0 2 * * *"', String(input));
+  if (typeof input !== 'string' || input.trim() === '')
+    throw invalid('cron_expression must be a non-empty string of 5 fields, e.g. "0 2 * * *"', String(input));
   const expression = input.trim();
-  if (input.length > MAX_CRON_LENGTH) throw invalid(`cron_expression is ${input.length} characters long; at most ${MAX_CRON_LENGTH} are allowed`, expression);
+  if (input.length > MAX_CRON_LENGTH)
+    throw invalid(`cron_expression is ${input.length} characters long; at most ${MAX_CRON_LENGTH} are allowed`, expression);
   if (expression.startsWith('@')) {
-    throw invalid(`"${expression}": aliases such as @daily and @hourly are not supported; write the 5 fields (e.g. "0 0 * * *" for @daily)`, expression);
+    throw invalid(
+      `"${expression}": aliases such as @daily and @hourly are not supported; write the 5 fields (e.g. "0 0 * * *" for @daily)`,
+      expression,
+    );
   }
   const parts = expression.split(/\s+/);
   if (parts.length !== FIELDS.length) {
-    throw invalid(`"${expression}" has ${parts.length} field${parts.length === 1 ? '' : 's'}; exactly 5 are needed: minute hour day-of-month month day-of-week`, expression);
+    throw invalid(
+      `"${expression}" has ${parts.length} field${parts.length === 1 ? '' : 's'}; exactly 5 are needed: minute hour day-of-month month day-of-week`,
+      expression,
+    );
   }
   parts.forEach((part, i) => {
     for (const element of part.split(',')) checkElement(element, FIELDS[i]!, expression);
@@ -89,7 +97,11 @@ export function checkCron(input: unknown): string {
   try {
     CronExpressionParser.parse(normalised, { currentDate: new Date(Date.UTC(2000, 0, 1)), tz: 'UTC' }).next();
   } catch (err) {
-    throw invalid(`"${expression}" never matches a date (day of month: ${parts[2]} does not occur in month: ${parts[3]})`, expression, 'day of month');
+    throw invalid(
+      `"${expression}" never matches a date (day of month: ${parts[2]} does not occur in month: ${parts[3]})`,
+      expression,
+      'day of month',
+    );
   }
   return normalised;
 }

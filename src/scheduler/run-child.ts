@@ -55,7 +55,11 @@ function capture(stream: NodeJS.ReadableStream | null): () => string {
  */
 export function runChild(spec: ChildSpec): Promise<ChildResult> {
   return new Promise((resolve) => {
-    const child = spawn(spec.command, spec.args, { env: spec.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: spec.stop !== undefined });
+    const child = spawn(spec.command, spec.args, {
+      env: spec.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: spec.stop !== undefined,
+    });
     const stdout = capture(child.stdout);
     const stderr = capture(child.stderr);
     let timedOut = false;

@@ -11,8 +11,12 @@ export function checkTimeZone(name: string, where: string): string {
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: name.trim() }).resolvedOptions().timeZone;
   } catch {
-    throw new AppError('CONFIG_INVALID', `${where}: "${name}" is not a time zone name of the IANA database (e.g. UTC, Europe/Paris, America/New_York)`, {
-      field: where,
-    });
+    throw new AppError(
+      'CONFIG_INVALID',
+      `${where}: "${name}" is not a time zone name of the IANA database (e.g. UTC, Europe/Paris, America/New_York)`,
+      {
+        field: where,
+      },
+    );
   }
 }

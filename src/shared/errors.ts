@@ -40,7 +40,12 @@ export const ERROR_CODES = {
   'API-001': { http: 405, exit: EXIT.invalid, title: 'method not allowed' },
   'API-002': { http: 404, exit: EXIT.notFound, title: 'resource not found' },
   'API-003': { http: 400, exit: EXIT.invalid, title: 'invalid JSON' },
-  'API-004': { http: 429, exit: EXIT.failed, title: 'rate limit exceeded (too many failed logins, or too many logins waiting at once); `Retry-After` header and body `{error, message, retry_after}`' },
+  'API-004': {
+    http: 429,
+    exit: EXIT.failed,
+    title:
+      'rate limit exceeded (too many failed logins, or too many logins waiting at once); `Retry-After` header and body `{error, message, retry_after}`',
+  },
   'WHK-001': { http: 401, exit: EXIT.invalid, title: 'invalid webhook token' },
   'WHK-002': { http: 502, exit: EXIT.external, title: 'webhook timed out after 30 seconds' },
   'WHK-003': { http: 400, exit: EXIT.invalid, title: 'invalid payload, missing required field' },
@@ -54,10 +59,22 @@ export const ERROR_CODES = {
   // Root webhook scripts (docs/status-and-incoming-webhooks.md#error-codes)
   missing_token: { http: 401, exit: EXIT.invalid, title: 'the Bearer header of the status webhook is absent or malformed' },
   invalid_token: { http: 401, exit: EXIT.invalid, title: 'the status webhook token differs from BREAKOUT_WEBHOOK_TOKEN' },
-  server_misconfigured: { http: 500, exit: EXIT.invalid, title: 'the token variable of a webhook script (BREAKOUT_WEBHOOK_TOKEN, SURVEY_WEBHOOK_TOKEN) is not set' },
+  server_misconfigured: {
+    http: 500,
+    exit: EXIT.invalid,
+    title: 'the token variable of a webhook script (BREAKOUT_WEBHOOK_TOKEN, SURVEY_WEBHOOK_TOKEN) is not set',
+  },
   method_not_allowed: { http: 405, exit: EXIT.invalid, title: 'the status webhook answers GET only' },
-  rate_limited: { http: 429, exit: EXIT.failed, title: 'more than 60 requests in 60 s for one token and client address; Retry-After says when to retry' },
-  invalid_parameter: { http: 400, exit: EXIT.invalid, title: 'a filter or paging parameter of the status webhook (or sds status) is not valid' },
+  rate_limited: {
+    http: 429,
+    exit: EXIT.failed,
+    title: 'more than 60 requests in 60 s for one token and client address; Retry-After says when to retry',
+  },
+  invalid_parameter: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a filter or paging parameter of the status webhook (or sds status) is not valid',
+  },
   // Our own input, state and configuration codes
   USAGE: { http: 400, exit: EXIT.invalid, title: 'a command or request was called with wrong arguments' },
   CONFIG_INVALID: { http: 500, exit: EXIT.invalid, title: 'a configuration value is not one of the allowed values' },
@@ -67,41 +84,111 @@ export const ERROR_CODES = {
   CASE_INVALID: { http: 400, exit: EXIT.invalid, title: 'a case in an import file could not be read' },
   IMPORT_PARTIAL: { http: 400, exit: EXIT.invalid, title: 'some cases of an import could not be read; the others were stored' },
   FILE_FORMAT_UNKNOWN: { http: 400, exit: EXIT.invalid, title: 'the import file type is not .dat, .csdb or .json' },
-  DICTIONARY_MISMATCH: { http: 400, exit: EXIT.invalid, title: 'the import file was written with another dictionary; nothing was imported' },
+  DICTIONARY_MISMATCH: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'the import file was written with another dictionary; nothing was imported',
+  },
   NAME_COLLISION: { http: 400, exit: EXIT.invalid, title: 'two breakout tables or columns of a dictionary would get the same name' },
   NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'the named object does not exist' },
   CONFLICT: { http: 409, exit: EXIT.conflict, title: 'the object already exists or is in a conflicting state' },
   PAYLOAD_TOO_LARGE: { http: 413, exit: EXIT.invalid, title: 'a request body or uploaded file is larger than the configured limit' },
-  CASE_TOO_LARGE: { http: 413, exit: EXIT.invalid, title: 'a field of a case is larger than its configured limit (details: case, field, limit); nothing of the request was stored' },
-  JSON_TOO_DEEP: { http: 400, exit: EXIT.invalid, title: 'a JSON body or case nests arrays and objects deeper than the configured limit; refused before parsing' },
+  CASE_TOO_LARGE: {
+    http: 413,
+    exit: EXIT.invalid,
+    title: 'a field of a case is larger than its configured limit (details: case, field, limit); nothing of the request was stored',
+  },
+  JSON_TOO_DEEP: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a JSON body or case nests arrays and objects deeper than the configured limit; refused before parsing',
+  },
   PATH_INVALID: { http: 400, exit: EXIT.invalid, title: 'a file name escapes the media area or is not allowed' },
-  SYNC_HEADER_INVALID: { http: 400, exit: EXIT.invalid, title: 'an x-csw-* sync header of the data-collection client has a value it could not have meant' },
-  SYNC_REVISION_UNKNOWN: { http: 412, exit: EXIT.conflict, title: 'the revision the sync client holds is newer than any of this server: it must sync in full' },
-  SYNC_BINARY_UNSUPPORTED: { http: 415, exit: EXIT.invalid, title: 'a sync upload in the binary cssync container (binary case items) is not accepted' },
+  SYNC_HEADER_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'an x-csw-* sync header of the data-collection client has a value it could not have meant',
+  },
+  SYNC_REVISION_UNKNOWN: {
+    http: 412,
+    exit: EXIT.conflict,
+    title: 'the revision the sync client holds is newer than any of this server: it must sync in full',
+  },
+  SYNC_BINARY_UNSUPPORTED: {
+    http: 415,
+    exit: EXIT.invalid,
+    title: 'a sync upload in the binary cssync container (binary case items) is not accepted',
+  },
   CHECKSUM_MISMATCH: { http: 403, exit: EXIT.invalid, title: 'an uploaded file does not match the md5 its Content-MD5 header announced' },
   STORE_TOO_NEW: { http: 500, exit: EXIT.failed, title: 'the store was written by a newer sds; upgrade sds' },
   STORE_BUSY: { http: 503, exit: EXIT.failed, title: 'the store is locked by another process' },
-  HOME_NOT_FOUND: { http: 500, exit: EXIT.notFound, title: 'no sds home (store file sds.db) at the path chosen by --home, SDS_HOME or the default ./var; details: path, source, reason. Only `sds init` and `sds quickstart` make one' },
+  HOME_NOT_FOUND: {
+    http: 500,
+    exit: EXIT.notFound,
+    title:
+      'no sds home (store file sds.db) at the path chosen by --home, SDS_HOME or the default ./var; details: path, source, reason. Only `sds init` and `sds quickstart` make one',
+  },
   IO_ERROR: { http: 500, exit: EXIT.failed, title: 'a local file could not be read or written' },
   // Broken, aborted and slow request bodies of `sds serve` (docs/http-api.md, Limits and timeouts)
-  MULTIPART_INVALID: { http: 400, exit: EXIT.invalid, title: 'a multipart/form-data body is malformed or cut short (no closing boundary, broken part headers); the message says what' },
-  REQUEST_ABORTED: { http: 400, exit: EXIT.invalid, title: 'the client closed the connection before its request body was complete; nothing reaches it and the request is logged as `aborted`' },
-  REQUEST_TIMEOUT: { http: 408, exit: EXIT.failed, title: 'the request body stalled (no bytes for the body timeout) or took longer than the request timeout; the connection is closed' },
+  MULTIPART_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a multipart/form-data body is malformed or cut short (no closing boundary, broken part headers); the message says what',
+  },
+  REQUEST_ABORTED: {
+    http: 400,
+    exit: EXIT.invalid,
+    title:
+      'the client closed the connection before its request body was complete; nothing reaches it and the request is logged as `aborted`',
+  },
+  REQUEST_TIMEOUT: {
+    http: 408,
+    exit: EXIT.failed,
+    title: 'the request body stalled (no bytes for the body timeout) or took longer than the request timeout; the connection is closed',
+  },
   // Scheduler (docs/scheduler.md, docs/http-api.md#scheduler-routes)
   CRON_INVALID: { http: 400, exit: EXIT.invalid, title: 'a cron expression is not 5 valid fields (the message names the field)' },
   SCHEDULE_NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'no schedule of that id or for that dictionary' },
   SCHEDULE_EXISTS: { http: 409, exit: EXIT.conflict, title: 'the dictionary already has a schedule (one per dictionary)' },
   // Breakout targets (docs/breakout.md, "Targets" and "TLS")
-  TARGET_URL_INVALID: { http: 400, exit: EXIT.invalid, title: 'a target URL is not a URL, or its scheme does not match the target type (postgresql://, mysql://, mssql://, sqlite://)' },
+  TARGET_URL_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a target URL is not a URL, or its scheme does not match the target type (postgresql://, mysql://, mssql://, sqlite://)',
+  },
   TARGET_DATABASE_MISSING: { http: 400, exit: EXIT.invalid, title: 'a PostgreSQL, MySQL/MariaDB or SQL Server target names no database' },
-  TARGET_PARAM_UNKNOWN: { http: 400, exit: EXIT.invalid, title: 'a query parameter of a target URL is not one sds honours for that type (the message names it)' },
-  TARGET_TLS_INVALID: { http: 400, exit: EXIT.invalid, title: 'a TLS setting of a target is not valid for its type, or is given twice with two values' },
-  TLS_FILE_UNREADABLE: { http: 500, exit: EXIT.invalid, title: 'a TLS file of a target (CA, client certificate or key) is missing or unreadable when connecting' },
-  TARGET_FILE_DIR_MISSING: { http: 400, exit: EXIT.invalid, title: 'the folder of a SQLite target file does not exist; `target test` creates nothing' },
+  TARGET_PARAM_UNKNOWN: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a query parameter of a target URL is not one sds honours for that type (the message names it)',
+  },
+  TARGET_TLS_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a TLS setting of a target is not valid for its type, or is given twice with two values',
+  },
+  TLS_FILE_UNREADABLE: {
+    http: 500,
+    exit: EXIT.invalid,
+    title: 'a TLS file of a target (CA, client certificate or key) is missing or unreadable when connecting',
+  },
+  TARGET_FILE_DIR_MISSING: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'the folder of a SQLite target file does not exist; `target test` creates nothing',
+  },
   TARGET_NOT_CONFIGURED: { http: 409, exit: EXIT.conflict, title: 'the dictionary has no breakout target, so it cannot be scheduled' },
   // Outgoing webhooks
-  WEBHOOK_INVALID: { http: 400, exit: EXIT.invalid, title: 'a webhook field is invalid: url not http(s), unknown event kind, or a weak secret' },
-  WEBHOOK_UNREACHABLE: { http: 502, exit: EXIT.external, title: 'the webhook receiver could not be reached (connection refused, DNS, TLS)' },
+  WEBHOOK_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a webhook field is invalid: url not http(s), unknown event kind, or a weak secret',
+  },
+  WEBHOOK_UNREACHABLE: {
+    http: 502,
+    exit: EXIT.external,
+    title: 'the webhook receiver could not be reached (connection refused, DNS, TLS)',
+  },
   WEBHOOK_REJECTED: { http: 502, exit: EXIT.external, title: 'the webhook receiver answered with a status that is not 2xx' },
   INTERNAL: { http: 500, exit: EXIT.failed, title: 'an unexpected internal error (a bug: please report it)' },
 } as const satisfies Record<string, ErrorSpec>;

@@ -53,7 +53,11 @@ export function unknownConfigKeys(config: Record<string, unknown>): string[] {
   const sch = config.scheduler;
   if (typeof sch === 'object' && sch !== null && !Array.isArray(sch)) {
     const keys = new Set<string>(SCHEDULER_CONFIG_KEYS);
-    out.push(...Object.keys(sch).filter((k) => !keys.has(k)).map((k) => `scheduler.${k}`));
+    out.push(
+      ...Object.keys(sch)
+        .filter((k) => !keys.has(k))
+        .map((k) => `scheduler.${k}`),
+    );
   }
   return out;
 }

@@ -28,7 +28,11 @@ export class JsonDepthScanner {
   /** Scans the next bytes; the body offset of the bracket past the limit, or -1. */
   push(chunk: Uint8Array): number {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
-    const at = this.scan(buf.length, (i) => buf[i]!, (from) => buf.indexOf(QUOTE, from));
+    const at = this.scan(
+      buf.length,
+      (i) => buf[i]!,
+      (from) => buf.indexOf(QUOTE, from),
+    );
     const base = this.consumed;
     this.consumed += buf.length;
     return at < 0 ? -1 : base + at;
@@ -36,7 +40,11 @@ export class JsonDepthScanner {
 
   /** Scans a string (e.g. a `level-1` JSON text inside a case); the character offset, or -1. */
   pushText(text: string): number {
-    const at = this.scan(text.length, (i) => text.charCodeAt(i), (from) => text.indexOf('"', from));
+    const at = this.scan(
+      text.length,
+      (i) => text.charCodeAt(i),
+      (from) => text.indexOf('"', from),
+    );
     this.consumed += text.length;
     return at;
   }

@@ -26,7 +26,15 @@ interface RawEntry {
 }
 
 function toEntry(r: RawEntry): BreakoutLogEntry {
-  return { id: r.id, jobId: r.job_id, dictionary: r.dictionary, level: r.level, message: r.message, progress: r.progress, createdAt: r.created_at };
+  return {
+    id: r.id,
+    jobId: r.job_id,
+    dictionary: r.dictionary,
+    level: r.level,
+    message: r.message,
+    progress: r.progress,
+    createdAt: r.created_at,
+  };
 }
 
 /** Structured breakout log entries, in the order they were written (the id). */
@@ -34,7 +42,9 @@ export class BreakoutLogRepo {
   private readonly insertStmt: Statement<[string, string, string, string, number, string]>;
 
   constructor(private readonly db: Database) {
-    this.insertStmt = db.prepare('INSERT INTO breakout_log (job_id, dictionary, level, message, progress, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+    this.insertStmt = db.prepare(
+      'INSERT INTO breakout_log (job_id, dictionary, level, message, progress, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
   }
 
   add(e: NewBreakoutLogEntry): void {
@@ -76,6 +86,7 @@ export class BreakoutLogRepo {
 
   /** Deletes all but the newest `keep` entries; returns how many went. */
   prune(keep: number): number {
-    return this.db.prepare('DELETE FROM breakout_log WHERE id <= (SELECT id FROM breakout_log ORDER BY id DESC LIMIT 1 OFFSET ?)').run(keep).changes;
+    return this.db.prepare('DELETE FROM breakout_log WHERE id <= (SELECT id FROM breakout_log ORDER BY id DESC LIMIT 1 OFFSET ?)').run(keep)
+      .changes;
   }
 }

@@ -51,7 +51,10 @@ type RawSummary = Pick<RawCase, 'guid' | 'case_key' | 'label' | 'modified_at' | 
 export const CASE_COLUMNS = 'guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at';
 
 /** A case as the breakout reads it: no clock, partial-save state or creation time. */
-export type ChangedCase = Pick<StoredCase, 'guid' | 'caseKey' | 'label' | 'data' | 'verified' | 'deleted' | 'revision' | 'notes' | 'modifiedAt'>;
+export type ChangedCase = Pick<
+  StoredCase,
+  'guid' | 'caseKey' | 'label' | 'data' | 'verified' | 'deleted' | 'revision' | 'notes' | 'modifiedAt'
+>;
 
 type RawChanged = Pick<RawCase, 'guid' | 'case_key' | 'label' | 'data' | 'verified' | 'deleted' | 'revision' | 'notes' | 'modified_at'>;
 
@@ -59,7 +62,14 @@ const CHANGED_COLUMNS = 'guid, case_key, label, data, verified, deleted, revisio
 
 // Each read shape extends the smaller one: summary (case list) < changed (breakout) < stored.
 function toSummary(r: RawSummary): CaseSummaryRow {
-  return { guid: r.guid, caseKey: r.case_key, label: r.label, modifiedAt: r.modified_at, verified: r.verified === 1, deleted: r.deleted === 1 };
+  return {
+    guid: r.guid,
+    caseKey: r.case_key,
+    label: r.label,
+    modifiedAt: r.modified_at,
+    verified: r.verified === 1,
+    deleted: r.deleted === 1,
+  };
 }
 
 function toChanged(r: RawChanged): ChangedCase {
@@ -171,7 +181,9 @@ export class CasesRepo {
     let stmt = this.getManyStmts.get(n);
     if (!stmt) {
       if (this.getManyStmts.size >= 8) this.getManyStmts.clear();
-      stmt = this.db.prepare<unknown[], RawCase>(`SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? AND guid IN (${Array(n).fill('?').join(',')})`);
+      stmt = this.db.prepare<unknown[], RawCase>(
+        `SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? AND guid IN (${Array(n).fill('?').join(',')})`,
+      );
       this.getManyStmts.set(n, stmt);
     }
     return stmt;
@@ -230,7 +242,13 @@ export class CasesRepo {
    * writes progress to the same store between pages, which an open better-sqlite3 iterator would
    * forbid. The row-value comparison lets SQLite seek straight into cases_by_revision.
    */
-  changedPage(dictionaryId: number, after: { revision: number; guid: string }, upTo: number, limit: number, activeOnly: boolean): ChangedCase[] {
+  changedPage(
+    dictionaryId: number,
+    after: { revision: number; guid: string },
+    upTo: number,
+    limit: number,
+    activeOnly: boolean,
+  ): ChangedCase[] {
     const stmt = activeOnly ? this.changedActiveStmt : this.changedAllStmt;
     return stmt.all(dictionaryId, after.revision, after.guid, upTo, limit).map(toChanged);
   }
@@ -245,5 +263,4 @@ export class CasesRepo {
     const stmt = activeOnly ? this.countChangedActiveStmt : this.countChangedAllStmt;
     return stmt.get(dictionaryId, after.revision, after.guid, upTo)!.n;
   }
-
 }

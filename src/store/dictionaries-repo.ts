@@ -74,8 +74,7 @@ export interface PurgeCounts {
 }
 
 export type PurgeResult =
-  | { busy: { kind: 'job'; id: string; status: string } }
-  | { counts: PurgeCounts; scheduleLogs: string[]; jobIds: string[] };
+  { busy: { kind: 'job'; id: string; status: string } } | { counts: PurgeCounts; scheduleLogs: string[]; jobIds: string[] };
 
 /** Stored dictionaries: original bytes, parsed model and metadata. */
 export class DictionariesRepo {
@@ -141,19 +140,30 @@ export class DictionariesRepo {
   purge(id: number, name: string): PurgeResult {
     return this.db
       .transaction((): PurgeResult => {
-        const unfinished = this.db.prepare(`SELECT id, status, dictionaries FROM jobs WHERE status IN ('pending', 'running')`).all() as { id: string; status: string; dictionaries: string }[];
+        const unfinished = this.db.prepare(`SELECT id, status, dictionaries FROM jobs WHERE status IN ('pending', 'running')`).all() as {
+          id: string;
+          status: string;
+          dictionaries: string;
+        }[];
         const job = unfinished.find((j) => (JSON.parse(j.dictionaries) as string[]).includes(name));
         if (job) return { busy: { kind: 'job', id: job.id, status: job.status } };
         const del = (sql: string, ...args: unknown[]) => this.db.prepare(sql).run(...args).changes;
         const scheduleLogs = (
           this.db
-            .prepare('SELECT r.log_file AS f FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id WHERE s.dictionary_id = ? AND r.log_file IS NOT NULL')
+            .prepare(
+              'SELECT r.log_file AS f FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id WHERE s.dictionary_id = ? AND r.log_file IS NOT NULL',
+            )
             .all(id) as { f: string }[]
         ).map((r) => r.f);
-        const ownJobs = (this.db.prepare(`SELECT id FROM jobs WHERE dictionaries = ?`).all(JSON.stringify([name])) as { id: string }[]).map((j) => j.id);
+        const ownJobs = (this.db.prepare(`SELECT id FROM jobs WHERE dictionaries = ?`).all(JSON.stringify([name])) as { id: string }[]).map(
+          (j) => j.id,
+        );
         const counts: PurgeCounts = {
-          cases: (this.db.prepare('SELECT total FROM case_counts WHERE dictionary_id = ?').get(id) as { total: number } | undefined)?.total ?? 0,
-          deleted_cases: (this.db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = ? AND deleted = 1').get(id) as { n: number }).n,
+          cases:
+            (this.db.prepare('SELECT total FROM case_counts WHERE dictionary_id = ?').get(id) as { total: number } | undefined)?.total ?? 0,
+          deleted_cases: (
+            this.db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = ? AND deleted = 1').get(id) as { n: number }
+          ).n,
           revisions: 0,
           schedules: 0,
           schedule_runs: 0,

@@ -153,7 +153,11 @@ export class JobsRepo {
   }
 
   /** Moves an unfinished job to a final state; a job already final is left as it is. */
-  finish(id: string, status: 'completed' | 'failed' | 'cancelled', payload: { result?: JobResult; error?: JobError; warnings?: number } = {}): boolean {
+  finish(
+    id: string,
+    status: 'completed' | 'failed' | 'cancelled',
+    payload: { result?: JobResult; error?: JobError; warnings?: number } = {},
+  ): boolean {
     return (
       this.db
         .prepare(

@@ -34,11 +34,10 @@ export function migrate(db: Database, migrations: Migration[] = loadMigrations()
   const latest = migrations.at(-1)?.version ?? 0;
   const from = currentVersion(db);
   if (from > latest) {
-    throw new AppError(
-      'STORE_TOO_NEW',
-      `the store is at schema version ${from} but this sds knows only up to ${latest}; upgrade sds`,
-      { version: from, known: latest },
-    );
+    throw new AppError('STORE_TOO_NEW', `the store is at schema version ${from} but this sds knows only up to ${latest}; upgrade sds`, {
+      version: from,
+      known: latest,
+    });
   }
   const applied: string[] = [];
   for (const m of migrations) {

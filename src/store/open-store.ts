@@ -143,7 +143,12 @@ function ensureHomeLayout(home: HomePaths): void {
       mkdirSync(dir, { recursive: true });
     } catch (err) {
       // A file in the way, a parent not ours to write (a home under /srv): say which folder.
-      throw new AppError('IO_ERROR', `cannot create the folder ${dir} of the home ${home.root}: ${(err as Error).message}`, { file: dir }, { cause: err });
+      throw new AppError(
+        'IO_ERROR',
+        `cannot create the folder ${dir} of the home ${home.root}: ${(err as Error).message}`,
+        { file: dir },
+        { cause: err },
+      );
     }
   }
 }

@@ -85,7 +85,8 @@ export class RefreshTokensRepo {
 
   /** Revokes every token of a family; returns how many were still unrevoked. */
   revokeFamily(familyId: string, now: number): number {
-    return this.db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL').run(now, familyId).changes;
+    return this.db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL').run(now, familyId)
+      .changes;
   }
 
   /** Revokes every unrevoked token of an account; returns how many. */

@@ -117,7 +117,9 @@ export class SchedulesRepo {
 
   /** Enabled schedules whose next run is at or before `now`, oldest due first. */
   due(now: string): ScheduleRow[] {
-    return (this.db.prepare(`${SELECT} WHERE s.enabled = 1 AND s.next_run <= ? ORDER BY s.next_run, d.name`).all(now) as RawSchedule[]).map(toRow);
+    return (this.db.prepare(`${SELECT} WHERE s.enabled = 1 AND s.next_run <= ? ORDER BY s.next_run, d.name`).all(now) as RawSchedule[]).map(
+      toRow,
+    );
   }
 
   /** Inserts a schedule; the UNIQUE dictionary_id makes a second one for the dictionary fail. */
@@ -155,7 +157,9 @@ export class SchedulesRepo {
     if (nextRun === undefined) {
       this.db.prepare('UPDATE schedules SET last_exit_code = ?, modified_time = ? WHERE id = ?').run(exitCode, now, id);
     } else {
-      this.db.prepare('UPDATE schedules SET last_exit_code = ?, next_run = ?, modified_time = ? WHERE id = ?').run(exitCode, nextRun, now, id);
+      this.db
+        .prepare('UPDATE schedules SET last_exit_code = ?, next_run = ?, modified_time = ? WHERE id = ?')
+        .run(exitCode, nextRun, now, id);
     }
   }
 
@@ -214,7 +218,9 @@ export class SchedulesRepo {
 
   /** A schedule's runs, newest first. */
   runs(scheduleId: number, limit: number): ScheduleRunRow[] {
-    return (this.db.prepare('SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY id DESC LIMIT ?').all(scheduleId, limit) as RawRun[]).map(toRun);
+    return (
+      this.db.prepare('SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY id DESC LIMIT ?').all(scheduleId, limit) as RawRun[]
+    ).map(toRun);
   }
 
   /** How many runs of a schedule are kept. */
@@ -229,7 +235,8 @@ export class SchedulesRepo {
 
   /** The newest run of a schedule. */
   latestRun(scheduleId: number): ScheduleRunRow | undefined {
-    const r = this.db.prepare('SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY id DESC LIMIT 1').get(scheduleId) as RawRun | undefined;
+    const r = this.db.prepare('SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY id DESC LIMIT 1').get(scheduleId) as
+      RawRun | undefined;
     return r && toRun(r);
   }
 

@@ -29,7 +29,6 @@ export interface SyncRange {
   excludeRevisions: number[];
 }
 
-
 interface RawHistory {
   id: number;
   device_id: string;
@@ -116,7 +115,12 @@ export class SyncRepo {
   }
 
   private params(dictionaryId: number, range: SyncRange): Record<string, unknown> {
-    const p: Record<string, unknown> = { dict: dictionaryId, afterRevision: range.after.revision, afterGuid: range.after.guid, upTo: range.upTo };
+    const p: Record<string, unknown> = {
+      dict: dictionaryId,
+      afterRevision: range.after.revision,
+      afterGuid: range.after.guid,
+      upTo: range.upTo,
+    };
     if (range.universe !== '') p.universe = range.universe;
     if (range.excludeRevisions.length > 0) p.exclude = JSON.stringify(range.excludeRevisions);
     return p;
@@ -128,7 +132,10 @@ export class SyncRepo {
 
   /** Up to `limit` cases of the range, by revision then guid. */
   chunk(dictionaryId: number, range: SyncRange, limit: number): SyncCaseRow[] {
-    return this.chunkStmts.get(this.shape(range))!.all({ ...this.params(dictionaryId, range), limit }).map(toStored);
+    return this.chunkStmts
+      .get(this.shape(range))!
+      .all({ ...this.params(dictionaryId, range), limit })
+      .map(toStored);
   }
 
   /**
@@ -141,7 +148,13 @@ export class SyncRepo {
     const params = this.params(dictionaryId, range);
     const sizes = this.sizeStmts.get(this.shape(range))!.all({ ...params, limit });
     const n = fitting(sizes, budget);
-    const cases = n === 0 ? [] : this.chunkStmts.get(this.shape(range))!.all({ ...params, limit: n }).map(toStored);
+    const cases =
+      n === 0
+        ? []
+        : this.chunkStmts
+            .get(this.shape(range))!
+            .all({ ...params, limit: n })
+            .map(toStored);
     return { cases, seen: sizes.length };
   }
 
@@ -171,10 +184,27 @@ export class SyncRepo {
   }
 
   /** Records a sync of `device` (created on first sight) in the history. */
-  record(entry: { dictionaryId: number; device: string; username: string; direction: SyncDirection; revision: number; universe?: string; cases: number }): void {
+  record(entry: {
+    dictionaryId: number;
+    device: string;
+    username: string;
+    direction: SyncDirection;
+    revision: number;
+    universe?: string;
+    cases: number;
+  }): void {
     const now = nowIso();
     this.touchDevice.run({ device: entry.device, user: entry.username, now });
-    this.insertHistory.run(entry.dictionaryId, entry.device, entry.username, entry.direction, entry.revision, entry.universe ?? '', entry.cases, now);
+    this.insertHistory.run(
+      entry.dictionaryId,
+      entry.device,
+      entry.username,
+      entry.direction,
+      entry.revision,
+      entry.universe ?? '',
+      entry.cases,
+      now,
+    );
   }
 
   /** The newest history rows of a dictionary, newest first. */
@@ -187,5 +217,4 @@ export class SyncRepo {
     const r = this.lastOfDeviceStmt.get(device, dictionaryId);
     return r && toHistory(r);
   }
-
 }

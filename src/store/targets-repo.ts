@@ -79,7 +79,24 @@ export class TargetsRepo {
            foreign_keys = excluded.foreign_keys,
            tls_mode = excluded.tls_mode, tls_ca = excluded.tls_ca, tls_cert = excluded.tls_cert, tls_key = excluded.tls_key, updated_at = excluded.updated_at`,
       )
-      .run(dictionaryId, t.type, t.url, t.host, t.port, t.database, t.username, t.passwordEnv, t.file, t.foreignKeys ? 1 : 0, t.tlsMode, t.tlsCa, t.tlsCert, t.tlsKey, now, now);
+      .run(
+        dictionaryId,
+        t.type,
+        t.url,
+        t.host,
+        t.port,
+        t.database,
+        t.username,
+        t.passwordEnv,
+        t.file,
+        t.foreignKeys ? 1 : 0,
+        t.tlsMode,
+        t.tlsCa,
+        t.tlsCert,
+        t.tlsKey,
+        now,
+        now,
+      );
   }
 
   clear(dictionaryId: number): boolean {

@@ -16,4 +16,5 @@ export interface CheckpointResult {
 
 export type ToCheckpointWorker = { type: 'checkpoint'; id: number } | { type: 'stop' };
 
-export type FromCheckpointWorker = { type: 'checkpointed'; id: number; result: CheckpointResult } | { type: 'failed'; id: number; message: string };
+export type FromCheckpointWorker =
+  { type: 'checkpointed'; id: number; result: CheckpointResult } | { type: 'failed'; id: number; message: string };

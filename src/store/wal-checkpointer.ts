@@ -42,7 +42,9 @@ export class WalCheckpointer {
       else waiter?.reject(new AppError('IO_ERROR', `checkpoint of ${this.path} failed: ${m.message}`, { file: this.path }));
     });
     // A dead worker leaves checkpoints to the writer's backstop; nothing is lost.
-    worker.on('error', (err) => this.fail(new AppError('INTERNAL', `the checkpoint worker of ${path} failed: ${err.message}`, { file: path }, { cause: err })));
+    worker.on('error', (err) =>
+      this.fail(new AppError('INTERNAL', `the checkpoint worker of ${path} failed: ${err.message}`, { file: path }, { cause: err })),
+    );
     worker.on('exit', () => this.fail(new AppError('INTERNAL', `the checkpoint worker of ${path} has stopped`, { file: path })));
   }
 

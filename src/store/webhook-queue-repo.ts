@@ -52,7 +52,14 @@ interface RawOutbox {
 }
 
 /** A case as captured; null for the missing side. A new case is captured without data and notes ('' and '[]'): its event carries no diff. */
-function image(key: string | null, label: string | null, data: string | null, notes: string | null, verified: number | null, deleted: number | null): CaseImage | null {
+function image(
+  key: string | null,
+  label: string | null,
+  data: string | null,
+  notes: string | null,
+  verified: number | null,
+  deleted: number | null,
+): CaseImage | null {
   if (key === null) return null;
   return { caseKey: key, label: label ?? '', data: data ?? '', notes: notes ?? '[]', verified: verified === 1, deleted: deleted === 1 };
 }
@@ -187,7 +194,6 @@ export class WebhookQueueRepo {
     );
   }
 
-
   /** One of this repository's own steps in an IMMEDIATE transaction; work spanning repositories uses `Store.transaction`. */
   private write<T>(fn: () => T): T {
     return this.db.transaction(fn).immediate();
@@ -208,7 +214,9 @@ export class WebhookQueueRepo {
   }
 
   addDelivery(d: NewDelivery): number {
-    return Number(this.insertDeliveryStmt.run(d.webhookId, d.event, d.messageId, d.body, d.state, d.nextAttemptMs, d.createdAt).lastInsertRowid);
+    return Number(
+      this.insertDeliveryStmt.run(d.webhookId, d.event, d.messageId, d.body, d.state, d.nextAttemptMs, d.createdAt).lastInsertRowid,
+    );
   }
 
   /** True when some delivery of an active webhook is due and not leased: a read, no write lock. */
@@ -242,7 +250,11 @@ export class WebhookQueueRepo {
    * only while `token` still holds its lease. False when the lease was lost or the webhook
    * deleted meanwhile: then nothing is written.
    */
-  complete(token: string, attempt: AttemptRecord, next: { state: 'pending' | 'success' | 'failed'; nextAttemptMs: number | null }): boolean {
+  complete(
+    token: string,
+    attempt: AttemptRecord,
+    next: { state: 'pending' | 'success' | 'failed'; nextAttemptMs: number | null },
+  ): boolean {
     return this.write(() => {
       const changed = this.db
         .prepare(
@@ -262,7 +274,18 @@ export class WebhookQueueRepo {
         `INSERT INTO webhook_attempts (delivery_id, webhook_id, event, status, response_status, response_ms, error, retry_count, redelivery, attempted_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(a.deliveryId, a.webhookId, a.event, a.status, a.responseStatus, a.responseMs, a.error, a.retryCount, a.redelivery, a.attemptedAt);
+      .run(
+        a.deliveryId,
+        a.webhookId,
+        a.event,
+        a.status,
+        a.responseStatus,
+        a.responseMs,
+        a.error,
+        a.retryCount,
+        a.redelivery,
+        a.attemptedAt,
+      );
   }
 
   /** The newest `limit` attempts of a webhook, newest first. */
@@ -295,11 +318,17 @@ export class WebhookQueueRepo {
 
   /** The failed deliveries of a webhook, oldest first, at most `limit`, with their last attempt. */
   failedDeliveries(webhookId: number, limit: number): DeliveryViewRow[] {
-    return this.db.prepare(`${VIEW_SQL} WHERE d.webhook_id = ? AND d.state = 'failed' ORDER BY d.id LIMIT ?`).all(webhookId, limit) as DeliveryViewRow[];
+    return this.db
+      .prepare(`${VIEW_SQL} WHERE d.webhook_id = ? AND d.state = 'failed' ORDER BY d.id LIMIT ?`)
+      .all(webhookId, limit) as DeliveryViewRow[];
   }
 
   countFailed(webhookId: number): number {
-    return (this.db.prepare(`SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND state = 'failed'`).get(webhookId) as { n: number }).n;
+    return (
+      this.db.prepare(`SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND state = 'failed'`).get(webhookId) as {
+        n: number;
+      }
+    ).n;
   }
 
   /** Deliveries of a webhook by id, in id order; ids of other webhooks are left out. */
@@ -319,8 +348,7 @@ export class WebhookQueueRepo {
   redeliver(webhookId: number, deliveryId: number, nowMs: number): RedeliverOutcome {
     return this.write(() => {
       const r = this.db.prepare('SELECT state FROM webhook_deliveries WHERE id = ? AND webhook_id = ?').get(deliveryId, webhookId) as
-        | { state: 'pending' | 'success' | 'failed' }
-        | undefined;
+        { state: 'pending' | 'success' | 'failed' } | undefined;
       if (!r) return { kind: 'missing' };
       if (r.state !== 'failed') return { kind: 'not-failed', state: r.state };
       this.db.prepare(`${REQUEUE_SQL} WHERE id = ?`).run(nowMs, deliveryId);

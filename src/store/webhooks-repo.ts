@@ -66,7 +66,9 @@ export class WebhooksRepo {
         const at = nowIso();
         const id = Number(
           this.db
-            .prepare('INSERT INTO webhooks (name, url, events, active, secret, created_ms, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+            .prepare(
+              'INSERT INTO webhooks (name, url, events, active, secret, created_ms, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+            )
             .run(w.name, w.url, JSON.stringify(w.events), w.active ? 1 : 0, w.secret, Date.parse(at), at, at).lastInsertRowid,
         );
         this.index(id, w);
@@ -102,19 +104,19 @@ export class WebhooksRepo {
 
   /** Active webhooks subscribed to `event` that existed when the change was made. */
   subscribers(event: string, atMs: number): { id: number; lastEventUs: number }[] {
-    return (
-      this.db
-        .prepare(
-          `SELECT w.id, w.last_event_us AS lastEventUs FROM webhook_subscriptions s JOIN webhooks w ON w.id = s.webhook_id
+    return this.db
+      .prepare(
+        `SELECT w.id, w.last_event_us AS lastEventUs FROM webhook_subscriptions s JOIN webhooks w ON w.id = s.webhook_id
            WHERE s.event = ? AND w.active = 1 AND w.created_ms <= ? ORDER BY w.id`,
-        )
-        .all(event, atMs) as { id: number; lastEventUs: number }[]
-    );
+      )
+      .all(event, atMs) as { id: number; lastEventUs: number }[];
   }
 
   /** Takes the next event timestamp of a webhook: `atUs`, or just after the last one taken. */
   reserveEventUs(id: number, atUs: number): number {
-    const r = this.db.prepare('UPDATE webhooks SET last_event_us = max(last_event_us + 1, ?) WHERE id = ? RETURNING last_event_us AS us').get(atUs, id) as { us: number } | undefined;
+    const r = this.db
+      .prepare('UPDATE webhooks SET last_event_us = max(last_event_us + 1, ?) WHERE id = ? RETURNING last_event_us AS us')
+      .get(atUs, id) as { us: number } | undefined;
     return r?.us ?? atUs;
   }
 

@@ -20,4 +20,3 @@ export function wireCaseJson(c: WireCaseSource): string {
   if (c.partialSave) s += `,"partialSave":${JSON.stringify(c.partialSave)}`;
   return s + '}';
 }
-

@@ -134,7 +134,8 @@ export class JsonArraySplitter {
         case State.Start:
           if (this.consumed + i === this.bomSeen && this.bomSeen < 3 && b === BOM[this.bomSeen]) this.bomSeen += 1;
           else if (b === OPEN_ARRAY && (this.bomSeen === 0 || this.bomSeen === 3)) this.state = State.BeforeElement;
-          else if (!isSpace(b) || (this.bomSeen > 0 && this.bomSeen < 3)) this.fail(`expected "[" to open the array, found ${describe(b)}`, i);
+          else if (!isSpace(b) || (this.bomSeen > 0 && this.bomSeen < 3))
+            this.fail(`expected "[" to open the array, found ${describe(b)}`, i);
           break;
         case State.BeforeElement:
         case State.AfterElement:
@@ -243,7 +244,11 @@ export async function* parseJsonArray(chunks: AsyncIterable<Uint8Array>): AsyncG
       try {
         value = JSON.parse(e.text);
       } catch (err) {
-        throw new JsonArrayError(`element ${e.index} (from byte ${e.offset}) is not valid JSON: ${(err as Error).message}`, e.index, e.offset);
+        throw new JsonArrayError(
+          `element ${e.index} (from byte ${e.offset}) is not valid JSON: ${(err as Error).message}`,
+          e.index,
+          e.offset,
+        );
       }
       yield value;
     }
@@ -261,10 +266,14 @@ async function* depthChecked(chunks: AsyncIterable<Uint8Array>, maxDepth: number
   for await (const chunk of chunks) {
     const at = scanner.push(chunk);
     if (at >= 0) {
-      throw new AppError('JSON_TOO_DEEP', `the body nests arrays and objects deeper than the limit of ${maxDepth} (at byte ${at}); nothing of it was parsed or stored`, {
-        limit: maxDepth,
-        offset: at,
-      });
+      throw new AppError(
+        'JSON_TOO_DEEP',
+        `the body nests arrays and objects deeper than the limit of ${maxDepth} (at byte ${at}); nothing of it was parsed or stored`,
+        {
+          limit: maxDepth,
+          offset: at,
+        },
+      );
     }
     yield chunk;
   }

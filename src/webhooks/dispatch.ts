@@ -36,7 +36,10 @@ export function deliveryHeaders(secret: string, messageId: string, body: string,
  * dispatcher that dies mid-send leaves a lease that expires, and the delivery is sent again with
  * the same `webhook-id`. `now` is the clock of every decision (due, lease, retry time, history).
  */
-export async function deliverDue(store: Store, opts: { now: () => number; settings: DeliverySettings; sender?: Sender }): Promise<DeliverReport> {
+export async function deliverDue(
+  store: Store,
+  opts: { now: () => number; settings: DeliverySettings; sender?: Sender },
+): Promise<DeliverReport> {
   const { now, settings } = opts;
   const report: DeliverReport = { queued: 0, attempted: 0, succeeded: 0, retrying: 0, gave_up: 0, pending: 0, next_due: null };
   report.queued = fanOut(store, now());
@@ -61,7 +64,14 @@ export async function deliverDue(store: Store, opts: { now: () => number; settin
   return report;
 }
 
-async function attempt(store: Store, d: ClaimedDelivery, sender: Sender, now: () => number, settings: DeliverySettings, report: DeliverReport): Promise<void> {
+async function attempt(
+  store: Store,
+  d: ClaimedDelivery,
+  sender: Sender,
+  now: () => number,
+  settings: DeliverySettings,
+  report: DeliverReport,
+): Promise<void> {
   const startedMs = now();
   const result = await sender.post(d.url, d.body, deliveryHeaders(d.secret, d.messageId, d.body, startedMs));
   const ok = result.outcome === 'ok';

@@ -64,7 +64,8 @@ export function eventsFromChange(row: OutboxRow, wanted: (kind: EventKind) => bo
     if (!wanted(kind)) continue;
     const caseSummary = summary(guid, now, row.modifiedAt ?? '');
     if (kind === 'case_deleted') out.push({ event: kind, data: { case_id: guid, dictionary } });
-    else if (kind === 'case_modified') out.push({ event: kind, data: { dictionary, case_id: guid, case: caseSummary, changes: diffCase(row.old!.data, now.data) } });
+    else if (kind === 'case_modified')
+      out.push({ event: kind, data: { dictionary, case_id: guid, case: caseSummary, changes: diffCase(row.old!.data, now.data) } });
     else out.push({ event: kind, data: { dictionary, case_id: guid, case: caseSummary } });
   }
   return out;

@@ -37,7 +37,12 @@ export function createSender(opts: { connectMs: number; responseMs: number }): S
         // Read (and drop) what the receiver says so the connection can be reused.
         await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
         const ok = res.statusCode >= 200 && res.statusCode < 300;
-        return { outcome: ok ? 'ok' : 'rejected', status: res.statusCode, ms: ms(), error: ok ? null : `the receiver answered HTTP ${res.statusCode}` };
+        return {
+          outcome: ok ? 'ok' : 'rejected',
+          status: res.statusCode,
+          ms: ms(),
+          error: ok ? null : `the receiver answered HTTP ${res.statusCode}`,
+        };
       } catch (err) {
         return { outcome: isTimeout(err) ? 'timeout' : 'unreachable', status: null, ms: ms(), error: describe(err, cap) };
       }
@@ -57,7 +62,8 @@ function isTimeout(err: unknown): boolean {
 
 function describe(err: unknown, capMs: number): string {
   if (err instanceof errors.ConnectTimeoutError) return `connection timed out: ${err.message}`;
-  if (err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError) return `the receiver did not answer in time: ${err.message}`;
+  if (err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError)
+    return `the receiver did not answer in time: ${err.message}`;
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `no answer within ${capMs} ms`;
   const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.code ?? e.cause?.code;

@@ -41,7 +41,8 @@ export const DELIVERY_ENV = {
 
 function positive(name: string, raw: string): number {
   const n = /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1) throw new AppError('CONFIG_INVALID', `${name} must be a whole number ≥ 1, got "${raw}"`, { field: name });
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new AppError('CONFIG_INVALID', `${name} must be a whole number ≥ 1, got "${raw}"`, { field: name });
   return n;
 }
 
@@ -57,7 +58,10 @@ export function deliverySettings(env: NodeJS.ProcessEnv = {}, explicit: Partial<
     if (raw === undefined || raw === '') continue;
     if (key === 'retryDelaysMs') {
       const parts = raw.split(',').map((p) => positive(DELIVERY_ENV[key], p));
-      if (parts.length !== 3) throw new AppError('CONFIG_INVALID', `${DELIVERY_ENV[key]} must list 3 waits in ms, e.g. 60000,300000,900000; got "${raw}"`, { field: DELIVERY_ENV[key] });
+      if (parts.length !== 3)
+        throw new AppError('CONFIG_INVALID', `${DELIVERY_ENV[key]} must list 3 waits in ms, e.g. 60000,300000,900000; got "${raw}"`, {
+          field: DELIVERY_ENV[key],
+        });
       s.retryDelaysMs = parts;
     } else {
       s[key] = positive(DELIVERY_ENV[key], raw);

@@ -17,7 +17,11 @@ export interface TestOutcome {
  * `testTimeoutMs` in all. Never queued or retried, but recorded in the delivery history like any
  * attempt.
  */
-export async function sendTestMessage(store: Store, w: WebhookRow, opts: { now: () => number; settings: DeliverySettings; message: string }): Promise<TestOutcome> {
+export async function sendTestMessage(
+  store: Store,
+  w: WebhookRow,
+  opts: { now: () => number; settings: DeliverySettings; message: string },
+): Promise<TestOutcome> {
   const { settings } = opts;
   const startedMs = opts.now();
   const us = store.webhooks.reserveEventUs(w.id, startedMs * 1000);
@@ -29,7 +33,9 @@ export async function sendTestMessage(store: Store, w: WebhookRow, opts: { now: 
   const sender = createSender({ connectMs, responseMs: settings.testTimeoutMs });
   let result: SendResult;
   try {
-    result = await sender.post(w.url, body, deliveryHeaders(w.secret, messageId, body, startedMs), { totalTimeoutMs: settings.testTimeoutMs });
+    result = await sender.post(w.url, body, deliveryHeaders(w.secret, messageId, body, startedMs), {
+      totalTimeoutMs: settings.testTimeoutMs,
+    });
   } finally {
     await sender.close();
   }

@@ -110,7 +110,12 @@ export async function openQuery(config: TargetConfig): Promise<Query> {
     await client.connect();
     all = async (sql, params = []) => {
       let i = 0;
-      return (await client.query(sql.replace(/\?/g, () => `$${++i}`), params)).rows;
+      return (
+        await client.query(
+          sql.replace(/\?/g, () => `$${++i}`),
+          params,
+        )
+      ).rows;
     };
     close = () => client.end();
   } else if (config.type === 'mysql') {
@@ -140,7 +145,10 @@ export async function openQuery(config: TargetConfig): Promise<Query> {
 export async function columnsOf(q: Query, config: TargetConfig, table: string): Promise<string[]> {
   if (config.type === 'sqlite') return (await q.all(`PRAGMA table_info(${table})`)).map((r) => String(r.name));
   const schema = config.type === 'postgresql' ? `table_schema = current_schema()` : `table_schema = database()`;
-  const rows = await q.all(`SELECT column_name AS c FROM information_schema.columns WHERE ${schema} AND table_name = ? ORDER BY ordinal_position`, [table]);
+  const rows = await q.all(
+    `SELECT column_name AS c FROM information_schema.columns WHERE ${schema} AND table_name = ? ORDER BY ordinal_position`,
+    [table],
+  );
   return rows.map((r) => String(r.c));
 }
 
@@ -155,7 +163,12 @@ function canon(v: unknown): unknown {
 }
 
 /** SHA-256 of the sorted rows of a table, leaving out the given columns. */
-export async function tableChecksum(q: Query, config: TargetConfig, table: string, exclude: string[] = []): Promise<{ rows: number; sha: string }> {
+export async function tableChecksum(
+  q: Query,
+  config: TargetConfig,
+  table: string,
+  exclude: string[] = [],
+): Promise<{ rows: number; sha: string }> {
   const cols = (await columnsOf(q, config, table)).filter((c) => !exclude.includes(c));
   const rows = await q.all(`SELECT ${cols.join(', ')} FROM ${table}`);
   const lines = rows.map((r) => JSON.stringify(cols.map((c) => canon(r[c])))).sort();
@@ -172,7 +185,7 @@ export interface CliResult {
 export function runCli(home: string, args: string[], timeoutMs = 60_000): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(process.execPath, [SDS_BIN, '--home', home, ...args], { timeout: timeoutMs, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1) : 0;
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
       resolve({ code, stdout, stderr });
     });
   });

@@ -68,7 +68,9 @@ export function writeCsdb(path: string, dict: Dictionary, dictionaryText: string
     }
     db.prepare('INSERT INTO meta VALUES (3, ?, ?, ?, ?)').run('8.0.0', '\uFEFF' + dictionaryText, '0'.repeat(32), 1700000000);
     db.prepare("INSERT INTO file_revisions (id, device_id) VALUES (1, 'test-device')").run();
-    const insertCase = db.prepare('INSERT INTO cases (id, `key`, label, questionnaire, last_modified_revision, file_order) VALUES (?, ?, ?, ?, 1, ?)');
+    const insertCase = db.prepare(
+      'INSERT INTO cases (id, `key`, label, questionnaire, last_modified_revision, file_order) VALUES (?, ?, ?, ?, 1, ?)',
+    );
     const insertClock = db.prepare("INSERT INTO vector_clock VALUES (?, 'test-device', 1)");
     const idColumns = columns(level.ids).map((c) => q(c.column));
     const insertLevel = db.prepare(

@@ -21,7 +21,10 @@ store.breakoutState.advance = (dictionaryId, cursor, jobId) => {
   advance(dictionaryId, cursor, jobId);
 };
 const job = createJob(store, { dictionaries: ['CEN2000'], mode: 'full', threads: 1, overwrite: true, origin: 'cli' });
-const final = await runJob(store, job.id, { pageSize: Number(pageSize), cursorSaving: { everyPages: Number(everyPages), everyMs: 3_600_000 } });
+const final = await runJob(store, job.id, {
+  pageSize: Number(pageSize),
+  cursorSaving: { everyPages: Number(everyPages), everyMs: 3_600_000 },
+});
 closeSync(fd);
 store.close();
 console.log(JSON.stringify({ status: final.status, saved }));

@@ -23,7 +23,10 @@ export const FUZZ_ENV = {
 
 /** The Popstan cases' text lines, grouped by case. */
 function popstanGroups(): string[][] {
-  const lines = readFileSync(fixture('popstan-census.dat'), 'utf8').replace(/^\uFEFF/, '').split(/\r?\n/).filter((l) => l.length > 0);
+  const lines = readFileSync(fixture('popstan-census.dat'), 'utf8')
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .filter((l) => l.length > 0);
   const groups: string[][] = [];
   let key = '';
   for (const line of lines) {
@@ -53,7 +56,11 @@ export async function seedFuzzHome(root: string, cases = 200): Promise<Omit<Fuzz
     const dat = join(root, 'seed.dat');
     writeFileSync(dat, groups.slice(0, cases).flat().join('\n') + '\n');
     await importCases(store, popstan, [dat]);
-    const simple = uploadDictionary(store, { source: readFileSync(fixture('simple-capi.dcf')), label: 'simple', file: fixture('simple-capi.dcf') }).name;
+    const simple = uploadDictionary(store, {
+      source: readFileSync(fixture('simple-capi.dcf')),
+      label: 'simple',
+      file: fixture('simple-capi.dcf'),
+    }).name;
     const files = ['photos/house 1.jpg', 'media/photo.jpg', 'docs/readme.txt'];
     for (const f of files) await putFile(store, f, Readable.from([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4, 5])]));
     const g = groups[0]!;

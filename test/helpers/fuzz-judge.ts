@@ -26,10 +26,15 @@ const EARLY_REFUSAL_BYTES = 16 * 1024;
 const ERROR_SCHEMAS = ['Error', 'OAuthError', 'RateLimitError', 'RateLimitedError', 'FileError', 'StatusError'];
 
 function matchesAnyErrorSchema(doc: OpenApiDoc, body: unknown): boolean {
-  const probe = { paths: { '/probe': { get: { responses: {} as Record<string, unknown> } } }, components: doc.components } as unknown as OpenApiDoc;
+  const probe = {
+    paths: { '/probe': { get: { responses: {} as Record<string, unknown> } } },
+    components: doc.components,
+  } as unknown as OpenApiDoc;
   for (const name of ERROR_SCHEMAS) {
     if (!doc.components.schemas[name]) continue;
-    (probe.paths['/probe']!.get!.responses as Record<string, unknown>)['400'] = { content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } };
+    (probe.paths['/probe']!.get!.responses as Record<string, unknown>)['400'] = {
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },
+    };
     if (checkReply(probe, 'GET', '/probe', 400, body).length === 0) return true;
   }
   return false;
@@ -45,7 +50,10 @@ export function recordOf(req: FuzzRequest, kind: FuzzFailure['kind'], detail: st
     role: req.role,
     status,
     shape: req.shape,
-    headers: req.headers.map(([k, v]) => [k, /^(authorization|x-webhook-token)$/i.test(k) ? `<${req.role} token>` : v.length > 200 ? `${v.slice(0, 200)}…(${v.length})` : v]),
+    headers: req.headers.map(([k, v]) => [
+      k,
+      /^(authorization|x-webhook-token)$/i.test(k) ? `<${req.role} token>` : v.length > 200 ? `${v.slice(0, 200)}…(${v.length})` : v,
+    ]),
     bodyPrefix: JSON.stringify(req.body.subarray(0, 300).toString('latin1')),
     bodyLength: req.body.length,
     framing: req.framing,
@@ -61,7 +69,8 @@ export function recordOf(req: FuzzRequest, kind: FuzzFailure['kind'], detail: st
  */
 export function judge(doc: OpenApiDoc, req: FuzzRequest, res: FuzzResponse): FuzzFailure[] {
   if (res.status === undefined) {
-    if (req.framing === 'abort' || req.framing === 'cl-long' || req.framing === 'bad-chunked') return res.noResponse === 'timeout' ? [recordOf(req, 'no-response', `no answer and no close in ${res.ms} ms`)] : [];
+    if (req.framing === 'abort' || req.framing === 'cl-long' || req.framing === 'bad-chunked')
+      return res.noResponse === 'timeout' ? [recordOf(req, 'no-response', `no answer and no close in ${res.ms} ms`)] : [];
     // A server may refuse a large body early and close while the client still writes (the client
     // then sees EPIPE or a reset, not the reply): allowed. A crash or a 5xx is still caught, by
     // the liveness check and the request log.
@@ -72,7 +81,8 @@ export function judge(doc: OpenApiDoc, req: FuzzRequest, res: FuzzResponse): Fuz
   // Node's HTTP parser refuses broken framing (a body longer or shorter than announced, bad
   // chunks) with a bare 400, and a head over its 16 KB limit with a bare 431, before any route
   // runs: the request never reached the API.
-  if (status === 400 && res.body.length === 0 && (req.framing === 'cl-short' || req.framing === 'cl-long' || req.framing === 'bad-chunked')) return [];
+  if (status === 400 && res.body.length === 0 && (req.framing === 'cl-short' || req.framing === 'cl-long' || req.framing === 'bad-chunked'))
+    return [];
   if (status === 431 && res.body.length === 0) return [];
   const documented = req.op ? Object.keys(req.op.spec.responses) : [];
   const text = res.body.toString('utf8');
@@ -85,17 +95,24 @@ export function judge(doc: OpenApiDoc, req: FuzzRequest, res: FuzzResponse): Fuz
   try {
     parsed = JSON.parse(text);
   } catch {
-    return [recordOf(req, 'bad-error-shape', `not JSON (${res.headers['content-type'] ?? 'no content-type'}): ${text.slice(0, 200)}`, status)];
+    return [
+      recordOf(req, 'bad-error-shape', `not JSON (${res.headers['content-type'] ?? 'no content-type'}): ${text.slice(0, 200)}`, status),
+    ];
   }
-  if (!/^application\/json/i.test(res.headers['content-type'] ?? '')) return [recordOf(req, 'bad-error-shape', `content-type ${res.headers['content-type']}`, status)];
+  if (!/^application\/json/i.test(res.headers['content-type'] ?? ''))
+    return [recordOf(req, 'bad-error-shape', `content-type ${res.headers['content-type']}`, status)];
   // A cl-short request's reply belongs to the first half of the body: judged as any other.
   if (req.op && documented.includes(String(status))) {
     const problems = checkReply(doc, req.op.method, req.op.template, status, parsed);
     return problems.length ? [recordOf(req, 'bad-error-shape', `${problems.join('; ')}: ${text.slice(0, 200)}`, status)] : [];
   }
-  if (!matchesAnyErrorSchema(doc, parsed)) return [recordOf(req, 'bad-error-shape', `not an error body of the document: ${text.slice(0, 200)}`, status)];
+  if (!matchesAnyErrorSchema(doc, parsed))
+    return [recordOf(req, 'bad-error-shape', `not an error body of the document: ${text.slice(0, 200)}`, status)];
   // A refusal of the framing itself (Node's parser: 400) comes before any route: not the route's to document.
-  if (req.op && !(status === 400 && req.framing !== 'exact')) return [recordOf(req, 'undocumented-4xx', `${status} is not listed for ${req.op.method} ${req.op.template}: ${text.slice(0, 200)}`, status)];
+  if (req.op && !(status === 400 && req.framing !== 'exact'))
+    return [
+      recordOf(req, 'undocumented-4xx', `${status} is not listed for ${req.op.method} ${req.op.template}: ${text.slice(0, 200)}`, status),
+    ];
   return [];
 }
 
@@ -121,7 +138,16 @@ function literalLength(template: string): number {
  * `/api/files/{path}/content` too, but the media route `/api/files/media/{filename}/content` serves it.
  */
 export function operationOfPath(ops: Operation[], method: string, path: string): Operation | undefined {
-  const matching = ops.filter((o) => o.method === method && new RegExp(`^${o.template.replace(/[.]/g, '\\.').replace(/\{path\}/g, '.+').replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path));
+  const matching = ops.filter(
+    (o) =>
+      o.method === method &&
+      new RegExp(
+        `^${o.template
+          .replace(/[.]/g, '\\.')
+          .replace(/\{path\}/g, '.+')
+          .replace(/\{[^}]+\}/g, '[^/]+')}$`,
+      ).test(path),
+  );
   return matching.sort((a, b) => literalLength(b.template) - literalLength(a.template))[0];
 }
 

@@ -148,7 +148,10 @@ function validParam(rng: Rng, name: string, world: FuzzWorld): string {
 }
 
 function randomLike(rng: Rng): string {
-  return rng.bytes(16).toString('hex').replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
+  return rng
+    .bytes(16)
+    .toString('hex')
+    .replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
 }
 
 function fillPath(rng: Rng, op: Operation, world: FuzzWorld, shape: string[]): string {
@@ -170,7 +173,8 @@ function query(rng: Rng, op: Operation | undefined, world: FuzzWorld, shape: str
   const parts: string[] = [];
   for (const n of names) {
     if (!rng.chance(0.5)) continue;
-    const valid = n === 'dictionary' || n === 'dictionaries' ? rng.pick(world.dictionaries) : rng.pick(['1', '10', 'true', 'error', 'completed']);
+    const valid =
+      n === 'dictionary' || n === 'dictionaries' ? rng.pick(world.dictionaries) : rng.pick(['1', '10', 'true', 'error', 'completed']);
     const v = rng.chance(0.5) ? valid : rng.chance(0.1) ? 'x'.repeat(rng.pick([1000, 6000])) : rng.pick(QUERY_VALUES);
     parts.push(`${n}=${encodeURIComponent(v)}`);
   }
@@ -187,7 +191,13 @@ function validJson(rng: Rng, op: Operation, world: FuzzWorld): unknown {
   switch (`${op.method} ${op.template}`) {
     case 'POST /api/token':
       return rng.chance(0.5)
-        ? { grant_type: 'password', username: rng.pick(['nobody', 'fuzz-user', 'admin ']), password: 'wrong-password-123', client_id: 'cspro_android', client_secret: 'cspro' }
+        ? {
+            grant_type: 'password',
+            username: rng.pick(['nobody', 'fuzz-user', 'admin ']),
+            password: 'wrong-password-123',
+            client_id: 'cspro_android',
+            client_secret: 'cspro',
+          }
         : { grant_type: 'refresh_token', refresh_token: randomLike(rng) };
     case 'POST /api/dictionaries/{name}/cases': {
       const n = rng.int(1, 4);
@@ -207,7 +217,11 @@ function validJson(rng: Rng, op: Operation, world: FuzzWorld): unknown {
     case 'POST /api/breakout/trigger':
       return { dictionary: dict, mode: rng.pick(['selective', 'full']) };
     case 'POST /scheduler/add':
-      return { dictionary: dict, cron_expression: rng.pick(['0 2 * * *', '*/5 * * * *', '61 * * * *', '@daily']), enabled: rng.chance(0.5) };
+      return {
+        dictionary: dict,
+        cron_expression: rng.pick(['0 2 * * *', '*/5 * * * *', '61 * * * *', '@daily']),
+        enabled: rng.chance(0.5),
+      };
     case 'PUT /scheduler/update':
       return { id: rng.int(1, 3), cron_expression: '0 3 * * *', enabled: rng.chance(0.5) };
     case 'PUT /scheduler/toggle':
@@ -215,9 +229,20 @@ function validJson(rng: Rng, op: Operation, world: FuzzWorld): unknown {
     case 'POST /api/webhooks':
     case 'PUT /api/webhooks/{id}':
       // A closed loopback port: deliveries fail at once instead of waiting on a remote host.
-      return { name: `fuzz-${rng.int(1, 99)}`, url: 'http://127.0.0.1:9/hook', events: ['case_uploaded', rng.pick(['case_deleted', 'nope'])], active: rng.chance(0.5) };
+      return {
+        name: `fuzz-${rng.int(1, 99)}`,
+        url: 'http://127.0.0.1:9/hook',
+        events: ['case_uploaded', rng.pick(['case_deleted', 'nope'])],
+        active: rng.chance(0.5),
+      };
     case 'POST /breakout-webhook.php':
-      return { event: rng.pick(['case_uploaded', 'case_modified', 'dictionary_uploaded', 'bogus']), dictionary: dict, case_id: randomUUID(), changes: { a: 1 }, version: '1' };
+      return {
+        event: rng.pick(['case_uploaded', 'case_modified', 'dictionary_uploaded', 'bogus']),
+        dictionary: dict,
+        case_id: randomUUID(),
+        changes: { a: 1 },
+        version: '1',
+      };
     case 'POST /dictionary-schema-webhook.php':
       return { dictionary: dict };
     default:
@@ -251,7 +276,15 @@ function mutateJson(rng: Rng, v: unknown, shape: string[]): unknown {
       obj[key] = rng.pick(['x', 'é', '\u{1F600}']).repeat(rng.pick([70_000, 300_000]));
       break;
     case 'unicode':
-      obj[key] = rng.pick(['\ud800', 'a\u0000b', '\u202e\u200b', '\uffff', "'; DROP TABLE cases; --", '../../etc/passwd', '<script>alert(1)</script>']);
+      obj[key] = rng.pick([
+        '\ud800',
+        'a\u0000b',
+        '\u202e\u200b',
+        '\uffff',
+        "'; DROP TABLE cases; --",
+        '../../etc/passwd',
+        '<script>alert(1)</script>',
+      ]);
       break;
     case 'extra':
       obj[`extra_${rng.int(0, 9)}`] = { nested: [1, { x: 'y' }] };
@@ -290,10 +323,23 @@ function multipart(rng: Rng, world: FuzzWorld, shape: string[]): { contentType: 
   const label = rng.chance(0.8) ? `fz${rng.int(0, 9999)}` : hostileValue(rng);
   const fileField = rng.chance(0.85) ? 'file' : 'upload';
   const file = rng.chance(0.7) ? world.dcf : rng.bytes(rng.int(0, 2000));
-  const head = Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="label"\r\n\r\n${label}\r\n--${b}\r\nContent-Disposition: form-data; name="${fileField}"; filename="x.dcf"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${b}\r\nContent-Disposition: form-data; name="label"\r\n\r\n${label}\r\n--${b}\r\nContent-Disposition: form-data; name="${fileField}"; filename="x.dcf"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${b}--\r\n`);
   let body = Buffer.concat([head, file, tail]);
-  const kind = rng.pick(['valid', 'valid', 'no-close', 'crlf-end', 'cut-in-headers', 'cut-in-file', 'wrong-boundary', 'no-boundary', 'two-files', 'empty']);
+  const kind = rng.pick([
+    'valid',
+    'valid',
+    'no-close',
+    'crlf-end',
+    'cut-in-headers',
+    'cut-in-file',
+    'wrong-boundary',
+    'no-boundary',
+    'two-files',
+    'empty',
+  ]);
   if (fileField !== 'file') shape.push('file part under another name');
   shape.push(`multipart ${kind}`);
   let contentType = `multipart/form-data; boundary=${b}`;
@@ -317,7 +363,13 @@ function multipart(rng: Rng, world: FuzzWorld, shape: string[]): { contentType: 
       contentType = 'multipart/form-data';
       break;
     case 'two-files':
-      body = Buffer.concat([head, file, Buffer.from(`\r\n--${b}\r\nContent-Disposition: form-data; name="file"; filename="y.dcf"\r\n\r\n`), file, tail]);
+      body = Buffer.concat([
+        head,
+        file,
+        Buffer.from(`\r\n--${b}\r\nContent-Disposition: form-data; name="file"; filename="y.dcf"\r\n\r\n`),
+        file,
+        tail,
+      ]);
       break;
     case 'empty':
       body = Buffer.alloc(0);
@@ -390,7 +442,18 @@ function authHeader(rng: Rng, role: Role, op: Operation | undefined, world: Fuzz
     case 'none':
       return [];
     case 'forged':
-      return [['authorization', rng.pick(['Bearer ' + 'e'.repeat(40), 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhZG1pbiJ9.', 'Basic YWRtaW46YWRtaW4=', 'Bearer', 'bearer  ' + world.tokens.admin + 'x'])]];
+      return [
+        [
+          'authorization',
+          rng.pick([
+            'Bearer ' + 'e'.repeat(40),
+            'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhZG1pbiJ9.',
+            'Basic YWRtaW46YWRtaW4=',
+            'Bearer',
+            'bearer  ' + world.tokens.admin + 'x',
+          ]),
+        ],
+      ];
     default:
       return [['authorization', `Bearer ${world.tokens[role]}`]];
   }
@@ -400,7 +463,9 @@ function syncHeaders(rng: Rng, op: Operation, headers: [string, string][], shape
   const names = (op.spec.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
   for (const n of names) {
     if (!rng.chance(0.4)) continue;
-    const v = rng.chance(0.5) ? rng.pick(['1', '0', '100', 'fuzz-device', randomUUID(), '1,2,3']) : rng.pick(['-1', 'abc', '1e309', '9'.repeat(40), '', ',,,', '1,x', 'ab\u00e9'.replace('\u00e9', 'e')]);
+    const v = rng.chance(0.5)
+      ? rng.pick(['1', '0', '100', 'fuzz-device', randomUUID(), '1,2,3'])
+      : rng.pick(['-1', 'abc', '1e309', '9'.repeat(40), '', ',,,', '1,x', 'ab\u00e9'.replace('\u00e9', 'e')]);
     headers.push([n, v]);
     shape.push(`${n}: ${v.slice(0, 20)}`);
   }
@@ -420,7 +485,15 @@ export function generateRequest(rng: Rng, op: Operation, world: FuzzWorld): Fuzz
       target = undefined;
     } else method = op.method;
   } else if (rng.chance(0.03)) {
-    path = rng.pick(['/api/../sds.db', '/api/%2e%2e/%2e%2e/etc/passwd', '//api//dictionaries', '/api/dictionaries/', '/API/DICTIONARIES', '/index.php', '/api/nothing']) ;
+    path = rng.pick([
+      '/api/../sds.db',
+      '/api/%2e%2e/%2e%2e/etc/passwd',
+      '//api//dictionaries',
+      '/api/dictionaries/',
+      '/API/DICTIONARIES',
+      '/index.php',
+      '/api/nothing',
+    ]);
     shape.push('odd path');
     target = undefined;
   }
@@ -447,11 +520,22 @@ export function generateRequest(rng: Rng, op: Operation, world: FuzzWorld): Fuzz
       if (rng.chance(0.5)) value = mutateJson(rng, value, shape);
       if (key === 'POST /api/token' && rng.chance(0.5)) {
         contentType = 'application/x-www-form-urlencoded';
-        body = Buffer.from(new URLSearchParams(Object.entries(value as Record<string, unknown>).map(([k, v]): [string, string] => [k, String(v)])).toString());
+        body = Buffer.from(
+          new URLSearchParams(
+            Object.entries(value as Record<string, unknown>).map(([k, v]): [string, string] => [k, String(v)]),
+          ).toString(),
+        );
       } else body = Buffer.from(jsonText(rng, value, shape));
     }
     if (rng.chance(0.1)) {
-      contentType = rng.pick(['text/html', 'application/xml', 'application/json; charset=utf-16', '', 'multipart/form-data; boundary=', 'application/json\r\nX-Injected: 1'.replace(/\r\n/, ' ')]);
+      contentType = rng.pick([
+        'text/html',
+        'application/xml',
+        'application/json; charset=utf-16',
+        '',
+        'multipart/form-data; boundary=',
+        'application/json\r\nX-Injected: 1'.replace(/\r\n/, ' '),
+      ]);
       shape.push(`content-type ${JSON.stringify(contentType)}`);
     }
     if (contentType) headers.push(['content-type', contentType]);
@@ -465,17 +549,34 @@ export function generateRequest(rng: Rng, op: Operation, world: FuzzWorld): Fuzz
     shape.push('body on a bodyless route');
   }
   if (rng.chance(0.05)) {
-    headers.push(rng.pick<[string, string]>([
-      ['x-forwarded-for', '1.2.3.4, 127.0.0.1'],
-      ['accept-encoding', 'gzip, br'],
-      ['expect', '100-continue'],
-      ['if-none-match', '"' + 'x'.repeat(3000) + '"'],
-      ['range', 'bytes=5-1'],
-      ['x-long', 'v'.repeat(7000)],
-    ]));
+    headers.push(
+      rng.pick<[string, string]>([
+        ['x-forwarded-for', '1.2.3.4, 127.0.0.1'],
+        ['accept-encoding', 'gzip, br'],
+        ['expect', '100-continue'],
+        ['if-none-match', '"' + 'x'.repeat(3000) + '"'],
+        ['range', 'bytes=5-1'],
+        ['x-long', 'v'.repeat(7000)],
+      ]),
+    );
     shape.push(`header ${headers.at(-1)![0]}`);
   }
-  const framing = body.length === 0 ? rng.pick<FuzzRequest['framing']>(['exact', 'exact', 'exact', 'exact', 'cl-long']) : rng.pick<FuzzRequest['framing']>(['exact', 'exact', 'exact', 'exact', 'exact', 'exact', 'cl-short', 'cl-long', 'abort', 'chunked', 'bad-chunked']);
+  const framing =
+    body.length === 0
+      ? rng.pick<FuzzRequest['framing']>(['exact', 'exact', 'exact', 'exact', 'cl-long'])
+      : rng.pick<FuzzRequest['framing']>([
+          'exact',
+          'exact',
+          'exact',
+          'exact',
+          'exact',
+          'exact',
+          'cl-short',
+          'cl-long',
+          'abort',
+          'chunked',
+          'bad-chunked',
+        ]);
   if (framing !== 'exact') shape.push(`framing ${framing}`);
   return { method, path, headers, body, framing, role, op: target, shape };
 }

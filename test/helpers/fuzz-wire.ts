@@ -29,7 +29,8 @@ function decodeChunked(b: Buffer): Buffer {
 
 function parseResponse(raw: Buffer): Omit<FuzzResponse, 'ms'> {
   // Interim replies (100 Continue to an Expect header) come before the real one.
-  while (/^HTTP\/1\.[01] 1\d\d /.test(raw.subarray(0, 16).toString('latin1')) && raw.indexOf('\r\n\r\n') >= 0) raw = raw.subarray(raw.indexOf('\r\n\r\n') + 4);
+  while (/^HTTP\/1\.[01] 1\d\d /.test(raw.subarray(0, 16).toString('latin1')) && raw.indexOf('\r\n\r\n') >= 0)
+    raw = raw.subarray(raw.indexOf('\r\n\r\n') + 4);
   const end = raw.indexOf('\r\n\r\n');
   if (end < 0) return { headers: {}, body: raw, noResponse: raw.length ? 'incomplete response head' : 'closed' };
   const lines = raw.subarray(0, end).toString('latin1').split('\r\n');
@@ -60,7 +61,11 @@ export function send(base: string, req: FuzzRequest, timeoutMs = 20_000): Promis
       clearTimeout(timer);
       socket.destroy();
       const parsed = parseResponse(Buffer.concat(chunks));
-      resolve({ ...parsed, noResponse: parsed.status === undefined ? (noResponse ?? parsed.noResponse) : undefined, ms: Math.round(performance.now() - started) });
+      resolve({
+        ...parsed,
+        noResponse: parsed.status === undefined ? (noResponse ?? parsed.noResponse) : undefined,
+        ms: Math.round(performance.now() - started),
+      });
     };
     const timer = setTimeout(() => finish('timeout'), timeoutMs);
     socket.on('data', (b: Buffer) => chunks.push(b));
@@ -85,13 +90,16 @@ export function send(base: string, req: FuzzRequest, timeoutMs = 20_000): Promis
           socket.end(Buffer.concat([headOf(`content-length: ${b.length + 1000}`), b]));
           break;
         case 'abort':
-          socket.write(Buffer.concat([headOf(`content-length: ${b.length}`), b.subarray(0, Math.floor(b.length / 2))]), () => setTimeout(() => finish('aborted by the client'), 20));
+          socket.write(Buffer.concat([headOf(`content-length: ${b.length}`), b.subarray(0, Math.floor(b.length / 2))]), () =>
+            setTimeout(() => finish('aborted by the client'), 20),
+          );
           break;
         case 'chunked':
         case 'bad-chunked': {
           const half = Math.floor(b.length / 2);
           const parts: Buffer[] = [headOf('transfer-encoding: chunked')];
-          for (const part of [b.subarray(0, half), b.subarray(half)]) if (part.length) parts.push(Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n'));
+          for (const part of [b.subarray(0, half), b.subarray(half)])
+            if (part.length) parts.push(Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n'));
           parts.push(Buffer.from(req.framing === 'chunked' ? '0\r\n\r\n' : 'zz\r\nbroken\r\n'));
           if (req.framing === 'bad-chunked') socket.end(Buffer.concat(parts));
           else socket.write(Buffer.concat(parts));
@@ -104,6 +112,18 @@ export function send(base: string, req: FuzzRequest, timeoutMs = 20_000): Promis
 
 /** Whether the server answers at all within `timeoutMs` (GET /api/server: a 401 is an answer). */
 export async function answers(base: string, timeoutMs = 10_000): Promise<boolean> {
-  const r = await send(base, { method: 'GET', path: '/api/server', headers: [['host', '127.0.0.1']], body: Buffer.alloc(0), framing: 'exact', role: 'none', shape: [] }, timeoutMs);
+  const r = await send(
+    base,
+    {
+      method: 'GET',
+      path: '/api/server',
+      headers: [['host', '127.0.0.1']],
+      body: Buffer.alloc(0),
+      framing: 'exact',
+      role: 'none',
+      shape: [],
+    },
+    timeoutMs,
+  );
   return r.status !== undefined;
 }

@@ -38,7 +38,9 @@ export interface TestServer {
  * Starts the real server (serve.ts) on 127.0.0.1, port 0, over a fresh temp store holding the
  * users above. `seed` adds dictionaries, cases and files before the server starts.
  */
-export async function startTestServer(opts: { config?: Partial<HttpConfig>; seed?: (store: Store) => Promise<void> | void } = {}): Promise<TestServer> {
+export async function startTestServer(
+  opts: { config?: Partial<HttpConfig>; seed?: (store: Store) => Promise<void> | void } = {},
+): Promise<TestServer> {
   const t = tempStore();
   let now = Date.UTC(2025, 0, 15, 9, 0, 0);
   const logs: string[] = [];

@@ -31,7 +31,8 @@ function problems(doc: OpenApiDoc, schema: Schema, v: unknown, at: string): stri
     const ok = (schema.oneOf as Schema[]).filter((s) => problems(doc, s, v, at).length === 0).length;
     if (ok !== 1) out.push(`${at}: matches ${ok} of oneOf`);
   }
-  if (Array.isArray(schema.anyOf) && !(schema.anyOf as Schema[]).some((s) => problems(doc, s, v, at).length === 0)) out.push(`${at}: matches none of anyOf`);
+  if (Array.isArray(schema.anyOf) && !(schema.anyOf as Schema[]).some((s) => problems(doc, s, v, at).length === 0))
+    out.push(`${at}: matches none of anyOf`);
   if (Array.isArray(schema.allOf)) for (const s of schema.allOf as Schema[]) out.push(...problems(doc, s, v, at));
   if (schema.type !== undefined) {
     const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
@@ -41,9 +42,11 @@ function problems(doc: OpenApiDoc, schema: Schema, v: unknown, at: string): stri
   if (Array.isArray(schema.enum) && !schema.enum.includes(v)) out.push(`${at}: ${JSON.stringify(v)} not in enum`);
   if ('const' in schema && schema.const !== v) out.push(`${at}: ${JSON.stringify(v)} is not ${JSON.stringify(schema.const)}`);
   if (typeof v === 'string') {
-    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(v)) out.push(`${at}: "${v}" does not match ${schema.pattern}`);
+    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(v))
+      out.push(`${at}: "${v}" does not match ${schema.pattern}`);
     if (typeof schema.minLength === 'number' && v.length < schema.minLength) out.push(`${at}: shorter than ${schema.minLength}`);
-    if (schema.format === 'date-time' && !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(v)) out.push(`${at}: "${v}" is not a date-time`);
+    if (schema.format === 'date-time' && !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(v))
+      out.push(`${at}: "${v}" is not a date-time`);
   }
   if (typeof v === 'number') {
     if (typeof schema.minimum === 'number' && v < schema.minimum) out.push(`${at}: ${v} < ${schema.minimum}`);
@@ -60,7 +63,8 @@ function problems(doc: OpenApiDoc, schema: Schema, v: unknown, at: string): stri
     for (const [k, x] of Object.entries(obj)) {
       if (props[k]) out.push(...problems(doc, props[k], x, `${at}.${k}`));
       else if (schema.additionalProperties === false) out.push(`${at}: unexpected ${k}`);
-      else if (typeof schema.additionalProperties === 'object') out.push(...problems(doc, schema.additionalProperties as Schema, x, `${at}.${k}`));
+      else if (typeof schema.additionalProperties === 'object')
+        out.push(...problems(doc, schema.additionalProperties as Schema, x, `${at}.${k}`));
     }
   }
   return out;

@@ -55,7 +55,16 @@ export async function startPlainPostgres(): Promise<PlainServer> {
   };
   asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   const port = await freePort();
-  asPostgres('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -c ssl=off -c listen_addresses=127.0.0.1 -k ${dir}`, 'start']);
+  asPostgres('pg_ctl', [
+    '-D',
+    data,
+    '-l',
+    join(dir, 'log'),
+    '-w',
+    '-o',
+    `-p ${port} -c ssl=off -c listen_addresses=127.0.0.1 -k ${dir}`,
+    'start',
+  ]);
   return {
     port,
     async stop() {
@@ -73,12 +82,27 @@ export async function startPlainMariadb(): Promise<PlainServer> {
   const dir = mkdtempSync(join(tmpdir(), 'sds-plain-maria-'));
   chmodSync(dir, 0o777);
   const data = join(dir, 'data');
-  execFileSync('mariadb-install-db', ['--no-defaults', `--datadir=${data}`, '--user=mysql', '--auth-root-authentication-method=normal'], { stdio: 'pipe' });
+  execFileSync('mariadb-install-db', ['--no-defaults', `--datadir=${data}`, '--user=mysql', '--auth-root-authentication-method=normal'], {
+    stdio: 'pipe',
+  });
   const port = await freePort();
   const child = spawn(
     'runuser',
-    ['-u', 'mysql', '--', '/usr/sbin/mariadbd', '--no-defaults', `--datadir=${data}`, `--socket=${join(dir, 'sock')}`, `--port=${port}`,
-      '--bind-address=127.0.0.1', '--skip-ssl', '--skip-grant-tables', `--pid-file=${join(dir, 'pid')}`, `--log-error=${join(dir, 'err.log')}`],
+    [
+      '-u',
+      'mysql',
+      '--',
+      '/usr/sbin/mariadbd',
+      '--no-defaults',
+      `--datadir=${data}`,
+      `--socket=${join(dir, 'sock')}`,
+      `--port=${port}`,
+      '--bind-address=127.0.0.1',
+      '--skip-ssl',
+      '--skip-grant-tables',
+      `--pid-file=${join(dir, 'pid')}`,
+      `--log-error=${join(dir, 'err.log')}`,
+    ],
     { stdio: 'ignore' },
   );
   const exited = new Promise<void>((r) => child.once('exit', () => r()));

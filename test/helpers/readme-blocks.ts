@@ -52,7 +52,13 @@ export function readmeBlocks(markdown: string): ShellBlock[] {
       if (j >= lines.length) throw new Error(`line ${i + 1}: code block is never closed`);
       const lang = fence[2]!;
       if (lang === 'sh') {
-        blocks.push({ line: i + 1, heading, mode: pending?.mode ?? 'run', ...(pending?.reason ? { reason: pending.reason } : {}), code: body.join('\n') });
+        blocks.push({
+          line: i + 1,
+          heading,
+          mode: pending?.mode ?? 'run',
+          ...(pending?.reason ? { reason: pending.reason } : {}),
+          code: body.join('\n'),
+        });
       } else if (pending) {
         throw new Error(`line ${pending.line}: readme-test marker before a "${lang || 'plain'}" block (only sh blocks run)`);
       }

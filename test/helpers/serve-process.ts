@@ -43,7 +43,9 @@ export async function startServe(home: string, env: NodeJS.ProcessEnv = {}, port
   const ended = new Promise<void>((resolve) => child.once('close', (code, signal) => ((exited = { code, signal }), resolve())));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`sds serve printed no URL in 30 s; stderr:\n${errChunks.join('')}`)), 30_000);
-    void ended.then(() => reject(new Error(`sds serve exited (${JSON.stringify(exited)}) before listening; stderr:\n${errChunks.join('')}`)));
+    void ended.then(() =>
+      reject(new Error(`sds serve exited (${JSON.stringify(exited)}) before listening; stderr:\n${errChunks.join('')}`)),
+    );
     createInterface({ input: child.stdout! }).once('line', (line) => {
       clearTimeout(timer);
       try {

@@ -25,7 +25,10 @@ export interface WireCase {
  * `data` lines, so both content forms travel.
  */
 export function popstanCases(n: number, device: string): WireCase[] {
-  const lines = readFileSync(fixture('popstan-census.dat'), 'utf8').replace(/^\uFEFF/, '').split(/\r?\n/).filter((l) => l.length > 0);
+  const lines = readFileSync(fixture('popstan-census.dat'), 'utf8')
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .filter((l) => l.length > 0);
   const groups: string[][] = [];
   let key = '';
   for (const line of lines) {
@@ -66,7 +69,12 @@ export class SyncDevice {
   ) {}
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { 'user-agent': 'CSPro sync client/8.0', accept: 'application/json', ...(this.deviceId ? { 'x-csw-device': this.deviceId } : {}), ...extra };
+    return {
+      'user-agent': 'CSPro sync client/8.0',
+      accept: 'application/json',
+      ...(this.deviceId ? { 'x-csw-device': this.deviceId } : {}),
+      ...extra,
+    };
   }
 
   /** POST one chunk; returns the response (revision remembered when 200). */

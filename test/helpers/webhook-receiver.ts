@@ -21,7 +21,10 @@ export interface Receiver {
  * status, or 'hold' to never answer (the connection stays open until close). `port` brings a
  * receiver up at a known address (one that refused connections before, say); default any free port.
  */
-export async function startReceiver(answer: (index: number, r: Received) => number | 'hold' = () => 200, opts: { port?: number } = {}): Promise<Receiver> {
+export async function startReceiver(
+  answer: (index: number, r: Received) => number | 'hold' = () => 200,
+  opts: { port?: number } = {},
+): Promise<Receiver> {
   const received: Received[] = [];
   const held: ServerResponse[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];

@@ -76,9 +76,15 @@ const OUTSIDE: { what: string; re: RegExp }[] = [
 
 test('the comment reader finds comments (a parser change cannot silently empty the check)', () => {
   assert.ok(ALL.length > 1000, `only ${ALL.length} comments found under src/ and test/`);
-  assert.ok(ALL.some((c) => c.file.endsWith('.sql')), 'no SQL comment found');
-  const found = tsComments('x.ts', "const a = `http://${b}/c`; // one\n/** two */\nconst d = /\\/\\/x/; /* three */\n");
-  assert.deepEqual(found.map((c) => c.text), ['// one', '/** two */', '/* three */']);
+  assert.ok(
+    ALL.some((c) => c.file.endsWith('.sql')),
+    'no SQL comment found',
+  );
+  const found = tsComments('x.ts', 'const a = `http://${b}/c`; // one\n/** two */\nconst d = /\\/\\/x/; /* three */\n');
+  assert.deepEqual(
+    found.map((c) => c.text),
+    ['// one', '/** two */', '/* three */'],
+  );
 });
 
 /** `file:line` of a position inside a comment. */

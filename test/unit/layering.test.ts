@@ -112,8 +112,15 @@ test('every folder of src/core has an index.ts', () => {
     readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? [join(dir, n), ...folders(join(dir, n))] : []));
   const core = join(SRC, 'core');
   const missing = folders(core).filter((f) => !readdirSync(f).includes('index.ts'));
-  assert.deepEqual(missing.map((f) => relative(SRC, f)), []);
-  assert.deepEqual(readdirSync(core).filter((n) => n.endsWith('.ts')), [], 'src/core holds feature modules only: put the file in one');
+  assert.deepEqual(
+    missing.map((f) => relative(SRC, f)),
+    [],
+  );
+  assert.deepEqual(
+    readdirSync(core).filter((n) => n.endsWith('.ts')),
+    [],
+    'src/core holds feature modules only: put the file in one',
+  );
 });
 
 const quoted = (s: string) => `['"]${s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"]`;

@@ -43,7 +43,10 @@ test('readmeBlocks: unknown markers, a skip without reason, stray or misplaced m
   assert.throws(() => readmeBlocks('<!-- readme-test: skipp (x) -->\n```sh\nls\n```'), /unknown readme-test marker "skipp \(x\)"/);
   assert.throws(() => readmeBlocks('<!-- readme-test: skip -->\n```sh\nls\n```'), /unknown readme-test marker "skip"/);
   assert.throws(() => readmeBlocks('<!-- readme-test: skip () -->\n```sh\nls\n```'), /unknown readme-test marker/);
-  assert.throws(() => readmeBlocks('<!-- readme-test: background -->\nSome prose.\n```sh\nls\n```'), /line 1: readme-test marker not followed by a code block/);
+  assert.throws(
+    () => readmeBlocks('<!-- readme-test: background -->\nSome prose.\n```sh\nls\n```'),
+    /line 1: readme-test marker not followed by a code block/,
+  );
   assert.throws(() => readmeBlocks('text\n<!-- readme-test: background -->\n'), /line 2: readme-test marker not followed/);
   assert.throws(() => readmeBlocks('<!-- readme-test: background -->\n```json\n{}\n```'), /before a "json" block/);
   assert.throws(() => readmeBlocks('<!--readme-test skip-->\n```sh\nls\n```'), /malformed readme-test marker/);

@@ -13,7 +13,12 @@ export async function loadDriver<T>(moduleName: string, load: () => Promise<T>):
     return await load();
   } catch (err) {
     const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    throw new AppError('DB-004', `the database driver module '${moduleName}' cannot be loaded: ${reason}`, { driver: moduleName }, { cause: err });
+    throw new AppError(
+      'DB-004',
+      `the database driver module '${moduleName}' cannot be loaded: ${reason}`,
+      { driver: moduleName },
+      { cause: err },
+    );
   }
 }
 

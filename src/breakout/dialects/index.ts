@@ -9,7 +9,7 @@ import { postgresql } from './postgresql/index.js';
 import { sqlite } from './sqlite/index.js';
 import { sqlserver } from './sqlserver/index.js';
 
-export type { Dialect,  DialectName,    } from './dialect.js';
+export type { Dialect, DialectName } from './dialect.js';
 
 const DIALECTS: Record<DialectName, Dialect> = { postgresql, mysql, sqlserver, sqlite };
 

@@ -30,7 +30,9 @@ export function parseTargetUrl(url: string, dialect: Dialect): URL {
   try {
     parsed = new URL(url);
   } catch {
-    throw new AppError('TARGET_URL_INVALID', `the ${dialect.name} target URL is not a valid URL (e.g. ${example(dialect)})`, { field: 'url' });
+    throw new AppError('TARGET_URL_INVALID', `the ${dialect.name} target URL is not a valid URL (e.g. ${example(dialect)})`, {
+      field: 'url',
+    });
   }
   const scheme = parsed.protocol.replace(/:$/, '').toLowerCase();
   if (!dialect.url.schemes.includes(scheme)) {
@@ -55,7 +57,9 @@ export function parseTargetUrl(url: string, dialect: Dialect): URL {
 }
 
 function example(dialect: Dialect): string {
-  return dialect.name === 'sqlite' ? 'sqlite:///srv/census.sqlite' : `${dialect.url.schemes[0]}://user@host:${dialect.capabilities.defaultPort}/database`;
+  return dialect.name === 'sqlite'
+    ? 'sqlite:///srv/census.sqlite'
+    : `${dialect.url.schemes[0]}://user@host:${dialect.capabilities.defaultPort}/database`;
 }
 
 function fromUrl(url: string, dialect: Dialect): Partial<ResolvedTarget> & { urlTls: Partial<TlsSettings> } {
@@ -89,16 +93,24 @@ function resolveTls(dialect: Dialect, fromUrl: Partial<TlsSettings>, fields: Par
   const merged = { ...defined(fromUrl), ...defined(fields) };
   const tls: TlsSettings = { ...merged, mode: merged.mode ?? dialect.tls.defaultMode };
   if (!TLS_MODES.includes(tls.mode)) {
-    throw new AppError('TARGET_TLS_INVALID', `the TLS mode "${String(tls.mode)}" is not one of ${TLS_MODES.join(', ')}`, { field: 'tls-mode' });
-  }
-  if (!dialect.tls.modes.includes(tls.mode)) {
-    throw new AppError('TARGET_TLS_INVALID', `a ${dialect.name} target cannot use the TLS mode ${tls.mode} (it takes ${dialect.tls.modes.join(', ')})`, {
+    throw new AppError('TARGET_TLS_INVALID', `the TLS mode "${String(tls.mode)}" is not one of ${TLS_MODES.join(', ')}`, {
       field: 'tls-mode',
-      mode: tls.mode,
     });
   }
+  if (!dialect.tls.modes.includes(tls.mode)) {
+    throw new AppError(
+      'TARGET_TLS_INVALID',
+      `a ${dialect.name} target cannot use the TLS mode ${tls.mode} (it takes ${dialect.tls.modes.join(', ')})`,
+      {
+        field: 'tls-mode',
+        mode: tls.mode,
+      },
+    );
+  }
   if ((tls.cert || tls.key) && !dialect.tls.clientCertificate) {
-    throw new AppError('TARGET_TLS_INVALID', `a ${dialect.name} target cannot present a client certificate`, { field: tls.cert ? 'tls-cert' : 'tls-key' });
+    throw new AppError('TARGET_TLS_INVALID', `a ${dialect.name} target cannot present a client certificate`, {
+      field: tls.cert ? 'tls-cert' : 'tls-key',
+    });
   }
   if (Boolean(tls.cert) !== Boolean(tls.key)) {
     throw new AppError('TARGET_TLS_INVALID', 'a client certificate needs its key and a key its certificate: give both', {
@@ -107,7 +119,11 @@ function resolveTls(dialect: Dialect, fromUrl: Partial<TlsSettings>, fields: Par
     });
   }
   if (tls.mode === 'disable' && (tls.ca || tls.cert)) {
-    throw new AppError('TARGET_TLS_INVALID', 'TLS files are given but the TLS mode is disable; choose a mode (e.g. verify-full) or drop the files', { field: 'tls-mode' });
+    throw new AppError(
+      'TARGET_TLS_INVALID',
+      'TLS files are given but the TLS mode is disable; choose a mode (e.g. verify-full) or drop the files',
+      { field: 'tls-mode' },
+    );
   }
   return tls;
 }
@@ -140,10 +156,14 @@ export function resolveTarget(config: TargetConfig, dialect: Dialect, defaults: 
 export function checkTargetConfig(config: TargetConfig, dialect: Dialect): ResolvedTarget {
   const r = resolveTarget(config, dialect, { user: '', database: '' });
   if (dialect.url.databaseRequired && !r.database) {
-    throw new AppError('TARGET_DATABASE_MISSING', `a ${dialect.name} target needs a database name: put it in the URL path (${example(dialect)}) or give the database setting`, {
-      field: 'database',
-      settings: ['database'],
-    });
+    throw new AppError(
+      'TARGET_DATABASE_MISSING',
+      `a ${dialect.name} target needs a database name: put it in the URL path (${example(dialect)}) or give the database setting`,
+      {
+        field: 'database',
+        settings: ['database'],
+      },
+    );
   }
   return r;
 }

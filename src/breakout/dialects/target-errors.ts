@@ -7,7 +7,15 @@ import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { ResolvedTarget } from './target-config.js';
 
 const NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE', 'EADDRNOTAVAIL',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'EPIPE',
+  'EADDRNOTAVAIL',
 ]);
 
 /** The socket error code of `err` (also inside Node 20's AggregateError from happy-eyeballs connects). */
@@ -28,8 +36,16 @@ export function networkErrorCode(err: unknown): string | undefined {
 
 /** OpenSSL's certificate verification codes that Node puts in `err.code`. */
 const TLS_VERIFY_CODES = new Set([
-  'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_UNTRUSTED', 'CERT_REJECTED', 'HOSTNAME_MISMATCH',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'HOSTNAME_MISMATCH',
 ]);
 
 /**
@@ -39,7 +55,14 @@ const TLS_VERIFY_CODES = new Set([
 export function isTlsError(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const { code, message } = err as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && (code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || TLS_VERIFY_CODES.has(code) || code === 'HANDSHAKE_NO_SSL_SUPPORT' || code === 'HANDSHAKE_SSL_ERROR')) {
+  if (
+    typeof code === 'string' &&
+    (code.startsWith('ERR_TLS_') ||
+      code.startsWith('ERR_SSL_') ||
+      TLS_VERIFY_CODES.has(code) ||
+      code === 'HANDSHAKE_NO_SSL_SUPPORT' ||
+      code === 'HANDSHAKE_SSL_ERROR')
+  ) {
     return true;
   }
   // pg's answer to a server that says 'N' to the SSLRequest has no code.
@@ -78,7 +101,11 @@ export function targetError(problem: TargetProblem, product: string, target: Res
     permission: `${product} at ${where} refused user '${target.user}' for lack of rights: ${reason}`,
     tls: `TLS (${target.tls.mode}) with ${product} at ${where} failed: ${reason}`,
   };
-  const details = { target: where, ...(problem === 'tls' ? { tls_mode: target.tls.mode } : {}), ...(typeof driverCode === 'string' || typeof driverCode === 'number' ? { driverCode } : {}) };
+  const details = {
+    target: where,
+    ...(problem === 'tls' ? { tls_mode: target.tls.mode } : {}),
+    ...(typeof driverCode === 'string' || typeof driverCode === 'number' ? { driverCode } : {}),
+  };
   // The password could only leak through a driver message echoing a connection string; scrub it.
   const message = target.password ? messages[problem].split(target.password).join('***') : messages[problem];
   return new AppError(CODE[problem], message, details, { cause: err });

@@ -38,7 +38,12 @@ export function printJob(ctx: CliContext, s: JobStatusReply): void {
           ['execution time', s.result.execution_time],
         ]);
       case 'failed':
-        return fields([['job', s.job_id], ['status', 'failed'], ['error', `${s.error.code}: ${s.error.message}`], ['failed at', s.failed_at]]);
+        return fields([
+          ['job', s.job_id],
+          ['status', 'failed'],
+          ['error', `${s.error.code}: ${s.error.message}`],
+          ['failed at', s.failed_at],
+        ]);
       case 'running':
         return fields([
           ['job', s.job_id],
@@ -95,7 +100,9 @@ async function followJob(ctx: CliContext, jobId: string, opts: { stop: boolean; 
   const interrupt = interruptOnSignals({
     onFirst: (sig) => {
       if (!opts.stop) {
-        process.stderr.write(`sds: interrupted by ${sig}: stopped following job ${jobId}; the job goes on (${follow}; stop it: sds breakout cancel ${jobId})\n`);
+        process.stderr.write(
+          `sds: interrupted by ${sig}: stopped following job ${jobId}; the job goes on (${follow}; stop it: sds breakout cancel ${jobId})\n`,
+        );
         process.exit(SIGNAL_EXIT[sig]);
       }
       process.stderr.write(`sds: ${sig}: stopping job ${jobId} after the page it is writing (again to exit at once)\n`);
@@ -104,7 +111,8 @@ async function followJob(ctx: CliContext, jobId: string, opts: { stop: boolean; 
       } catch (err) {
         // CONFLICT: the job ended meanwhile, and the wait below reads how. Anything else is said.
         const e = toAppError(err);
-        if (e.code !== 'CONFLICT') process.stderr.write(`sds: could not ask job ${jobId} to stop: ${e.code}: ${e.message}; stop it: sds breakout cancel ${jobId}\n`);
+        if (e.code !== 'CONFLICT')
+          process.stderr.write(`sds: could not ask job ${jobId} to stop: ${e.code}: ${e.message}; stop it: sds breakout cancel ${jobId}\n`);
       }
     },
     again: () => `job ${jobId} may still be stopping; ${follow}`,
@@ -116,7 +124,10 @@ async function followJob(ctx: CliContext, jobId: string, opts: { stop: boolean; 
   try {
     final = await waitForJob(ctx.store(), jobId, (s) => {
       if (s.status === 'running') {
-        bar.update(s.progress.processed, s.progress.total, { dictionary: s.progress.dictionary, remaining: s.progress.estimated_remaining });
+        bar.update(s.progress.processed, s.progress.total, {
+          dictionary: s.progress.dictionary,
+          remaining: s.progress.estimated_remaining,
+        });
       }
     });
   } finally {
@@ -134,18 +145,36 @@ export function registerBreakoutCommands(program: Command): void {
   const breakout = program
     .command('breakout')
     .description('break cases out into the tables of a target database, as background jobs')
-    .addHelpText('after', examples('sds breakout start CEN2000 --wait', 'sds breakout status <job> --watch', 'sds breakout tables CEN2000 --json'));
+    .addHelpText(
+      'after',
+      examples('sds breakout start CEN2000 --wait', 'sds breakout status <job> --watch', 'sds breakout tables CEN2000 --json'),
+    );
 
   breakout
     .command('start <dicts...>')
     .description('full breakout of dictionaries in the background; prints the job id (refused when tables exist, unless --overwrite)')
     .option('--threads <n>', 'parallel connections to the target (1-10)', threadsOption, 1)
     .option('--overwrite', 'drop and rebuild existing breakout tables')
-    .option('--wait', 'follow the job to its end (exit 0 completed, 1 failed, 5 target failed); Ctrl-C or SIGTERM cancels the job at a safe point, says so and exits 130/143')
-    .addHelpText('after', examples('sds breakout start CEN2000 --wait', 'sds breakout start CEN2000 HOUSEHOLD_DICT --threads 4 --overwrite', 'sds breakout start CEN2000 --json | jq -r .job_id'))
+    .option(
+      '--wait',
+      'follow the job to its end (exit 0 completed, 1 failed, 5 target failed); Ctrl-C or SIGTERM cancels the job at a safe point, says so and exits 130/143',
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'sds breakout start CEN2000 --wait',
+        'sds breakout start CEN2000 HOUSEHOLD_DICT --threads 4 --overwrite',
+        'sds breakout start CEN2000 --json | jq -r .job_id',
+      ),
+    )
     .action(
       action(async (ctx, dicts: string[], o: { threads: number | string; overwrite?: boolean; wait?: boolean }) => {
-        const r = await startBreakout(ctx.store(), { dictionaries: dicts, threads: o.threads, overwrite: o.overwrite === true, origin: 'cli' });
+        const r = await startBreakout(ctx.store(), {
+          dictionaries: dicts,
+          threads: o.threads,
+          overwrite: o.overwrite === true,
+          origin: 'cli',
+        });
         if (o.wait) {
           await followJob(ctx, r.job_id, { stop: true, note: `${r.message}; job ${r.job_id}; Ctrl-C cancels it` });
           return;
@@ -176,7 +205,10 @@ export function registerBreakoutCommands(program: Command): void {
       action((ctx, o: { status?: string; limit: string }) => {
         const r = listJobs(ctx.store(), { status: o.status, limit: o.limit });
         ctx.print(r, () =>
-          ctx.table(['job_id', 'status', 'dictionaries', 'cases', 'execution_time', 'started_at'], r.data.map((j) => [j.job_id, j.status, j.dictionaries.join(','), j.cases_processed, j.execution_time, j.started_at])),
+          ctx.table(
+            ['job_id', 'status', 'dictionaries', 'cases', 'execution_time', 'started_at'],
+            r.data.map((j) => [j.job_id, j.status, j.dictionaries.join(','), j.cases_processed, j.execution_time, j.started_at]),
+          ),
         );
       }),
     );
@@ -191,7 +223,10 @@ export function registerBreakoutCommands(program: Command): void {
         const stale = r.tables.filter((t) => t.stale).length;
         ctx.print(r, () =>
           [
-            ctx.table(['table', 'type', 'rows', 'size', 'state'], r.tables.map((t) => [t.name, t.type, t.row_count, t.size, t.stale ? 'stale' : 'current'])),
+            ctx.table(
+              ['table', 'type', 'rows', 'size', 'state'],
+              r.tables.map((t) => [t.name, t.type, t.row_count, t.size, t.stale ? 'stale' : 'current']),
+            ),
             `total ${r.total_size} in ${r.database}`,
             ...(stale ? [`${stale} stale table(s): no longer in the plan of ${r.dictionary}; the next breakout drops them`] : []),
           ].join('\n'),
@@ -217,7 +252,10 @@ export function registerBreakoutCommands(program: Command): void {
     .action(
       action((ctx, job: string) => {
         const s = cancelJob(ctx.store(), job);
-        if (s.status === 'running') ctx.note(`Cancel requested: job ${s.job_id} stops after the page it is writing. Follow it: sds breakout status ${s.job_id} --watch`);
+        if (s.status === 'running')
+          ctx.note(
+            `Cancel requested: job ${s.job_id} stops after the page it is writing. Follow it: sds breakout status ${s.job_id} --watch`,
+          );
         printJob(ctx, s);
       }),
     );
@@ -236,7 +274,10 @@ export function registerBreakoutCommands(program: Command): void {
         }, CANCEL_POLL_MS);
         let final;
         try {
-          final = await runJob(ctx.store(), job, { signal: stop.signal, log: (l) => process.stderr.write(`${new Date().toISOString()} ${l}\n`) });
+          final = await runJob(ctx.store(), job, {
+            signal: stop.signal,
+            log: (l) => process.stderr.write(`${new Date().toISOString()} ${l}\n`),
+          });
         } finally {
           clearInterval(poll);
         }

@@ -16,7 +16,10 @@ export function registerCasesCommands(program: Command): void {
   const cases = program
     .command('cases')
     .description('cases of a dictionary')
-    .addHelpText('after', examples('sds cases import CEN2000 census.dat', 'sds cases list CEN2000 --limit 10 --json', 'sds cases show CEN2000 <guid> --json'));
+    .addHelpText(
+      'after',
+      examples('sds cases import CEN2000 census.dat', 'sds cases list CEN2000 --limit 10 --json', 'sds cases show CEN2000 <guid> --json'),
+    );
 
   cases
     .command('import <dict> <files...>')
@@ -45,17 +48,19 @@ export function registerCasesCommands(program: Command): void {
         ctx.store().checkpointInBackground();
         // Ctrl-C / SIGTERM: stop after the batch being written, keep what is committed (docs/cli.md, "Ctrl-C and SIGTERM").
         const interrupt = interruptOnSignals({
-          onFirst: (sig) => process.stderr.write(`sds: ${sig}: stopping the import after the batch it is writing (again to exit at once)\n`),
+          onFirst: (sig) =>
+            process.stderr.write(`sds: ${sig}: stopping the import after the batch it is writing (again to exit at once)\n`),
           again: () => 'the batches committed stay; run the same import again to finish it (unchanged cases are left alone)',
         });
         let report;
         try {
           // Acknowledged at exit, so the batches skip their own fsync and all is synced once at the end (docs/durability.md).
-          report = await ctx
-            .store()
-            .deferSync(() =>
-              importCases(ctx.store(), dict, files, { onProgress: (cases, share) => bar.update(Math.round(share * 1000), undefined, { cases }), signal: interrupt.signal }),
-            );
+          report = await ctx.store().deferSync(() =>
+            importCases(ctx.store(), dict, files, {
+              onProgress: (cases, share) => bar.update(Math.round(share * 1000), undefined, { cases }),
+              signal: interrupt.signal,
+            }),
+          );
         } finally {
           bar.stop();
           interrupt.dispose();
@@ -73,7 +78,9 @@ export function registerCasesCommands(program: Command): void {
         for (const f of report.files) {
           // --quiet: no line per case, one error line per file that had unreadable cases.
           if (ctx.quiet && !ctx.json && f.failed > 0) {
-            process.stderr.write(`sds: IMPORT_PARTIAL: ${f.failed} of ${f.failed + f.read} cases of ${f.file} could not be read; the others were stored; ${report.log} lists them\n`);
+            process.stderr.write(
+              `sds: IMPORT_PARTIAL: ${f.failed} of ${f.failed + f.read} cases of ${f.file} could not be read; the others were stored; ${report.log} lists them\n`,
+            );
             continue;
           }
           for (const e of f.errors) {
@@ -105,7 +112,10 @@ export function registerCasesCommands(program: Command): void {
         const page = listCases(ctx.store(), dict, parsePaging(opts.limit, opts.offset));
         ctx.print(page, () =>
           [
-            ctx.table(['guid', 'case_label', 'modified_date', 'verified', 'deleted'], page.data.map((c) => [c.guid, c.case_label, c.modified_date, c.verified, c.deleted])),
+            ctx.table(
+              ['guid', 'case_label', 'modified_date', 'verified', 'deleted'],
+              page.data.map((c) => [c.guid, c.case_label, c.modified_date, c.verified, c.deleted]),
+            ),
             `${page.data.length} of ${page.total} cases (offset ${page.offset})`,
           ].join('\n'),
         );
@@ -115,7 +125,13 @@ export function registerCasesCommands(program: Command): void {
   cases
     .command('show <dict> <guid>')
     .description('one case; with --json in the data-collection client sync JSON shape')
-    .addHelpText('after', examples('sds cases show CEN2000 1f0e4a8c-2f0b-5c4e-9a51-0d5e1c2b3a49', 'sds cases show CEN2000 <guid> --json | jq ".[\\"level-1\\"]"'))
+    .addHelpText(
+      'after',
+      examples(
+        'sds cases show CEN2000 1f0e4a8c-2f0b-5c4e-9a51-0d5e1c2b3a49',
+        'sds cases show CEN2000 <guid> --json | jq ".[\\"level-1\\"]"',
+      ),
+    )
     .action(
       action((ctx, dict: string, guid: string) => {
         const c = getCase(ctx.store(), dict, guid);
@@ -150,7 +166,9 @@ export function registerCasesCommands(program: Command): void {
 
   cases
     .command('sync-history <dict>')
-    .description('the sync history of a dictionary, newest first: device, direction (put = upload, get = completed download), revision, time')
+    .description(
+      'the sync history of a dictionary, newest first: device, direction (put = upload, get = completed download), revision, time',
+    )
     .option('--limit <n>', 'rows to show (1-10000, default 100)')
     .addHelpText('after', examples('sds cases sync-history CEN2000', 'sds cases sync-history CEN2000 --limit 10 --json'))
     .action(
@@ -160,7 +178,10 @@ export function registerCasesCommands(program: Command): void {
         ctx.print(r, () =>
           r.history.length === 0
             ? `no sync of ${r.dictionary} yet`
-            : ctx.table(['time', 'device', 'user', 'direction', 'revision', 'cases', 'universe'], r.history.map((h) => [h.createdAt, h.device, h.username, h.direction, h.revision, h.cases, h.universe])),
+            : ctx.table(
+                ['time', 'device', 'user', 'direction', 'revision', 'cases', 'universe'],
+                r.history.map((h) => [h.createdAt, h.device, h.username, h.direction, h.revision, h.cases, h.universe]),
+              ),
         );
       }),
     );

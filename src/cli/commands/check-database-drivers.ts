@@ -15,9 +15,19 @@ export function registerCheckDatabaseDriversCommand(program: Command): void {
         const r = await checkDatabaseDrivers(ctx.store());
         ctx.print(r, () =>
           [
-            ctx.table(['driver', 'database', 'module', 'available', 'version'], r.drivers.map((d) => [d.driver, d.database, d.module, d.available ? 'yes' : `no: ${d.error}`, d.version])),
+            ctx.table(
+              ['driver', 'database', 'module', 'available', 'version'],
+              r.drivers.map((d) => [d.driver, d.database, d.module, d.available ? 'yes' : `no: ${d.error}`, d.version]),
+            ),
             r.targets.length
-              ? ctx.table(['dictionary', 'target', 'reachable'], r.targets.map((t) => [t.dictionary, t.target, t.reachable ? `yes (${t.server_version})` : `no: ${t.error?.code} ${t.error?.message}`]))
+              ? ctx.table(
+                  ['dictionary', 'target', 'reachable'],
+                  r.targets.map((t) => [
+                    t.dictionary,
+                    t.target,
+                    t.reachable ? `yes (${t.server_version})` : `no: ${t.error?.code} ${t.error?.message}`,
+                  ]),
+                )
               : 'no dictionaries, so no targets to check',
           ].join('\n'),
         );

@@ -9,11 +9,20 @@ import { contextOf } from '../context.js';
 /** The slow-client timeouts of `sds serve` (docs/http-api.md, "Limits and timeouts"): environment or default here; `sds serve` flags win over both. */
 function httpTimeoutSettings(env: NodeJS.ProcessEnv): EffectiveSetting[] {
   const t = httpTimeouts(env);
-  const names = { headersTimeoutMs: 'http.headers_timeout_ms', bodyTimeoutMs: 'http.body_timeout_ms', requestTimeoutMs: 'http.request_timeout_ms' } as const;
-  return (Object.keys(HTTP_TIMEOUT_ENV) as (keyof typeof HTTP_TIMEOUT_ENV)[]).map((k) => ({ name: names[k], value: t[k], ...sourceOf(env, HTTP_TIMEOUT_ENV[k], undefined, '', '') }));
+  const names = {
+    headersTimeoutMs: 'http.headers_timeout_ms',
+    bodyTimeoutMs: 'http.body_timeout_ms',
+    requestTimeoutMs: 'http.request_timeout_ms',
+  } as const;
+  return (Object.keys(HTTP_TIMEOUT_ENV) as (keyof typeof HTTP_TIMEOUT_ENV)[]).map((k) => ({
+    name: names[k],
+    value: t[k],
+    ...sourceOf(env, HTTP_TIMEOUT_ENV[k], undefined, '', ''),
+  }));
 }
 
-const show = (v: EffectiveSetting['value']): string => (Array.isArray(v) ? (v.length === 0 ? '(none)' : v.join(',')) : v === null ? '-' : String(v));
+const show = (v: EffectiveSetting['value']): string =>
+  Array.isArray(v) ? (v.length === 0 ? '(none)' : v.join(',')) : v === null ? '-' : String(v);
 
 function render(c: EffectiveConfig): string {
   const from = (s: { source: string; from?: string }) => (s.from ? `${s.source} (${s.from})` : s.source);
@@ -42,22 +51,24 @@ export function registerConfigCommand(program: Command): void {
         'Keys of config.json that no setting reads are listed, and warned about on stderr\n' +
         'by every command that reads the file.\n',
     )
-    .action(
-      (_opts: unknown, cmd: Command) => {
-        const ctx = contextOf(cmd);
-        const flag = cmd.optsWithGlobals<{ home?: string }>().home;
-        const home = resolveHome(flag);
-        const c = effectiveConfig(home, { flag });
-        c.settings.push(...httpTimeoutSettings(process.env));
-        ctx.print(
-          {
-            home: c.home,
-            config_file: c.configFile,
-            unknown_keys: c.unknownKeys.map((key) => ({ key, file: c.configFile.path, message: unknownKeyWarning(key, c.configFile.path).replace(/^sds: warning: /, '') })),
-            settings: c.settings,
-          },
-          () => render(c),
-        );
-      },
-    );
+    .action((_opts: unknown, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const flag = cmd.optsWithGlobals<{ home?: string }>().home;
+      const home = resolveHome(flag);
+      const c = effectiveConfig(home, { flag });
+      c.settings.push(...httpTimeoutSettings(process.env));
+      ctx.print(
+        {
+          home: c.home,
+          config_file: c.configFile,
+          unknown_keys: c.unknownKeys.map((key) => ({
+            key,
+            file: c.configFile.path,
+            message: unknownKeyWarning(key, c.configFile.path).replace(/^sds: warning: /, ''),
+          })),
+          settings: c.settings,
+        },
+        () => render(c),
+      );
+    });
 }

@@ -46,12 +46,17 @@ export function registerDictCommands(program: Command): void {
     .command('upload <file>')
     .description('store a dictionary; its name is the one inside the file, the label prefixes its breakout tables')
     .requiredOption('--label <label>', 'short label: a letter, then letters, digits or _ (at most 30)')
-    .addHelpText('after', examples('sds dict upload "Census Dictionary.dcf" --label popstan', 'sds dict upload household.dcf --label hh --json'))
+    .addHelpText(
+      'after',
+      examples('sds dict upload "Census Dictionary.dcf" --label popstan', 'sds dict upload household.dcf --label hh --json'),
+    )
     .action(
       action((ctx, file: string, opts: { label: string }) => {
         const r = uploadDictionary(ctx.store(), { source: readInput(file), label: opts.label, file });
         const head = `${r.created ? 'uploaded' : 'replaced'} ${r.name} (label ${r.label})`;
-        ctx.print({ message: r.message, name: r.name, label: r.label, breakout_rebuild: r.breakout_rebuild }, () => (r.breakout_rebuild ? rebuildText(head, r.name, r.breakout_rebuild) : r.message + ` (label ${r.label})`));
+        ctx.print({ message: r.message, name: r.name, label: r.label, breakout_rebuild: r.breakout_rebuild }, () =>
+          r.breakout_rebuild ? rebuildText(head, r.name, r.breakout_rebuild) : r.message + ` (label ${r.label})`,
+        );
       }),
     );
 
@@ -63,7 +68,12 @@ export function registerDictCommands(program: Command): void {
       action((ctx) => {
         const list = listDictionaries(ctx.store());
         ctx.print(list, () =>
-          list.length ? ctx.table(['name', 'label', 'version', 'created_at'], list.map((d) => [d.name, d.label, d.version, d.created_at])) : 'no dictionaries',
+          list.length
+            ? ctx.table(
+                ['name', 'label', 'version', 'created_at'],
+                list.map((d) => [d.name, d.label, d.version, d.created_at]),
+              )
+            : 'no dictionaries',
         );
       }),
     );
@@ -78,21 +88,29 @@ export function registerDictCommands(program: Command): void {
         const d = getDictionary(ctx.store(), name, { short: opts.short });
         ctx.print(d, () => {
           const full = d as Partial<DictionaryDetail>;
-          const head = fields(
-            [
-              ['name', d.name],
-              ['label', d.label],
-              ...(opts.short
-                ? []
-                : ([
-                    ['version', full.version],
-                    ['description', full.description],
-                    ['created_at', full.created_at],
-                    ['updated_at', full.updated_at],
-                  ] as [string, unknown][])),
-            ],
-          );
-          return [head, ctx.table(['level', 'label'], d.levels.map((l) => [l.name, l.label])), ctx.table(['record', 'label'], d.records.map((r) => [r.name, r.label]))].join('\n');
+          const head = fields([
+            ['name', d.name],
+            ['label', d.label],
+            ...(opts.short
+              ? []
+              : ([
+                  ['version', full.version],
+                  ['description', full.description],
+                  ['created_at', full.created_at],
+                  ['updated_at', full.updated_at],
+                ] as [string, unknown][])),
+          ]);
+          return [
+            head,
+            ctx.table(
+              ['level', 'label'],
+              d.levels.map((l) => [l.name, l.label]),
+            ),
+            ctx.table(
+              ['record', 'label'],
+              d.records.map((r) => [r.name, r.label]),
+            ),
+          ].join('\n');
         });
       }),
     );
@@ -105,11 +123,16 @@ export function registerDictCommands(program: Command): void {
     .option('-y, --yes', 'do not ask for confirmation (needed when there is no terminal)')
     .addHelpText(
       'after',
-      examples('sds dict delete TEST_DICT', 'sds dict delete CEN2000 --with-cases', 'sds dict delete CEN2000 --with-cases --drop-tables --yes --json'),
+      examples(
+        'sds dict delete TEST_DICT',
+        'sds dict delete CEN2000 --with-cases',
+        'sds dict delete CEN2000 --with-cases --drop-tables --yes --json',
+      ),
     )
     .action(
       action(async (ctx, name: string, opts: { withCases?: boolean; dropTables?: boolean; yes?: boolean }) => {
-        if (opts.dropTables && !opts.withCases) throw new AppError('USAGE', '--drop-tables needs --with-cases (sds breakout drop NAME drops only the tables)', {});
+        if (opts.dropTables && !opts.withCases)
+          throw new AppError('USAGE', '--drop-tables needs --with-cases (sds breakout drop NAME drops only the tables)', {});
         if (!opts.withCases) {
           const r = deleteDictionary(ctx.store(), name);
           ctx.print(r, () => r.message);
@@ -133,6 +156,7 @@ function purgeText(r: PurgeReply): string {
   const rows = Object.entries(r.removed).map(([k, v]) => [k, v] as [string, unknown]);
   const lines = [r.message, fields(rows)];
   if (r.dropped_tables.length) lines.push(`dropped tables: ${r.dropped_tables.join(', ')}`);
-  if (r.tables_left.length) lines.push(`tables left in the target: ${r.tables_left.join(', ')} (the store no longer knows them: drop them in the target by hand)`);
+  if (r.tables_left.length)
+    lines.push(`tables left in the target: ${r.tables_left.join(', ')} (the store no longer knows them: drop them in the target by hand)`);
   return lines.join('\n');
 }

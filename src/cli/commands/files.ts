@@ -24,7 +24,9 @@ export function registerFilesCommands(program: Command): void {
         const source = createReadStream(src);
         const opened = new Promise<void>((resolve, reject) => {
           source.once('open', () => resolve());
-          source.once('error', (err) => reject(new AppError('IO_ERROR', `cannot read ${src}: ${(err as NodeJS.ErrnoException).code ?? err.message}`, { file: src })));
+          source.once('error', (err) =>
+            reject(new AppError('IO_ERROR', `cannot read ${src}: ${(err as NodeJS.ErrnoException).code ?? err.message}`, { file: src })),
+          );
         });
         await opened;
         const info = await putFile(ctx.store(), opts.name ?? basename(src), source);
@@ -63,7 +65,14 @@ export function registerFilesCommands(program: Command): void {
     .action(
       action((ctx) => {
         const list = listFiles(ctx.store());
-        ctx.print(list, () => (list.length ? ctx.table(['name', 'size', 'content_type', 'updated_at'], list.map((f) => [f.name, f.size, f.content_type, f.updated_at])) : 'no files'));
+        ctx.print(list, () =>
+          list.length
+            ? ctx.table(
+                ['name', 'size', 'content_type', 'updated_at'],
+                list.map((f) => [f.name, f.size, f.content_type, f.updated_at]),
+              )
+            : 'no files',
+        );
       }),
     );
 

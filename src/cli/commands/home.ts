@@ -18,7 +18,14 @@ export function registerHomeCommands(program: Command): void {
     .action(
       action((ctx) => {
         const r = initHome(ctx.home);
-        ctx.print(r, () => fields([['home', r.home], ['store', r.store], ['schema version', r.schema_version], ['', r.message]]));
+        ctx.print(r, () =>
+          fields([
+            ['home', r.home],
+            ['store', r.store],
+            ['schema version', r.schema_version],
+            ['', r.message],
+          ]),
+        );
       }),
     );
 
@@ -30,9 +37,11 @@ export function registerHomeCommands(program: Command): void {
       action((ctx) => {
         const r = migrateHome(ctx.home);
         const applied = r.migrations_applied.length ? r.migrations_applied.join(', ') : 'none (up to date)';
-        ctx.print(
-          { schema_version: r.schema_version, migrations_applied: r.migrations_applied },
-          () => fields([['schema version', r.schema_version], ['applied', applied]]),
+        ctx.print({ schema_version: r.schema_version, migrations_applied: r.migrations_applied }, () =>
+          fields([
+            ['schema version', r.schema_version],
+            ['applied', applied],
+          ]),
         );
       }),
     );

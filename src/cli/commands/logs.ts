@@ -16,7 +16,10 @@ export function registerLogsCommand(program: Command): void {
         ctx.print(r, () =>
           r.logs.length === 0
             ? 'no breakout log entries'
-            : ctx.table(['time', 'level', 'dictionary', 'progress', 'message'], r.logs.map((l) => [l.timestamp, l.level, l.dictionary, l.progress, l.message])),
+            : ctx.table(
+                ['time', 'level', 'dictionary', 'progress', 'message'],
+                r.logs.map((l) => [l.timestamp, l.level, l.dictionary, l.progress, l.message]),
+              ),
         );
       }),
     );

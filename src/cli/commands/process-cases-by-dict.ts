@@ -21,7 +21,11 @@ export function registerProcessCasesCommand(program: Command): void {
     .option('--force', 'same as --overwrite')
     .addHelpText(
       'after',
-      examples('sds process-cases-by-dict CEN2000', 'sds service:process-cases-by-dict dictionnaires=CEN2000 --threads=4', 'sds process-cases-by-dict CEN2000 --force') +
+      examples(
+        'sds process-cases-by-dict CEN2000',
+        'sds service:process-cases-by-dict dictionnaires=CEN2000 --threads=4',
+        'sds process-cases-by-dict CEN2000 --force',
+      ) +
         '\nCtrl-C or SIGTERM stops the job after the page it is writing (cancelled; the\n' +
         'next run continues from there), says so on stderr and exits 130 (SIGINT) or 143\n' +
         '(SIGTERM). A second signal exits at once.\n',
@@ -32,13 +36,22 @@ export function registerProcessCasesCommand(program: Command): void {
         let jobId: string | undefined;
         // Ctrl-C / SIGTERM: the job stops after the page it is writing (docs/cli.md, "Ctrl-C and SIGTERM").
         const interrupt = interruptOnSignals({
-          onFirst: (sig) => process.stderr.write(`sds: ${sig}: stopping ${jobId ? `job ${jobId}` : 'the breakout'} after the page it is writing (again to exit at once)\n`),
-          again: () => `job ${jobId ?? '?'} is left as it is; it shows failed once its process is gone, and the next run continues from the last page saved`,
+          onFirst: (sig) =>
+            process.stderr.write(
+              `sds: ${sig}: stopping ${jobId ? `job ${jobId}` : 'the breakout'} after the page it is writing (again to exit at once)\n`,
+            ),
+          again: () =>
+            `job ${jobId ?? '?'} is left as it is; it shows failed once its process is gone, and the next run continues from the last page saved`,
         });
         const signal = interrupt.signal;
         const r = await runBreakoutNow(
           ctx.store(),
-          { dictionary: dictionaryArgument(name), threads: o.threads, overwrite: o.overwrite === true || o.force === true, origin: 'process-cases-by-dict' },
+          {
+            dictionary: dictionaryArgument(name),
+            threads: o.threads,
+            overwrite: o.overwrite === true || o.force === true,
+            origin: 'process-cases-by-dict',
+          },
           {
             signal,
             onJob: (id) => (jobId = id),
@@ -46,7 +59,8 @@ export function registerProcessCasesCommand(program: Command): void {
             onProgress: (dictionary, processed, total) => bar.update(processed, total, { dictionary }),
             // A drop nobody asked for (not --overwrite) is never silent: it goes to stderr even without --verbose.
             onTables: (dictionary, c) => {
-              if (c.dropped.length && c.reason !== 'overwrite') ctx.note(`${dictionary}: dropped ${c.dropped.length} table(s) (${c.reason}: ${c.detail}): ${c.dropped.join(', ')}`);
+              if (c.dropped.length && c.reason !== 'overwrite')
+                ctx.note(`${dictionary}: dropped ${c.dropped.length} table(s) (${c.reason}: ${c.detail}): ${c.dropped.join(', ')}`);
             },
           },
         ).finally(() => {

@@ -23,27 +23,45 @@ export function registerQuickstart(program: Command): void {
         let jobId: string | undefined;
         // The same rule as every command that waits for work it started (docs/cli.md, "Ctrl-C and SIGTERM").
         const interrupt = interruptOnSignals({
-          onFirst: (sig) => process.stderr.write(`sds: ${sig}: stopping ${jobId ? `breakout job ${jobId} after the page it is writing` : 'the import after the batch it is writing'} (again to exit at once)\n`),
+          onFirst: (sig) =>
+            process.stderr.write(
+              `sds: ${sig}: stopping ${jobId ? `breakout job ${jobId} after the page it is writing` : 'the import after the batch it is writing'} (again to exit at once)\n`,
+            ),
           again: () => `${jobId ? `job ${jobId} shows failed once its process is gone; ` : ''}run sds quickstart again to finish`,
         });
-        const r = await quickstart(ctx.home, { onProgress: (n) => bar.update(n), signal: interrupt.signal, onJob: (id) => (jobId = id) }).finally(() => {
+        const r = await quickstart(ctx.home, {
+          onProgress: (n) => bar.update(n),
+          signal: interrupt.signal,
+          onJob: (id) => (jobId = id),
+        }).finally(() => {
           bar.stop();
           interrupt.dispose();
         });
-        ctx.print(r, () =>
-          fields([
-            ['home', r.home],
-            ['dictionary', `${r.dictionary} (label ${r.label})`],
-            ['cases stored', r.cases_stored],
-            ['this run', `${r.import.inserted} inserted, ${r.import.updated} updated, ${r.import.unchanged} unchanged, ${r.import.failed} failed`],
-            ['breakout', r.breakout ? `${r.breakout.job.status} into ${r.breakout.database}` : 'not started (interrupted)'],
-          ]) +
-          '\n' +
-          ctx.table(['table', 'type', 'rows', 'size'], (r.breakout?.tables ?? []).map((t) => [t.name, t.type, t.row_count, t.size])),
+        ctx.print(
+          r,
+          () =>
+            fields([
+              ['home', r.home],
+              ['dictionary', `${r.dictionary} (label ${r.label})`],
+              ['cases stored', r.cases_stored],
+              [
+                'this run',
+                `${r.import.inserted} inserted, ${r.import.updated} updated, ${r.import.unchanged} unchanged, ${r.import.failed} failed`,
+              ],
+              ['breakout', r.breakout ? `${r.breakout.job.status} into ${r.breakout.database}` : 'not started (interrupted)'],
+            ]) +
+            '\n' +
+            ctx.table(
+              ['table', 'type', 'rows', 'size'],
+              (r.breakout?.tables ?? []).map((t) => [t.name, t.type, t.row_count, t.size]),
+            ),
         );
         const sig = interrupt.received();
         if (sig && r.interrupted) {
-          const what = r.interrupted === 'import' ? `import stopped with ${r.cases_stored} cases stored; the breakout did not start` : `breakout job ${r.breakout?.job.job_id} ${r.breakout?.job.status}`;
+          const what =
+            r.interrupted === 'import'
+              ? `import stopped with ${r.cases_stored} cases stored; the breakout did not start`
+              : `breakout job ${r.breakout?.job.job_id} ${r.breakout?.job.status}`;
           reportInterrupted(sig, `${what}; run sds quickstart again to finish`);
         }
       }),

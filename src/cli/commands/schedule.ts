@@ -55,7 +55,13 @@ export function registerScheduleCommands(program: Command): void {
     .description('cron schedules of incremental breakouts, one per dictionary (run by sds scheduler-run)')
     .addHelpText(
       'after',
-      examples('sds schedule add CEN2000 --cron "30 1 * * *" --enable', 'sds schedule list', 'sds schedule runs CEN2000', '# in the crontab of the service account:', '* * * * * sds --home /srv/sds scheduler-run'),
+      examples(
+        'sds schedule add CEN2000 --cron "30 1 * * *" --enable',
+        'sds schedule list',
+        'sds schedule runs CEN2000',
+        '# in the crontab of the service account:',
+        '* * * * * sds --home /srv/sds scheduler-run',
+      ),
     );
 
   schedule
@@ -70,7 +76,14 @@ export function registerScheduleCommands(program: Command): void {
             r.schedules.length
               ? ctx.table(
                   ['dictionary', 'enabled', 'cron', 'next run', 'last run', 'last exit'],
-                  r.schedules.map((s) => [s.dictionary, s.enabled ? 'yes' : 'no', s.cron_expression, s.next_run, s.last_run, s.last_exit_code]),
+                  r.schedules.map((s) => [
+                    s.dictionary,
+                    s.enabled ? 'yes' : 'no',
+                    s.cron_expression,
+                    s.next_run,
+                    s.last_run,
+                    s.last_exit_code,
+                  ]),
                 )
               : 'no schedules',
             `cron expressions are read in ${r.timezone}; times are shown in UTC`,
@@ -87,10 +100,20 @@ export function registerScheduleCommands(program: Command): void {
     .description('schedule a dictionary that has a breakout target (disabled and "0 2 * * *" unless told otherwise)')
     .option('--cron <expr>', '5 fields: minute hour day-of-month month day-of-week', '0 2 * * *')
     .option('--enable', 'enable it at once (next_run is computed)')
-    .addHelpText('after', examples('sds schedule add CEN2000', 'sds schedule add CEN2000 --cron "*/15 6-20 * * mon-fri" --enable', 'SDS_TIMEZONE=Europe/Paris sds schedule add CEN2000 --enable'))
+    .addHelpText(
+      'after',
+      examples(
+        'sds schedule add CEN2000',
+        'sds schedule add CEN2000 --cron "*/15 6-20 * * mon-fri" --enable',
+        'SDS_TIMEZONE=Europe/Paris sds schedule add CEN2000 --enable',
+      ),
+    )
     .action(
       action((ctx, dict: string, o: { cron: string; enable?: boolean }) => {
-        printSchedule(ctx, addSchedule(ctx.store(), { dictionary: dict, cron_expression: o.cron, enabled: o.enable === true }, schedulerSettings(ctx.home)));
+        printSchedule(
+          ctx,
+          addSchedule(ctx.store(), { dictionary: dict, cron_expression: o.cron, enabled: o.enable === true }, schedulerSettings(ctx.home)),
+        );
       }),
     );
 
@@ -103,7 +126,15 @@ export function registerScheduleCommands(program: Command): void {
     .addHelpText('after', examples('sds schedule update CEN2000 --cron "0 3 * * *"', 'sds schedule update CEN2000 --disable'))
     .action(
       action((ctx, dict: string, o: { cron?: string; enable?: boolean; disable?: boolean }) => {
-        printSchedule(ctx, updateSchedule(ctx.store(), { dictionary: dict }, { cron_expression: o.cron, enabled: enabledFlag(o) }, schedulerSettings(ctx.home)));
+        printSchedule(
+          ctx,
+          updateSchedule(
+            ctx.store(),
+            { dictionary: dict },
+            { cron_expression: o.cron, enabled: enabledFlag(o) },
+            schedulerSettings(ctx.home),
+          ),
+        );
       }),
     );
 
@@ -130,7 +161,9 @@ export function registerScheduleCommands(program: Command): void {
 
   schedule
     .command('run-now <dict>')
-    .description('run the schedule\'s incremental breakout now, in the foreground, as scheduler-run would (exit 0 succeeded or skipped, 1 failed)')
+    .description(
+      "run the schedule's incremental breakout now, in the foreground, as scheduler-run would (exit 0 succeeded or skipped, 1 failed)",
+    )
     .option('--timeout <seconds>', 'stop the breakout after this long (default $SDS_SCHEDULER_TIMEOUT, config.json, else 3600)')
     // Internal: the run the HTTP server claimed for this detached process (docs/scheduler.md, "Run Now").
     .addOption(new Option('--claimed-run <id>').hideHelp())
@@ -143,15 +176,20 @@ export function registerScheduleCommands(program: Command): void {
     .action(
       action(async (ctx, dict: string, o: { timeout?: string; claimedRun?: string }) => {
         const claimedRunId = o.claimedRun === undefined ? undefined : Number(o.claimedRun);
-        if (claimedRunId !== undefined && !Number.isInteger(claimedRunId)) throw new AppError('USAGE', `--claimed-run must be a run id; got "${o.claimedRun}"`, { field: 'claimed-run' });
+        if (claimedRunId !== undefined && !Number.isInteger(claimedRunId))
+          throw new AppError('USAGE', `--claimed-run must be a run id; got "${o.claimedRun}"`, { field: 'claimed-run' });
         // Ctrl-C / SIGTERM reach the breakout through here (docs/cli.md, "Ctrl-C and SIGTERM").
         const interrupt = interruptOnSignals({
-          onFirst: (sig) => process.stderr.write(`sds: ${sig}: stopping the breakout of ${dict} after the page it is writing (again to exit at once)\n`),
+          onFirst: (sig) =>
+            process.stderr.write(`sds: ${sig}: stopping the breakout of ${dict} after the page it is writing (again to exit at once)\n`),
           again: () => `the breakout of ${dict} may still be stopping; see sds schedule runs ${dict}`,
         });
         let r;
         try {
-          r = await runNow(ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }), { claimedRunId, stop: interrupt.signal });
+          r = await runNow(ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }), {
+            claimedRunId,
+            stop: interrupt.signal,
+          });
         } finally {
           interrupt.dispose();
         }
@@ -172,7 +210,10 @@ export function registerScheduleCommands(program: Command): void {
         const r = scheduleRuns(ctx.store(), { dictionary: dict }, { limit: o.limit });
         ctx.print(r, () =>
           r.runs.length
-            ? ctx.table(['run', 'trigger', 'outcome', 'started', 'ended', 'exit', 'log file', 'message'], r.runs.map((x) => [x.id, x.trigger, x.outcome, x.started_at, x.ended_at, x.exit_code, x.log_file, x.message]))
+            ? ctx.table(
+                ['run', 'trigger', 'outcome', 'started', 'ended', 'exit', 'log file', 'message'],
+                r.runs.map((x) => [x.id, x.trigger, x.outcome, x.started_at, x.ended_at, x.exit_code, x.log_file, x.message]),
+              )
             : `no runs of ${r.dictionary} yet`,
         );
       }),
@@ -181,10 +222,19 @@ export function registerScheduleCommands(program: Command): void {
   program
     .command('scheduler-run')
     .alias('service:scheduler-run')
-    .description('one scheduler tick, for cron every minute: deliver due webhooks, then run the due schedules one after another (exit 0 all ran or nothing due or another tick holds the lock, 1 a run failed)')
+    .description(
+      'one scheduler tick, for cron every minute: deliver due webhooks, then run the due schedules one after another (exit 0 all ran or nothing due or another tick holds the lock, 1 a run failed)',
+    )
     .option('--env <env>', 'accepted for compatibility with the old service:scheduler-run (--env=prod); ignored')
     .option('--timeout <seconds>', 'stop a breakout after this long (default $SDS_SCHEDULER_TIMEOUT, config.json, else 3600)')
-    .addHelpText('after', examples('* * * * * sds --home /srv/sds scheduler-run >>/srv/sds/logs/cron.log 2>&1', 'sds service:scheduler-run --env=prod', 'sds scheduler-run --json'))
+    .addHelpText(
+      'after',
+      examples(
+        '* * * * * sds --home /srv/sds scheduler-run >>/srv/sds/logs/cron.log 2>&1',
+        'sds service:scheduler-run --env=prod',
+        'sds scheduler-run --json',
+      ),
+    )
     .action(
       action(async (ctx, o: { timeout?: string }) => {
         const r = await schedulerRun(ctx.store(), schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }), {

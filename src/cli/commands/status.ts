@@ -65,10 +65,24 @@ export function registerStatusCommand(program: Command): void {
           ctx.print(r, () =>
             [
               ctx.table(
-                ['dictionary', 'target', 'cron', 'last run', 'exit', 'cases', 'processed', 'pending', 'rate', 'up to date', 'last processed'],
+                [
+                  'dictionary',
+                  'target',
+                  'cron',
+                  'last run',
+                  'exit',
+                  'cases',
+                  'processed',
+                  'pending',
+                  'rate',
+                  'up to date',
+                  'last processed',
+                ],
                 r.data.map((d) => [
                   d.dictionary,
-                  d.breakout_configured ? `${d.db_type} ${d.target_host ?? ''}${d.target_host ? '/' : ''}${d.target_schema ?? ''}` : 'not configured',
+                  d.breakout_configured
+                    ? `${d.db_type} ${d.target_host ?? ''}${d.target_host ? '/' : ''}${d.target_schema ?? ''}`
+                    : 'not configured',
                   d.cron_enabled ? d.cron_expression : 'off',
                   show(d.last_run),
                   show(d.last_exit_code),

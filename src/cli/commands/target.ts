@@ -8,7 +8,14 @@ export function registerTargetCommands(program: Command): void {
   const target = program
     .command('target')
     .description('the database a dictionary breaks out into (default: embedded SQLite under the home)')
-    .addHelpText('after', examples('sds target set CEN2000 --type postgresql --url postgres://sds@db/census', 'sds target show CEN2000', 'sds target test CEN2000'));
+    .addHelpText(
+      'after',
+      examples(
+        'sds target set CEN2000 --type postgresql --url postgres://sds@db/census',
+        'sds target show CEN2000',
+        'sds target test CEN2000',
+      ),
+    );
 
   target
     .command('set <dict>')
@@ -36,10 +43,30 @@ export function registerTargetCommands(program: Command): void {
       ),
     )
     .action(
-      action((ctx, dict: string, o: { type: string; url?: string; host?: string; port?: string; database?: string; user?: string; passwordEnv?: string; file?: string; foreignKeys?: boolean; tlsMode?: string; tlsCa?: string; tlsCert?: string; tlsKey?: string }) => {
-        const v = setTarget(ctx.store(), dict, { ...o });
-        ctx.print(v, () => `Target of ${v.dictionary}: ${v.target} (TLS ${v.tls})`);
-      }),
+      action(
+        (
+          ctx,
+          dict: string,
+          o: {
+            type: string;
+            url?: string;
+            host?: string;
+            port?: string;
+            database?: string;
+            user?: string;
+            passwordEnv?: string;
+            file?: string;
+            foreignKeys?: boolean;
+            tlsMode?: string;
+            tlsCa?: string;
+            tlsCert?: string;
+            tlsKey?: string;
+          },
+        ) => {
+          const v = setTarget(ctx.store(), dict, { ...o });
+          ctx.print(v, () => `Target of ${v.dictionary}: ${v.target} (TLS ${v.tls})`);
+        },
+      ),
     );
 
   target

@@ -8,14 +8,25 @@ export function registerUsersCommands(program: Command): void {
   const users = program
     .command('users')
     .description('accounts of the HTTP API (roles Administrator, API, Standard)')
-    .addHelpText('after', examples('printf "%s\\n" "$PASSWORD" | sds users add alice --role API', 'sds users list --json', 'sds users disable alice', 'sds users remove alice'));
+    .addHelpText(
+      'after',
+      examples(
+        'printf "%s\\n" "$PASSWORD" | sds users add alice --role API',
+        'sds users list --json',
+        'sds users disable alice',
+        'sds users remove alice',
+      ),
+    );
 
   users
     .command('add <name>')
     .description('create an account; the password is read from stdin (piped) or a hidden prompt')
     .requiredOption('--role <role>', 'Administrator, API or Standard')
     .option('--password-stdin', 'read the password from standard input (the default when stdin is not a terminal)')
-    .addHelpText('after', examples('printf "%s\\n" "$PASSWORD" | sds users add alice --role API --password-stdin', 'sds users add admin --role Administrator'))
+    .addHelpText(
+      'after',
+      examples('printf "%s\\n" "$PASSWORD" | sds users add alice --role API --password-stdin', 'sds users add admin --role Administrator'),
+    )
     .action(
       action(async (ctx, name: string, opts: { role: string }) => {
         const u = await addUser(ctx.store(), name, opts.role, await readSecret(`password for ${name}: `));
@@ -34,7 +45,14 @@ export function registerUsersCommands(program: Command): void {
           list.length
             ? ctx.table(
                 ['username', 'role', 'state', 'last_login_at', 'failed_logins', 'created_at'],
-                list.map((u) => [u.username, u.role, u.disabled ? 'disabled' : 'enabled', u.last_login_at ?? 'never', u.failed_logins, u.created_at]),
+                list.map((u) => [
+                  u.username,
+                  u.role,
+                  u.disabled ? 'disabled' : 'enabled',
+                  u.last_login_at ?? 'never',
+                  u.failed_logins,
+                  u.created_at,
+                ]),
               )
             : 'no users',
         );

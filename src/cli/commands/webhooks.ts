@@ -63,7 +63,12 @@ export function registerWebhooksCommands(program: Command): void {
       action((ctx) => {
         const all = listWebhooks(ctx.store());
         ctx.print(all, () =>
-          all.length ? ctx.table(['id', 'name', 'url', 'events', 'active', 'created_at'], all.map((w) => [w.id, w.name, w.url, w.events.join(','), w.active, w.created_at])) : 'no webhooks',
+          all.length
+            ? ctx.table(
+                ['id', 'name', 'url', 'events', 'active', 'created_at'],
+                all.map((w) => [w.id, w.name, w.url, w.events.join(','), w.active, w.created_at]),
+              )
+            : 'no webhooks',
         );
       }),
     );
@@ -99,7 +104,13 @@ export function registerWebhooksCommands(program: Command): void {
     .option('--secret <secret>', 'new signing secret')
     .option('--active', 'enable it')
     .option('--inactive', 'disable it: no new events; queued deliveries wait')
-    .addHelpText('after', examples('sds webhooks update 1 --inactive', 'sds webhooks update 1 --events case_uploaded \\\n      --url https://new.example.org/hook'))
+    .addHelpText(
+      'after',
+      examples(
+        'sds webhooks update 1 --inactive',
+        'sds webhooks update 1 --events case_uploaded \\\n      --url https://new.example.org/hook',
+      ),
+    )
     .action(
       action((ctx, id: string, o: FieldOptions & { inactive?: boolean }) => {
         const active = o.active ? true : o.inactive ? false : undefined;
@@ -127,7 +138,9 @@ export function registerWebhooksCommands(program: Command): void {
       action(async (ctx, id: string) => {
         const r = await testWebhook(ctx.store(), parseWebhookId(id), { settings: webhookSettings() });
         ctx.print(r, () =>
-          r.status === 'success' ? `Webhook ${r.webhook_id}: HTTP ${r.response_status} in ${r.response_time}` : `Webhook ${r.webhook_id}: ${r.error}: ${r.details}`,
+          r.status === 'success'
+            ? `Webhook ${r.webhook_id}: HTTP ${r.response_status} in ${r.response_time}`
+            : `Webhook ${r.webhook_id}: ${r.error}: ${r.details}`,
         );
         if (r.status !== 'success') process.exitCode = EXIT.external;
       }),
@@ -140,7 +153,12 @@ export function registerWebhooksCommands(program: Command): void {
     .option('--failed', 'list the failed deliveries instead (oldest first; payloads with --json), to redeliver them')
     .addHelpText(
       'after',
-      examples('sds webhooks deliveries 1', 'sds webhooks deliveries 1 --limit 200 --json', 'sds webhooks deliveries 1 --failed', 'sds webhooks deliveries 1 --failed --json   # with each payload'),
+      examples(
+        'sds webhooks deliveries 1',
+        'sds webhooks deliveries 1 --limit 200 --json',
+        'sds webhooks deliveries 1 --failed',
+        'sds webhooks deliveries 1 --failed --json   # with each payload',
+      ),
     )
     .action(
       action((ctx, id: string, o: { limit: string; failed?: boolean }) => {
@@ -154,7 +172,16 @@ export function registerWebhooksCommands(program: Command): void {
               f.deliveries.length
                 ? ctx.table(
                     ['delivery', 'event', 'webhook-id', 'attempts', 'redelivered', 'last_attempt', 'response', 'last_error'],
-                    f.deliveries.map((d) => [d.id, d.event, d.message_id, d.attempts, d.redeliveries, d.last_attempted_at, d.last_response_status, d.last_error]),
+                    f.deliveries.map((d) => [
+                      d.id,
+                      d.event,
+                      d.message_id,
+                      d.attempts,
+                      d.redeliveries,
+                      d.last_attempted_at,
+                      d.last_response_status,
+                      d.last_error,
+                    ]),
                   )
                 : '',
               f.deliveries.length ? `Re-send: sds webhooks redeliver ${f.webhook_id} --delivery N, or --all-failed` : '',
@@ -171,7 +198,17 @@ export function registerWebhooksCommands(program: Command): void {
             h.deliveries.length
               ? ctx.table(
                   ['id', 'delivery', 'event', 'status', 'response', 'time', 'retry', 'attempted_at', 'error'],
-                  h.deliveries.map((d) => [d.id, d.delivery_id, d.event, d.status, d.response_status, d.response_time, d.retry_count, d.attempted_at, d.error]),
+                  h.deliveries.map((d) => [
+                    d.id,
+                    d.delivery_id,
+                    d.event,
+                    d.status,
+                    d.response_status,
+                    d.response_time,
+                    d.retry_count,
+                    d.attempted_at,
+                    d.error,
+                  ]),
                 )
               : '',
           ].join('\n'),
@@ -200,7 +237,11 @@ export function registerWebhooksCommands(program: Command): void {
       action(async (ctx, id: string, o: { delivery?: string; allFailed?: boolean; queueOnly?: boolean }) => {
         const webhookId = parseWebhookId(id);
         if ((o.delivery === undefined) === !o.allFailed) {
-          throw new AppError('USAGE', 'give exactly one of --delivery N (one failed delivery) or --all-failed (every failed delivery of the webhook)', { field: 'delivery' });
+          throw new AppError(
+            'USAGE',
+            'give exactly one of --delivery N (one failed delivery) or --all-failed (every failed delivery of the webhook)',
+            { field: 'delivery' },
+          );
         }
         const target = o.delivery !== undefined ? { delivery: parseDeliveryId(o.delivery) } : ({ allFailed: true } as const);
         const r = await redeliverAndSend(ctx.store(), webhookId, target, { settings: webhookSettings(), queueOnly: o.queueOnly });
@@ -232,12 +273,20 @@ export function registerWebhooksCommands(program: Command): void {
     .description('send every delivery that is due now, then exit (for installs without `sds serve`; run it from cron)')
     .addHelpText(
       'after',
-      examples('sds webhooks deliver', '* * * * * sds --home /srv/sds webhooks deliver --quiet   # crontab line', 'SDS_WEBHOOK_CONCURRENCY=8 sds webhooks deliver --json'),
+      examples(
+        'sds webhooks deliver',
+        '* * * * * sds --home /srv/sds webhooks deliver --quiet   # crontab line',
+        'SDS_WEBHOOK_CONCURRENCY=8 sds webhooks deliver --json',
+      ),
     )
     .action(
       action(async (ctx) => {
         const r = await deliverDueWebhooks(ctx.store(), { settings: webhookSettings() });
-        ctx.print(r, () => `${r.attempted} sent (${r.succeeded} ok, ${r.retrying} to retry, ${r.gave_up} failed after their last retry${r.gave_up ? ', see "deliveries ID --failed"' : ''}); ${r.pending} waiting${r.next_due ? `, next at ${r.next_due}` : ''}`);
+        ctx.print(
+          r,
+          () =>
+            `${r.attempted} sent (${r.succeeded} ok, ${r.retrying} to retry, ${r.gave_up} failed after their last retry${r.gave_up ? ', see "deliveries ID --failed"' : ''}); ${r.pending} waiting${r.next_due ? `, next at ${r.next_due}` : ''}`,
+        );
       }),
     );
 }

@@ -23,7 +23,11 @@ export interface Principal {
  * Signs an access token (JWT) for a user: claims sub, role, ver, jti, iat, exp (+ iss). `ver` is
  * the account's token version: disabling the account bumps it, which retires the token for good.
  */
-export async function signAccessToken(key: Uint8Array, user: { username: string; role: Role; tokenVersion: number }, nowMs: number): Promise<string> {
+export async function signAccessToken(
+  key: Uint8Array,
+  user: { username: string; role: Role; tokenVersion: number },
+  nowMs: number,
+): Promise<string> {
   const iat = Math.floor(nowMs / 1000);
   return new SignJWT({ role: user.role, ver: user.tokenVersion })
     .setProtectedHeader({ alg: ACCESS_TOKEN_ALG, typ: 'JWT' })
@@ -61,6 +65,7 @@ export async function verifyAccessToken(store: Store, key: Uint8Array, token: st
   // One indexed read per request (users.username is UNIQUE): the price of revocable JWTs.
   const user = store.users.find(sub);
   if (!user || user.disabled) throw oauthError('AUTH-003', 'invalid_token', 'the account of this access token is no longer active');
-  if (ver !== user.tokenVersion) throw oauthError('AUTH-003', 'invalid_token', 'the access token was issued before the account was disabled; log in again');
+  if (ver !== user.tokenVersion)
+    throw oauthError('AUTH-003', 'invalid_token', 'the access token was issued before the account was disabled; log in again');
   return { username: user.username, role: user.role, tokenId: jti };
 }

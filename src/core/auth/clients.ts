@@ -15,7 +15,11 @@ function digest(s: string): Buffer {
  * silent fallback to "no client". Secrets are compared in constant time (over their digests, so
  * the length does not leak either).
  */
-export function checkClient(clients: Readonly<Record<string, string>>, clientId: string | undefined, secret: string | undefined): string | null {
+export function checkClient(
+  clients: Readonly<Record<string, string>>,
+  clientId: string | undefined,
+  secret: string | undefined,
+): string | null {
   if (clientId === undefined || clientId === '') {
     if (secret !== undefined && secret !== '') throw oauthError('AUTH-002', 'invalid_client', 'client_secret was sent without client_id');
     return null;

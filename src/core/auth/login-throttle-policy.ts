@@ -55,7 +55,9 @@ const MAX_VALUE = 10_000_000;
 function whole(value: unknown, where: string): number {
   const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_VALUE) {
-    throw new AppError('CONFIG_INVALID', `${where} must be a whole number from 1 to ${MAX_VALUE}, got ${JSON.stringify(value)}`, { field: where });
+    throw new AppError('CONFIG_INVALID', `${where} must be a whole number from 1 to ${MAX_VALUE}, got ${JSON.stringify(value)}`, {
+      field: where,
+    });
   }
   return n;
 }
@@ -72,7 +74,10 @@ export function loginGuardSettings(file: Record<string, unknown>, env: NodeJS.Pr
   }
   const known = new Set<string>(FIELDS.map((f) => f[0]));
   for (const k of Object.keys(section)) {
-    if (!known.has(k)) throw new AppError('CONFIG_INVALID', `login_throttle.${k} in ${fileName} is not a setting; known: ${[...known].join(', ')}`, { field: k });
+    if (!known.has(k))
+      throw new AppError('CONFIG_INVALID', `login_throttle.${k} in ${fileName} is not a setting; known: ${[...known].join(', ')}`, {
+        field: k,
+      });
   }
   const throttle = { ...DEFAULT_LOGIN_THROTTLE };
   for (const [key, envName, field, factor] of FIELDS) {
@@ -82,15 +87,23 @@ export function loginGuardSettings(file: Record<string, unknown>, env: NodeJS.Pr
     else if (fromFile !== undefined) throttle[field] = whole(fromFile, `login_throttle.${key} in ${fileName}`) * factor;
   }
   if (throttle.maxBlockMs < throttle.blockMs) {
-    throw new AppError('CONFIG_INVALID', `max_block_seconds (${throttle.maxBlockMs / 1000}) must not be shorter than block_seconds (${throttle.blockMs / 1000})`, {
-      field: 'max_block_seconds',
-    });
+    throw new AppError(
+      'CONFIG_INVALID',
+      `max_block_seconds (${throttle.maxBlockMs / 1000}) must not be shorter than block_seconds (${throttle.blockMs / 1000})`,
+      {
+        field: 'max_block_seconds',
+      },
+    );
   }
   return { throttle, trustedProxies: trustedProxies(file.trusted_proxies, env.SDS_TRUSTED_PROXIES, fileName) };
 }
 
 function trustedProxies(fromFile: unknown, fromEnv: string | undefined, fileName: string): string[] {
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv.split(',').map((s) => s.trim()).filter(Boolean);
+  if (fromEnv !== undefined && fromEnv !== '')
+    return fromEnv
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (fromFile === undefined) return [];
   if (!Array.isArray(fromFile) || !fromFile.every((x) => typeof x === 'string' && x.trim() !== '')) {
     throw new AppError('CONFIG_INVALID', `trusted_proxies in ${fileName} must be an array of IP addresses`, { field: 'trusted_proxies' });

@@ -48,7 +48,12 @@ function withBlock(s: ThrottleState, settled: number, now: number, maxFailures: 
  * The state of a counter after one more failure at `now` (pure), with no attempt in flight:
  * charged, and blocked when it reaches `maxFailures`. A quiet window forgets everything.
  */
-export function afterFailure(prev: ThrottleState | undefined, now: number, maxFailures: number, policy: LoginThrottlePolicy): ThrottleState {
+export function afterFailure(
+  prev: ThrottleState | undefined,
+  now: number,
+  maxFailures: number,
+  policy: LoginThrottlePolicy,
+): ThrottleState {
   const s = afterCharge(prev, now, policy);
   return withBlock(s, s.failures, now, maxFailures, policy);
 }
@@ -92,7 +97,11 @@ export function afterSettledFailure(
  * The state of a counter when a charged attempt gives its charge back (pure): as it was before
  * the charge when nothing else touched it, else one failure less (gone when nothing is left).
  */
-export function afterGiveBack(cur: ThrottleState | undefined, before: ThrottleState | undefined, after: ThrottleState): ThrottleState | null {
+export function afterGiveBack(
+  cur: ThrottleState | undefined,
+  before: ThrottleState | undefined,
+  after: ThrottleState,
+): ThrottleState | null {
   if (same(cur, after)) return before ?? null;
   if (!cur) return null;
   const s = { ...cur, failures: Math.max(0, cur.failures - 1) };
@@ -111,5 +120,12 @@ export function afterClear(cur: ThrottleState | undefined, now: number, othersIn
 
 /** Whether a counter is still as an attempt left it (times of last failure aside). */
 function same(a: ThrottleState | undefined, b: ThrottleState | undefined): boolean {
-  return a !== undefined && b !== undefined && a.failures === b.failures && a.windowStart === b.windowStart && a.blockedUntil === b.blockedUntil && a.strikes === b.strikes;
+  return (
+    a !== undefined &&
+    b !== undefined &&
+    a.failures === b.failures &&
+    a.windowStart === b.windowStart &&
+    a.blockedUntil === b.blockedUntil &&
+    a.strikes === b.strikes
+  );
 }

@@ -5,7 +5,15 @@ import type { LoginThrottlePolicy } from './login-throttle-policy.js';
 import { admission, afterClear, afterGiveBack, afterSettledFailure } from './login-throttle-steps.js';
 import { InFlightLogins } from './login-throttle-waits.js';
 
-export { admission, afterCharge, afterClear, afterFailure, afterGiveBack, afterSettledFailure, blockLength,   } from './login-throttle-steps.js';
+export {
+  admission,
+  afterCharge,
+  afterClear,
+  afterFailure,
+  afterGiveBack,
+  afterSettledFailure,
+  blockLength,
+} from './login-throttle-steps.js';
 
 /** One audited event of the token endpoint: a refused credential, or an attempt refused by the throttle. */
 export interface LoginEvent {
@@ -91,7 +99,14 @@ export function createLoginGuard(store: Store, policy: LoginThrottlePolicy, onEv
   };
   const shown = (username: string | null) => (username === null ? null : username.slice(0, MAX_NAME));
 
-  function throttled(grant: LoginEvent['grant'], username: string | null, address: string, now: number, retry: number, why: 'blocked' | 'waiting full'): AppError {
+  function throttled(
+    grant: LoginEvent['grant'],
+    username: string | null,
+    address: string,
+    now: number,
+    retry: number,
+    why: 'blocked' | 'waiting full',
+  ): AppError {
     const reason = why === 'blocked' ? `blocked for ${retry} s` : `${policy.maxWaiting} logins from this address waiting already`;
     onEvent({ kind: 'throttled', grant, username: shown(username), address, at: now, reason, retryAfterSeconds: retry });
     const what = why === 'blocked' ? 'too many failed logins' : 'too many logins at once';
@@ -100,7 +115,11 @@ export function createLoginGuard(store: Store, policy: LoginThrottlePolicy, onEv
 
   /** Counts the attempt out of the in-flight set (waking the waiters) after `step` ran, whatever happened. */
   function settle<T>(a: LoginAttempt, step: () => T): T {
-    if (a.settled) throw new AppError('INTERNAL', `the login attempt of ${a.username ?? 'a refresh token'} from ${a.address} was settled twice (an attempt settles once)`);
+    if (a.settled)
+      throw new AppError(
+        'INTERNAL',
+        `the login attempt of ${a.username ?? 'a refresh token'} from ${a.address} was settled twice (an attempt settles once)`,
+      );
     a.settled = true;
     try {
       return step();
@@ -141,7 +160,8 @@ export function createLoginGuard(store: Store, policy: LoginThrottlePolicy, onEv
           return { grant, username, address, keys: ks, before: verdict.before, after: verdict.after, settled: false };
         }
         if (verdict.kind === 'blocked') throw throttled(grant, username, address, now, secondsUntil(verdict.until, now), 'blocked');
-        if (inFlight.waitersFrom(address) >= policy.maxWaiting) throw throttled(grant, username, address, now, WAITING_FULL_RETRY_SECONDS, 'waiting full');
+        if (inFlight.waitersFrom(address) >= policy.maxWaiting)
+          throw throttled(grant, username, address, now, WAITING_FULL_RETRY_SECONDS, 'waiting full');
         await inFlight.wait(verdict.key);
       }
     },
@@ -165,7 +185,10 @@ export function createLoginGuard(store: Store, policy: LoginThrottlePolicy, onEv
         repo.transaction(() =>
           a.keys.forEach((k, i) => {
             const cur = repo.get(k);
-            repo.put(k, k.scope === 'user' && clearUser ? afterClear(cur, now, inFlight.count(k) - 1) : afterGiveBack(cur, a.before[i], a.after[i]!));
+            repo.put(
+              k,
+              k.scope === 'user' && clearUser ? afterClear(cur, now, inFlight.count(k) - 1) : afterGiveBack(cur, a.before[i], a.after[i]!),
+            );
           }),
         ),
       );

@@ -2,12 +2,7 @@ import { AppError, type ErrorCode } from '../../shared/errors.js';
 
 /** The OAuth 2.0 error strings the token endpoint and protected routes answer with (docs/http-api.md#errors). */
 export type OAuthErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'invalid_grant'
-  | 'unsupported_grant_type'
-  | 'invalid_token'
-  | 'access_denied';
+  'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_token' | 'access_denied';
 
 /**
  * An AppError carrying the OAuth error string in `details.oauth_error`: the HTTP layer renders it

@@ -44,13 +44,22 @@ export function issueRefreshToken(store: Store, user: Account, clientId: string 
  * whole family is revoked and both must log in again (RFC 9700 §4.14.2). Every failure is the
  * spec's `invalid_grant`.
  */
-export function rotateRefreshToken(store: Store, token: string, clientId: string | null, nowMs: number): { user: Account; refreshToken: string } {
+export function rotateRefreshToken(
+  store: Store,
+  token: string,
+  clientId: string | null,
+  nowMs: number,
+): { user: Account; refreshToken: string } {
   const row = store.refreshTokens.findByHash(hashRefreshToken(token));
   if (!row) throw oauthError('AUTH-001', 'invalid_grant', 'invalid refresh token');
   if (row.revokedAt !== null) throw oauthError('AUTH-001', 'invalid_grant', 'the refresh token was revoked; log in again');
   const reuse = () => {
     store.refreshTokens.revokeFamily(row.familyId, nowMs);
-    return oauthError('AUTH-001', 'invalid_grant', 'the refresh token was already used; every token of this login is revoked, log in again');
+    return oauthError(
+      'AUTH-001',
+      'invalid_grant',
+      'the refresh token was already used; every token of this login is revoked, log in again',
+    );
   };
   if (row.replacedAt !== null) throw reuse();
   if (row.expiresAt <= nowMs) throw oauthError('AUTH-001', 'invalid_grant', 'the refresh token has expired; log in again');

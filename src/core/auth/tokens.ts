@@ -82,7 +82,11 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
     return result;
   }
 
-  async function respond(user: { username: string; role: Principal['role']; tokenVersion: number }, refreshToken: string, now: number): Promise<TokenResponse> {
+  async function respond(
+    user: { username: string; role: Principal['role']; tokenVersion: number },
+    refreshToken: string,
+    now: number,
+  ): Promise<TokenResponse> {
     return {
       access_token: await signAccessToken(key, user, now),
       token_type: 'Bearer',
@@ -112,7 +116,9 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
       if (!req.refresh_token) throw oauthError('USAGE', 'invalid_request', 'missing parameter: "refresh_token" is required');
       const presented = req.refresh_token;
       const now = clock();
-      const { user, refreshToken } = await guarded('refresh_token', null, address, () => rotateRefreshToken(store, presented, clientId, now));
+      const { user, refreshToken } = await guarded('refresh_token', null, address, () =>
+        rotateRefreshToken(store, presented, clientId, now),
+      );
       return respond(user, refreshToken, now);
     },
     authenticate(token) {

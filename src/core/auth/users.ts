@@ -29,7 +29,14 @@ export interface UserListItem extends UserView {
 }
 
 function view(u: UserRow): UserView {
-  return { username: u.username, role: u.role, disabled: u.disabled, last_login_at: u.lastLoginAt, created_at: u.createdAt, updated_at: u.updatedAt };
+  return {
+    username: u.username,
+    role: u.role,
+    disabled: u.disabled,
+    last_login_at: u.lastLoginAt,
+    created_at: u.createdAt,
+    updated_at: u.updatedAt,
+  };
 }
 
 /** Checks that `role` is exactly one of the three roles (no case folding: roles are words of the spec). */
@@ -47,9 +54,13 @@ function checkPassword(password: string): void {
 /** Creates an account; the password is stored only as an argon2id hash. */
 export async function addUser(store: Store, username: string, role: unknown, password: string): Promise<UserView> {
   if (!USERNAME_PATTERN.test(username)) {
-    throw new AppError('USAGE', `user name "${username}" is not valid: 1-64 letters, digits, ., _, @ or -, starting with a letter or digit`, {
-      field: 'username',
-    });
+    throw new AppError(
+      'USAGE',
+      `user name "${username}" is not valid: 1-64 letters, digits, ., _, @ or -, starting with a letter or digit`,
+      {
+        field: 'username',
+      },
+    );
   }
   const r = parseRole(role);
   checkPassword(password);
@@ -102,4 +113,3 @@ export async function changePassword(store: Store, username: string, password: s
   store.users.update(username, { passwordHash: await hashPassword(password) });
   return view(store.users.find(username)!);
 }
-

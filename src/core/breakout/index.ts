@@ -5,7 +5,6 @@
 export {
   TRIGGER_MODES,
   cancelJob,
-  
   jobExitCode,
   jobLogPath,
   jobStatus,
@@ -21,7 +20,7 @@ export {
   triggerBreakout,
   waitForJob,
 } from './jobs/index.js';
-export type {   JobListItem, JobStatusReply, StartReply, TriggerReply } from './jobs/index.js';
+export type { JobListItem, JobStatusReply, StartReply, TriggerReply } from './jobs/index.js';
 export { listBreakoutLogs, readBreakoutLog } from './log.js';
 export type { BreakoutLogItem, LogReaderReply } from './log.js';
 export { breakoutStatus, statusConnectTimeout } from './status.js';

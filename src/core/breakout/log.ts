@@ -32,12 +32,20 @@ export function listBreakoutLogs(store: Store, opts: { dictionary?: string; limi
   if (typeof given === 'number') limit = given;
   else if (given !== undefined) limit = typeof given === 'string' && /^\d+$/.test(given) ? Number(given) : Number.NaN;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LOGS_LIMIT) {
-    throw new AppError('USAGE', `limit must be a whole number from 1 to ${MAX_LOGS_LIMIT}; got "${String(opts.limit)}"`, { field: 'limit' });
+    throw new AppError('USAGE', `limit must be a whole number from 1 to ${MAX_LOGS_LIMIT}; got "${String(opts.limit)}"`, {
+      field: 'limit',
+    });
   }
   if (opts.dictionary !== undefined) requireDictionary(store, opts.dictionary);
   const entries = store.breakoutLog.newest({ dictionary: opts.dictionary, limit });
   return {
-    logs: entries.map((e) => ({ timestamp: e.createdAt, level: e.level, dictionary: e.dictionary, message: e.message, progress: `${e.progress}%` })),
+    logs: entries.map((e) => ({
+      timestamp: e.createdAt,
+      level: e.level,
+      dictionary: e.dictionary,
+      message: e.message,
+      progress: `${e.progress}%`,
+    })),
   };
 }
 
@@ -54,7 +62,10 @@ export interface LogReaderReply {
  * errors), `since` (an ISO 8601 time; entries written at or after it) and `limit` (1 to 1000,
  * default 100). Bad values are USAGE naming the parameter.
  */
-export function readBreakoutLog(store: Store, opts: { dictionary?: string; level?: string; since?: string; limit?: unknown } = {}): LogReaderReply {
+export function readBreakoutLog(
+  store: Store,
+  opts: { dictionary?: string; level?: string; since?: string; limit?: unknown } = {},
+): LogReaderReply {
   const limit = parseLogsLimit(opts.limit);
   let levels: BreakoutLogLevel[] | undefined;
   if (opts.level !== undefined) {
@@ -64,14 +75,24 @@ export function readBreakoutLog(store: Store, opts: { dictionary?: string; level
   }
   let since: string | undefined;
   if (opts.since !== undefined) {
-    const t = /^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?)?$/.test(opts.since) ? Date.parse(opts.since.replace(' ', 'T')) : NaN;
-    if (Number.isNaN(t)) throw new AppError('USAGE', `since must be an ISO 8601 time such as 2025-01-31T08:00:00Z; got "${opts.since}"`, { field: 'since' });
+    const t = /^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?)?$/.test(opts.since)
+      ? Date.parse(opts.since.replace(' ', 'T'))
+      : NaN;
+    if (Number.isNaN(t))
+      throw new AppError('USAGE', `since must be an ISO 8601 time such as 2025-01-31T08:00:00Z; got "${opts.since}"`, { field: 'since' });
     since = new Date(t).toISOString();
   }
   if (opts.dictionary !== undefined) requireDictionary(store, opts.dictionary);
   const entries = store.breakoutLog.search({ dictionary: opts.dictionary, levels, since, limit });
   return {
-    logs: entries.map((e) => ({ timestamp: e.createdAt, level: e.level, dictionary: e.dictionary, message: e.message, progress: `${e.progress}%`, job_id: e.jobId })),
+    logs: entries.map((e) => ({
+      timestamp: e.createdAt,
+      level: e.level,
+      dictionary: e.dictionary,
+      message: e.message,
+      progress: `${e.progress}%`,
+      job_id: e.jobId,
+    })),
   };
 }
 
@@ -105,7 +126,14 @@ export class JobLogWriter {
 
   private write(dictionary: string, level: BreakoutLogLevel, message: string): void {
     try {
-      this.store.breakoutLog.add({ jobId: this.jobId, dictionary, level, message, progress: this.percent.get(dictionary) ?? 0, createdAt: this.now().toISOString() });
+      this.store.breakoutLog.add({
+        jobId: this.jobId,
+        dictionary,
+        level,
+        message,
+        progress: this.percent.get(dictionary) ?? 0,
+        createdAt: this.now().toISOString(),
+      });
     } catch (err) {
       this.onWriteError(`could not write the breakout log entry "${message}": ${(err as Error).message}`);
     }
@@ -139,7 +167,11 @@ export class JobLogWriter {
     if (this.warnings <= MAX_LOGGED_WARNINGS) this.write(dictionary, 'warn', message);
     else if (this.warnings === MAX_LOGGED_WARNINGS + 1) {
       const file = `logs/breakout/job-${this.jobId}.log`;
-      this.write(dictionary, 'warn', `more than ${MAX_LOGGED_WARNINGS} warnings in job ${this.jobId}: the others are only in its log file ${file}`);
+      this.write(
+        dictionary,
+        'warn',
+        `more than ${MAX_LOGGED_WARNINGS} warnings in job ${this.jobId}: the others are only in its log file ${file}`,
+      );
     }
   }
 
@@ -148,8 +180,10 @@ export class JobLogWriter {
    * table created, each with the table's name and why (docs/breakout.md#destructive-changes).
    */
   tables(dictionary: string, change: { dropped: string[]; created: string[]; reason: string; detail: string }): void {
-    for (const t of change.dropped) this.write(dictionary, 'warn', `${dictionary}: dropped table ${t} (${change.reason}: ${change.detail})`);
-    for (const t of change.created) this.write(dictionary, 'info', `${dictionary}: created table ${t} (${change.reason}: ${change.detail})`);
+    for (const t of change.dropped)
+      this.write(dictionary, 'warn', `${dictionary}: dropped table ${t} (${change.reason}: ${change.detail})`);
+    for (const t of change.created)
+      this.write(dictionary, 'info', `${dictionary}: created table ${t} (${change.reason}: ${change.detail})`);
   }
 
   finished(dictionary: string, message: string): void {
@@ -169,7 +203,11 @@ export class JobLogWriter {
 }
 
 /** Logs a job that failed without running (its target was down at start, or its process died). */
-export function logJobFailure(store: Store, job: { id: string; dictionaries: string[]; progress?: JobProgress | null }, error: JobError): void {
+export function logJobFailure(
+  store: Store,
+  job: { id: string; dictionaries: string[]; progress?: JobProgress | null },
+  error: JobError,
+): void {
   const writer = new JobLogWriter(store, job.id);
   const p = job.progress;
   if (p && p.total > 0) writer.at(p.dictionary, (p.processed * 100) / p.total);

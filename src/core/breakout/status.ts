@@ -24,7 +24,8 @@ export const DEFAULT_STATUS_CONNECT_TIMEOUT_MS = 3000;
  * default: `invalid_parameter` for the flag, CONFIG_INVALID for the variable.
  */
 export function statusConnectTimeout(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): number {
-  const [value, from] = flag !== undefined ? [flag, 'the connect timeout'] : [env.SDS_STATUS_CONNECT_TIMEOUT_MS, 'SDS_STATUS_CONNECT_TIMEOUT_MS'];
+  const [value, from] =
+    flag !== undefined ? [flag, 'the connect timeout'] : [env.SDS_STATUS_CONNECT_TIMEOUT_MS, 'SDS_STATUS_CONNECT_TIMEOUT_MS'];
   if (value === undefined || value === '') return DEFAULT_STATUS_CONNECT_TIMEOUT_MS;
   const ms = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
   if (Number.isInteger(ms) && ms >= 1) return ms;
@@ -120,7 +121,10 @@ function parseStatusQuery(q: StatusQuery): Filters {
     if (q.dictionary.trim() === '') throw bad('dictionary', 'dictionary must not be empty');
     names = new Set([q.dictionary.trim()]);
   } else if (q.dictionaries !== undefined) {
-    const list = q.dictionaries.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const list = q.dictionaries
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     if (list.length === 0) throw bad('dictionaries', 'dictionaries must name at least one dictionary (comma-separated)');
     if (list.length > MAX_STATUS_DICTIONARIES) {
       throw bad('dictionaries', `dictionaries may name at most ${MAX_STATUS_DICTIONARIES} dictionaries; got ${list.length}`);
@@ -204,7 +208,9 @@ function pendingDeletions(store: Store, dictionaryId: number): number {
   const state = store.breakoutState.get(dictionaryId);
   if (!state) return 0;
   const upTo = store.cases.maxRevision(dictionaryId);
-  return store.cases.countChanged(dictionaryId, state.cursor, upTo, false) - store.cases.countChanged(dictionaryId, state.cursor, upTo, true);
+  return (
+    store.cases.countChanged(dictionaryId, state.cursor, upTo, false) - store.cases.countChanged(dictionaryId, state.cursor, upTo, true)
+  );
 }
 
 /**

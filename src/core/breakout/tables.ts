@@ -29,16 +29,21 @@ async function withTables<T>(
   fn: (session: TargetSession, plan: BreakoutPlan, tables: TableInfo[], recorded: string[]) => Promise<T>,
   opts: { probe?: boolean } = {},
 ): Promise<T> {
-  return withTargetSession(store, dict, async (session, plan, target) => {
-    const state = store.breakoutState.get(dict.id);
-    const recorded = state && state.target === target.identity ? state.tables : [];
-    const known = new Set([...plan.tables.map((t) => t.name), ...recorded]);
-    const prefixes = [...new Set([`${plan.prefix}_`, commonPrefix(recorded)].filter((p) => p !== ''))];
-    const seen = new Map<string, TableInfo>();
-    for (const prefix of prefixes) for (const t of await session.listTables(prefix)) if (known.has(t.name)) seen.set(t.name, t);
-    const tables = [...seen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    return fn(session, plan, tables, recorded);
-  }, opts);
+  return withTargetSession(
+    store,
+    dict,
+    async (session, plan, target) => {
+      const state = store.breakoutState.get(dict.id);
+      const recorded = state && state.target === target.identity ? state.tables : [];
+      const known = new Set([...plan.tables.map((t) => t.name), ...recorded]);
+      const prefixes = [...new Set([`${plan.prefix}_`, commonPrefix(recorded)].filter((p) => p !== ''))];
+      const seen = new Map<string, TableInfo>();
+      for (const prefix of prefixes) for (const t of await session.listTables(prefix)) if (known.has(t.name)) seen.set(t.name, t);
+      const tables = [...seen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return fn(session, plan, tables, recorded);
+    },
+    opts,
+  );
 }
 
 /**
@@ -59,7 +64,13 @@ export async function breakoutTables(store: Store, dictionaryName: string): Prom
     // The cases table comes first in a plan and in what a breakout records.
     const mains = new Set([plan.tables[0]!.name, ...recorded.slice(0, 1)]);
     const planned = new Set(plan.tables.map((t) => t.name));
-    const created = tables.map((t) => t.createdAt).filter((c): c is string => c !== null).sort()[0] ?? store.breakoutState.get(dict.id)?.updatedAt ?? null;
+    const created =
+      tables
+        .map((t) => t.createdAt)
+        .filter((c): c is string => c !== null)
+        .sort()[0] ??
+      store.breakoutState.get(dict.id)?.updatedAt ??
+      null;
     return {
       dictionary: dict.name,
       label: dict.label,

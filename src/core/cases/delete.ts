@@ -17,7 +17,11 @@ export function tombstoneOf(c: StoredCase, limits: CaseLimits): StoredCase {
   if (c.label.length > limits.labelChars) out.label = '';
   if (c.data.length > limits.dataChars) out.data = '{"id":{}}';
   const noteOver = (n: StoredCase['notes'][number]) =>
-    n.content.length > limits.noteChars || n.operatorId.length > limits.textChars || n.modifiedTime.length > limits.textChars || n.field.name.length > limits.textChars || n.field.levelKey.length > limits.textChars;
+    n.content.length > limits.noteChars ||
+    n.operatorId.length > limits.textChars ||
+    n.modifiedTime.length > limits.textChars ||
+    n.field.name.length > limits.textChars ||
+    n.field.levelKey.length > limits.textChars;
   if (c.notes.length > limits.notes || c.notes.some(noteOver)) out.notes = [];
   return out;
 }
@@ -39,6 +43,10 @@ export function deleteCase(store: Store, dictionaryName: string, guid: string): 
     if (c.deleted && !shed) return { message: `Case ${guid} was already deleted`, guid, revision: c.revision };
     const revision = store.cases.nextRevision(dict.id, 'delete');
     store.cases.upsert(dict.id, { ...tombstone, clock: tickClock(c.clock, store.settings.serverDeviceId()) }, revision);
-    return { message: c.deleted ? `Case ${guid} was already deleted; its fields over the limits were emptied` : `Case ${guid} deleted`, guid, revision };
+    return {
+      message: c.deleted ? `Case ${guid} was already deleted; its fields over the limits were emptied` : `Case ${guid} deleted`,
+      guid,
+      revision,
+    };
   });
 }

@@ -29,10 +29,17 @@ export function toCaseWrite(incoming: SyncCase): CaseWrite {
  * this store's device entry, ticked on every real change. Content equal to what is stored is
  * "unchanged" either way, so re-importing a file changes nothing and bumps no revision.
  */
-export function mergeCaseWrite(incoming: CaseWrite, existing: StoredCase | undefined, serverDeviceId: string): { outcome: MergeOutcome; write?: CaseWrite } {
+export function mergeCaseWrite(
+  incoming: CaseWrite,
+  existing: StoredCase | undefined,
+  serverDeviceId: string,
+): { outcome: MergeOutcome; write?: CaseWrite } {
   if (!existing) {
     // A new case is written as it came (the usual case of an upload): no copy to make.
-    return { outcome: 'inserted', write: incoming.clock.length === 0 ? { ...incoming, clock: [{ deviceId: serverDeviceId, revision: 1 }] } : incoming };
+    return {
+      outcome: 'inserted',
+      write: incoming.clock.length === 0 ? { ...incoming, clock: [{ deviceId: serverDeviceId, revision: 1 }] } : incoming,
+    };
   }
   const write: CaseWrite = { ...incoming };
   if (write.clock.length > 0) {

@@ -87,14 +87,26 @@ export function uploadDictionary(store: Store, input: { source: Buffer; label: u
   });
   const notice = created ? null : rebuildNotice(store, row.id, row.name, model, label);
   const message = created ? `Dictionary ${row.name} uploaded` : `Dictionary ${row.name} replaced`;
-  return { message: notice ? `${message}; ${notice.message}` : message, name: row.name, label: row.label, created, breakout_rebuild: notice };
+  return {
+    message: notice ? `${message}; ${notice.message}` : message,
+    name: row.name,
+    label: row.label,
+    created,
+    breakout_rebuild: notice,
+  };
 }
 
 /**
  * What the next incremental breakout will drop and create because of this upload: the pure
  * planner against the breakout state, on the dialect of the target the state was recorded in.
  */
-function rebuildNotice(store: Store, dictionaryId: number, name: string, model: ReturnType<typeof parseDictionary>, label: string): BreakoutRebuildNotice | null {
+function rebuildNotice(
+  store: Store,
+  dictionaryId: number,
+  name: string,
+  model: ReturnType<typeof parseDictionary>,
+  label: string,
+): BreakoutRebuildNotice | null {
   const state = store.breakoutState.get(dictionaryId);
   if (!state) return null;
   let rebuild;
@@ -125,13 +137,19 @@ function publicTarget(identity: string): string {
 }
 
 function firstSignificantChar(source: Buffer): string {
-  const text = source.subarray(0, 64).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const text = source
+    .subarray(0, 64)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   return text.charAt(0);
 }
 
 /** All dictionaries in the list form of the spec, by name. */
 export function listDictionaries(store: Store): DictionaryListItem[] {
-  return store.dictionaries.list().map((d) => ({ name: d.name, label: d.label, version: d.version, created_at: d.createdAt, caseCount: store.cases.countActive(d.id) }));
+  return store.dictionaries
+    .list()
+    .map((d) => ({ name: d.name, label: d.label, version: d.version, created_at: d.createdAt, caseCount: store.cases.countActive(d.id) }));
 }
 
 /** Loads a dictionary with its model, or fails with DICTIONARY_NOT_FOUND naming close matches. */

@@ -49,7 +49,11 @@ export async function purgeDictionary(store: Store, name: string, opts: { dropTa
   return {
     message:
       `Dictionary ${name} purged: ${c.cases} cases (${c.deleted_cases} deleted), ${c.schedules} schedules, ${c.sync_history} sync records` +
-      (opts.dropTables ? `, ${dropped.length} breakout tables dropped` : left.length ? `; ${left.length} breakout tables left in the target` : ''),
+      (opts.dropTables
+        ? `, ${dropped.length} breakout tables dropped`
+        : left.length
+          ? `; ${left.length} breakout tables left in the target`
+          : ''),
     name,
     removed: { ...c, log_files: logFiles },
     dropped_tables: dropped,
@@ -67,12 +71,17 @@ function refuseWhenBusy(store: Store, dictionaryId: number, name: string): void 
   if (job) throw busyError(name, { kind: 'job', id: job.id, status: job.status });
   // A run whose runner died is left `running` until the scheduler reaps it: it must not block.
   const schedule = store.schedules.forDictionary(dictionaryId);
-  const run = schedule && store.schedules.runningRuns().find((r) => r.scheduleId === schedule.id && r.runnerPid !== null && processAlive(r.runnerPid));
+  const run =
+    schedule &&
+    store.schedules.runningRuns().find((r) => r.scheduleId === schedule.id && r.runnerPid !== null && processAlive(r.runnerPid));
   if (run) throw busyError(name, { kind: 'schedule-run', id: String(run.id), status: 'running' });
 }
 
 function busyError(name: string, busy: { kind: 'job' | 'schedule-run'; id: string; status: string }): AppError {
-  const what = busy.kind === 'job' ? `breakout job ${busy.id} of ${name} is still ${busy.status}` : `schedule run ${busy.id} of ${name} is still running`;
+  const what =
+    busy.kind === 'job'
+      ? `breakout job ${busy.id} of ${name} is still ${busy.status}`
+      : `schedule run ${busy.id} of ${name} is still running`;
   return new AppError('BREAKOUT_BUSY', `${what}; wait for it or cancel it before purging the dictionary`, {
     dictionary: name,
     [busy.kind === 'job' ? 'job_id' : 'schedule_run_id']: busy.id,

@@ -78,10 +78,14 @@ export async function stageFile(target: string, content: AsyncIterable<Buffer | 
       const chunk = typeof part === 'string' ? Buffer.from(part) : part;
       size += chunk.length;
       if (opts.maxBytes !== undefined && size > opts.maxBytes) {
-        throw new AppError('PAYLOAD_TOO_LARGE', `${opts.file} is larger than the file limit of ${opts.maxBytes} bytes; the file was not stored`, {
-          file: opts.file,
-          limit: opts.maxBytes,
-        });
+        throw new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `${opts.file} is larger than the file limit of ${opts.maxBytes} bytes; the file was not stored`,
+          {
+            file: opts.file,
+            limit: opts.maxBytes,
+          },
+        );
       }
       if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
       md5.update(chunk);
@@ -90,7 +94,11 @@ export async function stageFile(target: string, content: AsyncIterable<Buffer | 
     }
     const got = md5.digest('hex');
     if (opts.expectedMd5 !== undefined && got !== opts.expectedMd5.trim().toLowerCase()) {
-      throw new AppError('CHECKSUM_MISMATCH', `the body of ${opts.file} has md5 ${got}, not the ${opts.expectedMd5} of its Content-MD5; the file was not stored`, { file: opts.file });
+      throw new AppError(
+        'CHECKSUM_MISMATCH',
+        `the body of ${opts.file} has md5 ${got}, not the ${opts.expectedMd5} of its Content-MD5; the file was not stored`,
+        { file: opts.file },
+      );
     }
     await fh.sync();
     const { mtimeMs } = await fh.stat();
@@ -101,7 +109,12 @@ export async function stageFile(target: string, content: AsyncIterable<Buffer | 
     await fh?.close().catch(() => undefined);
     await rm(tmp, { force: true });
     if (err instanceof AppError) throw err;
-    throw new AppError('IO_ERROR', `could not store ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file: opts.file }, { cause: err });
+    throw new AppError(
+      'IO_ERROR',
+      `could not store ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      { file: opts.file },
+      { cause: err },
+    );
   }
 }
 
@@ -115,7 +128,12 @@ export async function commitStaged(staged: StagedFile): Promise<void> {
     await syncFolder(dirname(staged.target));
   } catch (err) {
     await rm(staged.tmp, { force: true });
-    throw new AppError('IO_ERROR', `could not put ${staged.file} in place: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file: staged.file }, { cause: err });
+    throw new AppError(
+      'IO_ERROR',
+      `could not put ${staged.file} in place: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      { file: staged.file },
+      { cause: err },
+    );
   }
 }
 

@@ -54,7 +54,10 @@ async function digestOf(fh: FileHandle, size: number, what: string): Promise<Dig
     sha.update(chunk);
     pos += bytesRead;
   }
-  if (pos !== size) throw new AppError('IO_ERROR', `${what} was cut short while being read (${pos} of ${size} bytes): was it changed in place?`, { file: what });
+  if (pos !== size)
+    throw new AppError('IO_ERROR', `${what} was cut short while being read (${pos} of ${size} bytes): was it changed in place?`, {
+      file: what,
+    });
   return { md5: md5.digest('hex'), sha256: sha.digest('hex'), head };
 }
 
@@ -91,7 +94,8 @@ export async function openSnapshot(path: string, what: string): Promise<FileSnap
       ...digest,
       mtimeMs: Number(st.mtimeMs),
       stream() {
-        if (taken) throw new AppError('INTERNAL', `the snapshot of ${what} was streamed twice (a file snapshot streams once)`, { file: what });
+        if (taken)
+          throw new AppError('INTERNAL', `the snapshot of ${what} was streamed twice (a file snapshot streams once)`, { file: what });
         taken = true;
         if (size === 0) {
           void fh.close();

@@ -65,7 +65,12 @@ function statOf(target: string, file: string): Stats | undefined {
     return statSync(target, { throwIfNoEntry: false });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') throw new AppError('PATH_INVALID', `a folder of ${file} is a file`, { file });
-    throw new AppError('IO_ERROR', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file }, { cause: err });
+    throw new AppError(
+      'IO_ERROR',
+      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      { file },
+      { cause: err },
+    );
   }
 }
 
@@ -104,7 +109,12 @@ async function inTurn<T>(key: string, fn: () => Promise<T>): Promise<T> {
  * version and no temporary file. The overwrite rule is checked before reading and again just
  * before the rename.
  */
-export async function storeFile(store: Store, name: string, content: AsyncIterable<Buffer | string>, opts: PutFileOptions = {}): Promise<StoredFile> {
+export async function storeFile(
+  store: Store,
+  name: string,
+  content: AsyncIterable<Buffer | string>,
+  opts: PutFileOptions = {},
+): Promise<StoredFile> {
   const target = mediaPath(store.home.media, name);
   checkReplace(store, name, target, opts);
   const staged = await stageFile(target, content, { file: opts.file ?? name, maxBytes: opts.maxBytes, expectedMd5: opts.expectedMd5 });
@@ -117,13 +127,25 @@ export async function storeFile(store: Store, name: string, content: AsyncIterab
     }
     await commitStaged(staged);
     const office = opts.writer === undefined || can(opts.writer.role, 'files.write');
-    store.files.save({ name, size: staged.size, sha256: staged.sha256, contentType: contentTypeOf(name, staged.head), writtenBy: opts.writer?.username ?? null, office });
+    store.files.save({
+      name,
+      size: staged.size,
+      sha256: staged.sha256,
+      contentType: contentTypeOf(name, staged.head),
+      writtenBy: opts.writer?.username ?? null,
+      office,
+    });
     return { info: info(store, name), md5: staged.md5, mtimeMs: staged.mtimeMs };
   });
 }
 
 /** Stores content as a media file (see storeFile); returns its metadata. */
-export async function putFile(store: Store, name: string, content: AsyncIterable<Buffer | string>, opts: PutFileOptions = {}): Promise<FileInfo> {
+export async function putFile(
+  store: Store,
+  name: string,
+  content: AsyncIterable<Buffer | string>,
+  opts: PutFileOptions = {},
+): Promise<FileInfo> {
   return (await storeFile(store, name, content, opts)).info;
 }
 
@@ -160,7 +182,12 @@ export function removeFile(store: Store, name: string): { message: string; name:
   try {
     removeDurably(path);
   } catch (err) {
-    throw new AppError('IO_ERROR', `could not remove ${name}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file: name }, { cause: err });
+    throw new AppError(
+      'IO_ERROR',
+      `could not remove ${name}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      { file: name },
+      { cause: err },
+    );
   }
   store.files.remove(name);
   return { message: `File ${name} removed`, name };

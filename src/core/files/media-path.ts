@@ -25,10 +25,26 @@ export function mediaPath(mediaRoot: string, name: string): string {
 }
 
 const TYPES: Record<string, string> = {
-  jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', svg: 'image/svg+xml',
-  mp3: 'audio/mpeg', wav: 'audio/wav', m4a: 'audio/mp4', ogg: 'audio/ogg', mp4: 'video/mp4',
-  pdf: 'application/pdf', json: 'application/json', csv: 'text/csv', txt: 'text/plain', html: 'text/html',
-  zip: 'application/zip', pen: 'application/octet-stream', pff: 'text/plain', dcf: 'text/plain',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  m4a: 'audio/mp4',
+  ogg: 'audio/ogg',
+  mp4: 'video/mp4',
+  pdf: 'application/pdf',
+  json: 'application/json',
+  csv: 'text/csv',
+  txt: 'text/plain',
+  html: 'text/html',
+  zip: 'application/zip',
+  pen: 'application/octet-stream',
+  pff: 'text/plain',
+  dcf: 'text/plain',
 };
 
 /** How the bytes of a type begin, where the type has a fixed signature. */

@@ -44,9 +44,16 @@ const setIn = (env: NodeJS.ProcessEnv, name: string): boolean => env[name] !== u
  * The source of a setting read with the precedence environment > config.json > default, as every
  * loader of the home's settings does. `section` is the config.json object holding `key`.
  */
-export function sourceOf(env: NodeJS.ProcessEnv, envName: string | undefined, section: unknown, key: string, dotted: string): Pick<EffectiveSetting, 'source' | 'from'> {
+export function sourceOf(
+  env: NodeJS.ProcessEnv,
+  envName: string | undefined,
+  section: unknown,
+  key: string,
+  dotted: string,
+): Pick<EffectiveSetting, 'source' | 'from'> {
   if (envName && setIn(env, envName)) return { source: 'environment', from: envName };
-  if (typeof section === 'object' && section !== null && (section as Record<string, unknown>)[key] !== undefined) return { source: 'config.json', from: dotted };
+  if (typeof section === 'object' && section !== null && (section as Record<string, unknown>)[key] !== undefined)
+    return { source: 'config.json', from: dotted };
   return { source: 'default' };
 }
 
@@ -63,18 +70,28 @@ export function effectiveConfig(home: HomePaths, choice: HomeChoice = {}, env: N
   const config = readHomeConfig(home);
   const file = homeConfigPath(home);
   const settings: EffectiveSetting[] = [];
-  const add = (name: string, value: EffectiveSetting['value'], src: Pick<EffectiveSetting, 'source' | 'from'>) => settings.push({ name, value, ...src });
+  const add = (name: string, value: EffectiveSetting['value'], src: Pick<EffectiveSetting, 'source' | 'from'>) =>
+    settings.push({ name, value, ...src });
 
   const sch = schedulerSettings(home, { env });
   add('timezone', sch.zone, sourceOf(env, 'SDS_TIMEZONE', config, 'timezone', 'timezone'));
   const schSection = objectAt(config, 'scheduler');
-  add('scheduler.timeout_seconds', sch.timeoutSeconds, sourceOf(env, 'SDS_SCHEDULER_TIMEOUT', schSection, 'timeout_seconds', 'scheduler.timeout_seconds'));
-  add('scheduler.kill_grace_seconds', sch.killGraceSeconds, sourceOf(env, 'SDS_SCHEDULER_KILL_GRACE', schSection, 'kill_grace_seconds', 'scheduler.kill_grace_seconds'));
+  add(
+    'scheduler.timeout_seconds',
+    sch.timeoutSeconds,
+    sourceOf(env, 'SDS_SCHEDULER_TIMEOUT', schSection, 'timeout_seconds', 'scheduler.timeout_seconds'),
+  );
+  add(
+    'scheduler.kill_grace_seconds',
+    sch.killGraceSeconds,
+    sourceOf(env, 'SDS_SCHEDULER_KILL_GRACE', schSection, 'kill_grace_seconds', 'scheduler.kill_grace_seconds'),
+  );
   add('scheduler.keep_runs', sch.keepRuns, sourceOf(env, 'SDS_SCHEDULER_KEEP_RUNS', schSection, 'keep_runs', 'scheduler.keep_runs'));
 
   const limits = loadLimits(home, env);
   const limitsSection = objectAt(config, 'limits');
-  for (const [key, envName, field] of LIMIT_SETTINGS) add(`limits.${key}`, limits[field], sourceOf(env, envName, limitsSection, key, `limits.${key}`));
+  for (const [key, envName, field] of LIMIT_SETTINGS)
+    add(`limits.${key}`, limits[field], sourceOf(env, envName, limitsSection, key, `limits.${key}`));
 
   const guard = loadLoginGuardSettings(home, env);
   const throttleSection = objectAt(config, 'login_throttle');
@@ -90,7 +107,11 @@ export function effectiveConfig(home: HomePaths, choice: HomeChoice = {}, env: N
   add('status.connect_timeout_ms', statusConnectTimeout(undefined, env), sourceOf(env, 'SDS_STATUS_CONNECT_TIMEOUT_MS', undefined, '', ''));
 
   // Secrets: whether they are set, never their value.
-  add('jwt_secret', setIn(env, 'SDS_JWT_SECRET') ? 'set' : 'not set (a random key kept in the store signs tokens)', sourceOf(env, 'SDS_JWT_SECRET', undefined, '', ''));
+  add(
+    'jwt_secret',
+    setIn(env, 'SDS_JWT_SECRET') ? 'set' : 'not set (a random key kept in the store signs tokens)',
+    sourceOf(env, 'SDS_JWT_SECRET', undefined, '', ''),
+  );
   for (const name of ['BREAKOUT_WEBHOOK_TOKEN', 'SURVEY_WEBHOOK_TOKEN']) {
     add(name.toLowerCase(), setIn(env, name) ? 'set' : 'not set', sourceOf(env, name, undefined, '', ''));
   }

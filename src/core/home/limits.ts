@@ -50,7 +50,9 @@ export const LIMIT_SETTINGS: ReadonlyArray<readonly [string, string, keyof Limit
 function whole(value: unknown, where: string, min: number, max: number): number {
   const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw new AppError('CONFIG_INVALID', `${where} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`, { field: where });
+    throw new AppError('CONFIG_INVALID', `${where} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`, {
+      field: where,
+    });
   }
   return n;
 }
@@ -67,7 +69,10 @@ export function limitsSettings(file: Record<string, unknown>, env: NodeJS.Proces
   }
   const known = new Set<string>(FIELDS.map((f) => f[0]));
   for (const k of Object.keys(section)) {
-    if (!known.has(k)) throw new AppError('CONFIG_INVALID', `limits.${k} in ${fileName} is not a setting; known: ${[...known].join(', ')}`, { field: `limits.${k}` });
+    if (!known.has(k))
+      throw new AppError('CONFIG_INVALID', `limits.${k} in ${fileName} is not a setting; known: ${[...known].join(', ')}`, {
+        field: `limits.${k}`,
+      });
   }
   const out: Limits = { ...DEFAULT_LIMITS };
   for (const [key, envName, field, min, max] of FIELDS) {

@@ -5,7 +5,13 @@ import { initHome } from './init.js';
 import { openStore } from '../../store/open-store.js';
 import { uploadDictionary } from '../dictionaries/index.js';
 import { importCases, type ImportReport } from '../cases/index.js';
-import { runBreakoutNow, type JobStatusReply, breakoutTables, type BreakoutTablesReply, effectiveTargetWithoutSecrets } from '../breakout/index.js';
+import {
+  runBreakoutNow,
+  type JobStatusReply,
+  breakoutTables,
+  type BreakoutTablesReply,
+  effectiveTargetWithoutSecrets,
+} from '../breakout/index.js';
 import { AppError, isErrorCode } from '../../shared/errors.js';
 
 const QUICKSTART_DICTIONARY_FILE = 'popstan-census.json.dcf';
@@ -45,16 +51,27 @@ export async function quickstart(home: HomePaths, options: QuickstartOptions | (
   try {
     const dictFile = bundledFixture(QUICKSTART_DICTIONARY_FILE);
     const up = uploadDictionary(store, { source: readFileSync(dictFile), label: QUICKSTART_LABEL, file: dictFile });
-    const report = await importCases(store, up.name, [bundledFixture(QUICKSTART_DATA_FILE)], { onProgress: opts.onProgress, signal: opts.signal });
+    const report = await importCases(store, up.name, [bundledFixture(QUICKSTART_DATA_FILE)], {
+      onProgress: opts.onProgress,
+      signal: opts.signal,
+    });
     const dict = store.dictionaries.find(up.name)!;
     const base = { home: home.root, dictionary: up.name, label: up.label, import: report.total };
     if (opts.signal?.aborted) return { ...base, cases_stored: store.cases.countActive(dict.id), breakout: null, interrupted: 'import' };
     const job = await runBreakoutNow(store, { dictionary: up.name, origin: 'quickstart' }, { signal: opts.signal, onJob: opts.onJob });
-    if (job.status === 'failed') throw new AppError(isErrorCode(job.error.code) ? job.error.code : 'BRK-002', `quickstart breakout failed: ${job.error.message}`, { job_id: job.job_id });
+    if (job.status === 'failed')
+      throw new AppError(isErrorCode(job.error.code) ? job.error.code : 'BRK-002', `quickstart breakout failed: ${job.error.message}`, {
+        job_id: job.job_id,
+      });
     // Stopped: the target may be the reason (one that never answers), so it is not asked for its tables.
     if (job.status === 'cancelled') {
       const where = effectiveTargetWithoutSecrets(store, dict).identity;
-      return { ...base, cases_stored: store.cases.countActive(dict.id), breakout: { job, tables: [], database: where }, interrupted: 'breakout' };
+      return {
+        ...base,
+        cases_stored: store.cases.countActive(dict.id),
+        breakout: { job, tables: [], database: where },
+        interrupted: 'breakout',
+      };
     }
     const tables = await breakoutTables(store, up.name);
     return {

@@ -59,12 +59,20 @@ export function receiveEvent(store: Store, body: unknown, opts: { spawn?: boolea
   const name = field(b, 'dictionary', true)!;
   const given = field(b, 'event', false) ?? 'case_uploaded';
   if (!(INCOMING_EVENTS as readonly string[]).includes(given)) {
-    throw new AppError('WHK-003', `invalid payload: unknown event "${given}"; expected one of ${INCOMING_EVENTS.join(', ')}`, { field: 'event' });
+    throw new AppError('WHK-003', `invalid payload: unknown event "${given}"; expected one of ${INCOMING_EVENTS.join(', ')}`, {
+      field: 'event',
+    });
   }
   field(b, 'case_id', false);
   const event = given as IncomingEvent;
   if (!CASE_EVENTS.includes(event)) {
-    return { status: 'accepted', message: `${event} for ${name} accepted; the next breakout adapts the tables`, event, dictionary: name, job_id: null };
+    return {
+      status: 'accepted',
+      message: `${event} for ${name} accepted; the next breakout adapts the tables`,
+      event,
+      dictionary: name,
+      job_id: null,
+    };
   }
   const dict = requireDictionary(store, name);
   // An event never configures breakout: without a target (isBreakoutConfigured, as the status
@@ -86,7 +94,13 @@ export function receiveEvent(store: Store, body: unknown, opts: { spawn?: boolea
   );
   if ('started' in out) {
     if (opts.spawn !== false) spawnJobProcess(store, out.started.id);
-    return { status: 'scheduled', message: `incremental breakout of ${dict.name} scheduled (job ${out.started.id})`, event, dictionary: dict.name, job_id: out.started.id };
+    return {
+      status: 'scheduled',
+      message: `incremental breakout of ${dict.name} scheduled (job ${out.started.id})`,
+      event,
+      dictionary: dict.name,
+      job_id: out.started.id,
+    };
   }
   return {
     status: 'queued',

@@ -10,7 +10,12 @@ import type { SchedulerSettings } from './settings.js';
  * runs (log file, history with trigger `run-now`, time limit) and the call returns when it has
  * ended. It works on a disabled schedule too, and leaves next_run alone.
  */
-export async function runNow(store: Store, ref: ScheduleRef, settings: SchedulerSettings, opts: { claimedRunId?: number; stop?: AbortSignal } = {}): Promise<RunOutcome> {
+export async function runNow(
+  store: Store,
+  ref: ScheduleRef,
+  settings: SchedulerSettings,
+  opts: { claimedRunId?: number; stop?: AbortSignal } = {},
+): Promise<RunOutcome> {
   const s = requireSchedule(store, ref);
   reapDeadRuns(store, settings.now());
   return runSchedule(store, s, 'run-now', settings, { claimedRunId: opts.claimedRunId, stop: opts.stop });
@@ -37,7 +42,17 @@ export function startRunNow(store: Store, ref: ScheduleRef, opts: { env?: NodeJS
   reapDeadJobs(store);
   reapDeadRuns(store, now);
   const claim = store.schedules.claimRun(
-    { scheduleId: s.id, trigger: 'run-now', startedAt: now.toISOString(), endedAt: null, exitCode: null, outcome: 'running', logFile: null, message: null, runnerPid: process.pid },
+    {
+      scheduleId: s.id,
+      trigger: 'run-now',
+      startedAt: now.toISOString(),
+      endedAt: null,
+      exitCode: null,
+      outcome: 'running',
+      logFile: null,
+      message: null,
+      runnerPid: process.pid,
+    },
     () => busyReason(store, s),
   );
   if ('busy' in claim) {
@@ -45,15 +60,33 @@ export function startRunNow(store: Store, ref: ScheduleRef, opts: { env?: NodeJS
   }
   let child;
   try {
-    child = processLauncher.detached('run-now', ['--home', store.home.root, '--claimed-run', String(claim.runId), s.dictionary], { output: 'ignore', env: opts.env });
+    child = processLauncher.detached('run-now', ['--home', store.home.root, '--claimed-run', String(claim.runId), s.dictionary], {
+      output: 'ignore',
+      env: opts.env,
+    });
   } catch (err) {
-    store.schedules.endRun(claim.runId, { endedAt: now.toISOString(), exitCode: SPAWN_FAILED_EXIT_CODE, outcome: 'failed', message: `the breakout could not be started: ${(err as Error).message}` });
+    store.schedules.endRun(claim.runId, {
+      endedAt: now.toISOString(),
+      exitCode: SPAWN_FAILED_EXIT_CODE,
+      outcome: 'failed',
+      message: `the breakout could not be started: ${(err as Error).message}`,
+    });
     throw err;
   }
   // From here the child watches the run: if it dies before taking it over, the reaper closes it.
   if (child.pid !== undefined) store.schedules.adoptRun(claim.runId, { runnerPid: child.pid, logFile: null, startedAt: now.toISOString() });
   child.once('error', (err) => {
-    store.schedules.endRun(claim.runId, { endedAt: new Date().toISOString(), exitCode: SPAWN_FAILED_EXIT_CODE, outcome: 'failed', message: `the breakout could not be started: ${err.message}` });
+    store.schedules.endRun(claim.runId, {
+      endedAt: new Date().toISOString(),
+      exitCode: SPAWN_FAILED_EXIT_CODE,
+      outcome: 'failed',
+      message: `the breakout could not be started: ${err.message}`,
+    });
   });
-  return { status: 'started', schedule_id: s.id, dictionary: s.dictionary, message: `Run Now of ${s.dictionary} started; follow it in GET /scheduler/${s.id}/runs` };
+  return {
+    status: 'started',
+    schedule_id: s.id,
+    dictionary: s.dictionary,
+    message: `Run Now of ${s.dictionary} started; follow it in GET /scheduler/${s.id}/runs`,
+  };
 }

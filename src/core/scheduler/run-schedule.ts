@@ -86,7 +86,13 @@ interface Verdict {
 }
 
 function judge(r: ChildResult, settings: SchedulerSettings): Verdict {
-  if (r.spawnError) return { outcome: 'failed', exitCode: SPAWN_FAILED_EXIT_CODE, message: `the breakout could not be started: ${r.spawnError}`, note: r.spawnError };
+  if (r.spawnError)
+    return {
+      outcome: 'failed',
+      exitCode: SPAWN_FAILED_EXIT_CODE,
+      message: `the breakout could not be started: ${r.spawnError}`,
+      note: r.spawnError,
+    };
   if (r.timedOut) {
     const how = r.killed ? `SIGTERM, then SIGKILL after ${settings.killGraceSeconds} s` : 'SIGTERM';
     const note = `the breakout ran longer than the limit of ${settings.timeoutSeconds} s and was stopped (${how})`;
@@ -163,17 +169,39 @@ export async function runSchedule(
   if (opts.claimedRunId !== undefined) {
     const claimed = store.schedules.getRun(opts.claimedRunId);
     if (!claimed || claimed.scheduleId !== schedule.id || claimed.outcome !== 'running') {
-      throw new AppError('USAGE', `run ${opts.claimedRunId} is not a running run of the schedule of ${schedule.dictionary}`, { run_id: opts.claimedRunId });
+      throw new AppError('USAGE', `run ${opts.claimedRunId} is not a running run of the schedule of ${schedule.dictionary}`, {
+        run_id: opts.claimedRunId,
+      });
     }
     runId = claimed.id;
   } else {
     const claim = store.schedules.claimRun(
-      { scheduleId: schedule.id, trigger, startedAt: startedAt.toISOString(), endedAt: null, exitCode: null, outcome: 'running', logFile: null, message: null, runnerPid: process.pid },
+      {
+        scheduleId: schedule.id,
+        trigger,
+        startedAt: startedAt.toISOString(),
+        endedAt: null,
+        exitCode: null,
+        outcome: 'running',
+        logFile: null,
+        message: null,
+        runnerPid: process.pid,
+      },
       () => busyReason(store, schedule),
     );
     if ('busy' in claim) {
       const message = `skipped: ${claim.busy}`;
-      const skippedId = store.schedules.addRun({ scheduleId: schedule.id, trigger, startedAt: startedAt.toISOString(), endedAt: startedAt.toISOString(), exitCode: null, outcome: 'skipped', logFile: null, message, runnerPid: null });
+      const skippedId = store.schedules.addRun({
+        scheduleId: schedule.id,
+        trigger,
+        startedAt: startedAt.toISOString(),
+        endedAt: startedAt.toISOString(),
+        exitCode: null,
+        outcome: 'skipped',
+        logFile: null,
+        message,
+        runnerPid: null,
+      });
       if (trigger === 'scheduled') store.schedules.setNextRun(schedule.id, scheduledNext(), startedAt.toISOString());
       prune(store, schedule.id, settings.keepRuns);
       return { ...base, run_id: skippedId, outcome: 'skipped', exit_code: null, log_file: null, message };
@@ -200,7 +228,15 @@ export async function runSchedule(
   const v = judge(result, settings);
   writeFileSync(
     join(store.home.breakoutLogs, logFile),
-    formatRunLog({ command: equivalentCommand(store, schedule.dictionary), startedAt, endedAt, exitCode: v.exitCode, note: v.note, stdout: result.stdout, stderr: result.stderr }),
+    formatRunLog({
+      command: equivalentCommand(store, schedule.dictionary),
+      startedAt,
+      endedAt,
+      exitCode: v.exitCode,
+      note: v.note,
+      stdout: result.stdout,
+      stderr: result.stderr,
+    }),
   );
 
   // The run's end and the schedule's last exit code in one transaction: nobody reads a run that
@@ -216,4 +252,3 @@ export async function runSchedule(
   if (kept) prune(store, schedule.id, settings.keepRuns);
   return { ...base, run_id: runId, outcome: v.outcome, exit_code: v.exitCode, log_file: logFile, message: v.message };
 }
-

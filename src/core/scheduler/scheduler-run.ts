@@ -37,7 +37,11 @@ export interface SchedulerRunReply {
  * claimed with leases, so ticks may overlap safely, and a breakout that holds the lock for an
  * hour must not hold up an hour of events.
  */
-export async function schedulerRun(store: Store, settings: SchedulerSettings, opts: { log?: (line: string) => void } = {}): Promise<SchedulerRunReply> {
+export async function schedulerRun(
+  store: Store,
+  settings: SchedulerSettings,
+  opts: { log?: (line: string) => void } = {},
+): Promise<SchedulerRunReply> {
   const log = opts.log ?? (() => {});
   const now = settings.now();
   const base = { now: now.toISOString(), timezone: settings.zone };
@@ -55,14 +59,22 @@ export async function schedulerRun(store: Store, settings: SchedulerSettings, op
     for (const s of due) {
       log(`${s.dictionary}: due at ${s.nextRun}; starting its breakout`);
       const r = await runSchedule(store, s, 'scheduled', settings);
-      log(`${s.dictionary}: ${r.outcome}${r.exit_code !== null ? ` (exit code ${r.exit_code})` : ''}${r.message ? `: ${r.message}` : ''}${r.log_file ? `; log ${r.log_file}` : ''}`);
+      log(
+        `${s.dictionary}: ${r.outcome}${r.exit_code !== null ? ` (exit code ${r.exit_code})` : ''}${r.message ? `: ${r.message}` : ''}${r.log_file ? `; log ${r.log_file}` : ''}`,
+      );
       runs.push(r);
     }
 
-
     const lost = lock.compromised();
     if (lost) log(`warning: the scheduler lock was lost during the run (${lost.message})`);
-    return { lock: 'acquired', ...base, due: due.length, runs, webhooks, failed: runs.filter((r) => r.outcome === 'failed' || r.outcome === 'interrupted').length };
+    return {
+      lock: 'acquired',
+      ...base,
+      due: due.length,
+      runs,
+      webhooks,
+      failed: runs.filter((r) => r.outcome === 'failed' || r.outcome === 'interrupted').length,
+    };
   } finally {
     await lock.release();
   }
@@ -72,7 +84,10 @@ async function deliverWebhooks(store: Store, log: (line: string) => void): Promi
   try {
     // The real clock, not the scheduler's (SDS_NOW is a testing aid for due schedules only).
     const r = await deliverDueWebhooks(store, { settings: webhookSettings() });
-    if (r.attempted > 0 || r.queued > 0) log(`webhooks: ${r.queued} queued, ${r.attempted} sent (${r.succeeded} ok, ${r.retrying} to retry, ${r.gave_up} failed, kept for redelivery)`);
+    if (r.attempted > 0 || r.queued > 0)
+      log(
+        `webhooks: ${r.queued} queued, ${r.attempted} sent (${r.succeeded} ok, ${r.retrying} to retry, ${r.gave_up} failed, kept for redelivery)`,
+      );
     return r;
   } catch (err) {
     const e = toAppError(err);

@@ -154,11 +154,15 @@ export function addSchedule(
   }
   const now = settings.now();
   try {
-    const row = store.schedules.insert({ dictionaryId: dict.id, enabled, cronExpression: cron, nextRun: nextRunOf(enabled, cron, now, settings.zone) }, now.toISOString());
+    const row = store.schedules.insert(
+      { dictionaryId: dict.id, enabled, cronExpression: cron, nextRun: nextRunOf(enabled, cron, now, settings.zone) },
+      now.toISOString(),
+    );
     return scheduleItem(store, row);
   } catch (err) {
     // Two adds racing: the UNIQUE dictionary_id lets one win.
-    if (/UNIQUE/.test((err as Error).message)) throw new AppError('SCHEDULE_EXISTS', `dictionary ${dict.name} already has a schedule`, { dictionary: dict.name });
+    if (/UNIQUE/.test((err as Error).message))
+      throw new AppError('SCHEDULE_EXISTS', `dictionary ${dict.name} already has a schedule`, { dictionary: dict.name });
     throw err;
   }
 }
@@ -177,7 +181,11 @@ export function updateSchedule(
   const cron = input.cron_expression === undefined ? s.cronExpression : checkCron(input.cron_expression);
   const enabled = parseEnabled(input.enabled, 'enabled') ?? s.enabled;
   const now = settings.now();
-  const row = store.schedules.update(s.id, { enabled, cronExpression: cron, nextRun: nextRunOf(enabled, cron, now, settings.zone) }, now.toISOString());
+  const row = store.schedules.update(
+    s.id,
+    { enabled, cronExpression: cron, nextRun: nextRunOf(enabled, cron, now, settings.zone) },
+    now.toISOString(),
+  );
   return scheduleItem(store, row!);
 }
 
@@ -202,7 +210,14 @@ export function scheduleRuns(store: Store, ref: ScheduleRef, opts: { limit?: unk
   const s = requireSchedule(store, ref);
   const limit = opts.limit === undefined ? DEFAULT_RUNS_LIMIT : Number(opts.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RUNS_LIMIT) {
-    throw new AppError('USAGE', `limit must be a whole number from 1 to ${MAX_RUNS_LIMIT}; got "${String(opts.limit)}"`, { field: 'limit' });
+    throw new AppError('USAGE', `limit must be a whole number from 1 to ${MAX_RUNS_LIMIT}; got "${String(opts.limit)}"`, {
+      field: 'limit',
+    });
   }
-  return { schedule_id: s.id, dictionary: s.dictionary, total: store.schedules.countRuns(s.id), runs: store.schedules.runs(s.id, limit).map(runItem) };
+  return {
+    schedule_id: s.id,
+    dictionary: s.dictionary,
+    total: store.schedules.countRuns(s.id),
+    runs: store.schedules.runs(s.id, limit).map(runItem),
+  };
 }

@@ -30,7 +30,11 @@ function wholeNumber(value: unknown, where: string, min: number, max: number): n
   if (!Number.isInteger(n) || n < min || n > max) {
     // A value given by the caller (the CLI's flag) is named by its setting; the CLI adds the flag.
     const given = where === 'the timeout';
-    throw new AppError('CONFIG_INVALID', `${where} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`, given ? { field: 'timeout', settings: ['timeout'] } : { field: where });
+    throw new AppError(
+      'CONFIG_INVALID',
+      `${where} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`,
+      given ? { field: 'timeout', settings: ['timeout'] } : { field: where },
+    );
   }
   return n;
 }
@@ -44,7 +48,9 @@ function clockFrom(env: NodeJS.ProcessEnv): () => Date {
   if (fixed === undefined || fixed === '') return () => new Date();
   const t = Date.parse(fixed);
   if (!/^\d{4}-\d\d-\d\dT/.test(fixed) || Number.isNaN(t)) {
-    throw new AppError('CONFIG_INVALID', `SDS_NOW must be an ISO 8601 time such as 2025-01-15T09:00:00Z; got "${fixed}"`, { field: 'SDS_NOW' });
+    throw new AppError('CONFIG_INVALID', `SDS_NOW must be an ISO 8601 time such as 2025-01-15T09:00:00Z; got "${fixed}"`, {
+      field: 'SDS_NOW',
+    });
   }
   return () => new Date(t);
 }
@@ -56,10 +62,7 @@ function clockFrom(env: NodeJS.ProcessEnv): () => Date {
  * `scheduler.keep_runs`), else the default. Every value is checked, so a typo in a zone name
  * fails loudly instead of running schedules in the wrong zone.
  */
-export function schedulerSettings(
-  home: HomePaths,
-  opts: { env?: NodeJS.ProcessEnv; timeoutSeconds?: unknown } = {},
-): SchedulerSettings {
+export function schedulerSettings(home: HomePaths, opts: { env?: NodeJS.ProcessEnv; timeoutSeconds?: unknown } = {}): SchedulerSettings {
   const env = opts.env ?? process.env;
   const config = readHomeConfig(home) as HomeConfig;
   const sch = typeof config.scheduler === 'object' && config.scheduler !== null ? config.scheduler : {};
@@ -69,18 +72,30 @@ export function schedulerSettings(
     if (configValue !== undefined) return [configValue, `config.json ${configName}`];
     return undefined;
   };
-  const num = (found: [unknown, string] | undefined, fallback: number, min: number, max: number) => (found ? wholeNumber(found[0], found[1], min, max) : fallback);
+  const num = (found: [unknown, string] | undefined, fallback: number, min: number, max: number) =>
+    found ? wholeNumber(found[0], found[1], min, max) : fallback;
 
   let zone = DEFAULT_ZONE;
   if (env.SDS_TIMEZONE) zone = checkTimeZone(env.SDS_TIMEZONE, 'SDS_TIMEZONE');
   else if (config.timezone !== undefined) {
-    if (typeof config.timezone !== 'string') throw new AppError('CONFIG_INVALID', 'config.json timezone must be a string such as "Europe/Paris"', { field: 'timezone' });
+    if (typeof config.timezone !== 'string')
+      throw new AppError('CONFIG_INVALID', 'config.json timezone must be a string such as "Europe/Paris"', { field: 'timezone' });
     zone = checkTimeZone(config.timezone, 'config.json timezone');
   }
   return {
     zone,
-    timeoutSeconds: num(pick(opts.timeoutSeconds, 'SDS_SCHEDULER_TIMEOUT', sch.timeout_seconds, 'scheduler.timeout_seconds'), DEFAULTS.timeoutSeconds, 1, 7 * 24 * 3600),
-    killGraceSeconds: num(pick(undefined, 'SDS_SCHEDULER_KILL_GRACE', sch.kill_grace_seconds, 'scheduler.kill_grace_seconds'), DEFAULTS.killGraceSeconds, 0, 3600),
+    timeoutSeconds: num(
+      pick(opts.timeoutSeconds, 'SDS_SCHEDULER_TIMEOUT', sch.timeout_seconds, 'scheduler.timeout_seconds'),
+      DEFAULTS.timeoutSeconds,
+      1,
+      7 * 24 * 3600,
+    ),
+    killGraceSeconds: num(
+      pick(undefined, 'SDS_SCHEDULER_KILL_GRACE', sch.kill_grace_seconds, 'scheduler.kill_grace_seconds'),
+      DEFAULTS.killGraceSeconds,
+      0,
+      3600,
+    ),
     keepRuns: num(pick(undefined, 'SDS_SCHEDULER_KEEP_RUNS', sch.keep_runs, 'scheduler.keep_runs'), DEFAULTS.keepRuns, 1, 100_000),
     now: clockFrom(env),
   };

@@ -78,7 +78,12 @@ export interface ClientPutOptions {
  * renamed over, durable before this resolves), under the overwrite rule of docs/sync.md.
  * Answers with the version written.
  */
-export async function putClientFile(store: Store, path: string, body: AsyncIterable<Buffer | string>, opts: ClientPutOptions): Promise<CsFileInfo> {
+export async function putClientFile(
+  store: Store,
+  path: string,
+  body: AsyncIterable<Buffer | string>,
+  opts: ClientPutOptions,
+): Promise<CsFileInfo> {
   const name = clientFileName(path);
   if (name === '') throw new AppError('PATH_INVALID', 'a file name is required', { file: path });
   const stored = await storeFile(store, name, body, { ...opts, file: path });
@@ -141,14 +146,24 @@ function appFiles(store: Store): { name: string; path: string; mtimeMs: number }
  * operator). The build time is the file's modification time; there is no description or version.
  */
 export function listApps(store: Store): AppInfo[] {
-  return appFiles(store).map((a) => ({ name: a.name, description: '', buildTime: rfc3339(a.mtimeMs), version: '', FileType: 'Application Deployment Specification' }));
+  return appFiles(store).map((a) => ({
+    name: a.name,
+    description: '',
+    buildTime: rfc3339(a.mtimeMs),
+    version: '',
+    FileType: 'Application Deployment Specification',
+  }));
 }
 
 /** One application package, with its md5 and build time for the client's `If-None-Match` / build-time checks. */
-export async function openApp(store: Store, name: string): Promise<{ name: string; md5: string; buildTime: string; buildTimeMs: number; size: number; snapshot: FileSnapshot }> {
+export async function openApp(
+  store: Store,
+  name: string,
+): Promise<{ name: string; md5: string; buildTime: string; buildTimeMs: number; size: number; snapshot: FileSnapshot }> {
   const app = appFiles(store).find((a) => a.name === name);
   const snapshot = app && (await openSnapshot(app.path, name));
-  if (!app || snapshot === undefined || snapshot === 'directory') throw new AppError('NOT_FOUND', `application ${name} not found`, { app: name });
+  if (!app || snapshot === undefined || snapshot === 'directory')
+    throw new AppError('NOT_FOUND', `application ${name} not found`, { app: name });
   return {
     name: app.name,
     md5: snapshot.md5,

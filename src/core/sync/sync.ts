@@ -42,10 +42,14 @@ export function downloadCases(store: Store, dictionaryName: string, req: Downloa
   const chunk = store.readTransaction(() => {
     const snapshot = store.sync.maxRevision();
     if (req.lastRevision > snapshot) {
-      throw new AppError('SYNC_REVISION_UNKNOWN', `revision ${req.lastRevision} is newer than this server's latest (${snapshot}); sync in full`, {
-        revision: req.lastRevision,
-        latest: snapshot,
-      });
+      throw new AppError(
+        'SYNC_REVISION_UNKNOWN',
+        `revision ${req.lastRevision} is newer than this server's latest (${snapshot}); sync in full`,
+        {
+          revision: req.lastRevision,
+          latest: snapshot,
+        },
+      );
     }
     const range = {
       // Without a cursor the client holds all of `lastRevision`: '~' sorts after every guid.
@@ -65,11 +69,26 @@ export function downloadCases(store: Store, dictionaryName: string, req: Downloa
       // unless something was written meanwhile: that range holds exactly the rest of this one.
       store.sync.carry(dict.id, dict.createdAt, { ...range, after: { revision: last.revision, guid: last.guid } }, total - cases.length);
     }
-    return { cases, ...planChunk(cases.map((c) => c.revision), total, snapshot) };
+    return {
+      cases,
+      ...planChunk(
+        cases.map((c) => c.revision),
+        total,
+        snapshot,
+      ),
+    };
   });
   if (chunk.status === 200) {
     store.transaction(() =>
-      store.sync.record({ dictionaryId: dict.id, device: req.device, username, direction: 'get', revision: chunk.chunkMaxRevision, universe: req.universe, cases: chunk.cases.length }),
+      store.sync.record({
+        dictionaryId: dict.id,
+        device: req.device,
+        username,
+        direction: 'get',
+        revision: chunk.chunkMaxRevision,
+        universe: req.universe,
+        cases: chunk.cases.length,
+      }),
     );
   }
   return chunk;
@@ -93,7 +112,13 @@ const BATCH = 500;
  * revision, even when nothing changed, because the client excludes its own upload revisions from
  * its next download: a revision shared with another writer would hide that writer's cases.
  */
-export async function uploadCases(store: Store, dictionaryName: string, batches: AsyncIterable<unknown[]>, req: UploadRequest, username: string): Promise<UploadReply> {
+export async function uploadCases(
+  store: Store,
+  dictionaryName: string,
+  batches: AsyncIterable<unknown[]>,
+  req: UploadRequest,
+  username: string,
+): Promise<UploadReply> {
   const dict = requireDictionary(store, dictionaryName);
   if (req.ifRevisionExists !== undefined && req.ifRevisionExists > store.sync.maxRevision()) {
     const last = store.sync.lastOfDevice(req.device, dict.id);
@@ -114,7 +139,8 @@ export async function uploadCases(store: Store, dictionaryName: string, batches:
         writes.push(write);
       } catch (err) {
         const e = err as AppError;
-        if (e.code === 'CASE_TOO_LARGE') throw new AppError(e.code, `case ${index}: ${e.message}; nothing of this upload was stored`, { ...e.details, index });
+        if (e.code === 'CASE_TOO_LARGE')
+          throw new AppError(e.code, `case ${index}: ${e.message}; nothing of this upload was stored`, { ...e.details, index });
         const id = typeof e.details?.id === 'string' ? e.details.id : undefined;
         const where = `case ${index}${id ? ` (id ${id}${typeof e.details.case === 'string' ? `, caseids "${e.details.case}"` : ''})` : ''}`;
         const code = e.code === 'JSON_TOO_DEEP' ? e.code : 'CASE_INVALID';
@@ -152,7 +178,13 @@ export function getSyncCaseJson(store: Store, dictionaryName: string, guid: stri
  * a new revision, so devices and the incremental breakout see it), recorded as a `put` of the
  * device in the same transaction.
  */
-export function deleteSyncedCase(store: Store, dictionaryName: string, guid: string, device: string, username: string): { revision: number } {
+export function deleteSyncedCase(
+  store: Store,
+  dictionaryName: string,
+  guid: string,
+  device: string,
+  username: string,
+): { revision: number } {
   const dict = requireDictionary(store, dictionaryName);
   return store.transaction(() => {
     const r = deleteCase(store, dictionaryName, guid.toLowerCase());
@@ -174,7 +206,10 @@ export function chunkJson(chunk: DownloadChunk): string {
 
 /** A label for a dictionary first uploaded without one: its name, lower case, without `_DICT`. */
 function labelFor(name: string): string {
-  const base = name.toLowerCase().replace(/_dict$/, '').replace(/[^a-z0-9_]/g, '_');
+  const base = name
+    .toLowerCase()
+    .replace(/_dict$/, '')
+    .replace(/[^a-z0-9_]/g, '_');
   const label = /^[a-z]/.test(base) ? base : `d_${base}`;
   return label.slice(0, MAX_LABEL_LENGTH);
 }
@@ -185,10 +220,16 @@ function labelFor(name: string): string {
  * its name unless one is given. With `expectedName` (PUT to a named URL) a file holding another
  * dictionary is refused.
  */
-export function uploadRawDictionary(store: Store, source: Buffer, opts: { expectedName?: string; label?: string } = {}): UploadDictionaryReply {
+export function uploadRawDictionary(
+  store: Store,
+  source: Buffer,
+  opts: { expectedName?: string; label?: string } = {},
+): UploadDictionaryReply {
   const model = parseDictionary(source);
   if (opts.expectedName !== undefined && model.name !== opts.expectedName) {
-    throw new AppError('USAGE', `the file holds dictionary ${model.name}, not ${opts.expectedName} named in the URL`, { dictionary: opts.expectedName });
+    throw new AppError('USAGE', `the file holds dictionary ${model.name}, not ${opts.expectedName} named in the URL`, {
+      dictionary: opts.expectedName,
+    });
   }
   const existing = store.dictionaries.list().find((d) => d.name === model.name);
   return uploadDictionary(store, { source, label: opts.label ?? existing?.label ?? labelFor(model.name) });

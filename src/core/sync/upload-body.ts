@@ -25,10 +25,14 @@ async function* metered(decoded: Readable, maxBytes: number): AsyncGenerator<Buf
   let seen = 0;
   for await (const chunk of decoded as AsyncIterable<Buffer>) {
     if (seen === 0 && isBinaryContainer(chunk)) {
-      throw new AppError('SYNC_BINARY_UNSUPPORTED', 'the upload is a cssync binary container (a dictionary with binary items); only JSON case arrays are accepted');
+      throw new AppError(
+        'SYNC_BINARY_UNSUPPORTED',
+        'the upload is a cssync binary container (a dictionary with binary items); only JSON case arrays are accepted',
+      );
     }
     seen += chunk.length;
-    if (seen > maxBytes) throw new AppError('PAYLOAD_TOO_LARGE', `the upload is larger than the limit of ${maxBytes} bytes of JSON`, { limit: maxBytes });
+    if (seen > maxBytes)
+      throw new AppError('PAYLOAD_TOO_LARGE', `the upload is larger than the limit of ${maxBytes} bytes of JSON`, { limit: maxBytes });
     yield chunk;
   }
 }
@@ -64,7 +68,9 @@ export async function* readUploadBody(input: Readable, limits: { requestBytes: n
     if (err instanceof AppError) throw err;
     const why = (err as NodeJS.ErrnoException).code?.startsWith('Z_') ? 'the compressed body is corrupt' : (err as Error).message;
     const index = err instanceof JsonArrayError ? err.index : next;
-    throw caseError(`the upload is not a JSON array of cases readable past element ${index}: ${why}; nothing of this upload was stored`, { index });
+    throw caseError(`the upload is not a JSON array of cases readable past element ${index}: ${why}; nothing of this upload was stored`, {
+      index,
+    });
   } finally {
     decoded.destroy();
     input.resume();

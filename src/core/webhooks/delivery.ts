@@ -7,7 +7,7 @@ import { requireWebhook } from './webhooks.js';
 
 export type { DeliverReport } from '../../webhooks/dispatch.js';
 export type { DeliverySettings } from '../../webhooks/settings.js';
-export { DELIVERY_ENV,  } from '../../webhooks/settings.js';
+export { DELIVERY_ENV } from '../../webhooks/settings.js';
 
 /** Delivery limits: `explicit` values, else the SDS_WEBHOOK_* environment variables, else the defaults. */
 export function webhookSettings(env: NodeJS.ProcessEnv = process.env, explicit: Partial<DeliverySettings> = {}): DeliverySettings {
@@ -101,7 +101,14 @@ export async function testWebhook(store: Store, id: number, opts: DeliverOptions
     return { status: 'success', webhook_id: w.id, test_payload_sent: payload, response_status: result.status!, response_time: time };
   }
   const error = result.outcome === 'timeout' ? 'WHK-002' : result.outcome === 'unreachable' ? 'WEBHOOK_UNREACHABLE' : 'WEBHOOK_REJECTED';
-  return { status: 'failed', webhook_id: w.id, error, details: result.error ?? error, ...(result.status === null ? {} : { response_status: result.status }), response_time: time };
+  return {
+    status: 'failed',
+    webhook_id: w.id,
+    error,
+    details: result.error ?? error,
+    ...(result.status === null ? {} : { response_status: result.status }),
+    response_time: time,
+  };
 }
 
 /** One attempt of the delivery history (docs/webhooks.md#managing-webhooks). */
@@ -151,19 +158,17 @@ export function parseDeliveriesLimit(v: unknown): number {
 export function webhookDeliveries(store: Store, id: number, limit = DEFAULT_DELIVERIES_LIMIT): DeliveryHistory {
   requireWebhook(store, id);
   const counts = store.webhookQueue.attemptCounts(id);
-  const deliveries = store.webhookQueue.attempts(id, limit).map(
-    (a): DeliveryRecord => ({
-      id: a.id,
-      delivery_id: a.deliveryId,
-      event: a.event,
-      status: a.status,
-      response_status: a.responseStatus,
-      response_time: `${a.responseMs}ms`,
-      ...(a.error === null ? {} : { error: a.error }),
-      attempted_at: a.attemptedAt,
-      ...(a.status === 'failed' ? { retry_count: a.retryCount } : {}),
-      ...(a.redelivery > 0 ? { redelivery: a.redelivery } : {}),
-    }),
-  );
+  const deliveries = store.webhookQueue.attempts(id, limit).map((a): DeliveryRecord => ({
+    id: a.id,
+    delivery_id: a.deliveryId,
+    event: a.event,
+    status: a.status,
+    response_status: a.responseStatus,
+    response_time: `${a.responseMs}ms`,
+    ...(a.error === null ? {} : { error: a.error }),
+    attempted_at: a.attemptedAt,
+    ...(a.status === 'failed' ? { retry_count: a.retryCount } : {}),
+    ...(a.redelivery > 0 ? { redelivery: a.redelivery } : {}),
+  }));
   return { webhook_id: id, total_deliveries: counts.total, successful: counts.successful, failed: counts.failed, deliveries };
 }

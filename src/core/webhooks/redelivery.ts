@@ -61,7 +61,8 @@ function toState(r: DeliveryViewRow): DeliveryState {
 /** Checks a delivery id given as text or number (path segments, CLI options). */
 export function parseDeliveryId(v: unknown): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1) throw new AppError('USAGE', `a delivery id is a whole number ≥ 1, got "${String(v)}"`, { field: 'delivery_id' });
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new AppError('USAGE', `a delivery id is a whole number ≥ 1, got "${String(v)}"`, { field: 'delivery_id' });
   return n;
 }
 
@@ -75,7 +76,9 @@ export function failedWebhookDeliveries(store: Store, id: number, limit: number)
   return {
     webhook_id: id,
     failed: store.webhookQueue.countFailed(id),
-    deliveries: store.webhookQueue.failedDeliveries(id, limit).map((r) => ({ ...toState(r), status: 'failed' as const, payload: JSON.parse(r.body) as unknown })),
+    deliveries: store.webhookQueue
+      .failedDeliveries(id, limit)
+      .map((r) => ({ ...toState(r), status: 'failed' as const, payload: JSON.parse(r.body) as unknown })),
   };
 }
 
@@ -86,17 +89,27 @@ export function failedWebhookDeliveries(store: Store, id: number, limit: number)
  * unknown webhook or a delivery that is not one of its own; CONFLICT for a delivery that is not
  * failed (still pending, or delivered).
  */
-export function redeliverWebhookDelivery(store: Store, webhookId: number, deliveryId: number, opts: { now?: () => number } = {}): DeliveryState {
+export function redeliverWebhookDelivery(
+  store: Store,
+  webhookId: number,
+  deliveryId: number,
+  opts: { now?: () => number } = {},
+): DeliveryState {
   requireWebhook(store, webhookId);
   const r = store.webhookQueue.redeliver(webhookId, deliveryId, (opts.now ?? Date.now)());
-  if (r.kind === 'missing') throw new AppError('NOT_FOUND', `webhook ${webhookId} has no delivery ${deliveryId}`, { webhook: webhookId, delivery: deliveryId });
+  if (r.kind === 'missing')
+    throw new AppError('NOT_FOUND', `webhook ${webhookId} has no delivery ${deliveryId}`, { webhook: webhookId, delivery: deliveryId });
   if (r.kind === 'not-failed') {
     const why = r.state === 'pending' ? 'it is still queued (waiting for its next attempt or being sent)' : 'it was delivered';
-    throw new AppError('CONFLICT', `delivery ${deliveryId} of webhook ${webhookId} is not failed: ${why}; only failed deliveries are redelivered`, {
-      webhook: webhookId,
-      delivery: deliveryId,
-      status: r.state,
-    });
+    throw new AppError(
+      'CONFLICT',
+      `delivery ${deliveryId} of webhook ${webhookId} is not failed: ${why}; only failed deliveries are redelivered`,
+      {
+        webhook: webhookId,
+        delivery: deliveryId,
+        status: r.state,
+      },
+    );
   }
   return toState(store.webhookQueue.deliveryViews(webhookId, [deliveryId])[0]!);
 }
@@ -139,10 +152,14 @@ export async function redeliverAndSend(
   opts: DeliverOptions & { queueOnly?: boolean } = {},
 ): Promise<RedeliverRun> {
   const now = opts.now ?? Date.now;
-  const ids = 'delivery' in target ? [redeliverWebhookDelivery(store, webhookId, target.delivery, { now }).id] : redeliverFailedWebhookDeliveries(store, webhookId, { now }).delivery_ids;
+  const ids =
+    'delivery' in target
+      ? [redeliverWebhookDelivery(store, webhookId, target.delivery, { now }).id]
+      : redeliverFailedWebhookDeliveries(store, webhookId, { now }).delivery_ids;
   const active = requireWebhook(store, webhookId).active;
   let pass: DeliverReport | undefined;
-  if (!opts.queueOnly && ids.length > 0 && active) pass = await deliverDueWebhooks(store, { now, settings: opts.settings ?? webhookSettings() });
+  if (!opts.queueOnly && ids.length > 0 && active)
+    pass = await deliverDueWebhooks(store, { now, settings: opts.settings ?? webhookSettings() });
   return {
     webhook_id: webhookId,
     redelivered: ids.length,

@@ -53,13 +53,15 @@ function checkUrl(v: unknown): string {
   } catch {
     throw invalid('url', `"${v}" is not a URL`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw invalid('url', `only http and https destinations are allowed, got ${u.protocol.replace(/:$/, '')}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw invalid('url', `only http and https destinations are allowed, got ${u.protocol.replace(/:$/, '')}`);
   if (v.length > MAX_URL) throw invalid('url', `at most ${MAX_URL} characters`);
   return v.trim();
 }
 
 function checkEvents(v: unknown): string[] {
-  if (!Array.isArray(v) || v.length === 0) throw invalid('events', `a non-empty list of event kinds is required (${EVENT_KINDS.join(', ')})`);
+  if (!Array.isArray(v) || v.length === 0)
+    throw invalid('events', `a non-empty list of event kinds is required (${EVENT_KINDS.join(', ')})`);
   const out: string[] = [];
   for (const e of v) {
     if (typeof e !== 'string' || !isEventKind(e)) {
@@ -86,7 +88,8 @@ function checkSecret(v: unknown): string {
     }
     return v;
   }
-  if (!/^[\x21-\x7e]{16,256}$/.test(v)) throw invalid('secret', 'must be 16 to 256 printable ASCII characters without spaces (or whsec_ + base64)');
+  if (!/^[\x21-\x7e]{16,256}$/.test(v))
+    throw invalid('secret', 'must be 16 to 256 printable ASCII characters without spaces (or whsec_ + base64)');
   return v;
 }
 
@@ -96,13 +99,23 @@ function checkActive(v: unknown): boolean {
 }
 
 function toReply(w: WebhookRow): WebhookReply {
-  return { id: w.id, name: w.name, url: w.url, events: w.events.filter(isEventKind), active: w.active, secret: w.secret, created_at: w.createdAt, updated_at: w.updatedAt };
+  return {
+    id: w.id,
+    name: w.name,
+    url: w.url,
+    events: w.events.filter(isEventKind),
+    active: w.active,
+    secret: w.secret,
+    created_at: w.createdAt,
+    updated_at: w.updatedAt,
+  };
 }
 
 /** Checks a webhook id given as text or number (path segments, CLI arguments). */
 export function parseWebhookId(v: unknown): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1) throw new AppError('USAGE', `a webhook id is a whole number ≥ 1, got "${String(v)}"`, { field: 'id' });
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new AppError('USAGE', `a webhook id is a whole number ≥ 1, got "${String(v)}"`, { field: 'id' });
   return n;
 }
 

@@ -58,15 +58,26 @@ function caseName(c: Pick<CaseFields, 'guid' | 'caseKey'>, limits: CaseLimits): 
 }
 
 /** A CASE_TOO_LARGE error naming the case, the field and the limit (413; docs/limits.md). */
-export function caseTooLarge(c: Pick<CaseFields, 'guid' | 'caseKey'>, field: string, size: number, limit: number, unit: string, limits: CaseLimits): AppError {
+export function caseTooLarge(
+  c: Pick<CaseFields, 'guid' | 'caseKey'>,
+  field: string,
+  size: number,
+  limit: number,
+  unit: string,
+  limits: CaseLimits,
+): AppError {
   const name = caseName(c, limits);
-  return new AppError('CASE_TOO_LARGE', `case ${JSON.stringify(name)} (id ${c.guid}): ${field} has ${size} ${unit}, more than the limit of ${limit}`, {
-    case: name,
-    id: c.guid,
-    field,
-    limit,
-    size,
-  });
+  return new AppError(
+    'CASE_TOO_LARGE',
+    `case ${JSON.stringify(name)} (id ${c.guid}): ${field} has ${size} ${unit}, more than the limit of ${limit}`,
+    {
+      case: name,
+      id: c.guid,
+      field,
+      limit,
+      size,
+    },
+  );
 }
 
 function checkText(c: CaseFields, field: string, value: string, limit: number, limits: CaseLimits): void {

@@ -42,7 +42,13 @@ function describeItem(item: DictItem, positions: boolean): string {
   return parts.join(', ');
 }
 
-function compareItems(where: string, fileItems: readonly DictItem[], storedItems: readonly DictItem[], positions: boolean, out: string[]): void {
+function compareItems(
+  where: string,
+  fileItems: readonly DictItem[],
+  storedItems: readonly DictItem[],
+  positions: boolean,
+  out: string[],
+): void {
   const stored = new Map(storedItems.map((i) => [i.name, i]));
   const unknown: string[] = [];
   for (const item of fileItems) {
@@ -55,7 +61,8 @@ function compareItems(where: string, fileItems: readonly DictItem[], storedItems
     const b = describeItem(match, positions);
     if (a !== b) out.push(`${where} item ${item.name} is ${a} in the file, ${b} in the dictionary`);
   }
-  if (unknown.length > 0) out.push(`${where} has item${unknown.length > 1 ? 's' : ''} ${nameList(unknown)} in the file that the dictionary does not have`);
+  if (unknown.length > 0)
+    out.push(`${where} has item${unknown.length > 1 ? 's' : ''} ${nameList(unknown)} in the file that the dictionary does not have`);
 }
 
 /**
@@ -83,7 +90,9 @@ export function dictionaryDifferences(stored: Dictionary, file: Dictionary, posi
     const fileIds = level.ids.map((i) => i.name);
     const storedIds = storedLevel.ids.map((i) => i.name);
     if (fileIds.join() !== storedIds.join()) {
-      out.push(`the ids of ${levelKey(depth + 1)} are ${nameList(fileIds) || 'none'} in the file, ${nameList(storedIds) || 'none'} in the dictionary`);
+      out.push(
+        `the ids of ${levelKey(depth + 1)} are ${nameList(fileIds) || 'none'} in the file, ${nameList(storedIds) || 'none'} in the dictionary`,
+      );
     } else {
       // The case key is the ids' text, so their widths matter even where positions do not.
       for (const [k, id] of level.ids.entries()) {
@@ -99,9 +108,12 @@ export function dictionaryDifferences(stored: Dictionary, file: Dictionary, posi
         out.push(`record ${record.name} of the file is not in the dictionary`);
         continue;
       }
-      if (match.depth !== depth) out.push(`record ${record.name} is on ${levelKey(depth + 1)} in the file, ${levelKey(match.depth + 1)} in the dictionary`);
+      if (match.depth !== depth)
+        out.push(`record ${record.name} is on ${levelKey(depth + 1)} in the file, ${levelKey(match.depth + 1)} in the dictionary`);
       if (positions && record.recordType !== match.record.recordType) {
-        out.push(`record ${record.name} has record type '${record.recordType}' in the file, '${match.record.recordType}' in the dictionary`);
+        out.push(
+          `record ${record.name} has record type '${record.recordType}' in the file, '${match.record.recordType}' in the dictionary`,
+        );
       }
       compareItems(`record ${record.name}`, record.items, match.record.items, positions, out);
     }
@@ -148,7 +160,8 @@ export function tableDifferences(db: Db, dict: Dictionary): string[] {
     if (missing.length > 0) out.push(`table ${table} has no column for id${missing.length > 1 ? 's' : ''} ${nameList(missing)}`);
     const own = new Set([`${table}-id`, 'case-id', 'occ', ...(depth > 0 ? [`${levelKey(depth)}-id`] : [])]);
     const extra = columns.filter((c) => !own.has(c.toLowerCase()) && !ids.has(c.toLowerCase()));
-    if (extra.length > 0) out.push(`table ${table} has column${extra.length > 1 ? 's' : ''} ${nameList(extra)} that no id of the dictionary reads`);
+    if (extra.length > 0)
+      out.push(`table ${table} has column${extra.length > 1 ? 's' : ''} ${nameList(extra)} that no id of the dictionary reads`);
     for (const record of level.records) {
       const name = record.name.toLowerCase();
       const recordColumns = columnsOf(db, name);
@@ -157,7 +170,9 @@ export function tableDifferences(db: Db, dict: Dictionary): string[] {
       const own = new Set([`${name}-id`, `${table}-id`, 'occ']);
       const extra = recordColumns.filter((c) => !own.has(c.toLowerCase()) && !items.has(c.toLowerCase()));
       if (extra.length > 0) {
-        out.push(`table ${name} of record ${record.name} has column${extra.length > 1 ? 's' : ''} ${nameList(extra)} that no item of the dictionary reads`);
+        out.push(
+          `table ${name} of record ${record.name} has column${extra.length > 1 ? 's' : ''} ${nameList(extra)} that no item of the dictionary reads`,
+        );
       }
     }
   });

@@ -61,7 +61,12 @@ function readInfo(db: Db, path: string): CsdbInfo {
     // Only the columns every schema version has (old 7.x files lack dictionary_structure).
     row = db.prepare('SELECT schema_version, cspro_version, dictionary FROM meta').get() as Row | undefined;
   } catch (err) {
-    throw new AppError('FILE_FORMAT_UNKNOWN', `${path} is not a CSPro .csdb data file: ${(err as Error).message}`, { file: path }, { cause: err });
+    throw new AppError(
+      'FILE_FORMAT_UNKNOWN',
+      `${path} is not a CSPro .csdb data file: ${(err as Error).message}`,
+      { file: path },
+      { cause: err },
+    );
   }
   if (!row) throw new AppError('FILE_FORMAT_UNKNOWN', `${path} has an empty meta table`, { file: path });
   const text = String(row.dictionary ?? '');

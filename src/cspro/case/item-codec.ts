@@ -190,7 +190,10 @@ const widthCache = new WeakMap<DictItem, number>();
 function plainBound(item: DictItem): number {
   let bound = widthCache.get(item);
   if (bound === undefined) {
-    bound = item.contentType === 'numeric' && item.decimals === 0 && specialCodes(item).fromCode.size === 0 ? (POWERS_OF_TEN[item.length] ?? 0) : 0;
+    bound =
+      item.contentType === 'numeric' && item.decimals === 0 && specialCodes(item).fromCode.size === 0
+        ? (POWERS_OF_TEN[item.length] ?? 0)
+        : 0;
     widthCache.set(item, bound);
   }
   return bound;
@@ -215,8 +218,7 @@ export function plainScalar(item: DictItem, raw: unknown): ScalarValue | typeof 
 
 /** The outcome of normalising one value that came from JSON or SQL. */
 export type ValueCheck =
-  | { ok: true; value: ScalarValue | undefined; truncated?: boolean; tooWide?: boolean }
-  | { ok: false; reason: string };
+  { ok: true; value: ScalarValue | undefined; truncated?: boolean; tooWide?: boolean } | { ok: false; reason: string };
 
 const NUMBER_TEXT = /^[-+]?(\d+([.,]\d*)?|[.,]\d+)$/;
 
@@ -269,7 +271,8 @@ export function normalizeScalar(item: DictItem, raw: unknown): ValueCheck {
   if (typeof raw === 'number') decoded = fromStoredDouble(raw);
   else if (typeof raw === 'string') decoded = parseNumberString(raw);
   else return { ok: false, reason: `expects a number, got ${describe(raw)}` };
-  if (decoded === undefined) return { ok: false, reason: `expects a number or MISSING/REFUSED/DEFAULT/NOTAPPL, got ${JSON.stringify(raw)}` };
+  if (decoded === undefined)
+    return { ok: false, reason: `expects a number or MISSING/REFUSED/DEFAULT/NOTAPPL, got ${JSON.stringify(raw)}` };
   const value = numericOutput(item, decoded);
   return tooWide(item, value) ? { ok: true, value, tooWide: true } : { ok: true, value };
 }

@@ -28,7 +28,12 @@ async function assertReadable(path: string): Promise<void> {
 }
 
 /** Reads a JSON array of sync cases one case at a time (see the file comment). */
-export async function* readJsonCasesFile(path: string, dict: Dictionary, onPosition?: ReadPosition, opts: { limits?: CaseLimits } = {}): AsyncGenerator<CaseReadResult> {
+export async function* readJsonCasesFile(
+  path: string,
+  dict: Dictionary,
+  onPosition?: ReadPosition,
+  opts: { limits?: CaseLimits } = {},
+): AsyncGenerator<CaseReadResult> {
   await assertReadable(path);
   const size = onPosition ? (await stat(path)).size : 0;
   const input = createReadStream(path);

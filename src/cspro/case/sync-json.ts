@@ -104,10 +104,22 @@ class LevelNormalizer {
       if (!check.ok) fail(check.reason);
       else {
         if (check.truncated) {
-          this.warnings.push({ kind: 'value-truncated', message: `${itemPath} is longer than ${item.length} characters; cut`, record, item: item.name, value: String(rawValue) });
+          this.warnings.push({
+            kind: 'value-truncated',
+            message: `${itemPath} is longer than ${item.length} characters; cut`,
+            record,
+            item: item.name,
+            value: String(rawValue),
+          });
         }
         if (check.tooWide) {
-          this.warnings.push({ kind: 'value-too-wide', message: `${itemPath} = ${check.value} does not fit in ${item.length} columns`, record, item: item.name, value: String(rawValue) });
+          this.warnings.push({
+            kind: 'value-too-wide',
+            message: `${itemPath} = ${check.value} does not fit in ${item.length} columns`,
+            record,
+            item: item.name,
+            value: String(rawValue),
+          });
         }
         values.push(check.value);
       }
@@ -168,7 +180,8 @@ function fieldRef(raw: unknown, path: string): FieldRef {
   if (!isObject(raw) || typeof raw.name !== 'string') throw caseError(`${path} must be an object with a name`, { path });
   const occ = (key: string): number => {
     const v = raw[key] ?? 0;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw caseError(`${path}.${key} must be a whole number ≥ 0`, { path: `${path}.${key}` });
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+      throw caseError(`${path}.${key} must be a whole number ≥ 0`, { path: `${path}.${key}` });
     return v;
   };
   const levelKeyValue = raw.levelKey ?? '';
@@ -278,7 +291,8 @@ export function normalizeSyncCase(raw: unknown, dict: Dictionary, source: SyncJs
         }
         level1 = normalizer.level(parsed, 0, 'level-1');
       } else if (Array.isArray(raw.data)) {
-        if (!raw.data.every((l): l is string => typeof l === 'string')) throw caseError('data must be an array of text lines', { path: 'data' });
+        if (!raw.data.every((l): l is string => typeof l === 'string'))
+          throw caseError('data must be an array of text lines', { path: 'data' });
         const text = textToCase(dict, raw.data);
         level1 = text.level1;
         normalizer.warnings.push(...text.warnings);
@@ -291,7 +305,8 @@ export function normalizeSyncCase(raw: unknown, dict: Dictionary, source: SyncJs
       const caseids = typeof raw.caseids === 'string' ? raw.caseids : caseKeyOf(dict, level1);
       const out: SyncCase = { id, caseids, clock, 'level-1': level1 };
       if (typeof raw.label === 'string' && raw.label !== '') out.label = raw.label;
-      else if (raw.label !== undefined && raw.label !== null && typeof raw.label !== 'string') throw caseError('label must be a string', { path: 'label' });
+      else if (raw.label !== undefined && raw.label !== null && typeof raw.label !== 'string')
+        throw caseError('label must be a string', { path: 'label' });
       if (optionalBoolean(raw, 'deleted')) out.deleted = true;
       if (optionalBoolean(raw, 'verified')) out.verified = true;
       if (raw.notes !== undefined && raw.notes !== null) {

@@ -92,7 +92,12 @@ function readIds(level: DictLevel, text: string, line: number | undefined, warni
   const id = readRecordItems(text, level.ids);
   for (const item of level.ids) {
     if (!item.subitem && id[item.name] === undefined) {
-      warnings.push({ kind: 'blank-id', message: `id item ${item.name} is blank`, item: item.name, ...(line !== undefined ? { line } : {}) });
+      warnings.push({
+        kind: 'blank-id',
+        message: `id item ${item.name} is blank`,
+        item: item.name,
+        ...(line !== undefined ? { line } : {}),
+      });
     }
   }
   return id;

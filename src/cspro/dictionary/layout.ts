@@ -42,11 +42,7 @@ export interface PendingStart {
  * dictionaries): a non-subitem goes at the next free column, a subitem at its parent's start plus
  * its `subitemOffset`. Items with an explicit start keep it and still advance the next column.
  */
-export function placeRecordItems(
-  items: DictItem[],
-  firstStart: number,
-  pending: ReadonlyMap<DictItem, PendingStart>,
-): void {
+export function placeRecordItems(items: DictItem[], firstStart: number, pending: ReadonlyMap<DictItem, PendingStart>): void {
   let next = firstStart;
   let parentStart = firstStart;
   for (const item of items) {

@@ -92,7 +92,14 @@ class JsonDictionaryReader {
     const version = o.version;
     const dict: Dictionary = {
       ...this.named(o, ''),
-      version: typeof version === 'number' ? (Number.isInteger(version) ? version.toFixed(1) : String(version)) : typeof version === 'string' ? version : '',
+      version:
+        typeof version === 'number'
+          ? Number.isInteger(version)
+            ? version.toFixed(1)
+            : String(version)
+          : typeof version === 'string'
+            ? version
+            : '',
       languages: this.languages,
       recordType: { start: this.int(rt, 'recordType', 'start', 0), length: this.int(rt, 'recordType', 'length', 0) },
       relativePositions: relative,

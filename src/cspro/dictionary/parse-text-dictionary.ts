@@ -356,7 +356,8 @@ class TextDictionaryReader {
         return true;
       case 'POSITIONS': {
         const arg = this.cmd.argument.toUpperCase();
-        if (arg !== 'RELATIVE' && arg !== 'ABSOLUTE') this.fail(`Positions must be Relative or Absolute, got ${JSON.stringify(this.cmd.argument)}`);
+        if (arg !== 'RELATIVE' && arg !== 'ABSOLUTE')
+          this.fail(`Positions must be Relative or Absolute, got ${JSON.stringify(this.cmd.argument)}`);
         d.relativePositions = arg === 'RELATIVE';
         return true;
       }

@@ -37,15 +37,27 @@ class Validator {
     this.name(d, '[Dictionary]', d.name, d.aliases);
     const { start, length } = d.recordType;
     if ((start === 0) !== (length === 0)) {
-      this.fail(d, start === 0 ? 'recordTypeStart' : 'recordTypeLength', `[Dictionary] ${d.name}: the record type start and length must both be 0 or both be ≥ 1, got start ${start} and length ${length}`);
+      this.fail(
+        d,
+        start === 0 ? 'recordTypeStart' : 'recordTypeLength',
+        `[Dictionary] ${d.name}: the record type start and length must both be 0 or both be ≥ 1, got start ${start} and length ${length}`,
+      );
     }
     if (d.levels.length === 0) this.fail(d, undefined, `[Dictionary] ${d.name}: a dictionary needs at least one [Level]`);
     if (d.levels.length > MAX_LEVELS) {
-      this.fail(d.levels[MAX_LEVELS] ?? d, undefined, `[Dictionary] ${d.name}: has ${d.levels.length} levels; CSPro allows at most ${MAX_LEVELS}`);
+      this.fail(
+        d.levels[MAX_LEVELS] ?? d,
+        undefined,
+        `[Dictionary] ${d.name}: has ${d.levels.length} levels; CSPro allows at most ${MAX_LEVELS}`,
+      );
     }
     const recordCount = d.levels.reduce((n, l) => n + l.records.length, 0);
     if (recordCount > 1 && length === 0) {
-      this.fail(d, 'recordTypeLength', `[Dictionary] ${d.name}: with ${recordCount} records the dictionary needs a record type (RecordTypeLen ≥ 1)`);
+      this.fail(
+        d,
+        'recordTypeLength',
+        `[Dictionary] ${d.name}: with ${recordCount} records the dictionary needs a record type (RecordTypeLen ≥ 1)`,
+      );
     }
     const recordTypes = new Map<string, string>();
     d.levels.forEach((level, i) => this.level(level, i, recordTypes));
@@ -82,14 +94,24 @@ class Validator {
     const rtLength = this.dict.recordType.length;
     const extra = { record: record.name };
     if (record.recordType.length !== rtLength) {
-      this.fail(record, 'recordType', `${tag}: record type value ${JSON.stringify(record.recordType)} must be ${rtLength} character(s) long, the dictionary's record type length`, extra);
+      this.fail(
+        record,
+        'recordType',
+        `${tag}: record type value ${JSON.stringify(record.recordType)} must be ${rtLength} character(s) long, the dictionary's record type length`,
+        extra,
+      );
     }
     if (record.recordType.startsWith('~')) {
       this.fail(record, 'recordType', `${tag}: a record type value cannot start with "~" (it marks deleted lines)`, extra);
     }
     const other = recordTypes.get(record.recordType);
     if (other !== undefined) {
-      this.fail(record, 'recordType', `${tag}: record type value ${JSON.stringify(record.recordType)} is already used by [Record] ${other}`, extra);
+      this.fail(
+        record,
+        'recordType',
+        `${tag}: record type value ${JSON.stringify(record.recordType)} is already used by [Record] ${other}`,
+        extra,
+      );
     }
     recordTypes.set(record.recordType, record.name);
     if (record.maxOccurrences < 1) this.fail(record, 'maxOccurrences', `${tag}: the maximum number of records must be ≥ 1`, extra);
@@ -127,10 +149,14 @@ class Validator {
       }
       if (item.subitem) {
         if (parent === undefined) return fail('subitem', 'a subitem must follow the item it is part of');
-        if (isBinary(parent.contentType)) fail('subitem', `the parent item ${parent.name} is a ${parent.contentType} item and cannot have subitems`);
+        if (isBinary(parent.contentType))
+          fail('subitem', `the parent item ${parent.name} is a ${parent.contentType} item and cannot have subitems`);
         const parentEnd = parent.start + parent.length - 1;
         if (item.start < parent.start || itemEnd(item) > parentEnd) {
-          fail('start', `columns ${item.start}-${itemEnd(item)} are outside its parent item ${parent.name} (columns ${parent.start}-${parentEnd})`);
+          fail(
+            'start',
+            `columns ${item.start}-${itemEnd(item)} are outside its parent item ${parent.name} (columns ${parent.start}-${parentEnd})`,
+          );
         }
         if (item.occurrences > 1 && parent.occurrences > 1) {
           fail('occurrences', `a subitem cannot have several occurrences when its parent ${parent.name} has several`);
@@ -144,7 +170,10 @@ class Validator {
           for (const other of [...ctx.occupied, ...placed]) {
             if (item.start <= itemEnd(other) && itemEnd(item) >= other.start) {
               const what = ctx.occupied.includes(other) ? 'id item' : 'item';
-              fail('start', `columns ${item.start}-${itemEnd(item)} overlap ${what} ${other.name} (columns ${other.start}-${itemEnd(other)})`);
+              fail(
+                'start',
+                `columns ${item.start}-${itemEnd(item)} overlap ${what} ${other.name} (columns ${other.start}-${itemEnd(other)})`,
+              );
             }
           }
           placed.push(item);
@@ -191,13 +220,16 @@ class Validator {
     const records = new Set(this.dict.levels.flatMap((l) => l.records.map((r) => r.name)));
     const items = new Set(this.dict.levels.flatMap((l) => [...l.ids, ...l.records.flatMap((r) => r.items)].map((i) => i.name)));
     const known = (n: string): boolean => records.has(n) || items.has(n);
-    if (!known(relation.primary)) this.fail(relation, 'primary', `${tag}: primary ${JSON.stringify(relation.primary)} is not a record or item of the dictionary`);
+    if (!known(relation.primary))
+      this.fail(relation, 'primary', `${tag}: primary ${JSON.stringify(relation.primary)} is not a record or item of the dictionary`);
     if (relation.links.length === 0) this.fail(relation, undefined, `${tag}: a relation needs at least one Secondary`);
     for (const link of relation.links) {
       const fail = (message: string): never => this.fail(link, undefined, `${tag}: ${message}`);
       if (!known(link.secondary)) fail(`secondary ${JSON.stringify(link.secondary)} is not a record or item of the dictionary`);
-      if (link.primaryLink !== undefined && !items.has(link.primaryLink)) fail(`primary link ${link.primaryLink} is not an item of the dictionary`);
-      if (link.secondaryLink !== undefined && !items.has(link.secondaryLink)) fail(`secondary link ${link.secondaryLink} is not an item of the dictionary`);
+      if (link.primaryLink !== undefined && !items.has(link.primaryLink))
+        fail(`primary link ${link.primaryLink} is not an item of the dictionary`);
+      if (link.secondaryLink !== undefined && !items.has(link.secondaryLink))
+        fail(`secondary link ${link.secondaryLink} is not an item of the dictionary`);
     }
   }
 }

@@ -59,7 +59,10 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     request: { body: { required: true, content: { 'application/json': { schema: BreakoutStartBody } } } },
     responses: {
       202: json(BreakoutStartReply, 'job started'),
-      400: json(ErrorBody, 'threads not an integer from 1 to 10, a string such as `"2"` included (`INVALID_THREADS`), bad body (`USAGE`) or not JSON (`API-003`)'),
+      400: json(
+        ErrorBody,
+        'threads not an integer from 1 to 10, a string such as `"2"` included (`INVALID_THREADS`), bad body (`USAGE`) or not JSON (`API-003`)',
+      ),
       404: json(ErrorBody, 'a dictionary does not exist (`DICTIONARY_NOT_FOUND`)'),
       409: json(
         TablesExistError,
@@ -78,7 +81,7 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     path: '/api/breakout/status/{job_id}',
     summary: 'Status of a breakout job',
     description:
-      'The fields depend on `status`. A failed job\'s `error.code` is one of the spec\'s breakout codes (`DB_CONNECTION_ERROR`, ' +
+      "The fields depend on `status`. A failed job's `error.code` is one of the spec's breakout codes (`DB_CONNECTION_ERROR`, " +
       '`DICTIONARY_NOT_FOUND`, ...); `error.details` is a JSON string whose `diagnostic` is the catalogue code (`DB-001` ...). ' +
       'A job whose process died is reported failed with `BRK-002`.',
     tags: ['breakout'],
@@ -118,7 +121,10 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     request: { params: DictionaryParams },
     responses: {
       200: json(BreakoutTables, 'the tables'),
-      404: json(NoTablesError, 'no breakout tables (`NOT_FOUND`, with a suggestion), or no such dictionary (`DICTIONARY_NOT_FOUND`, without)'),
+      404: json(
+        NoTablesError,
+        'no breakout tables (`NOT_FOUND`, with a suggestion), or no such dictionary (`DICTIONARY_NOT_FOUND`, without)',
+      ),
       ...TARGET_ERRORS,
     },
     handler: async (c) => {
@@ -131,11 +137,16 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     method: 'delete',
     path: '/api/breakout/tables/{dictionary}',
     summary: 'Drop the breakout tables of a dictionary',
-    description: 'The next breakout rebuilds them. Stale tables (see GET) are dropped too. A dictionary without tables answers 200 with an empty `deleted_tables`.',
+    description:
+      'The next breakout rebuilds them. Stale tables (see GET) are dropped too. A dictionary without tables answers 200 with an empty `deleted_tables`.',
     tags: ['breakout'],
     permission: 'breakout.drop',
     request: { params: DictionaryParams },
-    responses: { 200: json(BreakoutTablesDeleted, 'dropped'), 404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'), ...TARGET_ERRORS },
+    responses: {
+      200: json(BreakoutTablesDeleted, 'dropped'),
+      404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
+      ...TARGET_ERRORS,
+    },
     handler: async (c) => {
       const { dictionary } = validate(DictionaryParams, c.req.param(), 'path');
       return c.json(await dropBreakoutTables(store, dictionary));

@@ -26,7 +26,10 @@ export function caseRoutes(api: ApiBuilder, { store }: RouteDeps): void {
     permission: 'cases.read',
     request: { params: DictionaryNameParams, query: CasesQuery, headers: SyncDownloadHeaders },
     responses: {
-      200: { description: 'one page of cases, or the last sync chunk', content: { 'application/json': { schema: CaseList.or(WireCaseList) } } },
+      200: {
+        description: 'one page of cases, or the last sync chunk',
+        content: { 'application/json': { schema: CaseList.or(WireCaseList) } },
+      },
       206: json(WireCaseList, 'a sync chunk with more to fetch'),
       412: json(ErrorBody.partial(), 'sync: the device’s revision is newer than the server’s (body `{}`)'),
       400: json(ErrorBody, 'limit or offset not a whole number in range (`USAGE`)'),

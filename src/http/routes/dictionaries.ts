@@ -99,13 +99,22 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
     request: {
       body: {
         required: true,
-        content: { 'multipart/form-data': { schema: DictionaryUploadForm }, 'text/plain': { schema: { type: 'string', description: 'the .dcf file (CSWeb form)' } } },
+        content: {
+          'multipart/form-data': { schema: DictionaryUploadForm },
+          'text/plain': { schema: { type: 'string', description: 'the .dcf file (CSWeb form)' } },
+        },
       },
     },
     responses: {
       201: json(DictionaryUploadReply, 'dictionary stored'),
-      200: json(DictionaryUploadReply.or(DictionaryRawUploadReply), 'existing dictionary replaced (multipart), or stored (raw body: CSWeb’s reply)'),
-      400: json(ErrorBody, 'not a valid dictionary file (`DICT_INVALID`), bad label (`LABEL_INVALID`), a multipart body that is broken or not closed (`MULTIPART_INVALID`) or bad form (`USAGE`)'),
+      200: json(
+        DictionaryUploadReply.or(DictionaryRawUploadReply),
+        'existing dictionary replaced (multipart), or stored (raw body: CSWeb’s reply)',
+      ),
+      400: json(
+        ErrorBody,
+        'not a valid dictionary file (`DICT_INVALID`), bad label (`LABEL_INVALID`), a multipart body that is broken or not closed (`MULTIPART_INVALID`) or bad form (`USAGE`)',
+      ),
       409: json(ErrorBody, 'the label is used by another dictionary (`CONFLICT`)'),
       413: json(ErrorBody, 'file too large (`PAYLOAD_TOO_LARGE`)'),
     },
@@ -117,7 +126,10 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       const form = await readUpload(c, { fileField: 'file', maxBytes: config.maxUploadBytes });
       if (!form.file) throw new AppError('USAGE', 'the multipart form needs a "file" part holding the .dcf file');
       const reply = uploadDictionary(store, { source: form.file.data, label: form.fields.label, file: form.file.filename || undefined });
-      return c.json({ message: reply.message, name: reply.name, label: reply.label, breakout_rebuild: reply.breakout_rebuild }, reply.created ? 201 : 200);
+      return c.json(
+        { message: reply.message, name: reply.name, label: reply.label, breakout_rebuild: reply.breakout_rebuild },
+        reply.created ? 201 : 200,
+      );
     },
   });
 
@@ -139,7 +151,11 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
     },
     handler: async (c) => {
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
-      return c.json(rawUploadReply(uploadRawDictionary(store, await rawBody(c, config.maxUploadBytes), { expectedName: name, label: c.req.query('label') })));
+      return c.json(
+        rawUploadReply(
+          uploadRawDictionary(store, await rawBody(c, config.maxUploadBytes), { expectedName: name, label: c.req.query('label') }),
+        ),
+      );
     },
   });
 
@@ -161,7 +177,10 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       200: json(z.union([DictionaryDeleteReply, DictionaryPurgeReply]), 'deleted, or purged (with `with_cases=true`)'),
       400: json(ErrorBody, 'a flag is not `true` or `false`, or `drop_tables` without `with_cases` (`USAGE`)'),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
-      409: json(ErrorBody, 'the dictionary has cases or breakout tables and `with_cases` is not set (`DICT_IN_USE`), or a job of it is pending or running (`BREAKOUT_BUSY`)'),
+      409: json(
+        ErrorBody,
+        'the dictionary has cases or breakout tables and `with_cases` is not set (`DICT_IN_USE`), or a job of it is pending or running (`BREAKOUT_BUSY`)',
+      ),
     },
     handler: async (c) => {
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');

@@ -40,7 +40,10 @@ export function fileRoutes(api: ApiBuilder, { store }: RouteDeps): void {
     tags: ['files'],
     permission: 'files.read',
     request: { params: FilenameParams },
-    responses: { 200: { description: 'the file content', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...errors },
+    responses: {
+      200: { description: 'the file content', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+      ...errors,
+    },
     handler: async (c) => {
       const { filename } = validate(FilenameParams, { filename: (c.req.param('filename') ?? '').slice(0, -'/content'.length) }, 'path');
       let opened: Awaited<ReturnType<typeof openFile>>;

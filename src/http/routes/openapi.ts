@@ -22,7 +22,8 @@ export function openApiRoutes(api: ApiBuilder, _deps: RouteDeps): void {
         info: {
           title: 'sds — Survey Data Service API',
           version: VERSION,
-          description: 'CSPro dictionaries, cases, media files and breakout jobs. OAuth 2.0 password and refresh grants at POST /api/token.',
+          description:
+            'CSPro dictionaries, cases, media files and breakout jobs. OAuth 2.0 password and refresh grants at POST /api/token.',
         },
         servers: [{ url: '/' }],
       });

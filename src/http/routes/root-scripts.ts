@@ -33,7 +33,14 @@ import {
 import type { RouteDeps } from './route-deps.js';
 
 const STATUS_PATH = '/breakout-status-webhook.php';
-const STATUS_CODES = new Set(['missing_token', 'invalid_token', 'method_not_allowed', 'rate_limited', 'server_misconfigured', 'invalid_parameter']);
+const STATUS_CODES = new Set([
+  'missing_token',
+  'invalid_token',
+  'method_not_allowed',
+  'rate_limited',
+  'server_misconfigured',
+  'invalid_parameter',
+]);
 /** Incoming event bodies are a few fields; the PHP scripts capped them at 64 KiB. */
 const BODY_LIMIT = 64 * 1024;
 
@@ -56,7 +63,10 @@ function statusFailure(c: Context<AppEnv>, thrown: unknown, log: (line: string) 
   }
   const cause = err.cause instanceof Error ? err.cause : err;
   log(`sds serve: internal error on ${c.req.method} ${c.req.path}: ${err.code}: ${cause.stack ?? cause.message}`);
-  return c.json({ success: false, data: null, error: { code: 'internal_error', message: 'internal error; the server log has the details' } }, 500);
+  return c.json(
+    { success: false, data: null, error: { code: 'internal_error', message: 'internal error; the server log has the details' } },
+    500,
+  );
 }
 
 const STATUS_ERRORS = {
@@ -70,7 +80,10 @@ const STATUS_ERRORS = {
 const INCOMING_ERRORS = {
   401: json(ErrorBody, 'X-Webhook-Token absent or different from SURVEY_WEBHOOK_TOKEN (`WHK-001`)'),
   405: json(ErrorBody, 'another verb (`API-001`)'),
-  429: json(RateLimitedError, 'more than 60 requests in 60 s for this token and address (`rate_limited`, with `retry_after`); `Retry-After` is set'),
+  429: json(
+    RateLimitedError,
+    'more than 60 requests in 60 s for this token and address (`rate_limited`, with `retry_after`); `Retry-After` is set',
+  ),
   500: json(ErrorBody, 'SURVEY_WEBHOOK_TOKEN is not set (`server_misconfigured`)'),
 };
 
@@ -99,7 +112,12 @@ export function rootScriptRoutes(api: ApiBuilder, { store, config, clock }: Rout
     scriptHeaders(c);
     const token = c.req.header('x-webhook-token');
     configuredToken(config.env, 'SURVEY_WEBHOOK_TOKEN');
-    enforceRateLimit(store, { token: token ?? '', address: clientAddress(c, config.trustedProxies ?? []) }, clock(), config.webhookRateLimit);
+    enforceRateLimit(
+      store,
+      { token: token ?? '', address: clientAddress(c, config.trustedProxies ?? []) },
+      clock(),
+      config.webhookRateLimit,
+    );
     checkWebhookToken(config.env, token);
   };
 
@@ -123,7 +141,12 @@ export function rootScriptRoutes(api: ApiBuilder, { store, config, clock }: Rout
         if (c.req.method !== 'GET') throw new AppError('method_not_allowed', 'Method not allowed. Use: GET.');
         configuredToken(config.env, 'BREAKOUT_WEBHOOK_TOKEN');
         const authorization = c.req.header('authorization');
-        enforceRateLimit(store, { token: bearerOf(authorization), address: clientAddress(c, config.trustedProxies ?? []) }, clock(), config.webhookRateLimit);
+        enforceRateLimit(
+          store,
+          { token: bearerOf(authorization), address: clientAddress(c, config.trustedProxies ?? []) },
+          clock(),
+          config.webhookRateLimit,
+        );
         checkBearerToken(config.env, authorization);
         const reply = await breakoutStatus(store, c.req.query(), { connectTimeoutMs: config.statusConnectTimeoutMs, env: config.env });
         scriptHeaders(c);
@@ -179,7 +202,7 @@ export function rootScriptRoutes(api: ApiBuilder, { store, config, clock }: Rout
     path: '/log-reader-webhook.php',
     summary: 'Recent breakout log entries for an external system',
     description:
-      'The breakout log of `GET /api/logs/breakout`, newest first, with each entry\'s job: filtered by `dictionary`, `level` (the least severe ' +
+      "The breakout log of `GET /api/logs/breakout`, newest first, with each entry's job: filtered by `dictionary`, `level` (the least severe " +
       'level wanted) and `since` (ISO 8601), at most `limit` entries (1 to 1000, default 100). Log files of the server are never served.',
     tags: ['webhook scripts'],
     permission: 'public',
@@ -201,9 +224,9 @@ export function rootScriptRoutes(api: ApiBuilder, { store, config, clock }: Rout
   api.route({
     method: 'get',
     path: '/dictionary-schema-webhook.php',
-    summary: 'Tables and columns of a dictionary\'s breakout in its target',
+    summary: "Tables and columns of a dictionary's breakout in its target",
     description:
-      'The tables the breakout of the dictionary has or would have in its target (planned for the target\'s database), with columns, ' +
+      "The tables the breakout of the dictionary has or would have in its target (planned for the target's database), with columns, " +
       'neutral and SQL types, and whether each table exists there now (`exists` null when the target cannot be reached).',
     tags: ['webhook scripts'],
     permission: 'public',
@@ -228,7 +251,7 @@ export function rootScriptRoutes(api: ApiBuilder, { store, config, clock }: Rout
     path: '/dictionary-schema-webhook.php',
     summary: 'Create or alter the breakout tables of a dictionary without loading cases',
     description:
-      'As an incremental breakout does before its first case: missing tables are created; after a change of the dictionary\'s structure the ' +
+      "As an incremental breakout does before its first case: missing tables are created; after a change of the dictionary's structure the " +
       'tables are rebuilt empty and the next breakout reloads every case. Refused with 409 `BREAKOUT_BUSY` while a job of the dictionary runs.',
     tags: ['webhook scripts'],
     permission: 'public',

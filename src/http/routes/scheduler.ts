@@ -52,7 +52,8 @@ export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): 
     method: 'post',
     path: '/scheduler/add',
     summary: 'Add the schedule of a dictionary (one per dictionary)',
-    description: 'Disabled and `0 2 * * *` unless told otherwise. `next_run` is computed when enabled. The dictionary must have a breakout target.',
+    description:
+      'Disabled and `0 2 * * *` unless told otherwise. `next_run` is computed when enabled. The dictionary must have a breakout target.',
     tags: TAGS,
     permission: 'scheduler.manage',
     bodyLimit: BODY_LIMIT,
@@ -108,7 +109,7 @@ export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): 
     method: 'delete',
     path: '/scheduler/{id}',
     summary: 'Delete a schedule and its run history',
-    description: 'The run log files stay in the home\'s `logs/breakout/`.',
+    description: "The run log files stay in the home's `logs/breakout/`.",
     tags: TAGS,
     permission: 'scheduler.manage',
     request: { params: ScheduleIdParams },
@@ -122,7 +123,7 @@ export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): 
   api.route({
     method: 'post',
     path: '/scheduler/{id}/run-now',
-    summary: 'Run Now: start the schedule\'s incremental breakout at once, in the background',
+    summary: "Run Now: start the schedule's incremental breakout at once, in the background",
     description:
       'Answers at once; the run goes on in a detached `sds schedule run-now` process, with a log file and a history entry ' +
       '(trigger `run-now`) as a scheduled run has. Works on a disabled schedule; `next_run` is not changed. Follow it with `GET /scheduler/{id}/runs`.',

@@ -46,7 +46,10 @@ import type { RouteDeps } from './route-deps.js';
 
 const SUCCESS = '{"code":200,"description":"Success"}';
 const JSON_TYPE = 'application/json; charset=utf-8';
-const binary = (description: string) => ({ description, content: { 'application/octet-stream': { schema: { type: 'string' as const, format: 'binary' as const } } } });
+const binary = (description: string) => ({
+  description,
+  content: { 'application/octet-stream': { schema: { type: 'string' as const, format: 'binary' as const } } },
+});
 
 function header(c: Context<AppEnv>) {
   return (name: string) => c.req.header(name);
@@ -95,7 +98,9 @@ export function syncRoutes(api: ApiBuilder, { store, config }: RouteDeps): void 
     handler: (c) => {
       const info = serverInfo(store);
       // CSWeb writes the version as 2.0, not 2; the client reads either, the bytes stay the same.
-      return c.body(`{"deviceId":${JSON.stringify(info.deviceId)},"apiVersion":${info.apiVersion.toFixed(1)}}`, 200, { 'Content-Type': JSON_TYPE });
+      return c.body(`{"deviceId":${JSON.stringify(info.deviceId)},"apiVersion":${info.apiVersion.toFixed(1)}}`, 200, {
+        'Content-Type': JSON_TYPE,
+      });
     },
   });
 
@@ -114,10 +119,16 @@ export function syncRoutes(api: ApiBuilder, { store, config }: RouteDeps): void 
     request: { params: DictionaryNameParams, body: { required: true, content: { 'application/json': { schema: WireCaseList } } } },
     responses: {
       200: json(SyncSuccess, 'stored; the new revision is in ETag and x-csw-current-revision'),
-      400: json(ErrorBody, 'a malformed case or body (`CASE_INVALID`), one nested too deep (`JSON_TOO_DEEP`), a bad header (`SYNC_HEADER_INVALID`)'),
+      400: json(
+        ErrorBody,
+        'a malformed case or body (`CASE_INVALID`), one nested too deep (`JSON_TOO_DEEP`), a bad header (`SYNC_HEADER_INVALID`)',
+      ),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
       412: json(LastSync, 'the revision the device holds is unknown: sync in full'),
-      413: json(ErrorBody, 'the inflated body is larger than the limit (`PAYLOAD_TOO_LARGE`), or a case field is (`CASE_TOO_LARGE`, details case, field, limit)'),
+      413: json(
+        ErrorBody,
+        'the inflated body is larger than the limit (`PAYLOAD_TOO_LARGE`), or a case field is (`CASE_TOO_LARGE`, details case, field, limit)',
+      ),
       415: json(ErrorBody, 'a cssync binary container (`SYNC_BINARY_UNSUPPORTED`)'),
     },
     handler: async (c) => {
@@ -152,7 +163,8 @@ export function syncRoutes(api: ApiBuilder, { store, config }: RouteDeps): void 
     method: 'delete',
     path: '/api/dictionaries/{name}/cases/{id}',
     summary: 'Delete a case (soft: a tombstone at a new revision)',
-    description: 'Devices receive the deletion on their next download; the incremental breakout removes the case. Recorded in the device’s sync history.',
+    description:
+      'Devices receive the deletion on their next download; the incremental breakout removes the case. Recorded in the device’s sync history.',
     tags: ['sync'],
     permission: 'cases.delete',
     request: { params: CaseIdParams },
@@ -168,7 +180,8 @@ export function syncRoutes(api: ApiBuilder, { store, config }: RouteDeps): void 
 }
 
 function bodyStream(c: Context<AppEnv>): Readable {
-  const s = c.env?.incoming ?? (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as unknown as NodeWebStream<Uint8Array>) : Readable.from([]));
+  const s =
+    c.env?.incoming ?? (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as unknown as NodeWebStream<Uint8Array>) : Readable.from([]));
   return s;
 }
 
@@ -216,7 +229,11 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     tags: ['sync'],
     permission: 'files.sync',
     request: { params: PathParams },
-    responses: { 200: binary('the file'), 304: { description: 'the client has this version' }, 404: json(CswebErrorBody, 'no such file (CSWeb’s shape, `file_not_found`)') },
+    responses: {
+      200: binary('the file'),
+      304: { description: 'the client has this version' },
+      404: json(CswebErrorBody, 'no such file (CSWeb’s shape, `file_not_found`)'),
+    },
     handler: async (c) => {
       const path = (c.req.param('path') ?? '').slice(0, -'/content'.length);
       let opened;
@@ -257,17 +274,27 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     responses: {
       200: json(SyncFileInfo, 'stored'),
       400: json(ErrorBody, 'a path outside the media area or a folder (`PATH_INVALID`), an interrupted body (`USAGE`)'),
-      403: json(FileRefusedBody, 'the md5 does not match (`CHECKSUM_MISMATCH`), or the account may not replace this file (`access_denied`)'),
+      403: json(
+        FileRefusedBody,
+        'the md5 does not match (`CHECKSUM_MISMATCH`), or the account may not replace this file (`access_denied`)',
+      ),
       413: json(ErrorBody, 'larger than the file limit (`PAYLOAD_TOO_LARGE`)'),
     },
     handler: async (c) => {
       const path = (c.req.param('path') ?? '').slice(0, -'/content'.length);
       const declared = Number(c.req.header('content-length') ?? NaN);
       if (declared > limit) {
-        throw new AppError('PAYLOAD_TOO_LARGE', `${path} is larger than the file limit of ${limit} bytes; the file was not stored`, { file: path, limit });
+        throw new AppError('PAYLOAD_TOO_LARGE', `${path} is larger than the file limit of ${limit} bytes; the file was not stored`, {
+          file: path,
+          limit,
+        });
       }
       const { username, role } = c.get('principal');
-      const info = await putClientFile(store, path, fileBody(c), { writer: { username, role }, expectedMd5: c.req.header('content-md5') || undefined, maxBytes: limit });
+      const info = await putClientFile(store, path, fileBody(c), {
+        writer: { username, role },
+        expectedMd5: c.req.header('content-md5') || undefined,
+        maxBytes: limit,
+      });
       return c.json(info);
     },
   });
@@ -281,7 +308,10 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
       tags: ['sync'],
       permission: 'files.sync',
       ...(path.endsWith('}') ? { request: { params: PathParams } } : {}),
-      responses: { 200: json(SyncFolder, 'the entries'), 404: json(CswebErrorBody, 'no such folder (CSWeb’s shape, `directory_not_found`)') },
+      responses: {
+        200: json(SyncFolder, 'the entries'),
+        404: json(CswebErrorBody, 'no such folder (CSWeb’s shape, `directory_not_found`)'),
+      },
       handler: async (c) => {
         try {
           return c.json(await listClientFolder(store, c.req.param('path') ?? ''));
@@ -307,11 +337,16 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     method: 'get',
     path: '/api/apps/{name}',
     summary: 'Download an application package',
-    description: '304 when `If-None-Match` is its md5 or `x-csw-package-build-time` is not older than its build time. The whole zip is sent (`x-csw-package-files` is not used to trim it).',
+    description:
+      '304 when `If-None-Match` is its md5 or `x-csw-package-build-time` is not older than its build time. The whole zip is sent (`x-csw-package-files` is not used to trim it).',
     tags: ['sync'],
     permission: 'files.sync',
     request: { params: AppNameParams },
-    responses: { 200: binary('the zip'), 304: { description: 'the client has this version' }, 404: json(CswebErrorBody, 'no such application (CSWeb’s shape, `app_not_found`)') },
+    responses: {
+      200: binary('the zip'),
+      304: { description: 'the client has this version' },
+      404: json(CswebErrorBody, 'no such application (CSWeb’s shape, `app_not_found`)'),
+    },
     handler: async (c) => {
       const { name } = validate(AppNameParams, c.req.param(), 'path');
       let app;

@@ -22,7 +22,8 @@ export function tokenRoutes(api: ApiBuilder, { tokens, config }: RouteDeps): voi
     permission: 'public',
     bodyLimit: config.maxBodyBytes,
     // The token endpoint answers every failure in the OAuth shape, a body too large included.
-    bodyTooLarge: (limit) => oauthError('PAYLOAD_TOO_LARGE', 'invalid_request', `the request body is larger than the limit of ${limit} bytes`),
+    bodyTooLarge: (limit) =>
+      oauthError('PAYLOAD_TOO_LARGE', 'invalid_request', `the request body is larger than the limit of ${limit} bytes`),
     request: {
       body: {
         required: true,
@@ -35,9 +36,15 @@ export function tokenRoutes(api: ApiBuilder, { tokens, config }: RouteDeps): voi
     responses: {
       200: json(TokenResponse, 'tokens'),
       400: json(OAuthErrorBody, '`invalid_request` (missing or repeated parameter, bad body) or `unsupported_grant_type`'),
-      401: json(OAuthErrorBody, '`invalid_grant` (bad credentials, disabled account, bad/expired/reused refresh token) or `invalid_client`'),
+      401: json(
+        OAuthErrorBody,
+        '`invalid_grant` (bad credentials, disabled account, bad/expired/reused refresh token) or `invalid_client`',
+      ),
       413: json(OAuthErrorBody, `\`invalid_request\`: the body is larger than the limit (\`maxBodyBytes\`, default 64 KB)`),
-      429: json(RateLimitBody, 'too many failed logins from this address, or for this user from this address, or too many logins waiting at once (`API-004`); see `Retry-After`'),
+      429: json(
+        RateLimitBody,
+        'too many failed logins from this address, or for this user from this address, or too many logins waiting at once (`API-004`); see `Retry-After`',
+      ),
     },
     handler: async (c) => {
       const reply = await tokens.grant(await readTokenParams(c, TokenRequest), { address: clientAddress(c, config.trustedProxies ?? []) });

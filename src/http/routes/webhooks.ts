@@ -39,7 +39,10 @@ import type { RouteDeps } from './route-deps.js';
 const BODY_LIMIT = 16 * 1024;
 const NOT_FOUND = { 404: json(ErrorBody, 'no webhook of that id (`NOT_FOUND`)') };
 const BAD_ID = json(ErrorBody, 'the id is not a whole number (`USAGE`)');
-const BAD_BODY = json(ErrorBody, 'a field has the wrong type or is unknown (`USAGE`), the body is not JSON (`API-003`), or a value is invalid (`WEBHOOK_INVALID`)');
+const BAD_BODY = json(
+  ErrorBody,
+  'a field has the wrong type or is unknown (`USAGE`), the body is not JSON (`API-003`), or a value is invalid (`WEBHOOK_INVALID`)',
+);
 
 /** Outgoing webhook routes (docs/webhooks.md#managing-webhooks), all for administrators. */
 export function webhookRoutes(api: ApiBuilder, { store, config, clock }: RouteDeps): void {
@@ -74,7 +77,8 @@ export function webhookRoutes(api: ApiBuilder, { store, config, clock }: RouteDe
     method: 'put',
     path: '/api/webhooks/{id}',
     summary: 'Change some fields of a webhook',
-    description: 'Fields left out keep their value. `active: false` stops new events at once; queued deliveries wait until it is active again.',
+    description:
+      'Fields left out keep their value. `active: false` stops new events at once; queued deliveries wait until it is active again.',
     tags: ['webhooks'],
     permission: 'webhooks.manage',
     bodyLimit: BODY_LIMIT,
@@ -101,7 +105,8 @@ export function webhookRoutes(api: ApiBuilder, { store, config, clock }: RouteDe
     method: 'post',
     path: '/api/webhooks/{id}/test',
     summary: 'Send a webhook_test event now and report the answer',
-    description: 'Waits at most 30 s (`SDS_WEBHOOK_TEST_TIMEOUT_MS`). Works on inactive webhooks too. The attempt is recorded in the delivery history.',
+    description:
+      'Waits at most 30 s (`SDS_WEBHOOK_TEST_TIMEOUT_MS`). Works on inactive webhooks too. The attempt is recorded in the delivery history.',
     tags: ['webhooks'],
     permission: 'webhooks.manage',
     request: { params: WebhookIdParams },
@@ -109,7 +114,10 @@ export function webhookRoutes(api: ApiBuilder, { store, config, clock }: RouteDe
       200: json(WebhookTestSuccess, 'the receiver answered 2xx'),
       400: BAD_ID,
       ...NOT_FOUND,
-      502: json(WebhookTestFailure, 'no answer in time (`WHK-002`), no connection (`WEBHOOK_UNREACHABLE`) or a status that is not 2xx (`WEBHOOK_REJECTED`)'),
+      502: json(
+        WebhookTestFailure,
+        'no answer in time (`WHK-002`), no connection (`WEBHOOK_UNREACHABLE`) or a status that is not 2xx (`WEBHOOK_REJECTED`)',
+      ),
     },
     handler: async (c) => {
       const r = await testWebhook(store, id(c.req.param()), { settings: webhookSettings(config.env, config.webhooks) });
@@ -129,7 +137,10 @@ export function webhookRoutes(api: ApiBuilder, { store, config, clock }: RouteDe
     permission: 'webhooks.manage',
     request: { params: WebhookIdParams, query: DeliveriesQuery },
     responses: {
-      200: json(DeliveryHistory.or(FailedDeliveries), 'the history of attempts (`WebhookDeliveryHistory`), or with `status=failed` the failed deliveries (`WebhookFailedDeliveries`)'),
+      200: json(
+        DeliveryHistory.or(FailedDeliveries),
+        'the history of attempts (`WebhookDeliveryHistory`), or with `status=failed` the failed deliveries (`WebhookFailedDeliveries`)',
+      ),
       400: json(ErrorBody, 'bad id, limit or status (`USAGE`)'),
       ...NOT_FOUND,
     },

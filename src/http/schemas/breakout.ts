@@ -15,22 +15,31 @@ import { ErrorBody, Timestamp } from './common.js';
 
 const Whole = z.string().regex(/^\d+$/, 'must be a whole number ≥ 0');
 /** `HH:MM:SS` duration of the spec (hours may exceed 24). */
-const Hms = z.string().regex(/^\d{2,}:[0-5]\d:[0-5]\d$/).meta({ example: '00:01:23' });
+const Hms = z
+  .string()
+  .regex(/^\d{2,}:[0-5]\d:[0-5]\d$/)
+  .meta({ example: '00:01:23' });
 const Percent = z.string().regex(/^\d{1,3}(\.\d)?%$/);
 
 /**
  * `threads` is checked by the core (INVALID_THREADS, docs/errors.md), not by the schema, so a bad value
  * gets the spec's code rather than USAGE; the document still says what is valid.
  */
-const Threads = z
-  .unknown()
-  .optional()
-  .meta({ type: 'integer', minimum: 1, maximum: 10, default: 1, description: 'parallel connections to the target, 1 to 10 (else 400 `INVALID_THREADS`)' });
+const Threads = z.unknown().optional().meta({
+  type: 'integer',
+  minimum: 1,
+  maximum: 10,
+  default: 1,
+  description: 'parallel connections to the target, 1 to 10 (else 400 `INVALID_THREADS`)',
+});
 
 /** Body of POST /api/breakout/start (docs/http-api.md#breakout-routes). */
 export const BreakoutStartBody = z
   .object({
-    dictionaries: z.array(z.string().min(1)).min(1).meta({ description: 'dictionary names, case-sensitive', example: ['CEN2000'] }),
+    dictionaries: z
+      .array(z.string().min(1))
+      .min(1)
+      .meta({ description: 'dictionary names, case-sensitive', example: ['CEN2000'] }),
     threads: Threads,
     overwrite: z.boolean().optional().meta({ description: 'drop and rebuild existing breakout tables (default false)', default: false }),
   })
@@ -53,7 +62,10 @@ export const BreakoutStartReply = z
  * `existing_tables`) or a job of a dictionary is running.
  */
 export const TablesExistError = ErrorBody.extend({
-  existing_tables: z.array(z.string()).optional().meta({ description: 'with `TABLES_ALREADY_EXIST`: the breakout tables found in the target' }),
+  existing_tables: z
+    .array(z.string())
+    .optional()
+    .meta({ description: 'with `TABLES_ALREADY_EXIST`: the breakout tables found in the target' }),
 }).meta({ id: 'TablesExistError' });
 
 /** 404 body of a dictionary without breakout tables (docs/http-api.md#breakout-routes). */
@@ -63,19 +75,31 @@ export const NoTablesError = ErrorBody.extend({
 
 /** Path parameter `{job_id}`. */
 export const JobIdParams = z.object({
-  job_id: z.string().min(1).meta({ param: { description: 'job id from the start or trigger reply' }, example: '6f1c2e0a-8b1e-4a57-9a43-4e1b8f0c2d11' }),
+  job_id: z
+    .string()
+    .min(1)
+    .meta({ param: { description: 'job id from the start or trigger reply' }, example: '6f1c2e0a-8b1e-4a57-9a43-4e1b8f0c2d11' }),
 });
 
 /** Path parameter `{dictionary}`. */
 export const DictionaryParams = z.object({
-  dictionary: z.string().min(1).meta({ param: { description: 'dictionary name, case-sensitive' }, example: 'CEN2000' }),
+  dictionary: z
+    .string()
+    .min(1)
+    .meta({ param: { description: 'dictionary name, case-sensitive' }, example: 'CEN2000' }),
 });
 
 /** Job status reply (docs/http-api.md#breakout-routes): the fields depend on `status`; every form carries `job_id`. */
 export const JobStatus = z
   .discriminatedUnion('status', [
     z
-      .strictObject({ job_id: z.string(), status: z.literal('pending'), dictionaries: z.array(z.string()), threads: z.int(), created_at: Timestamp })
+      .strictObject({
+        job_id: z.string(),
+        status: z.literal('pending'),
+        dictionaries: z.array(z.string()),
+        threads: z.int(),
+        created_at: Timestamp,
+      })
       .meta({ id: 'JobPending', description: 'created, its process not yet started' }),
     z
       .strictObject({
@@ -111,7 +135,11 @@ export const JobStatus = z
       .strictObject({
         job_id: z.string(),
         status: z.literal('failed'),
-        error: z.strictObject({ code: z.string(), message: z.string(), details: z.string().meta({ description: 'JSON text of the error details' }) }),
+        error: z.strictObject({
+          code: z.string(),
+          message: z.string(),
+          details: z.string().meta({ description: 'JSON text of the error details' }),
+        }),
         failed_at: Timestamp,
       })
       .meta({ id: 'JobFailed' }),
@@ -128,7 +156,10 @@ export const JobStatus = z
 
 /** Query of GET /api/breakout/jobs (docs/http-api.md#breakout-routes, limit default 50). */
 export const JobsQuery = z.object({
-  status: z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']).optional().meta({ param: { description: 'only jobs in this state' }, example: 'completed' }),
+  status: z
+    .enum(['pending', 'running', 'completed', 'failed', 'cancelled'])
+    .optional()
+    .meta({ param: { description: 'only jobs in this state' }, example: 'completed' }),
   limit: Whole.optional().meta({ param: { description: 'at most this many, 1 to 1000 (default 50)' }, example: '50' }),
 });
 
@@ -147,7 +178,11 @@ const JobListItem = z
 
 /** Job list envelope (docs/http-api.md#breakout-routes), newest first. */
 export const JobList = z
-  .strictObject({ total: z.int().min(0).meta({ description: 'jobs matching the filter' }), limit: z.int().min(1), data: z.array(JobListItem) })
+  .strictObject({
+    total: z.int().min(0).meta({ description: 'jobs matching the filter' }),
+    limit: z.int().min(1),
+    data: z.array(JobListItem),
+  })
   .meta({ id: 'JobList' });
 
 /** Tables object (docs/http-api.md#breakout-routes). */
@@ -162,7 +197,9 @@ export const BreakoutTables = z
         type: z.enum(['main', 'record']),
         row_count: z.int().min(0),
         size: z.string(),
-        stale: z.boolean().meta({ description: 'the current plan no longer has this table (old label or structure): the next breakout drops it' }),
+        stale: z
+          .boolean()
+          .meta({ description: 'the current plan no longer has this table (old label or structure): the next breakout drops it' }),
       }),
     ),
     total_size: z.string().meta({ example: '1.2 MB' }),
@@ -179,22 +216,31 @@ export const BreakoutTablesDeleted = z
 export const TriggerBody = z
   .object({
     dictionary: z.string().min(1).meta({ description: 'dictionary name, case-sensitive', example: 'CEN2000' }),
-    mode: z
-      .enum(TRIGGER_MODES)
-      .optional()
-      .meta({ description: '`selective` (default): incremental, only cases changed since the last run; `full`: drop, rebuild and reload', default: 'selective' }),
+    mode: z.enum(TRIGGER_MODES).optional().meta({
+      description: '`selective` (default): incremental, only cases changed since the last run; `full`: drop, rebuild and reload',
+      default: 'selective',
+    }),
     threads: Threads,
   })
   .meta({ id: 'TriggerBody' });
 
 /** Trigger reply (docs/http-api.md#breakout-routes). */
 export const TriggerReply = z
-  .strictObject({ status: z.literal('started'), job_id: z.string(), dictionary: z.string(), started_at: Timestamp.meta({ description: 'when the job was created' }) })
+  .strictObject({
+    status: z.literal('started'),
+    job_id: z.string(),
+    dictionary: z.string(),
+    started_at: Timestamp.meta({ description: 'when the job was created' }),
+  })
   .meta({ id: 'TriggerReply' });
 
 /** Query of GET /api/logs/breakout. */
 export const LogsQuery = z.object({
-  dictionary: z.string().min(1).optional().meta({ param: { description: 'only entries of this dictionary' }, example: 'CEN2000' }),
+  dictionary: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ param: { description: 'only entries of this dictionary' }, example: 'CEN2000' }),
   limit: Whole.optional().meta({ param: { description: 'at most this many, 1 to 1000 (default 100)' }, example: '100' }),
 });
 

@@ -6,10 +6,11 @@ export const ErrorBody = z
   .strictObject({
     error: z.string().meta({ description: 'stable error code, e.g. DICTIONARY_NOT_FOUND, API-001', example: 'DICTIONARY_NOT_FOUND' }),
     message: z.string().meta({ description: 'what went wrong, for humans' }),
-    diagnostic: z
-      .string()
-      .optional()
-      .meta({ description: 'with DB_CONNECTION_ERROR (502): the catalogue code of the target failure, DB-001 … DB-005 (docs/errors.md, "One code per failure")', example: 'DB-001' }),
+    diagnostic: z.string().optional().meta({
+      description:
+        'with DB_CONNECTION_ERROR (502): the catalogue code of the target failure, DB-001 … DB-005 (docs/errors.md, "One code per failure")',
+      example: 'DB-001',
+    }),
     details: z
       .strictObject({
         case: z.string().optional(),
@@ -19,7 +20,10 @@ export const ErrorBody = z
         limit: z.number().int().optional(),
       })
       .optional()
-      .meta({ description: 'a refusal by a limit (413 CASE_TOO_LARGE / PAYLOAD_TOO_LARGE, 400 JSON_TOO_DEEP): the case (key), its id and position in the upload, the field and the limit; docs/limits.md' }),
+      .meta({
+        description:
+          'a refusal by a limit (413 CASE_TOO_LARGE / PAYLOAD_TOO_LARGE, 400 JSON_TOO_DEEP): the case (key), its id and position in the upload, the field and the limit; docs/limits.md',
+      }),
   })
   .meta({ id: 'Error' });
 

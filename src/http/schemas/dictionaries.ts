@@ -14,7 +14,10 @@ const NameLabel = z.strictObject({ name: z.string(), label: z.string() });
 
 /** Path parameter `{name}` (case-sensitive). */
 export const DictionaryNameParams = z.object({
-  name: z.string().min(1).meta({ param: { description: 'dictionary name, case-sensitive' }, example: 'POPSTAN_CENSUS_DICT' }),
+  name: z
+    .string()
+    .min(1)
+    .meta({ param: { description: 'dictionary name, case-sensitive' }, example: 'POPSTAN_CENSUS_DICT' }),
 });
 
 /** Dictionary list item (docs/http-api.md#routes, list form). */
@@ -61,17 +64,23 @@ export const DictionaryFormQuery = z.object({
 export const DictionaryUploadForm = z
   .object({
     file: z.string().meta({ format: 'binary', description: 'the .dcf file (text or JSON form)' }),
-    label: z.string().meta({ description: 'short label, prefix of the breakout tables: a letter, then letters, digits or _', example: 'popstan' }),
+    label: z
+      .string()
+      .meta({ description: 'short label, prefix of the breakout tables: a letter, then letters, digits or _', example: 'popstan' }),
   })
   .meta({ id: 'DictionaryUploadForm' });
 
 /** The drop and rebuild a replaced dictionary makes the next breakout do (docs/breakout.md, "Destructive changes"). */
 const BreakoutRebuildNotice = z
   .strictObject({
-    reason: z.enum(['label', 'structure']).meta({ description: '`label`: the table prefix changed; `structure`: records, items, their types or lengths changed' }),
+    reason: z
+      .enum(['label', 'structure'])
+      .meta({ description: '`label`: the table prefix changed; `structure`: records, items, their types or lengths changed' }),
     detail: z.string().meta({ description: 'why, e.g. the old and new table prefix' }),
     message: z.string(),
-    target: z.string().meta({ description: 'the target the tables were recorded in (type and place; never a password, a SQLite file by its name only)' }),
+    target: z
+      .string()
+      .meta({ description: 'the target the tables were recorded in (type and place; never a password, a SQLite file by its name only)' }),
     tables_dropped: z.array(z.string()).meta({ description: 'tables the next breakout drops, if the target still holds them' }),
     tables_created: z.array(z.string()).meta({ description: 'tables it creates instead, loading every case again' }),
   })
@@ -95,7 +104,10 @@ export const DictionaryDeleteQuery = z.object({
   with_cases: z
     .enum(['true', 'false'])
     .optional()
-    .meta({ param: { description: '`true`: purge the dictionary with its cases, schedules, sync history and breakout state (docs/http-api.md)' }, example: 'true' }),
+    .meta({
+      param: { description: '`true`: purge the dictionary with its cases, schedules, sync history and breakout state (docs/http-api.md)' },
+      example: 'true',
+    }),
   drop_tables: z
     .enum(['true', 'false'])
     .optional()
@@ -119,7 +131,13 @@ const PurgeCounts = z.strictObject({
 
 /** Reply of a purge (`with_cases=true`): what went, by kind, and the breakout tables dropped or left. */
 export const DictionaryPurgeReply = z
-  .strictObject({ message: z.string(), name: z.string(), removed: PurgeCounts, dropped_tables: z.array(z.string()), tables_left: z.array(z.string()) })
+  .strictObject({
+    message: z.string(),
+    name: z.string(),
+    removed: PurgeCounts,
+    dropped_tables: z.array(z.string()),
+    tables_left: z.array(z.string()),
+  })
   .meta({ id: 'DictionaryPurgeReply' });
 
 // Compile-time guard: the schemas must describe what the core returns (same-shape.ts).

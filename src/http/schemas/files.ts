@@ -5,7 +5,10 @@ import { ErrorBody, OAuthErrorBody, Timestamp } from './common.js';
 
 /** Path parameter `{filename}`: a name in the media area, may contain `/` between folders. */
 export const FilenameParams = z.object({
-  filename: z.string().min(1).meta({ param: { description: 'file name in the media area; sub-folders separated by /' }, example: 'photos/house-001.jpg' }),
+  filename: z
+    .string()
+    .min(1)
+    .meta({ param: { description: 'file name in the media area; sub-folders separated by /' }, example: 'photos/house-001.jpg' }),
 });
 
 /** File metadata (docs/http-api.md#routes: at least name and size). */

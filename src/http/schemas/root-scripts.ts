@@ -15,7 +15,10 @@ import { ErrorBody } from './common.js';
 import { BreakoutLogEntry } from './breakout.js';
 
 /** `YYYY-MM-DD HH:MM:SS` of the status webhook (UTC). */
-const StatusTime = z.string().regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/).meta({ example: '2025-01-31 08:15:00' });
+const StatusTime = z
+  .string()
+  .regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)
+  .meta({ example: '2025-01-31 08:15:00' });
 const Flag = z.enum(['true', 'false', '1', '0']);
 const Whole = z.string().regex(/^\d+$/, 'must be a whole number');
 
@@ -48,7 +51,11 @@ const StatusItem = z
     next_run: StatusTime.nullable(),
     last_exit_code: z.int().nullable().meta({ description: '0 success, -1 running, other values failure' }),
     total_cases: z.int().min(0),
-    processed_cases: z.int().min(0).nullable().meta({ description: 'rows of `{label}_cases` in the target; null when not configured or unreachable' }),
+    processed_cases: z
+      .int()
+      .min(0)
+      .nullable()
+      .meta({ description: 'rows of `{label}_cases` in the target; null when not configured or unreachable' }),
     cases_pending: z.int().min(0).nullable(),
     completion_rate: z.number().nullable().meta({ description: 'processed / total × 100, two decimals (100 when there are no cases)' }),
     is_up_to_date: z.boolean().nullable(),
@@ -72,7 +79,15 @@ export const StatusError = z
     success: z.literal(false),
     data: z.null(),
     error: z.strictObject({
-      code: z.enum(['missing_token', 'invalid_token', 'method_not_allowed', 'rate_limited', 'server_misconfigured', 'invalid_parameter', 'internal_error']),
+      code: z.enum([
+        'missing_token',
+        'invalid_token',
+        'method_not_allowed',
+        'rate_limited',
+        'server_misconfigured',
+        'invalid_parameter',
+        'internal_error',
+      ]),
       message: z.string(),
     }),
   })
@@ -100,7 +115,9 @@ export const IncomingReply = z
   .meta({ id: 'IncomingReply' });
 
 /** Error of the incoming scripts when rate-limited: `{error, message, retry_after}`. */
-export const RateLimitedError = ErrorBody.extend({ retry_after: z.int().min(1).meta({ description: 'seconds to wait (also in Retry-After)' }) }).meta({
+export const RateLimitedError = ErrorBody.extend({
+  retry_after: z.int().min(1).meta({ description: 'seconds to wait (also in Retry-After)' }),
+}).meta({
   id: 'RateLimitedError',
 });
 
@@ -118,7 +135,9 @@ export const LogReaderReply = z
   .meta({ id: 'LogReaderReply' });
 
 export const SchemaQuery = z.object({ dictionary: z.string().meta({ description: 'dictionary name (required)' }) });
-export const SchemaBody = z.object({ dictionary: z.string().meta({ description: 'dictionary name (required)' }) }).meta({ id: 'SchemaBody' });
+export const SchemaBody = z
+  .object({ dictionary: z.string().meta({ description: 'dictionary name (required)' }) })
+  .meta({ id: 'SchemaBody' });
 
 const SchemaTable = z.strictObject({
   name: z.string(),

@@ -10,16 +10,21 @@ import type { removeSchedule } from '../../core/scheduler/index.js';
 import { Timestamp } from './common.js';
 
 /** Checked by the core (CRON_INVALID naming the field), not by the schema; the document says what is valid. */
-const Cron = z
-  .unknown()
-  .optional()
-  .meta({ type: 'string', maxLength: 100, description: '5 fields: minute hour day-of-month month day-of-week (no @aliases, no seconds); else 400 `CRON_INVALID`', example: '0 2 * * *' });
+const Cron = z.unknown().optional().meta({
+  type: 'string',
+  maxLength: 100,
+  description: '5 fields: minute hour day-of-month month day-of-week (no @aliases, no seconds); else 400 `CRON_INVALID`',
+  example: '0 2 * * *',
+});
 
 const ScheduleId = z.int().min(1).meta({ description: 'schedule id', example: 1 });
 
 export const ScheduleAddBody = z
   .object({
-    dictionary: z.string().min(1).meta({ description: 'dictionary name; it must have a breakout target and no schedule', example: 'CEN2000' }),
+    dictionary: z
+      .string()
+      .min(1)
+      .meta({ description: 'dictionary name; it must have a breakout target and no schedule', example: 'CEN2000' }),
     cron_expression: Cron.meta({ default: '0 2 * * *' }),
     enabled: z.boolean().optional().meta({ description: 'default false', default: false }),
   })
@@ -36,11 +41,18 @@ export const ScheduleUpdateBody = z
 export const ScheduleToggleBody = z.object({ id: ScheduleId }).meta({ id: 'ScheduleToggleBody' });
 
 export const ScheduleIdParams = z.object({
-  id: z.string().regex(/^[1-9]\d{0,15}$/, 'must be a schedule id (a whole number ≥ 1)').meta({ param: { description: 'schedule id' }, example: '1' }),
+  id: z
+    .string()
+    .regex(/^[1-9]\d{0,15}$/, 'must be a schedule id (a whole number ≥ 1)')
+    .meta({ param: { description: 'schedule id' }, example: '1' }),
 });
 
 export const RunsQuery = z.object({
-  limit: z.string().regex(/^\d+$/, 'must be a whole number').optional().meta({ description: 'at most this many runs, 1 to 1000 (default 20)' }),
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .optional()
+    .meta({ description: 'at most this many runs, 1 to 1000 (default 20)' }),
 });
 
 const NullableTime = Timestamp.nullable();
@@ -56,7 +68,7 @@ export const Schedule = z
     last_run: NullableTime,
     next_run: NullableTime.meta({ description: 'null while the schedule is disabled' }),
     last_exit_code: z.int().nullable().meta({ description: '0 succeeded, -1 running, 124 stopped by the time limit, other values failed' }),
-    last_log_file: z.string().nullable().meta({ description: 'file name in the home\'s logs/breakout/' }),
+    last_log_file: z.string().nullable().meta({ description: "file name in the home's logs/breakout/" }),
     modified_time: Timestamp,
     created_time: Timestamp,
   })

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
 /** `GET /api/server`. */
-export const ServerInfo = z.strictObject({ deviceId: z.string(), apiVersion: z.number().meta({ example: 2.0 }) }).meta({ id: 'SyncServerInfo' });
+export const ServerInfo = z
+  .strictObject({ deviceId: z.string(), apiVersion: z.number().meta({ example: 2.0 }) })
+  .meta({ id: 'SyncServerInfo' });
 
 /** CSWeb's success body. */
 export const SyncSuccess = z.strictObject({ code: z.literal(200), description: z.literal('Success') }).meta({ id: 'SyncSuccess' });
@@ -66,7 +68,15 @@ export const SyncFileInfo = FileEntry;
 export const SyncFolder = z.array(FileEntry);
 
 export const AppList = z
-  .array(z.strictObject({ name: z.string(), description: z.string(), buildTime: z.string(), version: z.string(), FileType: z.literal('Application Deployment Specification') }))
+  .array(
+    z.strictObject({
+      name: z.string(),
+      description: z.string(),
+      buildTime: z.string(),
+      version: z.string(),
+      FileType: z.literal('Application Deployment Specification'),
+    }),
+  )
   .meta({ id: 'SyncAppList' });
 
 export const CaseIdParams = z.object({ name: z.string().min(1).max(128), id: z.string().min(1).max(64) });
@@ -76,7 +86,10 @@ export const AppNameParams = z.object({ name: z.string().min(1).max(200) });
 /** The request headers of the sync download, for the OpenAPI document. */
 export const SyncDownloadHeaders = z.object({
   'x-csw-device': z.string().optional().meta({ description: 'the device id (recorded; "unknown" when absent)' }),
-  'x-csw-if-revision-exists': z.string().optional().meta({ description: 'the revision the device holds (If-Match is read when this is absent)' }),
+  'x-csw-if-revision-exists': z
+    .string()
+    .optional()
+    .meta({ description: 'the revision the device holds (If-Match is read when this is absent)' }),
   'x-csw-case-range-start-after': z.string().optional().meta({ description: 'guid cursor within that revision (resuming after a 206)' }),
   'x-csw-case-range-count': z.string().optional().meta({ description: 'chunk size, 1 to 10000 (default 1000)' }),
   'x-csw-universe': z.string().optional().meta({ description: 'case-id prefix, optionally quoted' }),

@@ -1,7 +1,18 @@
 import { z } from 'zod';
 import { EVENT_KINDS, MAX_DELIVERIES_LIMIT } from '../../core/webhooks/index.js';
 import type { Describes } from './same-shape.js';
-import type { removeWebhook, WebhookCreated as CoreWebhookCreated, WebhookReply as CoreWebhook, WebhookUpdated as CoreWebhookUpdated, DeliveryHistory as CoreDeliveryHistory, WebhookTestFailure as CoreTestFailure, WebhookTestSuccess as CoreTestSuccess, DeliveryState as CoreDeliveryState, FailedDeliveries as CoreFailedDeliveries, RedeliveredAll as CoreRedeliveredAll } from '../../core/webhooks/index.js';
+import type {
+  removeWebhook,
+  WebhookCreated as CoreWebhookCreated,
+  WebhookReply as CoreWebhook,
+  WebhookUpdated as CoreWebhookUpdated,
+  DeliveryHistory as CoreDeliveryHistory,
+  WebhookTestFailure as CoreTestFailure,
+  WebhookTestSuccess as CoreTestSuccess,
+  DeliveryState as CoreDeliveryState,
+  FailedDeliveries as CoreFailedDeliveries,
+  RedeliveredAll as CoreRedeliveredAll,
+} from '../../core/webhooks/index.js';
 import { Timestamp } from './common.js';
 
 const EventKind = z.enum(EVENT_KINDS).meta({ description: 'event kind' });
@@ -12,7 +23,10 @@ export const WebhookIdParams = z.object({ id: z.string().regex(/^\d+$/, 'must be
 
 /** Path of the routes of one delivery of a webhook. */
 export const DeliveryIdParams = WebhookIdParams.extend({
-  delivery_id: z.string().regex(/^\d+$/, 'must be a whole number ≥ 1').meta({ description: 'the delivery id (`delivery_id` of the history, `id` of the failed listing)', example: '7' }),
+  delivery_id: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number ≥ 1')
+    .meta({ description: 'the delivery id (`delivery_id` of the history, `id` of the failed listing)', example: '7' }),
 });
 
 /** Query of the delivery history. */
@@ -20,11 +34,13 @@ export const DeliveriesQuery = z.object({
   limit: z
     .string()
     .optional()
-    .meta({ description: `records to list, 1 to ${MAX_DELIVERIES_LIMIT} (default 50): the newest attempts, or with status=failed the oldest failed deliveries`, example: '20' }),
-  status: z
-    .enum(['failed'])
-    .optional()
-    .meta({ description: 'failed: list the deliveries that used all their attempts (with their payload) instead of the history of attempts' }),
+    .meta({
+      description: `records to list, 1 to ${MAX_DELIVERIES_LIMIT} (default 50): the newest attempts, or with status=failed the oldest failed deliveries`,
+      example: '20',
+    }),
+  status: z.enum(['failed']).optional().meta({
+    description: 'failed: list the deliveries that used all their attempts (with their payload) instead of the history of attempts',
+  }),
 });
 
 /**
@@ -36,11 +52,12 @@ export const WebhookCreateBody = z
   .strictObject({
     name: z.string().meta({ example: 'analytics' }),
     url: z.string().meta({ description: 'http or https destination; https recommended', example: 'https://hooks.example.org/sds' }),
-    events: z.array(z.string()).meta({ description: `event kinds: ${EVENT_KINDS.join(', ')}`, example: ['case_uploaded', 'case_modified'] }),
-    secret: z
-      .string()
-      .optional()
-      .meta({ description: 'signing secret: 16 to 256 printable ASCII characters, or whsec_ + base64 of 24 to 64 bytes; generated when absent' }),
+    events: z
+      .array(z.string())
+      .meta({ description: `event kinds: ${EVENT_KINDS.join(', ')}`, example: ['case_uploaded', 'case_modified'] }),
+    secret: z.string().optional().meta({
+      description: 'signing secret: 16 to 256 printable ASCII characters, or whsec_ + base64 of 24 to 64 bytes; generated when absent',
+    }),
     active: z.boolean().optional().meta({ default: true }),
   })
   .meta({ id: 'WebhookCreateBody' });
@@ -64,7 +81,10 @@ export const WebhookCreated = z.strictObject({ ...WebhookBase, secret: z.string(
 export const WebhookUpdated = z.strictObject({ ...WebhookBase, updated_at: Timestamp }).meta({ id: 'WebhookUpdated' });
 export const WebhookDeleted = z.strictObject({ message: z.string(), id: Id }).meta({ id: 'WebhookDeleted' });
 
-const ResponseTime = z.string().regex(/^\d+ms$/).meta({ example: '42ms' });
+const ResponseTime = z
+  .string()
+  .regex(/^\d+ms$/)
+  .meta({ example: '42ms' });
 
 export const WebhookTestSuccess = z
   .strictObject({
@@ -84,7 +104,9 @@ export const WebhookTestFailure = z
   .strictObject({
     status: z.literal('failed'),
     webhook_id: Id,
-    error: z.enum(['WHK-002', 'WEBHOOK_UNREACHABLE', 'WEBHOOK_REJECTED']).meta({ description: 'WHK-002: no answer in time; WEBHOOK_UNREACHABLE: no connection; WEBHOOK_REJECTED: a status that is not 2xx' }),
+    error: z
+      .enum(['WHK-002', 'WEBHOOK_UNREACHABLE', 'WEBHOOK_REJECTED'])
+      .meta({ description: 'WHK-002: no answer in time; WEBHOOK_UNREACHABLE: no connection; WEBHOOK_REJECTED: a status that is not 2xx' }),
     details: z.string(),
     response_status: z.int().optional(),
     response_time: ResponseTime,
@@ -101,7 +123,11 @@ const DeliveryRecord = z
     response_time: ResponseTime,
     error: z.string().optional(),
     attempted_at: Timestamp,
-    retry_count: z.int().min(0).optional().meta({ description: 'on failed attempts: 0 first attempt, 1 to 3 retries (from 0 again after a redelivery)' }),
+    retry_count: z
+      .int()
+      .min(0)
+      .optional()
+      .meta({ description: 'on failed attempts: 0 first attempt, 1 to 3 retries (from 0 again after a redelivery)' }),
     redelivery: z.int().min(1).optional().meta({ description: 'on attempts made after the n-th redelivery of the delivery: n' }),
   })
   .meta({ id: 'WebhookDelivery' });
@@ -119,7 +145,9 @@ export const DeliveryHistory = z
 const DeliveryStateFields = {
   id: Id.meta({ description: 'the delivery id, as taken by POST /api/webhooks/{id}/deliveries/{delivery_id}/redeliver' }),
   event: z.string(),
-  message_id: z.string().meta({ description: 'the `webhook-id` header: the same on every attempt and redelivery', example: 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W' }),
+  message_id: z
+    .string()
+    .meta({ description: 'the `webhook-id` header: the same on every attempt and redelivery', example: 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W' }),
   status: z.enum(['pending', 'success', 'failed']),
   attempts: z.int().min(0).meta({ description: 'attempts recorded, over the original round and every redelivery' }),
   redeliveries: z.int().min(0).meta({ description: 'times it was redelivered' }),
@@ -139,7 +167,11 @@ export const FailedDeliveries = z
     failed: z.int().min(0).meta({ description: 'failed deliveries in all; limit bounds only the list' }),
     deliveries: z.array(
       z
-        .strictObject({ ...DeliveryStateFields, status: z.literal('failed'), payload: z.unknown().meta({ description: 'the body it is sent with, parsed: {event, timestamp, webhook_id, data}' }) })
+        .strictObject({
+          ...DeliveryStateFields,
+          status: z.literal('failed'),
+          payload: z.unknown().meta({ description: 'the body it is sent with, parsed: {event, timestamp, webhook_id, data}' }),
+        })
         .meta({ id: 'WebhookFailedDelivery' }),
     ),
   })

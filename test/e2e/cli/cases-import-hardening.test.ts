@@ -37,7 +37,9 @@ describe('cases import: nothing valid lost, nothing mismatched passes, warnings 
 
       const list = (await sds(home.root, ['cases', 'list', 'TRIMMED_IDS_DICT', '--json'])).json();
       assert.equal(list.total, 3);
-      const shown = await Promise.all(list.data.map((c: { guid: string }) => sds(home.root, ['cases', 'show', 'TRIMMED_IDS_DICT', c.guid, '--json'])));
+      const shown = await Promise.all(
+        list.data.map((c: { guid: string }) => sds(home.root, ['cases', 'show', 'TRIMMED_IDS_DICT', c.guid, '--json'])),
+      );
       const big = shown.map((s) => s.json()).find((c) => c.caseids === '215957  ');
       assert.equal(big['level-1'].PERSON.length, 6, 'the trimmed blank person line is kept');
 
@@ -68,10 +70,17 @@ describe('cases import: nothing valid lost, nothing mismatched passes, warnings 
       const e = r.json();
       assert.equal(e.error, 'DICTIONARY_MISMATCH');
       assert.equal(e.details.file, other);
-      assert.ok(e.details.differences.includes('record PERSON has items PNUM, GENDER, AGE_YEARS, FULL_NAME in the file that the dictionary does not have'));
+      assert.ok(
+        e.details.differences.includes(
+          'record PERSON has items PNUM, GENDER, AGE_YEARS, FULL_NAME in the file that the dictionary does not have',
+        ),
+      );
       const text = await sds(home.root, ['cases', 'import', 'TRIMMED_IDS_DICT', other]);
       assert.equal(text.code, 2, show(text));
-      assert.match(text.stderr, /^sds: DICTIONARY_MISMATCH: .*other\.csdb was not written with dictionary TRIMMED_IDS_DICT: .*no file was imported/);
+      assert.match(
+        text.stderr,
+        /^sds: DICTIONARY_MISMATCH: .*other\.csdb was not written with dictionary TRIMMED_IDS_DICT: .*no file was imported/,
+      );
       const list = (await sds(home.root, ['cases', 'list', 'TRIMMED_IDS_DICT', '--json'])).json();
       assert.equal(list.total, 0, 'not even the .dat before it');
     } finally {
@@ -85,7 +94,10 @@ describe('cases import: nothing valid lost, nothing mismatched passes, warnings 
       const up = await sds(home.root, ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan']);
       assert.equal(up.code, 0, show(up));
       // Every person line of the first 400 lines gets an age that is not a number.
-      const lines = readFileSync(fixture('popstan-census.dat'), 'utf8').replace(/^\uFEFF/, '').split('\n').slice(0, 400);
+      const lines = readFileSync(fixture('popstan-census.dat'), 'utf8')
+        .replace(/^\uFEFF/, '')
+        .split('\n')
+        .slice(0, 400);
       const bad = lines.map((l) => (l[0] === '1' ? l.slice(0, 23) + 'x9' + l.slice(25) : l));
       const persons = bad.filter((l) => l[0] === '1').length;
       const file = join(home.root, 'bad-ages.dat');
@@ -95,9 +107,17 @@ describe('cases import: nothing valid lost, nothing mismatched passes, warnings 
       const listed = r.stderr.split('\n').filter((l) => l.startsWith('sds: warning invalid-value: '));
       assert.equal(listed.length, 50);
       assert.match(listed[0]!, /bad-ages\.dat:1 \(case "\d{18}", record PERSON\(1\), item P04_AGE\) value "x9": /);
-      const logPath = r.stdout.split('\n').find((l) => l.startsWith('log: '))!.slice(5);
+      const logPath = r.stdout
+        .split('\n')
+        .find((l) => l.startsWith('log: '))!
+        .slice(5);
       assert.match(r.stderr, new RegExp(`sds: \\.\\.\\. and ${persons - 50} more warnings of .*bad-ages\\.dat in ${logPath}`));
-      assert.equal(readFileSync(logPath, 'utf8').split('\n').filter((l) => l.startsWith('warning invalid-value: ')).length, persons);
+      assert.equal(
+        readFileSync(logPath, 'utf8')
+          .split('\n')
+          .filter((l) => l.startsWith('warning invalid-value: ')).length,
+        persons,
+      );
     } finally {
       home.cleanup();
     }

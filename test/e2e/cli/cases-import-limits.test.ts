@@ -23,11 +23,16 @@ test('cases import: a case over a limit is reported CASE_TOO_LARGE (case, field,
     assert.equal(rep.total.failed, 1);
     const e = rep.files[0].errors[0];
     assert.equal(e.code, 'CASE_TOO_LARGE');
-    assert.deepEqual([e.details.field, e.details.limit, e.details.index, e.details.case, e.details.id], ['label', 4096, 1, cases[1]!.caseids, cases[1]!.id]);
+    assert.deepEqual(
+      [e.details.field, e.details.limit, e.details.index, e.details.case, e.details.id],
+      ['label', 4096, 1, cases[1]!.caseids, cases[1]!.id],
+    );
     assert.match(e.message, /label has 5000 characters, more than the limit of 4096/);
 
     // The same file with the limit raised in the environment: the case is stored.
-    const env = await sds(home.root, ['cases', 'import', 'CEN2000', file, '--json'], { env: { ...process.env, SDS_LIMIT_LABEL_CHARS: '5000' } });
+    const env = await sds(home.root, ['cases', 'import', 'CEN2000', file, '--json'], {
+      env: { ...process.env, SDS_LIMIT_LABEL_CHARS: '5000' },
+    });
     assert.equal(env.code, 0, show(env));
     assert.equal(env.json().total.inserted, 1);
 

@@ -57,7 +57,13 @@ describe('a .dat of another dictionary', { concurrency: true }, () => {
       const j = await sds(home.root, ['cases', 'import', dict, POPSTAN_DAT, '--json']);
       assert.equal(j.code, 2, show(j));
       assert.equal(j.stderr, '');
-      assert.deepEqual(j.json().details, { file: POPSTAN_DAT, line: 1, record_types_seen: ['1', '2'], record_types_expected: ['P', 'D', 'X'], cases_checked: 20 });
+      assert.deepEqual(j.json().details, {
+        file: POPSTAN_DAT,
+        line: 1,
+        record_types_seen: ['1', '2'],
+        record_types_expected: ['P', 'D', 'X'],
+        cases_checked: 20,
+      });
       assert.equal(await caseCount(home.root, dict), 0);
       // Refused before anything was read for the store: no import log either.
       const logs = join(home.root, 'logs', 'import');
@@ -72,11 +78,20 @@ describe('a .dat of another dictionary', { concurrency: true }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'sds-mismatch-'));
     try {
       const cases = groupPopstan(datLines());
-      const good = writeDat(dir, 'good.dat', cases.slice(0, 50).flatMap((c) => c.lines));
+      const good = writeDat(
+        dir,
+        'good.dat',
+        cases.slice(0, 50).flatMap((c) => c.lines),
+      );
       const wrong = writeDat(dir, 'wrong.dat', badTypes(cases.slice(50, 100)));
       const r = await sds(home.root, ['cases', 'import', 'CEN2000', good, wrong, '-q']);
       assert.equal(r.code, 2, show(r));
-      assert.match(r.stderr, new RegExp(`^sds: DICTIONARY_MISMATCH: ${wrong} is not a file of CEN2000: its first 20 cases .*\\(seen in column 1: "Z"\\).*no file was imported \\[${wrong}:1\\]\\n$`));
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `^sds: DICTIONARY_MISMATCH: ${wrong} is not a file of CEN2000: its first 20 cases .*\\(seen in column 1: "Z"\\).*no file was imported \\[${wrong}:1\\]\\n$`,
+        ),
+      );
       assert.equal(await caseCount(home.root, 'CEN2000'), 0);
     } finally {
       home.cleanup();
@@ -94,12 +109,21 @@ describe('a .dat of another dictionary', { concurrency: true }, () => {
       assert.equal(q.stdout, '');
       const lines = q.stderr.split('\n').filter(Boolean);
       assert.equal(lines.length, 1, show(q));
-      assert.match(lines[0]!, new RegExp(`^sds: IMPORT_PARTIAL: 19 of 100 cases of ${file} could not be read; the others were stored; .*/logs/import/CEN2000_[-_\\d]+\\.log lists them$`));
+      assert.match(
+        lines[0]!,
+        new RegExp(
+          `^sds: IMPORT_PARTIAL: 19 of 100 cases of ${file} could not be read; the others were stored; .*/logs/import/CEN2000_[-_\\d]+\\.log lists them$`,
+        ),
+      );
       assert.equal(await caseCount(home.root, 'CEN2000'), 81);
       // Without -q every unreadable case still has its line.
       const loud = await sds(home.root, ['cases', 'import', 'CEN2000', file]);
       assert.equal(loud.code, 2, show(loud));
-      assert.equal(loud.stderr.split('\n').filter((l) => l.startsWith('sds: CASE_INVALID: unknown record type "Z"')).length, 19, show(loud));
+      assert.equal(
+        loud.stderr.split('\n').filter((l) => l.startsWith('sds: CASE_INVALID: unknown record type "Z"')).length,
+        19,
+        show(loud),
+      );
     } finally {
       home.cleanup();
     }

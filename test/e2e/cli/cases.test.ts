@@ -69,7 +69,10 @@ describe('cases import of the census .dat', () => {
     const third = await sds(home.root, ['cases', 'import', 'CEN2000', corrected, '--json']);
     assert.equal(third.code, 0, show(third));
     const t = third.json().total;
-    assert.deepEqual({ updated: t.updated, inserted: t.inserted, unchanged: t.unchanged, failed: t.failed }, { updated: 2, inserted: 0, unchanged: 4870, failed: 0 });
+    assert.deepEqual(
+      { updated: t.updated, inserted: t.inserted, unchanged: t.unchanged, failed: t.failed },
+      { updated: 2, inserted: 0, unchanged: 4870, failed: 0 },
+    );
 
     const afterRev = revisions(home.db);
     const maxBefore = Math.max(...before.values());
@@ -89,7 +92,10 @@ describe('cases import of the census .dat', () => {
     const r = await sds(home.root, ['cases', 'list', 'CEN2000', '--limit', '10', '--offset', '5', '--json']);
     assert.equal(r.code, 0, show(r));
     const page = r.json();
-    assert.deepEqual({ total: page.total, limit: page.limit, offset: page.offset, n: page.data.length }, { total: 4872, limit: 10, offset: 5, n: 10 });
+    assert.deepEqual(
+      { total: page.total, limit: page.limit, offset: page.offset, n: page.data.length },
+      { total: 4872, limit: 10, offset: 5, n: 10 },
+    );
     for (const c of page.data) {
       assert.deepEqual(Object.keys(c).sort(), ['case_label', 'deleted', 'guid', 'modified_date', 'verified']);
       assert.match(c.guid, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
@@ -104,7 +110,12 @@ describe('cases import of the census .dat', () => {
     assert.equal(human.code, 0, show(human));
     assert.match(human.stdout, /3 of 4872 cases/);
 
-    for (const bad of [['--limit', '0'], ['--limit', 'x'], ['--limit', '1001'], ['--offset', '-1']]) {
+    for (const bad of [
+      ['--limit', '0'],
+      ['--limit', 'x'],
+      ['--limit', '1001'],
+      ['--offset', '-1'],
+    ]) {
       const b = await sds(home.root, ['cases', 'list', 'CEN2000', ...bad, '--json']);
       assert.equal(b.code, 2, `${bad.join(' ')}: ${show(b)}`);
       assert.equal(b.json().error, 'USAGE');
@@ -159,9 +170,15 @@ describe('cases import, other formats and failures', { concurrency: true }, () =
       assert.equal(r.code, 2, show(r));
       const errLines = r.stderr.split('\n').filter((l) => l.startsWith('sds: '));
       assert.equal(errLines.length, 2, show(r));
-      assert.ok(errLines.some((l) => l.includes(`${file}:${unknownLine}`) && l.includes(unknownTypeKey)), `unknown record type reported at ${file}:${unknownLine}\n${r.stderr}`);
+      assert.ok(
+        errLines.some((l) => l.includes(`${file}:${unknownLine}`) && l.includes(unknownTypeKey)),
+        `unknown record type reported at ${file}:${unknownLine}\n${r.stderr}`,
+      );
       const badKey = '0X' + badIdKey.slice(2);
-      assert.ok(errLines.some((l) => l.includes(`${file}:${badIdLine}`) && l.includes(badKey)), `bad id reported at ${file}:${badIdLine}\n${r.stderr}`);
+      assert.ok(
+        errLines.some((l) => l.includes(`${file}:${badIdLine}`) && l.includes(badKey)),
+        `bad id reported at ${file}:${badIdLine}\n${r.stderr}`,
+      );
       for (const l of errLines) assert.match(l, /^sds: CASE_INVALID: /);
 
       const list = (await sds(home.root, ['cases', 'list', 'CEN2000', '--json'])).json();
@@ -245,7 +262,14 @@ describe('cases import, other formats and failures', { concurrency: true }, () =
           verified: true,
           clock: [{ deviceId: 'tab-1', revision: 2 }],
           notes,
-          'level-1': JSON.stringify({ id: ids, PERSON: [{ LINE: 1, P04_AGE: 19 }, { LINE: 2, P04_AGE: 7 }], HOUSING: { H01_TYPE: 1 } }),
+          'level-1': JSON.stringify({
+            id: ids,
+            PERSON: [
+              { LINE: 1, P04_AGE: 19 },
+              { LINE: 2, P04_AGE: 7 },
+            ],
+            HOUSING: { H01_TYPE: 1 },
+          }),
         },
         {
           id: '22222222-2222-4222-8222-222222222222',
@@ -272,7 +296,10 @@ describe('cases import, other formats and failures', { concurrency: true }, () =
       assert.deepEqual(c.clock, [{ deviceId: 'tab-1', revision: 2 }]);
       assert.equal(typeof c['level-1'], 'object', 'level-1 is an object, not a string');
       assert.deepEqual(c['level-1'].id, ids);
-      assert.deepEqual(c['level-1'].PERSON.map((p: { P04_AGE: number }) => p.P04_AGE), [19, 7]);
+      assert.deepEqual(
+        c['level-1'].PERSON.map((p: { P04_AGE: number }) => p.P04_AGE),
+        [19, 7],
+      );
       assert.equal(c['level-1'].HOUSING.H01_TYPE, 1);
       assert.equal('partialSave' in c, false);
 

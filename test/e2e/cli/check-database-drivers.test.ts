@@ -24,17 +24,46 @@ after(async () => {
 
 /** The installed version of a package, from its own package.json. */
 function installed(pkg: string): string {
-  return (JSON.parse(readFileSync(new URL(`../../../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL(`../../../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')) as { version: string })
+    .version;
 }
 
 const DRIVERS = [
   { driver: 'pdo_pgsql', database: 'PostgreSQL', type: 'postgresql', module: 'pg', available: true, version: installed('pg'), error: null },
-  { driver: 'pdo_mysql', database: 'MySQL/MariaDB', type: 'mysql', module: 'mysql2', available: true, version: installed('mysql2'), error: null },
-  { driver: 'pdo_sqlsrv', database: 'SQL Server', type: 'sqlserver', module: 'tedious', available: true, version: installed('tedious'), error: null },
-  { driver: 'pdo_sqlite', database: 'SQLite', type: 'sqlite', module: 'better-sqlite3', available: true, version: installed('better-sqlite3'), error: null },
+  {
+    driver: 'pdo_mysql',
+    database: 'MySQL/MariaDB',
+    type: 'mysql',
+    module: 'mysql2',
+    available: true,
+    version: installed('mysql2'),
+    error: null,
+  },
+  {
+    driver: 'pdo_sqlsrv',
+    database: 'SQL Server',
+    type: 'sqlserver',
+    module: 'tedious',
+    available: true,
+    version: installed('tedious'),
+    error: null,
+  },
+  {
+    driver: 'pdo_sqlite',
+    database: 'SQLite',
+    type: 'sqlite',
+    module: 'better-sqlite3',
+    available: true,
+    version: installed('better-sqlite3'),
+    error: null,
+  },
 ];
 // stdout is a pipe here, so tables are tab-separated (docs/cli.md, "Tables").
-const DRIVER_TABLE = table(['driver', 'database', 'module', 'available', 'version'], DRIVERS.map((d) => [d.driver, d.database, d.module, 'yes', d.version]), true);
+const DRIVER_TABLE = table(
+  ['driver', 'database', 'module', 'available', 'version'],
+  DRIVERS.map((d) => [d.driver, d.database, d.module, 'yes', d.version]),
+  true,
+);
 const NO_DEFAULT = { BREAKOUT_DB_TYPE: undefined, BREAKOUT_DB_URL: undefined, SDS_TEST_UNSET_PW: undefined };
 
 test('no dictionaries: the four drivers load with their installed versions, no targets, exit 0', async () => {
@@ -93,7 +122,19 @@ test('configured targets: live PostgreSQL and MariaDB answer, a closed port is D
     ['CEN2000', '--type', 'postgresql', '--url', pg.config.url!],
     ['SIMPLECAPI_DICT', '--type', 'mysql', '--url', my.config.url!],
     ['TWO_LEVEL_DICT', '--type', 'postgresql', '--url', 'postgresql://postgres@127.0.0.1:1/census'],
-    ['PSC_HOUSEHOLD_DICT', '--type', 'mysql', '--host', '127.0.0.1', '--database', my.name, '--user', 'root', '--password-env', 'SDS_TEST_UNSET_PW'],
+    [
+      'PSC_HOUSEHOLD_DICT',
+      '--type',
+      'mysql',
+      '--host',
+      '127.0.0.1',
+      '--database',
+      my.name,
+      '--user',
+      'root',
+      '--password-env',
+      'SDS_TEST_UNSET_PW',
+    ],
   ]) {
     const r = await sds(home.root, ['target', 'set', ...args]);
     assert.equal(r.code, 0, show(r));
@@ -101,24 +142,52 @@ test('configured targets: live PostgreSQL and MariaDB answer, a closed port is D
 
   const embedded = `sqlite ${join(home.root, 'targets', 'breakout.sqlite')}`;
   const targets = [
-    { dictionary: 'CEN2000', target: `postgresql postgres@127.0.0.1:5432/${pg.name}`, source: 'dictionary', reachable: true, server_version: pgVersion, error: null },
-    { dictionary: 'IDB_POPULATION_DATA_DICT', target: embedded, source: 'default', reachable: true, server_version: sqliteVersion, error: null },
+    {
+      dictionary: 'CEN2000',
+      target: `postgresql postgres@127.0.0.1:5432/${pg.name}`,
+      source: 'dictionary',
+      reachable: true,
+      server_version: pgVersion,
+      error: null,
+    },
+    {
+      dictionary: 'IDB_POPULATION_DATA_DICT',
+      target: embedded,
+      source: 'default',
+      reachable: true,
+      server_version: sqliteVersion,
+      error: null,
+    },
     {
       dictionary: 'PSC_HOUSEHOLD_DICT',
       target: `mysql root@127.0.0.1:3306/${my.name}`,
       source: 'dictionary',
       reachable: false,
       server_version: null,
-      error: { code: 'CONFIG_INVALID', message: 'the target of PSC_HOUSEHOLD_DICT reads its password from $SDS_TEST_UNSET_PW, which is not set' },
+      error: {
+        code: 'CONFIG_INVALID',
+        message: 'the target of PSC_HOUSEHOLD_DICT reads its password from $SDS_TEST_UNSET_PW, which is not set',
+      },
     },
-    { dictionary: 'SIMPLECAPI_DICT', target: `mysql root@127.0.0.1:3306/${my.name}`, source: 'dictionary', reachable: true, server_version: myVersion, error: null },
+    {
+      dictionary: 'SIMPLECAPI_DICT',
+      target: `mysql root@127.0.0.1:3306/${my.name}`,
+      source: 'dictionary',
+      reachable: true,
+      server_version: myVersion,
+      error: null,
+    },
     {
       dictionary: 'TWO_LEVEL_DICT',
       target: 'postgresql postgres@127.0.0.1:1/census',
       source: 'dictionary',
       reachable: false,
       server_version: null,
-      error: { code: 'DB_CONNECTION_ERROR', message: 'cannot connect to PostgreSQL at 127.0.0.1:1/census: connect ECONNREFUSED 127.0.0.1:1', diagnostic: 'DB-001' },
+      error: {
+        code: 'DB_CONNECTION_ERROR',
+        message: 'cannot connect to PostgreSQL at 127.0.0.1:1/census: connect ECONNREFUSED 127.0.0.1:1',
+        diagnostic: 'DB-001',
+      },
     },
   ];
   const targetTable = (ts: typeof targets): string =>
@@ -128,7 +197,10 @@ test('configured targets: live PostgreSQL and MariaDB answer, a closed port is D
       true,
     );
 
-  const [h, j] = await Promise.all([sds(home.root, ['check-database-drivers'], { env: NO_DEFAULT }), sds(home.root, ['check-database-drivers', '--json'], { env: NO_DEFAULT })]);
+  const [h, j] = await Promise.all([
+    sds(home.root, ['check-database-drivers'], { env: NO_DEFAULT }),
+    sds(home.root, ['check-database-drivers', '--json'], { env: NO_DEFAULT }),
+  ]);
   assert.equal(h.code, 5, show(h));
   assert.equal(h.stdout, `${DRIVER_TABLE}\n${targetTable(targets)}\n`);
   assert.equal(h.stderr, '');
@@ -149,13 +221,21 @@ test('configured targets: live PostgreSQL and MariaDB answer, a closed port is D
     source: '',
     reachable: false,
     server_version: null,
-    error: { code: 'CONFIG_INVALID', message: 'BREAKOUT_DB_TYPE must be exactly one of postgresql, mysql, sqlserver, sqlite; got "Postgres"' },
+    error: {
+      code: 'CONFIG_INVALID',
+      message: 'BREAKOUT_DB_TYPE must be exactly one of postgresql, mysql, sqlserver, sqlite; got "Postgres"',
+    },
   });
 
   // The unreachable targets cleared: they fall back to the embedded SQLite file, everything answers, exit 0.
   for (const d of ['TWO_LEVEL_DICT', 'PSC_HOUSEHOLD_DICT']) assert.equal((await sds(home.root, ['target', 'clear', d])).code, 0);
-  const fixed = targets.map((t) => (t.reachable ? t : { ...t, target: embedded, source: 'default', reachable: true, server_version: sqliteVersion, error: null }));
-  const [h2, j2] = await Promise.all([sds(home.root, ['check-database-drivers'], { env: NO_DEFAULT }), sds(home.root, ['check-database-drivers', '--json'], { env: NO_DEFAULT })]);
+  const fixed = targets.map((t) =>
+    t.reachable ? t : { ...t, target: embedded, source: 'default', reachable: true, server_version: sqliteVersion, error: null },
+  );
+  const [h2, j2] = await Promise.all([
+    sds(home.root, ['check-database-drivers'], { env: NO_DEFAULT }),
+    sds(home.root, ['check-database-drivers', '--json'], { env: NO_DEFAULT }),
+  ]);
   assert.equal(h2.code, 0, show(h2));
   assert.equal(h2.stdout, `${DRIVER_TABLE}\n${targetTable(fixed)}\n`);
   assert.equal(j2.code, 0, show(j2));

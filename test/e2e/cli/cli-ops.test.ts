@@ -22,9 +22,20 @@ function scratch(): { dir: string; cleanup(): void } {
 function bashComplete(script: string, line: string): string[] {
   const words = line.split(' ');
   const quoted = words.map((w) => `'${w}'`).join(' ');
-  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', `source "$1"; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _sds_completion; printf '%s\\n' "\${COMPREPLY[@]}"`, 'bash', script], {
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    'bash',
+    [
+      '--norc',
+      '--noprofile',
+      '-c',
+      `source "$1"; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _sds_completion; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      'bash',
+      script,
+    ],
+    {
+      encoding: 'utf8',
+    },
+  );
   assert.equal(r.status, 0, r.stderr);
   return r.stdout.split('\n').filter(Boolean).sort();
 }
@@ -56,11 +67,28 @@ test('sds completion bash: a real bash completes commands, subcommands and optio
   // Every group of the program completes exactly its subcommands: the script cannot drift.
   const program = buildProgram();
   const groups = (c: Command, path: string[]): [string[], string[]][] =>
-    visible(c).flatMap((s) => (s.commands.length ? [[[...path, s.name()], visible(s).map((x) => x.name()).sort()] as [string[], string[]], ...groups(s, [...path, s.name()])] : []));
+    visible(c).flatMap((s) =>
+      s.commands.length
+        ? [
+            [
+              [...path, s.name()],
+              visible(s)
+                .map((x) => x.name())
+                .sort(),
+            ] as [string[], string[]],
+            ...groups(s, [...path, s.name()]),
+          ]
+        : [],
+    );
   const all = groups(program, []);
   assert.ok(all.length >= 8, 'the program has command groups');
   for (const [path, subs] of all) assert.deepEqual(bashComplete(file, `sds ${path.join(' ')} `), subs, path.join(' '));
-  assert.deepEqual(bashComplete(file, 'sds '), visible(program).map((c) => c.name()).sort());
+  assert.deepEqual(
+    bashComplete(file, 'sds '),
+    visible(program)
+      .map((c) => c.name())
+      .sort(),
+  );
 });
 
 test('sds completion zsh and fish: scripts name every command; checked by the shell where it is installed', (t) => {
@@ -100,8 +128,13 @@ test('sds config: each setting says whether it came from the environment, config
   const home = tempHome();
   t.after(home.cleanup);
   mkdirSync(home.root, { recursive: true });
-  writeFileSync(join(home.root, 'config.json'), JSON.stringify({ timezone: 'Europe/Paris', limits: { page_bytes: 4096, note_chars: 100 }, scheduler: { keep_runs: 7 } }));
-  const r = runCli(home.root, ['config', '--json'], { env: { SDS_LIMIT_NOTE_CHARS: '200', SDS_JWT_SECRET: 's'.repeat(40), SDS_HTTP_BODY_TIMEOUT_MS: '1234' } });
+  writeFileSync(
+    join(home.root, 'config.json'),
+    JSON.stringify({ timezone: 'Europe/Paris', limits: { page_bytes: 4096, note_chars: 100 }, scheduler: { keep_runs: 7 } }),
+  );
+  const r = runCli(home.root, ['config', '--json'], {
+    env: { SDS_LIMIT_NOTE_CHARS: '200', SDS_JWT_SECRET: 's'.repeat(40), SDS_HTTP_BODY_TIMEOUT_MS: '1234' },
+  });
   assert.equal(r.code, 0, show(r));
   const c = r.json<ConfigJson>();
   const get = (name: string) => c.settings.find((s) => s.name === name) ?? assert.fail(`no setting ${name}`);
@@ -109,11 +142,25 @@ test('sds config: each setting says whether it came from the environment, config
   assert.deepEqual(c.unknown_keys, []);
   assert.deepEqual(get('timezone'), { name: 'timezone', value: 'Europe/Paris', source: 'config.json', from: 'timezone' });
   assert.deepEqual(get('limits.page_bytes'), { name: 'limits.page_bytes', value: 4096, source: 'config.json', from: 'limits.page_bytes' });
-  assert.deepEqual(get('limits.note_chars'), { name: 'limits.note_chars', value: 200, source: 'environment', from: 'SDS_LIMIT_NOTE_CHARS' }, 'the environment wins over config.json');
+  assert.deepEqual(
+    get('limits.note_chars'),
+    { name: 'limits.note_chars', value: 200, source: 'environment', from: 'SDS_LIMIT_NOTE_CHARS' },
+    'the environment wins over config.json',
+  );
   assert.deepEqual(get('limits.json_depth'), { name: 'limits.json_depth', value: 64, source: 'default' });
-  assert.deepEqual(get('scheduler.keep_runs'), { name: 'scheduler.keep_runs', value: 7, source: 'config.json', from: 'scheduler.keep_runs' });
+  assert.deepEqual(get('scheduler.keep_runs'), {
+    name: 'scheduler.keep_runs',
+    value: 7,
+    source: 'config.json',
+    from: 'scheduler.keep_runs',
+  });
   assert.deepEqual(get('scheduler.timeout_seconds'), { name: 'scheduler.timeout_seconds', value: 3600, source: 'default' });
-  assert.deepEqual(get('http.body_timeout_ms'), { name: 'http.body_timeout_ms', value: 1234, source: 'environment', from: 'SDS_HTTP_BODY_TIMEOUT_MS' });
+  assert.deepEqual(get('http.body_timeout_ms'), {
+    name: 'http.body_timeout_ms',
+    value: 1234,
+    source: 'environment',
+    from: 'SDS_HTTP_BODY_TIMEOUT_MS',
+  });
   assert.equal(get('login_throttle.window_seconds').value, 900);
   assert.equal(get('webhooks.connect_timeout_ms').value, 5000);
   // The secret's presence, never its value.
@@ -144,7 +191,13 @@ test('unknown config.json keys are warned about by every command reading the fil
       ['scheduler.keep_run', file],
     ],
   );
-  assert.match(c.stderr, new RegExp(`^sds: warning: CEN2000_PASSWORD in ${file} is not a setting and is ignored \\(known: timezone, scheduler, limits, login_throttle, trusted_proxies\\)$`, 'm'));
+  assert.match(
+    c.stderr,
+    new RegExp(
+      `^sds: warning: CEN2000_PASSWORD in ${file} is not a setting and is ignored \\(known: timezone, scheduler, limits, login_throttle, trusted_proxies\\)$`,
+      'm',
+    ),
+  );
   assert.equal(c.stderr.match(/CEN2000_PASSWORD/g)?.length, 1, 'one warning per key, however many settings read the file');
 
   const human = runCli(home.root, ['config']);
@@ -153,7 +206,12 @@ test('unknown config.json keys are warned about by every command reading the fil
   // Another command reading config.json warns too, and still works.
   const list = runCli(home.root, ['schedule', 'list']);
   assert.equal(list.code, 0, show(list));
-  assert.match(list.stderr, new RegExp(`sds: warning: scheduler\\.keep_run in ${file} is not a setting and is ignored \\(known: scheduler\\.timeout_seconds, scheduler\\.kill_grace_seconds, scheduler\\.keep_runs\\)`));
+  assert.match(
+    list.stderr,
+    new RegExp(
+      `sds: warning: scheduler\\.keep_run in ${file} is not a setting and is ignored \\(known: scheduler\\.timeout_seconds, scheduler\\.kill_grace_seconds, scheduler\\.keep_runs\\)`,
+    ),
+  );
   assert.match(list.stderr, /CEN2000_PASSWORD/);
 });
 
@@ -179,12 +237,18 @@ test('sds config refuses a bad value as the commands do, and creates no home', (
   assert.match(bad.stderr, /CONFIG_INVALID/);
 });
 
-test('sds --version: package, store schema (latest and the home\'s) and Node, without creating a home', (t) => {
+test("sds --version: package, store schema (latest and the home's) and Node, without creating a home", (t) => {
   const s = scratch();
   t.after(s.cleanup);
   const home = join(s.dir, 'home');
-  const latest = Math.max(...readdirSync(new URL('../../../src/store/migrations/', import.meta.url)).filter((f) => /^\d{4}-/.test(f)).map((f) => Number(f.slice(0, 4))));
-  const { version } = JSON.parse(spawnSync('cat', [new URL('../../../package.json', import.meta.url).pathname], { encoding: 'utf8' }).stdout) as { version: string };
+  const latest = Math.max(
+    ...readdirSync(new URL('../../../src/store/migrations/', import.meta.url))
+      .filter((f) => /^\d{4}-/.test(f))
+      .map((f) => Number(f.slice(0, 4))),
+  );
+  const { version } = JSON.parse(
+    spawnSync('cat', [new URL('../../../package.json', import.meta.url).pathname], { encoding: 'utf8' }).stdout,
+  ) as { version: string };
 
   const before = runCli(home, ['--version']);
   assert.equal(before.code, 0, show(before));
@@ -195,5 +259,8 @@ test('sds --version: package, store schema (latest and the home\'s) and Node, wi
   const after = runCli(home, ['--version', '--json']);
   assert.equal(after.code, 0, show(after));
   assert.deepEqual(after.json(), { version, schema: { latest, home, applied: latest }, node: process.version });
-  assert.equal(runCli(null, ['-V'], { cwd: s.dir, env: { SDS_HOME: home } }).stdout.split('\n')[1], `store schema ${latest} (applied: ${latest} in ${home})`);
+  assert.equal(
+    runCli(null, ['-V'], { cwd: s.dir, env: { SDS_HOME: home } }).stdout.split('\n')[1],
+    `store schema ${latest} (applied: ${latest} in ${home})`,
+  );
 });

@@ -68,7 +68,9 @@ test('dict delete --with-cases --drop-tables --yes after a breakout into a SQLit
     const tablesBefore = () => {
       const db = new Database(file, { readonly: true });
       try {
-        return (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'popstan%'`).all() as { name: string }[]).map((t) => t.name).sort();
+        return (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'popstan%'`).all() as { name: string }[])
+          .map((t) => t.name)
+          .sort();
       } finally {
         db.close();
       }
@@ -95,7 +97,9 @@ test('dict delete --with-cases --drop-tables with no target configured creates n
     const name = seeded(home.root);
     const embedded = join(home.root, 'targets', 'breakout.sqlite');
     assert.equal(existsSync(embedded), false);
-    const r = runCli(home.root, ['dict', 'delete', name, '--with-cases', '--drop-tables', '--yes'], { env: { BREAKOUT_DB_TYPE: undefined, BREAKOUT_DB_URL: undefined } });
+    const r = runCli(home.root, ['dict', 'delete', name, '--with-cases', '--drop-tables', '--yes'], {
+      env: { BREAKOUT_DB_TYPE: undefined, BREAKOUT_DB_URL: undefined },
+    });
     assert.equal(r.code, 0, show(r));
     assert.match(r.stdout, new RegExp(`Dictionary ${name} purged`));
     assert.equal(existsSync(embedded), false, 'the embedded target file was created');
@@ -124,20 +128,24 @@ function onTerminal(root: string, args: string[], answer: string): Promise<{ cod
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
-test('on a terminal dict delete --with-cases asks y/N on the terminal: n keeps everything (exit 1), y purges', { skip: !hasScript && !process.env.CI && 'no util-linux script for a pseudo-terminal' }, async () => {
-  const home = tempHome();
-  try {
-    const name = seeded(home.root);
-    const no = await onTerminal(home.root, ['dict', 'delete', name, '--with-cases'], 'n');
-    assert.match(no.out, new RegExp(`Purge dictionary ${name} with its \\d+ cases\\? \\[y/N\\]`));
-    assert.match(no.out, /not purged/);
-    assert.equal(no.code, 1, no.out);
-    assert.equal(runCli(home.root, ['dict', 'list', '--json']).json<unknown[]>().length, 1);
-    const yes = await onTerminal(home.root, ['dict', 'delete', name, '--with-cases'], 'y');
-    assert.equal(yes.code, 0, yes.out);
-    assert.match(yes.out, new RegExp(`Dictionary ${name} purged`));
-    assert.deepEqual(runCli(home.root, ['dict', 'list', '--json']).json(), []);
-  } finally {
-    home.cleanup();
-  }
-});
+test(
+  'on a terminal dict delete --with-cases asks y/N on the terminal: n keeps everything (exit 1), y purges',
+  { skip: !hasScript && !process.env.CI && 'no util-linux script for a pseudo-terminal' },
+  async () => {
+    const home = tempHome();
+    try {
+      const name = seeded(home.root);
+      const no = await onTerminal(home.root, ['dict', 'delete', name, '--with-cases'], 'n');
+      assert.match(no.out, new RegExp(`Purge dictionary ${name} with its \\d+ cases\\? \\[y/N\\]`));
+      assert.match(no.out, /not purged/);
+      assert.equal(no.code, 1, no.out);
+      assert.equal(runCli(home.root, ['dict', 'list', '--json']).json<unknown[]>().length, 1);
+      const yes = await onTerminal(home.root, ['dict', 'delete', name, '--with-cases'], 'y');
+      assert.equal(yes.code, 0, yes.out);
+      assert.match(yes.out, new RegExp(`Dictionary ${name} purged`));
+      assert.deepEqual(runCli(home.root, ['dict', 'list', '--json']).json(), []);
+    } finally {
+      home.cleanup();
+    }
+  },
+);

@@ -24,7 +24,8 @@ test('sds --help shows the commands and an Examples: section', () => {
   const r = runCli(null, ['--help']);
   assert.equal(r.code, 0, show(r));
   assert.match(r.stdout, /Usage: sds/);
-  for (const c of ['init', 'migrate', 'quickstart', 'dict', 'cases', 'users', 'files']) assert.match(r.stdout, new RegExp(`\\n  ${c}\\b`), c);
+  for (const c of ['init', 'migrate', 'quickstart', 'dict', 'cases', 'users', 'files'])
+    assert.match(r.stdout, new RegExp(`\\n  ${c}\\b`), c);
   assert.match(r.stdout, /\nExamples:\n {2}\$ sds /, show(r));
 });
 
@@ -46,15 +47,39 @@ function helpOf(path: string[]): string {
 test('<command> --help shows an Examples: section for every visible command and subcommand', async () => {
   const paths = commandPaths();
   // The foundation groups and their subcommands must all be there.
-  for (const p of ['dict upload', 'dict list', 'dict show', 'dict delete', 'cases import', 'cases list', 'cases show', 'users add', 'users list', 'users remove', 'users passwd', 'files put', 'files get', 'files info', 'files list', 'files rm', 'init', 'migrate', 'quickstart']) {
-    assert.ok(paths.some((x) => x.join(' ') === p), `command ${p} is registered`);
+  for (const p of [
+    'dict upload',
+    'dict list',
+    'dict show',
+    'dict delete',
+    'cases import',
+    'cases list',
+    'cases show',
+    'users add',
+    'users list',
+    'users remove',
+    'users passwd',
+    'files put',
+    'files get',
+    'files info',
+    'files list',
+    'files rm',
+    'init',
+    'migrate',
+    'quickstart',
+  ]) {
+    assert.ok(
+      paths.some((x) => x.join(' ') === p),
+      `command ${p} is registered`,
+    );
   }
   // Every command through the real CLI would cost one node start each (~40): the top-level
   // commands and groups go through bin/sds, their subcommands through the same program in-process.
   const top = paths.filter((p) => p.length === 1);
   const missing: string[] = [];
   const results: CliResult[] = [];
-  for (let i = 0; i < top.length; i += 6) results.push(...(await Promise.all(top.slice(i, i + 6).map((p) => runCliAsync(null, [...p, '--help'])))));
+  for (let i = 0; i < top.length; i += 6)
+    results.push(...(await Promise.all(top.slice(i, i + 6).map((p) => runCliAsync(null, [...p, '--help'])))));
   for (const [i, p] of top.entries()) {
     const r = results[i]!;
     assert.equal(r.code, 0, `${p.join(' ')} --help: ${show(r)}`);
@@ -101,7 +126,10 @@ test('an unknown option, a missing argument and a missing required option exit 2
 
     const j = runCli(home.root, ['dict', 'list', '--bogus', '--json']);
     assert.equal(j.code, 2, show(j));
-    assert.deepEqual({ error: j.json().error, hasMessage: /unknown option '--bogus'/.test(j.json().message) }, { error: 'USAGE', hasMessage: true });
+    assert.deepEqual(
+      { error: j.json().error, hasMessage: /unknown option '--bogus'/.test(j.json().message) },
+      { error: 'USAGE', hasMessage: true },
+    );
 
     const g = runCli(home.root, ['--json', '--bogus-global', 'init']);
     assert.equal(g.code, 2, show(g));

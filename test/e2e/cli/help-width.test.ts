@@ -62,13 +62,21 @@ function helpAt(path: string[], width: number): string {
 test('every --help fits 80 columns, wrapped at word boundaries only', { timeout: 300_000 }, async () => {
   const paths = commandPaths();
   assert.ok(paths.length > 40, `only ${paths.length} commands found`);
-  const results = await pool(paths, 3, async (p): Promise<[string[], CliResult]> => [p, await runCliAsync(null, [...p, '--help'], { env: { COLUMNS: '80' } })]);
+  const results = await pool(paths, 3, async (p): Promise<[string[], CliResult]> => [
+    p,
+    await runCliAsync(null, [...p, '--help'], { env: { COLUMNS: '80' } }),
+  ]);
   const long: string[] = [];
   for (const [p, narrow] of results) {
     const name = ['sds', ...p].join(' ');
     assert.equal(narrow.code, 0, `${name}: ${show(narrow)}`);
     assert.equal(narrow.stdout, helpAt(p, 80), `${name}: the CLI and the in-process program disagree`);
-    long.push(...narrow.stdout.split('\n').filter((l) => l.length > 80).map((l) => `${name}: ${l}`));
+    long.push(
+      ...narrow.stdout
+        .split('\n')
+        .filter((l) => l.length > 80)
+        .map((l) => `${name}: ${l}`),
+    );
     assert.deepEqual(words(narrow.stdout), words(helpAt(p, 1000)), `${name} --help: a word was split or lost when wrapped`);
   }
   assert.deepEqual(long, [], 'lines over 80 columns');

@@ -78,7 +78,7 @@ describe('dict', () => {
     assert.match(human.stdout, /CEN2000.*popstan/);
   });
 
-  test('list --json → [{name,label,version,created_at,caseCount}]: the spec list form plus CSWeb\'s caseCount', () => {
+  test("list --json → [{name,label,version,created_at,caseCount}]: the spec list form plus CSWeb's caseCount", () => {
     const r = runCli(home.root, ['dict', 'list', '--json']);
     assert.equal(r.code, 0, show(r));
     const list = r.json();
@@ -105,7 +105,10 @@ describe('dict', () => {
     assert.equal(d.label, 'popstan');
     assert.equal(d.levels.length, 1);
     assert.deepEqual(Object.keys(d.levels[0]).sort(), ['label', 'name']);
-    assert.deepEqual(d.records.map((x: { name: string }) => x.name), ['PERSON', 'HOUSING']);
+    assert.deepEqual(
+      d.records.map((x: { name: string }) => x.name),
+      ['PERSON', 'HOUSING'],
+    );
     for (const rec of d.records) assert.equal(typeof rec.label, 'string');
 
     const s = runCli(home.root, ['dict', 'show', 'CEN2000', '--short', '--json']);
@@ -139,7 +142,12 @@ describe('dict', () => {
     assert.match(r.json().message, /CEN2000/);
     const t = runCli(home.root, ['dict', 'upload', fixture('capi-household.dcf'), '--label', 'POPSTAN']);
     assert.equal(t.code, 4, `labels differing only in case still collide: ${show(t)}`);
-    assert.deepEqual(runCli(home.root, ['dict', 'list', '--json']).json().map((d: { name: string }) => d.name), ['CEN2000']);
+    assert.deepEqual(
+      runCli(home.root, ['dict', 'list', '--json'])
+        .json()
+        .map((d: { name: string }) => d.name),
+      ['CEN2000'],
+    );
   });
 
   test('show of an unknown dictionary exits 3 (DICTIONARY_NOT_FOUND)', () => {
@@ -175,7 +183,12 @@ describe('dict', () => {
       assert.equal(del.code, 0, show(del));
       assert.equal(del.json().name, name);
       assert.equal(typeof del.json().message, 'string');
-      assert.deepEqual(runCli(home.root, ['dict', 'list', '--json']).json().map((d: { name: string }) => d.name), ['CEN2000']);
+      assert.deepEqual(
+        runCli(home.root, ['dict', 'list', '--json'])
+          .json()
+          .map((d: { name: string }) => d.name),
+        ['CEN2000'],
+      );
       const again = runCli(home.root, ['dict', 'delete', name, '--json']);
       assert.equal(again.code, 3, show(again));
       assert.equal(again.json().error, 'DICTIONARY_NOT_FOUND');

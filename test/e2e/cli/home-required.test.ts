@@ -46,24 +46,29 @@ function sds(args: string[], run: Run): Promise<CliResult> {
   return new Promise((resolve) => {
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CI: '1', ...run.env };
     for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
-    execFile(process.execPath, [SDS_BIN, ...args], { cwd: run.cwd, env, timeout: 30_000, killSignal: 'SIGKILL', encoding: 'buffer' }, (err, out, errOut) => {
-      const stdout = out.toString('utf8');
-      const stderr = errOut.toString('utf8');
-      const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
-      resolve({
-        code,
-        stdout,
-        stderr,
-        raw: out,
-        json<T>() {
-          try {
-            return JSON.parse(stdout) as T;
-          } catch {
-            throw new Error(`stdout is not JSON (exit ${code}):\n${stdout}\nstderr:\n${stderr}`);
-          }
-        },
-      });
-    });
+    execFile(
+      process.execPath,
+      [SDS_BIN, ...args],
+      { cwd: run.cwd, env, timeout: 30_000, killSignal: 'SIGKILL', encoding: 'buffer' },
+      (err, out, errOut) => {
+        const stdout = out.toString('utf8');
+        const stderr = errOut.toString('utf8');
+        const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+        resolve({
+          code,
+          stdout,
+          stderr,
+          raw: out,
+          json<T>() {
+            try {
+              return JSON.parse(stdout) as T;
+            } catch {
+              throw new Error(`stdout is not JSON (exit ${code}):\n${stdout}\nstderr:\n${stderr}`);
+            }
+          },
+        });
+      },
+    );
   });
 }
 
@@ -82,40 +87,69 @@ function scratch(): { dir: string; cleanup(): void } {
 /** The three ways of choosing a home, each pointing at a path under `dir` that does not exist. */
 function sources(dir: string) {
   return [
-    { name: 'flag', path: join(dir, 'typo-home'), from: '--home', human: /\(given by --home\)/, pre: ['--home', join(dir, 'typo-home')], run: { cwd: dir, env: { SDS_HOME: undefined } } },
-    { name: 'environment', path: join(dir, 'env-home'), from: 'SDS_HOME', human: /\(given by SDS_HOME\)/, pre: [], run: { cwd: dir, env: { SDS_HOME: join(dir, 'env-home') } } },
-    { name: 'default', path: join(dir, 'var'), from: undefined, human: /\(the default \.\/var of the current directory/, pre: [], run: { cwd: dir, env: { SDS_HOME: undefined } } },
+    {
+      name: 'flag',
+      path: join(dir, 'typo-home'),
+      from: '--home',
+      human: /\(given by --home\)/,
+      pre: ['--home', join(dir, 'typo-home')],
+      run: { cwd: dir, env: { SDS_HOME: undefined } },
+    },
+    {
+      name: 'environment',
+      path: join(dir, 'env-home'),
+      from: 'SDS_HOME',
+      human: /\(given by SDS_HOME\)/,
+      pre: [],
+      run: { cwd: dir, env: { SDS_HOME: join(dir, 'env-home') } },
+    },
+    {
+      name: 'default',
+      path: join(dir, 'var'),
+      from: undefined,
+      human: /\(the default \.\/var of the current directory/,
+      pre: [],
+      run: { cwd: dir, env: { SDS_HOME: undefined } },
+    },
   ] as const;
 }
 
-test('every command that needs a home, on a missing one, exits 3 HOME_NOT_FOUND naming the path and its source, and creates nothing', { timeout: 240_000 }, async (t) => {
-  const s = scratch();
-  t.after(s.cleanup);
-  const jobs = sources(s.dir).flatMap((src) =>
-    COMMANDS.map((cmd) => async () => {
-      const label = `${src.name}: sds ${cmd.join(' ')}`;
-      const r = await sds([...src.pre, '--json', ...cmd], src.run);
-      assert.equal(r.code, 3, `${label}\n${show(r)}`);
-      let e: { error: string; message: string };
-      if (cmd[0] === 'status') {
-        // sds status --json keeps the status webhook's failure envelope (docs/status-and-incoming-webhooks.md).
-        const env = r.json<{ success: boolean; error: { code: string; message: string } }>();
-        assert.equal(env.success, false, label);
-        e = { error: env.error.code, message: env.error.message };
-      } else {
-        const j = r.json<{ error: string; message: string; details: Record<string, unknown> }>();
-        assert.deepEqual(j.details, { path: src.path, source: src.name, ...(src.from ? { from: src.from } : {}), reason: 'missing' }, label);
-        e = j;
-      }
-      assert.equal(e.error, 'HOME_NOT_FOUND', label);
-      assert.ok(e.message.includes(src.path), `${label}: the message names the path: ${e.message}`);
-      assert.match(e.message, src.human, label);
-      assert.match(e.message, /sds .*init/, `${label}: the message says how to make one`);
-    }),
-  );
-  await inBatches(jobs);
-  assert.deepEqual(readdirSync(s.dir), [], 'a failing command created something');
-});
+test(
+  'every command that needs a home, on a missing one, exits 3 HOME_NOT_FOUND naming the path and its source, and creates nothing',
+  { timeout: 240_000 },
+  async (t) => {
+    const s = scratch();
+    t.after(s.cleanup);
+    const jobs = sources(s.dir).flatMap((src) =>
+      COMMANDS.map((cmd) => async () => {
+        const label = `${src.name}: sds ${cmd.join(' ')}`;
+        const r = await sds([...src.pre, '--json', ...cmd], src.run);
+        assert.equal(r.code, 3, `${label}\n${show(r)}`);
+        let e: { error: string; message: string };
+        if (cmd[0] === 'status') {
+          // sds status --json keeps the status webhook's failure envelope (docs/status-and-incoming-webhooks.md).
+          const env = r.json<{ success: boolean; error: { code: string; message: string } }>();
+          assert.equal(env.success, false, label);
+          e = { error: env.error.code, message: env.error.message };
+        } else {
+          const j = r.json<{ error: string; message: string; details: Record<string, unknown> }>();
+          assert.deepEqual(
+            j.details,
+            { path: src.path, source: src.name, ...(src.from ? { from: src.from } : {}), reason: 'missing' },
+            label,
+          );
+          e = j;
+        }
+        assert.equal(e.error, 'HOME_NOT_FOUND', label);
+        assert.ok(e.message.includes(src.path), `${label}: the message names the path: ${e.message}`);
+        assert.match(e.message, src.human, label);
+        assert.match(e.message, /sds .*init/, `${label}: the message says how to make one`);
+      }),
+    );
+    await inBatches(jobs);
+    assert.deepEqual(readdirSync(s.dir), [], 'a failing command created something');
+  },
+);
 
 test('the human error names the path, how it was chosen and the `sds init` that makes it', async (t) => {
   const s = scratch();
@@ -124,10 +158,16 @@ test('the human error names the path, how it was chosen and the `sds init` that 
   const byFlag = await sds([...flag.pre, 'scheduler-run'], flag.run);
   assert.equal(byFlag.code, 3, show(byFlag));
   assert.equal(byFlag.stdout, '', 'no "no schedules due"');
-  assert.equal(byFlag.stderr, `sds: HOME_NOT_FOUND: no sds home at ${flag.path} (given by --home): the directory does not exist; run \`sds --home ${flag.path} init\` to make it\n`);
+  assert.equal(
+    byFlag.stderr,
+    `sds: HOME_NOT_FOUND: no sds home at ${flag.path} (given by --home): the directory does not exist; run \`sds --home ${flag.path} init\` to make it\n`,
+  );
   const byEnv = await sds(['dict', 'list'], env.run);
   assert.equal(byEnv.code, 3, show(byEnv));
-  assert.equal(byEnv.stderr, `sds: HOME_NOT_FOUND: no sds home at ${env.path} (given by SDS_HOME): the directory does not exist; run \`sds init\` with the same SDS_HOME to make it\n`);
+  assert.equal(
+    byEnv.stderr,
+    `sds: HOME_NOT_FOUND: no sds home at ${env.path} (given by SDS_HOME): the directory does not exist; run \`sds init\` with the same SDS_HOME to make it\n`,
+  );
   const byDefault = await sds(['dict', 'list'], def.run);
   assert.equal(byDefault.code, 3, show(byDefault));
   assert.equal(

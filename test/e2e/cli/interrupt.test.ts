@@ -25,7 +25,13 @@ let hang: Awaited<ReturnType<typeof silentServer>>;
 before(async () => {
   home = tempHome();
   hang = await silentServer();
-  const dat = writeDat(home.root, 'some.dat', groupPopstan(datLines()).slice(0, 200).flatMap((c) => c.lines));
+  const dat = writeDat(
+    home.root,
+    'some.dat',
+    groupPopstan(datLines())
+      .slice(0, 200)
+      .flatMap((c) => c.lines),
+  );
   for (const args of [
     ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan'],
     ['cases', 'import', POPSTAN, dat, '-q'],
@@ -53,7 +59,9 @@ interface Running {
 
 /** Starts the CLI without waiting for it, so the test can signal it. */
 function start(args: string[]): Running {
-  const child = spawn(process.execPath, [SDS_BIN, '--home', home.root, ...args], { env: { ...process.env, NO_COLOR: '1', CI: '1', ...NO_DEFAULT } });
+  const child = spawn(process.execPath, [SDS_BIN, '--home', home.root, ...args], {
+    env: { ...process.env, NO_COLOR: '1', CI: '1', ...NO_DEFAULT },
+  });
   let out = '';
   let err = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString('utf8')));
@@ -121,7 +129,12 @@ test('schedule run-now: Ctrl-C reaches the breakout once, the run is recorded in
   assert.equal(await cli.exit, 130, cli.stderr());
   const lines = cli.stderr().split('\n').filter(Boolean);
   assert.equal(lines[0], `sds: SIGINT: stopping the breakout of ${POPSTAN} after the page it is writing (again to exit at once)`);
-  assert.match(lines.at(-1)!, new RegExp(`^sds: interrupted by SIGINT: run \\d+ of ${POPSTAN} ended interrupted: the run was interrupted \\(SIGINT\\): the breakout stopped after the page it was writing$`));
+  assert.match(
+    lines.at(-1)!,
+    new RegExp(
+      `^sds: interrupted by SIGINT: run \\d+ of ${POPSTAN} ended interrupted: the run was interrupted \\(SIGINT\\): the breakout stopped after the page it was writing$`,
+    ),
+  );
   assert.equal((await jobStatus(job.id)).status, 'cancelled');
   const runs = await sds(home.root, ['schedule', 'runs', POPSTAN, '--json']);
   const [run] = runs.json().runs;
@@ -161,7 +174,10 @@ test('schedule run-now: a second Ctrl-C exits at once with a note; the breakout 
     await until('the stopping note', () => cli.stderr().includes(`sds: SIGINT: stopping the breakout of ${POPSTAN}`), 10_000);
     cli.child.kill('SIGINT');
     assert.equal(await cli.exit, 130, cli.stderr());
-    assert.match(cli.stderr(), new RegExp(`\nsds: SIGINT again: exiting now; the breakout of ${POPSTAN} may still be stopping; see sds schedule runs ${POPSTAN}\n$`));
+    assert.match(
+      cli.stderr(),
+      new RegExp(`\nsds: SIGINT again: exiting now; the breakout of ${POPSTAN} may still be stopping; see sds schedule runs ${POPSTAN}\n$`),
+    );
     assert.equal(store.jobs.get(job.id)!.status, 'running');
   } finally {
     process.kill(job.pid, 'SIGCONT');
@@ -173,31 +189,35 @@ test('schedule run-now: a second Ctrl-C exits at once with a note; the breakout 
   assert.ok(final.status === 'cancelled' || final.status === 'failed', JSON.stringify(final));
 });
 
-test('cases import: Ctrl-C stops after the batch being written, what is committed stays, exit 130; running it again finishes', { timeout: 120_000 }, async () => {
-  // 10 copies of Popstan under provinces 40-49: 48,720 new cases, about 100 batches.
-  const lines = Array.from({ length: 10 }, (_, i) => withProvince(datLines(), 40 + i)).flat();
-  const total = groupPopstan(lines).length;
-  const file = writeDat(home.root, 'big.dat', lines);
-  const dictId = requireDictionary(store, POPSTAN).id;
-  const before = store.cases.countActive(dictId);
-  const cli = start(['cases', 'import', POPSTAN, file]);
-  await until('the first batch', () => store.cases.countActive(dictId) > before, 60_000, 5);
-  cli.child.kill('SIGINT');
-  assert.equal(await cli.exit, 130, cli.stderr());
-  const stored = store.cases.countActive(dictId) - before;
-  assert.ok(stored > 0 && stored < total, `stopped half way: ${stored} of ${total}`);
-  const lines2 = cli.stderr().split('\n').filter(Boolean);
-  assert.equal(lines2[0], 'sds: SIGINT: stopping the import after the batch it is writing (again to exit at once)');
-  assert.equal(
-    lines2.at(-1),
-    `sds: interrupted by SIGINT: import stopped after ${stored} cases: ${stored} inserted and 0 updated are stored; run the same import again to finish it (unchanged cases are left alone)`,
-  );
-  assert.match(cli.stdout(), new RegExp(`\\t${stored}\\t${stored}\\t0\\t0\\t0\\t0\\t0\\n`), cli.stdout());
-  const again = await sds(home.root, ['cases', 'import', POPSTAN, file, '--json']);
-  assert.equal(again.code, 0, show(again));
-  assert.deepEqual([again.json().total.inserted, again.json().total.unchanged], [total - stored, stored]);
-  assert.equal(store.cases.countActive(dictId) - before, total);
-});
+test(
+  'cases import: Ctrl-C stops after the batch being written, what is committed stays, exit 130; running it again finishes',
+  { timeout: 120_000 },
+  async () => {
+    // 10 copies of Popstan under provinces 40-49: 48,720 new cases, about 100 batches.
+    const lines = Array.from({ length: 10 }, (_, i) => withProvince(datLines(), 40 + i)).flat();
+    const total = groupPopstan(lines).length;
+    const file = writeDat(home.root, 'big.dat', lines);
+    const dictId = requireDictionary(store, POPSTAN).id;
+    const before = store.cases.countActive(dictId);
+    const cli = start(['cases', 'import', POPSTAN, file]);
+    await until('the first batch', () => store.cases.countActive(dictId) > before, 60_000, 5);
+    cli.child.kill('SIGINT');
+    assert.equal(await cli.exit, 130, cli.stderr());
+    const stored = store.cases.countActive(dictId) - before;
+    assert.ok(stored > 0 && stored < total, `stopped half way: ${stored} of ${total}`);
+    const lines2 = cli.stderr().split('\n').filter(Boolean);
+    assert.equal(lines2[0], 'sds: SIGINT: stopping the import after the batch it is writing (again to exit at once)');
+    assert.equal(
+      lines2.at(-1),
+      `sds: interrupted by SIGINT: import stopped after ${stored} cases: ${stored} inserted and 0 updated are stored; run the same import again to finish it (unchanged cases are left alone)`,
+    );
+    assert.match(cli.stdout(), new RegExp(`\\t${stored}\\t${stored}\\t0\\t0\\t0\\t0\\t0\\n`), cli.stdout());
+    const again = await sds(home.root, ['cases', 'import', POPSTAN, file, '--json']);
+    assert.equal(again.code, 0, show(again));
+    assert.deepEqual([again.json().total.inserted, again.json().total.unchanged], [total - stored, stored]);
+    assert.equal(store.cases.countActive(dictId) - before, total);
+  },
+);
 
 test('quickstart: Ctrl-C cancels its breakout job like the other waiting commands, exits 130', { timeout: 120_000 }, async () => {
   // The home's CEN2000 already points at the silent target, so the quickstart's breakout hangs connecting.

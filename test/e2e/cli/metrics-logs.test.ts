@@ -16,7 +16,12 @@ test('metrics and logs before and after a breakout, in JSON and for humans', { t
 
   const before = await sds(home.root, ['metrics', '--json']);
   assert.equal(before.code, 0, show(before));
-  assert.deepEqual(before.json(), { total_cases: 4872, cases_by_dictionary: { CEN2000: 4872 }, breakout_status: { CEN2000: 'not_started' }, sync_rate: '0.0%' });
+  assert.deepEqual(before.json(), {
+    total_cases: 4872,
+    cases_by_dictionary: { CEN2000: 4872 },
+    breakout_status: { CEN2000: 'not_started' },
+    sync_rate: '0.0%',
+  });
   const empty = await sds(home.root, ['logs']);
   assert.equal(empty.code, 0, show(empty));
   assert.equal(empty.stdout.trim(), 'no breakout log entries');
@@ -25,7 +30,12 @@ test('metrics and logs before and after a breakout, in JSON and for humans', { t
   assert.equal(run.code, 0, show(run));
 
   const m = await sds(home.root, ['metrics', '--json']);
-  assert.deepEqual(m.json(), { total_cases: 4872, cases_by_dictionary: { CEN2000: 4872 }, breakout_status: { CEN2000: 'completed' }, sync_rate: '100.0%' });
+  assert.deepEqual(m.json(), {
+    total_cases: 4872,
+    cases_by_dictionary: { CEN2000: 4872 },
+    breakout_status: { CEN2000: 'completed' },
+    sync_rate: '100.0%',
+  });
   const human = await sds(home.root, ['metrics']);
   assert.match(human.stdout, /^dictionary\tcases\tbreakout\nCEN2000\t4872\tcompleted\n/);
   assert.match(human.stdout, /total cases: 4872, sync rate: 100\.0%/);

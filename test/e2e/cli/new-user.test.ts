@@ -51,7 +51,11 @@ test('dict upload without arguments names the missing file; --help marks the req
 });
 
 test('an unknown command with --help says it is unknown and exits 2, at the top and in a group', () => {
-  for (const args of [['webhookz', '--help'], ['--home', 'x', 'webhookz', '-h'], ['dict', 'nosuch', '--help']]) {
+  for (const args of [
+    ['webhookz', '--help'],
+    ['--home', 'x', 'webhookz', '-h'],
+    ['dict', 'nosuch', '--help'],
+  ]) {
     const r = runCli(null, args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${show(r)}`);
     assert.match(r.stderr, /unknown command '(webhookz|nosuch)'/, args.join(' '));
@@ -92,7 +96,9 @@ describe('with the census imported', () => {
   });
 
   test('a closed pipe ends the command quietly (sds cases list | head -2)', async () => {
-    const child = spawn(process.execPath, [SDS_BIN, '--home', home.root, 'cases', 'list', 'CEN2000', '--limit', '1000'], { env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [SDS_BIN, '--home', home.root, 'cases', 'list', 'CEN2000', '--limit', '1000'], {
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     // Read the first chunk, then close the pipe as `head` does.

@@ -27,7 +27,11 @@ before(async () => {
 /** Runs the CLI with a terminal as stdout (script(1) allocates one); returns what the terminal showed. */
 function onTerminal(args: string[]): string {
   const line = [process.execPath, SDS_BIN, '--home', home.root, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const r = spawnSync('script', ['-qec', line, '/dev/null'], { env: { ...process.env, NO_COLOR: '1', CI: '1', COLUMNS: '250' }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync('script', ['-qec', line, '/dev/null'], {
+    env: { ...process.env, NO_COLOR: '1', CI: '1', COLUMNS: '250' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
   return r.stdout.replace(/\r\n/g, '\n');
 }
@@ -37,20 +41,42 @@ function assertPlain(out: string, head: string[], minRows: number): string[][] {
   assert.doesNotMatch(out, BOX, out);
   const lines = out.split('\n');
   assert.deepEqual(lines[0]!.split('\t'), head, out);
-  const rows = lines.slice(1).filter((l) => l.includes('\t')).map((l) => l.split('\t'));
+  const rows = lines
+    .slice(1)
+    .filter((l) => l.includes('\t'))
+    .map((l) => l.split('\t'));
   assert.ok(rows.length >= minRows, out);
   for (const r of rows) assert.equal(r.length, head.length, r.join('|'));
   return rows;
 }
 
 const LOG_HEAD = ['time', 'level', 'dictionary', 'progress', 'message'];
-const STATUS_HEAD = ['dictionary', 'target', 'cron', 'last run', 'exit', 'cases', 'processed', 'pending', 'rate', 'up to date', 'last processed'];
+const STATUS_HEAD = [
+  'dictionary',
+  'target',
+  'cron',
+  'last run',
+  'exit',
+  'cases',
+  'processed',
+  'pending',
+  'rate',
+  'up to date',
+  'last processed',
+];
 
 test('logs and status on a pipe: a header line, then one tab-separated line per row, no boxes', async () => {
-  const [logs, status, jobs] = await Promise.all([sds(home.root, ['logs']), sds(home.root, ['status']), sds(home.root, ['breakout', 'jobs'])]);
+  const [logs, status, jobs] = await Promise.all([
+    sds(home.root, ['logs']),
+    sds(home.root, ['status']),
+    sds(home.root, ['breakout', 'jobs']),
+  ]);
   for (const r of [logs, status, jobs]) assert.equal(r.code, 0, show(r));
   const logRows = assertPlain(logs.stdout, LOG_HEAD, 2);
-  assert.ok(logRows.every((r) => r[2] === 'CEN2000' && r[1] === 'info'), logs.stdout);
+  assert.ok(
+    logRows.every((r) => r[2] === 'CEN2000' && r[1] === 'info'),
+    logs.stdout,
+  );
   assert.equal(logs.stdout.split('\n').length, logRows.length + 2, 'nothing but the header and the rows');
   const [row] = assertPlain(status.stdout, STATUS_HEAD, 1);
   assert.deepEqual([row![0], row![5], row![6], row![7], row![9]], ['CEN2000', '4872', '4872', '0', 'true']);

@@ -39,7 +39,10 @@ test('quickstart --json on a fresh home stores 4872 cases; a second run finds th
     }
 
     const list = (await sds(home.root, ['dict', 'list', '--json'])).json();
-    assert.deepEqual(list.map((d: { name: string; label: string }) => [d.name, d.label]), [['CEN2000', 'popstan']]);
+    assert.deepEqual(
+      list.map((d: { name: string; label: string }) => [d.name, d.label]),
+      [['CEN2000', 'popstan']],
+    );
   } finally {
     home.cleanup();
   }

@@ -15,7 +15,10 @@ import { startReceiver } from '../../helpers/webhook-receiver.js';
 const home = tempHome();
 after(() => home.cleanup());
 
-const DAT_LINES = readFileSync(fixture('popstan-census.dat'), 'utf8').replace(/^\uFEFF/, '').split('\n').filter((l) => l !== '');
+const DAT_LINES = readFileSync(fixture('popstan-census.dat'), 'utf8')
+  .replace(/^\uFEFF/, '')
+  .split('\n')
+  .filter((l) => l !== '');
 const keyOf = (line: string) => line.slice(1, 19);
 /** The lines of the first `n` cases of the file (cases are consecutive lines with one key). */
 function firstKeys(n: number): string[] {
@@ -47,7 +50,10 @@ test('scheduler-run delivers due webhooks each tick, also while another tick hol
     assert.equal(tick.code, 0, show(tick));
     assert.equal(tick.json().webhooks.succeeded, 3, show(tick));
     assert.equal(rx.received.length, 3);
-    assert.deepEqual(rx.received.map((r) => r.json.event), ['case_uploaded', 'case_uploaded', 'case_uploaded']);
+    assert.deepEqual(
+      rx.received.map((r) => r.json.event),
+      ['case_uploaded', 'case_uploaded', 'case_uploaded'],
+    );
 
     // A long breakout holds the lock: the next tick starts no breakout but still delivers.
     writeFileSync(dat, firstKeys(4).join('\n') + '\n');

@@ -32,7 +32,9 @@ before(async () => {
   delete process.env.BREAKOUT_DB_TYPE;
   delete process.env.BREAKOUT_DB_URL;
   pg = await createPostgresDatabase();
-  const lines = groupPopstan(datLines()).slice(0, CASES).flatMap((c) => c.lines);
+  const lines = groupPopstan(datLines())
+    .slice(0, CASES)
+    .flatMap((c) => c.lines);
   const dir = mkdtempSync(join(tmpdir(), 'sds-sched-dat-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   datFile = writeDat(dir, 'popstan-40.dat', lines);
@@ -61,12 +63,26 @@ function schedule(store: Store, dict = POPSTAN) {
 }
 
 /** The sections of a run log file, by their headers. */
-function logSections(text: string): { command: string; started: string; exit: string; interrupted?: string; stdout: string; stderr: string } {
+function logSections(text: string): {
+  command: string;
+  started: string;
+  exit: string;
+  interrupted?: string;
+  stdout: string;
+  stderr: string;
+} {
   const head = (name: string) => new RegExp(`^${name}: (.*)$`, 'm').exec(text)?.[1];
   const out = text.indexOf('--- STDOUT ---\n');
   const err = text.indexOf('--- STDERR ---\n');
   assert.ok(out > 0 && err > out, `sections out of order:\n${text}`);
-  return { command: head('Command')!, started: head('Started')!, exit: head('Exit code')!, interrupted: head('Interrupted'), stdout: text.slice(out + 15, err), stderr: text.slice(err + 15) };
+  return {
+    command: head('Command')!,
+    started: head('Started')!,
+    exit: head('Exit code')!,
+    interrupted: head('Interrupted'),
+    stdout: text.slice(out + 15, err),
+    stderr: text.slice(err + 15),
+  };
 }
 
 test('a due schedule runs its breakout into PostgreSQL, writes its log file and records the run; a schedule not due does not run', async () => {
@@ -80,7 +96,10 @@ test('a due schedule runs its breakout into PostgreSQL, writes its log file and 
   const idle = ok(runCli(root, ['scheduler-run'], { env: { SDS_NOW: before } }));
   assert.match(idle.stdout, /no schedules due/);
   assert.equal(store.schedules.countRuns(added.id), 0);
-  assert.deepEqual(readdirSync(join(root, 'logs', 'breakout')).filter((f) => f.startsWith(POPSTAN)), []);
+  assert.deepEqual(
+    readdirSync(join(root, 'logs', 'breakout')).filter((f) => f.startsWith(POPSTAN)),
+    [],
+  );
 
   // Due: the clock stands on next_run.
   const r = ok(runCli(root, ['--json', 'service:scheduler-run', '--env=prod'], { env: { SDS_NOW: added.nextRun! } }));
@@ -180,7 +199,7 @@ test('a failing target gives exit 1 and a recorded failure, and does not stop th
   const byDict = Object.fromEntries(r.json().runs.map((x: { dictionary: string }) => [x.dictionary, x]));
   assert.equal(byDict[POPSTAN].outcome, 'failed');
   assert.equal(byDict[POPSTAN].exit_code, 5, 'the breakout exits 5 when the target fails');
-  assert.match(byDict[POPSTAN].message, /^DB_CONNECTION_ERROR: /, 'the spec\'s breakout code (DB-001 is in the job\'s details)');
+  assert.match(byDict[POPSTAN].message, /^DB_CONNECTION_ERROR: /, "the spec's breakout code (DB-001 is in the job's details)");
   assert.equal(byDict[simple].outcome, 'succeeded');
   assert.equal(schedule(store).lastExitCode, 5);
   assert.equal(schedule(store, simple).lastExitCode, 0);
@@ -228,7 +247,14 @@ test('a dictionary whose breakout is already running is skipped with the reason,
   const { store, root } = await home('sqlite');
   ok(runCli(root, ['schedule', 'add', POPSTAN, '--enable', '--cron', '0 * * * *']));
   // A job started by hand, its process alive (this test process).
-  const job = store.jobs.create({ id: randomUUID(), dictionaries: [POPSTAN], mode: 'incremental', threads: 1, overwrite: false, origin: 'cli' });
+  const job = store.jobs.create({
+    id: randomUUID(),
+    dictionaries: [POPSTAN],
+    mode: 'incremental',
+    threads: 1,
+    overwrite: false,
+    origin: 'cli',
+  });
   store.jobs.markRunning(job.id, process.pid);
   const r = ok(runCli(root, ['--json', 'scheduler-run'], { env: later }));
   const [run] = r.json().runs;
@@ -255,8 +281,11 @@ test('schedule run-now runs at once through the same code, leaves next_run alone
   assert.equal(s.nextRun, null, 'run-now does not compute a next_run for a disabled schedule');
   assert.equal(s.lastRun, '2030-01-01T00:02:00.000Z');
   const runs = store.schedules.runs(s.id, 10);
-  assert.deepEqual(runs.map((x) => x.logFile), [logs[2], logs[1]]);
-  assert.equal(existsSync(join(root, 'logs', 'breakout', logs[0]!)), false, 'the pruned run\'s log is deleted');
+  assert.deepEqual(
+    runs.map((x) => x.logFile),
+    [logs[2], logs[1]],
+  );
+  assert.equal(existsSync(join(root, 'logs', 'breakout', logs[0]!)), false, "the pruned run's log is deleted");
   assert.equal(existsSync(join(root, 'logs', 'breakout', logs[2]!)), true);
 });
 
@@ -268,7 +297,12 @@ test('schedule commands: validation with the field named, one schedule per dicti
   assert.deepEqual(ok(runCli(root, ['--json', 'schedule', 'list'])).json().unscheduled_dictionaries, []);
 
   setTargetConfig(store, POPSTAN, { type: 'sqlite', file: join(store.home.targets, 'popstan.sqlite') });
-  assert.deepEqual(ok(runCli(root, ['--json', 'schedule', 'list'])).json().unscheduled_dictionaries.map((d: { name: string }) => d.name), [POPSTAN]);
+  assert.deepEqual(
+    ok(runCli(root, ['--json', 'schedule', 'list']))
+      .json()
+      .unscheduled_dictionaries.map((d: { name: string }) => d.name),
+    [POPSTAN],
+  );
   const bad = runCli(root, ['--json', 'schedule', 'add', POPSTAN, '--cron', '0 25 * * *']);
   assert.equal(bad.code, 2, show(bad));
   assert.deepEqual([bad.json().error, bad.json().message], ['CRON_INVALID', 'hour: 25 is out of range 0-23']);
@@ -277,7 +311,9 @@ test('schedule commands: validation with the field named, one schedule per dicti
   assert.deepEqual([added.enabled, added.cron_expression, added.next_run], [false, '0 2 * * *', null]);
   assert.equal(ok(runCli(root, ['--json', 'schedule', 'add', POPSTAN]), 4).json().error, 'SCHEDULE_EXISTS');
 
-  const on = ok(runCli(root, ['--json', 'schedule', 'toggle', POPSTAN], { env: { SDS_NOW: '2025-03-29T12:00:00Z', SDS_TIMEZONE: 'Europe/Paris' } })).json();
+  const on = ok(
+    runCli(root, ['--json', 'schedule', 'toggle', POPSTAN], { env: { SDS_NOW: '2025-03-29T12:00:00Z', SDS_TIMEZONE: 'Europe/Paris' } }),
+  ).json();
   assert.equal(on.enabled, true);
   assert.equal(on.next_run, '2025-03-30T01:00:00.000Z', '02:00 does not exist in Paris that night: 03:00 CEST');
   assert.notEqual(on.modified_time, added.modified_time, 'modified_time changes on every change');

@@ -23,7 +23,10 @@ before(async () => {
   setTarget(home.store, popstan, { type: 'sqlite', file: targetFile });
   await runBreakoutNow(home.store, { dictionary: popstan });
   const id = home.store.dictionaries.find(popstan)!.id;
-  home.store.schedules.insert({ dictionaryId: id, enabled: true, cronExpression: '15 3 * * *', nextRun: '2025-02-01T03:15:00.000Z' }, '2025-01-31T00:00:00.000Z');
+  home.store.schedules.insert(
+    { dictionaryId: id, enabled: true, cronExpression: '15 3 * * *', nextRun: '2025-02-01T03:15:00.000Z' },
+    '2025-01-31T00:00:00.000Z',
+  );
   home.store.close();
 });
 after(() => home.cleanup());
@@ -75,7 +78,11 @@ test('sds status: a human table, and bad values exit 2 with invalid_parameter', 
   assert.match(r.stdout, /page 1 of 1, 2 dictionaries/);
   const bad = cli('--json', '--limit', '101');
   assert.equal(bad.code, 2, show(bad));
-  assert.deepEqual(bad.json(), { success: false, data: null, error: { code: 'invalid_parameter', message: 'limit must be a whole number from 1 to 100; got "101"' } });
+  assert.deepEqual(bad.json(), {
+    success: false,
+    data: null,
+    error: { code: 'invalid_parameter', message: 'limit must be a whole number from 1 to 100; got "101"' },
+  });
   const human = cli('--cron-enabled', 'maybe');
   assert.equal(human.code, 2);
   assert.match(human.stderr, /invalid_parameter: cron_enabled/);

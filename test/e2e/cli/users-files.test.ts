@@ -21,7 +21,15 @@ describe('users and files', { concurrency: true }, () => {
       assert.equal(list.code, 0, show(list));
       const users = list.json();
       assert.equal(users.length, 1);
-      assert.deepEqual(Object.keys(users[0]).sort(), ['created_at', 'disabled', 'failed_logins', 'last_login_at', 'role', 'updated_at', 'username']);
+      assert.deepEqual(Object.keys(users[0]).sort(), [
+        'created_at',
+        'disabled',
+        'failed_logins',
+        'last_login_at',
+        'role',
+        'updated_at',
+        'username',
+      ]);
       assert.doesNotMatch(list.stdout, /argon2|hash|password/i, 'no password hash in the output');
       const human = await sds(home.root, ['users', 'list']);
       assert.match(human.stdout, /alice/);
@@ -36,11 +44,16 @@ describe('users and files', { concurrency: true }, () => {
       assert.equal(role.json().error, 'USAGE');
       assert.match(role.json().message, /Administrator/);
 
-      const short = await sds(home.root, ['users', 'add', 'carol', '--role', 'Standard', '--password-stdin', '--json'], { stdin: 'short\n' });
+      const short = await sds(home.root, ['users', 'add', 'carol', '--role', 'Standard', '--password-stdin', '--json'], {
+        stdin: 'short\n',
+      });
       assert.equal(short.code, 2, show(short));
       const empty = await sds(home.root, ['users', 'add', 'dave', '--role', 'Standard', '--json']);
       assert.equal(empty.code, 2, `no password on stdin: ${show(empty)}`);
-      assert.deepEqual((await sds(home.root, ['users', 'list', '--json'])).json().map((x: { username: string }) => x.username), ['alice']);
+      assert.deepEqual(
+        (await sds(home.root, ['users', 'list', '--json'])).json().map((x: { username: string }) => x.username),
+        ['alice'],
+      );
 
       const pw = await sds(home.root, ['users', 'passwd', 'alice', '--password-stdin', '--json'], { stdin: 'a new secret pw\n' });
       assert.equal(pw.code, 0, show(pw));
@@ -90,7 +103,13 @@ describe('users and files', { concurrency: true }, () => {
 
       const list = await sds(home.root, ['files', 'list', '--json']);
       assert.equal(list.code, 0, show(list));
-      assert.deepEqual(list.json().map((f: { name: string }) => f.name).sort(), ['apps/census.pen', 'photo.jpg']);
+      assert.deepEqual(
+        list
+          .json()
+          .map((f: { name: string }) => f.name)
+          .sort(),
+        ['apps/census.pen', 'photo.jpg'],
+      );
 
       const out = join(home.root, 'out.bin');
       const get = await sds(home.root, ['files', 'get', 'photo.jpg', '-o', out, '--json']);
@@ -111,7 +130,10 @@ describe('users and files', { concurrency: true }, () => {
       assert.ok(!existsSync(join(home.media, 'photo.jpg')));
       const rm2 = await sds(home.root, ['files', 'rm', 'photo.jpg', '--json']);
       assert.equal(rm2.code, 3, show(rm2));
-      assert.deepEqual((await sds(home.root, ['files', 'list', '--json'])).json().map((f: { name: string }) => f.name), ['apps/census.pen']);
+      assert.deepEqual(
+        (await sds(home.root, ['files', 'list', '--json'])).json().map((f: { name: string }) => f.name),
+        ['apps/census.pen'],
+      );
     } finally {
       home.cleanup();
     }
@@ -135,7 +157,10 @@ describe('users and files', { concurrency: true }, () => {
       assert.ok(!existsSync(join(filesDir, 'escape')), 'nothing written next to the media area');
       assert.ok(!existsSync(join(home.root, 'escape')), 'nothing written in the home');
       const afterRoot = readdirSync(home.root).filter((n) => !beforeRoot.includes(n));
-      assert.deepEqual(afterRoot.filter((n) => !['sds.db', 'sds.db-wal', 'sds.db-shm', 'files', 'logs', 'locks', 'targets'].includes(n)), []);
+      assert.deepEqual(
+        afterRoot.filter((n) => !['sds.db', 'sds.db-wal', 'sds.db-shm', 'files', 'logs', 'locks', 'targets'].includes(n)),
+        [],
+      );
       assert.deepEqual(readdirSync(filesDir), ['media']);
       assert.deepEqual(readdirSync(home.media), [], 'nothing written in the media area either');
       assert.deepEqual((await sds(home.root, ['files', 'list', '--json'])).json(), []);

@@ -13,7 +13,10 @@ import { runCliAsync as sds, SDS_BIN, show } from '../../helpers/run-cli.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';
 import { startReceiver } from '../../helpers/webhook-receiver.js';
 
-const DAT_LINES = readFileSync(fixture('popstan-census.dat'), 'utf8').replace(/^\uFEFF/, '').split('\n').filter((l) => l !== '');
+const DAT_LINES = readFileSync(fixture('popstan-census.dat'), 'utf8')
+  .replace(/^\uFEFF/, '')
+  .split('\n')
+  .filter((l) => l !== '');
 const keyOf = (line: string) => line.slice(1, 19);
 // The lines of the first five cases (cases are consecutive lines with one key); one pass.
 const FIVE: string[] = [];
@@ -37,12 +40,25 @@ after(() => home.cleanup());
 test('webhooks CLI: add, list, update, test, deliveries, remove with --json; errors exit with their codes', async () => {
   const rx = await startReceiver(() => 200);
   try {
-    const add = await sds(home.root, ['webhooks', 'add', '--name', 'cli', '--url', rx.url, '--events', 'case_uploaded,case_deleted', '--json']);
+    const add = await sds(home.root, [
+      'webhooks',
+      'add',
+      '--name',
+      'cli',
+      '--url',
+      rx.url,
+      '--events',
+      'case_uploaded,case_deleted',
+      '--json',
+    ]);
     assert.equal(add.code, 0, show(add));
     const w = add.json();
     assert.match(w.secret, /^whsec_/);
     const list = await sds(home.root, ['webhooks', 'list', '--json']);
-    assert.deepEqual(list.json().map((x: any) => x.id), [w.id]);
+    assert.deepEqual(
+      list.json().map((x: any) => x.id),
+      [w.id],
+    );
     const upd = await sds(home.root, ['webhooks', 'update', String(w.id), '--inactive', '--json']);
     assert.equal(upd.json().active, false, show(upd));
     const t = await sds(home.root, ['webhooks', 'test', String(w.id), '--json']);
@@ -56,7 +72,9 @@ test('webhooks CLI: add, list, update, test, deliveries, remove with --json; err
     const missing = await sds(home.root, ['webhooks', 'remove', '999', '--json']);
     assert.equal(missing.code, 3);
     assert.equal(missing.json().error, 'NOT_FOUND');
-    const env = await sds(home.root, ['webhooks', 'deliver', '--json'], { env: { SDS_WEBHOOK_LEASE_MS: '10', SDS_WEBHOOK_CONNECT_TIMEOUT_MS: '500' } });
+    const env = await sds(home.root, ['webhooks', 'deliver', '--json'], {
+      env: { SDS_WEBHOOK_LEASE_MS: '10', SDS_WEBHOOK_CONNECT_TIMEOUT_MS: '500' },
+    });
     assert.equal(env.code, 2, show(env));
     assert.equal(env.json().error, 'CONFIG_INVALID');
     await rx.close();
@@ -74,7 +92,19 @@ test('kill -9 of `sds webhooks deliver` mid-delivery loses nothing and sends not
   // The second request is held open: the dispatcher is killed while it waits for the answer.
   const rx = await startReceiver((i) => (i === 1 ? 'hold' : 200));
   try {
-    const add = await sds(home.root, ['webhooks', 'add', '--name', 'crash', '--url', rx.url, '--events', 'case_uploaded', '--secret', SECRET, '--json']);
+    const add = await sds(home.root, [
+      'webhooks',
+      'add',
+      '--name',
+      'crash',
+      '--url',
+      rx.url,
+      '--events',
+      'case_uploaded',
+      '--secret',
+      SECRET,
+      '--json',
+    ]);
     assert.equal(add.code, 0, show(add));
     const id = add.json().id;
     assert.equal((await sds(home.root, ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan'])).code, 0);
@@ -83,7 +113,10 @@ test('kill -9 of `sds webhooks deliver` mid-delivery loses nothing and sends not
     const imp = await sds(home.root, ['cases', 'import', 'CEN2000', file, '--json']);
     assert.equal(imp.json().total.inserted, 5, show(imp));
 
-    const child = spawn(process.execPath, [SDS_BIN, '--home', home.root, 'webhooks', 'deliver'], { env: { ...process.env, ...ENV }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [SDS_BIN, '--home', home.root, 'webhooks', 'deliver'], {
+      env: { ...process.env, ...ENV },
+      stdio: 'ignore',
+    });
     const exited = new Promise((resolve) => child.on('exit', resolve));
     await rx.waitFor(2);
     child.kill('SIGKILL');
@@ -92,7 +125,9 @@ test('kill -9 of `sds webhooks deliver` mid-delivery loses nothing and sends not
 
     // Restart: two dispatchers at once, again and again until every delivery is settled.
     for (let round = 0; round < 100; round++) {
-      const runs = await Promise.all([0, 1].map(() => sds(home.root, ['webhooks', 'deliver', '--json'], { env: { ...ENV, SDS_WEBHOOK_CONCURRENCY: '2' } })));
+      const runs = await Promise.all(
+        [0, 1].map(() => sds(home.root, ['webhooks', 'deliver', '--json'], { env: { ...ENV, SDS_WEBHOOK_CONCURRENCY: '2' } })),
+      );
       for (const r of runs) assert.equal(r.code, 0, show(r));
       if (runs.every((r) => r.json().pending === 0)) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -106,7 +141,10 @@ test('kill -9 of `sds webhooks deliver` mid-delivery loses nothing and sends not
     for (const [m, n] of counts) assert.equal(n, m === held ? 2 : 1, `${m} received ${n} times`);
     const resent = rx.received.filter((r) => r.headers['webhook-id'] === held);
     assert.deepEqual(resent[0]!.body, resent[1]!.body);
-    assert.deepEqual(rx.received.map((r) => r.json.event), Array(6).fill('case_uploaded'));
+    assert.deepEqual(
+      rx.received.map((r) => r.json.event),
+      Array(6).fill('case_uploaded'),
+    );
 
     const h = (await sds(home.root, ['webhooks', 'deliveries', String(id), '--json'])).json();
     assert.deepEqual([h.total_deliveries, h.successful, h.failed], [5, 5, 0]);

@@ -15,7 +15,10 @@ import { runCliAsync as sds, show } from '../../helpers/run-cli.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';
 import { closedPortUrl, startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 
-const DAT_LINES = readFileSync(fixture('popstan-census.dat'), 'utf8').replace(/^\uFEFF/, '').split('\n').filter((l) => l !== '');
+const DAT_LINES = readFileSync(fixture('popstan-census.dat'), 'utf8')
+  .replace(/^\uFEFF/, '')
+  .split('\n')
+  .filter((l) => l !== '');
 const THREE: string[] = [];
 const keys = new Set<string>();
 for (const l of DAT_LINES) {
@@ -61,7 +64,19 @@ function storedBodies(webhookId: number): Map<number, string> {
 
 test('after an outage: deliveries --failed lists them with payloads; redeliver --delivery then --all-failed re-sends them with the same webhook-id and body', async () => {
   const url = await closedPortUrl();
-  const add = await sds(home.root, ['webhooks', 'add', '--name', 'down', '--url', url, '--events', 'case_uploaded', '--secret', SECRET, '--json']);
+  const add = await sds(home.root, [
+    'webhooks',
+    'add',
+    '--name',
+    'down',
+    '--url',
+    url,
+    '--events',
+    'case_uploaded',
+    '--secret',
+    SECRET,
+    '--json',
+  ]);
   assert.equal(add.code, 0, show(add));
   const id = String(add.json().id);
   assert.equal((await sds(home.root, ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan'])).code, 0);
@@ -107,7 +122,10 @@ test('after an outage: deliveries --failed lists them with payloads; redeliver -
   const stillDown = await sds(home.root, ['webhooks', 'redeliver', id, '--delivery', String(first.id), '--json'], { env: ENV });
   assert.equal(stillDown.code, 5, show(stillDown));
   const sd = stillDown.json();
-  assert.deepEqual([sd.redelivered, sd.sent, sd.deliveries[0].status, sd.deliveries[0].attempts, sd.deliveries[0].redeliveries], [1, true, 'pending', 5, 1]);
+  assert.deepEqual(
+    [sd.redelivered, sd.sent, sd.deliveries[0].status, sd.deliveries[0].attempts, sd.deliveries[0].redeliveries],
+    [1, true, 'pending', 5, 1],
+  );
   assert.ok(sd.deliveries[0].next_attempt_at, 'a retry is due');
   // Pending again, it cannot be redelivered a second time.
   const conflict = await sds(home.root, ['webhooks', 'redeliver', id, '--delivery', String(first.id), '--json']);
@@ -149,7 +167,19 @@ test('redeliver --queue-only leaves the sending to the dispatcher; --help shows 
   assert.match((await sds(null, ['webhooks', 'deliveries', '--help'])).stdout, /\$ sds webhooks deliveries 1 --failed/);
 
   const url = await closedPortUrl();
-  const add = await sds(home.root, ['webhooks', 'add', '--name', 'queued', '--url', url, '--events', 'dictionary_uploaded', '--secret', SECRET, '--json']);
+  const add = await sds(home.root, [
+    'webhooks',
+    'add',
+    '--name',
+    'queued',
+    '--url',
+    url,
+    '--events',
+    'dictionary_uploaded',
+    '--secret',
+    SECRET,
+    '--json',
+  ]);
   const id = String(add.json().id);
   assert.equal((await sds(home.root, ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan2'])).code, 0);
   await failThroughEveryRetry();

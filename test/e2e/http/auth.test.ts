@@ -18,7 +18,11 @@ const form = (p: Record<string, string>): RequestInit => ({
   headers: { 'content-type': 'application/x-www-form-urlencoded' },
   body: new URLSearchParams(p),
 });
-const jsonBody = (p: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(p) });
+const jsonBody = (p: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(p),
+});
 const token = (init: RequestInit) => fetch(`${s.base}/api/token`, init);
 
 async function expectOAuthError(r: Response, status: number, error: string, description?: RegExp): Promise<void> {
@@ -60,7 +64,9 @@ test('password grant as a form: the 4-field token response, a JWT with sub/role/
 });
 
 test('password grant as JSON with the data-collection client credentials', async () => {
-  const r = await token(jsonBody({ grant_type: 'password', username: A.username, password: A.password, client_id: 'cspro_android', client_secret: 'cspro' }));
+  const r = await token(
+    jsonBody({ grant_type: 'password', username: A.username, password: A.password, client_id: 'cspro_android', client_secret: 'cspro' }),
+  );
   assert.equal(r.status, 200);
   TokenResponse.parse(await r.json());
 });
@@ -74,11 +80,30 @@ test('unknown client, wrong secret or a secret without client: 401 invalid_clien
 });
 
 test('wrong password, unknown user, disabled account: 401 invalid_grant', async () => {
-  await expectOAuthError(await token(form({ grant_type: 'password', username: A.username, password: 'not-the-password' })), 401, 'invalid_grant', /invalid username and password/);
-  await expectOAuthError(await token(form({ grant_type: 'password', username: 'nobody', password: 'whatever-123' })), 401, 'invalid_grant', /invalid username and password/);
-  await expectOAuthError(await token(form({ grant_type: 'password', username: 'INTEGRATION', password: A.password })), 401, 'invalid_grant');
+  await expectOAuthError(
+    await token(form({ grant_type: 'password', username: A.username, password: 'not-the-password' })),
+    401,
+    'invalid_grant',
+    /invalid username and password/,
+  );
+  await expectOAuthError(
+    await token(form({ grant_type: 'password', username: 'nobody', password: 'whatever-123' })),
+    401,
+    'invalid_grant',
+    /invalid username and password/,
+  );
+  await expectOAuthError(
+    await token(form({ grant_type: 'password', username: 'INTEGRATION', password: A.password })),
+    401,
+    'invalid_grant',
+  );
   const D = USERS.disabled;
-  await expectOAuthError(await token(form({ grant_type: 'password', username: D.username, password: D.password })), 401, 'invalid_grant', /disabled/);
+  await expectOAuthError(
+    await token(form({ grant_type: 'password', username: D.username, password: D.password })),
+    401,
+    'invalid_grant',
+    /disabled/,
+  );
 });
 
 test('bad requests: 400 invalid_request or unsupported_grant_type, 413 for a huge body', async () => {
@@ -86,18 +111,36 @@ test('bad requests: 400 invalid_request or unsupported_grant_type, 413 for a hug
   await expectOAuthError(await token(form({ grant_type: 'client_credentials' })), 400, 'unsupported_grant_type');
   await expectOAuthError(await token(form({ grant_type: 'password', username: A.username })), 400, 'invalid_request', /username.*password/);
   await expectOAuthError(await token(form({ grant_type: 'refresh_token' })), 400, 'invalid_request', /refresh_token/);
-  await expectOAuthError(await token({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":' }), 400, 'invalid_request', /JSON/);
+  await expectOAuthError(
+    await token({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":' }),
+    400,
+    'invalid_request',
+    /JSON/,
+  );
   await expectOAuthError(await token(jsonBody(['password'])), 400, 'invalid_request', /object/);
   await expectOAuthError(await token(jsonBody({ grant_type: 'password', username: 5, password: 'x' })), 400, 'invalid_request', /username/);
-  await expectOAuthError(await token({ method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'grant_type=password' }), 400, 'invalid_request');
   await expectOAuthError(
-    await token({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password&grant_type=refresh_token' }),
+    await token({ method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'grant_type=password' }),
+    400,
+    'invalid_request',
+  );
+  await expectOAuthError(
+    await token({
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=password&grant_type=refresh_token',
+    }),
     400,
     'invalid_request',
     /more than once/,
   );
   // Too large is 413, in the OAuth shape like every other answer of the token endpoint.
-  await expectOAuthError(await token(form({ grant_type: 'password', username: A.username, password: 'x'.repeat(100_000) })), 413, 'invalid_request', /larger than the limit of 65536 bytes/);
+  await expectOAuthError(
+    await token(form({ grant_type: 'password', username: A.username, password: 'x'.repeat(100_000) })),
+    413,
+    'invalid_request',
+    /larger than the limit of 65536 bytes/,
+  );
 });
 
 test('refresh grant: new access and refresh tokens; the old refresh token is dead', async () => {
@@ -118,27 +161,67 @@ test('reusing a replaced refresh token revokes the whole family, the newest toke
   const first = await s.login('api');
   const second = TokenResponse.parse(await (await token(form({ grant_type: 'refresh_token', refresh_token: first.refresh_token }))).json());
   // An attacker replays the first token: refused, and the family dies.
-  await expectOAuthError(await token(form({ grant_type: 'refresh_token', refresh_token: first.refresh_token })), 401, 'invalid_grant', /already used/);
-  await expectOAuthError(await token(form({ grant_type: 'refresh_token', refresh_token: second.refresh_token })), 401, 'invalid_grant', /revoked/);
+  await expectOAuthError(
+    await token(form({ grant_type: 'refresh_token', refresh_token: first.refresh_token })),
+    401,
+    'invalid_grant',
+    /already used/,
+  );
+  await expectOAuthError(
+    await token(form({ grant_type: 'refresh_token', refresh_token: second.refresh_token })),
+    401,
+    'invalid_grant',
+    /revoked/,
+  );
   // Another login of the same user is a different family and is unaffected.
   const other = await s.login('api');
   assert.equal((await token(form({ grant_type: 'refresh_token', refresh_token: other.refresh_token }))).status, 200);
 });
 
 test('refresh tokens: unknown, other client, expired after 30 days, password change: invalid_grant', async () => {
-  await expectOAuthError(await token(form({ grant_type: 'refresh_token', refresh_token: randomBytes(32).toString('base64url') })), 401, 'invalid_grant', /invalid refresh token/);
-  const viaClient = TokenResponse.parse(
-    await (await token(jsonBody({ grant_type: 'password', username: A.username, password: A.password, client_id: 'cspro_android', client_secret: 'cspro' }))).json(),
+  await expectOAuthError(
+    await token(form({ grant_type: 'refresh_token', refresh_token: randomBytes(32).toString('base64url') })),
+    401,
+    'invalid_grant',
+    /invalid refresh token/,
   );
-  await expectOAuthError(await token(form({ grant_type: 'refresh_token', refresh_token: viaClient.refresh_token })), 401, 'invalid_grant', /another client/);
+  const viaClient = TokenResponse.parse(
+    await (
+      await token(
+        jsonBody({
+          grant_type: 'password',
+          username: A.username,
+          password: A.password,
+          client_id: 'cspro_android',
+          client_secret: 'cspro',
+        }),
+      )
+    ).json(),
+  );
+  await expectOAuthError(
+    await token(form({ grant_type: 'refresh_token', refresh_token: viaClient.refresh_token })),
+    401,
+    'invalid_grant',
+    /another client/,
+  );
 
   const t = await s.login('standard');
   s.advance(30 * 24 * 3600 * 1000 + 1000);
-  await expectOAuthError(await token(form({ grant_type: 'refresh_token', refresh_token: t.refresh_token })), 401, 'invalid_grant', /expired/);
+  await expectOAuthError(
+    await token(form({ grant_type: 'refresh_token', refresh_token: t.refresh_token })),
+    401,
+    'invalid_grant',
+    /expired/,
+  );
 
   const before = await s.login('standard');
   await changePassword(s.store, USERS.standard.username, USERS.standard.password);
-  await expectOAuthError(await token(form({ grant_type: 'refresh_token', refresh_token: before.refresh_token })), 401, 'invalid_grant', /password changed/);
+  await expectOAuthError(
+    await token(form({ grant_type: 'refresh_token', refresh_token: before.refresh_token })),
+    401,
+    'invalid_grant',
+    /password changed/,
+  );
 });
 
 test('access tokens expire after 3600 s of the injected clock: 401 invalid_token with WWW-Authenticate', async () => {
@@ -171,7 +254,14 @@ test('forged, alg:none, tampered, malformed or missing tokens: 401 invalid_token
   const none = `${b64({ alg: 'none', typ: 'JWT' })}.${b64(payload)}.`;
   const [h, , sig] = real.access_token.split('.');
   const tampered = `${h}.${b64(payload)}.${sig}`;
-  const hs512 = await new SignJWT({ role: 'Standard' }).setProtectedHeader({ alg: 'HS512' }).setIssuer('sds').setSubject(USERS.standard.username).setJti('y').setIssuedAt(claims.iat!).setExpirationTime(claims.exp!).sign(randomBytes(64));
+  const hs512 = await new SignJWT({ role: 'Standard' })
+    .setProtectedHeader({ alg: 'HS512' })
+    .setIssuer('sds')
+    .setSubject(USERS.standard.username)
+    .setJti('y')
+    .setIssuedAt(claims.iat!)
+    .setExpirationTime(claims.exp!)
+    .sign(randomBytes(64));
   for (const [what, header] of [
     ['forged', `Bearer ${forged}`],
     ['alg none', `Bearer ${none}`],
@@ -206,7 +296,11 @@ test('the request log has one line per request, one per failed login, and no sec
   assert.ok(s.logs.length > 20);
   assert.ok(s.logs.some((l) => / auth login-failed grant=password user="integration" address=127\.0\.0\.1 /.test(l)));
   for (const line of s.logs) {
-    assert.match(line, /^\d{4}-\d\d-\d\dT\S+ ((GET|POST|PUT|DELETE|PATCH|HEAD) \/\S* \d{3} \d+ms \S+|auth login-(failed|throttled) grant=\S+ user=\S+ address=\S+ .+)$/, line);
+    assert.match(
+      line,
+      /^\d{4}-\d\d-\d\dT\S+ ((GET|POST|PUT|DELETE|PATCH|HEAD) \/\S* \d{3} \d+ms \S+|auth login-(failed|throttled) grant=\S+ user=\S+ address=\S+ .+)$/,
+      line,
+    );
     for (const u of Object.values(USERS)) assert.ok(!line.includes(u.password), line);
     assert.ok(!/eyJ/.test(line), `no JWT in ${line}`);
   }

@@ -74,10 +74,13 @@ function send(port: number, head: string, parts: Buffer[], gapMs: number): Promi
 const head = (length: number) => `POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n`;
 
 test('a handler that waits 4× the body timeout before reading an 8 MB body is not dropped: the bytes waiting for it count as progress', async () => {
-  const s = await serverWith(async (req) => {
-    await new Promise((r) => setTimeout(r, BODY_TIMEOUT_MS * 4));
-    return drain(req);
-  }, { bodyTimeoutMs: BODY_TIMEOUT_MS, requestTimeoutMs: 0 });
+  const s = await serverWith(
+    async (req) => {
+      await new Promise((r) => setTimeout(r, BODY_TIMEOUT_MS * 4));
+      return drain(req);
+    },
+    { bodyTimeoutMs: BODY_TIMEOUT_MS, requestTimeoutMs: 0 },
+  );
   try {
     const body = Buffer.alloc(8 * 1024 * 1024, 0x61);
     const r = await send(s.port, head(body.length), [body], 0);

@@ -34,7 +34,8 @@ after(async () => {
   await hang.close();
 });
 
-const start = (b: unknown) => s.call('admin', '/api/breakout/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
+const start = (b: unknown) =>
+  s.call('admin', '/api/breakout/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
 
 test('a start against a target that never answers gets its 202 within the check timeout; the job fails with DB_CONNECTION_ERROR', async () => {
   const t0 = performance.now();
@@ -55,10 +56,17 @@ test('a start against a target that never answers gets its 202 within the check 
 });
 
 test('a check timeout that is not a whole number of milliseconds is refused (CONFIG_INVALID), never replaced by the default', async () => {
-  const bad = await startTestServer({ config: { env: { SDS_BREAKOUT_CHECK_CONNECT_TIMEOUT_MS: '3s' } }, seed: (store) => void seedEmptyDictionary(store) });
+  const bad = await startTestServer({
+    config: { env: { SDS_BREAKOUT_CHECK_CONNECT_TIMEOUT_MS: '3s' } },
+    seed: (store) => void seedEmptyDictionary(store),
+  });
   try {
     const name = bad.store.dictionaries.list()[0]!.name;
-    const r = await bad.call('admin', '/api/breakout/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dictionaries: [name] }) });
+    const r = await bad.call('admin', '/api/breakout/start', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ dictionaries: [name] }),
+    });
     const e = ErrorBody.parse(await r.json());
     assert.equal(r.status, 500);
     assert.equal(e.error, 'CONFIG_INVALID');

@@ -68,7 +68,11 @@ async function apiError(r: Response, route: string, status: number, code: string
   return e;
 }
 
-const post = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 const start = (user: UserKey, body: unknown) => s.call(user, '/api/breakout/start', post(body));
 const trigger = (user: UserKey, body: unknown) => s.call(user, '/api/breakout/trigger', post(body));
 const dictId = (name: string) => s.store.dictionaries.find(name)!.id;
@@ -104,7 +108,13 @@ function target<T>(fn: (db: Database.Database) => T): T {
   }
 }
 const targetTables = () =>
-  target((db) => (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'popstan\\_%' ESCAPE '\\' ORDER BY name`).all() as { name: string }[]).map((r) => r.name));
+  target((db) =>
+    (
+      db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'popstan\\_%' ESCAPE '\\' ORDER BY name`).all() as {
+        name: string;
+      }[]
+    ).map((r) => r.name),
+  );
 const rowCount = (table: string) => target((db) => (db.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n);
 
 const metricsNow = async () => reply(await s.call('api', '/api/metrics'), 'GET /api/metrics', 200, Metrics);
@@ -140,7 +150,14 @@ test('POST /api/breakout/start → 202; status polled to completed, each reply a
     assert.deepEqual(Object.keys(st).sort(), ['job_id', 'progress', 'started_at', 'status', 'threads']);
     assert.equal(st.threads, 1);
     assert.match(st.started_at, ISO);
-    assert.deepEqual(Object.keys(st.progress).sort(), ['dictionary', 'elapsed_time', 'estimated_remaining', 'percentage', 'processed', 'total']);
+    assert.deepEqual(Object.keys(st.progress).sort(), [
+      'dictionary',
+      'elapsed_time',
+      'estimated_remaining',
+      'percentage',
+      'processed',
+      'total',
+    ]);
     assert.equal(st.progress.dictionary, popstan);
     assert.ok(st.progress.processed <= st.progress.total);
     assert.ok([0, activeCases()].includes(st.progress.total), JSON.stringify(st));
@@ -152,7 +169,13 @@ test('POST /api/breakout/start → 202; status polled to completed, each reply a
   assert.equal(done.status, 'completed', JSON.stringify(done));
   if (done.status !== 'completed') return;
   assert.deepEqual(Object.keys(done).sort(), ['completed_at', 'job_id', 'result', 'status']);
-  assert.deepEqual(Object.keys(done.result).sort(), ['dictionaries_processed', 'execution_time', 'tables_created', 'total_cases', 'warnings']);
+  assert.deepEqual(Object.keys(done.result).sort(), [
+    'dictionaries_processed',
+    'execution_time',
+    'tables_created',
+    'total_cases',
+    'warnings',
+  ]);
   assert.deepEqual(done.result.dictionaries_processed, [popstan]);
   assert.equal(done.result.total_cases, FIXTURE_CASES - DELETED);
   assert.deepEqual([...done.result.tables_created].sort(), targetTables());
@@ -167,7 +190,12 @@ test('start again without overwrite: 409 with existing_tables; with overwrite: 2
   assert.equal(e.error, 'TABLES_ALREADY_EXIST');
   assert.deepEqual(Object.keys(e).sort(), ['error', 'existing_tables', 'message']);
   assert.deepEqual([...(e.existing_tables ?? [])].sort(), targetTables());
-  const r = await reply(await start('api', { dictionaries: [popstan], threads: 2, overwrite: true }), 'POST /api/breakout/start', 202, BreakoutStartReply);
+  const r = await reply(
+    await start('api', { dictionaries: [popstan], threads: 2, overwrite: true }),
+    'POST /api/breakout/start',
+    202,
+    BreakoutStartReply,
+  );
   assert.equal(r.threads, 2);
   const done = await completed(r.job_id);
   assert.equal(done.result.total_cases, FIXTURE_CASES - DELETED);
@@ -178,23 +206,55 @@ test('start again without overwrite: 409 with existing_tables; with overwrite: 2
 test('start with bad input: threads 0, 11, 1.5, "x" or "2" → 400 INVALID_THREADS; unknown dictionary 404; bad bodies 400; no job created', async () => {
   const before = s.store.jobs.list({ limit: 1 }).total;
   for (const threads of [0, 11, 1.5, 'x', -1, '2']) {
-    await apiError(await start('api', { dictionaries: [popstan], threads, overwrite: true }), 'POST /api/breakout/start', 400, 'INVALID_THREADS', /1 to 10/);
+    await apiError(
+      await start('api', { dictionaries: [popstan], threads, overwrite: true }),
+      'POST /api/breakout/start',
+      400,
+      'INVALID_THREADS',
+      /1 to 10/,
+    );
   }
   await apiError(await start('api', { dictionaries: ['NOPE_DICT'] }), 'POST /api/breakout/start', 404, 'DICTIONARY_NOT_FOUND', /NOPE_DICT/);
-  await apiError(await start('api', { dictionaries: [popstan.toLowerCase()] }), 'POST /api/breakout/start', 404, 'DICTIONARY_NOT_FOUND', /did you mean/);
+  await apiError(
+    await start('api', { dictionaries: [popstan.toLowerCase()] }),
+    'POST /api/breakout/start',
+    404,
+    'DICTIONARY_NOT_FOUND',
+    /did you mean/,
+  );
   await apiError(await start('api', { dictionaries: [] }), 'POST /api/breakout/start', 400, 'USAGE', /dictionaries/);
   await apiError(await start('api', {}), 'POST /api/breakout/start', 400, 'USAGE', /dictionaries/);
   await apiError(await start('api', { dictionaries: [popstan], overwrite: 'yes' }), 'POST /api/breakout/start', 400, 'USAGE', /overwrite/);
-  await apiError(await s.call('api', '/api/breakout/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"dictionaries": [' }), 'POST /api/breakout/start', 400, 'API-003');
+  await apiError(
+    await s.call('api', '/api/breakout/start', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"dictionaries": [',
+    }),
+    'POST /api/breakout/start',
+    400,
+    'API-003',
+  );
   assert.equal(s.store.jobs.list({ limit: 1 }).total, before);
 });
 
 test('GET /api/breakout/status/{job_id} of an unknown job: 404 NOT_FOUND', async () => {
-  await apiError(await s.call('api', '/api/breakout/status/no-such-job'), 'GET /api/breakout/status/{job_id}', 404, 'NOT_FOUND', /no-such-job/);
+  await apiError(
+    await s.call('api', '/api/breakout/status/no-such-job'),
+    'GET /api/breakout/status/{job_id}',
+    404,
+    'NOT_FOUND',
+    /no-such-job/,
+  );
 });
 
 test('GET /api/breakout/tables/{dictionary}: main and record tables with the row counts of the real target', async () => {
-  const t = await reply(await s.call('api', `/api/breakout/tables/${popstan}`), 'GET /api/breakout/tables/{dictionary}', 200, BreakoutTables);
+  const t = await reply(
+    await s.call('api', `/api/breakout/tables/${popstan}`),
+    'GET /api/breakout/tables/{dictionary}',
+    200,
+    BreakoutTables,
+  );
   assert.deepEqual(Object.keys(t).sort(), ['created_at', 'database', 'dictionary', 'label', 'tables', 'total_size']);
   assert.equal(t.dictionary, popstan);
   assert.equal(t.label, 'popstan');
@@ -210,9 +270,22 @@ test('GET /api/breakout/tables/{dictionary}: main and record tables with the row
     assert.match(x.size, /^\d+(\.\d)? (B|KB|MB|GB)$/);
   }
   assert.equal(t.tables.filter((x) => x.type === 'main').length, 1);
-  assert.ok(t.tables.some((x) => x.type === 'record' && x.row_count > FIXTURE_CASES), 'the person records outnumber the cases');
-  await apiError(await s.call('api', '/api/breakout/tables/NOPE_DICT'), 'GET /api/breakout/tables/{dictionary}', 404, 'DICTIONARY_NOT_FOUND');
-  const none = await reply(await s.call('api', `/api/breakout/tables/${simple}`), 'GET /api/breakout/tables/{dictionary}', 404, NoTablesError);
+  assert.ok(
+    t.tables.some((x) => x.type === 'record' && x.row_count > FIXTURE_CASES),
+    'the person records outnumber the cases',
+  );
+  await apiError(
+    await s.call('api', '/api/breakout/tables/NOPE_DICT'),
+    'GET /api/breakout/tables/{dictionary}',
+    404,
+    'DICTIONARY_NOT_FOUND',
+  );
+  const none = await reply(
+    await s.call('api', `/api/breakout/tables/${simple}`),
+    'GET /api/breakout/tables/{dictionary}',
+    404,
+    NoTablesError,
+  );
   assert.equal(none.error, 'NOT_FOUND');
   assert.match(none.suggestion ?? '', /breakout/);
 });
@@ -238,7 +311,12 @@ test('a start whose target is down answers 202 (spec flow); the job ends failed 
   assert.equal(details.target, '127.0.0.1:1/nowhere');
   assert.match(st.failed_at, ISO);
   // A route that reads the target itself names the failure the same way (docs/errors.md, "One code per failure").
-  const tables = await apiError(await s.call('api', `/api/breakout/tables/${simple}`), 'GET /api/breakout/tables/{dictionary}', 502, 'DB_CONNECTION_ERROR');
+  const tables = await apiError(
+    await s.call('api', `/api/breakout/tables/${simple}`),
+    'GET /api/breakout/tables/{dictionary}',
+    502,
+    'DB_CONNECTION_ERROR',
+  );
   assert.equal(tables.diagnostic, 'DB-001');
   assert.equal(tables.message, st.error.message);
 });
@@ -249,9 +327,20 @@ test('GET /api/breakout/jobs: newest first, status filter, limit default 50', as
   // Two completed runs, the start refused with 409 (recorded as cancelled), the failed start.
   assert.equal(all.total, 4);
   assert.equal(all.data.length, 4);
-  assert.deepEqual(all.data.map((j) => j.status), ['failed', 'completed', 'cancelled', 'completed']);
+  assert.deepEqual(
+    all.data.map((j) => j.status),
+    ['failed', 'completed', 'cancelled', 'completed'],
+  );
   for (const j of all.data) {
-    assert.deepEqual(Object.keys(j).sort(), ['cases_processed', 'completed_at', 'dictionaries', 'execution_time', 'job_id', 'started_at', 'status']);
+    assert.deepEqual(Object.keys(j).sort(), [
+      'cases_processed',
+      'completed_at',
+      'dictionaries',
+      'execution_time',
+      'job_id',
+      'started_at',
+      'status',
+    ]);
     assert.match(j.execution_time, HMS);
   }
   assert.equal(all.data.at(-1)!.job_id, firstJob);
@@ -259,11 +348,15 @@ test('GET /api/breakout/jobs: newest first, status filter, limit default 50', as
   const one = await reply(await s.call('api', '/api/breakout/jobs?status=completed&limit=1'), 'GET /api/breakout/jobs', 200, JobList);
   assert.equal(one.total, 2);
   assert.equal(one.limit, 1);
-  assert.deepEqual(one.data.map((j) => j.job_id), [all.data[1]!.job_id]);
+  assert.deepEqual(
+    one.data.map((j) => j.job_id),
+    [all.data[1]!.job_id],
+  );
   const running = await reply(await s.call('api', '/api/breakout/jobs?status=running'), 'GET /api/breakout/jobs', 200, JobList);
   assert.deepEqual(running, { total: 0, limit: 50, data: [] });
   await apiError(await s.call('api', '/api/breakout/jobs?status=done'), 'GET /api/breakout/jobs', 400, 'USAGE', /status/);
-  for (const limit of ['0', '1001', 'ten']) await apiError(await s.call('api', `/api/breakout/jobs?limit=${limit}`), 'GET /api/breakout/jobs', 400, 'USAGE', /limit/);
+  for (const limit of ['0', '1001', 'ten'])
+    await apiError(await s.call('api', `/api/breakout/jobs?limit=${limit}`), 'GET /api/breakout/jobs', 400, 'USAGE', /limit/);
 });
 
 const NEW_CASES = 3;
@@ -273,7 +366,9 @@ test('metrics after a breakout: completed, failed, in_progress; sync rate of the
   assert.deepEqual(m.breakout_status, { [popstan]: 'completed', [simple]: 'failed' });
   assert.equal(m.sync_rate, '100.0%');
   // New cases (a province no case of the fixture has) are pending until the next run.
-  const lines = groupPopstan(datLines()).slice(0, NEW_CASES).flatMap((c) => c.lines);
+  const lines = groupPopstan(datLines())
+    .slice(0, NEW_CASES)
+    .flatMap((c) => c.lines);
   const file = writeDat(s.store.home.root, 'more.dat', withProvince(lines, 99));
   const r = await importCases(s.store, popstan, [file]);
   assert.equal(r.total.inserted, NEW_CASES);
@@ -284,7 +379,14 @@ test('metrics after a breakout: completed, failed, in_progress; sync rate of the
   assert.equal(m.sync_rate, floorPercent(FIXTURE_CASES - DELETED, active));
   assert.notEqual(m.sync_rate, '100.0%');
   // A job waiting for its process: in_progress.
-  const pending = s.store.jobs.create({ id: 'pending-simple', dictionaries: [simple], mode: 'incremental', threads: 1, overwrite: false, origin: 'test' });
+  const pending = s.store.jobs.create({
+    id: 'pending-simple',
+    dictionaries: [simple],
+    mode: 'incremental',
+    threads: 1,
+    overwrite: false,
+    origin: 'test',
+  });
   try {
     assert.equal((await metricsNow()).breakout_status[simple], 'in_progress');
   } finally {
@@ -325,13 +427,42 @@ test('POST /api/breakout/trigger selective: an incremental job applying only the
 test('trigger and start refusals: unknown mode 400, unknown dictionary 404, bad threads 400, a job already waiting 409', async () => {
   await apiError(await trigger('api', { dictionary: popstan, mode: 'everything' }), 'POST /api/breakout/trigger', 400, 'USAGE', /mode/);
   await apiError(await trigger('api', { mode: 'selective' }), 'POST /api/breakout/trigger', 400, 'USAGE', /dictionary/);
-  await apiError(await trigger('api', { dictionary: 'NOPE_DICT', mode: 'selective' }), 'POST /api/breakout/trigger', 404, 'DICTIONARY_NOT_FOUND');
+  await apiError(
+    await trigger('api', { dictionary: 'NOPE_DICT', mode: 'selective' }),
+    'POST /api/breakout/trigger',
+    404,
+    'DICTIONARY_NOT_FOUND',
+  );
   await apiError(await trigger('api', { dictionary: popstan, threads: 11 }), 'POST /api/breakout/trigger', 400, 'INVALID_THREADS');
-  await apiError(await trigger('api', { dictionary: popstan, threads: '2' }), 'POST /api/breakout/trigger', 400, 'INVALID_THREADS', /got "2"/);
-  const waiting = s.store.jobs.create({ id: 'waiting-popstan', dictionaries: [popstan], mode: 'incremental', threads: 1, overwrite: false, origin: 'test' });
+  await apiError(
+    await trigger('api', { dictionary: popstan, threads: '2' }),
+    'POST /api/breakout/trigger',
+    400,
+    'INVALID_THREADS',
+    /got "2"/,
+  );
+  const waiting = s.store.jobs.create({
+    id: 'waiting-popstan',
+    dictionaries: [popstan],
+    mode: 'incremental',
+    threads: 1,
+    overwrite: false,
+    origin: 'test',
+  });
   try {
-    await apiError(await trigger('api', { dictionary: popstan, mode: 'selective' }), 'POST /api/breakout/trigger', 409, 'BREAKOUT_BUSY', /waiting-popstan/);
-    const e = await reply(await start('api', { dictionaries: [popstan], overwrite: true }), 'POST /api/breakout/start', 409, TablesExistError);
+    await apiError(
+      await trigger('api', { dictionary: popstan, mode: 'selective' }),
+      'POST /api/breakout/trigger',
+      409,
+      'BREAKOUT_BUSY',
+      /waiting-popstan/,
+    );
+    const e = await reply(
+      await start('api', { dictionaries: [popstan], overwrite: true }),
+      'POST /api/breakout/start',
+      409,
+      TablesExistError,
+    );
     assert.equal(e.error, 'BREAKOUT_BUSY');
     assert.deepEqual(Object.keys(e).sort(), ['error', 'message']);
   } finally {
@@ -372,28 +503,52 @@ test('GET /api/logs/breakout: newest first, typed entries of every job, dictiona
   assert.ok(p.logs.every((e) => e.dictionary === popstan));
   const two = await reply(await s.call('api', '/api/logs/breakout?limit=2'), 'GET /api/logs/breakout', 200, BreakoutLogs);
   assert.deepEqual(two.logs, all.logs.slice(0, 2));
-  const simpleLogs = await reply(await s.call('api', `/api/logs/breakout?dictionary=${simple}`), 'GET /api/logs/breakout', 200, BreakoutLogs);
-  assert.deepEqual(simpleLogs.logs.map((e) => e.level), ['error']);
+  const simpleLogs = await reply(
+    await s.call('api', `/api/logs/breakout?dictionary=${simple}`),
+    'GET /api/logs/breakout',
+    200,
+    BreakoutLogs,
+  );
+  assert.deepEqual(
+    simpleLogs.logs.map((e) => e.level),
+    ['error'],
+  );
   await apiError(await s.call('api', '/api/logs/breakout?dictionary=NOPE_DICT'), 'GET /api/logs/breakout', 404, 'DICTIONARY_NOT_FOUND');
-  for (const limit of ['0', '1001', '-1', 'x']) await apiError(await s.call('api', `/api/logs/breakout?limit=${limit}`), 'GET /api/logs/breakout', 400, 'USAGE', /limit/);
+  for (const limit of ['0', '1001', '-1', 'x'])
+    await apiError(await s.call('api', `/api/logs/breakout?limit=${limit}`), 'GET /api/logs/breakout', 400, 'USAGE', /limit/);
 });
 
 test('DELETE /api/breakout/tables/{dictionary}: the tables go; GET then 404 with a suggestion; sync rate 0.0%', async () => {
   const tables = targetTables();
   assert.ok(tables.length > 2);
-  const d = await reply(await s.call('admin', `/api/breakout/tables/${popstan}`, { method: 'DELETE' }), 'DELETE /api/breakout/tables/{dictionary}', 200, BreakoutTablesDeleted);
+  const d = await reply(
+    await s.call('admin', `/api/breakout/tables/${popstan}`, { method: 'DELETE' }),
+    'DELETE /api/breakout/tables/{dictionary}',
+    200,
+    BreakoutTablesDeleted,
+  );
   assert.deepEqual(Object.keys(d).sort(), ['deleted_tables', 'dictionary', 'freed_space', 'message']);
   assert.equal(d.dictionary, popstan);
   assert.deepEqual([...d.deleted_tables].sort(), tables);
   assert.match(d.freed_space, /^\d+(\.\d)? (B|KB|MB|GB)$/);
   assert.match(d.message, /Dropped/);
   assert.deepEqual(targetTables(), []);
-  const e = await reply(await s.call('api', `/api/breakout/tables/${popstan}`), 'GET /api/breakout/tables/{dictionary}', 404, NoTablesError);
+  const e = await reply(
+    await s.call('api', `/api/breakout/tables/${popstan}`),
+    'GET /api/breakout/tables/{dictionary}',
+    404,
+    NoTablesError,
+  );
   assert.deepEqual(Object.keys(e).sort(), ['error', 'message', 'suggestion']);
   assert.equal(e.error, 'NOT_FOUND');
   assert.match(e.suggestion!, /POST \/api\/breakout\/start/);
   // Dropping nothing is not an error.
-  const again = await reply(await s.call('admin', `/api/breakout/tables/${popstan}`, { method: 'DELETE' }), 'DELETE /api/breakout/tables/{dictionary}', 200, BreakoutTablesDeleted);
+  const again = await reply(
+    await s.call('admin', `/api/breakout/tables/${popstan}`, { method: 'DELETE' }),
+    'DELETE /api/breakout/tables/{dictionary}',
+    200,
+    BreakoutTablesDeleted,
+  );
   assert.deepEqual(again.deleted_tables, []);
   assert.equal((await metricsNow()).sync_rate, '0.0%');
 });
@@ -442,23 +597,49 @@ test('/api/openapi.json documents every breakout route with its security, parame
     ['/api/logs/breakout', 'get', ['200', '400', '404']],
     ['/api/metrics', 'get', ['200']],
   ];
-  type Op = { security?: unknown[]; responses: Record<string, unknown>; parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, unknown> } };
+  type Op = {
+    security?: unknown[];
+    responses: Record<string, unknown>;
+    parameters?: { name: string; in: string }[];
+    requestBody?: { content: Record<string, unknown> };
+  };
   const paths = doc.paths as unknown as Record<string, Record<string, Op>>;
   for (const [path, method, statuses] of routes) {
     const op = paths[path]?.[method];
     assert.ok(op, `${method} ${path}`);
     assert.deepEqual(op.security, [{ bearerAuth: [] }]);
     for (const code of [...statuses, '401', '403']) assert.ok(op.responses[code], `${method} ${path} documents ${code}`);
-    for (const p of path.match(/\{(\w+)\}/g) ?? []) assert.ok(op.parameters?.some((x) => x.in === 'path' && `{${x.name}}` === p), `${method} ${path} parameter ${p}`);
+    for (const p of path.match(/\{(\w+)\}/g) ?? [])
+      assert.ok(
+        op.parameters?.some((x) => x.in === 'path' && `{${x.name}}` === p),
+        `${method} ${path} parameter ${p}`,
+      );
     if (method === 'post') assert.ok(op.requestBody?.content['application/json'], `${method} ${path} JSON body`);
   }
-  const query = (path: string) => paths[path]!.get!.parameters!.filter((p) => p.in === 'query').map((p) => p.name).sort();
+  const query = (path: string) =>
+    paths[path]!.get!.parameters!.filter((p) => p.in === 'query')
+      .map((p) => p.name)
+      .sort();
   assert.deepEqual(query('/api/breakout/jobs'), ['limit', 'status']);
   assert.deepEqual(query('/api/logs/breakout'), ['dictionary', 'limit']);
-  const schemas = doc.components.schemas as Record<string, { properties?: Record<string, { type?: string; minimum?: number; maximum?: number }> }>;
+  const schemas = doc.components.schemas as Record<
+    string,
+    { properties?: Record<string, { type?: string; minimum?: number; maximum?: number }> }
+  >;
   const threads = schemas.BreakoutStartBody!.properties!.threads!;
   assert.deepEqual([threads.type, threads.minimum, threads.maximum], ['integer', 1, 10]);
-  for (const id of ['BreakoutStartReply', 'TablesExistError', 'JobStatus', 'JobList', 'BreakoutTables', 'NoTablesError', 'BreakoutTablesDeleted', 'TriggerReply', 'BreakoutLogs', 'Metrics']) {
+  for (const id of [
+    'BreakoutStartReply',
+    'TablesExistError',
+    'JobStatus',
+    'JobList',
+    'BreakoutTables',
+    'NoTablesError',
+    'BreakoutTablesDeleted',
+    'TriggerReply',
+    'BreakoutLogs',
+    'Metrics',
+  ]) {
     assert.ok(schemas[id], `schema ${id}`);
   }
 });

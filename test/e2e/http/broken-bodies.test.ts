@@ -38,7 +38,20 @@ before(async () => {
   dict = up.json<{ name: string }>().name;
   child = spawn(
     process.execPath,
-    [SDS_BIN, '--home', home.root, 'serve', '--port', '0', '--max-upload-mb', '1', '--headers-timeout', String(HEADERS_TIMEOUT_MS), '--body-timeout', String(BODY_TIMEOUT_MS)],
+    [
+      SDS_BIN,
+      '--home',
+      home.root,
+      'serve',
+      '--port',
+      '0',
+      '--max-upload-mb',
+      '1',
+      '--headers-timeout',
+      String(HEADERS_TIMEOUT_MS),
+      '--body-timeout',
+      String(BODY_TIMEOUT_MS),
+    ],
     { env: { ...process.env, NO_COLOR: '1', SDS_HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) } },
   );
   child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
@@ -70,7 +83,10 @@ after(async () => {
 });
 
 async function login(): Promise<string> {
-  const r = await fetch(`${base}/api/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', username: 'ops', password: PASSWORD }) });
+  const r = await fetch(`${base}/api/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'password', username: 'ops', password: PASSWORD }),
+  });
   assert.equal(r.status, 200, await r.clone().text());
   return ((await r.json()) as { access_token: string }).access_token;
 }
@@ -141,20 +157,29 @@ function head(method: string, path: string, headers: Record<string, string | num
 }
 
 const MULTIPART = 'multipart/form-data; boundary=B';
-const filePart = (name: string, content: string) => `--B\r\nContent-Disposition: form-data; name="${name}"; filename="x.dcf"\r\n\r\n${content}`;
+const filePart = (name: string, content: string) =>
+  `--B\r\nContent-Disposition: form-data; name="${name}"; filename="x.dcf"\r\n\r\n${content}`;
 const dcf = readFileSync(fixture('simple-capi.dcf'), 'utf8');
 const wholeForm = `--B\r\nContent-Disposition: form-data; name="label"\r\n\r\nsimple2\r\n${filePart('file', dcf)}\r\n--B--\r\n`;
 
 async function postMultipart(body: string): Promise<{ status: number; error: string; message: string }> {
-  const r = await fetch(`${base}/api/dictionaries`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': MULTIPART }, body });
+  const r = await fetch(`${base}/api/dictionaries`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': MULTIPART },
+    body,
+  });
   const j = (await r.json()) as { error: string; message: string };
   return { status: r.status, ...j };
 }
 
 const BROKEN_FORMS: [string, string, RegExp][] = [
-  ['a file part with no closing boundary (the issue\'s reproducer)', filePart('file', 'abc'), /closing boundary "--B--"/],
+  ["a file part with no closing boundary (the issue's reproducer)", filePart('file', 'abc'), /closing boundary "--B--"/],
   ['a body ending in CRLF after the file', filePart('file', 'abc') + '\r\n', /closing boundary/],
-  ['a whole .dcf without the closing boundary', `--B\r\nContent-Disposition: form-data; name="label"\r\n\r\nsimple2\r\n${filePart('file', dcf)}\r\n`, /closing boundary/],
+  [
+    'a whole .dcf without the closing boundary',
+    `--B\r\nContent-Disposition: form-data; name="label"\r\n\r\nsimple2\r\n${filePart('file', dcf)}\r\n`,
+    /closing boundary/,
+  ],
   ['the file part under another field name, not closed', filePart('other', 'abc'), /closing boundary/],
   ['a body cut inside the part headers', '--B\r\nContent-Disposition: form-da', /closing boundary/],
   ['a body cut inside the file', wholeForm.slice(0, wholeForm.indexOf('[Record]') + 20), /closing boundary/],
@@ -172,7 +197,8 @@ for (const [what, body, message] of BROKEN_FORMS) {
 }
 
 test('the same form, closed, is stored (the broken ones above stored nothing)', async () => {
-  const list = async () => ((await (await fetch(`${base}/api/dictionaries`, { headers: { authorization: `Bearer ${token}` } })).json()) as unknown[]).length;
+  const list = async () =>
+    ((await (await fetch(`${base}/api/dictionaries`, { headers: { authorization: `Bearer ${token}` } })).json()) as unknown[]).length;
   assert.equal(await list(), 1, 'only the dictionary of the setup');
   const ok = await postMultipart(wholeForm);
   assert.equal(ok.status, 200, JSON.stringify(ok)); // same name as the setup's: replaced
@@ -186,7 +212,12 @@ test('a file over the upload limit (1 MB here), sent chunked so that only busboy
     ['never closed', filePart('file', big), 413, 'PAYLOAD_TOO_LARGE'],
     // Skipped (not the "file" part), read to its end and dropped: the form then lacks its file.
     ['under another field name, closed', `${filePart('other', big)}\r\n--B--\r\n`, 400, 'USAGE'],
-    ['under another field name, then a second file part', `${filePart('other', big)}\r\n${filePart('file', 'abc')}\r\n--B--\r\n`, 400, 'USAGE'],
+    [
+      'under another field name, then a second file part',
+      `${filePart('other', big)}\r\n${filePart('file', 'abc')}\r\n--B--\r\n`,
+      400,
+      'USAGE',
+    ],
   ];
   for (const [what, body, status, code] of cases) {
     const bytes = Buffer.from(body);
@@ -210,7 +241,10 @@ test('a file over the upload limit (1 MB here), sent chunked so that only busboy
 });
 
 test('a multipart upload cut by the client closing the socket: no reply, logged as aborted (not 500, not an internal error)', async () => {
-  const r = await rawRequest([head('POST', '/api/dictionaries', { 'Content-Type': MULTIPART, 'Content-Length': 100_000 }), filePart('file', dcf.slice(0, 300))], { abortAfterMs: 100 });
+  const r = await rawRequest(
+    [head('POST', '/api/dictionaries', { 'Content-Type': MULTIPART, 'Content-Length': 100_000 }), filePart('file', dcf.slice(0, 300))],
+    { abortAfterMs: 100 },
+  );
   assert.equal(r.status, null, r.body);
   await until('the abort log line', () => / POST \/api\/dictionaries aborted \d+ms ops\n/.test(stderr));
   await assertAlive('an aborted multipart upload');
@@ -233,9 +267,12 @@ test('other bodies cut by the client (token form, raw .dcf, media file, sync upl
 });
 
 test(`a stalled sync upload (1 MiB announced, a few bytes sent): 408 REQUEST_TIMEOUT after the body timeout (${BODY_TIMEOUT_MS} ms), connection closed`, async () => {
-  const r = await rawRequest([head('POST', `/api/dictionaries/${dict}/cases`, { 'Content-Type': 'application/json', 'Content-Length': 1024 * 1024 }), '[{"id":'], {
-    waitMs: 5000,
-  });
+  const r = await rawRequest(
+    [head('POST', `/api/dictionaries/${dict}/cases`, { 'Content-Type': 'application/json', 'Content-Length': 1024 * 1024 }), '[{"id":'],
+    {
+      waitMs: 5000,
+    },
+  );
   assert.equal(r.status, 408, r.body);
   assert.equal(JSON.parse(r.body).error, 'REQUEST_TIMEOUT');
   assert.match(JSON.parse(r.body).message, new RegExp(`no byte of the request body arrived for ${BODY_TIMEOUT_MS} ms`));
@@ -245,7 +282,10 @@ test(`a stalled sync upload (1 MiB announced, a few bytes sent): 408 REQUEST_TIM
 });
 
 test('a stalled multipart upload: 408 REQUEST_TIMEOUT too', async () => {
-  const r = await rawRequest([head('POST', '/api/dictionaries', { 'Content-Type': MULTIPART, 'Content-Length': 50_000 }), filePart('file', 'abc')], { waitMs: 5000 });
+  const r = await rawRequest(
+    [head('POST', '/api/dictionaries', { 'Content-Type': MULTIPART, 'Content-Length': 50_000 }), filePart('file', 'abc')],
+    { waitMs: 5000 },
+  );
   assert.equal(r.status, 408, r.body);
   assert.equal(JSON.parse(r.body).error, 'REQUEST_TIMEOUT');
   await assertAlive('a stalled multipart upload');
@@ -264,9 +304,19 @@ test('a body trickling in slower than the request timeout allows, though never i
 test('a slow but steady body (a chunk every 200 ms, under the body timeout) is served', async () => {
   const form = `grant_type=password&username=ops&password=${PASSWORD}`;
   const chunks = form.match(/.{1,8}/g)!;
-  const r = await rawRequest([head('POST', '/api/token', { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': form.length, Connection: 'close' }), ...chunks], {
-    gapMs: 200,
-  });
+  const r = await rawRequest(
+    [
+      head('POST', '/api/token', {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'Content-Length': form.length,
+        Connection: 'close',
+      }),
+      ...chunks,
+    ],
+    {
+      gapMs: 200,
+    },
+  );
   assert.equal(r.status, 200, r.body);
   assert.ok(r.ms > BODY_TIMEOUT_MS * 2, `the body took ${r.ms} ms in all, longer than the body timeout`);
   assert.ok(JSON.parse(r.body).access_token);
@@ -280,7 +330,9 @@ test(`slow headers: 408 and closed after the headers timeout (${HEADERS_TIMEOUT_
 });
 
 test('broken gzip and zlib sync bodies: 400 naming the corrupt body; nothing stored; the server goes on', async () => {
-  const json = Buffer.from(JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: String(i), caseids: String(i).padStart(5, '0'), data: ['x'.repeat(80)] }))));
+  const json = Buffer.from(
+    JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: String(i), caseids: String(i).padStart(5, '0'), data: ['x'.repeat(80)] }))),
+  );
   const gz = gzipSync(json);
   const z = deflateSync(json);
   const bodies: [string, Buffer][] = [
@@ -291,7 +343,11 @@ test('broken gzip and zlib sync bodies: 400 naming the corrupt body; nothing sto
     ['gzip with a damaged checksum', Buffer.concat([gz.subarray(0, gz.length - 8), Buffer.from([0, 0, 0, 0]), gz.subarray(gz.length - 4)])],
   ];
   for (const [what, body] of bodies) {
-    const r = await fetch(`${base}/api/dictionaries/${dict}/cases`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+    const r = await fetch(`${base}/api/dictionaries/${dict}/cases`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body,
+    });
     const j = (await r.json()) as { error: string; message: string };
     assert.equal(r.status, 400, `${what}: ${JSON.stringify(j)}`);
     assert.match(j.error, /^[A-Z_]+$/, what);
@@ -305,7 +361,10 @@ test('broken gzip and zlib sync bodies: 400 naming the corrupt body; nothing sto
 test('a gzip sync upload cut by the client closing the socket: logged as aborted', async () => {
   const gz = gzipSync(Buffer.from(JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ id: String(i) })))));
   const r = await rawRequest(
-    [head('POST', `/api/dictionaries/${dict}/cases`, { 'Content-Type': 'application/json', 'Content-Length': gz.length }), gz.subarray(0, Math.floor(gz.length / 2))],
+    [
+      head('POST', `/api/dictionaries/${dict}/cases`, { 'Content-Type': 'application/json', 'Content-Length': gz.length }),
+      gz.subarray(0, Math.floor(gz.length / 2)),
+    ],
     { abortAfterMs: 100 },
   );
   assert.equal(r.status, null, r.body);

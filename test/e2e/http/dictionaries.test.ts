@@ -4,7 +4,13 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ErrorBody, OAuthErrorBody } from '../../../src/http/schemas/common.js';
 import { CaseList } from '../../../src/http/schemas/cases.js';
-import { DictionaryDeleteReply, DictionaryDetail, DictionaryList, DictionaryShort, DictionaryUploadReply } from '../../../src/http/schemas/dictionaries.js';
+import {
+  DictionaryDeleteReply,
+  DictionaryDetail,
+  DictionaryList,
+  DictionaryShort,
+  DictionaryUploadReply,
+} from '../../../src/http/schemas/dictionaries.js';
 import { fixture } from '../../helpers/temp-home.js';
 import { seedEmptyDictionary, seedPopstan, startTestServer, type TestServer } from '../../helpers/http-server.js';
 
@@ -64,7 +70,12 @@ test('GET /api/dictionaries/{name}: the detail form; 404 {error, message} naming
   assert.ok(d.levels.length >= 1 && d.records.length >= 2);
   for (const x of [...d.levels, ...d.records]) assert.deepEqual(Object.keys(x).sort(), ['label', 'name']);
   await apiError(await s.call('standard', '/api/dictionaries/NOPE_DICT'), 404, 'DICTIONARY_NOT_FOUND', /NOPE_DICT not found/);
-  await apiError(await s.call('standard', `/api/dictionaries/${popstan.toLowerCase()}`), 404, 'DICTIONARY_NOT_FOUND', /case-sensitive.*did you mean/);
+  await apiError(
+    await s.call('standard', `/api/dictionaries/${popstan.toLowerCase()}`),
+    404,
+    'DICTIONARY_NOT_FOUND',
+    /case-sensitive.*did you mean/,
+  );
 });
 
 test('GET /api/dictionaries/{name}?form=short: the short detail form (name, label, levels, records); a bad form 400', async () => {
@@ -78,7 +89,10 @@ test('GET /api/dictionaries/{name}?form=short: the short detail form (name, labe
 });
 
 test('POST /api/dictionaries: multipart file + label → 201 {message, name, label}; again → 200 replaced', async () => {
-  const r = await s.call('api', '/api/dictionaries', { method: 'POST', body: uploadForm(readFileSync(fixture('two-level.text.dcf')), 'twolevel', 'two-level.dcf') });
+  const r = await s.call('api', '/api/dictionaries', {
+    method: 'POST',
+    body: uploadForm(readFileSync(fixture('two-level.text.dcf')), 'twolevel', 'two-level.dcf'),
+  });
   const up = await body(r, 201, DictionaryUploadReply);
   assert.deepEqual(Object.keys(up).sort(), ['breakout_rebuild', 'label', 'message', 'name']);
   assert.equal(up.breakout_rebuild, null);
@@ -87,7 +101,10 @@ test('POST /api/dictionaries: multipart file + label → 201 {message, name, lab
   const detail = await body(await s.call('standard', `/api/dictionaries/${up.name}`), 200, DictionaryDetail);
   assert.equal(detail.label, 'twolevel');
   const again = await body(
-    await s.call('admin', '/api/dictionaries', { method: 'POST', body: uploadForm(readFileSync(fixture('two-level.text.dcf')), 'twolevel') }),
+    await s.call('admin', '/api/dictionaries', {
+      method: 'POST',
+      body: uploadForm(readFileSync(fixture('two-level.text.dcf')), 'twolevel'),
+    }),
     200,
     DictionaryUploadReply,
   );
@@ -96,7 +113,8 @@ test('POST /api/dictionaries: multipart file + label → 201 {message, name, lab
 
 test('POST /api/dictionaries with an invalid file, label or form: 400 and nothing stored', async () => {
   const before = countDictionaries();
-  const post = (f: FormData | string, headers: Record<string, string> = {}) => s.call('api', '/api/dictionaries', { method: 'POST', body: f, headers });
+  const post = (f: FormData | string, headers: Record<string, string> = {}) =>
+    s.call('api', '/api/dictionaries', { method: 'POST', body: f, headers });
   await apiError(await post(uploadForm('[Dictionary]\nName=BROKEN\nthis is not a dictionary', 'broken')), 400, 'DICT_INVALID');
   await apiError(await post(uploadForm('{"software": "CSPro", "name": ', 'broken')), 400, 'DICT_INVALID');
   await apiError(await post(uploadForm(Buffer.alloc(0), 'broken')), 400, 'DICT_INVALID');
@@ -115,9 +133,18 @@ test('POST /api/dictionaries larger than the limit: 413, streamed or declared, n
   const before = countDictionaries();
   const big = Buffer.alloc(MAX_UPLOAD + 1, 0x20);
   // Declared Content-Length far above the limit: refused before reading.
-  await apiError(await s.call('api', '/api/dictionaries', { method: 'POST', body: uploadForm(Buffer.alloc(MAX_UPLOAD * 3, 0x20), 'huge') }), 413, 'PAYLOAD_TOO_LARGE');
+  await apiError(
+    await s.call('api', '/api/dictionaries', { method: 'POST', body: uploadForm(Buffer.alloc(MAX_UPLOAD * 3, 0x20), 'huge') }),
+    413,
+    'PAYLOAD_TOO_LARGE',
+  );
   // Just above the limit: busboy stops at the limit.
-  await apiError(await s.call('api', '/api/dictionaries', { method: 'POST', body: uploadForm(big, 'huge') }), 413, 'PAYLOAD_TOO_LARGE', new RegExp(String(MAX_UPLOAD)));
+  await apiError(
+    await s.call('api', '/api/dictionaries', { method: 'POST', body: uploadForm(big, 'huge') }),
+    413,
+    'PAYLOAD_TOO_LARGE',
+    new RegExp(String(MAX_UPLOAD)),
+  );
   // Chunked, no Content-Length at all.
   const encoded = new Response(uploadForm(big, 'huge'));
   const chunked = await s.call('api', '/api/dictionaries', {
@@ -137,7 +164,9 @@ test('roles: Standard may read but not upload or delete; API may upload but not 
     const e = await body(r, 403, OAuthErrorBody);
     assert.equal(e.error, 'access_denied');
   };
-  await denied(await s.call('standard', '/api/dictionaries', { method: 'POST', body: uploadForm(readFileSync(fixture('idb-population.dcf')), 'idb') }));
+  await denied(
+    await s.call('standard', '/api/dictionaries', { method: 'POST', body: uploadForm(readFileSync(fixture('idb-population.dcf')), 'idb') }),
+  );
   await denied(await s.call('standard', `/api/dictionaries/${simple}`, { method: 'DELETE' }));
   await denied(await s.call('api', `/api/dictionaries/${simple}`, { method: 'DELETE' }));
   assert.ok(s.store.dictionaries.find(simple));

@@ -16,7 +16,8 @@ before(async () => {
 });
 after(() => s.close());
 
-const del = (role: 'admin' | 'api' | 'standard', query: string) => s.call(role, `/api/dictionaries/${popstan}${query}`, { method: 'DELETE' });
+const del = (role: 'admin' | 'api' | 'standard', query: string) =>
+  s.call(role, `/api/dictionaries/${popstan}${query}`, { method: 'DELETE' });
 
 async function error(r: Response, status: number): Promise<{ error: string; message: string }> {
   const text = await r.text();

@@ -73,7 +73,10 @@ test('HTTP error replies name no CLI flag or command; the CLI adds them to the s
 });
 
 test('the incoming-event reply for a dictionary without a target names no CLI command', async () => {
-  const r = await fetch(`${s.base}/breakout-webhook.php`, { ...post({ event: 'case_uploaded', dictionary: popstan }), headers: { 'content-type': 'application/json', 'x-webhook-token': TOKEN } });
+  const r = await fetch(`${s.base}/breakout-webhook.php`, {
+    ...post({ event: 'case_uploaded', dictionary: popstan }),
+    headers: { 'content-type': 'application/json', 'x-webhook-token': TOKEN },
+  });
   const body = (await r.json()) as { status: string; message: string };
   assert.equal(r.status, 200, JSON.stringify(body));
   assert.equal(body.status, 'accepted');

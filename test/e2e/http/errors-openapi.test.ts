@@ -88,7 +88,10 @@ test('/api/openapi.json: OpenAPI 3.1 with every route, its security and resolvab
   assert.equal(r.status, 200);
   const doc = (await r.json()) as {
     openapi: string;
-    paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown>; parameters?: { name: string; in: string }[] }>>;
+    paths: Record<
+      string,
+      Record<string, { security?: unknown[]; responses: Record<string, unknown>; parameters?: { name: string; in: string }[] }>
+    >;
     components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
   };
   assert.equal(doc.openapi, '3.1.0');
@@ -120,18 +123,38 @@ test('/api/openapi.json: OpenAPI 3.1 with every route, its security and resolvab
     assert.ok(doc.paths[path], `path ${path}`);
     assert.deepEqual(Object.keys(doc.paths[path]!).sort(), [...methods].sort(), path);
     for (const m of methods) {
-      const op: { security?: unknown[]; responses: Record<string, unknown>; parameters?: { name: string; in: string }[] } = doc.paths[path]![m]!;
+      const op: { security?: unknown[]; responses: Record<string, unknown>; parameters?: { name: string; in: string }[] } =
+        doc.paths[path]![m]!;
       const isPublic = path === '/api/token' || path === '/api/openapi.json';
       assert.deepEqual(op.security, isPublic ? [] : [{ bearerAuth: [] }], `${m} ${path} security`);
       if (!isPublic) assert.ok(op.responses['401'] && op.responses['403'], `${m} ${path} documents 401/403`);
       for (const p of path.match(/\{(\w+)\}/g) ?? []) {
-        assert.ok(op.parameters?.some((x) => x.in === 'path' && `{${x.name}}` === p), `${m} ${path} parameter ${p}`);
+        assert.ok(
+          op.parameters?.some((x) => x.in === 'path' && `{${x.name}}` === p),
+          `${m} ${path} parameter ${p}`,
+        );
       }
     }
   }
-  assert.deepEqual(doc.paths['/api/dictionaries/{name}/cases']!.get!.parameters!.filter((p) => p.in === 'query').map((p) => p.name).sort(), ['limit', 'offset']);
+  assert.deepEqual(
+    doc.paths['/api/dictionaries/{name}/cases']!.get!.parameters!.filter((p) => p.in === 'query')
+      .map((p) => p.name)
+      .sort(),
+    ['limit', 'offset'],
+  );
   assert.deepEqual(doc.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-  for (const id of ['Error', 'OAuthError', 'TokenResponse', 'DictionaryListItem', 'DictionaryDetail', 'CaseList', 'CaseSummary', 'FileInfo', 'JobStatus', 'Metrics']) {
+  for (const id of [
+    'Error',
+    'OAuthError',
+    'TokenResponse',
+    'DictionaryListItem',
+    'DictionaryDetail',
+    'CaseList',
+    'CaseSummary',
+    'FileInfo',
+    'JobStatus',
+    'Metrics',
+  ]) {
     assert.ok(doc.components.schemas[id], `schema ${id}`);
   }
   const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
@@ -150,7 +173,13 @@ test('createApp works without a port through app.request(), uploads included', a
     const tok = await app.request('/api/token', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'password', username: 'ops', password: 'ops-password-1', client_id: 'cspro_android', client_secret: 'cspro' }),
+      body: JSON.stringify({
+        grant_type: 'password',
+        username: 'ops',
+        password: 'ops-password-1',
+        client_id: 'cspro_android',
+        client_secret: 'cspro',
+      }),
     });
     const { access_token } = (await tok.json()) as { access_token: string };
     const form = new FormData();
@@ -159,8 +188,13 @@ test('createApp works without a port through app.request(), uploads included', a
     const up = await app.request('/api/dictionaries', { method: 'POST', body: form, headers: { authorization: `Bearer ${access_token}` } });
     assert.equal(up.status, 201);
     const reply = DictionaryUploadReply.parse(await up.json());
-    const list = DictionaryList.parse(await (await app.request('/api/dictionaries', { headers: { authorization: `Bearer ${access_token}` } })).json());
-    assert.deepEqual(list.map((d) => d.name), [reply.name]);
+    const list = DictionaryList.parse(
+      await (await app.request('/api/dictionaries', { headers: { authorization: `Bearer ${access_token}` } })).json(),
+    );
+    assert.deepEqual(
+      list.map((d) => d.name),
+      [reply.name],
+    );
   } finally {
     t.cleanup();
   }

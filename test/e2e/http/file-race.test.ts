@@ -51,12 +51,15 @@ test('concurrent PUT/GET: every GET is one version whole, its Content-Length and
         continue;
       }
       seen[route][which]!++;
-      if (r.headers.get('content-length') !== String(body.length)) problems.push(`${route}: Content-Length ${r.headers.get('content-length')} for ${body.length} bytes`);
+      if (r.headers.get('content-length') !== String(body.length))
+        problems.push(`${route}: Content-Length ${r.headers.get('content-length')} for ${body.length} bytes`);
       if (route === 'sync') {
-        if (r.headers.get('content-md5') !== md5(body) || r.headers.get('etag') !== md5(body)) problems.push(`sync: Content-MD5/ETag of another version`);
+        if (r.headers.get('content-md5') !== md5(body) || r.headers.get('etag') !== md5(body))
+          problems.push(`sync: Content-MD5/ETag of another version`);
       } else {
         if (r.headers.get('etag') !== `"${sha256(body)}"`) problems.push('media: ETag of another version');
-        if (r.headers.get('content-type') !== 'application/octet-stream') problems.push(`media: content type ${r.headers.get('content-type')}`);
+        if (r.headers.get('content-type') !== 'application/octet-stream')
+          problems.push(`media: content type ${r.headers.get('content-type')}`);
       }
       if (r.headers.get('x-content-type-options') !== 'nosniff') problems.push(`${route}: no nosniff`);
     }
@@ -70,7 +73,10 @@ test('concurrent PUT/GET: every GET is one version whole, its Content-Length and
   assert.deepEqual(problems.slice(0, 10), [], `${problems.length} bad replies`);
   const reads = (x: number[]) => x[0]! + x[1]!;
   assert.equal(reads(seen.sync) + reads(seen.media), 800);
-  assert.ok(seen.sync[0]! + seen.media[0]! > 0 && seen.sync[1]! + seen.media[1]! > 0, `both versions were read while being replaced: ${JSON.stringify(seen)}`);
+  assert.ok(
+    seen.sync[0]! + seen.media[0]! > 0 && seen.sync[1]! + seen.media[1]! > 0,
+    `both versions were read while being replaced: ${JSON.stringify(seen)}`,
+  );
 
   // Afterwards: the file is one version whole, its metadata describes it, no temporary file is left.
   const folder = join(s.store.home.media, 'race');

@@ -85,18 +85,25 @@ test('file routes × role: read everywhere, create everywhere; only API and Admi
   assert.deepEqual(await bytesOf('office/standard.jpg'), JPEG);
   assert.deepEqual(await bytesOf('office/api.jpg'), SCRIPT);
   // No token at all: 401 on every file route.
-  for (const path of ['/api/files/media/photos/logo.jpg', '/api/files/photos/logo.jpg/content', '/api/folders/']) assert.equal((await s.call(null, path)).status, 401, path);
+  for (const path of ['/api/files/media/photos/logo.jpg', '/api/files/photos/logo.jpg/content', '/api/folders/'])
+    assert.equal((await s.call(null, path)).status, 401, path);
   assert.equal((await put(null, 'field/x.txt', 'x')).status, 401);
 });
 
 test('what CSEntry does with files works for a Standard account: paradata, photos, md5 checks, 304', async () => {
   const uuid = 'pds-uuid-1';
-  assert.equal((await put('standard', 'paradata/pds.txt', uuid, { 'content-md5': createHash('md5').update(uuid).digest('hex') })).status, 200);
+  assert.equal(
+    (await put('standard', 'paradata/pds.txt', uuid, { 'content-md5': createHash('md5').update(uuid).digest('hex') })).status,
+    200,
+  );
   for (const stamp of ['2025-01-15T09:00:00Z', '2025-01-16T09:00:00Z']) {
     const r = await put('standard', 'paradata/plc-tablet-1.txt', stamp);
     assert.equal(r.status, 200, 'the client rewrites its own paradata cursor file');
   }
-  assert.equal((await put('standard', 'paradata/pl-tablet-1-20250115.zip', Buffer.from('PK\x05\x06' + '\0'.repeat(18), 'latin1'))).status, 200);
+  assert.equal(
+    (await put('standard', 'paradata/pl-tablet-1-20250115.zip', Buffer.from('PK\x05\x06' + '\0'.repeat(18), 'latin1'))).status,
+    200,
+  );
   const list = (await (await s.call('standard', '/api/folders/paradata')).json()) as { name: string }[];
   assert.deepEqual(list.map((e) => e.name).sort(), ['pds.txt', 'pl-tablet-1-20250115.zip', 'plc-tablet-1.txt']);
   const get = await s.call('standard', '/api/files/paradata/pds.txt/content');
@@ -155,13 +162,20 @@ test('file-size limit: 413 PAYLOAD_TOO_LARGE as soon as it is crossed, declared 
   await tooLarge(chunked, 'a chunked body over the limit');
   assert.ok(sent > LIMIT);
   assert.deepEqual(await bytesOf(path), old, 'the old version is intact');
-  assert.deepEqual(readdirSync(join(s.store.home.media, 'field')).filter((f) => f.startsWith('.') || f.endsWith('.part')), [], 'no temporary file left');
+  assert.deepEqual(
+    readdirSync(join(s.store.home.media, 'field')).filter((f) => f.startsWith('.') || f.endsWith('.part')),
+    [],
+    'no temporary file left',
+  );
   assert.equal(s.store.files.find(path)!.size, old.length);
   // Exactly the limit is stored; the server goes on answering.
   const exact = Buffer.alloc(LIMIT, 0x65);
   assert.equal((await put('standard', path, exact)).status, 200);
   assert.deepEqual(await bytesOf(path), exact);
-  assert.deepEqual(s.logs.filter((l) => /internal error/.test(l)), []);
+  assert.deepEqual(
+    s.logs.filter((l) => /internal error/.test(l)),
+    [],
+  );
 });
 
 test('a client that goes away mid-upload: nothing stored, the old version intact, no temporary file, the server goes on', async () => {
@@ -172,12 +186,17 @@ test('a client that goes away mid-upload: nothing stored, the old version intact
   const { hostname, port } = new URL(s.base);
   const sock = connect(Number(port), hostname);
   await new Promise((resolve) => sock.once('connect', resolve));
-  sock.write(`PUT /api/files/${path}/content HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Length: ${LIMIT - 1}\r\n\r\n`);
+  sock.write(
+    `PUT /api/files/${path}/content HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Length: ${LIMIT - 1}\r\n\r\n`,
+  );
   sock.write(Buffer.alloc(30_000, 0x7a));
   const folder = join(s.store.home.media, 'field');
   // The temporary file exists while the body arrives; wait for it (bounded), then cut the connection.
   for (let i = 0; i < 200 && !readdirSync(folder).some((f) => f.startsWith('.')); i++) await delay(10);
-  assert.ok(readdirSync(folder).some((f) => f.startsWith('.')), 'the upload was under way');
+  assert.ok(
+    readdirSync(folder).some((f) => f.startsWith('.')),
+    'the upload was under way',
+  );
   sock.destroy();
   let left: string[] = [];
   for (let i = 0; i < 200; i++) {
@@ -188,6 +207,13 @@ test('a client that goes away mid-upload: nothing stored, the old version intact
   assert.deepEqual(left, [], 'the temporary file is removed');
   assert.deepEqual(await bytesOf(path), old);
   assert.equal(s.store.files.find(path)!.size, old.length);
-  assert.deepEqual(s.logs.filter((l) => /internal error/.test(l)), []);
-  assert.equal(s.logs.filter((l) => / PUT \/api\/files\/field\/cut\.bin\/content 200 /.test(l)).length, 1, 'only the first upload was answered 200');
+  assert.deepEqual(
+    s.logs.filter((l) => /internal error/.test(l)),
+    [],
+  );
+  assert.equal(
+    s.logs.filter((l) => / PUT \/api\/files\/field\/cut\.bin\/content 200 /.test(l)).length,
+    1,
+    'only the first upload was answered 200',
+  );
 });

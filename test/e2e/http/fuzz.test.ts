@@ -32,7 +32,10 @@ function logKey(method: string, path: string): string {
 
 test(`fuzz: ${REQUESTS} seeded requests over every route (seed ${SEED}) leave the server answering, with documented statuses and error shapes, and the store intact`, async () => {
   assert.ok(existsSync(built), 'dist/ has no serve command: run `npm run build` first');
-  assert.ok(Number.isSafeInteger(SEED) && Number.isSafeInteger(REQUESTS) && REQUESTS > 0, 'SDS_FUZZ_SEED and SDS_FUZZ_REQUESTS are whole numbers');
+  assert.ok(
+    Number.isSafeInteger(SEED) && Number.isSafeInteger(REQUESTS) && REQUESTS > 0,
+    'SDS_FUZZ_SEED and SDS_FUZZ_REQUESTS are whole numbers',
+  );
   const home = tempHome();
   const failures: FuzzFailure[] = [];
   const servers: ServeProcess[] = [];
@@ -44,8 +47,16 @@ test(`fuzz: ${REQUESTS} seeded requests over every route (seed ${SEED}) leave th
     const doc = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as OpenApiDoc;
     const ops = operationsOf(doc);
     assert.ok(ops.length >= 40, `the document lists ${ops.length} operations`);
-    const tokens = { admin: await tokenOf(server.url, 'admin'), api: await tokenOf(server.url, 'api'), standard: await tokenOf(server.url, 'standard') };
-    const list = (await (await fetch(`${server.url}/api/dictionaries/${seeded.dictionaries[0]}/cases?limit=20`, { headers: { authorization: `Bearer ${tokens.admin}` } })).json()) as { data: { guid: string }[] };
+    const tokens = {
+      admin: await tokenOf(server.url, 'admin'),
+      api: await tokenOf(server.url, 'api'),
+      standard: await tokenOf(server.url, 'standard'),
+    };
+    const list = (await (
+      await fetch(`${server.url}/api/dictionaries/${seeded.dictionaries[0]}/cases?limit=20`, {
+        headers: { authorization: `Bearer ${tokens.admin}` },
+      })
+    ).json()) as { data: { guid: string }[] };
     const world: FuzzWorld = { ...seeded, tokens, caseIds: list.data.map((c) => c.guid) };
     assert.ok(world.caseIds.length > 0, 'seeded cases are listed');
 
@@ -65,7 +76,8 @@ test(`fuzz: ${REQUESTS} seeded requests over every route (seed ${SEED}) leave th
       // (the generated one first, so it wins a tie).
       if (req.op) req.op = operationOfPath([req.op, ...ops], req.method, req.path.split('?')[0]!) ?? req.op;
       const res = await send(server.url, req);
-      if (res.status !== undefined && res.status >= 500) seen5xx.set(logKey(req.method, req.path), (seen5xx.get(logKey(req.method, req.path)) ?? 0) + 1);
+      if (res.status !== undefined && res.status >= 500)
+        seen5xx.set(logKey(req.method, req.path), (seen5xx.get(logKey(req.method, req.path)) ?? 0) + 1);
       const found = judge(doc, req, res);
       // After a request with a body, anything but a plain answer, and every 10 requests, make
       // sure the server is still there, so a crash is pinned on the request that caused it.
@@ -79,7 +91,16 @@ test(`fuzz: ${REQUESTS} seeded requests over every route (seed ${SEED}) leave th
           alive = !exit && (await answers(server.url));
         }
         if (!alive) {
-          found.splice(0, found.length, recordOf(req, exit ? 'crash' : 'unanswered', `${exit ? `server exited ${JSON.stringify(exit)}` : 'server alive but not answering'}; its stderr:\n${server.errors(20)}`, res.status));
+          found.splice(
+            0,
+            found.length,
+            recordOf(
+              req,
+              exit ? 'crash' : 'unanswered',
+              `${exit ? `server exited ${JSON.stringify(exit)}` : 'server alive but not answering'}; its stderr:\n${server.errors(20)}`,
+              res.status,
+            ),
+          );
           await server.kill9();
           // Start again over the same home, so the rest of the run still finds what it can.
           server = await startServe(home.root, FUZZ_ENV);
@@ -102,12 +123,22 @@ test(`fuzz: ${REQUESTS} seeded requests over every route (seed ${SEED}) leave th
         }
         const op = operationOfPath(ops, l.method, l.path);
         if (op && op.spec.responses[String(l.status)]) continue;
-        failures.push({ kind: 'logged-5xx', method: l.method, path: l.path, template: op?.template, status: l.status, detail: 'the request log has a 5xx that no client received (an aborted or unfinished request)' });
+        failures.push({
+          kind: 'logged-5xx',
+          method: l.method,
+          path: l.path,
+          template: op?.template,
+          status: l.status,
+          detail: 'the request log has a 5xx that no client received (an aborted or unfinished request)',
+        });
       }
     }
     const integrity = integrityCheck(home.root);
-    if (integrity !== 'ok') failures.push({ kind: 'integrity', method: '-', path: 'sds.db', detail: `PRAGMA integrity_check: ${integrity}` });
-    process.stdout.write(`# fuzz: ${REQUESTS} requests in ${seconds.toFixed(1)} s, seed ${SEED}, ${servers.length - 1} restarts, ${failures.length} failures\n`);
+    if (integrity !== 'ok')
+      failures.push({ kind: 'integrity', method: '-', path: 'sds.db', detail: `PRAGMA integrity_check: ${integrity}` });
+    process.stdout.write(
+      `# fuzz: ${REQUESTS} requests in ${seconds.toFixed(1)} s, seed ${SEED}, ${servers.length - 1} restarts, ${failures.length} failures\n`,
+    );
     assert.equal(failures.length, 0, formatFailures(failures, SEED));
   } finally {
     for (const s of servers) await s.kill9();

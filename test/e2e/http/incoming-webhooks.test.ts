@@ -51,12 +51,18 @@ const withToken = (init: RequestInit = {}, token: string | null = TOKEN): Reques
   return { ...init, headers };
 };
 const postJson = (body: unknown, token: string | null = TOKEN): RequestInit =>
-  withToken({ method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) }, token);
+  withToken(
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) },
+    token,
+  );
 
 const event = (body: unknown, token: string | null = TOKEN, base = s.base) => fetch(`${base}/breakout-webhook.php`, postJson(body, token));
-const logs = (query = '', token: string | null = TOKEN, base = s.base) => fetch(`${base}/log-reader-webhook.php${query}`, withToken({}, token));
-const schemaGet = (query = '', token: string | null = TOKEN, base = s.base) => fetch(`${base}/dictionary-schema-webhook.php${query}`, withToken({}, token));
-const schemaPost = (body: unknown, token: string | null = TOKEN, base = s.base) => fetch(`${base}/dictionary-schema-webhook.php`, postJson(body, token));
+const logs = (query = '', token: string | null = TOKEN, base = s.base) =>
+  fetch(`${base}/log-reader-webhook.php${query}`, withToken({}, token));
+const schemaGet = (query = '', token: string | null = TOKEN, base = s.base) =>
+  fetch(`${base}/dictionary-schema-webhook.php${query}`, withToken({}, token));
+const schemaPost = (body: unknown, token: string | null = TOKEN, base = s.base) =>
+  fetch(`${base}/dictionary-schema-webhook.php`, postJson(body, token));
 
 async function reply<T>(r: Response, method: string, path: string, status: number, parse: (v: unknown) => T): Promise<T> {
   const text = await r.text();
@@ -73,7 +79,8 @@ async function error(r: Response, method: string, path: string, status: number, 
   return e;
 }
 
-const jobsNow = async () => reply(await s.call('api', '/api/breakout/jobs?limit=1000'), 'get', '/api/breakout/jobs', 200, (v) => JobList.parse(v));
+const jobsNow = async () =>
+  reply(await s.call('api', '/api/breakout/jobs?limit=1000'), 'get', '/api/breakout/jobs', 200, (v) => JobList.parse(v));
 
 test('token: absent or different is 401 WHK-001 on all three scripts', async () => {
   for (const token of [null, '', `${TOKEN}x`, 'wrong']) {
@@ -109,7 +116,14 @@ test('bad requests: a missing dictionary is named (400 WHK-003), bad JSON is API
   await error(await event(''), 'post', '/breakout-webhook.php', 400, 'WHK-003', /"dictionary"/);
   await error(await event('{"dictionary":'), 'post', '/breakout-webhook.php', 400, 'API-003');
   await error(await event([popstan]), 'post', '/breakout-webhook.php', 400, 'WHK-003');
-  await error(await event({ event: 'case_exploded', dictionary: popstan }), 'post', '/breakout-webhook.php', 400, 'WHK-003', /case_exploded/);
+  await error(
+    await event({ event: 'case_exploded', dictionary: popstan }),
+    'post',
+    '/breakout-webhook.php',
+    400,
+    'WHK-003',
+    /case_exploded/,
+  );
   await error(await event({ event: 'case_uploaded', dictionary: 42 }), 'post', '/breakout-webhook.php', 400, 'WHK-003', /"dictionary"/);
   await error(await event({ event: 'case_uploaded', dictionary: 'NOPE' }), 'post', '/breakout-webhook.php', 404, 'DICTIONARY_NOT_FOUND');
   await error(await schemaGet(''), 'get', '/dictionary-schema-webhook.php', 400, 'WHK-003', /"dictionary"/);
@@ -132,7 +146,13 @@ test('bad requests: a missing dictionary is named (400 WHK-003), bad JSON is API
 });
 
 test('dictionary_uploaded is accepted and starts nothing', async () => {
-  const r = await reply(await event({ event: 'dictionary_uploaded', dictionary: popstan, version: '2' }), 'post', '/breakout-webhook.php', 200, (v) => IncomingReply.parse(v));
+  const r = await reply(
+    await event({ event: 'dictionary_uploaded', dictionary: popstan, version: '2' }),
+    'post',
+    '/breakout-webhook.php',
+    200,
+    (v) => IncomingReply.parse(v),
+  );
   assert.equal(r.status, 'accepted');
   assert.equal(r.job_id, null);
   assert.equal(s.store.jobs.list({ limit: 10 }).total, 0);
@@ -185,7 +205,10 @@ test('500 case_uploaded events fired concurrently give one job plus one follow-u
     assert.equal(statuses.filter((x) => x === 'queued').length, 499);
     const during = await jobsNow();
     assert.equal(during.total, 1, JSON.stringify(during));
-    assert.ok(['pending', 'running'].includes(during.data[0]!.status), `the first job ended during the burst: ${JSON.stringify(during.data[0])}`);
+    assert.ok(
+      ['pending', 'running'].includes(during.data[0]!.status),
+      `the first job ended during the burst: ${JSON.stringify(during.data[0])}`,
+    );
     assert.equal(s.store.followUps.pending(dictId), 499);
   } finally {
     lock.exec('ROLLBACK');
@@ -204,7 +227,9 @@ test('500 case_uploaded events fired concurrently give one job plus one follow-u
     ['completed', 'completed'],
     JSON.stringify(list),
   );
-  const [followUp, first] = [s.store.jobs.get(list.data[0]!.job_id)!, s.store.jobs.get(list.data[1]!.job_id)!].sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
+  const [followUp, first] = [s.store.jobs.get(list.data[0]!.job_id)!, s.store.jobs.get(list.data[1]!.job_id)!].sort((a, b) =>
+    a.createdAt < b.createdAt ? 1 : -1,
+  );
   assert.equal(first!.origin, 'webhook');
   assert.equal(followUp!.origin, 'webhook-follow-up');
   assert.equal(followUp!.mode, 'incremental');
@@ -232,24 +257,60 @@ test('log reader: dictionary, level, since and limit filters, newest first', asy
   const add = (level: 'info' | 'warn' | 'error', day: number) => {
     s.store.jobs.create({ id: `job-${day}`, dictionaries: [household], mode: 'incremental', threads: 1, overwrite: false, origin: 'test' });
     s.store.jobs.finish(`job-${day}`, 'cancelled');
-    s.store.breakoutLog.add({ jobId: `job-${day}`, dictionary: household, level, message: `${level} on day ${day}`, progress: day * 10, createdAt: `2025-01-0${day}T00:00:00.000Z` });
+    s.store.breakoutLog.add({
+      jobId: `job-${day}`,
+      dictionary: household,
+      level,
+      message: `${level} on day ${day}`,
+      progress: day * 10,
+      createdAt: `2025-01-0${day}T00:00:00.000Z`,
+    });
   };
   add('info', 1);
   add('warn', 2);
   add('error', 3);
   add('info', 4);
-  const read = async (q: string) => (await reply(await logs(q), 'get', '/log-reader-webhook.php', 200, (v) => LogReaderReply.parse(v))).logs;
+  const read = async (q: string) =>
+    (await reply(await logs(q), 'get', '/log-reader-webhook.php', 200, (v) => LogReaderReply.parse(v))).logs;
   const all = await read(`?dictionary=${household}`);
-  assert.deepEqual(all.map((l) => l.message), ['info on day 4', 'error on day 3', 'warn on day 2', 'info on day 1']);
-  assert.deepEqual(all[1], { timestamp: '2025-01-03T00:00:00.000Z', level: 'error', dictionary: household, message: 'error on day 3', progress: '30%', job_id: 'job-3' });
-  assert.deepEqual((await read(`?dictionary=${household}&level=warn`)).map((l) => l.level), ['error', 'warn']);
-  assert.deepEqual((await read(`?dictionary=${household}&level=error`)).map((l) => l.message), ['error on day 3']);
-  assert.deepEqual((await read(`?dictionary=${household}&since=2025-01-03T00:00:00Z`)).map((l) => l.message), ['info on day 4', 'error on day 3']);
-  assert.deepEqual((await read(`?dictionary=${household}&since=2025-01-02&level=info&limit=2`)).map((l) => l.message), ['info on day 4', 'error on day 3']);
-  assert.deepEqual((await read(`?dictionary=${household}&limit=1`)).map((l) => l.message), ['info on day 4']);
+  assert.deepEqual(
+    all.map((l) => l.message),
+    ['info on day 4', 'error on day 3', 'warn on day 2', 'info on day 1'],
+  );
+  assert.deepEqual(all[1], {
+    timestamp: '2025-01-03T00:00:00.000Z',
+    level: 'error',
+    dictionary: household,
+    message: 'error on day 3',
+    progress: '30%',
+    job_id: 'job-3',
+  });
+  assert.deepEqual(
+    (await read(`?dictionary=${household}&level=warn`)).map((l) => l.level),
+    ['error', 'warn'],
+  );
+  assert.deepEqual(
+    (await read(`?dictionary=${household}&level=error`)).map((l) => l.message),
+    ['error on day 3'],
+  );
+  assert.deepEqual(
+    (await read(`?dictionary=${household}&since=2025-01-03T00:00:00Z`)).map((l) => l.message),
+    ['info on day 4', 'error on day 3'],
+  );
+  assert.deepEqual(
+    (await read(`?dictionary=${household}&since=2025-01-02&level=info&limit=2`)).map((l) => l.message),
+    ['info on day 4', 'error on day 3'],
+  );
+  assert.deepEqual(
+    (await read(`?dictionary=${household}&limit=1`)).map((l) => l.message),
+    ['info on day 4'],
+  );
   const popstanLogs = await read(`?dictionary=${popstan}&limit=1000`);
   assert.ok(popstanLogs.length > 0 && popstanLogs.every((l) => l.dictionary === popstan));
-  assert.ok(popstanLogs.some((l) => /follow-up incremental job/.test(l.message)), 'the follow-up is in the log');
+  assert.ok(
+    popstanLogs.some((l) => /follow-up incremental job/.test(l.message)),
+    'the follow-up is in the log',
+  );
   await error(await logs('?level=debug'), 'get', '/log-reader-webhook.php', 400, 'USAGE', /level/);
   await error(await logs('?since=yesterday'), 'get', '/log-reader-webhook.php', 400, 'USAGE', /since/);
   await error(await logs('?limit=0'), 'get', '/log-reader-webhook.php', 400, 'USAGE', /limit/);
@@ -259,7 +320,9 @@ async function pgTables(): Promise<string[]> {
   const client = new pg.Client({ connectionString: pgdb.config.url });
   await client.connect();
   try {
-    const r = await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'household\\_%' ORDER BY 1");
+    const r = await client.query<{ name: string }>(
+      "SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'household\\_%' ORDER BY 1",
+    );
     return r.rows.map((x) => x.name);
   } finally {
     await client.end();
@@ -277,18 +340,25 @@ async function pgRun(sql: string): Promise<void> {
 }
 
 test('dictionary schema: GET describes the planned tables, POST creates them in PostgreSQL without loading cases', async () => {
-  const planned = await reply(await schemaGet(`?dictionary=${household}`), 'get', '/dictionary-schema-webhook.php', 200, (v) => SchemaReply.parse(v));
+  const planned = await reply(await schemaGet(`?dictionary=${household}`), 'get', '/dictionary-schema-webhook.php', 200, (v) =>
+    SchemaReply.parse(v),
+  );
   assert.equal(planned.db_type, 'postgresql');
   assert.equal(planned.target_reachable, true);
   assert.ok(planned.tables.every((t) => t.exists === false));
   const cases = planned.tables.find((t) => t.kind === 'main')!;
   assert.equal(cases.name, 'household_cases');
   assert.deepEqual(cases.primary_key, ['case_id']);
-  assert.deepEqual(cases.columns.find((c) => c.name === 'case_id'), { name: 'case_id', type: 'guid', sql_type: 'UUID', nullable: false });
+  assert.deepEqual(
+    cases.columns.find((c) => c.name === 'case_id'),
+    { name: 'case_id', type: 'guid', sql_type: 'UUID', nullable: false },
+  );
   assert.ok(planned.tables.some((t) => t.kind === 'jobs' && t.name === 'household_cspro_jobs'));
   assert.deepEqual(await pgTables(), []);
 
-  const applied = await reply(await schemaPost({ dictionary: household }), 'post', '/dictionary-schema-webhook.php', 200, (v) => SchemaApplyReply.parse(v));
+  const applied = await reply(await schemaPost({ dictionary: household }), 'post', '/dictionary-schema-webhook.php', 200, (v) =>
+    SchemaApplyReply.parse(v),
+  );
   const names = planned.tables.map((t) => t.name).sort();
   assert.deepEqual([...applied.tables_created].sort(), names);
   assert.equal(applied.rebuilt, true);
@@ -299,22 +369,35 @@ test('dictionary schema: GET describes the planned tables, POST creates them in 
   assert.equal((await client.query('SELECT count(*)::int AS n FROM household_cases')).rows[0].n, 0, 'no case loaded');
   await client.end();
 
-  const again = await reply(await schemaPost({ dictionary: household }), 'post', '/dictionary-schema-webhook.php', 200, (v) => SchemaApplyReply.parse(v));
+  const again = await reply(await schemaPost({ dictionary: household }), 'post', '/dictionary-schema-webhook.php', 200, (v) =>
+    SchemaApplyReply.parse(v),
+  );
   assert.deepEqual(again.tables_created, []);
   assert.equal(again.rebuilt, false);
   assert.match(again.message, /up to date/);
 
   const record = names.find((n) => n !== 'household_cases' && n !== 'household_cspro_jobs' && n !== 'household_notes')!;
   await pgRun(`DROP TABLE "${record}"`);
-  const gone = await reply(await schemaGet(`?dictionary=${household}`), 'get', '/dictionary-schema-webhook.php', 200, (v) => SchemaReply.parse(v));
+  const gone = await reply(await schemaGet(`?dictionary=${household}`), 'get', '/dictionary-schema-webhook.php', 200, (v) =>
+    SchemaReply.parse(v),
+  );
   assert.equal(gone.tables.find((t) => t.name === record)!.exists, false);
-  const fixed = await reply(await schemaPost({ dictionary: household }), 'post', '/dictionary-schema-webhook.php', 200, (v) => SchemaApplyReply.parse(v));
+  const fixed = await reply(await schemaPost({ dictionary: household }), 'post', '/dictionary-schema-webhook.php', 200, (v) =>
+    SchemaApplyReply.parse(v),
+  );
   assert.deepEqual(fixed.tables_created, [record]);
   assert.deepEqual(await pgTables(), names);
 });
 
 test('dictionary schema POST while a job of the dictionary is pending: 409 BREAKOUT_BUSY, nothing touched', async () => {
-  const job = s.store.jobs.create({ id: 'held-job', dictionaries: [household], mode: 'incremental', threads: 1, overwrite: false, origin: 'test' });
+  const job = s.store.jobs.create({
+    id: 'held-job',
+    dictionaries: [household],
+    mode: 'incremental',
+    threads: 1,
+    overwrite: false,
+    origin: 'test',
+  });
   try {
     await error(await schemaPost({ dictionary: household }), 'post', '/dictionary-schema-webhook.php', 409, 'BREAKOUT_BUSY', /held-job/);
   } finally {

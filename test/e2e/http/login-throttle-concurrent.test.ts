@@ -13,8 +13,13 @@ import { tempHome } from '../../helpers/temp-home.js';
 // Many tablets behind one NAT log in at once: right passwords must all get in, however many,
 // while concurrent wrong ones still stop at the limit (docs/http-api.md#login-throttling-and-accounts).
 // Limits far below the defaults (3 per user, 6 per address) make the point with fewer requests.
-const CONFIG = { login_throttle: { max_failures_per_user: 3, max_failures_per_address: 6, window_seconds: 600, block_seconds: 60, max_block_seconds: 240 } };
-const TEAM = Array.from({ length: 60 }, (_, i) => ({ username: `tablet${String(i + 1).padStart(2, '0')}`, password: `field-pass-${i + 1}-x` }));
+const CONFIG = {
+  login_throttle: { max_failures_per_user: 3, max_failures_per_address: 6, window_seconds: 600, block_seconds: 60, max_block_seconds: 240 },
+};
+const TEAM = Array.from({ length: 60 }, (_, i) => ({
+  username: `tablet${String(i + 1).padStart(2, '0')}`,
+  password: `field-pass-${i + 1}-x`,
+}));
 const ONE = TEAM[0]!;
 
 const home = tempHome();
@@ -27,7 +32,14 @@ before(async () => {
   writeFileSync(join(home.root, 'config.json'), JSON.stringify(CONFIG));
   store = openStore(home);
   await Promise.all(TEAM.map((u) => addUser(store, u.username, 'Standard', u.password)));
-  server = await startServer({ store, host: '127.0.0.1', port: 0, clock: () => now, config: { log: (l) => logs.push(l), env: {} }, graceMs: 1000 });
+  server = await startServer({
+    store,
+    host: '127.0.0.1',
+    port: 0,
+    clock: () => now,
+    config: { log: (l) => logs.push(l), env: {} },
+    graceMs: 1000,
+  });
 });
 after(async () => {
   await server.close();
@@ -39,7 +51,8 @@ const login = (url: string, from: string, user: { username: string; password: st
   postFormFrom(`${url}/api/token`, from, { grant_type: 'password', ...user });
 const wrong = (url: string, from: string, username: string) => login(url, from, { username, password: 'not-the-password' });
 const counter = (address: string, username = ''): ThrottleKey => ({ scope: username ? 'user' : 'address', username, address });
-const auditOf = (address: string, kind: 'failed' | 'throttled') => logs.filter((l) => l.includes(` auth login-${kind} `) && l.includes(` address=${address} `));
+const auditOf = (address: string, kind: 'failed' | 'throttled') =>
+  logs.filter((l) => l.includes(` auth login-${kind} `) && l.includes(` address=${address} `));
 
 function statusesOf(replies: RawReply[]): Record<number, number> {
   const n: Record<number, number> = {};
@@ -114,8 +127,22 @@ test('6 wrong passwords among 30 right logins from one address: exactly 6 are ch
 
 test('past max_waiting, an attempt is answered 429 with Retry-After 1 and no block is left behind', async () => {
   const A = '127.0.1.6';
-  const throttle = { maxFailuresPerUser: 2, maxFailuresPerAddress: 20, windowMs: 600_000, blockMs: 60_000, maxBlockMs: 240_000, maxWaiting: 1 };
-  const tight = await startServer({ store, host: '127.0.0.1', port: 0, clock: () => now, config: { log: (l) => logs.push(l), env: {}, throttle, trustedProxies: [] }, graceMs: 1000 });
+  const throttle = {
+    maxFailuresPerUser: 2,
+    maxFailuresPerAddress: 20,
+    windowMs: 600_000,
+    blockMs: 60_000,
+    maxBlockMs: 240_000,
+    maxWaiting: 1,
+  };
+  const tight = await startServer({
+    store,
+    host: '127.0.0.1',
+    port: 0,
+    clock: () => now,
+    config: { log: (l) => logs.push(l), env: {}, throttle, trustedProxies: [] },
+    graceMs: 1000,
+  });
   try {
     const replies = await Promise.all(Array.from({ length: 20 }, () => login(tight.url, A, ONE)));
     for (const r of replies) assert.ok(r.status === 200 || isThrottled(r, 1), `${r.status} ${JSON.stringify(r.body)}`);

@@ -27,7 +27,14 @@ const logs: string[] = [];
 
 async function start(): Promise<void> {
   store = openStore(home);
-  server = await startServer({ store, host: '127.0.0.1', port: 0, clock: () => now, config: { log: (l) => logs.push(l), env: {} }, graceMs: 1000 });
+  server = await startServer({
+    store,
+    host: '127.0.0.1',
+    port: 0,
+    clock: () => now,
+    config: { log: (l) => logs.push(l), env: {} },
+    graceMs: 1000,
+  });
 }
 async function stop(): Promise<void> {
   await server.close();
@@ -48,7 +55,8 @@ after(async () => {
 
 const login = (from: string, user: { username: string; password: string }, headers?: Record<string, string>) =>
   postFormFrom(`${server.url}/api/token`, from, { grant_type: 'password', ...user }, headers);
-const wrong = (from: string, username: string, headers?: Record<string, string>) => login(from, { username, password: 'not-the-password' }, headers);
+const wrong = (from: string, username: string, headers?: Record<string, string>) =>
+  login(from, { username, password: 'not-the-password' }, headers);
 
 function expectThrottled(r: RawReply, retryAfter: number): void {
   assert.equal(r.status, 429, JSON.stringify(r.body));
@@ -122,7 +130,9 @@ test('failed refresh grants count against the address', async () => {
   for (let i = 0; i < 5; i++) expectDenied(await refresh(`guess-${i}`));
   expectThrottled(await refresh('guess-5'), 60);
   expectThrottled(await login(A, API), 60);
-  assert.ok(logs.some((l) => / auth login-failed grant=refresh_token user=- address=127\.0\.0\.31 reason="invalid refresh token"$/.test(l)));
+  assert.ok(
+    logs.some((l) => / auth login-failed grant=refresh_token user=- address=127\.0\.0\.31 reason="invalid refresh token"$/.test(l)),
+  );
   now += 60_000;
 });
 
@@ -142,7 +152,8 @@ test('X-Forwarded-For is believed only from a trusted proxy', async () => {
 test('counters survive a restart and are visible to `sds users list`', async () => {
   const A = '127.0.0.61';
   const failedLogins = async () =>
-    (await sds(home.root, ['users', 'list', '--json'])).json().find((u: { username: string }) => u.username === API.username).failed_logins as number;
+    (await sds(home.root, ['users', 'list', '--json'])).json().find((u: { username: string }) => u.username === API.username)
+      .failed_logins as number;
   const before = await failedLogins();
   for (let i = 0; i < 2; i++) expectDenied(await wrong(A, API.username));
   expectThrottled(await wrong(A, API.username), 60);

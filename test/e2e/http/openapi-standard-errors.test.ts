@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { checkReply, type OpenApiDoc } from '../../helpers/openapi-validate.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
 
-type Op = { requestBody?: unknown; responses: Record<string, { description: string; content?: Record<string, { schema: { $ref?: string } }> }> };
+type Op = {
+  requestBody?: unknown;
+  responses: Record<string, { description: string; content?: Record<string, { schema: { $ref?: string } }> }>;
+};
 
 let s: TestServer;
 let doc: OpenApiDoc & { paths: Record<string, Record<string, Op>> };
@@ -32,7 +35,10 @@ test('every route with a path parameter documents 400, every route with a body d
   const ops = operations();
   const withParams = ops.filter((o) => o.path.includes('{'));
   const withBody = ops.filter((o) => o.op.requestBody);
-  assert.ok(withParams.length >= 25 && withBody.length >= 12, `${withParams.length} routes with parameters, ${withBody.length} with a body`);
+  assert.ok(
+    withParams.length >= 25 && withBody.length >= 12,
+    `${withParams.length} routes with parameters, ${withBody.length} with a body`,
+  );
   for (const { method, path, op } of withParams) assert.ok(op.responses['400'], `${method} ${path} documents 400`);
   for (const { method, path, op } of withBody) assert.ok(op.responses['413'], `${method} ${path} documents 413`);
   // The builder's text names the parameters; a route's own 400 keeps its text and gains that case.
@@ -44,9 +50,18 @@ test('every route with a path parameter documents 400, every route with a body d
 
 test('CSWeb’s 404 shape is a named schema, on the files, folders and apps routes', async () => {
   for (const path of ['/api/files/{path}/content', '/api/folders/{path}', '/api/apps/{name}']) {
-    assert.equal(doc.paths[path]!.get!.responses['404']!.content!['application/json']!.schema.$ref, '#/components/schemas/CswebError', path);
+    assert.equal(
+      doc.paths[path]!.get!.responses['404']!.content!['application/json']!.schema.$ref,
+      '#/components/schemas/CswebError',
+      path,
+    );
   }
-  const file = await expectDocumented(await s.call('standard', '/api/files/nowhere/x.txt/content'), 'GET', '/api/files/{path}/content', 404);
+  const file = await expectDocumented(
+    await s.call('standard', '/api/files/nowhere/x.txt/content'),
+    'GET',
+    '/api/files/{path}/content',
+    404,
+  );
   assert.equal(file.code, 'file_not_found');
   const folder = await expectDocumented(await s.call('standard', '/api/folders/nowhere'), 'GET', '/api/folders/{path}', 404);
   assert.equal(folder.code, 'directory_not_found');
@@ -57,7 +72,12 @@ test('CSWeb’s 404 shape is a named schema, on the files, folders and apps rout
 });
 
 test('bad path parameters answer the documented 400', async () => {
-  const long = await expectDocumented(await s.call('standard', `/api/dictionaries/${'a'.repeat(200)}/cases/x`), 'GET', '/api/dictionaries/{name}/cases/{id}', 400);
+  const long = await expectDocumented(
+    await s.call('standard', `/api/dictionaries/${'a'.repeat(200)}/cases/x`),
+    'GET',
+    '/api/dictionaries/{name}/cases/{id}',
+    400,
+  );
   assert.equal(long.error, 'USAGE');
   const app = await expectDocumented(await s.call('standard', `/api/apps/${'a'.repeat(201)}`), 'GET', '/api/apps/{name}', 400);
   assert.equal(app.error, 'USAGE');
@@ -73,9 +93,17 @@ test('a body over the limit: 413 as documented, in the OAuth shape on the token 
     '/scheduler/toggle',
     413,
   );
-  assert.deepEqual(sched, { error: 'PAYLOAD_TOO_LARGE', message: 'the request body is larger than the limit of 16384 bytes', details: { limit: 16384 } });
+  assert.deepEqual(sched, {
+    error: 'PAYLOAD_TOO_LARGE',
+    message: 'the request body is larger than the limit of 16384 bytes',
+    details: { limit: 16384 },
+  });
   const form = `grant_type=password&username=${'u'.repeat(70_000)}&password=x`;
-  const r = await s.call(null, '/api/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+  const r = await s.call(null, '/api/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form,
+  });
   const token = await expectDocumented(r, 'POST', '/api/token', 413);
   assert.deepEqual(token, { error: 'invalid_request', error_description: 'the request body is larger than the limit of 65536 bytes' });
 });

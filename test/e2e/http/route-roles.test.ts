@@ -10,7 +10,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PERMISSIONS, type Permission } from '../../../src/core/auth/permissions.js';
-import { seedEmptyDictionary, seedMedia, seedPopstan, startTestServer, USERS, type TestServer, type UserKey } from '../../helpers/http-server.js';
+import {
+  seedEmptyDictionary,
+  seedMedia,
+  seedPopstan,
+  startTestServer,
+  USERS,
+  type TestServer,
+  type UserKey,
+} from '../../helpers/http-server.js';
 
 let t: TestServer;
 before(async () => {
@@ -35,7 +43,13 @@ interface Operation {
 /** Operations with a permission, read off the server's own OpenAPI document. */
 async function operations(): Promise<Operation[]> {
   const doc = (await (await fetch(`${t.base}/api/openapi.json`)).json()) as {
-    paths: Record<string, Record<string, { description?: string; parameters?: { in: string; name: string; schema?: { type?: string } }[]; requestBody?: unknown }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        { description?: string; parameters?: { in: string; name: string; schema?: { type?: string } }[]; requestBody?: unknown }
+      >
+    >;
   };
   const ops: Operation[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
@@ -60,7 +74,11 @@ function absent(param: { name: string; type?: string }, caller: string): string 
   return 'NO_SUCH_THING';
 }
 
-const ROLE_OF: Record<Exclude<UserKey, 'disabled'>, string> = { admin: USERS.admin.role, api: USERS.api.role, standard: USERS.standard.role };
+const ROLE_OF: Record<Exclude<UserKey, 'disabled'>, string> = {
+  admin: USERS.admin.role,
+  api: USERS.api.role,
+  standard: USERS.standard.role,
+};
 
 test('every route with a permission: 401 without a token, 403 access_denied for a role the table leaves out, neither for a role it lets in', async () => {
   const ops = await operations();
@@ -68,8 +86,10 @@ test('every route with a permission: 401 without a token, 403 access_denied for 
   const wrong: string[] = [];
   let checked = 0;
   for (const op of ops) {
-    const urlFor = (caller: string) => op.params.reduce((url, p) => url.replace(`{${p.name}}`, encodeURIComponent(absent(p, caller))), op.path);
-    const init = (): RequestInit => (op.body ? { method: op.method, headers: { 'content-type': 'application/json' }, body: '{}' } : { method: op.method });
+    const urlFor = (caller: string) =>
+      op.params.reduce((url, p) => url.replace(`{${p.name}}`, encodeURIComponent(absent(p, caller))), op.path);
+    const init = (): RequestInit =>
+      op.body ? { method: op.method, headers: { 'content-type': 'application/json' }, body: '{}' } : { method: op.method };
     const anonymous = await t.call(null, urlFor('anonymous'), init());
     await anonymous.arrayBuffer();
     if (anonymous.status !== 401) wrong.push(`${op.method} ${op.path} without a token: ${anonymous.status}, not 401`);
@@ -93,9 +113,21 @@ test('every route with a permission: 401 without a token, 403 access_denied for 
 });
 
 test('the permission table is what docs/http-api.md and the README say: Standard reads and syncs, API also writes and runs, Administrator also destroys and manages', () => {
-  const holders = (role: string) => (Object.keys(PERMISSIONS) as Permission[]).filter((p) => (PERMISSIONS[p] as readonly string[]).includes(role)).sort();
+  const holders = (role: string) =>
+    (Object.keys(PERMISSIONS) as Permission[]).filter((p) => (PERMISSIONS[p] as readonly string[]).includes(role)).sort();
   assert.deepEqual(holders('Standard'), ['cases.read', 'cases.write', 'dictionaries.read', 'files.read', 'files.sync']);
-  assert.deepEqual(holders('API'), ['breakout.read', 'breakout.run', 'cases.delete', 'cases.read', 'cases.write', 'dictionaries.read', 'dictionaries.write', 'files.read', 'files.sync', 'files.write']);
+  assert.deepEqual(holders('API'), [
+    'breakout.read',
+    'breakout.run',
+    'cases.delete',
+    'cases.read',
+    'cases.write',
+    'dictionaries.read',
+    'dictionaries.write',
+    'files.read',
+    'files.sync',
+    'files.write',
+  ]);
   assert.deepEqual(holders('Administrator'), (Object.keys(PERMISSIONS) as Permission[]).sort());
 });
 
@@ -157,10 +189,13 @@ const ROUTE_PERMISSIONS: Record<string, Permission | 'public'> = {
 };
 
 test('each route needs the permission the role table decides (a changed or new route changes this table)', async () => {
-  const doc = (await (await fetch(`${t.base}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, { description?: string }>> };
+  const doc = (await (await fetch(`${t.base}/api/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { description?: string }>>;
+  };
   const actual: Record<string, string> = {};
   for (const [path, methods] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(methods)) actual[`${method.toUpperCase()} ${path}`] = /Permission `([a-z.]+)`/.exec(op.description ?? '')?.[1] ?? 'public';
+    for (const [method, op] of Object.entries(methods))
+      actual[`${method.toUpperCase()} ${path}`] = /Permission `([a-z.]+)`/.exec(op.description ?? '')?.[1] ?? 'public';
   }
   assert.deepEqual(actual, ROUTE_PERMISSIONS);
 });

@@ -46,7 +46,11 @@ async function apiError(r: Response, route: string, status: number, code: string
   return e;
 }
 
-const body = (method: string, b: unknown): RequestInit => ({ method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
+const body = (method: string, b: unknown): RequestInit => ({
+  method,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(b),
+});
 const list = () => s.call('admin', '/scheduler/schedules');
 const add = (b: unknown, user: UserKey = 'admin') => s.call(user, '/scheduler/add', body('POST', b));
 const update = (b: unknown) => s.call('admin', '/scheduler/update', body('PUT', b));
@@ -76,24 +80,53 @@ test('every scheduler route refuses accounts that are not Administrator (403) an
 
 test('GET /scheduler/schedules lists the dictionaries with a target that can be scheduled; add checks cron, target and uniqueness', async () => {
   const empty = await reply(await list(), 'GET /scheduler/schedules', 200, ScheduleList);
-  assert.deepEqual(empty, { timezone: 'UTC', schedules: [], unscheduled_dictionaries: [{ id: s.store.dictionaries.find(simple)!.id, name: simple, label: 'simple' }] });
+  assert.deepEqual(empty, {
+    timezone: 'UTC',
+    schedules: [],
+    unscheduled_dictionaries: [{ id: s.store.dictionaries.find(simple)!.id, name: simple, label: 'simple' }],
+  });
 
-  await apiError(await add({ dictionary: simple, cron_expression: '0 25 * * *' }), 'POST /scheduler/add', 400, 'CRON_INVALID', 'hour: 25 is out of range 0-23');
+  await apiError(
+    await add({ dictionary: simple, cron_expression: '0 25 * * *' }),
+    'POST /scheduler/add',
+    400,
+    'CRON_INVALID',
+    'hour: 25 is out of range 0-23',
+  );
   await apiError(await add({ dictionary: simple, cron_expression: '@daily' }), 'POST /scheduler/add', 400, 'CRON_INVALID', /aliases/);
   await apiError(await add({ dictionary: simple, cron_expression: '0 0 2 * * *' }), 'POST /scheduler/add', 400, 'CRON_INVALID', /6 fields/);
   await apiError(await add({ dictionary: simple, enabled: 'yes' }), 'POST /scheduler/add', 400, 'USAGE', /enabled/);
   await apiError(await add({ cron_expression: '0 2 * * *' }), 'POST /scheduler/add', 400, 'USAGE', /dictionary/);
-  await apiError(await s.call('admin', '/scheduler/add', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }), 'POST /scheduler/add', 400, 'API-003');
+  await apiError(
+    await s.call('admin', '/scheduler/add', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }),
+    'POST /scheduler/add',
+    400,
+    'API-003',
+  );
   await apiError(await add({ dictionary: 'NOPE' }), 'POST /scheduler/add', 404, 'DICTIONARY_NOT_FOUND');
   await apiError(await add({ dictionary: popstan }), 'POST /scheduler/add', 409, 'TARGET_NOT_CONFIGURED');
 
-  const created = await reply(await add({ dictionary: simple, cron_expression: '*/30 * * * *', enabled: true }), 'POST /scheduler/add', 201, Schedule);
-  assert.deepEqual([created.dictionary, created.enabled, created.cron_expression, created.last_run, created.last_exit_code], [simple, true, '*/30 * * * *', null, null]);
-  assert.ok(created.next_run && Date.parse(created.next_run) > Date.now() - 60_000 && /:(00|30):00\.000Z$/.test(created.next_run), created.next_run ?? '');
+  const created = await reply(
+    await add({ dictionary: simple, cron_expression: '*/30 * * * *', enabled: true }),
+    'POST /scheduler/add',
+    201,
+    Schedule,
+  );
+  assert.deepEqual(
+    [created.dictionary, created.enabled, created.cron_expression, created.last_run, created.last_exit_code],
+    [simple, true, '*/30 * * * *', null, null],
+  );
+  assert.ok(
+    created.next_run && Date.parse(created.next_run) > Date.now() - 60_000 && /:(00|30):00\.000Z$/.test(created.next_run),
+    created.next_run ?? '',
+  );
   await apiError(await add({ dictionary: simple }), 'POST /scheduler/add', 409, 'SCHEDULE_EXISTS');
 
   const after = await reply(await list(), 'GET /scheduler/schedules', 200, ScheduleList);
-  assert.deepEqual(after.schedules.map((x) => x.id), [created.id]);
+  assert.deepEqual(
+    after.schedules.map((x) => x.id),
+    [created.id],
+  );
   assert.deepEqual(after.unscheduled_dictionaries, []);
   assert.equal((await list()).headers.get('cache-control'), 'no-store');
 });
@@ -102,7 +135,13 @@ test('PUT /scheduler/update and /scheduler/toggle: next_run computed while enabl
   const id = s.store.schedules.list()[0]!.id;
   const off = await reply(await update({ id, enabled: false }), 'PUT /scheduler/update', 200, Schedule);
   assert.deepEqual([off.enabled, off.next_run, off.cron_expression], [false, null, '*/30 * * * *']);
-  await apiError(await update({ id, cron_expression: '0 2 * 13 *' }), 'PUT /scheduler/update', 400, 'CRON_INVALID', 'month: 13 is out of range 1-12');
+  await apiError(
+    await update({ id, cron_expression: '0 2 * 13 *' }),
+    'PUT /scheduler/update',
+    400,
+    'CRON_INVALID',
+    'month: 13 is out of range 1-12',
+  );
   await apiError(await update({ id: 9999, enabled: true }), 'PUT /scheduler/update', 404, 'SCHEDULE_NOT_FOUND');
   const changed = await reply(await update({ id, cron_expression: '0 2 * * *' }), 'PUT /scheduler/update', 200, Schedule);
   assert.deepEqual([changed.enabled, changed.next_run, changed.cron_expression], [false, null, '0 2 * * *']);
@@ -117,7 +156,12 @@ test('PUT /scheduler/update and /scheduler/toggle: next_run computed while enabl
 
 test('POST /scheduler/{id}/run-now answers at once and the run appears in GET /scheduler/{id}/runs with its log file', async () => {
   const id = s.store.schedules.list()[0]!.id;
-  const started = await reply(await s.call('admin', `/scheduler/${id}/run-now`, { method: 'POST' }), 'POST /scheduler/{id}/run-now', 202, RunNowStarted);
+  const started = await reply(
+    await s.call('admin', `/scheduler/${id}/run-now`, { method: 'POST' }),
+    'POST /scheduler/{id}/run-now',
+    202,
+    RunNowStarted,
+  );
   assert.deepEqual([started.status, started.schedule_id, started.dictionary], ['started', id, simple]);
   let runs: z.infer<typeof ScheduleRuns> | undefined;
   // A hang guard counted in polls, not a speed check.
@@ -136,7 +180,12 @@ test('POST /scheduler/{id}/run-now answers at once and the run appears in GET /s
 
   await apiError(await s.call('admin', `/scheduler/${id}/runs?limit=0`), 'GET /scheduler/{id}/runs', 400, 'USAGE', /limit/);
   await apiError(await s.call('admin', '/scheduler/9999/runs'), 'GET /scheduler/{id}/runs', 404, 'SCHEDULE_NOT_FOUND');
-  await apiError(await s.call('admin', '/scheduler/9999/run-now', { method: 'POST' }), 'POST /scheduler/{id}/run-now', 404, 'SCHEDULE_NOT_FOUND');
+  await apiError(
+    await s.call('admin', '/scheduler/9999/run-now', { method: 'POST' }),
+    'POST /scheduler/{id}/run-now',
+    404,
+    'SCHEDULE_NOT_FOUND',
+  );
 });
 
 test('two concurrent POST /scheduler/{id}/run-now: one 202, the other 409 BREAKOUT_BUSY, and one run in the history', async () => {
@@ -148,7 +197,12 @@ test('two concurrent POST /scheduler/{id}/run-now: one 202, the other 409 BREAKO
   const busy = both.find((r) => r.status === 409)!;
   await apiError(busy, 'POST /scheduler/{id}/run-now', 409, 'BREAKOUT_BUSY', new RegExp(`breakout of ${simple} is already running`));
   // The claim is visible at once, before the detached process has started: a third request is refused too.
-  await apiError(await s.call('admin', `/scheduler/${id}/run-now`, { method: 'POST' }), 'POST /scheduler/{id}/run-now', 409, 'BREAKOUT_BUSY');
+  await apiError(
+    await s.call('admin', `/scheduler/${id}/run-now`, { method: 'POST' }),
+    'POST /scheduler/{id}/run-now',
+    409,
+    'BREAKOUT_BUSY',
+  );
   let runs: z.infer<typeof ScheduleRuns> | undefined;
   // A hang guard counted in polls, not a speed check.
   for (let polls = 1200; polls > 0; polls--) {

@@ -51,7 +51,14 @@ test('bin/sds serve: prints its URL, serves /api/openapi.json, exits 0 on SIGTER
 test('bin/sds serve with a bad port, upload limit or timeout: exit 2, nothing served', () => {
   const home = tempHome();
   try {
-    for (const args of [['--port', '70000'], ['--port', 'abc'], ['--max-upload-mb', '0'], ['--headers-timeout', '0'], ['--body-timeout', '1.5'], ['--request-timeout', '-1']]) {
+    for (const args of [
+      ['--port', '70000'],
+      ['--port', 'abc'],
+      ['--max-upload-mb', '0'],
+      ['--headers-timeout', '0'],
+      ['--body-timeout', '1.5'],
+      ['--request-timeout', '-1'],
+    ]) {
       const r = runCli(home.root, ['serve', ...args]);
       assert.equal(r.code, 2, show(r));
       assert.match(r.stderr, /USAGE|must be a whole number/, show(r));
@@ -64,7 +71,11 @@ test('bin/sds serve with a bad port, upload limit or timeout: exit 2, nothing se
 test('bin/sds serve with a bad SDS_HTTP_*_TIMEOUT_MS: exit 2 CONFIG_INVALID naming the variable', () => {
   const home = tempHome();
   try {
-    for (const [name, value] of [['SDS_HTTP_HEADERS_TIMEOUT_MS', '0'], ['SDS_HTTP_BODY_TIMEOUT_MS', '30s'], ['SDS_HTTP_REQUEST_TIMEOUT_MS', '-5']] as const) {
+    for (const [name, value] of [
+      ['SDS_HTTP_HEADERS_TIMEOUT_MS', '0'],
+      ['SDS_HTTP_BODY_TIMEOUT_MS', '30s'],
+      ['SDS_HTTP_REQUEST_TIMEOUT_MS', '-5'],
+    ] as const) {
       const r = runCli(home.root, ['serve', '--port', '0', '--json'], { env: { [name]: value } });
       assert.equal(r.code, 2, show(r));
       assert.match(r.stdout + r.stderr, new RegExp(`CONFIG_INVALID[\\s\\S]*${name}`), show(r));
@@ -80,11 +91,14 @@ test('startServer on a port in use fails with USAGE naming the port', async () =
   const t = tempStore();
   const first = await startServer({ store: t.store, port: 0, config: { log: () => {}, env: {} } });
   try {
-    await assert.rejects(startServer({ store: t.store, port: first.port, config: { log: () => {}, env: {} } }), (e: Error & { code?: string }) => {
-      assert.equal(e.code, 'USAGE');
-      assert.match(e.message, new RegExp(`127\\.0\\.0\\.1:${first.port}.*already in use`));
-      return true;
-    });
+    await assert.rejects(
+      startServer({ store: t.store, port: first.port, config: { log: () => {}, env: {} } }),
+      (e: Error & { code?: string }) => {
+        assert.equal(e.code, 'USAGE');
+        assert.match(e.message, new RegExp(`127\\.0\\.0\\.1:${first.port}.*already in use`));
+        return true;
+      },
+    );
   } finally {
     await first.close();
     t.cleanup();

@@ -19,7 +19,9 @@ test('bin/sds serve --max-file-mb: the file routes refuse a larger file with 413
     add.stdin.end('a-long-password-1\n');
     assert.equal((await once(add, 'exit'))[0], 0);
 
-    const child = spawn(process.execPath, [SDS_BIN, '--home', home.root, 'serve', '--port', '0', '--max-file-mb', '1'], { env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [SDS_BIN, '--home', home.root, 'serve', '--port', '0', '--max-file-mb', '1'], {
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     try {
@@ -32,10 +34,17 @@ test('bin/sds serve --max-file-mb: the file routes refuse a larger file with 413
         });
         child.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
       });
-      const tok = await fetch(`${url}/api/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', username: 'ops', password: 'a-long-password-1' }) });
+      const tok = await fetch(`${url}/api/token`, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'password', username: 'ops', password: 'a-long-password-1' }),
+      });
       const { access_token } = (await tok.json()) as { access_token: string };
       const put = (size: number) =>
-        fetch(`${url}/api/files/limits/a.bin/content`, { method: 'PUT', headers: { authorization: `Bearer ${access_token}` }, body: Buffer.alloc(size) });
+        fetch(`${url}/api/files/limits/a.bin/content`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${access_token}` },
+          body: Buffer.alloc(size),
+        });
       assert.equal((await put(1024 * 1024)).status, 200, 'exactly 1 MB');
       const over = await put(1024 * 1024 + 1);
       assert.equal(over.status, 413);

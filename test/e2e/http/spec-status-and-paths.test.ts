@@ -38,7 +38,9 @@ after(async () => {
 });
 
 async function status(dictionary: string) {
-  const r = await fetch(`${s.base}/breakout-status-webhook.php?dictionary=${encodeURIComponent(dictionary)}`, { headers: { authorization: `Bearer ${STATUS_TOKEN}` } });
+  const r = await fetch(`${s.base}/breakout-status-webhook.php?dictionary=${encodeURIComponent(dictionary)}`, {
+    headers: { authorization: `Bearer ${STATUS_TOKEN}` },
+  });
   const text = await r.text();
   assert.equal(r.status, 200, text);
   const body = JSON.parse(text) as { data: Record<string, unknown>[] };
@@ -46,7 +48,11 @@ async function status(dictionary: string) {
   return body.data[0]!;
 }
 
-const json = (method: string, b: unknown): RequestInit => ({ method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) });
+const json = (method: string, b: unknown): RequestInit => ({
+  method,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(b),
+});
 
 test('a soft-deleted case still in the target is pending: not up to date, rate below 100; after the breakout all done', async () => {
   const before = await status(popstan);
@@ -68,18 +74,28 @@ test('a soft-deleted case still in the target is pending: not up to date, rate b
   const run = await runBreakoutNow(s.store, { dictionary: popstan });
   assert.equal(run.status, 'completed', JSON.stringify(run));
   const done = await status(popstan);
-  assert.deepEqual([done.total_cases, done.processed_cases, done.cases_pending, done.completion_rate, done.is_up_to_date], [total - 1, total - 1, 0, 100, true]);
+  assert.deepEqual(
+    [done.total_cases, done.processed_cases, done.cases_pending, done.completion_rate, done.is_up_to_date],
+    [total - 1, total - 1, 0, 100, true],
+  );
 });
 
 test('one definition of configured: an event for a dictionary without a target runs nothing, and status and /scheduler/add agree', async () => {
-  const r = await fetch(`${s.base}/breakout-webhook.php`, { ...json('POST', { event: 'case_uploaded', dictionary: simple }), headers: { 'content-type': 'application/json', 'x-webhook-token': SURVEY_TOKEN } });
+  const r = await fetch(`${s.base}/breakout-webhook.php`, {
+    ...json('POST', { event: 'case_uploaded', dictionary: simple }),
+    headers: { 'content-type': 'application/json', 'x-webhook-token': SURVEY_TOKEN },
+  });
   const text = await r.text();
   assert.equal(r.status, 200, text);
   const reply = JSON.parse(text) as { status: string; job_id: string | null; message: string };
   assert.equal(reply.status, 'accepted', text);
   assert.equal(reply.job_id, null);
   assert.match(reply.message, /breakout is not configured/);
-  assert.equal(s.store.breakoutState.get(s.store.dictionaries.find(simple)!.id), undefined, 'nothing was broken out into the embedded default');
+  assert.equal(
+    s.store.breakoutState.get(s.store.dictionaries.find(simple)!.id),
+    undefined,
+    'nothing was broken out into the embedded default',
+  );
 
   const st = await status(simple);
   assert.deepEqual([st.breakout_configured, st.db_type, st.target_schema], [false, null, null]);
@@ -119,7 +135,10 @@ test('tables left in a target since cleared do not make a dictionary configured'
   clearTarget(s.store, popstan); // its tables stay in the SQLite file; its target is now the embedded default
   const st = await status(popstan);
   assert.deepEqual([st.breakout_configured, st.db_type, st.processed_cases], [false, null, null]);
-  const r = await fetch(`${s.base}/breakout-webhook.php`, { ...json('POST', { event: 'case_modified', dictionary: popstan }), headers: { 'content-type': 'application/json', 'x-webhook-token': SURVEY_TOKEN } });
+  const r = await fetch(`${s.base}/breakout-webhook.php`, {
+    ...json('POST', { event: 'case_modified', dictionary: popstan }),
+    headers: { 'content-type': 'application/json', 'x-webhook-token': SURVEY_TOKEN },
+  });
   const reply = (await r.json()) as { status: string; job_id: string | null };
   assert.deepEqual([r.status, reply.status, reply.job_id], [200, 'accepted', null]);
 });

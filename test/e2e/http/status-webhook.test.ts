@@ -58,10 +58,21 @@ before(async () => {
       idb = uploadDictionary(store, { source: readFileSync(ip), label: 'idb', file: ip }).name;
 
       const at = '2025-01-15T08:00:00.000Z';
-      const sch = store.schedules.insert({ dictionaryId: store.dictionaries.find(popstan)!.id, enabled: true, cronExpression: '*/30 * * * *', nextRun: '2025-01-15T09:30:00.000Z' }, at);
+      const sch = store.schedules.insert(
+        {
+          dictionaryId: store.dictionaries.find(popstan)!.id,
+          enabled: true,
+          cronExpression: '*/30 * * * *',
+          nextRun: '2025-01-15T09:30:00.000Z',
+        },
+        at,
+      );
       store.schedules.markStarted(sch.id, { lastRun: '2025-01-15T09:00:00.000Z', nextRun: '2025-01-15T09:30:00.000Z', logFile: null }, at);
       store.schedules.markEnded(sch.id, 0, at);
-      store.schedules.insert({ dictionaryId: store.dictionaries.find(idb)!.id, enabled: false, cronExpression: '0 2 * * *', nextRun: null }, at);
+      store.schedules.insert(
+        { dictionaryId: store.dictionaries.find(idb)!.id, enabled: false, cronExpression: '0 2 * * *', nextRun: null },
+        at,
+      );
     },
   });
   doc = (await (await s.call(null, '/api/openapi.json')).json()) as OpenApiDoc;
@@ -130,7 +141,9 @@ test('every dictionary, ordered by name, with real counts from a SQLite and a Po
   const sqliteCases = sqliteCount('popstan_cases');
   assert.ok(sqliteCases > 1000);
   const db = new Database(sqliteFile, { readonly: true });
-  const sqliteLast = (db.prepare("SELECT max(completed_time) AS t FROM popstan_cspro_jobs WHERE status = 'completed'").get() as { t: string }).t;
+  const sqliteLast = (
+    db.prepare("SELECT max(completed_time) AS t FROM popstan_cspro_jobs WHERE status = 'completed'").get() as { t: string }
+  ).t;
   db.close();
   assert.deepEqual(p, {
     dictionary: popstan,
@@ -167,7 +180,19 @@ test('every dictionary, ordered by name, with real counts from a SQLite and a Po
 
   const i = by[idb]!;
   assert.equal(i.breakout_configured, false);
-  assert.deepEqual([i.target_host, i.target_schema, i.db_type, i.processed_cases, i.cases_pending, i.completion_rate, i.is_up_to_date, i.last_processed_time], [null, null, null, null, null, null, null, null]);
+  assert.deepEqual(
+    [
+      i.target_host,
+      i.target_schema,
+      i.db_type,
+      i.processed_cases,
+      i.cases_pending,
+      i.completion_rate,
+      i.is_up_to_date,
+      i.last_processed_time,
+    ],
+    [null, null, null, null, null, null, null, null],
+  );
   assert.equal(i.cron_expression, '0 2 * * *');
   assert.equal(i.cron_enabled, false);
 });
@@ -178,7 +203,10 @@ test('a target that accepts connections and never answers gives null target fiel
   const d = r.data[0]!;
   assert.equal(d.breakout_configured, true);
   assert.equal(d.target_host, `127.0.0.1:${(silent.address() as { port: number }).port}`);
-  assert.deepEqual([d.processed_cases, d.cases_pending, d.completion_rate, d.is_up_to_date, d.last_processed_time], [null, null, null, null, null]);
+  assert.deepEqual(
+    [d.processed_cases, d.cases_pending, d.completion_rate, d.is_up_to_date, d.last_processed_time],
+    [null, null, null, null, null],
+  );
   assert.ok(sockets.length > 0, 'the status read did try the silent target');
 });
 
@@ -198,10 +226,16 @@ test('paging: page and limit, meta counts dictionaries', async () => {
   const all = (await ok(await get())).data.map((d) => d.dictionary);
   const p1 = await ok(await get('?limit=3'));
   assert.deepEqual(p1.meta, { total: 4, page: 1, pages: 2, limit: 3 });
-  assert.deepEqual(p1.data.map((d) => d.dictionary), all.slice(0, 3));
+  assert.deepEqual(
+    p1.data.map((d) => d.dictionary),
+    all.slice(0, 3),
+  );
   const p2 = await ok(await get('?limit=3&page=2'));
   assert.deepEqual(p2.meta, { total: 4, page: 2, pages: 2, limit: 3 });
-  assert.deepEqual(p2.data.map((d) => d.dictionary), all.slice(3));
+  assert.deepEqual(
+    p2.data.map((d) => d.dictionary),
+    all.slice(3),
+  );
   const p9 = await ok(await get('?limit=3&page=9'));
   assert.deepEqual(p9.data, []);
   assert.equal((await ok(await get('?limit=100'))).meta.limit, 100);

@@ -32,7 +32,12 @@ async function total(ts: TestServer): Promise<number> {
   return ((await (await ts.call('standard', `/api/dictionaries/${DICT}/cases`)).json()) as { total: number }).total;
 }
 
-const NOTE = { content: 'checked', field: { name: 'P03_SEX', levelKey: '', recordOccurrence: 1, itemOccurrence: 1, subitemOccurrence: 0 }, operatorId: 'op1', modifiedTime: '2024-03-01T10:00:00Z' };
+const NOTE = {
+  content: 'checked',
+  field: { name: 'P03_SEX', levelKey: '', recordOccurrence: 1, itemOccurrence: 1, subitemOccurrence: 0 },
+  operatorId: 'op1',
+  modifiedTime: '2024-03-01T10:00:00Z',
+};
 
 test('sync limits: an oversize label, caseids, level-1, note count or note is 413 CASE_TOO_LARGE naming case, field and limit; nothing stored', async (t) => {
   // level-1 limit lowered so a real Popstan case (0.2-3 KB) passes it and a bigger one does not.
@@ -63,12 +68,19 @@ test('sync limits: an oversize label, caseids, level-1, note count or note is 41
     assert.equal(body.details?.index, 1);
     assert.equal(body.details?.id, bad.id);
     assert.equal(body.details?.case, bad.caseids.length > 80 ? `${bad.caseids.slice(0, 40)}…` : bad.caseids);
-    assert.match(body.message, new RegExp(`case 1: case .*${field.replace(/[[\].]/g, '\\$&')} has \\d+ \\w+, more than the limit of ${limit}; nothing of this upload was stored`));
+    assert.match(
+      body.message,
+      new RegExp(
+        `case 1: case .*${field.replace(/[[\].]/g, '\\$&')} has \\d+ \\w+, more than the limit of ${limit}; nothing of this upload was stored`,
+      ),
+    );
     assert.ok(body.message.length < 500, 'the message never echoes the oversize value');
   }
   assert.equal(await total(ts), 0, 'nothing of any refused upload was stored');
   // At the limits the same case is stored.
-  const ok = await a.put(DICT, [{ ...small, id: randomUUID(), label: 'L'.repeat(L.labelChars), notes: [{ ...NOTE, content: 'n'.repeat(L.noteChars) }] }]);
+  const ok = await a.put(DICT, [
+    { ...small, id: randomUUID(), label: 'L'.repeat(L.labelChars), notes: [{ ...NOTE, content: 'n'.repeat(L.noteChars) }] },
+  ]);
   assert.equal(ok.status, 200, await ok.clone().text());
   assert.equal(await total(ts), 1);
 });
@@ -77,7 +89,11 @@ test('sync limits: a gzip bomb is 413 as soon as the inflated bytes pass the lim
   const ts = await popstanServer();
   t.after(() => ts.close());
   const post = (body: Buffer) =>
-    ts.call('standard', `/api/dictionaries/${DICT}/cases`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-csw-device': 'tablet-a' }, body });
+    ts.call('standard', `/api/dictionaries/${DICT}/cases`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-csw-device': 'tablet-a' },
+      body,
+    });
 
   // 96 MiB of one string's characters in about 100 KB of gzip: over the 64 MiB default.
   const bomb = gzipSync(Buffer.concat([Buffer.from('[{"id":"'), Buffer.alloc(96 * 1024 * 1024, 0x61), Buffer.from('"}]')]), { level: 9 });
@@ -134,7 +150,12 @@ test('sync limits: pages of GET …/cases and of the sync download are cut by th
   const stored = ts.store.cases.page(dict.id, 1, 0)[0]!;
   const template = ts.store.cases.get(dict.id, stored.guid)!;
   const bigLabels = [40_000, 40_000, 40_000, 200_000, 40_000, DEFAULT_LIMITS.labelChars * 10];
-  const big = bigLabels.map((n, i) => ({ ...template, guid: randomUUID(), caseKey: `9${String(i).padStart(17, '0')}`, label: 'B'.repeat(n) }));
+  const big = bigLabels.map((n, i) => ({
+    ...template,
+    guid: randomUUID(),
+    caseKey: `9${String(i).padStart(17, '0')}`,
+    label: 'B'.repeat(n),
+  }));
   ts.store.transaction(() => {
     const r = ts.store.cases.nextRevision(dict.id, 'test');
     for (const c of big) ts.store.cases.upsert(dict.id, c, r);
@@ -168,7 +189,10 @@ test('sync limits: pages of GET …/cases and of the sync download are cut by th
   assert.equal(down.cases.length, all);
   assert.equal(new Set(down.cases.map((c) => c.id)).size, all);
   assert.ok(down.pages.length >= 5, `${down.pages.length} pages`);
-  assert.deepEqual(down.pages.map((p) => p.status), [...Array(down.pages.length - 1).fill(206), 200]);
+  assert.deepEqual(
+    down.pages.map((p) => p.status),
+    [...Array(down.pages.length - 1).fill(206), 200],
+  );
   let remaining = all;
   for (const p of down.pages) {
     const [sent, rest] = p.range.split('/').map(Number);
@@ -179,7 +203,10 @@ test('sync limits: pages of GET …/cases and of the sync download are cut by th
   assert.equal(b.lastRevision, Math.max(...down.pages.map((p) => p.revision)));
   // Nothing new: the next download is one empty 200.
   const again = await b.get(DICT, 1000);
-  assert.deepEqual(again.pages.map((p) => p.status), [200]);
+  assert.deepEqual(
+    again.pages.map((p) => p.status),
+    [200],
+  );
   assert.equal(again.cases.length, 0);
 
   // Deleting the case whose label is over the limit leaves a tombstone without that label.
@@ -191,7 +218,10 @@ test('sync limits: pages of GET …/cases and of the sync download are cut by th
   assert.equal(tomb.label, '');
   assert.equal(tomb.data, over.data, 'a level-1 within its limit is kept');
   const gone = await b.get(DICT, 1000);
-  assert.deepEqual(gone.cases.map((c) => [c.id, c.deleted, c.label]), [[over.guid, true, '']]);
+  assert.deepEqual(
+    gone.cases.map((c) => [c.id, c.deleted, c.label]),
+    [[over.guid, true, '']],
+  );
 
   // A tombstone stored before the limits, with its oversize label, sheds it when deleted again.
   const old = { ...template, guid: randomUUID(), caseKey: '8', label: 'T'.repeat(DEFAULT_LIMITS.labelChars + 1), deleted: true };
@@ -219,7 +249,9 @@ test('sync limits: config.json limits apply to the server; a bad value stops the
   assert.deepEqual(((await r.json()) as LimitBody).details, { case: c!.caseids, id: c!.id, index: 0, field: 'label', limit: 10 });
 
   await assert.rejects(
-    startTestServer({ seed: (store) => writeFileSync(join(store.home.root, 'config.json'), JSON.stringify({ limits: { page_bytes: 'big' } })) }),
+    startTestServer({
+      seed: (store) => writeFileSync(join(store.home.root, 'config.json'), JSON.stringify({ limits: { page_bytes: 'big' } })),
+    }),
     (e: unknown) => e instanceof Error && 'code' in e && e.code === 'CONFIG_INVALID' && /limits\.page_bytes/.test(e.message),
   );
 });

@@ -45,7 +45,10 @@ test('sync: 1,000 cases up in chunks (zlib, gzip, plain; level-1 and data lines)
 
   // Device B downloads everything, 100 at a time: nine 206 then one 200.
   const down = await b.get(DICT, 100);
-  assert.deepEqual(down.pages.map((p) => p.status), [...Array(9).fill(206), 200]);
+  assert.deepEqual(
+    down.pages.map((p) => p.status),
+    [...Array(9).fill(206), 200],
+  );
   assert.equal(down.pages[0]!.range, '100/1000');
   assert.equal(down.pages[9]!.range, '100/100');
   assert.equal(down.cases.length, 1000);
@@ -64,7 +67,9 @@ test('sync: 1,000 cases up in chunks (zlib, gzip, plain; level-1 and data lines)
   assert.deepEqual(again.pages, [{ status: 200, range: '0/0', revision: again.pages[0]!.revision }]);
 
   // B modifies 10 cases (its clock entry ticks) and uploads them.
-  const changed = down.cases.slice(0, 10).map((c) => ({ ...c, label: `checked by B`, clock: [...c.clock, { deviceId: 'tablet-b', revision: 1 }] }));
+  const changed = down.cases
+    .slice(0, 10)
+    .map((c) => ({ ...c, label: `checked by B`, clock: [...c.clock, { deviceId: 'tablet-b', revision: 1 }] }));
   assert.equal((await b.put(DICT, changed)).status, 200);
 
   // A downloads, excluding its own uploads: exactly B's 10 changes, with both clock entries.
@@ -98,7 +103,10 @@ test('sync: 1,000 cases up in chunks (zlib, gzip, plain; level-1 and data lines)
   // Delete: a Standard account may not; an API account may; devices receive the tombstone.
   const victim = sent[500]!.id;
   assert.equal((await ts.call('standard', `/api/dictionaries/${DICT}/cases/${victim}`, { method: 'DELETE' })).status, 403);
-  const del = await ts.call('api', `/api/dictionaries/${DICT}/cases/${victim}`, { method: 'DELETE', headers: { 'x-csw-device': 'office' } });
+  const del = await ts.call('api', `/api/dictionaries/${DICT}/cases/${victim}`, {
+    method: 'DELETE',
+    headers: { 'x-csw-device': 'office' },
+  });
   assert.equal(del.status, 200);
   assert.deepEqual(await del.json(), { code: 200, description: 'Success' });
   const afterDelete = await b.get(DICT, 100);
@@ -122,7 +130,12 @@ test('sync: a malformed case refuses the whole upload, naming the case; nothing 
   t.after(() => ts.close());
   const a = new SyncDevice(ts, 'tablet-a');
   const [good1, good2] = popstanCases(2, 'tablet-a');
-  const bad = { id: '11111111-2222-4333-8444-555555555555', caseids: 'X', clock: [{ deviceId: 'tablet-a', revision: 'one' }], 'level-1': '{}' };
+  const bad = {
+    id: '11111111-2222-4333-8444-555555555555',
+    caseids: 'X',
+    clock: [{ deviceId: 'tablet-a', revision: 'one' }],
+    'level-1': '{}',
+  };
   const r = await a.put(DICT, [good1, bad, good2]);
   assert.equal(r.status, 400);
   const body = (await r.json()) as { error: string; message: string };
@@ -131,7 +144,11 @@ test('sync: a malformed case refuses the whole upload, naming the case; nothing 
   assert.match(body.message, /clock\[0\]\.revision/);
   const broken = await a.put(DICT, [], 'identity');
   assert.equal(broken.status, 200, 'an empty array is a valid upload');
-  const notJson = await ts.call('standard', `/api/dictionaries/${DICT}/cases`, { method: 'POST', headers: { 'content-encoding': 'gzip' }, body: deflateSync(Buffer.from(`[${JSON.stringify(good1)}, {"id": `)) });
+  const notJson = await ts.call('standard', `/api/dictionaries/${DICT}/cases`, {
+    method: 'POST',
+    headers: { 'content-encoding': 'gzip' },
+    body: deflateSync(Buffer.from(`[${JSON.stringify(good1)}, {"id": `)),
+  });
   assert.equal(notJson.status, 400);
   assert.match(((await notJson.json()) as { message: string }).message, /readable past element 1/);
   const list = (await (await ts.call('standard', `/api/dictionaries/${DICT}/cases`)).json()) as { total: number };
@@ -145,9 +162,14 @@ test('sync: no device header is recorded as unknown; unknown revisions are 412; 
   const r = await anon.put(DICT, popstanCases(3, 'x'));
   assert.equal(r.status, 200);
   const history = runCli(ts.store.home.root, ['cases', 'sync-history', DICT, '--json']).json<{ history: { device: string }[] }>().history;
-  assert.deepEqual(history.map((h) => h.device), ['unknown']);
+  assert.deepEqual(
+    history.map((h) => h.device),
+    ['unknown'],
+  );
 
-  const ahead = await ts.call('standard', `/api/dictionaries/${DICT}/cases`, { headers: { 'x-csw-device': 'd', 'x-csw-if-revision-exists': '999999' } });
+  const ahead = await ts.call('standard', `/api/dictionaries/${DICT}/cases`, {
+    headers: { 'x-csw-device': 'd', 'x-csw-if-revision-exists': '999999' },
+  });
   assert.equal(ahead.status, 412);
   assert.deepEqual(await ahead.json(), {});
   // If-Match (the official swagger's name) is read the same way.
@@ -158,11 +180,21 @@ test('sync: no device header is recorded as unknown; unknown revisions are 412; 
     body: '[]',
   });
   assert.equal(upAhead.status, 412);
-  assert.deepEqual(Object.keys((await upAhead.json()) as object).sort(), ['dateTime', 'device', 'dictionary', 'direction', 'revisionNumber', 'universe']);
+  assert.deepEqual(Object.keys((await upAhead.json()) as object).sort(), [
+    'dateTime',
+    'device',
+    'dictionary',
+    'direction',
+    'revisionNumber',
+    'universe',
+  ]);
   const badCount = await ts.call('standard', `/api/dictionaries/${DICT}/cases`, { headers: { 'x-csw-case-range-count': 'lots' } });
   assert.equal(badCount.status, 400);
   assert.equal(((await badCount.json()) as { error: string }).error, 'SYNC_HEADER_INVALID');
-  const binary = await ts.call('standard', `/api/dictionaries/${DICT}/cases`, { method: 'POST', body: deflateSync(Buffer.from('cssync\x01\x00\x00\x00')) });
+  const binary = await ts.call('standard', `/api/dictionaries/${DICT}/cases`, {
+    method: 'POST',
+    body: deflateSync(Buffer.from('cssync\x01\x00\x00\x00')),
+  });
   assert.equal(binary.status, 415);
 
   // Universe: a case-id prefix filter.
@@ -180,10 +212,17 @@ test('sync: server info, dictionaries with a trailing slash, raw dictionary uplo
   assert.match(await info.text(), /^\{"deviceId":"[0-9a-f]{32}","apiVersion":2\.0\}$/);
   for (const path of ['/api/dictionaries', '/api/dictionaries/']) {
     const list = (await (await ts.call('standard', path)).json()) as { name: string; caseCount: number }[];
-    assert.deepEqual(list.map((d) => [d.name, d.caseCount]), [[DICT, 0]]);
+    assert.deepEqual(
+      list.map((d) => [d.name, d.caseCount]),
+      [[DICT, 0]],
+    );
   }
   const dcf = readFileSync(fixture('simple-capi.dcf'));
-  const raw = await ts.call('api', '/api/dictionaries/', { method: 'POST', headers: { 'content-type': 'text/plain; charset=utf-8' }, body: dcf });
+  const raw = await ts.call('api', '/api/dictionaries/', {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+    body: dcf,
+  });
   assert.equal(raw.status, 200);
   assert.deepEqual(await raw.json(), { code: 200, description: 'Success' });
   assert.equal((await ts.call('standard', '/api/dictionaries/', { method: 'POST', body: dcf })).status, 403);
@@ -199,10 +238,25 @@ test('sync: files, folders and application packages as the client syncs them', a
   t.after(() => ts.close());
   const bytes = Buffer.from('paradata log\n');
   const md5 = createHash('md5').update(bytes).digest('hex');
-  const put = await ts.call('standard', '/api/files/paradata/tablet-a.log/content', { method: 'PUT', headers: { 'content-md5': md5 }, body: bytes });
+  const put = await ts.call('standard', '/api/files/paradata/tablet-a.log/content', {
+    method: 'PUT',
+    headers: { 'content-md5': md5 },
+    body: bytes,
+  });
   assert.equal(put.status, 200, await put.clone().text());
-  assert.deepEqual(await put.json(), { type: 'file', name: 'tablet-a.log', directory: 'paradata', md5, size: bytes.length, lastModified: (await (await ts.call('standard', '/api/folders/paradata')).json() as { lastModified: string }[])[0]!.lastModified });
-  const bad = await ts.call('standard', '/api/files/paradata/tablet-a.log/content', { method: 'PUT', headers: { 'content-md5': '0'.repeat(32) }, body: 'other' });
+  assert.deepEqual(await put.json(), {
+    type: 'file',
+    name: 'tablet-a.log',
+    directory: 'paradata',
+    md5,
+    size: bytes.length,
+    lastModified: ((await (await ts.call('standard', '/api/folders/paradata')).json()) as { lastModified: string }[])[0]!.lastModified,
+  });
+  const bad = await ts.call('standard', '/api/files/paradata/tablet-a.log/content', {
+    method: 'PUT',
+    headers: { 'content-md5': '0'.repeat(32) },
+    body: 'other',
+  });
   assert.equal(bad.status, 403);
   const get = await ts.call('standard', '/api/files/paradata/tablet-a.log/content');
   assert.equal(get.status, 200);
@@ -220,7 +274,10 @@ test('sync: files, folders and application packages as the client syncs them', a
   const zip = Buffer.from('PK\x05\x06' + '\x00'.repeat(18), 'latin1');
   writeFileSync(join(ts.store.home.apps, 'Census.zip'), zip);
   const apps = (await (await ts.call('standard', '/api/apps')).json()) as { name: string; FileType: string }[];
-  assert.deepEqual(apps.map((a) => [a.name, a.FileType]), [['Census', 'Application Deployment Specification']]);
+  assert.deepEqual(
+    apps.map((a) => [a.name, a.FileType]),
+    [['Census', 'Application Deployment Specification']],
+  );
   const app = await ts.call('standard', '/api/apps/Census');
   assert.equal(app.status, 200);
   assert.deepEqual(Buffer.from(await app.arrayBuffer()), zip);

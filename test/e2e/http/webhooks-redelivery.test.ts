@@ -45,7 +45,11 @@ async function call(method: string, path: string, status: number, user: UserKey 
   const text = await r.text();
   assert.equal(r.status, status, `${method} ${path} as ${user}: ${text}`);
   const json = JSON.parse(text);
-  assert.deepEqual(checkReply(doc, method.toLowerCase(), template(path), status, json), [], `${method} ${path} ${status} matches the OpenAPI document`);
+  assert.deepEqual(
+    checkReply(doc, method.toLowerCase(), template(path), status, json),
+    [],
+    `${method} ${path} ${status} matches the OpenAPI document`,
+  );
   return json;
 }
 
@@ -78,7 +82,11 @@ test('a receiver down through every retry: failed deliveries listed with payload
 
   // First attempts, then the server clock moved to each retry: +1, +6, +21 minutes.
   await attemptsRecorded(id, 3);
-  for (const [wait, total] of [[60_000, 6], [300_000, 9], [900_000, 12]] as const) {
+  for (const [wait, total] of [
+    [60_000, 6],
+    [300_000, 9],
+    [900_000, 12],
+  ] as const) {
     s.advance(wait);
     await attemptsRecorded(id, total);
   }
@@ -89,7 +97,10 @@ test('a receiver down through every retry: failed deliveries listed with payload
   assert.equal(failed.failed, 3);
   assert.deepEqual(failed.deliveries.map((d: any) => d.payload.event).sort(), ['case_uploaded', 'case_uploaded', 'dictionary_uploaded']);
   for (const d of failed.deliveries) {
-    assert.deepEqual([d.status, d.attempts, d.redeliveries, d.last_response_status, d.last_error], ['failed', 4, 0, 500, 'the receiver answered HTTP 500']);
+    assert.deepEqual(
+      [d.status, d.attempts, d.redeliveries, d.last_response_status, d.last_error],
+      ['failed', 4, 0, 500, 'the receiver answered HTTP 500'],
+    );
     assert.equal(d.next_attempt_at, undefined, 'failed: no attempt is due');
     const sent = rx.received.filter((r) => r.headers['webhook-id'] === d.message_id);
     assert.equal(sent.length, 4);
@@ -140,10 +151,17 @@ test('a receiver down through every retry: failed deliveries listed with payload
   await rx.waitFor(15);
   await attemptsRecorded(id, 15);
   assert.deepEqual(
-    rx.received.slice(13).map((r) => r.headers['webhook-id']).sort(),
-    failed.deliveries.slice(1).map((d: any) => d.message_id).sort(),
+    rx.received
+      .slice(13)
+      .map((r) => r.headers['webhook-id'])
+      .sort(),
+    failed.deliveries
+      .slice(1)
+      .map((d: any) => d.message_id)
+      .sort(),
   );
-  for (const r of rx.received.slice(13)) assert.deepEqual(r.body, rx.received.find((o) => o.headers['webhook-id'] === r.headers['webhook-id'])!.body);
+  for (const r of rx.received.slice(13))
+    assert.deepEqual(r.body, rx.received.find((o) => o.headers['webhook-id'] === r.headers['webhook-id'])!.body);
   assert.equal((await call('GET', `/api/webhooks/${id}/deliveries?status=failed`, 200)).failed, 0);
   assert.deepEqual(await call('POST', `/api/webhooks/${id}/redeliver-failed`, 202), { webhook_id: id, redelivered: 0, delivery_ids: [] });
 });

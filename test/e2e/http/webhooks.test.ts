@@ -25,7 +25,9 @@ before(async () => {
   ok = await startReceiver(() => 204);
   failing = await startReceiver(() => 500);
   holding = await startReceiver(() => 'hold');
-  s = await startTestServer({ config: { webhooks: { pollMs: 20, testTimeoutMs: 400, connectTimeoutMs: 300, responseTimeoutMs: 300, leaseMs: 5000 } } });
+  s = await startTestServer({
+    config: { webhooks: { pollMs: 20, testTimeoutMs: 400, connectTimeoutMs: 300, responseTimeoutMs: 300, leaseMs: 5000 } },
+  });
   doc = (await (await s.call(null, '/api/openapi.json')).json()) as OpenApiDoc;
 });
 after(async () => {
@@ -34,7 +36,13 @@ after(async () => {
 });
 
 /** Calls as admin, checks the status and the OpenAPI document, returns the body. */
-async function call(method: string, path: string, status: number, body?: unknown, opts: { raw?: string; user?: 'admin' | 'api' | null } = {}): Promise<any> {
+async function call(
+  method: string,
+  path: string,
+  status: number,
+  body?: unknown,
+  opts: { raw?: string; user?: 'admin' | 'api' | null } = {},
+): Promise<any> {
   const init: RequestInit = { method };
   if (body !== undefined || opts.raw !== undefined) {
     init.body = opts.raw ?? JSON.stringify(body);
@@ -46,22 +54,43 @@ async function call(method: string, path: string, status: number, body?: unknown
   const json = JSON.parse(text);
   const template = path.replace(/\?.*$/, '').replace(/\/api\/webhooks\/[^/]+/, '/api/webhooks/{id}');
   // 405 answers a method the document rightly does not list.
-  if (status !== 405) assert.deepEqual(checkReply(doc, method.toLowerCase(), template, status, json), [], `${method} ${path} ${status} matches the OpenAPI document`);
+  if (status !== 405)
+    assert.deepEqual(
+      checkReply(doc, method.toLowerCase(), template, status, json),
+      [],
+      `${method} ${path} ${status} matches the OpenAPI document`,
+    );
   return json;
 }
 
 test('create, list, update, delete: the shapes of docs/webhooks.md#managing-webhooks, a generated secret when none is given', async () => {
-  const created = await call('POST', '/api/webhooks', 201, { name: 'crm', url: ok.url, events: ['case_uploaded', 'case_uploaded', 'case_deleted'] });
+  const created = await call('POST', '/api/webhooks', 201, {
+    name: 'crm',
+    url: ok.url,
+    events: ['case_uploaded', 'case_uploaded', 'case_deleted'],
+  });
   assert.deepEqual(Object.keys(created).sort(), ['active', 'created_at', 'events', 'id', 'name', 'secret', 'url']);
   assert.deepEqual(created.events, ['case_uploaded', 'case_deleted']);
   assert.equal(created.active, true);
   assert.match(created.secret, /^whsec_/);
-  const given = await call('POST', '/api/webhooks', 201, { name: 'bi', url: ok.url, events: ['dictionary_uploaded'], secret: SECRET, active: false });
+  const given = await call('POST', '/api/webhooks', 201, {
+    name: 'bi',
+    url: ok.url,
+    events: ['dictionary_uploaded'],
+    secret: SECRET,
+    active: false,
+  });
   assert.equal(given.secret, SECRET);
   assert.equal(given.active, false);
 
   const list = await call('GET', '/api/webhooks', 200);
-  assert.deepEqual(list.map((w: any) => [w.id, w.secret]), [[created.id, created.secret], [given.id, SECRET]]);
+  assert.deepEqual(
+    list.map((w: any) => [w.id, w.secret]),
+    [
+      [created.id, created.secret],
+      [given.id, SECRET],
+    ],
+  );
 
   const upd = await call('PUT', `/api/webhooks/${given.id}`, 200, { active: true });
   assert.deepEqual(Object.keys(upd).sort(), ['active', 'events', 'id', 'name', 'updated_at', 'url']);
@@ -76,7 +105,14 @@ test('create, list, update, delete: the shapes of docs/webhooks.md#managing-webh
 });
 
 test('every error code of the webhook routes', async () => {
-  const err = async (method: string, path: string, status: number, code: string, body?: unknown, opts?: { raw?: string; user?: 'admin' | 'api' | null }) => {
+  const err = async (
+    method: string,
+    path: string,
+    status: number,
+    code: string,
+    body?: unknown,
+    opts?: { raw?: string; user?: 'admin' | 'api' | null },
+  ) => {
     const r = await call(method, path, status, body, opts);
     assert.equal(r.error, code, JSON.stringify(r));
     return r;
@@ -125,7 +161,12 @@ test('test operation: 200 on a 2xx, 502 with WEBHOOK_UNREACHABLE, WEBHOOK_REJECT
   assert.equal(r.response_status, 204);
   assert.equal(r.test_payload_sent.event, 'webhook_test');
   const got = ok.received[before]!;
-  assert.deepEqual(got.json, { event: 'webhook_test', timestamp: r.test_payload_sent.timestamp, webhook_id: w.id, data: r.test_payload_sent.data });
+  assert.deepEqual(got.json, {
+    event: 'webhook_test',
+    timestamp: r.test_payload_sent.timestamp,
+    webhook_id: w.id,
+    data: r.test_payload_sent.data,
+  });
   assert.equal(got.headers['x-service-signature'], `sha256=${createHmac('sha256', SECRET).update(got.body).digest('hex')}`);
 
   await call('PUT', `/api/webhooks/${w.id}`, 200, { url: await closedPortUrl() });
@@ -146,11 +187,14 @@ test('test operation: 200 on a 2xx, 502 with WEBHOOK_UNREACHABLE, WEBHOOK_REJECT
   assert.deepEqual([h.webhook_id, h.total_deliveries, h.successful, h.failed], [w.id, 4, 1, 3]);
   // A record without an HTTP answer carries response_status null: the field is always there.
   for (const d of h.deliveries) assert.ok('response_status' in d, JSON.stringify(d));
-  assert.deepEqual(h.deliveries.map((d: any) => [d.event, d.status, d.response_status]), [
-    ['webhook_test', 'failed', null],
-    ['webhook_test', 'failed', 500],
-    ['webhook_test', 'failed', null],
-  ]);
+  assert.deepEqual(
+    h.deliveries.map((d: any) => [d.event, d.status, d.response_status]),
+    [
+      ['webhook_test', 'failed', null],
+      ['webhook_test', 'failed', 500],
+      ['webhook_test', 'failed', null],
+    ],
+  );
   assert.equal(h.deliveries[0].retry_count, 0);
   await call('DELETE', `/api/webhooks/${w.id}`, 200);
 });
@@ -175,22 +219,34 @@ test('an HTTP dictionary upload is delivered by the dispatcher of the server, si
 
 test('cases uploaded by the sync route give case_uploaded, then case_modified with the changes map, sent by the dispatcher', async () => {
   // CEN2000 was uploaded by the test above; the tablet's upload writes through the same case path as import.
-  const w = await call('POST', '/api/webhooks', 201, { name: 'sync', url: ok.url, events: ['case_uploaded', 'case_modified'], secret: SECRET });
+  const w = await call('POST', '/api/webhooks', 201, {
+    name: 'sync',
+    url: ok.url,
+    events: ['case_uploaded', 'case_modified'],
+    secret: SECRET,
+  });
   const tablet = new SyncDevice(s, 'tablet-7');
   const [first, second] = popstanCases(2, 'tablet-7');
   const before = ok.received.length;
   assert.equal((await tablet.put('CEN2000', [first, second])).status, 200);
   await ok.waitFor(before + 2);
   const uploaded = ok.received.slice(before).map((r) => r.json);
-  assert.deepEqual(uploaded.map((e) => [e.event, e.webhook_id, e.data.case_id]).sort(), [
-    ['case_uploaded', w.id, first!.id],
-    ['case_uploaded', w.id, second!.id],
-  ].sort());
+  assert.deepEqual(
+    uploaded.map((e) => [e.event, e.webhook_id, e.data.case_id]).sort(),
+    [
+      ['case_uploaded', w.id, first!.id],
+      ['case_uploaded', w.id, second!.id],
+    ].sort(),
+  );
 
   // The same tablet edits the second case (a newer clock): one case_modified naming what changed.
   const line = second!.data![0]!;
   const last = line.at(-1) === '0' ? '1' : '0';
-  const edited = { ...second!, data: [line.slice(0, -1) + last, ...second!.data!.slice(1)], clock: [{ deviceId: 'tablet-7', revision: 2 }] };
+  const edited = {
+    ...second!,
+    data: [line.slice(0, -1) + last, ...second!.data!.slice(1)],
+    clock: [{ deviceId: 'tablet-7', revision: 2 }],
+  };
   assert.equal((await tablet.put('CEN2000', [edited])).status, 200);
   await ok.waitFor(before + 3);
   const modified = ok.received[before + 2]!;

@@ -144,7 +144,12 @@ test('README.md: every sh block runs in order from a fresh clone and does what i
         if (block.mode === 'background') {
           // `wait` keeps bash alive as long as what it started, and the pipes stay open until the
           // server itself exits: 'close' then means the whole group has ended.
-          const child = spawn('bash', ['-c', script(`${code}\nwait`)], { cwd: dir, env: blockEnv(dir), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+          const child = spawn('bash', ['-c', script(`${code}\nwait`)], {
+            cwd: dir,
+            env: blockEnv(dir),
+            detached: true,
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
           child.stdout!.on('data', (b: Buffer) => bgOutput.push(b));
           child.stderr!.on('data', (b: Buffer) => bgOutput.push(b));
           const ended = new Promise<void>((resolve) =>

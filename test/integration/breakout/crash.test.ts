@@ -68,7 +68,10 @@ test('PostgreSQL: a SIGKILLed job is failed BRK-002 and the incremental rerun is
       const rerun = await runBreakoutNow(t.store, { dictionary: POPSTAN });
       assert.equal(rerun.status, 'completed', JSON.stringify(rerun));
       if (rerun.status !== 'completed') return;
-      assert.ok(rerun.result.total_cases > 0 && rerun.result.total_cases <= 24360 - partial + 2000 * 1, `rerun processed ${rerun.result.total_cases}`);
+      assert.ok(
+        rerun.result.total_cases > 0 && rerun.result.total_cases <= 24360 - partial + 2000 * 1,
+        `rerun processed ${rerun.result.total_cases}`,
+      );
 
       assert.equal(await q.num('SELECT COUNT(*) FROM popstan_cases'), 24360);
       assert.equal(await q.num('SELECT COUNT(*) FROM popstan_housing'), 24360);
@@ -79,7 +82,8 @@ test('PostgreSQL: a SIGKILLed job is failed BRK-002 and the incremental rerun is
       const perCase = await q.all('SELECT case_id, COUNT(*) AS n, MAX(occ) AS hi FROM popstan_person GROUP BY case_id');
       const expected = new Map(cases.filter((c) => c.persons.length > 0).map((c) => [c.guid, c.persons.length]));
       assert.equal(perCase.length, expected.size);
-      for (const r of perCase) assert.deepEqual([Number(r.n), Number(r.hi)], [expected.get(String(r.case_id)), expected.get(String(r.case_id))]);
+      for (const r of perCase)
+        assert.deepEqual([Number(r.n), Number(r.hi)], [expected.get(String(r.case_id)), expected.get(String(r.case_id))]);
       // The jobs table: the rerun completed; the killed job's row, left `running` by the kill,
       // was marked failed when the rerun started.
       const jobRows = new Map((await q.all('SELECT job_id, status FROM popstan_cspro_jobs')).map((r) => [r.job_id, r.status]));

@@ -51,11 +51,16 @@ async function incremental(db: TestDatabase): Promise<void> {
     const modified = withPersons.slice(100, 110);
     const newAge = (c: (typeof cases)[number]) => (rawNumeric(c.persons[0]!, age) === 77 ? 66 : 77);
     const modifiedLines = modified.flatMap((c) =>
-      c.lines.map((l) => (l === c.persons[0] ? l.slice(0, age.start - 1) + String(newAge(c)).padStart(2, '0') + l.slice(age.start - 1 + age.length) : l)),
+      c.lines.map((l) =>
+        l === c.persons[0] ? l.slice(0, age.start - 1) + String(newAge(c)).padStart(2, '0') + l.slice(age.start - 1 + age.length) : l,
+      ),
     );
     // 3 new: copies of 3 cases under province 90 (the fixture's provinces are 01–15).
     const sources = withPersons.slice(200, 203);
-    const newLines = withProvince(sources.flatMap((c) => c.lines), 90);
+    const newLines = withProvince(
+      sources.flatMap((c) => c.lines),
+      90,
+    );
     const newCases = groupPopstan(newLines);
     assert.equal(newCases.length, 3);
     const r = await importCases(t.store, POPSTAN, [writeDat(dir, 'modified.dat', modifiedLines), writeDat(dir, 'new.dat', newLines)]);
@@ -72,7 +77,8 @@ async function incremental(db: TestDatabase): Promise<void> {
 
     const q = await openQuery(db.config);
     try {
-      const expectedPersons = personLines - deleted.reduce((n, c) => n + c.persons.length, 0) + newCases.reduce((n, c) => n + c.persons.length, 0);
+      const expectedPersons =
+        personLines - deleted.reduce((n, c) => n + c.persons.length, 0) + newCases.reduce((n, c) => n + c.persons.length, 0);
       assert.equal(await q.num('SELECT COUNT(*) FROM popstan_cases'), 4872 - 5 + 3);
       assert.equal(await q.num('SELECT COUNT(*) FROM popstan_housing'), 4872 - 5 + 3);
       assert.equal(await q.num('SELECT COUNT(*) FROM popstan_person'), expectedPersons);

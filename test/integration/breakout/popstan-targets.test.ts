@@ -44,7 +44,13 @@ async function fullBreakout(db: TestDatabase): Promise<void> {
     assert.equal(job.status, 'completed', JSON.stringify(job.error));
     assert.equal(job.result?.total_cases, 4872);
     assert.equal(job.warnings, 0);
-    assert.deepEqual(job.result?.tables_created, ['popstan_cases', 'popstan_person', 'popstan_housing', 'popstan_notes', 'popstan_cspro_jobs']);
+    assert.deepEqual(job.result?.tables_created, [
+      'popstan_cases',
+      'popstan_person',
+      'popstan_housing',
+      'popstan_notes',
+      'popstan_cspro_jobs',
+    ]);
 
     const model = popstanModel(t.store);
     const ids = model.levels[0]!.ids;
@@ -59,13 +65,18 @@ async function fullBreakout(db: TestDatabase): Promise<void> {
       assert.equal(await q.num('SELECT COUNT(*) FROM popstan_notes'), 0);
       assert.equal(await q.num('SELECT COUNT(*) FROM popstan_cspro_jobs'), 1);
       const jobRow = (await q.all('SELECT job_id, cases_processed, status FROM popstan_cspro_jobs'))[0]!;
-      assert.deepEqual({ ...jobRow, cases_processed: Number(jobRow.cases_processed) }, { job_id: start.job_id, cases_processed: 4872, status: 'completed' });
+      assert.deepEqual(
+        { ...jobRow, cases_processed: Number(jobRow.cases_processed) },
+        { job_id: start.job_id, cases_processed: 4872, status: 'completed' },
+      );
 
       // A roster person with a subitem (P15_OCC/P15A_OCC filled) and a blank item, not the first of its case.
       const p15 = person.items.find((i) => i.name === 'P15_OCC')!;
       let chosen: { c: (typeof cases)[number]; occ: number; line: string } | undefined;
       for (const c of cases) {
-        const k = c.persons.findIndex((l, i) => i >= 1 && (rawNumeric(l, p15) ?? 0) >= 10 && person.items.some((it) => rawNumeric(l, it) === null));
+        const k = c.persons.findIndex(
+          (l, i) => i >= 1 && (rawNumeric(l, p15) ?? 0) >= 10 && person.items.some((it) => rawNumeric(l, it) === null),
+        );
         if (k >= 0) {
           chosen = { c, occ: k + 1, line: c.persons[k]! };
           break;
@@ -79,7 +90,11 @@ async function fullBreakout(db: TestDatabase): Promise<void> {
       for (const item of person.items) {
         const expected = rawNumeric(chosen.line, item);
         if (expected === null) blanks += 1;
-        assert.equal(row[item.name.toLowerCase()] === null ? null : Number(row[item.name.toLowerCase()]), expected, `${item.name} of ${chosen.line}`);
+        assert.equal(
+          row[item.name.toLowerCase()] === null ? null : Number(row[item.name.toLowerCase()]),
+          expected,
+          `${item.name} of ${chosen.line}`,
+        );
       }
       assert.ok(blanks > 0);
       // The subitem is the first digit of its parent.
@@ -102,7 +117,9 @@ async function fullBreakout(db: TestDatabase): Promise<void> {
       }
 
       // occ is 1..k inside every case, k = the person lines of the case in the .dat.
-      const perCase = await q.all('SELECT case_id, COUNT(*) AS n, MIN(occ) AS lo, MAX(occ) AS hi, COUNT(DISTINCT occ) AS d FROM popstan_person GROUP BY case_id');
+      const perCase = await q.all(
+        'SELECT case_id, COUNT(*) AS n, MIN(occ) AS lo, MAX(occ) AS hi, COUNT(DISTINCT occ) AS d FROM popstan_person GROUP BY case_id',
+      );
       const expected = new Map(cases.filter((c) => c.persons.length > 0).map((c) => [c.guid, c.persons.length]));
       assert.equal(perCase.length, expected.size);
       for (const r of perCase) {

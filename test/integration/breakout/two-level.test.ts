@@ -23,9 +23,26 @@ after(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-interface Person { line: number; sex: number; age: number; status: number | null }
-interface Household { house: number; tel: number; heat: number; pc: number; persons: Person[] }
-interface Building { ids: string; roof: number; water: number; hus: number; households: Household[] }
+interface Person {
+  line: number;
+  sex: number;
+  age: number;
+  status: number | null;
+}
+interface Household {
+  house: number;
+  tel: number;
+  heat: number;
+  pc: number;
+  persons: Person[];
+}
+interface Building {
+  ids: string;
+  roof: number;
+  water: number;
+  hus: number;
+  households: Household[];
+}
 
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
 // Level-1 ids: PROV(2) DIST(2) VILLAGE(2) EA(3) BUILD(3), columns 2–13; HOUSE_NUMBER columns 14–16.
@@ -36,9 +53,28 @@ const BUILDINGS: Building[] = [
     water: 1,
     hus: 3,
     households: [
-      { house: 1, tel: 1, heat: 2, pc: 0, persons: [{ line: 1, sex: 1, age: 34, status: 2 }, { line: 2, sex: 2, age: 31, status: 2 }, { line: 3, sex: 1, age: 5, status: null }] },
+      {
+        house: 1,
+        tel: 1,
+        heat: 2,
+        pc: 0,
+        persons: [
+          { line: 1, sex: 1, age: 34, status: 2 },
+          { line: 2, sex: 2, age: 31, status: 2 },
+          { line: 3, sex: 1, age: 5, status: null },
+        ],
+      },
       { house: 2, tel: 2, heat: 1, pc: 1, persons: [{ line: 1, sex: 2, age: 70, status: 4 }] },
-      { house: 7, tel: 1, heat: 1, pc: 1, persons: [{ line: 1, sex: 1, age: 45, status: 1 }, { line: 2, sex: 2, age: 102, status: 3 }] },
+      {
+        house: 7,
+        tel: 1,
+        heat: 1,
+        pc: 1,
+        persons: [
+          { line: 1, sex: 1, age: 45, status: 1 },
+          { line: 2, sex: 2, age: 102, status: 3 },
+        ],
+      },
     ],
   },
   {
@@ -47,7 +83,18 @@ const BUILDINGS: Building[] = [
     water: 2,
     hus: 2,
     households: [
-      { house: 1, tel: 2, heat: 2, pc: 2, persons: [{ line: 1, sex: 2, age: 28, status: 1 }, { line: 2, sex: 1, age: 29, status: 1 }, { line: 3, sex: 2, age: 1, status: null }, { line: 4, sex: 1, age: 3, status: null }] },
+      {
+        house: 1,
+        tel: 2,
+        heat: 2,
+        pc: 2,
+        persons: [
+          { line: 1, sex: 2, age: 28, status: 1 },
+          { line: 2, sex: 1, age: 29, status: 1 },
+          { line: 3, sex: 2, age: 1, status: null },
+          { line: 4, sex: 1, age: 3, status: null },
+        ],
+      },
       { house: 3, tel: 1, heat: 2, pc: 0, persons: [{ line: 1, sex: 1, age: 60, status: 2 }] },
     ],
   },
@@ -79,7 +126,15 @@ async function twoLevel(db: TestDatabase): Promise<void> {
     if (s.status !== 'completed') return;
     assert.equal(s.result.total_cases, 2);
     assert.equal(s.result.warnings, 0);
-    assert.deepEqual(s.result.tables_created, ['tl_cases', 'tl_level_2', 'tl_build_rec', 'tl_house_rec', 'tl_pop_recc', 'tl_notes', 'tl_cspro_jobs']);
+    assert.deepEqual(s.result.tables_created, [
+      'tl_cases',
+      'tl_level_2',
+      'tl_build_rec',
+      'tl_house_rec',
+      'tl_pop_recc',
+      'tl_notes',
+      'tl_cspro_jobs',
+    ]);
 
     const guid = (b: Building) => caseGuid('TWO_LEVEL_DICT', b.ids);
     const sorted = (rows: unknown[][]) => rows.map((x) => JSON.stringify(x)).sort();
@@ -107,10 +162,15 @@ async function twoLevel(db: TestDatabase): Promise<void> {
         sorted(BUILDINGS.flatMap((b) => b.households.map((h, i) => [guid(b), i + 1, 1, h.tel, h.heat, h.pc]))),
       );
       const pop = await q.all('SELECT case_id, level_2_occ, occ, line, sex, age, m_status FROM tl_pop_recc');
-      const expected = BUILDINGS.flatMap((b) => b.households.flatMap((h, i) => h.persons.map((p, k) => [guid(b), i + 1, k + 1, p.line, p.sex, p.age, p.status])));
+      const expected = BUILDINGS.flatMap((b) =>
+        b.households.flatMap((h, i) => h.persons.map((p, k) => [guid(b), i + 1, k + 1, p.line, p.sex, p.age, p.status])),
+      );
       assert.equal(expected.length, 11);
       assert.equal(pop.length, 11);
-      assert.deepEqual(sorted(pop.map((x) => [x.case_id, num(x.level_2_occ), num(x.occ), num(x.line), num(x.sex), num(x.age), num(x.m_status)])), sorted(expected));
+      assert.deepEqual(
+        sorted(pop.map((x) => [x.case_id, num(x.level_2_occ), num(x.occ), num(x.line), num(x.sex), num(x.age), num(x.m_status)])),
+        sorted(expected),
+      );
     } finally {
       await q.close();
     }

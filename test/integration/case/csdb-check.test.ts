@@ -98,10 +98,14 @@ describe('a .csdb checked against the dictionary', () => {
   });
 
   it('reads a file that lacks an item and a record added to the dictionary later: they read blank', async () => {
-    const older = trimmedDcfText().replace(/\[Record\]\r\nLabel=Housing record[\s\S]*$/, '').replace(/\[Item\]\r\nLabel=Age\r\n[^[]*/, '');
+    const older = trimmedDcfText()
+      .replace(/\[Record\]\r\nLabel=Housing record[\s\S]*$/, '')
+      .replace(/\[Item\]\r\nLabel=Age\r\n[^[]*/, '');
     const olderDict = parseDictionary(older);
     const path = join(dir, 'older.csdb');
-    writeCsdb(path, olderDict, older, [{ ...OWN_CASES[0]!, level1: { id: { CLUSTER: 101, HHNUM: 1, VISIT: 1 }, PERSON: [{ LINE: 1, SEX: 2, NAME: 'A' }] } }]);
+    writeCsdb(path, olderDict, older, [
+      { ...OWN_CASES[0]!, level1: { id: { CLUSTER: 101, HHNUM: 1, VISIT: 1 }, PERSON: [{ LINE: 1, SEX: 2, NAME: 'A' }] } },
+    ]);
     checkCsdbFile(path, trimmedDict());
     const [r] = await readAll(path);
     assert.ok(r?.ok);
@@ -110,12 +114,19 @@ describe('a .csdb checked against the dictionary', () => {
 
   it('compares types, decimals and, for text questionnaires, positions and record types', () => {
     const dict = trimmedDict();
-    const moved = parseDictionary(trimmedDcfText().replace("RecordTypeValue='2'", "RecordTypeValue='H'").replace('Name=AGE\r\nStart=13\r\nLen=3\r\n', 'Name=AGE\r\nStart=13\r\nLen=3\r\nDataType=Alpha\r\n'));
+    const moved = parseDictionary(
+      trimmedDcfText()
+        .replace("RecordTypeValue='2'", "RecordTypeValue='H'")
+        .replace('Name=AGE\r\nStart=13\r\nLen=3\r\n', 'Name=AGE\r\nStart=13\r\nLen=3\r\nDataType=Alpha\r\n'),
+    );
     assert.deepEqual(dictionaryDifferences(dict, moved, false), ['record PERSON item AGE is alpha in the file, numeric in the dictionary']);
     assert.deepEqual(dictionaryDifferences(dict, moved, true), [
       'record PERSON item AGE is alpha, columns 13-15 in the file, numeric, columns 13-15 in the dictionary',
       "record HOUSING has record type 'H' in the file, '2' in the dictionary",
     ]);
-    assert.deepEqual(dictionaryDifferences(dict, parseDictionary(otherDcfText().replace(/Name=\w+_DICT/, 'Name=TRIMMED_IDS_DICT')), false).length, 3);
+    assert.deepEqual(
+      dictionaryDifferences(dict, parseDictionary(otherDcfText().replace(/Name=\w+_DICT/, 'Name=TRIMMED_IDS_DICT')), false).length,
+      3,
+    );
   });
 });

@@ -50,7 +50,10 @@ describe('readCsdbFile on capi-household.csdb (schema 3)', () => {
     });
     assert.deepEqual(Object.keys(last.case), ['id', 'caseids', 'clock', 'partialSave', 'level-1']);
     assert.equal(results.filter((r) => r.ok && r.case.partialSave).length, 1);
-    assert.equal(results.some((r) => r.ok && (r.case.deleted || r.case.verified || r.case.label || r.case.notes)), false);
+    assert.equal(
+      results.some((r) => r.ok && (r.case.deleted || r.case.verified || r.case.label || r.case.notes)),
+      false,
+    );
   });
 
   it('reads ids, the alpha parent with numeric subitems and GPS decimals', () => {
@@ -61,9 +64,22 @@ describe('readCsdbFile on capi-household.csdb (schema 3)', () => {
     const persons = l1.POPULATION_RECORD as RecordObject[];
     assert.equal(persons.length, 3);
     assert.deepEqual(persons[0], {
-      HH_KEEP_ROW: 1, HH_NAME: 'LINCOLN DAVIS', HH_RELATIONSHIP: 1, HH_SEX: 1, HH_DATE_OF_BIRTH: '041965', HH_MONTH_BORN: 4,
-      HH_YEAR_BORN: 1965, HH_AGE: 56, HH_CITIZENSHIP: 1, HH_RESIDENCE_SITUATION: 1, HH_LITERACY: 1, HH_EDUCATION: 5,
-      HH_WORK_STATUS: 1, HH_MARITAL_STATUS: 2, HH_MARITAL_AGE: 33, HH_MORE_ROWS: 1,
+      HH_KEEP_ROW: 1,
+      HH_NAME: 'LINCOLN DAVIS',
+      HH_RELATIONSHIP: 1,
+      HH_SEX: 1,
+      HH_DATE_OF_BIRTH: '041965',
+      HH_MONTH_BORN: 4,
+      HH_YEAR_BORN: 1965,
+      HH_AGE: 56,
+      HH_CITIZENSHIP: 1,
+      HH_RESIDENCE_SITUATION: 1,
+      HH_LITERACY: 1,
+      HH_EDUCATION: 5,
+      HH_WORK_STATUS: 1,
+      HH_MARITAL_STATUS: 2,
+      HH_MARITAL_AGE: 33,
+      HH_MORE_ROWS: 1,
     });
     const meta = l1.METADATA_RECORD as RecordObject;
     assert.deepEqual(
@@ -97,10 +113,14 @@ describe('readCsdbFile on a schema-2 file with notes and flags (built by the tes
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('reads text questionnaires, notes, deleted/verified, label and a broken case', async () => {
-    const dict = dictionary('STATES', [level('L', [item('CODE', 1, 2, { zeroFill: true })], [record('R', '', 1, [alpha('NAME', 3, 10)])])], {
-      start: 0,
-      length: 0,
-    });
+    const dict = dictionary(
+      'STATES',
+      [level('L', [item('CODE', 1, 2, { zeroFill: true })], [record('R', '', 1, [alpha('NAME', 3, 10)])])],
+      {
+        start: 0,
+        length: 0,
+      },
+    );
     const path = join(dir, 'states.csdb');
     const db = new Database(path);
     db.exec(`CREATE TABLE meta (schema_version INTEGER, cspro_version TEXT, dictionary TEXT);
@@ -117,7 +137,17 @@ describe('readCsdbFile on a schema-2 file with notes and flags (built by the tes
     ins.run('c0000000-0000-4000-8000-000000000003', '0X', '', '0XBad\r\n', 0, 3, 0, null, null, null, null, null, null);
     db.prepare('INSERT INTO vector_clock VALUES (?, ?, ?)').run('a0000000-0000-4000-8000-000000000001', 'dev-a', 4);
     db.prepare('INSERT INTO vector_clock VALUES (?, ?, ?)').run('a0000000-0000-4000-8000-000000000001', 'dev-b', 1);
-    db.prepare('INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run('B0000000-0000-4000-8000-000000000002', 'NAME', '', 1, 0, 0, 'spelling?', 'op7', 123456789);
+    db.prepare('INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+      'B0000000-0000-4000-8000-000000000002',
+      'NAME',
+      '',
+      1,
+      0,
+      0,
+      'spelling?',
+      'op7',
+      123456789,
+    );
     db.close();
 
     assert.equal(readCsdbDictionaryText(path), '[Dictionary]\r\nName=STATES\r\n');
@@ -127,7 +157,15 @@ describe('readCsdbFile on a schema-2 file with notes and flags (built by the tes
       ok: true,
       index: 0,
       warnings: [],
-      case: { id: 'a0000000-0000-4000-8000-000000000001', caseids: '01', clock: [{ deviceId: 'dev-a', revision: 4 }, { deviceId: 'dev-b', revision: 1 }], 'level-1': { id: { CODE: 1 }, R: { NAME: 'Alabama' } } },
+      case: {
+        id: 'a0000000-0000-4000-8000-000000000001',
+        caseids: '01',
+        clock: [
+          { deviceId: 'dev-a', revision: 4 },
+          { deviceId: 'dev-b', revision: 1 },
+        ],
+        'level-1': { id: { CODE: 1 }, R: { NAME: 'Alabama' } },
+      },
     });
     assert.deepEqual(results[1], {
       ok: true,

@@ -31,7 +31,10 @@ function ok(r: DatCaseResult | undefined) {
 
 /** The fixture's first lines grouped by the level-1 key (cols 2–19), BOM removed. */
 function popstanCases(lineCount: number): string[][] {
-  const lines = readFileSync(POPSTAN_DAT, 'utf8').replace(/^\uFEFF/, '').split('\n').slice(0, lineCount);
+  const lines = readFileSync(POPSTAN_DAT, 'utf8')
+    .replace(/^\uFEFF/, '')
+    .split('\n')
+    .slice(0, lineCount);
   const groups: string[][] = [];
   let key: string | undefined;
   for (const line of lines) {
@@ -52,8 +55,14 @@ describe('readDatFile on popstan-census.dat', () => {
 
   it('reads exactly 4,872 cases, with no error and no warning', () => {
     assert.equal(results.length, 4872);
-    assert.deepEqual(results.filter((r) => !r.ok), []);
-    assert.equal(results.reduce((n, r) => n + (r.ok ? r.warnings.length : 0), 0), 0);
+    assert.deepEqual(
+      results.filter((r) => !r.ok),
+      [],
+    );
+    assert.equal(
+      results.reduce((n, r) => n + (r.ok ? r.warnings.length : 0), 0),
+      0,
+    );
   });
 
   it('keeps every record line: 24,271 persons and 4,872 housing records', () => {
@@ -83,20 +92,60 @@ describe('readDatFile on popstan-census.dat', () => {
       id: { PROVINCE: 1, DISTRICT: 1, VILLAGE: 30, EA: 1, UR: 1, BUILDING: 21, HU: 24, HH: 1 },
       PERSON: [
         {
-          LINE: 1, P02_REL: 1, P03_SEX: 2, P04_AGE: 19, P05_MS: 5, P06_MOTHER: 1, P07_BIRTH: 1, P08_RES95: 1,
-          P09_ATTEND: 2, P10_HIGH_GR: 11, P11_LITERACY: 1, P12_WORKING: 1,
+          LINE: 1,
+          P02_REL: 1,
+          P03_SEX: 2,
+          P04_AGE: 19,
+          P05_MS: 5,
+          P06_MOTHER: 1,
+          P07_BIRTH: 1,
+          P08_RES95: 1,
+          P09_ATTEND: 2,
+          P10_HIGH_GR: 11,
+          P11_LITERACY: 1,
+          P12_WORKING: 1,
           // P13_LOOKING and P14_WHY_NOT (cols 37–38) are blank → omitted.
-          P15_OCC: 93, P15A_OCC: 9, P16_IND: 29, P16A_IND: 2, P17_WK_STATUS: 2, ECON_ACTIVE: 1,
-          P18_BORN: 0, P19_LIVING: 0, P20_BORN12: 0,
+          P15_OCC: 93,
+          P15A_OCC: 9,
+          P16_IND: 29,
+          P16A_IND: 2,
+          P17_WK_STATUS: 2,
+          ECON_ACTIVE: 1,
+          P18_BORN: 0,
+          P19_LIVING: 0,
+          P20_BORN12: 0,
         },
         // The line ends at col 35: everything after P11_LITERACY is blank.
-        { LINE: 2, P02_REL: 5, P03_SEX: 2, P04_AGE: 7, P05_MS: 5, P06_MOTHER: 1, P07_BIRTH: 1, P08_RES95: 1, P09_ATTEND: 1, P10_HIGH_GR: 4, P11_LITERACY: 9 },
+        {
+          LINE: 2,
+          P02_REL: 5,
+          P03_SEX: 2,
+          P04_AGE: 7,
+          P05_MS: 5,
+          P06_MOTHER: 1,
+          P07_BIRTH: 1,
+          P08_RES95: 1,
+          P09_ATTEND: 1,
+          P10_HIGH_GR: 4,
+          P11_LITERACY: 9,
+        },
         // Ends at col 29: P08_RES95 (NOTAPPL mapped to a blank pair) is blank → omitted.
         { LINE: 3, P02_REL: 5, P03_SEX: 1, P04_AGE: 4, P05_MS: 5, P06_MOTHER: 1, P07_BIRTH: 1 },
       ],
       HOUSING: {
-        H01_TYPE: 1, H02_WALL: 1, H03_ROOF: 2, H04_FLOOR: 3, H05_ROOMS: 2, H06_TENURE: 1, H07_RENT: 0,
-        H08_TOILET: 5, H09_BATH: 2, H10_WATER: 2, H11_LIGHT: 1, H12_FUEL: 5, H13_PERSONS: 3,
+        H01_TYPE: 1,
+        H02_WALL: 1,
+        H03_ROOF: 2,
+        H04_FLOOR: 3,
+        H05_ROOMS: 2,
+        H06_TENURE: 1,
+        H07_RENT: 0,
+        H08_TOILET: 5,
+        H09_BATH: 2,
+        H10_WATER: 2,
+        H11_LIGHT: 1,
+        H12_FUEL: 5,
+        H13_PERSONS: 3,
       },
     });
   });
@@ -106,15 +155,45 @@ describe('readDatFile on popstan-census.dat', () => {
     assert.equal(second.firstLine, 5);
     const persons = second.case['level-1'].PERSON as RecordObject[];
     assert.equal(persons.length, 12);
-    assert.deepEqual(persons.map((p) => p.LINE), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    assert.deepEqual(
+      persons.map((p) => p.LINE),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+    );
     // 101011710011087003101114011010320911  919521: P15_OCC 91 → P15A_OCC 9, P16_IND 95 → P16A_IND 9.
     assert.deepEqual(persons[0], {
-      LINE: 1, P02_REL: 1, P03_SEX: 1, P04_AGE: 40, P05_MS: 1, P06_MOTHER: 1, P07_BIRTH: 1, P08_RES95: 3,
-      P09_ATTEND: 2, P10_HIGH_GR: 9, P11_LITERACY: 1, P12_WORKING: 1, P15_OCC: 91, P15A_OCC: 9, P16_IND: 95,
-      P16A_IND: 9, P17_WK_STATUS: 2, ECON_ACTIVE: 1,
+      LINE: 1,
+      P02_REL: 1,
+      P03_SEX: 1,
+      P04_AGE: 40,
+      P05_MS: 1,
+      P06_MOTHER: 1,
+      P07_BIRTH: 1,
+      P08_RES95: 3,
+      P09_ATTEND: 2,
+      P10_HIGH_GR: 9,
+      P11_LITERACY: 1,
+      P12_WORKING: 1,
+      P15_OCC: 91,
+      P15A_OCC: 9,
+      P16_IND: 95,
+      P16A_IND: 9,
+      P17_WK_STATUS: 2,
+      ECON_ACTIVE: 1,
     });
     // 10101171001108700310832065101012009 → P04_AGE 6, P10_HIGH_GR 0.
-    assert.deepEqual(persons[7], { LINE: 8, P02_REL: 3, P03_SEX: 2, P04_AGE: 6, P05_MS: 5, P06_MOTHER: 1, P07_BIRTH: 1, P08_RES95: 1, P09_ATTEND: 2, P10_HIGH_GR: 0, P11_LITERACY: 9 });
+    assert.deepEqual(persons[7], {
+      LINE: 8,
+      P02_REL: 3,
+      P03_SEX: 2,
+      P04_AGE: 6,
+      P05_MS: 5,
+      P06_MOTHER: 1,
+      P07_BIRTH: 1,
+      P08_RES95: 1,
+      P09_ATTEND: 2,
+      P10_HIGH_GR: 0,
+      P11_LITERACY: 9,
+    });
     assert.deepEqual(second.case['level-1'].HOUSING, { H01_TYPE: 6, H13_PERSONS: 12 });
   });
 
@@ -134,7 +213,10 @@ describe('readDatFile on popstan-census.dat', () => {
       if (r.ok) again.push(r.case.id);
       if (again.length === 3) break;
     }
-    assert.deepEqual(again, results.slice(0, 3).map((r) => (r.ok ? r.case.id : '')));
+    assert.deepEqual(
+      again,
+      results.slice(0, 3).map((r) => (r.ok ? r.case.id : '')),
+    );
     assert.equal(new Set(results.map((r) => (r.ok ? r.case.id : ''))).size, 4872);
   });
 });
@@ -152,7 +234,9 @@ describe('readDatFile with broken cases', () => {
     const keyB = (b[0] as string).slice(1, 19);
     const lines = [
       ...a, // lines 1–4
-      b[0], '3' + keyB + '12345', ...b.slice(1), // 5: first line of B, 6: unknown record type '3'
+      b[0],
+      '3' + keyB + '12345',
+      ...b.slice(1), // 5: first line of B, 6: unknown record type '3'
       '~' + (c[0] as string).slice(1), // erased line
       '',
       ...c,
@@ -163,7 +247,10 @@ describe('readDatFile with broken cases', () => {
     // CRLF endings and a BOM, as CSPro writes them.
     writeFileSync(path, '\uFEFF' + lines.join('\r\n') + '\r\n');
     const results = await readAll(path, popstan);
-    assert.deepEqual(results.map((r) => r.ok), [true, false, true, false, true]);
+    assert.deepEqual(
+      results.map((r) => r.ok),
+      [true, false, true, false, true],
+    );
 
     const errB = results[1];
     assert.ok(errB && !errB.ok);
@@ -201,11 +288,22 @@ describe('readDatFile with broken cases', () => {
     const first = ok(results[0]);
     assert.equal((first.case['level-1'].PERSON as RecordObject[])[0]?.P04_AGE, 'DEFAULT');
     assert.deepEqual(first.warnings, [
-      { kind: 'invalid-value', message: 'item P04_AGE holds "x9", not a number; read as DEFAULT', record: 'PERSON', item: 'P04_AGE', occurrence: 1, value: 'x9', line: 1 },
+      {
+        kind: 'invalid-value',
+        message: 'item P04_AGE holds "x9", not a number; read as DEFAULT',
+        record: 'PERSON',
+        item: 'P04_AGE',
+        occurrence: 1,
+        value: 'x9',
+        line: 1,
+      },
     ]);
     const last = ok(results[2]);
     assert.equal(last.case.id, first.case.id);
-    assert.deepEqual(last.warnings.map((w) => [w.kind, w.line]), [['duplicate-key', 4 + b.length + 1]]);
+    assert.deepEqual(
+      last.warnings.map((w) => [w.kind, w.line]),
+      [['duplicate-key', 4 + b.length + 1]],
+    );
 
     await assert.rejects(readAll(join(dir, 'missing.dat'), popstan), (err: Error & { code?: string }) => err.code === 'IO_ERROR');
   });
@@ -247,7 +345,10 @@ describe('readDatFile on a two-level dictionary', () => {
           { id: { HOUSE_NUMBER: 2 }, HOUSE_REC: { TELEPHONE: 2, HEAT: 1, PC: 0 }, POP_RECC: [{ LINE: 1, SEX: 2, AGE: 67, M_STATUS: 3 }] },
         ],
       });
-      assert.deepEqual(ok(results[1]).case['level-1'], { id: { PROV: 1, DIST: 2, VILLAGE: 3, EA: 4, BUILD: 6 }, BUILD_REC: { ROOF: 3, WATER: 1, NUMBER_OF_HUS: 1 } });
+      assert.deepEqual(ok(results[1]).case['level-1'], {
+        id: { PROV: 1, DIST: 2, VILLAGE: 3, EA: 4, BUILD: 6 },
+        BUILD_REC: { ROOF: 3, WATER: 1, NUMBER_OF_HUS: 1 },
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -263,7 +364,14 @@ describe('text-to-case with the CAPI household dictionary', () => {
     const { level1, warnings } = textToCase(capi, [person('999'), person('***'), metadata]);
     const persons = level1.POPULATION_RECORD as RecordObject[];
     assert.deepEqual(persons[0], {
-      HH_KEEP_ROW: 1, HH_NAME: 'ANA', HH_RELATIONSHIP: 1, HH_SEX: 2, HH_DATE_OF_BIRTH: '041965', HH_MONTH_BORN: 4, HH_YEAR_BORN: 1965, HH_AGE: 999,
+      HH_KEEP_ROW: 1,
+      HH_NAME: 'ANA',
+      HH_RELATIONSHIP: 1,
+      HH_SEX: 2,
+      HH_DATE_OF_BIRTH: '041965',
+      HH_MONTH_BORN: 4,
+      HH_YEAR_BORN: 1965,
+      HH_AGE: 999,
     });
     assert.equal(persons[1]?.HH_AGE, 'DEFAULT');
     assert.deepEqual(level1.METADATA_RECORD, { HH_GPS_READING: 2, HH_GPS_LATITUDE: 38.922705, HH_GPS_LONGITUDE: -77.036166 });
@@ -280,7 +388,10 @@ describe('readDatFile on a line trimmed inside the id area (fixtures/synthetic/t
     const raw = readFileSync(path, 'utf8');
     assert.ok(raw.startsWith('\uFEFF') && raw.includes('\r\n1215957\r\n'), 'the fixture has a BOM, CRLF and the trimmed line');
     const results = await readAll(path, trimmed);
-    assert.deepEqual(results.map((r) => (r.ok ? r.case.caseids : r.error.message)), ['215957  ', '215958 1', '310001  ']);
+    assert.deepEqual(
+      results.map((r) => (r.ok ? r.case.caseids : r.error.message)),
+      ['215957  ', '215958 1', '310001  '],
+    );
     const first = ok(results[0]);
     const persons = first.case['level-1'].PERSON as RecordObject[];
     assert.equal(persons.length, 6, 'the trimmed line is the sixth, blank person');

@@ -35,7 +35,14 @@ describe('readJsonCasesFile', () => {
         caseids: '010103000110210241',
         clock: [{ deviceId: 'tab-1', revision: 2 }],
         notes: [{ content: 'age checked', field, operatorId: 'enum1', modifiedTime: '2024-03-01T10:00:00Z' }],
-        'level-1': JSON.stringify({ id: ids, PERSON: [{ LINE: 1, P04_AGE: 19 }, { LINE: 2, P04_AGE: '7' }], HOUSING: { H01_TYPE: 1 } }),
+        'level-1': JSON.stringify({
+          id: ids,
+          PERSON: [
+            { LINE: 1, P04_AGE: 19 },
+            { LINE: 2, P04_AGE: '7' },
+          ],
+          HOUSING: { H01_TYPE: 1 },
+        }),
       },
       {
         id: '22222222-2222-4222-8222-222222222222',
@@ -64,7 +71,14 @@ describe('readJsonCasesFile', () => {
           caseids: '010103000110210241',
           notes: [{ content: 'age checked', field, operatorId: 'enum1', modifiedTime: '2024-03-01T10:00:00Z' }],
           clock: [{ deviceId: 'tab-1', revision: 2 }],
-          'level-1': { id: ids, PERSON: [{ LINE: 1, P04_AGE: 19 }, { LINE: 2, P04_AGE: 7 }], HOUSING: { H01_TYPE: 1 } },
+          'level-1': {
+            id: ids,
+            PERSON: [
+              { LINE: 1, P04_AGE: 19 },
+              { LINE: 2, P04_AGE: 7 },
+            ],
+            HOUSING: { H01_TYPE: 1 },
+          },
         },
       },
       {
@@ -89,7 +103,21 @@ describe('readJsonCasesFile', () => {
           clock: [{ deviceId: 'tab-2', revision: 1 }],
           'level-1': {
             id: { ...ids, HH: 3 },
-            PERSON: [{ LINE: 2, P02_REL: 5, P03_SEX: 2, P04_AGE: 7, P05_MS: 5, P06_MOTHER: 1, P07_BIRTH: 1, P08_RES95: 1, P09_ATTEND: 1, P10_HIGH_GR: 4, P11_LITERACY: 9 }],
+            PERSON: [
+              {
+                LINE: 2,
+                P02_REL: 5,
+                P03_SEX: 2,
+                P04_AGE: 7,
+                P05_MS: 5,
+                P06_MOTHER: 1,
+                P07_BIRTH: 1,
+                P08_RES95: 1,
+                P09_ATTEND: 1,
+                P10_HIGH_GR: 4,
+                P11_LITERACY: 9,
+              },
+            ],
             HOUSING: { H01_TYPE: 1, H02_WALL: 1, H03_ROOF: 1, H04_FLOOR: 2 },
           },
         },

@@ -17,7 +17,8 @@ function withStore(fn: (store: Store, dict: string) => void): void {
   }
 }
 
-const job = (store: Store, id: string, dictionaries: string[]) => store.jobs.create({ id, dictionaries, mode: 'full', threads: 1, overwrite: false, origin: 'test' });
+const job = (store: Store, id: string, dictionaries: string[]) =>
+  store.jobs.create({ id, dictionaries, mode: 'full', threads: 1, overwrite: false, origin: 'test' });
 
 test('a job writes started, one entry per further tenth of progress, finished and its end, newest first', () => {
   withStore((store, dict) => {
@@ -29,10 +30,12 @@ test('a job writes started, one entry per further tenth of progress, finished an
     w.finished(dict, 'finished');
     w.ended([dict], 'info', 'completed');
     const { logs } = listBreakoutLogs(store, { dictionary: dict });
-    assert.deepEqual(
-      logs.map((e) => [e.message.replace(/^.*\((\d+%)\)$/, '$1'), e.progress]).reverse(),
-      [['started', '0%'], ...[10, 20, 30, 40, 50, 60, 70, 80, 90].map((p) => [`${p}%`, `${p}%`]), ['finished', '100%'], ['completed', '100%']],
-    );
+    assert.deepEqual(logs.map((e) => [e.message.replace(/^.*\((\d+%)\)$/, '$1'), e.progress]).reverse(), [
+      ['started', '0%'],
+      ...[10, 20, 30, 40, 50, 60, 70, 80, 90].map((p) => [`${p}%`, `${p}%`]),
+      ['finished', '100%'],
+      ['completed', '100%'],
+    ]);
     assert.equal(logs[0]!.timestamp, new Date(t).toISOString());
     assert.ok(logs.every((e) => e.level === 'info' && e.dictionary === dict));
   });
@@ -56,7 +59,11 @@ test('warnings: the first 100 of a job, then one line pointing at the job log fi
 test('a job that fails before running is logged as an error for each of its dictionaries, where it stood', () => {
   withStore((store, dict) => {
     job(store, 'j3', [dict]);
-    logJobFailure(store, { id: 'j3', dictionaries: [dict], progress: { dictionary: dict, processed: 30, total: 120 } }, { code: 'BRK-002', message: 'gone', details: '' });
+    logJobFailure(
+      store,
+      { id: 'j3', dictionaries: [dict], progress: { dictionary: dict, processed: 30, total: 120 } },
+      { code: 'BRK-002', message: 'gone', details: '' },
+    );
     assert.deepEqual(
       listBreakoutLogs(store).logs.map(({ level, dictionary, message, progress }) => ({ level, dictionary, message, progress })),
       [{ level: 'error', dictionary: dict, message: 'job j3 failed: BRK-002: gone', progress: '25%' }],
@@ -74,10 +81,21 @@ test('listBreakoutLogs: limit 1 to 1000 (default 100), an unknown dictionary is 
     assert.equal(listBreakoutLogs(store, { limit: '7' }).logs.length, 7);
     assert.equal(listBreakoutLogs(store, { limit: 1000 }).logs.length, 150);
     for (const limit of ['0', '1001', '1.5', 'x', -1]) {
-      assert.throws(() => listBreakoutLogs(store, { limit }), (e: unknown) => e instanceof AppError && e.code === 'USAGE');
+      assert.throws(
+        () => listBreakoutLogs(store, { limit }),
+        (e: unknown) => e instanceof AppError && e.code === 'USAGE',
+      );
     }
-    assert.throws(() => listBreakoutLogs(store, { dictionary: 'NOPE' }), (e: unknown) => e instanceof AppError && e.code === 'DICTIONARY_NOT_FOUND');
+    assert.throws(
+      () => listBreakoutLogs(store, { dictionary: 'NOPE' }),
+      (e: unknown) => e instanceof AppError && e.code === 'DICTIONARY_NOT_FOUND',
+    );
     assert.equal(store.breakoutLog.prune(10), 140);
-    assert.deepEqual(listBreakoutLogs(store, { limit: 1000 }).logs.map((e) => e.message).at(-1), 'entry 140');
+    assert.deepEqual(
+      listBreakoutLogs(store, { limit: 1000 })
+        .logs.map((e) => e.message)
+        .at(-1),
+      'entry 140',
+    );
   });
 });

@@ -21,15 +21,29 @@ function furnish(store: Store, name: string, other: string): { logs: string[] } 
   const schedule = store.schedules.insert({ dictionaryId: id, enabled: true, cronExpression: '0 * * * *', nextRun: null }, now);
   mkdirSync(store.home.breakoutLogs, { recursive: true });
   writeFileSync(join(store.home.breakoutLogs, 'run-1.log'), 'log');
-  store.schedules.addRun({ scheduleId: schedule.id, trigger: 'scheduled', startedAt: now, endedAt: now, exitCode: 0, outcome: 'succeeded', logFile: 'run-1.log', message: null, runnerPid: null });
+  store.schedules.addRun({
+    scheduleId: schedule.id,
+    trigger: 'scheduled',
+    startedAt: now,
+    endedAt: now,
+    exitCode: 0,
+    outcome: 'succeeded',
+    logFile: 'run-1.log',
+    message: null,
+    runnerPid: null,
+  });
   store.db.prepare(`INSERT INTO sync_devices (device_id, first_seen, last_seen) VALUES ('dev1', ?, ?)`).run(now, now);
-  store.db.prepare(`INSERT INTO sync_history (dictionary_id, device_id, direction, revision, created_at) VALUES (?, 'dev1', 'put', 1, ?)`).run(id, now);
+  store.db
+    .prepare(`INSERT INTO sync_history (dictionary_id, device_id, direction, revision, created_at) VALUES (?, 'dev1', 'put', 1, ?)`)
+    .run(id, now);
   store.jobs.create({ id: 'own', dictionaries: [name], mode: 'full', threads: 1, overwrite: false, origin: 'test' });
   store.jobs.finish('own', 'completed');
   writeFileSync(jobLogPath(store, 'own'), 'job log');
   store.jobs.create({ id: 'shared', dictionaries: [name, other], mode: 'full', threads: 1, overwrite: false, origin: 'test' });
   store.jobs.finish('shared', 'completed');
-  const log = store.db.prepare(`INSERT INTO breakout_log (job_id, dictionary, level, message, progress, created_at) VALUES (?, ?, 'info', 'x', 0, ?)`);
+  const log = store.db.prepare(
+    `INSERT INTO breakout_log (job_id, dictionary, level, message, progress, created_at) VALUES (?, ?, 'info', 'x', 0, ?)`,
+  );
   log.run('shared', name, now);
   log.run('shared', other, now);
   store.db
@@ -48,7 +62,10 @@ test('purge removes cases with tombstones, schedules, runs and their logs, sync 
     const total = t.store.cases.count(id);
     assert.ok(total > 0);
     const { logs } = furnish(t.store, name, other);
-    assert.throws(() => deleteDictionary(t.store, name), (e: AppError) => e.code === 'DICT_IN_USE');
+    assert.throws(
+      () => deleteDictionary(t.store, name),
+      (e: AppError) => e.code === 'DICT_IN_USE',
+    );
     const r = await purgeDictionary(t.store, name);
     assert.equal(r.removed.cases, total);
     assert.equal(r.removed.deleted_cases, 1);
@@ -87,7 +104,10 @@ test('a running breakout job of the dictionary refuses the purge with BREAKOUT_B
     // A job with a live pid (this process) is not reaped as dead.
     t.store.jobs.create({ id: 'busy', dictionaries: [name], mode: 'full', threads: 1, overwrite: false, origin: 'test' });
     t.store.jobs.markRunning('busy', process.pid);
-    await assert.rejects(purgeDictionary(t.store, name), (e: AppError) => e.code === 'BREAKOUT_BUSY' && e.details.job_id === 'busy' && /busy/.test(e.message));
+    await assert.rejects(
+      purgeDictionary(t.store, name),
+      (e: AppError) => e.code === 'BREAKOUT_BUSY' && e.details.job_id === 'busy' && /busy/.test(e.message),
+    );
     assert.equal(t.store.cases.count(id), before);
   } finally {
     t.cleanup();
@@ -124,8 +144,21 @@ test('a schedule run of the dictionary with a live runner refuses the purge (BRE
     const id = t.store.dictionaries.find(name)!.id;
     const now = new Date().toISOString();
     const schedule = t.store.schedules.insert({ dictionaryId: id, enabled: true, cronExpression: '0 * * * *', nextRun: null }, now);
-    const run = t.store.schedules.addRun({ scheduleId: schedule.id, trigger: 'run-now', startedAt: now, endedAt: null, exitCode: null, outcome: 'running', logFile: null, message: null, runnerPid: process.pid });
-    await assert.rejects(purgeDictionary(t.store, name), (e: AppError) => e.code === 'BREAKOUT_BUSY' && e.details.schedule_run_id === String(run));
+    const run = t.store.schedules.addRun({
+      scheduleId: schedule.id,
+      trigger: 'run-now',
+      startedAt: now,
+      endedAt: null,
+      exitCode: null,
+      outcome: 'running',
+      logFile: null,
+      message: null,
+      runnerPid: process.pid,
+    });
+    await assert.rejects(
+      purgeDictionary(t.store, name),
+      (e: AppError) => e.code === 'BREAKOUT_BUSY' && e.details.schedule_run_id === String(run),
+    );
     assert.ok(t.store.dictionaries.find(name));
     // A pid far above pid_max (4194304 on Linux) belongs to no process: the runner is dead.
     t.store.db.prepare('UPDATE schedule_runs SET runner_pid = 99999999 WHERE id = ?').run(run);

@@ -9,12 +9,14 @@ import { listClientFolder, openClientFile, putClientFile } from '../../../src/co
 import { AppError } from '../../../src/shared/errors.js';
 import { tempStore } from '../../helpers/temp-home.js';
 
-const code = (c: string, check: (e: AppError) => void = () => {}) => (e: unknown) => {
-  assert.ok(e instanceof AppError, String(e));
-  assert.equal(e.code, c, e.message);
-  check(e);
-  return true;
-};
+const code =
+  (c: string, check: (e: AppError) => void = () => {}) =>
+  (e: unknown) => {
+    assert.ok(e instanceof AppError, String(e));
+    assert.equal(e.code, c, e.message);
+    check(e);
+    return true;
+  };
 
 async function readAll(s: AsyncIterable<unknown>): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -65,7 +67,10 @@ test('a wrong Content-MD5 or a body that fails midway: the old version stays, no
   try {
     const writer = { username: 'interviewer', role: 'Standard' as const };
     await putClientFile(store, 'paradata/pds.txt', Readable.from([Buffer.from('uuid-1')]), { writer });
-    await assert.rejects(putClientFile(store, 'paradata/pds.txt', Readable.from([Buffer.from('uuid-2')]), { writer, expectedMd5: '0'.repeat(32) }), code('CHECKSUM_MISMATCH'));
+    await assert.rejects(
+      putClientFile(store, 'paradata/pds.txt', Readable.from([Buffer.from('uuid-2')]), { writer, expectedMd5: '0'.repeat(32) }),
+      code('CHECKSUM_MISMATCH'),
+    );
     const failing = (async function* () {
       yield Buffer.from('half of a ');
       throw new AppError('USAGE', 'the upload was interrupted: aborted');
@@ -74,8 +79,14 @@ test('a wrong Content-MD5 or a body that fails midway: the old version stays, no
     assert.equal(readFileSync(join(home.media, 'paradata/pds.txt'), 'utf8'), 'uuid-1');
     assert.deepEqual(readdirSync(join(home.media, 'paradata')), ['pds.txt']);
     const md5 = createHash('md5').update('uuid-3').digest('hex');
-    const ok = await putClientFile(store, 'media/paradata/pds.txt', Readable.from([Buffer.from('uuid-3')]), { writer, expectedMd5: md5.toUpperCase() });
-    assert.deepEqual({ ...ok, lastModified: undefined }, { type: 'file', name: 'pds.txt', directory: 'paradata', md5, size: 6, lastModified: undefined });
+    const ok = await putClientFile(store, 'media/paradata/pds.txt', Readable.from([Buffer.from('uuid-3')]), {
+      writer,
+      expectedMd5: md5.toUpperCase(),
+    });
+    assert.deepEqual(
+      { ...ok, lastModified: undefined },
+      { type: 'file', name: 'pds.txt', directory: 'paradata', md5, size: 6, lastModified: undefined },
+    );
   } finally {
     cleanup();
   }
@@ -95,7 +106,10 @@ test('overwrite rule in core: a field account may not replace an office file, ma
     assert.deepEqual(readFileSync(join(home.media, 'photos/logo.jpg')), Buffer.from([0xff, 0xd8, 0xff, 1]));
 
     await putFile(store, 'photos/case-1.jpg', Readable.from([Buffer.from('v1')]), { writer: standard });
-    assert.deepEqual([store.files.find('photos/case-1.jpg')!.writtenBy, store.files.find('photos/case-1.jpg')!.office], ['interviewer', false]);
+    assert.deepEqual(
+      [store.files.find('photos/case-1.jpg')!.writtenBy, store.files.find('photos/case-1.jpg')!.office],
+      ['interviewer', false],
+    );
     await putFile(store, 'photos/case-1.jpg', Readable.from([Buffer.from('v2')]), { writer: { username: 'second', role: 'Standard' } });
     assert.equal(store.files.find('photos/case-1.jpg')!.writtenBy, 'second');
     // An API account takes the file over: from then on it is an office file.
@@ -107,7 +121,11 @@ test('overwrite rule in core: a field account may not replace an office file, ma
     writeFileSync(join(home.media, 'by-hand.csv'), 'a,b\n');
     await assert.rejects(putFile(store, 'by-hand.csv', Readable.from([Buffer.from('x')]), { writer: standard }), denied);
     // Rows from before migration 0014 count as office files.
-    store.db.prepare("INSERT INTO files (name, size, sha256, content_type, created_at, updated_at) VALUES ('old.pdf', 1, ?, 'application/pdf', 'x', 'x')").run('0'.repeat(64));
+    store.db
+      .prepare(
+        "INSERT INTO files (name, size, sha256, content_type, created_at, updated_at) VALUES ('old.pdf', 1, ?, 'application/pdf', 'x', 'x')",
+      )
+      .run('0'.repeat(64));
     assert.equal(store.files.find('old.pdf')!.office, true);
 
     // A folder of the path that is a file: PATH_INVALID, not an I/O error.
@@ -136,7 +154,10 @@ test('a snapshot keeps the version it opened: headers and bytes agree while the 
     assert.equal(after.info.size, v2.length);
     assert.deepEqual(await readAll(after.snapshot.stream()), v2);
     const listed = await listClientFolder(store, '');
-    assert.deepEqual(listed.map((e) => e.type === 'file' && [e.name, e.size, e.md5]), [['media.bin', v2.length, createHash('md5').update(v2).digest('hex')]]);
+    assert.deepEqual(
+      listed.map((e) => e.type === 'file' && [e.name, e.size, e.md5]),
+      [['media.bin', v2.length, createHash('md5').update(v2).digest('hex')]],
+    );
   } finally {
     cleanup();
   }

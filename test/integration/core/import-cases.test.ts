@@ -19,7 +19,9 @@ import {
 
 /** The first `n` cases of the census .dat, each with its first person's age (cols 24-25) made "x<k>". */
 function censusWithBadAges(n: number): string {
-  const lines = readFileSync(fixture('popstan-census.dat'), 'utf8').replace(/^\uFEFF/, '').split('\n');
+  const lines = readFileSync(fixture('popstan-census.dat'), 'utf8')
+    .replace(/^\uFEFF/, '')
+    .split('\n');
   const out: string[] = [];
   let key: string | undefined;
   let cases = 0;
@@ -45,7 +47,9 @@ describe('importCases', { concurrency: true }, () => {
       const r = await importCases(t.store, up.name, [file], { detailLimit: 3, now });
       const f = r.files[0]!;
       assert.deepEqual([f.read, f.inserted, f.failed, f.warnings, f.warningList.length, f.warningsNotListed], [7, 7, 0, 7, 3, 4]);
-      const firstKey = readFileSync(fixture('popstan-census.dat'), 'utf8').replace(/^\uFEFF/, '').slice(1, 19);
+      const firstKey = readFileSync(fixture('popstan-census.dat'), 'utf8')
+        .replace(/^\uFEFF/, '')
+        .slice(1, 19);
       assert.deepEqual(f.warningList[0], {
         kind: 'invalid-value',
         message: 'item P04_AGE holds "x1", not a number; read as DEFAULT',
@@ -62,7 +66,10 @@ describe('importCases', { concurrency: true }, () => {
       const log = readFileSync(r.log, 'utf8').split('\n');
       const warnings = log.filter((l) => l.startsWith('warning '));
       assert.equal(warnings.length, 7, 'the log has every warning, listed or not');
-      assert.equal(warnings[0], `warning invalid-value: ${file}:1 (case "${firstKey}", record PERSON(1), item P04_AGE) value "x1": item P04_AGE holds "x1", not a number; read as DEFAULT`);
+      assert.equal(
+        warnings[0],
+        `warning invalid-value: ${file}:1 (case "${firstKey}", record PERSON(1), item P04_AGE) value "x1": item P04_AGE holds "x1", not a number; read as DEFAULT`,
+      );
       assert.ok(log.includes(`${file}: read 7, inserted 7, updated 0, unchanged 0, older 0, failed 0, warnings 7`), log.join('\n'));
 
       // A second import in the same second gets its own log.
@@ -104,7 +111,10 @@ describe('importCases', { concurrency: true }, () => {
       await assert.rejects(importCases(t.store, up.name, [TRIMMED_DAT, own, other]), (err: AppError) => {
         assert.equal(err.code, 'DICTIONARY_MISMATCH');
         assert.equal(err.details.file, other);
-        assert.match(err.message, /record PERSON has items PNUM, GENDER, AGE_YEARS, FULL_NAME in the file that the dictionary does not have/);
+        assert.match(
+          err.message,
+          /record PERSON has items PNUM, GENDER, AGE_YEARS, FULL_NAME in the file that the dictionary does not have/,
+        );
         assert.match(err.message, /no file was imported$/);
         return true;
       });
@@ -129,7 +139,10 @@ describe('importCases', { concurrency: true }, () => {
           index: 1,
         },
       ]);
-      assert.match(readFileSync(w.log, 'utf8'), new RegExp(`warning invalid-value: ${odd} case #2 \\(case "101002 1", record PERSON, item AGE\\) value "forty"`));
+      assert.match(
+        readFileSync(w.log, 'utf8'),
+        new RegExp(`warning invalid-value: ${odd} case #2 \\(case "101002 1", record PERSON, item AGE\\) value "forty"`),
+      );
     } finally {
       t.cleanup();
     }

@@ -11,7 +11,14 @@ import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js
 import { FOLLOW_UP_ORIGIN, reapDeadJobs } from '../../../src/core/breakout/jobs/follow-up.js';
 import { fixture, tempStore } from '../../helpers/temp-home.js';
 
-const incremental = (dictionary: string, origin: string) => ({ id: randomUUID(), dictionaries: [dictionary], mode: 'incremental' as const, threads: 1, overwrite: false, origin });
+const incremental = (dictionary: string, origin: string) => ({
+  id: randomUUID(),
+  dictionaries: [dictionary],
+  mode: 'incremental' as const,
+  threads: 1,
+  overwrite: false,
+  origin,
+});
 
 test('reaping a dead job starts the follow-up queued behind it, once', () => {
   const t = tempStore();
@@ -41,7 +48,10 @@ test('reaping a dead job starts the follow-up queued behind it, once', () => {
 
     // The follow-up is young and pending: a second reap leaves it, and starts nothing more.
     reapDeadJobs(store, Date.now(), { spawn: false });
-    assert.deepEqual(store.jobs.unfinished().map((j) => j.id), [followUps[0]!.id]);
+    assert.deepEqual(
+      store.jobs.unfinished().map((j) => j.id),
+      [followUps[0]!.id],
+    );
   } finally {
     t.cleanup();
   }

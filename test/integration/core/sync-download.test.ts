@@ -76,6 +76,8 @@ test('sync download: a carried page total answers the next page; a write in betw
 
 test('sync download: the revision index carries case_key, so a universe-filtered count reads the index alone', (t) => {
   const store = popstanStore(t);
-  const columns = (store.db.prepare("SELECT name FROM pragma_index_info('cases_by_revision') ORDER BY seqno").all() as { name: string }[]).map((r) => r.name);
+  const columns = (
+    store.db.prepare("SELECT name FROM pragma_index_info('cases_by_revision') ORDER BY seqno").all() as { name: string }[]
+  ).map((r) => r.name);
   assert.deepEqual(columns, ['dictionary_id', 'revision', 'guid', 'deleted', 'case_key']);
 });

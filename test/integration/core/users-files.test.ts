@@ -26,7 +26,10 @@ test('users: add with an argon2id hash, refuse duplicates and bad input, change 
     await assert.rejects(addUser(store, '../bob', 'Standard', 'long enough'), code('USAGE'));
     await changePassword(store, 'alice', 'battery staple');
     assert.equal(await verifyPassword(store.users.find('alice')!.passwordHash, 'battery staple'), true);
-    assert.deepEqual(listUsers(store).map((x) => x.username), ['alice']);
+    assert.deepEqual(
+      listUsers(store).map((x) => x.username),
+      ['alice'],
+    );
     removeUser(store, 'alice');
     assert.throws(() => removeUser(store, 'alice'), code('NOT_FOUND'));
   } finally {
@@ -49,10 +52,16 @@ test('files: put, info, get, list and rm in the media area; traversal refused', 
     assert.equal(Buffer.concat(chunks).toString(), 'hello world');
     await putFile(store, 'photos/a.txt', Readable.from([Buffer.from('v2')]));
     assert.equal(fileInfo(store, 'photos/a.txt').size, 2);
-    assert.deepEqual(listFiles(store).map((f) => f.name), ['photos/a.txt']);
+    assert.deepEqual(
+      listFiles(store).map((f) => f.name),
+      ['photos/a.txt'],
+    );
     await assert.rejects(putFile(store, '../escape.txt', Readable.from([Buffer.from('x')])), code('PATH_INVALID'));
     assert.equal(existsSync(join(home.media, '..', 'escape.txt')), false);
-    assert.throws(() => fileInfo(store, 'missing.jpg'), (e: unknown) => e instanceof AppError && e.code === 'NOT_FOUND' && /missing\.jpg/.test(e.message));
+    assert.throws(
+      () => fileInfo(store, 'missing.jpg'),
+      (e: unknown) => e instanceof AppError && e.code === 'NOT_FOUND' && /missing\.jpg/.test(e.message),
+    );
     removeFile(store, 'photos/a.txt');
     assert.equal(existsSync(join(home.media, 'photos/a.txt')), false);
     assert.deepEqual(listFiles(store), []);

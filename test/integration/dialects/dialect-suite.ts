@@ -107,11 +107,40 @@ export function oddTextRows(): Rows {
 
 /** Every value a bulk encoder can get wrong; each fits 20 UTF-16 units (SQL Server counts those). */
 const TRICKY: string[] = [
-  '', 'plain', 'tab\there', 'line\nbreak', 'cr\rhere', 'crlf\r\nx', 'back\\slash', '\\N', 'NULL', '\\\\N\\t',
-  ' padded ', 'quote\'"s', 'é ñ ü ß', '日本語テキスト', '😀 emoji 🇫🇷', 'ends\\', '\t', '\n', 'N', '\\',
+  '',
+  'plain',
+  'tab\there',
+  'line\nbreak',
+  'cr\rhere',
+  'crlf\r\nx',
+  'back\\slash',
+  '\\N',
+  'NULL',
+  '\\\\N\\t',
+  ' padded ',
+  'quote\'"s',
+  'é ñ ü ß',
+  '日本語テキスト',
+  '😀 emoji 🇫🇷',
+  'ends\\',
+  '\t',
+  '\n',
+  'N',
+  '\\',
 ];
-const DECIMALS: [CellValue, string][] = [['-12345.67', '-12345.67'], [12.5, '12.50'], ['0.00', '0.00'], [99999.99, '99999.99'], ['-0.01', '-0.01'], [1, '1.00']];
-const WIDE: [CellValue, CellValue][] = [['9007199254740993', '9007199254740993'], ['-9223372036854775807', '-9223372036854775807'], [42, 42]];
+const DECIMALS: [CellValue, string][] = [
+  ['-12345.67', '-12345.67'],
+  [12.5, '12.50'],
+  ['0.00', '0.00'],
+  [99999.99, '99999.99'],
+  ['-0.01', '-0.01'],
+  [1, '1.00'],
+];
+const WIDE: [CellValue, CellValue][] = [
+  ['9007199254740993', '9007199254740993'],
+  ['-9223372036854775807', '-9223372036854775807'],
+  [42, 42],
+];
 const TIMES = ['2024-03-01T10:00:00.000Z', '1999-12-31T23:59:59.999Z', '2038-01-19T03:14:08.000Z', null];
 const LONG_TEXT = `${TRICKY.join('|')}${'x'.repeat(5000)}`;
 
@@ -129,7 +158,14 @@ interface Rows {
 }
 
 function caseRows(ids: number[], revision = 1): Rows {
-  const input: Row[] = ids.map((i) => [caseId(i), `K${String(i).padStart(6, '0')}`, i % 7 === 0 ? null : TRICKY[i % TRICKY.length]!, i % 2 === 0, revision, TIMES[i % TIMES.length]!]);
+  const input: Row[] = ids.map((i) => [
+    caseId(i),
+    `K${String(i).padStart(6, '0')}`,
+    i % 7 === 0 ? null : TRICKY[i % TRICKY.length]!,
+    i % 2 === 0,
+    revision,
+    TIMES[i % TIMES.length]!,
+  ]);
   return { input, expected: input.map((r) => [...r]) };
 }
 
@@ -304,16 +340,23 @@ export function describeTargetSuite(
 
     test('lists the tables of a prefix with exact row counts and sizes', async () => {
       const tables = await session.listTables('it_');
-      assert.deepEqual(tables.map((t) => t.name), ['it_cases', 'it_cspro_jobs', 'it_notes', 'it_person']);
+      assert.deepEqual(
+        tables.map((t) => t.name),
+        ['it_cases', 'it_cspro_jobs', 'it_notes', 'it_person'],
+      );
       const counts = Object.fromEntries(tables.map((t) => [t.name, t.rowCount]));
       assert.deepEqual(counts, { it_cases: CASES, it_cspro_jobs: 2, it_notes: expectedNotes.length, it_person: CASES * PERSONS_PER_CASE });
       for (const t of tables) {
         assert.ok(t.sizeBytes > 0, `${t.name} size ${t.sizeBytes}`);
-        if (session.dialect.capabilities.tableCreatedAt) assert.ok(t.createdAt && !Number.isNaN(Date.parse(t.createdAt)), `${t.name} createdAt`);
+        if (session.dialect.capabilities.tableCreatedAt)
+          assert.ok(t.createdAt && !Number.isNaN(Date.parse(t.createdAt)), `${t.name} createdAt`);
         else assert.equal(t.createdAt, null);
       }
       assert.equal(await session.countRows(person.name), CASES * PERSONS_PER_CASE);
-      assert.deepEqual(await session.listTables('it_p'), tables.filter((t) => t.name === 'it_person'));
+      assert.deepEqual(
+        await session.listTables('it_p'),
+        tables.filter((t) => t.name === 'it_person'),
+      );
       // `_` is literal in a prefix, not a LIKE wildcard.
       assert.deepEqual(await session.listTables('it_cases_'), []);
     });

@@ -147,14 +147,25 @@ describe('mysql row-size fallback to TEXT', () => {
   });
 
   // Each of these fails with error 1118 if declared with VARCHARs only (measured on MariaDB 10.11).
-  for (const [count, length] of [[150, 50], [190, 20], [360, 5], [180, 64], [100, 1000], [40, 63]] as const) {
+  for (const [count, length] of [
+    [150, 50],
+    [190, 20],
+    [360, 5],
+    [180, 64],
+    [100, 1000],
+    [40, 63],
+  ] as const) {
     test(`${count} VARCHAR(${length}) columns create, and full-width and worst-case rows load`, async () => {
       const table = wide(`w_${count}_${length}`, count, length);
       const session = await getDialect('mysql').connect(db.config);
       try {
         await session.createTables([table]);
         // Full-width values, and 40-byte values (10 emoji): the worst case, stored inline even in TEXT.
-        const rows = [length, Math.min(length, 10)].map((n, i) => [`00000000-0000-4000-8000-00000000000${i}`, 1, ...Array.from({ length: count }, () => '😀'.repeat(n))]);
+        const rows = [length, Math.min(length, 10)].map((n, i) => [
+          `00000000-0000-4000-8000-00000000000${i}`,
+          1,
+          ...Array.from({ length: count }, () => '😀'.repeat(n)),
+        ]);
         assert.equal(await session.bulkLoad(table, rows), 2);
         assert.deepEqual(await session.readRows(table, { orderBy: [{ column: 'case_id' }] }), rows);
       } finally {

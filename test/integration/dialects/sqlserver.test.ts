@@ -18,11 +18,14 @@ describeTargetSuite('sqlserver', createSqlServerDatabase, (d) => d, skip);
 // Needs no server: tedious itself reports the refused connection.
 test('sqlserver: a port with nothing listening -> DB-001', async () => {
   const port = await unusedPort();
-  await assert.rejects(getDialect('sqlserver').connect({ type: 'sqlserver', host: '127.0.0.1', port, database: 'master', user: 'sa', password: 'x' }), (err: unknown) => {
-    assert.ok(err instanceof AppError);
-    assert.equal(err.code, 'DB-001');
-    return true;
-  });
+  await assert.rejects(
+    getDialect('sqlserver').connect({ type: 'sqlserver', host: '127.0.0.1', port, database: 'master', user: 'sa', password: 'x' }),
+    (err: unknown) => {
+      assert.ok(err instanceof AppError);
+      assert.equal(err.code, 'DB-001');
+      return true;
+    },
+  );
 });
 
 test('sqlserver: a wrong password -> DB-002; a missing database -> DB-003', { skip }, async () => {
@@ -36,5 +39,8 @@ test('sqlserver: a wrong password -> DB-002; a missing database -> DB-003', { sk
   });
   const missing = new URL(MSSQL_ADMIN_URL!);
   missing.pathname = '/sds_no_such_database';
-  await assert.rejects(getDialect('sqlserver').connect({ type: 'sqlserver', url: missing.toString() }), (err: unknown) => err instanceof AppError && err.code === 'DB-003');
+  await assert.rejects(
+    getDialect('sqlserver').connect({ type: 'sqlserver', url: missing.toString() }),
+    (err: unknown) => err instanceof AppError && err.code === 'DB-003',
+  );
 });

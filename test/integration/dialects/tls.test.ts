@@ -69,7 +69,10 @@ test('PostgreSQL: verify-full with the CA passes on the right host name and fail
   assert.match(String(await tlsOf(pg('localhost', `?sslmode=verify-full&sslrootcert=${ca}`))), TLS_VERSION);
   // The same through the --tls-* fields instead of the URL.
   assert.match(String(await tlsOf(pg('localhost', '', { tls: { mode: 'verify-full', ca } }))), TLS_VERSION);
-  await refused(pg('127.0.0.1', `?sslmode=verify-full&sslrootcert=${ca}`), /^TLS \(verify-full\) with PostgreSQL at 127\.0\.0\.1:5432\/postgres failed: .*(localhost|altnames)/i);
+  await refused(
+    pg('127.0.0.1', `?sslmode=verify-full&sslrootcert=${ca}`),
+    /^TLS \(verify-full\) with PostgreSQL at 127\.0\.0\.1:5432\/postgres failed: .*(localhost|altnames)/i,
+  );
   // verify-ca checks the chain, not the name.
   assert.match(String(await tlsOf(pg('127.0.0.1', `?sslmode=verify-ca&sslrootcert=${ca}`))), TLS_VERSION);
 });
@@ -81,7 +84,10 @@ test('PostgreSQL: verify-full and verify-ca without the CA fail (the test CA is 
 
 test('PostgreSQL: require fails against a server without TLS; prefer falls back to plain there', async () => {
   const url = (q: string): TargetConfig => ({ type: 'postgresql', url: `postgresql://postgres@127.0.0.1:${plainPg.port}/postgres${q}` });
-  await refused(url('?sslmode=require'), /^TLS \(require\) with PostgreSQL at 127\.0\.0\.1:\d+\/postgres failed: The server does not support SSL connections$/);
+  await refused(
+    url('?sslmode=require'),
+    /^TLS \(require\) with PostgreSQL at 127\.0\.0\.1:\d+\/postgres failed: The server does not support SSL connections$/,
+  );
   await refused(url(`?sslmode=verify-full&sslrootcert=${ca}`), /does not support SSL/);
   assert.equal(await tlsOf(url('?sslmode=prefer')), null);
   assert.equal(await tlsOf(url('')), null);
@@ -96,7 +102,10 @@ test('MariaDB: no ssl-mode is plain; REQUIRED negotiates TLS and reports its ver
 test('MariaDB: VERIFY_IDENTITY with the CA passes on the right host name and fails on a wrong one (host name or IP address)', async () => {
   assert.match(String(await tlsOf(maria('localhost', `?ssl-mode=VERIFY_IDENTITY&ssl-ca=${ca}`))), TLS_VERSION);
   // An IP address: mysql2 alone would check `localhost` and pass; sds checks the address itself.
-  await refused(maria('127.0.0.1', `?ssl-mode=VERIFY_IDENTITY&ssl-ca=${ca}`), /^TLS \(verify-full\) with MySQL\/MariaDB at 127\.0\.0\.1:3306\/mysql failed: .*127\.0\.0\.1/);
+  await refused(
+    maria('127.0.0.1', `?ssl-mode=VERIFY_IDENTITY&ssl-ca=${ca}`),
+    /^TLS \(verify-full\) with MySQL\/MariaDB at 127\.0\.0\.1:3306\/mysql failed: .*127\.0\.0\.1/,
+  );
   // VERIFY_CA checks the chain only.
   assert.match(String(await tlsOf(maria('127.0.0.1', `?ssl-mode=VERIFY_CA&ssl-ca=${ca}`))), TLS_VERSION);
 });
@@ -108,11 +117,22 @@ test('MariaDB: VERIFY_IDENTITY and VERIFY_CA without the CA fail', async () => {
 
 test('MariaDB: REQUIRED fails against a server without TLS', async () => {
   const url = (q: string): TargetConfig => ({ type: 'mysql', url: `mysql://root@127.0.0.1:${plainMaria.port}/mysql${q}` });
-  await refused(url('?ssl-mode=REQUIRED'), /^TLS \(require\) with MySQL\/MariaDB at 127\.0\.0\.1:\d+\/mysql failed: Server does not support secure connection$/);
+  await refused(
+    url('?ssl-mode=REQUIRED'),
+    /^TLS \(require\) with MySQL\/MariaDB at 127\.0\.0\.1:\d+\/mysql failed: Server does not support secure connection$/,
+  );
   assert.equal(await tlsOf(url('')), null);
 });
 
 test('a TLS file that is missing is TLS_FILE_UNREADABLE naming the file, before any connection', async () => {
-  await refused(pg('localhost', '?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem'), /^the TLS CA certificate file \/nonexistent\/ca\.pem cannot be read \(ENOENT\)$/, 'TLS_FILE_UNREADABLE');
-  await refused(maria('localhost', '', { tls: { mode: 'verify-full', ca: '/nonexistent/ca.pem' } }), /\/nonexistent\/ca\.pem cannot be read/, 'TLS_FILE_UNREADABLE');
+  await refused(
+    pg('localhost', '?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem'),
+    /^the TLS CA certificate file \/nonexistent\/ca\.pem cannot be read \(ENOENT\)$/,
+    'TLS_FILE_UNREADABLE',
+  );
+  await refused(
+    maria('localhost', '', { tls: { mode: 'verify-full', ca: '/nonexistent/ca.pem' } }),
+    /\/nonexistent\/ca\.pem cannot be read/,
+    'TLS_FILE_UNREADABLE',
+  );
 });

@@ -65,7 +65,8 @@ test('the CLI opens the store through the same path (every command, sds serve in
 
 // strace must be installed and allowed to trace (some sandboxes refuse ptrace).
 const probe = spawnSync('strace', ['-f', '-o', '/dev/null', process.execPath, '-e', '0'], { encoding: 'utf8' });
-const straceMissing = probe.error || probe.status !== 0 ? `strace cannot trace here (${probe.error?.message ?? probe.stderr.trim()})` : false;
+const straceMissing =
+  probe.error || probe.status !== 0 ? `strace cannot trace here (${probe.error?.message ?? probe.stderr.trim()})` : false;
 // In CI (.ci/run installs strace) a missing strace fails these tests instead of skipping them.
 const noStrace = process.env.CI ? false : straceMissing;
 
@@ -84,11 +85,15 @@ function walTraceOf(args: string[]): string[] {
     const other = new Database(join(home, 'sds.db'));
     other.prepare('SELECT 1').get();
     try {
-      const r = spawnSync('strace', ['-f', '-y', '-e', 'trace=write,pwrite64,pwritev,fsync,fdatasync', '-o', trace, process.execPath, SDS_BIN, '--home', home, ...args], {
-        encoding: 'utf8',
-        env: { ...process.env, NO_COLOR: '1', CI: '1' },
-        timeout: 120_000,
-      });
+      const r = spawnSync(
+        'strace',
+        ['-f', '-y', '-e', 'trace=write,pwrite64,pwritev,fsync,fdatasync', '-o', trace, process.execPath, SDS_BIN, '--home', home, ...args],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, NO_COLOR: '1', CI: '1' },
+          timeout: 120_000,
+        },
+      );
       assert.equal(r.status, 0, r.stderr);
     } finally {
       other.close();
@@ -123,15 +128,39 @@ test('sds serve fsyncs the WAL on the thread that committed, before it answers 2
   try {
     assert.equal(runCli(home, ['init']).code, 0);
     assert.equal(runCli(home, ['users', 'add', 'ops', '--role', 'API', '--password-stdin'], { stdin: 'a-long-password-1\n' }).code, 0);
-    const server = spawn('strace', ['-f', '-y', '-e', 'trace=write,writev,pwrite64,pwritev,fsync,fdatasync', '-o', trace, process.execPath, SDS_BIN, '--home', home, 'serve', '--host', '127.0.0.1', '--port', '0', '--json'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, NO_COLOR: '1', CI: '1' },
-    });
+    const server = spawn(
+      'strace',
+      [
+        '-f',
+        '-y',
+        '-e',
+        'trace=write,writev,pwrite64,pwritev,fsync,fdatasync',
+        '-o',
+        trace,
+        process.execPath,
+        SDS_BIN,
+        '--home',
+        home,
+        'serve',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '0',
+        '--json',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { ...process.env, NO_COLOR: '1', CI: '1' },
+      },
+    );
     try {
       const [line] = (await once(createInterface({ input: server.stdout! }), 'line')) as [string];
       const url = (JSON.parse(line) as { url: string }).url;
       // The password grant stores a refresh token: a write acknowledged by the 200.
-      const reply = await fetch(`${url}/api/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', username: 'ops', password: 'a-long-password-1' }) });
+      const reply = await fetch(`${url}/api/token`, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'password', username: 'ops', password: 'a-long-password-1' }),
+      });
       assert.equal(reply.status, 200);
       await reply.json();
     } finally {

@@ -17,7 +17,9 @@ test('a new store gets the home layout, WAL, foreign keys and every migration', 
     assert.equal(store.migration.applied[0], '0001-init');
     assert.equal(store.db.pragma('journal_mode', { simple: true }), 'wal');
     assert.equal(store.db.pragma('foreign_keys', { simple: true }), 1);
-    const tables = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+    const tables = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map(
+      (r) => r.name,
+    );
     for (const t of ['cases', 'dictionaries', 'files', 'revisions', 'settings', 'users']) assert.ok(tables.includes(t), `table ${t}`);
     store.close();
     for (const dir of [home.media, home.breakoutLogs, home.locks]) assert.ok(existsSync(dir), dir);
@@ -64,13 +66,15 @@ test('a failing migration rolls back and leaves the version where it was', () =>
   }
 });
 
-
 test('0005 moves stored cases to the rowid table unchanged, with the revision index carrying guid and deleted', () => {
   const home = tempDir();
   try {
     const db = new Database(home.db);
     const all = loadMigrations();
-    migrate(db, all.filter((m) => m.version < 5));
+    migrate(
+      db,
+      all.filter((m) => m.version < 5),
+    );
     db.prepare(
       `INSERT INTO dictionaries (id, name, label, version, source, source_format, model, created_at, updated_at)
        VALUES (1, 'D', 'd', '7.7', x'00', 'text', '{}', 't', 't')`,
@@ -88,16 +92,27 @@ test('0005 moves stored cases to the rowid table unchanged, with the revision in
     assert.deepEqual(store.db.prepare('SELECT * FROM cases ORDER BY guid').all(), before);
     const ddl = (store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'cases'").get() as { sql: string }).sql;
     assert.doesNotMatch(ddl, /WITHOUT ROWID/);
-    const columns = (store.db.prepare("SELECT name FROM pragma_index_info('cases_by_revision') ORDER BY seqno").all() as { name: string }[]).map((r) => r.name);
+    const columns = (
+      store.db.prepare("SELECT name FROM pragma_index_info('cases_by_revision') ORDER BY seqno").all() as { name: string }[]
+    ).map((r) => r.name);
     // 0012 appends case_key (sync universe counts); the leading columns are 0005's.
     assert.deepEqual(columns, ['dictionary_id', 'revision', 'guid', 'deleted', 'case_key']);
     // The breakout's keyset page reads follow the index, in (revision, guid) order, from a cursor.
     const page = store.cases.changedPage(1, { revision: 1, guid: 'g030' }, 99, 5, false);
     assert.deepEqual(
       page.map((c) => [c.revision, c.guid]),
-      [[1, 'g033'], [1, 'g036'], [1, 'g039'], [1, 'g042'], [1, 'g045']],
+      [
+        [1, 'g033'],
+        [1, 'g036'],
+        [1, 'g039'],
+        [1, 'g042'],
+        [1, 'g045'],
+      ],
     );
-    assert.equal(store.cases.countChanged(1, { revision: 2, guid: '' }, 99, true), before.filter((r) => (r as { revision: number; deleted: number }).revision >= 2 && (r as { deleted: number }).deleted === 0).length);
+    assert.equal(
+      store.cases.countChanged(1, { revision: 2, guid: '' }, 99, true),
+      before.filter((r) => (r as { revision: number; deleted: number }).revision >= 2 && (r as { deleted: number }).deleted === 0).length,
+    );
     store.close();
   } finally {
     home.cleanup();
@@ -108,7 +123,10 @@ test('0006 counts the cases already stored, then triggers keep each dictionary c
   const home = tempDir();
   try {
     const db = new Database(home.db);
-    migrate(db, loadMigrations().filter((m) => m.version < 6));
+    migrate(
+      db,
+      loadMigrations().filter((m) => m.version < 6),
+    );
     const addDictionary = (id: number) =>
       db
         .prepare(
@@ -130,7 +148,11 @@ test('0006 counts the cases already stored, then triggers keep each dictionary c
     assert.equal(store.cases.count(2), 1);
     const write = (guid: string, deleted = false) =>
       store.transaction(() =>
-        store.cases.upsert(1, { guid, caseKey: guid, label: '', data: '{}', verified: false, deleted, clock: [], partialSave: null, notes: [] }, store.cases.nextRevision(1, 'test')),
+        store.cases.upsert(
+          1,
+          { guid, caseKey: guid, label: '', data: '{}', verified: false, deleted, clock: [], partialSave: null, notes: [] },
+          store.cases.nextRevision(1, 'test'),
+        ),
       );
     write('new-1');
     write('new-2');
@@ -142,7 +164,10 @@ test('0006 counts the cases already stored, then triggers keep each dictionary c
     assert.equal(store.cases.countActive(1), 8);
     store.db.prepare("DELETE FROM cases WHERE dictionary_id = 1 AND guid IN ('a1', 'a2')").run();
     assert.equal(store.cases.count(1), 7);
-    assert.equal(store.cases.count(1), (store.db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = 1').get() as { n: number }).n);
+    assert.equal(
+      store.cases.count(1),
+      (store.db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = 1').get() as { n: number }).n,
+    );
     assert.equal(store.cases.count(3), 0, 'a dictionary without cases counts 0');
     // A dictionary deleted (after its cases) takes its count with it.
     store.db.prepare('DELETE FROM cases WHERE dictionary_id = 2').run();
@@ -159,8 +184,13 @@ test('0013 keeps a failed webhook delivery of an older store, with its body, rea
   try {
     const db = new Database(home.db);
     const all = loadMigrations();
-    migrate(db, all.filter((m) => m.version < 13));
-    db.prepare(`INSERT INTO webhooks (id, name, url, events, secret, created_ms, created_at, updated_at) VALUES (1, 'w', 'http://127.0.0.1:1/x', '[]', 's', 0, 't', 't')`).run();
+    migrate(
+      db,
+      all.filter((m) => m.version < 13),
+    );
+    db.prepare(
+      `INSERT INTO webhooks (id, name, url, events, secret, created_ms, created_at, updated_at) VALUES (1, 'w', 'http://127.0.0.1:1/x', '[]', 's', 0, 't', 't')`,
+    ).run();
     db.prepare(
       `INSERT INTO webhook_deliveries (id, webhook_id, event, message_id, body, state, attempts, next_attempt_ms, created_at)
        VALUES (7, 1, 'case_uploaded', 'msg_old', '{"event":"case_uploaded"}', 'failed', 4, NULL, 't')`,
@@ -174,7 +204,9 @@ test('0013 keeps a failed webhook delivery of an older store, with its body, rea
       { id: 7, message_id: 'msg_old', body: '{"event":"case_uploaded"}', state: 'failed', attempts: 4, redeliveries: 0 },
     ]);
     assert.deepEqual(db.prepare('SELECT retry_count, redelivery FROM webhook_attempts').all(), [{ retry_count: 3, redelivery: 0 }]);
-    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT id FROM webhook_deliveries WHERE webhook_id = 1 AND state = 'failed' ORDER BY id`).all() as { detail: string }[];
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN SELECT id FROM webhook_deliveries WHERE webhook_id = 1 AND state = 'failed' ORDER BY id`)
+      .all() as { detail: string }[];
     assert.match(plan.map((p) => p.detail).join(' | '), /webhook_deliveries_failed/);
     db.close();
   } finally {

@@ -26,14 +26,38 @@ test('store pages: the case list and a sync chunk stop at the byte budget, readi
   uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
   const dictId = store.dictionaries.list()[0]!.id;
   const labels = [1000, 1000, 5000, 10, 10];
-  const base: Omit<CaseWrite, 'guid' | 'caseKey' | 'label'> = { data: '{}', verified: false, deleted: false, clock: [], partialSave: null, notes: [] };
+  const base: Omit<CaseWrite, 'guid' | 'caseKey' | 'label'> = {
+    data: '{}',
+    verified: false,
+    deleted: false,
+    clock: [],
+    partialSave: null,
+    notes: [],
+  };
   store.transaction(() => {
     const r = store.cases.nextRevision(dictId, 'test');
-    labels.forEach((n, i) => store.cases.upsert(dictId, { ...base, guid: `0000000${i}-0000-4000-8000-000000000000`, caseKey: `k${i}`, label: 'x'.repeat(n) }, r, 't'));
+    labels.forEach((n, i) =>
+      store.cases.upsert(
+        dictId,
+        { ...base, guid: `0000000${i}-0000-4000-8000-000000000000`, caseKey: `k${i}`, label: 'x'.repeat(n) },
+        r,
+        't',
+      ),
+    );
   });
-  assert.deepEqual(store.cases.page(dictId, 100, 0, 2200).map((c) => c.caseKey), ['k0', 'k1']);
-  assert.deepEqual(store.cases.page(dictId, 100, 2, 2200).map((c) => c.caseKey), ['k2'], 'one row over the budget alone');
-  assert.deepEqual(store.cases.page(dictId, 100, 3, 2200).map((c) => c.caseKey), ['k3', 'k4']);
+  assert.deepEqual(
+    store.cases.page(dictId, 100, 0, 2200).map((c) => c.caseKey),
+    ['k0', 'k1'],
+  );
+  assert.deepEqual(
+    store.cases.page(dictId, 100, 2, 2200).map((c) => c.caseKey),
+    ['k2'],
+    'one row over the budget alone',
+  );
+  assert.deepEqual(
+    store.cases.page(dictId, 100, 3, 2200).map((c) => c.caseKey),
+    ['k3', 'k4'],
+  );
   assert.equal(store.cases.page(dictId, 100, 0).length, 5, 'no budget: the count alone');
   assert.deepEqual(store.cases.page(dictId, 100, 5, 2200), []);
 

@@ -13,7 +13,10 @@ function fill(store: Store, rows: number): void {
   store.db.exec('CREATE TABLE IF NOT EXISTS filler (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
   const insert = store.db.prepare('INSERT INTO filler (body) VALUES (?)');
   const body = 'x'.repeat(3000);
-  for (let done = 0; done < rows; done += 100) store.db.transaction(() => { for (let k = 0; k < Math.min(100, rows - done); k++) insert.run(body); })();
+  for (let done = 0; done < rows; done += 100)
+    store.db.transaction(() => {
+      for (let k = 0; k < Math.min(100, rows - done); k++) insert.run(body);
+    })();
 }
 
 const dbBytes = (store: Store) => statSync(store.home.db).size;

@@ -20,7 +20,10 @@ import type { Store } from '../../../src/store/open-store.js';
 import { fixture, tempStore } from '../../helpers/temp-home.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 
-const DAT_LINES = readFileSync(fixture('popstan-census.dat'), 'utf8').replace(/^\uFEFF/, '').split('\n').filter((l) => l !== '');
+const DAT_LINES = readFileSync(fixture('popstan-census.dat'), 'utf8')
+  .replace(/^\uFEFF/, '')
+  .split('\n')
+  .filter((l) => l !== '');
 const keyOf = (line: string) => line.slice(1, 19);
 /** The lines of the first `n` cases of the census file. */
 function firstCases(n: number): string[] {
@@ -41,7 +44,10 @@ after(async () => {
 async function setup(answer?: Parameters<typeof startReceiver>[0]): Promise<{ store: Store; dir: string; rx: Receiver }> {
   const t = tempStore();
   const rx = await startReceiver(answer);
-  cleanups.push(() => t.cleanup(), () => rx.close());
+  cleanups.push(
+    () => t.cleanup(),
+    () => rx.close(),
+  );
   return { store: t.store, dir: t.home.root, rx };
 }
 
@@ -52,7 +58,12 @@ function uploadPopstan(store: Store): string {
 
 test('import, modification, verification and delete emit their events once, with the changes map; both signatures verify', async () => {
   const { store, dir, rx } = await setup();
-  const hook = addWebhook(store, { name: 'all', url: rx.url, events: ['case_uploaded', 'case_modified', 'case_deleted', 'dictionary_uploaded'], secret: SECRET });
+  const hook = addWebhook(store, {
+    name: 'all',
+    url: rx.url,
+    events: ['case_uploaded', 'case_modified', 'case_deleted', 'dictionary_uploaded'],
+    secret: SECRET,
+  });
   const dict = uploadPopstan(store);
   const lines = firstCases(3);
   const file = join(dir, 'three.dat');
@@ -170,7 +181,10 @@ test('a receiver that stays down gets 4 attempts at +0, +1, +6 and +21 minutes, 
   assert.deepEqual(dues, ['2030-01-01T12:01:00.000Z', '2030-01-01T12:06:00.000Z', '2030-01-01T12:21:00.000Z', null]);
   const h = webhookDeliveries(store, hook.id);
   assert.deepEqual([h.total_deliveries, h.failed], [4, 4]);
-  assert.deepEqual(h.deliveries.map((d) => d.retry_count), [3, 2, 1, 0]);
+  assert.deepEqual(
+    h.deliveries.map((d) => d.retry_count),
+    [3, 2, 1, 0],
+  );
   // An hour later nothing more is sent: the event is recorded as failed after its last retry.
   now = t0 + 3_600_000;
   assert.equal((await deliverDueWebhooks(store, { now: clock, settings })).attempted, 0);

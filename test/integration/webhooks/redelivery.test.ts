@@ -31,7 +31,10 @@ after(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-const DAT_LINES = readFileSync(fixture('popstan-census.dat'), 'utf8').replace(/^\uFEFF/, '').split('\n').filter((l) => l !== '');
+const DAT_LINES = readFileSync(fixture('popstan-census.dat'), 'utf8')
+  .replace(/^\uFEFF/, '')
+  .split('\n')
+  .filter((l) => l !== '');
 /** The lines of the first `n` cases of the census file (a case is consecutive lines with one key). */
 function firstCases(n: number): string[] {
   const keys = new Set<string>();
@@ -118,10 +121,16 @@ test('a receiver refusing connections through every retry: the deliveries stay f
   cleanups.push(() => rx.close());
   const target = failed.deliveries[1]!;
   const queued = redeliverWebhookDelivery(store, hook.id, target.id, { now: () => clock.now });
-  assert.deepEqual([queued.id, queued.status, queued.redeliveries, queued.attempts, queued.next_attempt_at], [target.id, 'pending', 1, 4, new Date(clock.now).toISOString()]);
+  assert.deepEqual(
+    [queued.id, queued.status, queued.redeliveries, queued.attempts, queued.next_attempt_at],
+    [target.id, 'pending', 1, 4, new Date(clock.now).toISOString()],
+  );
   // Queued again, it is not failed: a second redelivery is refused and the listing drops it.
   assert.throws(() => redeliverWebhookDelivery(store, hook.id, target.id, { now: () => clock.now }), appError('CONFLICT', /still queued/));
-  assert.deepEqual(failedWebhookDeliveries(store, hook.id, 50).deliveries.map((d) => d.id), [failed.deliveries[0]!.id, failed.deliveries[2]!.id]);
+  assert.deepEqual(
+    failedWebhookDeliveries(store, hook.id, 50).deliveries.map((d) => d.id),
+    [failed.deliveries[0]!.id, failed.deliveries[2]!.id],
+  );
 
   const r = await deliverDueWebhooks(store, { now: () => clock.now, settings });
   assert.deepEqual([r.attempted, r.succeeded, r.pending], [1, 1, 0]);
@@ -177,11 +186,23 @@ test('a redelivery that fails again gets a fresh set of retries, then is failed 
   assert.equal(new Set(rx.received.map((x) => x.body.toString('hex'))).size, 1);
 
   const again = failedWebhookDeliveries(store, hook.id, 50).deliveries;
-  assert.deepEqual(again.map((x) => [x.id, x.attempts, x.redeliveries, x.last_attempted_at]), [[d!.id, 8, 1, '2030-01-01T13:21:00.000Z']]);
+  assert.deepEqual(
+    again.map((x) => [x.id, x.attempts, x.redeliveries, x.last_attempted_at]),
+    [[d!.id, 8, 1, '2030-01-01T13:21:00.000Z']],
+  );
   const h = webhookDeliveries(store, hook.id, 1000);
   assert.deepEqual(
     h.deliveries.map((a) => [a.retry_count, a.redelivery ?? 0]),
-    [[3, 1], [2, 1], [1, 1], [0, 1], [3, 0], [2, 0], [1, 0], [0, 0]],
+    [
+      [3, 1],
+      [2, 1],
+      [1, 1],
+      [0, 1],
+      [3, 0],
+      [2, 0],
+      [1, 0],
+      [0, 0],
+    ],
   );
 
   // Second redelivery, the receiver is up: delivered, the same event still.
@@ -205,7 +226,10 @@ test('unknown webhook or delivery, a delivery of another webhook, a pending one:
   await deliverDueWebhooks(store, { now: () => clock.now, settings });
   const [pa] = store.webhookQueue.deliveries(a.id);
   assert.throws(() => redeliverWebhookDelivery(store, a.id, pa!.id), appError('CONFLICT', /still queued/));
-  assert.throws(() => redeliverWebhookDelivery(store, b.id, pa!.id), appError('NOT_FOUND', new RegExp(`webhook ${b.id} has no delivery ${pa!.id}`)));
+  assert.throws(
+    () => redeliverWebhookDelivery(store, b.id, pa!.id),
+    appError('NOT_FOUND', new RegExp(`webhook ${b.id} has no delivery ${pa!.id}`)),
+  );
   assert.throws(() => redeliverWebhookDelivery(store, a.id, 999_999), appError('NOT_FOUND'));
   assert.throws(() => redeliverWebhookDelivery(store, 999, pa!.id), appError('NOT_FOUND', /webhook 999 not found/));
   assert.throws(() => failedWebhookDeliveries(store, 999, 50), appError('NOT_FOUND'));

@@ -80,7 +80,10 @@ test('saves run one at a time; each covers what was committed when it started', 
 test('the end save covers every page and a cursor past them; a failed makeDurable saves nothing', async () => {
   const { saver, events, makeDurable } = saverWith({ everyPages: 50 });
   saver.pageCommitted(0, at(1));
-  await assert.rejects(saver.save(async () => Promise.reject(new Error('disk gone'))), /disk gone/);
+  await assert.rejects(
+    saver.save(async () => Promise.reject(new Error('disk gone'))),
+    /disk gone/,
+  );
   assert.deepEqual(events, []);
   await saver.save(makeDurable, at(99));
   assert.deepEqual(events, ['durable', 'save 99']);

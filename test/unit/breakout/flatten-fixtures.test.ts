@@ -91,13 +91,19 @@ describe('flatten fixture cases', () => {
     assert.equal(cases.length, 4);
     const flats = cases.map((c) => flatten(inputOf(c)));
     // cases, population, dwelling, metadata, notes, jobs per case
-    assert.deepEqual(flats.map((f) => f.rows.map((r) => r.length)), [
-      [1, 3, 1, 1, 0, 0],
-      [1, 1, 1, 1, 0, 0],
-      [1, 2, 1, 1, 0, 0],
-      [1, 1, 0, 1, 0, 0],
-    ]);
-    assert.deepEqual(flats.flatMap((f) => f.warnings), []);
+    assert.deepEqual(
+      flats.map((f) => f.rows.map((r) => r.length)),
+      [
+        [1, 3, 1, 1, 0, 0],
+        [1, 1, 1, 1, 0, 0],
+        [1, 2, 1, 1, 0, 0],
+        [1, 1, 0, 1, 0, 0],
+      ],
+    );
+    assert.deepEqual(
+      flats.flatMap((f) => f.warnings),
+      [],
+    );
     const id = cases[0]!.id;
     assert.deepEqual(flats[0]!.rows[1], [
       [id, 1, 1, 'LINCOLN DAVIS', 1, 1, '041965', 4, 1965, 56, 1, 1, 1, 5, 1, 2, 33, null, null, null, null, null, 1],
@@ -106,8 +112,24 @@ describe('flatten fixture cases', () => {
     ]);
     assert.deepEqual(flats[0]!.rows[3], [
       [
-        id, 1, 'af00f054-718e-4a7d-a0db-ce390e83ea70', 'c732d156-c67f-44b2-9566-803dbb4c3e0c', 1560777888, 1638898619, 20211207123419,
-        2, 38.922705, -77.036166, 5.4, 5.4, 0, 92455, 1, 1, 1, 1,
+        id,
+        1,
+        'af00f054-718e-4a7d-a0db-ce390e83ea70',
+        'c732d156-c67f-44b2-9566-803dbb4c3e0c',
+        1560777888,
+        1638898619,
+        20211207123419,
+        2,
+        38.922705,
+        -77.036166,
+        5.4,
+        5.4,
+        0,
+        92455,
+        1,
+        1,
+        1,
+        1,
       ],
     ]);
     assert.deepEqual(flats[0]!.rows[0], [[id, '1109037A0001', null, 11, 9, 37, 'A', 1, false, 7, TIME, TIME]]);

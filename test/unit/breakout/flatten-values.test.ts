@@ -8,15 +8,19 @@ import { alpha, dictionary, item, level, num, record } from './plan-helpers.js';
 
 const ID = '00000000-0000-4000-8000-00000000000a';
 const dict = dictionary('V_DICT', [
-  level('Q', [num('ID', 1)], [
-    record('VALS', 5, [
-      num('I3', 3),
-      num('D51', 5, { decimals: 1 }),
-      alpha('A5', 5),
-      num('R2', 1, { occurrences: 2 }),
-      item('BIN', 'image', 1),
-    ]),
-  ]),
+  level(
+    'Q',
+    [num('ID', 1)],
+    [
+      record('VALS', 5, [
+        num('I3', 3),
+        num('D51', 5, { decimals: 1 }),
+        alpha('A5', 5),
+        num('R2', 1, { occurrences: 2 }),
+        item('BIN', 'image', 1),
+      ]),
+    ],
+  ),
 ]);
 const plan = planBreakout(dict, 'v', { maxIdentifierLength: 63 });
 const flatten = createFlattener(plan, dict);
@@ -37,7 +41,14 @@ function one(values: Record<string, unknown>, times: { modifiedTime?: string; br
   return { cells: flat.rows[1]![0]!.slice(2), warnings: flat.warnings, main: flat.rows[0]![0]! };
 }
 
-const w = (item: string, value: string, reason: string): FlattenWarning => ({ case: ID, record: 'VALS', item, occurrence: 1, value, reason });
+const w = (item: string, value: string, reason: string): FlattenWarning => ({
+  case: ID,
+  record: 'VALS',
+  item,
+  occurrence: 1,
+  value,
+  reason,
+});
 
 function check(values: Record<string, unknown>, cells: CellValue[], warnings: FlattenWarning[] = []) {
   const got = one(values);
@@ -63,34 +74,50 @@ describe('flatten values: numeric', () => {
   });
 
   it('writes unmapped specials as NULL with a warning', () => {
-    check({ I3: 'MISSING', D51: 'DEFAULT', R2: ['REFUSED', 'missing'] }, [null, null, null, null, null, null], [
-      w('I3', 'MISSING', 'unmapped special value'),
-      w('D51', 'DEFAULT', 'unmapped special value'),
-      w('R2(1)', 'REFUSED', 'unmapped special value'),
-      w('R2(2)', 'missing', 'unmapped special value'),
-    ]);
+    check(
+      { I3: 'MISSING', D51: 'DEFAULT', R2: ['REFUSED', 'missing'] },
+      [null, null, null, null, null, null],
+      [
+        w('I3', 'MISSING', 'unmapped special value'),
+        w('D51', 'DEFAULT', 'unmapped special value'),
+        w('R2(1)', 'REFUSED', 'unmapped special value'),
+        w('R2(2)', 'missing', 'unmapped special value'),
+      ],
+    );
     check({ I3: 1e50 }, [null, null, null, null, null, null], [w('I3', '1e+50', 'unmapped special value')]);
   });
 
   it('writes invalid values as NULL with a warning', () => {
-    check({ I3: '***', D51: 'abc', R2: [true, { x: 1 }] }, [null, null, null, null, null, null], [
-      w('I3', '***', 'not a number'),
-      w('D51', 'abc', 'not a number'),
-      w('R2(1)', 'true', 'not a number'),
-      w('R2(2)', '{"x":1}', 'not a number'),
-    ]);
+    check(
+      { I3: '***', D51: 'abc', R2: [true, { x: 1 }] },
+      [null, null, null, null, null, null],
+      [
+        w('I3', '***', 'not a number'),
+        w('D51', 'abc', 'not a number'),
+        w('R2(1)', 'true', 'not a number'),
+        w('R2(2)', '{"x":1}', 'not a number'),
+      ],
+    );
     check({ I3: 2.5 }, [null, null, null, null, null, null], [w('I3', '2.5', 'not a whole number')]);
   });
 
   it('writes values too large for the column as NULL with a warning', () => {
-    check({ I3: 1000, D51: 10000, R2: [10, -10] }, [null, null, null, null, null, null], [
-      w('I3', '1000', 'too large for the column (at most 3 digits)'),
-      w('D51', '10000', 'too large for the column (at most 4 digits before the decimal point)'),
-      w('R2(1)', '10', 'too large for the column (at most 1 digits)'),
-      w('R2(2)', '-10', 'too large for the column (at most 1 digits)'),
-    ]);
+    check(
+      { I3: 1000, D51: 10000, R2: [10, -10] },
+      [null, null, null, null, null, null],
+      [
+        w('I3', '1000', 'too large for the column (at most 3 digits)'),
+        w('D51', '10000', 'too large for the column (at most 4 digits before the decimal point)'),
+        w('R2(1)', '10', 'too large for the column (at most 1 digits)'),
+        w('R2(2)', '-10', 'too large for the column (at most 1 digits)'),
+      ],
+    );
     // 9999.96 would round to 10000.0, which DECIMAL(5,1) cannot hold; 9999.94 rounds down.
-    check({ D51: 9999.96 }, [null, null, null, null, null, null], [w('D51', '9999.96', 'too large for the column (at most 4 digits before the decimal point)')]);
+    check(
+      { D51: 9999.96 },
+      [null, null, null, null, null, null],
+      [w('D51', '9999.96', 'too large for the column (at most 4 digits before the decimal point)')],
+    );
     check({ D51: 9999.94 }, [null, 9999.94, null, null, null, null]);
     check({ I3: '1000' }, [null, null, null, null, null, null], [w('I3', '1000', 'too large for the column (at most 3 digits)')]);
   });
@@ -106,9 +133,11 @@ describe('flatten values: repeating items', () => {
   });
 
   it('ignores occurrences beyond the dictionary with a warning', () => {
-    check({ R2: [1, 2, 3] }, [null, null, null, 1, 2, null], [
-      w('R2', '3', 'more occurrences than the dictionary allows (2); the extra ones are ignored'),
-    ]);
+    check(
+      { R2: [1, 2, 3] },
+      [null, null, null, 1, 2, null],
+      [w('R2', '3', 'more occurrences than the dictionary allows (2); the extra ones are ignored')],
+    );
   });
 });
 
@@ -124,10 +153,16 @@ describe('flatten values: alpha and binary', () => {
   });
 
   it('truncates a string longer than the item with a warning', () => {
-    check({ A5: 'abcdefg' }, [null, null, 'abcde', null, null, null], [w('A5', 'abcdefg', 'longer than the item (at most 5 characters); truncated')]);
-    check({ A5: '😀😀😀😀😀😀' }, [null, null, '😀😀😀😀😀', null, null, null], [
-      w('A5', '😀😀😀😀😀😀', 'longer than the item (at most 5 characters); truncated'),
-    ]);
+    check(
+      { A5: 'abcdefg' },
+      [null, null, 'abcde', null, null, null],
+      [w('A5', 'abcdefg', 'longer than the item (at most 5 characters); truncated')],
+    );
+    check(
+      { A5: '😀😀😀😀😀😀' },
+      [null, null, '😀😀😀😀😀', null, null, null],
+      [w('A5', '😀😀😀😀😀😀', 'longer than the item (at most 5 characters); truncated')],
+    );
   });
 
   it('writes something that is not text as NULL with a warning', () => {
@@ -137,20 +172,44 @@ describe('flatten values: alpha and binary', () => {
   it('writes a lone surrogate as U+FFFD and drops NUL, with a warning (the same text in every target)', () => {
     const reason = 'a lone UTF-16 surrogate became U+FFFD; NUL characters were dropped, as in every target';
     check({ A5: 'a\uD800b\0c' }, [null, null, 'a\uFFFDbc', null, null, null], [w('A5', '"a\\ud800b\\u0000c"', reason)]);
-    check({ A5: '\0\0' }, [null, null, null, null, null, null], [w('A5', '"\\u0000\\u0000"', 'NUL characters were dropped, as in every target')]);
+    check(
+      { A5: '\0\0' },
+      [null, null, null, null, null, null],
+      [w('A5', '"\\u0000\\u0000"', 'NUL characters were dropped, as in every target')],
+    );
     // Normalised before the length check: 5 characters once the NULs are gone.
-    check({ A5: 'ab\0cde' }, [null, null, 'abcde', null, null, null], [w('A5', '"ab\\u0000cde"', 'NUL characters were dropped, as in every target')]);
+    check(
+      { A5: 'ab\0cde' },
+      [null, null, 'abcde', null, null, null],
+      [w('A5', '"ab\\u0000cde"', 'NUL characters were dropped, as in every target')],
+    );
   });
 
   it('normalises the label, the case key and notes the same way', () => {
     const flat = flatten({
-      id: ID, caseids: 'k\0', label: 'x\uDC00', verified: false, revision: 5, modifiedTime: '2024-01-01T00:00:00.000Z', breakoutTime: '2024-01-01T00:00:00.000Z',
+      id: ID,
+      caseids: 'k\0',
+      label: 'x\uDC00',
+      verified: false,
+      revision: 5,
+      modifiedTime: '2024-01-01T00:00:00.000Z',
+      breakoutTime: '2024-01-01T00:00:00.000Z',
       level1: { id: { ID: 1 } } as unknown as LevelObject,
-      notes: [{ content: 'n\0\uD83D', field: { name: 'I3', levelKey: '1', recordOccurrence: 1, itemOccurrence: 0, subitemOccurrence: 0 }, operatorId: 'op', modifiedTime: '2024-01-01T00:00:00.000Z' }],
+      notes: [
+        {
+          content: 'n\0\uD83D',
+          field: { name: 'I3', levelKey: '1', recordOccurrence: 1, itemOccurrence: 0, subitemOccurrence: 0 },
+          operatorId: 'op',
+          modifiedTime: '2024-01-01T00:00:00.000Z',
+        },
+      ],
     });
     assert.deepEqual(flat.rows[0]![0]!.slice(1, 3), ['k', 'x\uFFFD']);
     assert.equal(flat.rows[2]![0]![7], 'n\uFFFD');
-    assert.deepEqual(flat.warnings.map((x) => x.item), ['(case key)', '(case label)', '(note) 1']);
+    assert.deepEqual(
+      flat.warnings.map((x) => x.item),
+      ['(case key)', '(case label)', '(note) 1'],
+    );
   });
 
   it('writes a binary descriptor as JSON text', () => {
@@ -163,7 +222,13 @@ describe('flatten values: alpha and binary', () => {
 describe('flatten values: records and times', () => {
   it('writes a roster given as a single object as occurrence 1', () => {
     const flat = flatten({
-      id: ID, caseids: '1', label: 'x', verified: true, revision: 5, modifiedTime: '2024-01-01T00:00:00.000Z', breakoutTime: '2024-01-01T00:00:00.000Z',
+      id: ID,
+      caseids: '1',
+      label: 'x',
+      verified: true,
+      revision: 5,
+      modifiedTime: '2024-01-01T00:00:00.000Z',
+      breakoutTime: '2024-01-01T00:00:00.000Z',
       level1: { id: { ID: 1 }, VALS: { I3: 5 } } as unknown as LevelObject,
       notes: [],
     });
@@ -172,7 +237,13 @@ describe('flatten values: records and times', () => {
 
   it('skips a record occurrence that is not an object with a warning, keeping the others in place', () => {
     const flat = flatten({
-      id: ID, caseids: '1', label: 'x', verified: true, revision: 5, modifiedTime: '2024-01-01T00:00:00.000Z', breakoutTime: '2024-01-01T00:00:00.000Z',
+      id: ID,
+      caseids: '1',
+      label: 'x',
+      verified: true,
+      revision: 5,
+      modifiedTime: '2024-01-01T00:00:00.000Z',
+      breakoutTime: '2024-01-01T00:00:00.000Z',
       level1: { id: { ID: 1 }, VALS: [{ I3: 1 }, 'junk', { I3: 3 }] } as unknown as LevelObject,
       notes: [],
     });
@@ -180,12 +251,20 @@ describe('flatten values: records and times', () => {
       [ID, 1, 1, null, null, null, null, null],
       [ID, 3, 3, null, null, null, null, null],
     ]);
-    assert.deepEqual(flat.warnings, [{ case: ID, record: 'VALS', item: 'VALS', occurrence: 2, value: 'junk', reason: 'record occurrence is not an object; ignored' }]);
+    assert.deepEqual(flat.warnings, [
+      { case: ID, record: 'VALS', item: 'VALS', occurrence: 2, value: 'junk', reason: 'record occurrence is not an object; ignored' },
+    ]);
   });
 
   it('writes id item problems without a record', () => {
     const flat = flatten({
-      id: ID, caseids: '1', label: 'x', verified: true, revision: 5, modifiedTime: '2024-01-01T00:00:00.000Z', breakoutTime: '2024-01-01T00:00:00.000Z',
+      id: ID,
+      caseids: '1',
+      label: 'x',
+      verified: true,
+      revision: 5,
+      modifiedTime: '2024-01-01T00:00:00.000Z',
+      breakoutTime: '2024-01-01T00:00:00.000Z',
       level1: { id: { ID: 'DEFAULT' } } as unknown as LevelObject,
       notes: [],
     });
@@ -200,11 +279,26 @@ describe('flatten values: records and times', () => {
 
   it('writes an unreadable note time as NULL with a warning', () => {
     const flat = flatten({
-      id: ID, caseids: '1', label: 'x', verified: false, revision: 5, modifiedTime: '2024-01-01T00:00:00.000Z', breakoutTime: '2024-01-01T00:00:00.000Z',
+      id: ID,
+      caseids: '1',
+      label: 'x',
+      verified: false,
+      revision: 5,
+      modifiedTime: '2024-01-01T00:00:00.000Z',
+      breakoutTime: '2024-01-01T00:00:00.000Z',
       level1: { id: { ID: 1 } } as unknown as LevelObject,
-      notes: [{ content: 'c', field: { name: 'I3', levelKey: '1', recordOccurrence: 2, itemOccurrence: 0, subitemOccurrence: 0 }, operatorId: '', modifiedTime: 'never' }],
+      notes: [
+        {
+          content: 'c',
+          field: { name: 'I3', levelKey: '1', recordOccurrence: 2, itemOccurrence: 0, subitemOccurrence: 0 },
+          operatorId: '',
+          modifiedTime: 'never',
+        },
+      ],
     });
     assert.deepEqual(flat.rows[2], [[ID, 1, 'I3', '1', 2, 0, 0, 'c', '', null]]);
-    assert.deepEqual(flat.warnings, [{ case: ID, item: 'I3', value: 'never', reason: 'note 1 has an unreadable modified time; written as NULL' }]);
+    assert.deepEqual(flat.warnings, [
+      { case: ID, item: 'I3', value: 'never', reason: 'note 1 has an unreadable modified time; written as NULL' },
+    ]);
   });
 });

@@ -88,7 +88,9 @@ describe('flatten: one-level case', () => {
       // survey_cspro_jobs: never written by the flattener
       [],
     ]);
-    assert.deepEqual(flat.warnings, [{ case: A, record: 'PERSON', item: 'P_AGE', occurrence: 3, value: 'MISSING', reason: 'unmapped special value' }]);
+    assert.deepEqual(flat.warnings, [
+      { case: A, record: 'PERSON', item: 'P_AGE', occurrence: 3, value: 'MISSING', reason: 'unmapped special value' },
+    ]);
   });
 
   it('starts occ at 1 again for the next case, and writes absent records as no rows', () => {
@@ -131,7 +133,14 @@ describe('flatten: multi-level case', () => {
       id: { BLD: 7 },
       BUILD_REC: { ROOF: 2 },
       'level-2': [
-        { id: { HU: 1 }, HOUSE_REC: { PC: 1 }, POP_REC: [{ LINE: 1, AGE: 30 }, { LINE: 2, AGE: 'REFUSED' }] },
+        {
+          id: { HU: 1 },
+          HOUSE_REC: { PC: 1 },
+          POP_REC: [
+            { LINE: 1, AGE: 30 },
+            { LINE: 2, AGE: 'REFUSED' },
+          ],
+        },
         { id: { HU: 2 }, POP_REC: [{ LINE: 1, AGE: 5 }] },
         { id: { HU: 3 } },
       ],
@@ -222,10 +231,16 @@ describe('flatten: cases that cannot be broken out', () => {
 describe('createFlattener', () => {
   it('refuses a plan made from another dictionary', () => {
     const plan = planBreakout(surveyDict(), 'Survey', { maxIdentifierLength: 63 });
-    assert.throws(() => createFlattener(plan, twoLevelDict()), (e: unknown) => e instanceof AppError && e.code === 'INTERNAL');
+    assert.throws(
+      () => createFlattener(plan, twoLevelDict()),
+      (e: unknown) => e instanceof AppError && e.code === 'INTERNAL',
+    );
     const changed = surveyDict();
     changed.levels[0]!.records[0]!.items[2]!.occurrences = 4;
-    assert.throws(() => createFlattener(plan, changed), (e: unknown) => e instanceof AppError && e.code === 'INTERNAL');
+    assert.throws(
+      () => createFlattener(plan, changed),
+      (e: unknown) => e instanceof AppError && e.code === 'INTERNAL',
+    );
   });
 
   it('works with shortened names (positions, not names, drive the rows)', () => {

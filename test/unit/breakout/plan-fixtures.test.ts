@@ -58,13 +58,16 @@ describe('plans of the fixture dictionaries', () => {
   it('popstan-census.json.dcf', () => {
     const plan = planOf('popstan-census.json.dcf', 'popstan');
     assert.equal(plan.dictionary, 'CEN2000');
-    assert.deepEqual(plan.tables.map((t) => [t.name, t.kind, t.level, t.record]), [
-      ['popstan_cases', 'main', undefined, undefined],
-      ['popstan_person', 'record', 1, 'PERSON'],
-      ['popstan_housing', 'record', 1, 'HOUSING'],
-      ['popstan_notes', 'notes', undefined, undefined],
-      ['popstan_cspro_jobs', 'jobs', undefined, undefined],
-    ]);
+    assert.deepEqual(
+      plan.tables.map((t) => [t.name, t.kind, t.level, t.record]),
+      [
+        ['popstan_cases', 'main', undefined, undefined],
+        ['popstan_person', 'record', 1, 'PERSON'],
+        ['popstan_housing', 'record', 1, 'HOUSING'],
+        ['popstan_notes', 'notes', undefined, undefined],
+        ['popstan_cspro_jobs', 'jobs', undefined, undefined],
+      ],
+    );
     assert.deepEqual(columns(plan.tables[0]!), [
       ...MAIN_HEAD,
       ...['province:i2', 'district:i2', 'village:i3', 'ea:i3', 'ur:i1', 'building:i3', 'hu:i3', 'hh:i1'],
@@ -94,14 +97,17 @@ describe('plans of the fixture dictionaries', () => {
 
   it('capi-household.dcf: alpha parent with numeric subitems, decimals', () => {
     const plan = planOf('capi-household.dcf', 'Household');
-    assert.deepEqual(plan.tables.map((t) => t.name), [
-      'household_cases',
-      'household_population_record',
-      'household_dwelling_unit_record',
-      'household_metadata_record',
-      'household_notes',
-      'household_cspro_jobs',
-    ]);
+    assert.deepEqual(
+      plan.tables.map((t) => t.name),
+      [
+        'household_cases',
+        'household_population_record',
+        'household_dwelling_unit_record',
+        'household_metadata_record',
+        'household_notes',
+        'household_cspro_jobs',
+      ],
+    );
     assert.deepEqual(columns(plan.tables[0]!), [
       ...MAIN_HEAD,
       ...['hh_province:i2', 'hh_district:i2', 'hh_ea:i3', 'hh_segment:v1', 'hh_number:i4'],
@@ -127,15 +133,18 @@ describe('plans of the fixture dictionaries', () => {
 
   it('two-level.json.dcf: level table and level-2 records with the level path', () => {
     const plan = planOf('two-level.json.dcf', 'twolevel');
-    assert.deepEqual(plan.tables.map((t) => [t.name, t.kind, t.level, t.record]), [
-      ['twolevel_cases', 'main', undefined, undefined],
-      ['twolevel_level_2', 'level', 2, undefined],
-      ['twolevel_build_rec', 'record', 1, 'BUILD_REC'],
-      ['twolevel_house_rec', 'record', 2, 'HOUSE_REC'],
-      ['twolevel_pop_recc', 'record', 2, 'POP_RECC'],
-      ['twolevel_notes', 'notes', undefined, undefined],
-      ['twolevel_cspro_jobs', 'jobs', undefined, undefined],
-    ]);
+    assert.deepEqual(
+      plan.tables.map((t) => [t.name, t.kind, t.level, t.record]),
+      [
+        ['twolevel_cases', 'main', undefined, undefined],
+        ['twolevel_level_2', 'level', 2, undefined],
+        ['twolevel_build_rec', 'record', 1, 'BUILD_REC'],
+        ['twolevel_house_rec', 'record', 2, 'HOUSE_REC'],
+        ['twolevel_pop_recc', 'record', 2, 'POP_RECC'],
+        ['twolevel_notes', 'notes', undefined, undefined],
+        ['twolevel_cspro_jobs', 'jobs', undefined, undefined],
+      ],
+    );
     assert.deepEqual(columns(plan.tables[0]!), [...MAIN_HEAD, 'prov:i2', 'dist:i2', 'village:i2', 'ea:i3', 'build:i3', ...MAIN_TAIL]);
     assert.deepEqual(columns(plan.tables[1]!), ['case_id:guid!', 'occ:i9!', 'house_number:i3']);
     assert.deepEqual(plan.tables[1]!.primaryKey, ['case_id', 'occ']);
@@ -149,14 +158,17 @@ describe('plans of the fixture dictionaries', () => {
 
   it('idb-population.dcf: a repeating item of 101 occurrences', () => {
     const plan = planOf('idb-population.dcf', 'idb');
-    assert.deepEqual(plan.tables.map((t) => `${t.name}/${t.columns.length}`), [
-      'idb_cases/8',
-      'idb_country_metadata_rec/4',
-      'idb_midyear_population_rec/4',
-      'idb_agesex_population_rec/105',
-      'idb_notes/10',
-      'idb_cspro_jobs/5',
-    ]);
+    assert.deepEqual(
+      plan.tables.map((t) => `${t.name}/${t.columns.length}`),
+      [
+        'idb_cases/8',
+        'idb_country_metadata_rec/4',
+        'idb_midyear_population_rec/4',
+        'idb_agesex_population_rec/105',
+        'idb_notes/10',
+        'idb_cspro_jobs/5',
+      ],
+    );
     assert.deepEqual(columns(plan.tables[0]!), [...MAIN_HEAD, 'fips_code:v2', ...MAIN_TAIL]);
     assert.deepEqual(columns(plan.tables[1]!), [...L1, 'country_name:v35', 'area:i8']);
     assert.deepEqual(columns(plan.tables[2]!), [...L1, 'midyear_year:i4', 'midyear_population:i10']);
@@ -169,13 +181,10 @@ describe('plans of the fixture dictionaries', () => {
 
   it('simple-capi.dcf', () => {
     const plan = planOf('simple-capi.dcf', 'simplecapi');
-    assert.deepEqual(plan.tables.map((t) => t.name), [
-      'simplecapi_cases',
-      'simplecapi_population_rec',
-      'simplecapi_housing_rec',
-      'simplecapi_notes',
-      'simplecapi_cspro_jobs',
-    ]);
+    assert.deepEqual(
+      plan.tables.map((t) => t.name),
+      ['simplecapi_cases', 'simplecapi_population_rec', 'simplecapi_housing_rec', 'simplecapi_notes', 'simplecapi_cspro_jobs'],
+    );
     assert.deepEqual(columns(plan.tables[0]!), [...MAIN_HEAD, 'cluster:i3', 'hhno:i3', ...MAIN_TAIL]);
     assert.deepEqual(columns(plan.tables[1]!), [...L1, 'p1:v30', 'p2:i1', 'p3:i1', 'p4:i2', 'p5:i2']);
     assert.deepEqual(columns(plan.tables[2]!), [...L1, 'h3:i1', 'h4:i1', 'date_of_survey:i8', 'checkbox:v3']);

@@ -38,7 +38,17 @@ export function alpha(name: string, length: number, opts: ItemOpts = {}): DictIt
 }
 
 export function record(name: string, maxOccurrences: number, items: DictItem[]): DictRecord {
-  return { name, labels: [name], aliases: [], recordType: name[0]!, required: false, maxOccurrences, occurrenceLabels: [], items, length: 0 };
+  return {
+    name,
+    labels: [name],
+    aliases: [],
+    recordType: name[0]!,
+    required: false,
+    maxOccurrences,
+    occurrenceLabels: [],
+    items,
+    length: 0,
+  };
 }
 
 export function level(name: string, ids: DictItem[], records: DictRecord[]): DictLevel {
@@ -64,18 +74,22 @@ export function dictionary(name: string, levels: DictLevel[]): Dictionary {
 /** One-level household survey: ids, a single record with a decimal and a repeating item, a roster with subitems and a photo. */
 export function surveyDict(): Dictionary {
   return dictionary('SURVEY_DICT', [
-    level('SURVEY_QUEST', [num('PROV', 2), num('HHNO', 4)], [
-      record('HOUSING', 1, [alpha('H_NAME', 20), num('H_AREA', 5, { decimals: 1 }), num('H_ROOMS', 1, { occurrences: 3 })]),
-      record('PERSON', 10, [
-        num('P_AGE', 3),
-        alpha('P_DOB', 6),
-        num('P_DOB_M', 2, { subitem: true }),
-        num('P_DOB_Y', 4, { subitem: true }),
-        num('P_CHILD', 3, { occurrences: 2 }),
-        num('P_CHILD_SEX', 1, { subitem: true }),
-        item('P_PHOTO', 'image', 1),
-      ]),
-    ]),
+    level(
+      'SURVEY_QUEST',
+      [num('PROV', 2), num('HHNO', 4)],
+      [
+        record('HOUSING', 1, [alpha('H_NAME', 20), num('H_AREA', 5, { decimals: 1 }), num('H_ROOMS', 1, { occurrences: 3 })]),
+        record('PERSON', 10, [
+          num('P_AGE', 3),
+          alpha('P_DOB', 6),
+          num('P_DOB_M', 2, { subitem: true }),
+          num('P_DOB_Y', 4, { subitem: true }),
+          num('P_CHILD', 3, { occurrences: 2 }),
+          num('P_CHILD_SEX', 1, { subitem: true }),
+          item('P_PHOTO', 'image', 1),
+        ]),
+      ],
+    ),
   ]);
 }
 

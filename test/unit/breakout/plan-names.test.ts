@@ -67,14 +67,23 @@ describe('planBreakout: name collisions', () => {
   });
 
   it('an item named OCC or CASE_ID collides with the key columns', () => {
-    assertCollision(() => planBreakout(oneRecord('R', [num('OCC', 1)]), 'p', limits), ['"occ"', '"p_r"', 'the occurrence column', 'item of record R OCC']);
-    assertCollision(() => planBreakout(oneRecord('R', [num('CASE_ID', 1)]), 'p', limits), ['"case_id"', 'the case id column', 'item of record R CASE_ID']);
+    assertCollision(
+      () => planBreakout(oneRecord('R', [num('OCC', 1)]), 'p', limits),
+      ['"occ"', '"p_r"', 'the occurrence column', 'item of record R OCC'],
+    );
+    assertCollision(
+      () => planBreakout(oneRecord('R', [num('CASE_ID', 1)]), 'p', limits),
+      ['"case_id"', 'the case id column', 'item of record R CASE_ID'],
+    );
   });
 
   it('a level-2 item named LEVEL_2_OCC collides with the level path column', () => {
     const dict = twoLevelDict();
     dict.levels[1]!.records[1]!.items.push(num('LEVEL_2_OCC', 1));
-    assertCollision(() => planBreakout(dict, 'p', limits), ['"level_2_occ"', 'the level 2 occurrence column', 'item of record POP_REC LEVEL_2_OCC']);
+    assertCollision(
+      () => planBreakout(dict, 'p', limits),
+      ['"level_2_occ"', 'the level 2 occurrence column', 'item of record POP_REC LEVEL_2_OCC'],
+    );
   });
 
   it('level-1 id items collide with the fixed columns of the cases table', () => {
@@ -91,7 +100,10 @@ describe('planBreakout: name collisions', () => {
 
   it('occurrence columns of a repeating item collide with a like-named item', () => {
     const items = [num('A', 1, { occurrences: 2 }), num('A_1', 1)];
-    assertCollision(() => planBreakout(oneRecord('R', items), 'p', limits), ['"a_1"', 'item of record R A occurrence 1', 'item of record R A_1']);
+    assertCollision(
+      () => planBreakout(oneRecord('R', items), 'p', limits),
+      ['"a_1"', 'item of record R A occurrence 1', 'item of record R A_1'],
+    );
   });
 
   it('two records whose names differ only in case collide', () => {
@@ -124,10 +136,11 @@ describe('planBreakout: long names', () => {
     const rec = (i: number) => `REC${i}_`.padEnd(60, 'R');
     const itm = (i: number) => `ITEM${i}_`.padEnd(62, 'I');
     return dictionary('LONG_DICT', [
-      level('Q', [num('ID_'.padEnd(60, 'D'), 2)], [
-        record(rec(1), 1, [num(itm(1), 1, { occurrences: 12 }), num(itm(2), 2)]),
-        record(rec(2), 5, [num(itm(1), 1)]),
-      ]),
+      level(
+        'Q',
+        [num('ID_'.padEnd(60, 'D'), 2)],
+        [record(rec(1), 1, [num(itm(1), 1, { occurrences: 12 }), num(itm(2), 2)]), record(rec(2), 5, [num(itm(1), 1)])],
+      ),
       level('Q2', [num('ID2', 1)], [record(rec(3), 2, [num(itm(3), 1)])]),
     ]);
   }
@@ -167,6 +180,9 @@ describe('planBreakout: long names', () => {
 
   it('the small survey needs no shortening at 63', () => {
     const plan = planBreakout(surveyDict(), 'Survey', { maxIdentifierLength: 63 });
-    assert.deepEqual(plan.tables.map((t) => t.name), ['survey_cases', 'survey_housing', 'survey_person', 'survey_notes', 'survey_cspro_jobs']);
+    assert.deepEqual(
+      plan.tables.map((t) => t.name),
+      ['survey_cases', 'survey_housing', 'survey_person', 'survey_notes', 'survey_cspro_jobs'],
+    );
   });
 });

@@ -173,13 +173,29 @@ describe('planBreakout: two-level dictionary', () => {
     const plan = planBreakout(dict, 'three', limits);
     assert.deepEqual(
       plan.tables.map((t) => t.name),
-      ['three_cases', 'three_level_2', 'three_level_3', 'three_build_rec', 'three_house_rec', 'three_pop_rec', 'three_person_rec', 'three_notes', 'three_cspro_jobs'],
+      [
+        'three_cases',
+        'three_level_2',
+        'three_level_3',
+        'three_build_rec',
+        'three_house_rec',
+        'three_pop_rec',
+        'three_person_rec',
+        'three_notes',
+        'three_cspro_jobs',
+      ],
     );
     const level3 = plan.tables[2]!;
-    assert.deepEqual(level3.columns.map((c) => c.name), ['case_id', 'level_2_occ', 'occ', 'pid']);
+    assert.deepEqual(
+      level3.columns.map((c) => c.name),
+      ['case_id', 'level_2_occ', 'occ', 'pid'],
+    );
     assert.deepEqual(level3.primaryKey, ['case_id', 'level_2_occ', 'occ']);
     const person = plan.tables[6]!;
-    assert.deepEqual(person.columns.map((c) => c.name), ['case_id', 'level_2_occ', 'level_3_occ', 'occ', 'sex']);
+    assert.deepEqual(
+      person.columns.map((c) => c.name),
+      ['case_id', 'level_2_occ', 'level_3_occ', 'occ', 'sex'],
+    );
     assert.deepEqual(person.primaryKey, ['case_id', 'level_2_occ', 'level_3_occ', 'occ']);
     assert.equal(person.level, 3);
   });
@@ -188,16 +204,20 @@ describe('planBreakout: two-level dictionary', () => {
 describe('planBreakout: types', () => {
   it('maps content types and lengths', () => {
     const dict = dictionary('T_DICT', [
-      level('Q', [alpha('CODE', 5)], [
-        record('R', 1, [
-          num('N15', 15),
-          num('D', 10, { decimals: 6 }),
-          alpha('A', 255),
-          item('AUD', 'audio', 1),
-          item('DOC', 'document', 1),
-          item('GEO', 'geometry', 1),
-        ]),
-      ]),
+      level(
+        'Q',
+        [alpha('CODE', 5)],
+        [
+          record('R', 1, [
+            num('N15', 15),
+            num('D', 10, { decimals: 6 }),
+            alpha('A', 255),
+            item('AUD', 'audio', 1),
+            item('DOC', 'document', 1),
+            item('GEO', 'geometry', 1),
+          ]),
+        ],
+      ),
     ]);
     const plan = planBreakout(dict, 't', limits);
     assert.deepEqual(plan.tables[0]!.columns[3], col('code', { kind: 'varchar', length: 5 }));
@@ -223,7 +243,10 @@ describe('planBreakout: types', () => {
 describe('planBreakout: label and limits', () => {
   it('rejects a label that is not a table prefix', () => {
     for (const bad of ['1abc', 'a-b', '', 'a b', '_a']) {
-      assert.throws(() => planBreakout(surveyDict(), bad, limits), (e: unknown) => e instanceof AppError && e.code === 'LABEL_INVALID');
+      assert.throws(
+        () => planBreakout(surveyDict(), bad, limits),
+        (e: unknown) => e instanceof AppError && e.code === 'LABEL_INVALID',
+      );
     }
   });
 
@@ -236,7 +259,8 @@ describe('planBreakout: label and limits', () => {
 });
 
 describe('planBreakout: structureHash', () => {
-  const hash = (dict = surveyDict(), label = 'Survey', limit = 63) => planBreakout(dict, label, { maxIdentifierLength: limit }).structureHash;
+  const hash = (dict = surveyDict(), label = 'Survey', limit = 63) =>
+    planBreakout(dict, label, { maxIdentifierLength: limit }).structureHash;
 
   it('is stable for the same input', () => {
     assert.equal(hash(), hash());
@@ -250,7 +274,9 @@ describe('planBreakout: structureHash', () => {
     person.labels = ['Persons'];
     person.items[0]!.labels = ['Age in years'];
     person.items[0]!.note = 'ask carefully';
-    person.items[0]!.valueSets = [{ name: 'P_AGE_VS', labels: ['ages'], values: [{ labels: ['Missing'], pairs: [{ from: '999' }], special: 'MISSING' }] }];
+    person.items[0]!.valueSets = [
+      { name: 'P_AGE_VS', labels: ['ages'], values: [{ labels: ['Missing'], pairs: [{ from: '999' }], special: 'MISSING' }] },
+    ];
     assert.equal(hash(dict), hash());
   });
 

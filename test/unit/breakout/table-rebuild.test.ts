@@ -41,10 +41,17 @@ test('a record that gained an item rebuilds in place; a new record is named', ()
   assert.deepEqual(gained.drop, gained.create);
 
   const withRecord = JSON.parse(source);
-  const copy = { ...structuredClone(withRecord.levels[0].records.find((x: { name: string }) => x.name === 'HOUSING')), name: 'ASSETS', recordType: 'Z' };
+  const copy = {
+    ...structuredClone(withRecord.levels[0].records.find((x: { name: string }) => x.name === 'HOUSING')),
+    name: 'ASSETS',
+    recordType: 'Z',
+  };
   copy.items = copy.items.map((i: { name: string }) => ({ ...i, name: `A_${i.name}`, valueSets: undefined }));
   withRecord.levels[0].records.push(copy);
-  const added = pendingRebuild(recorded('popstan'), planBreakout(parseDictionary(Buffer.from(JSON.stringify(withRecord))), 'popstan', limits));
+  const added = pendingRebuild(
+    recorded('popstan'),
+    planBreakout(parseDictionary(Buffer.from(JSON.stringify(withRecord))), 'popstan', limits),
+  );
   assert.ok(added);
   assert.equal(added.reason, 'structure');
   assert.match(added.detail, /new tables popstan_assets/);

@@ -10,7 +10,14 @@ const base: CaseFields = {
   label: 'Household 1',
   data: '{"id":{"A":1}}',
   clock: [{ deviceId: 'tablet', revision: 1 }],
-  notes: [{ content: 'note', field: { name: 'A', levelKey: '', recordOccurrence: 0, itemOccurrence: 0, subitemOccurrence: 0 }, operatorId: 'op', modifiedTime: '2024-01-01T00:00:00Z' }],
+  notes: [
+    {
+      content: 'note',
+      field: { name: 'A', levelKey: '', recordOccurrence: 0, itemOccurrence: 0, subitemOccurrence: 0 },
+      operatorId: 'op',
+      modifiedTime: '2024-01-01T00:00:00Z',
+    },
+  ],
   partialSave: null,
 };
 
@@ -38,7 +45,11 @@ test('case limits: a case within every limit passes; each field over its limit i
     [{ notes: [{ ...note, field: { ...note.field, name: 'f'.repeat(L.textChars + 1) } }] }, 'notes[0].field.name', L.textChars],
     [{ clock: Array(L.clockEntries + 1).fill(base.clock[0]) }, 'clock', L.clockEntries],
     [{ clock: [{ deviceId: 'd'.repeat(L.textChars + 1), revision: 1 }] }, 'clock[0].deviceId', L.textChars],
-    [{ partialSave: { mode: 'add', field: { ...note.field, levelKey: 'k'.repeat(L.textChars + 1) } } }, 'partialSave.field.levelKey', L.textChars],
+    [
+      { partialSave: { mode: 'add', field: { ...note.field, levelKey: 'k'.repeat(L.textChars + 1) } } },
+      'partialSave.field.levelKey',
+      L.textChars,
+    ],
   ];
   for (const [change, field, limit] of cases) {
     const e = refusal({ ...base, ...change });
@@ -58,13 +69,19 @@ test('case limits: a case within every limit passes; each field over its limit i
 
 test('limits settings: environment over config.json over defaults; unknown keys and bad values are CONFIG_INVALID', () => {
   assert.deepEqual(limitsSettings({}, {}), DEFAULT_LIMITS);
-  const l = limitsSettings({ limits: { label_chars: 100, page_bytes: 4096 } }, { SDS_LIMIT_LABEL_CHARS: '200', SDS_LIMIT_REQUEST_BYTES: '2048' });
+  const l = limitsSettings(
+    { limits: { label_chars: 100, page_bytes: 4096 } },
+    { SDS_LIMIT_LABEL_CHARS: '200', SDS_LIMIT_REQUEST_BYTES: '2048' },
+  );
   assert.equal(l.labelChars, 200);
   assert.equal(l.pageBytes, 4096);
   assert.equal(l.requestBytes, 2048);
   assert.equal(l.dataChars, DEFAULT_LIMITS.dataChars);
   const bad = (file: Record<string, unknown>, env: NodeJS.ProcessEnv, field: RegExp) =>
-    assert.throws(() => limitsSettings(file, env), (e: unknown) => e instanceof AppError && e.code === 'CONFIG_INVALID' && field.test(e.message));
+    assert.throws(
+      () => limitsSettings(file, env),
+      (e: unknown) => e instanceof AppError && e.code === 'CONFIG_INVALID' && field.test(e.message),
+    );
   bad({ limits: { label_chars: 0 } }, {}, /limits\.label_chars/);
   bad({ limits: { labels: 1 } }, {}, /limits\.labels .*not a setting/);
   bad({ limits: [] }, {}, /limits .*must be an object/);

@@ -136,7 +136,32 @@ describe('item-codec', () => {
       item('DEC', 1, 5, { decimals: 2 }),
       alpha('NAME', 1, 6),
     ];
-    const values: unknown[] = [0, -0, 7, 42, 99, 100, 999, 1000, -1, 1.5, 1e60, Number.NaN, '34', '', ' ', 'Ana', 'Ana ', 'Ana\u2424B', 'Anabelle', 'MISSING', true, null, [1], {}];
+    const values: unknown[] = [
+      0,
+      -0,
+      7,
+      42,
+      99,
+      100,
+      999,
+      1000,
+      -1,
+      1.5,
+      1e60,
+      Number.NaN,
+      '34',
+      '',
+      ' ',
+      'Ana',
+      'Ana ',
+      'Ana\u2424B',
+      'Anabelle',
+      'MISSING',
+      true,
+      null,
+      [1],
+      {},
+    ];
     let answered = 0;
     for (const it of items) {
       for (const raw of values) {

@@ -109,6 +109,13 @@ describe('special helpers', () => {
     assert.equal(fromStoredDouble(-4.5), -4.5);
   });
   it('knows the four special names exactly', () => {
-    assert.deepEqual(['MISSING', 'NOTAPPL', 'DEFAULT', 'REFUSED', 'missing', 'X'].map(isSpecialName), [true, true, true, true, false, false]);
+    assert.deepEqual(['MISSING', 'NOTAPPL', 'DEFAULT', 'REFUSED', 'missing', 'X'].map(isSpecialName), [
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 });

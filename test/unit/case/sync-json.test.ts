@@ -75,7 +75,11 @@ describe('normalizeSyncCase', () => {
   it('drops records and occurrences beyond the maximum with warnings', () => {
     const person = { NAME: 'P', CHILDREN: [1, 2, 3, 4] };
     const { case: c, warnings } = normalizeSyncCase(
-      { id: ID, clock: [], 'level-1': { id: { PROV: 1, HHNUM: 1 }, PERSON_REC: [person, person, person, person], HH_REC: [{ ROOF: 1 }, { ROOF: 2 }] } },
+      {
+        id: ID,
+        clock: [],
+        'level-1': { id: { PROV: 1, HHNUM: 1 }, PERSON_REC: [person, person, person, person], HH_REC: [{ ROOF: 1 }, { ROOF: 2 }] },
+      },
       miniDict(),
     );
     assert.deepEqual(c['level-1'].HH_REC, { ROOF: 1 });
@@ -108,12 +112,21 @@ describe('normalizeSyncCase', () => {
     });
     assert.equal(bad({ id: 'nope', clock: [] }).message, 'id must be a GUID (8-4-4-4-12 hex digits)');
     assert.equal(bad({ id: ID, 'level-1': {} }).message, 'clock must be an array of {deviceId, revision}');
-    assert.equal(bad({ id: ID, clock: [{ deviceId: 'd', revision: -1 }], 'level-1': {} }).message, 'clock[0].revision must be a whole number ≥ 0');
+    assert.equal(
+      bad({ id: ID, clock: [{ deviceId: 'd', revision: -1 }], 'level-1': {} }).message,
+      'clock[0].revision must be a whole number ≥ 0',
+    );
     assert.equal(bad({ id: ID, clock: [], 'level-1': '{not json' }).message.startsWith('level-1 is not valid JSON'), true);
     assert.equal(bad({ id: ID, clock: [] }).message, 'the case has neither level-1 nor data');
     assert.equal(bad({ id: ID, clock: [], 'level-1': { id: {}, HH_REC: 5 } }).message, 'level-1.HH_REC must be an object');
-    assert.equal(bad({ id: ID, clock: [], 'level-1': { id: { PROV: [1] } } }).message, 'level-1.id.PROV: expects a single value, got an array');
-    assert.equal(bad({ id: ID, clock: [], partialSave: { mode: 'x' }, 'level-1': {} }).message, 'partialSave.mode must be add, modify or verify');
+    assert.equal(
+      bad({ id: ID, clock: [], 'level-1': { id: { PROV: [1] } } }).message,
+      'level-1.id.PROV: expects a single value, got an array',
+    );
+    assert.equal(
+      bad({ id: ID, clock: [], partialSave: { mode: 'x' }, 'level-1': {} }).message,
+      'partialSave.mode must be add, modify or verify',
+    );
     assert.equal(bad([]).message, 'a case must be a JSON object');
   });
 });

@@ -93,7 +93,10 @@ describe('textToCase', () => {
   it('reads a line trimmed inside the id area as padded with blanks: a blank id is a warning', () => {
     // CLUSTER 2-4, VISIT 5-6 (blank, trimmed away), HHNUM 7-8 (numeric, blank, trimmed away).
     const recs = [record('P', '1', 5, [item('AGE', 9, 2)]), record('H', '2', 1, [alpha('WALL', 9, 4)])];
-    const dict = dictionary('TRIM', [level('L', [item('CLUSTER', 2, 3), alpha('VISIT', 5, 2), item('HHNUM', 7, 2)], recs)], { start: 1, length: 1 });
+    const dict = dictionary('TRIM', [level('L', [item('CLUSTER', 2, 3), alpha('VISIT', 5, 2), item('HHNUM', 7, 2)], recs)], {
+      start: 1,
+      length: 1,
+    });
     const { level1, warnings } = textToCase(dict, [
       { text: '1215    30', line: 1 },
       { text: '1215', line: 2 },
@@ -116,10 +119,14 @@ describe('textToCase', () => {
   });
 
   it('reads a dictionary without record type (one record)', () => {
-    const dict = dictionary('LOOKUP', [level('L', [item('CODE', 1, 2, { zeroFill: true })], [record('R', '', 1, [alpha('NAME', 3, 10)])])], {
-      start: 0,
-      length: 0,
-    });
+    const dict = dictionary(
+      'LOOKUP',
+      [level('L', [item('CODE', 1, 2, { zeroFill: true })], [record('R', '', 1, [alpha('NAME', 3, 10)])])],
+      {
+        start: 0,
+        length: 0,
+      },
+    );
     assert.deepEqual(textToCase(dict, ['01Alabama']).level1, { id: { CODE: 1 }, R: { NAME: 'Alabama' } });
   });
 });

@@ -8,7 +8,14 @@ import { SIGNAL_EXIT } from '../../../src/cli/interrupt.js';
 
 test('a plain table is a header line and one tab-separated line per row; tabs and line breaks in cells become spaces', () => {
   assert.equal(
-    table(['a', 'b', 'c'], [[1, null, 'x\ty'], [true, undefined, 'two\r\nlines']], true),
+    table(
+      ['a', 'b', 'c'],
+      [
+        [1, null, 'x\ty'],
+        [true, undefined, 'two\r\nlines'],
+      ],
+      true,
+    ),
     'a\tb\tc\n1\t\tx y\ntrue\t\ttwo lines',
   );
   assert.equal(table(['only'], [], true), 'only');
@@ -36,13 +43,19 @@ test('a help item wraps at spaces within the width; a long term gets a line of i
   help.minWidthToWrap = 20;
   const desc = 'incremental breakout of one dictionary in the foreground: only cases changed since the last run';
   const short = formatHelpItem('logs [options]', 20, desc, help, 80).split('\n');
-  assert.ok(short.every((l) => l.length <= 80), short.join('\n'));
+  assert.ok(
+    short.every((l) => l.length <= 80),
+    short.join('\n'),
+  );
   assert.equal(short[0]!.indexOf('incremental'), 2 + 20 + 2);
   assert.deepEqual(short.join(' ').split(/\s+/).filter(Boolean), ['logs', '[options]', ...desc.split(' ')]);
   const term = 'process-cases-by-dict|service:process-cases-by-dict [options] <name>';
   const long = formatHelpItem(term, term.length, desc, help, 80).split('\n');
   assert.equal(long[0], `  ${term}`);
-  assert.ok(long.slice(1).every((l) => l.startsWith(' '.repeat(2 + MAX_TERM_WIDTH + 2)) && l.length <= 80), long.join('\n'));
+  assert.ok(
+    long.slice(1).every((l) => l.startsWith(' '.repeat(2 + MAX_TERM_WIDTH + 2)) && l.length <= 80),
+    long.join('\n'),
+  );
 });
 
 test('an interrupted command exits 128 + the signal number', () => {

@@ -53,6 +53,9 @@ test('clocked cases reconcile: older ignored, newer replaces, concurrent merges 
   assert.deepEqual(newer.write!.clock, [{ deviceId: 'tab1', revision: 4 }]);
   const both = mergeIncoming(incoming({ clock: [{ deviceId: 'tab2', revision: 1 }], label: 'y' }), server, 'srv');
   assert.equal(both.outcome, 'updated');
-  assert.deepEqual(both.write!.clock, [{ deviceId: 'tab1', revision: 3 }, { deviceId: 'tab2', revision: 1 }]);
+  assert.deepEqual(both.write!.clock, [
+    { deviceId: 'tab1', revision: 3 },
+    { deviceId: 'tab2', revision: 1 },
+  ]);
   assert.equal(both.write!.label, 'y');
 });

@@ -17,7 +17,12 @@ const row = (office: boolean): FileRow => ({
 
 test('overwrite rule: files.write and the operator replace anything; a field account creates, and replaces field files only', () => {
   const standard = { username: 'interviewer', role: 'Standard' as const };
-  for (const [existing, onDisk] of [[undefined, false], [undefined, true], [row(true), true], [row(false), true]] as const) {
+  for (const [existing, onDisk] of [
+    [undefined, false],
+    [undefined, true],
+    [row(true), true],
+    [row(false), true],
+  ] as const) {
     assert.equal(mayReplace(existing, onDisk, undefined), true, 'the operator (CLI)');
     assert.equal(mayReplace(existing, onDisk, { username: 'ops', role: 'API' }), true, 'API');
     assert.equal(mayReplace(existing, onDisk, { username: 'boss', role: 'Administrator' }), true, 'Administrator');

@@ -6,7 +6,9 @@ import { parseThreads } from '../../../src/core/breakout/jobs/jobs.js';
 
 test("a failed job's error.code is the spec's breakout code; the catalogue code goes in details", () => {
   for (const code of ['DB-001', 'DB-002', 'DB-003', 'DB-004', 'DB-005', 'DB_CONNECTION_ERROR'] as const) {
-    const e = jobError(new AppError(code, 'cannot connect to PostgreSQL at 127.0.0.1:1/x', { target: '127.0.0.1:1/x', driverCode: 'ECONNREFUSED' }));
+    const e = jobError(
+      new AppError(code, 'cannot connect to PostgreSQL at 127.0.0.1:1/x', { target: '127.0.0.1:1/x', driverCode: 'ECONNREFUSED' }),
+    );
     assert.equal(e.code, 'DB_CONNECTION_ERROR', code);
     assert.equal(e.message, 'cannot connect to PostgreSQL at 127.0.0.1:1/x');
     assert.equal(typeof e.details, 'string');
@@ -30,6 +32,10 @@ test('threads: an integer 1 to 10; a string such as "2" is refused with INVALID_
   assert.equal(parseThreads(1), 1);
   assert.equal(parseThreads(10), 10);
   for (const bad of ['2', ' 3 ', '', 0, 11, 2.5, null, true]) {
-    assert.throws(() => parseThreads(bad), (e: unknown) => e instanceof AppError && e.code === 'INVALID_THREADS', JSON.stringify(bad));
+    assert.throws(
+      () => parseThreads(bad),
+      (e: unknown) => e instanceof AppError && e.code === 'INVALID_THREADS',
+      JSON.stringify(bad),
+    );
   }
 });

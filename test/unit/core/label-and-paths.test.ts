@@ -18,7 +18,20 @@ test('labels are a letter then letters, digits or _; at most 30 characters', () 
 test('media names stay inside the media area', () => {
   assert.equal(mediaPath('/srv/media', 'photo.jpg'), '/srv/media/photo.jpg');
   assert.equal(mediaPath('/srv/media', 'apps/census v2.pen'), '/srv/media/apps/census v2.pen');
-  for (const bad of ['../etc/passwd', '/etc/passwd', 'a/../../b', 'a/./b', '.hidden', 'a\\b', 'a//b', '', 'x/..', 'nul\u0000', 'dir/', 'trailing.']) {
+  for (const bad of [
+    '../etc/passwd',
+    '/etc/passwd',
+    'a/../../b',
+    'a/./b',
+    '.hidden',
+    'a\\b',
+    'a//b',
+    '',
+    'x/..',
+    'nul\u0000',
+    'dir/',
+    'trailing.',
+  ]) {
     assert.throws(() => mediaPath('/srv/media', bad), code('PATH_INVALID'), JSON.stringify(bad));
   }
 });

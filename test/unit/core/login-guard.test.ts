@@ -8,7 +8,14 @@ import { tempStore } from '../../helpers/temp-home.js';
 
 // The guard over a real store; the credential checks are played by the test, which settles each
 // attempt itself (failed/succeeded), so every interleaving below is exact.
-const P: LoginThrottlePolicy = { maxFailuresPerUser: 3, maxFailuresPerAddress: 5, windowMs: 600_000, blockMs: 60_000, maxBlockMs: 240_000, maxWaiting: 2 };
+const P: LoginThrottlePolicy = {
+  maxFailuresPerUser: 3,
+  maxFailuresPerAddress: 5,
+  windowMs: 600_000,
+  blockMs: 60_000,
+  maxBlockMs: 240_000,
+  maxWaiting: 2,
+};
 const A = '10.1.1.1';
 const refused = () => new AppError('AUTH-001', 'invalid username and password combination');
 
@@ -42,7 +49,10 @@ test('an attempt that would pass the limit waits for those in flight; right pass
   try {
     const first = [g.start('alice'), g.start('alice'), g.start('alice')];
     await tick();
-    assert.ok(first.every((s) => s.done && s.attempt), 'three charges fit the limit of 3');
+    assert.ok(
+      first.every((s) => s.done && s.attempt),
+      'three charges fit the limit of 3',
+    );
     assert.equal(g.user('alice')?.failures, 3);
     assert.equal(g.user('alice')?.blockedUntil, 0, 'a charge in flight never blocks');
     const fourth = g.start('alice');
@@ -81,9 +91,16 @@ test('concurrent wrong passwords: no more than the limit are let through to be c
     assert.equal(through.length, 3);
     const answers = through.map((s) => g.guard.failed(s.attempt!, g.clock(), refused()));
     await tick();
-    assert.deepEqual(answers.map((e) => e.code), ['AUTH-001', 'AUTH-001', 'API-004'], 'only the third settled failure reaches the limit');
+    assert.deepEqual(
+      answers.map((e) => e.code),
+      ['AUTH-001', 'AUTH-001', 'API-004'],
+      'only the third settled failure reaches the limit',
+    );
     assert.ok(isThrottled(answers[2], 60));
-    assert.ok(all.filter((s) => !s.attempt).every((s) => isThrottled(s.error, 60)), 'the waiting ones meet the block');
+    assert.ok(
+      all.filter((s) => !s.attempt).every((s) => isThrottled(s.error, 60)),
+      'the waiting ones meet the block',
+    );
     assert.deepEqual(g.user('bob'), { failures: 3, windowStart: 1_000_000, blockedUntil: 1_060_000, strikes: 1, lastFailureAt: 1_000_000 });
     assert.equal(g.address()?.failures, 3);
     assert.equal(g.events.filter((e) => e.kind === 'failed').length, 3);
@@ -154,7 +171,10 @@ test('another process: a counter it blocked refuses the attempt; a failure settl
     g.store.loginThrottle.clear({ scope: 'user', username: 'dave', address: A });
     assert.equal(g.guard.failed(a, g.clock(), refused()).code, 'AUTH-001');
     assert.equal(g.user('dave')?.failures, 1);
-    g.store.loginThrottle.put({ scope: 'address', username: '', address: A }, { failures: 5, windowStart: 1_000_000, blockedUntil: 1_030_000, strikes: 1, lastFailureAt: 1_000_000 });
+    g.store.loginThrottle.put(
+      { scope: 'address', username: '', address: A },
+      { failures: 5, windowStart: 1_000_000, blockedUntil: 1_030_000, strikes: 1, lastFailureAt: 1_000_000 },
+    );
     await assert.rejects(g.guard.begin('password', 'erin', A, g.clock), (e) => isThrottled(e, 30));
     assert.equal(g.user('erin'), undefined, 'a refused attempt is not charged');
     assert.throws(() => g.guard.succeeded(a, g.clock()), /settles once/);

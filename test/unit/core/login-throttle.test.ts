@@ -1,6 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { admission, afterCharge, afterClear, afterFailure, afterGiveBack, afterSettledFailure, blockLength, userKeyName } from '../../../src/core/auth/login-throttle.js';
+import {
+  admission,
+  afterCharge,
+  afterClear,
+  afterFailure,
+  afterGiveBack,
+  afterSettledFailure,
+  blockLength,
+  userKeyName,
+} from '../../../src/core/auth/login-throttle.js';
 import { DEFAULT_LOGIN_THROTTLE, loginGuardSettings } from '../../../src/core/auth/login-throttle-policy.js';
 import { AppError } from '../../../src/shared/errors.js';
 
@@ -31,7 +40,10 @@ test('afterFailure: counts in a window, blocks at the limit, doubles each furthe
 });
 
 test('blockLength and userKeyName', () => {
-  assert.deepEqual([1, 2, 3, 4, 40].map((n) => blockLength(n, P)), [60_000, 120_000, 200_000, 200_000, 200_000]);
+  assert.deepEqual(
+    [1, 2, 3, 4, 40].map((n) => blockLength(n, P)),
+    [60_000, 120_000, 200_000, 200_000, 200_000],
+  );
   assert.equal(userKeyName('Alice'), 'alice');
   assert.equal(userKeyName('x'.repeat(500)).length, 64);
 });
@@ -44,12 +56,19 @@ test('loginGuardSettings: environment over config.json over defaults; bad values
   assert.equal(fromFile.throttle.windowMs, 60_000);
   assert.equal(fromFile.throttle.maxFailuresPerAddress, DEFAULT_LOGIN_THROTTLE.maxFailuresPerAddress);
   assert.deepEqual(fromFile.trustedProxies, ['10.0.0.1']);
-  const fromEnv = loginGuardSettings(file, { SDS_LOGIN_MAX_FAILURES_PER_USER: '4', SDS_LOGIN_BLOCK_SECONDS: '30', SDS_TRUSTED_PROXIES: '127.0.0.1, ::1' });
+  const fromEnv = loginGuardSettings(file, {
+    SDS_LOGIN_MAX_FAILURES_PER_USER: '4',
+    SDS_LOGIN_BLOCK_SECONDS: '30',
+    SDS_TRUSTED_PROXIES: '127.0.0.1, ::1',
+  });
   assert.equal(fromEnv.throttle.maxFailuresPerUser, 4);
   assert.equal(fromEnv.throttle.blockMs, 30_000);
   assert.deepEqual(fromEnv.trustedProxies, ['127.0.0.1', '::1']);
   const bad = (f: Record<string, unknown>, env: NodeJS.ProcessEnv, re: RegExp) =>
-    assert.throws(() => loginGuardSettings(f, env), (e: unknown) => e instanceof AppError && e.code === 'CONFIG_INVALID' && re.test(e.message));
+    assert.throws(
+      () => loginGuardSettings(f, env),
+      (e: unknown) => e instanceof AppError && e.code === 'CONFIG_INVALID' && re.test(e.message),
+    );
   bad({}, { SDS_LOGIN_WINDOW_SECONDS: '0' }, /SDS_LOGIN_WINDOW_SECONDS/);
   bad({}, { SDS_LOGIN_WINDOW_SECONDS: '1.5' }, /whole number/);
   bad({ login_throttle: { max_failures_per_user: -1 } }, {}, /login_throttle\.max_failures_per_user/);
@@ -60,14 +79,30 @@ test('loginGuardSettings: environment over config.json over defaults; bad values
 });
 
 test('admission: blocked refuses; a charge past the limit waits while others are in flight, else it is charged (one probe after a block)', () => {
-  const at = (failures: number, blockedUntil = 0) => ({ failures, windowStart: 0, blockedUntil, strikes: blockedUntil ? 1 : 0, lastFailureAt: 0 });
+  const at = (failures: number, blockedUntil = 0) => ({
+    failures,
+    windowStart: 0,
+    blockedUntil,
+    strikes: blockedUntil ? 1 : 0,
+    lastFailureAt: 0,
+  });
   assert.deepEqual(admission(at(3, 5000), 1000, 3, 0, P), { kind: 'blocked', until: 5000 });
   assert.equal(admission(at(2), 1000, 3, 2, P).kind, 'charge', 'the 3rd charge fits the limit of 3');
   assert.equal(admission(at(3), 1000, 3, 1, P).kind, 'wait', 'a 4th waits while one is in flight');
   const probe = admission(at(3), 70_000, 3, 0, P);
-  assert.deepEqual(probe, { kind: 'charge', next: { failures: 4, windowStart: 0, blockedUntil: 0, strikes: 0, lastFailureAt: 70_000 } }, 'nothing in flight: charged, not blocked');
+  assert.deepEqual(
+    probe,
+    { kind: 'charge', next: { failures: 4, windowStart: 0, blockedUntil: 0, strikes: 0, lastFailureAt: 70_000 } },
+    'nothing in flight: charged, not blocked',
+  );
   // A lapsed window starts afresh but keeps the charges of the attempts still in flight.
-  assert.deepEqual(afterCharge(at(3), 600_000, P, 2), { failures: 3, windowStart: 600_000, blockedUntil: 0, strikes: 0, lastFailureAt: 600_000 });
+  assert.deepEqual(afterCharge(at(3), 600_000, P, 2), {
+    failures: 3,
+    windowStart: 600_000,
+    blockedUntil: 0,
+    strikes: 0,
+    lastFailureAt: 600_000,
+  });
 });
 
 test('afterSettledFailure blocks on settled failures only; afterClear keeps the charges in flight; afterGiveBack restores', () => {
@@ -75,9 +110,19 @@ test('afterSettledFailure blocks on settled failures only; afterClear keeps the 
   assert.equal(afterSettledFailure(charged, 10, 3, 2, P).blockedUntil, 0, '1 settled, 2 in flight');
   assert.equal(afterSettledFailure(charged, 10, 3, 1, P).blockedUntil, 0, '2 settled');
   assert.deepEqual(afterSettledFailure(charged, 10, 3, 0, P), { ...charged, strikes: 1, blockedUntil: 60_010 });
-  assert.deepEqual(afterSettledFailure(undefined, 10, 3, 0, P), { failures: 1, windowStart: 10, blockedUntil: 0, strikes: 0, lastFailureAt: 10 }, 'removed meanwhile: counted afresh');
+  assert.deepEqual(
+    afterSettledFailure(undefined, 10, 3, 0, P),
+    { failures: 1, windowStart: 10, blockedUntil: 0, strikes: 0, lastFailureAt: 10 },
+    'removed meanwhile: counted afresh',
+  );
   assert.equal(afterClear(charged, 10, 0), null);
-  assert.deepEqual(afterClear({ ...charged, strikes: 2, blockedUntil: 99 }, 10, 2), { failures: 2, windowStart: 0, blockedUntil: 0, strikes: 0, lastFailureAt: 0 });
+  assert.deepEqual(afterClear({ ...charged, strikes: 2, blockedUntil: 99 }, 10, 2), {
+    failures: 2,
+    windowStart: 0,
+    blockedUntil: 0,
+    strikes: 0,
+    lastFailureAt: 0,
+  });
   const before = { failures: 1, windowStart: 0, blockedUntil: 0, strikes: 0, lastFailureAt: 0 };
   const after = { ...before, failures: 2, lastFailureAt: 5 };
   assert.deepEqual(afterGiveBack(after, before, after), before, 'untouched since the charge: as it was');

@@ -15,7 +15,8 @@ test('status connect timeout: the flag, else SDS_STATUS_CONNECT_TIMEOUT_MS, else
     assert.throws(
       () => statusConnectTimeout(bad, {}),
       // Core names the setting; the flag is the CLI's to add (test/unit/cli/error-hints.test.ts).
-      (e: unknown) => e instanceof AppError && e.code === 'invalid_parameter' && e.message.includes('connect timeout') && !e.message.includes('--'),
+      (e: unknown) =>
+        e instanceof AppError && e.code === 'invalid_parameter' && e.message.includes('connect timeout') && !e.message.includes('--'),
       bad,
     );
   }

@@ -4,7 +4,12 @@ import { tombstoneOf } from '../../../src/core/cases/delete.js';
 import { DEFAULT_CASE_LIMITS } from '../../../src/cspro/case/case-limits.js';
 import type { StoredCase } from '../../../src/store/cases-repo.js';
 
-const note = { content: 'n', field: { name: 'A', levelKey: '', recordOccurrence: 0, itemOccurrence: 0, subitemOccurrence: 0 }, operatorId: 'op', modifiedTime: 't' };
+const note = {
+  content: 'n',
+  field: { name: 'A', levelKey: '', recordOccurrence: 0, itemOccurrence: 0, subitemOccurrence: 0 },
+  operatorId: 'op',
+  modifiedTime: 't',
+};
 const stored: StoredCase = {
   guid: 'g',
   caseKey: '001',

@@ -9,7 +9,17 @@ import * as sqlite from '../../../src/breakout/dialects/sqlite/errors.js';
 import * as mssql from '../../../src/breakout/dialects/sqlserver/errors.js';
 import type { ResolvedTarget } from '../../../src/breakout/dialects/target-config.js';
 
-const target: ResolvedTarget = { host: 'db.example', port: 5432, database: 'census', user: 'ana', password: 'hunter2-secret', file: '', params: {}, tls: { mode: 'disable' }, label: 'db.example:5432/census' };
+const target: ResolvedTarget = {
+  host: 'db.example',
+  port: 5432,
+  database: 'census',
+  user: 'ana',
+  password: 'hunter2-secret',
+  file: '',
+  params: {},
+  tls: { mode: 'disable' },
+  label: 'db.example:5432/census',
+};
 
 function err(fields: Record<string, unknown>, message = 'driver says no'): Error {
   return Object.assign(new Error(message), fields);
@@ -46,7 +56,10 @@ test('tedious: ESOCKET/ETIMEOUT, ELOGIN with the server error number or message'
   assert.equal(mssql.connectError(err({ code: 'ETIMEOUT' }), target).code, 'DB-001');
   assert.equal(mssql.connectError(err({ code: 'ELOGIN', number: 18456 }, "Login failed for user 'ana'."), target).code, 'DB-002');
   assert.equal(mssql.connectError(err({ code: 'ELOGIN' }, "Login failed for user 'ana'."), target).code, 'DB-002');
-  assert.equal(mssql.connectError(err({ code: 'ELOGIN', number: 4060 }, 'Cannot open database "census" requested by the login.'), target).code, 'DB-003');
+  assert.equal(
+    mssql.connectError(err({ code: 'ELOGIN', number: 4060 }, 'Cannot open database "census" requested by the login.'), target).code,
+    'DB-003',
+  );
   assert.equal(mssql.connectError(err({ code: 'ELOGIN' }, 'Cannot open database "census" requested by the login.'), target).code, 'DB-003');
   assert.equal(mssql.connectError(err({ code: 'ELOGIN', number: 17809 }), target).code, 'DB-005');
 });

@@ -123,7 +123,12 @@ test('mysql LOAD DATA line of the tricky row, byte for byte', () => {
 });
 
 test('mysql timestamps are written as UTC wall time, whatever offset the input has', () => {
-  const enc = loadDataLineEncoder({ name: 't', kind: 'jobs', columns: [{ name: 'x', type: { kind: 'timestamp' }, nullable: true }], primaryKey: [] });
+  const enc = loadDataLineEncoder({
+    name: 't',
+    kind: 'jobs',
+    columns: [{ name: 'x', type: { kind: 'timestamp' }, nullable: true }],
+    primaryKey: [],
+  });
   assert.equal(enc(['2024-03-01T12:00:00+02:00']), '2024-03-01 10:00:00.000\n');
   assert.equal(enc(['1999-12-31T23:59:59Z']), '1999-12-31 23:59:59\n');
   assert.equal(paramValue({ kind: 'timestamp' }, '2024-03-01T10:00:00.000Z'), '2024-03-01 10:00:00.000');

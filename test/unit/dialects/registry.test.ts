@@ -17,7 +17,11 @@ test('getDialect returns each dialect by its exact name', () => {
 
 test('getDialect refuses anything but the exact names with CONFIG_INVALID', () => {
   for (const bad of ['postgres', 'MySQL', 'mssql', '', '__proto__', 'toString']) {
-    assert.throws(() => getDialect(bad), (err: unknown) => err instanceof AppError && err.code === 'CONFIG_INVALID', bad);
+    assert.throws(
+      () => getDialect(bad),
+      (err: unknown) => err instanceof AppError && err.code === 'CONFIG_INVALID',
+      bad,
+    );
   }
 });
 
@@ -36,12 +40,29 @@ test('capabilities: identifier and parameter limits and bulk paths per database'
 
 test('resolveTarget merges URL and fields (fields win) and labels without the password', () => {
   const caps = getDialect('postgresql');
-  const t = resolveTarget({ type: 'postgresql', url: 'postgresql://ana%40nso:p%40ss%2Fword@db.example:6543/census?sslmode=require' }, caps, { user: 'postgres', database: 'postgres' });
+  const t = resolveTarget(
+    { type: 'postgresql', url: 'postgresql://ana%40nso:p%40ss%2Fword@db.example:6543/census?sslmode=require' },
+    caps,
+    { user: 'postgres', database: 'postgres' },
+  );
   assert.deepEqual(
     { ...t },
-    { host: 'db.example', port: 6543, database: 'census', user: 'ana@nso', password: 'p@ss/word', file: '', params: {}, tls: { mode: 'require' }, label: 'db.example:6543/census' },
+    {
+      host: 'db.example',
+      port: 6543,
+      database: 'census',
+      user: 'ana@nso',
+      password: 'p@ss/word',
+      file: '',
+      params: {},
+      tls: { mode: 'require' },
+      label: 'db.example:6543/census',
+    },
   );
-  const f = resolveTarget({ type: 'postgresql', url: 'postgresql://u@h/db', database: 'other', port: 5433 }, caps, { user: 'postgres', database: 'postgres' });
+  const f = resolveTarget({ type: 'postgresql', url: 'postgresql://u@h/db', database: 'other', port: 5433 }, caps, {
+    user: 'postgres',
+    database: 'postgres',
+  });
   assert.equal(f.label, 'h:5433/other');
   const d = resolveTarget({ type: 'mysql' }, getDialect('mysql'), { user: 'root', database: '' });
   assert.equal(d.label, '127.0.0.1:3306/');
@@ -49,9 +70,15 @@ test('resolveTarget merges URL and fields (fields win) and labels without the pa
 
 test('resolveTarget checks ports and SQLite files', () => {
   const caps = getDialect('postgresql');
-  assert.throws(() => resolveTarget({ type: 'postgresql', port: 70_000 }, caps, { user: 'u', database: 'd' }), (e: unknown) => e instanceof AppError && e.code === 'CONFIG_INVALID');
+  assert.throws(
+    () => resolveTarget({ type: 'postgresql', port: 70_000 }, caps, { user: 'u', database: 'd' }),
+    (e: unknown) => e instanceof AppError && e.code === 'CONFIG_INVALID',
+  );
   assert.throws(() => resolveTarget({ type: 'sqlite' }, getDialect('sqlite'), { user: '', database: '' }), /needs a file/);
-  assert.equal(resolveTarget({ type: 'sqlite', url: 'sqlite:///var/sds/t.db' }, getDialect('sqlite'), { user: '', database: '' }).file, '/var/sds/t.db');
+  assert.equal(
+    resolveTarget({ type: 'sqlite', url: 'sqlite:///var/sds/t.db' }, getDialect('sqlite'), { user: '', database: '' }).file,
+    '/var/sds/t.db',
+  );
 });
 
 test('index names are shortened to the identifier limit with a hash, deterministically', () => {

@@ -34,12 +34,22 @@ test('SQL Server: encrypt and trustServerCertificate become a mode, and the mode
   assert.deepEqual(tlsOf(mssql('?encrypt=false')), { mode: 'disable' });
   assert.deepEqual(tlsOf(mssql('?encrypt=no&trustServerCertificate=yes')), { mode: 'disable' });
   assert.deepEqual(tdsTlsOptions({ mode: 'verify-full' }, {}), { encrypt: true, trustServerCertificate: false });
-  assert.deepEqual(tdsTlsOptions({ mode: 'verify-full', ca: '/ca.pem' }, { ca }), { encrypt: true, trustServerCertificate: false, cryptoCredentialsDetails: { ca } });
+  assert.deepEqual(tdsTlsOptions({ mode: 'verify-full', ca: '/ca.pem' }, { ca }), {
+    encrypt: true,
+    trustServerCertificate: false,
+    cryptoCredentialsDetails: { ca },
+  });
   assert.deepEqual(tdsTlsOptions({ mode: 'require' }, {}), { encrypt: true, trustServerCertificate: true });
   assert.deepEqual(tdsTlsOptions({ mode: 'disable' }, {}), { encrypt: false, trustServerCertificate: false });
   assert.throws(() => tlsOf(mssql('?encrypt=maybe')), refusal('TARGET_TLS_INVALID', /^encrypt=maybe is not true or false$/));
-  assert.throws(() => tlsOf(mssql('', { mode: 'verify-ca' })), refusal('TARGET_TLS_INVALID', /cannot use the TLS mode verify-ca \(it takes disable, require, verify-full\)/));
-  assert.throws(() => tlsOf(mssql('', { cert: '/c.pem', key: '/k.pem' })), refusal('TARGET_TLS_INVALID', /cannot present a client certificate/));
+  assert.throws(
+    () => tlsOf(mssql('', { mode: 'verify-ca' })),
+    refusal('TARGET_TLS_INVALID', /cannot use the TLS mode verify-ca \(it takes disable, require, verify-full\)/),
+  );
+  assert.throws(
+    () => tlsOf(mssql('', { cert: '/c.pem', key: '/k.pem' })),
+    refusal('TARGET_TLS_INVALID', /cannot present a client certificate/),
+  );
 });
 
 test('PostgreSQL: libpq sslmode words, files, and the pg ssl option of each attempt', () => {
@@ -48,13 +58,26 @@ test('PostgreSQL: libpq sslmode words, files, and the pg ssl option of each atte
   // Fields win over the URL.
   assert.equal(tlsOf({ type: 'postgresql', url, tls: { mode: 'verify-ca' } }).mode, 'verify-ca');
   assert.deepEqual(tlsOf({ type: 'postgresql', url: 'postgresql://u@db/census' }), { mode: 'disable' });
-  assert.throws(() => tlsOf({ type: 'postgresql', url: 'postgresql://u@db/census?sslmode=on' }), refusal('TARGET_TLS_INVALID', /^sslmode=on is not one of disable, allow, prefer, require, verify-ca, verify-full$/));
-  assert.throws(() => tlsOf({ type: 'postgresql', url: 'postgresql://u@db/c?sslmode=require&sslcert=/c.pem' }), refusal('TARGET_TLS_INVALID', /needs its key/));
-  assert.throws(() => tlsOf({ type: 'postgresql', url: 'postgresql://u@db/c?sslrootcert=/ca.pem' }), refusal('TARGET_TLS_INVALID', /mode is disable/));
+  assert.throws(
+    () => tlsOf({ type: 'postgresql', url: 'postgresql://u@db/census?sslmode=on' }),
+    refusal('TARGET_TLS_INVALID', /^sslmode=on is not one of disable, allow, prefer, require, verify-ca, verify-full$/),
+  );
+  assert.throws(
+    () => tlsOf({ type: 'postgresql', url: 'postgresql://u@db/c?sslmode=require&sslcert=/c.pem' }),
+    refusal('TARGET_TLS_INVALID', /needs its key/),
+  );
+  assert.throws(
+    () => tlsOf({ type: 'postgresql', url: 'postgresql://u@db/c?sslrootcert=/ca.pem' }),
+    refusal('TARGET_TLS_INVALID', /mode is disable/),
+  );
 
   assert.equal(pgSsl({ mode: 'require' }, {}, 'plain'), false);
   assert.deepEqual(pgSsl({ mode: 'require' }, {}, 'tls'), { rejectUnauthorized: false });
-  const verifyCa = pgSsl({ mode: 'verify-ca' }, { ca }, 'tls') as { ca: Buffer; rejectUnauthorized: boolean; checkServerIdentity: () => unknown };
+  const verifyCa = pgSsl({ mode: 'verify-ca' }, { ca }, 'tls') as {
+    ca: Buffer;
+    rejectUnauthorized: boolean;
+    checkServerIdentity: () => unknown;
+  };
   assert.equal(verifyCa.rejectUnauthorized, true);
   assert.equal(verifyCa.ca, ca);
   assert.equal(verifyCa.checkServerIdentity(), undefined);
@@ -70,8 +93,14 @@ test('PostgreSQL: libpq sslmode words, files, and the pg ssl option of each atte
 test('MySQL/MariaDB: ssl-mode words, refused PREFERRED, and the mysql2 ssl option', () => {
   const url = 'mysql://root@db/census?ssl-mode=verify_identity&ssl-ca=/ca.pem';
   assert.deepEqual(tlsOf({ type: 'mysql', url }), { mode: 'verify-full', ca: '/ca.pem' });
-  assert.throws(() => tlsOf({ type: 'mysql', url: 'mysql://root@db/census?ssl-mode=PREFERRED' }), refusal('TARGET_TLS_INVALID', /cannot use the TLS mode prefer \(it takes disable, require, verify-ca, verify-full\)/));
-  assert.throws(() => tlsOf({ type: 'mysql', url: 'mysql://root@db/census?ssl-mode=SOMETIMES' }), refusal('TARGET_TLS_INVALID', /^ssl-mode=SOMETIMES is not one of DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY$/));
+  assert.throws(
+    () => tlsOf({ type: 'mysql', url: 'mysql://root@db/census?ssl-mode=PREFERRED' }),
+    refusal('TARGET_TLS_INVALID', /cannot use the TLS mode prefer \(it takes disable, require, verify-ca, verify-full\)/),
+  );
+  assert.throws(
+    () => tlsOf({ type: 'mysql', url: 'mysql://root@db/census?ssl-mode=SOMETIMES' }),
+    refusal('TARGET_TLS_INVALID', /^ssl-mode=SOMETIMES is not one of DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY$/),
+  );
   assert.equal(mysqlSsl({ mode: 'disable' }, {}, false), undefined);
   assert.deepEqual(mysqlSsl({ mode: 'require' }, {}, false), { rejectUnauthorized: false, verifyIdentity: false });
   assert.deepEqual(mysqlSsl({ mode: 'verify-ca' }, { ca }, false), { ca, rejectUnauthorized: true, verifyIdentity: false });
@@ -85,25 +114,62 @@ test('MySQL/MariaDB: ssl-mode words, refused PREFERRED, and the mysql2 ssl optio
 
 test('SQLite takes no TLS; describeTls names the mode and files', () => {
   assert.deepEqual(tlsOf({ type: 'sqlite', file: '/t.db' }), { mode: 'disable' });
-  assert.throws(() => tlsOf({ type: 'sqlite', file: '/t.db', tls: { mode: 'require' } }), refusal('TARGET_TLS_INVALID', /sqlite target cannot use the TLS mode require/));
+  assert.throws(
+    () => tlsOf({ type: 'sqlite', file: '/t.db', tls: { mode: 'require' } }),
+    refusal('TARGET_TLS_INVALID', /sqlite target cannot use the TLS mode require/),
+  );
   assert.equal(describeTls({ mode: 'disable' }), 'disable');
-  assert.equal(describeTls({ mode: 'verify-full', ca: '/ca.pem', cert: '/c.pem', key: '/k.pem' }), 'verify-full (CA /ca.pem, certificate /c.pem, key /k.pem)');
+  assert.equal(
+    describeTls({ mode: 'verify-full', ca: '/ca.pem', cert: '/c.pem', key: '/k.pem' }),
+    'verify-full (CA /ca.pem, certificate /c.pem, key /k.pem)',
+  );
 });
 
 test('URL rules: the scheme matches the type, every parameter is known, a database is named', () => {
   const check = (config: TargetConfig) => checkTargetConfig(config, getDialect(config.type));
-  for (const url of ['postgres://u@db/c', 'postgresql://u@db/c', 'POSTGRESQL://u@db/c']) assert.equal(check({ type: 'postgresql', url }).database, 'c');
+  for (const url of ['postgres://u@db/c', 'postgresql://u@db/c', 'POSTGRESQL://u@db/c'])
+    assert.equal(check({ type: 'postgresql', url }).database, 'c');
   assert.equal(check({ type: 'mysql', url: 'mariadb://root@db/c' }).database, 'c');
   assert.equal(check({ type: 'sqlserver', url: 'sqlserver://sa@db/c' }).database, 'c');
-  assert.throws(() => check({ type: 'postgresql', url: 'mysql://root@db/c' }), refusal('TARGET_URL_INVALID', /^a postgresql target URL must start with postgresql:\/\/ or postgres:\/\/, not mysql:\/\/$/));
-  assert.throws(() => check({ type: 'mysql', url: 'http://db/c' }), refusal('TARGET_URL_INVALID', /must start with mysql:\/\/ or mariadb:\/\/, not http:\/\//));
-  assert.throws(() => check({ type: 'sqlite', url: 'postgresql://u@db/c' }), refusal('TARGET_URL_INVALID', /^a sqlite target URL must start with sqlite:\/\/, not postgresql:\/\/; give the file as the database setting$/));
+  assert.throws(
+    () => check({ type: 'postgresql', url: 'mysql://root@db/c' }),
+    refusal('TARGET_URL_INVALID', /^a postgresql target URL must start with postgresql:\/\/ or postgres:\/\/, not mysql:\/\/$/),
+  );
+  assert.throws(
+    () => check({ type: 'mysql', url: 'http://db/c' }),
+    refusal('TARGET_URL_INVALID', /must start with mysql:\/\/ or mariadb:\/\/, not http:\/\//),
+  );
+  assert.throws(
+    () => check({ type: 'sqlite', url: 'postgresql://u@db/c' }),
+    refusal(
+      'TARGET_URL_INVALID',
+      /^a sqlite target URL must start with sqlite:\/\/, not postgresql:\/\/; give the file as the database setting$/,
+    ),
+  );
   assert.throws(() => check({ type: 'postgresql', url: 'not a url' }), refusal('TARGET_URL_INVALID', /not a valid URL/));
-  assert.throws(() => check({ type: 'postgresql', url: 'postgresql://u@db/c?foo=1' }), refusal('TARGET_PARAM_UNKNOWN', /^the postgresql target URL parameter "foo" is not one sds honours \(known: sslmode, sslrootcert, sslcert, sslkey\)$/));
-  assert.throws(() => check({ type: 'mysql', url: 'mysql://root@db/c?sslmode=require' }), refusal('TARGET_PARAM_UNKNOWN', /"sslmode" is not one sds honours \(known: local_infile, ssl-mode, ssl-ca, ssl-cert, ssl-key\)/));
-  assert.throws(() => check({ type: 'postgresql', url: 'postgresql://u@db' }), refusal('TARGET_DATABASE_MISSING', /^a postgresql target needs a database name/));
-  assert.throws(() => check({ type: 'mysql', url: 'mysql://root@db/' }), refusal('TARGET_DATABASE_MISSING', /mysql target needs a database name/));
-  assert.throws(() => check({ type: 'sqlserver', host: 'db' }), refusal('TARGET_DATABASE_MISSING', /sqlserver target needs a database name/));
+  assert.throws(
+    () => check({ type: 'postgresql', url: 'postgresql://u@db/c?foo=1' }),
+    refusal(
+      'TARGET_PARAM_UNKNOWN',
+      /^the postgresql target URL parameter "foo" is not one sds honours \(known: sslmode, sslrootcert, sslcert, sslkey\)$/,
+    ),
+  );
+  assert.throws(
+    () => check({ type: 'mysql', url: 'mysql://root@db/c?sslmode=require' }),
+    refusal('TARGET_PARAM_UNKNOWN', /"sslmode" is not one sds honours \(known: local_infile, ssl-mode, ssl-ca, ssl-cert, ssl-key\)/),
+  );
+  assert.throws(
+    () => check({ type: 'postgresql', url: 'postgresql://u@db' }),
+    refusal('TARGET_DATABASE_MISSING', /^a postgresql target needs a database name/),
+  );
+  assert.throws(
+    () => check({ type: 'mysql', url: 'mysql://root@db/' }),
+    refusal('TARGET_DATABASE_MISSING', /mysql target needs a database name/),
+  );
+  assert.throws(
+    () => check({ type: 'sqlserver', host: 'db' }),
+    refusal('TARGET_DATABASE_MISSING', /sqlserver target needs a database name/),
+  );
   assert.equal(check({ type: 'postgresql', host: 'db', database: 'c' }).database, 'c');
   assert.equal(check({ type: 'sqlite', url: 'sqlite:///srv/t.db?busy_timeout=100' }).params.busy_timeout, '100');
 });

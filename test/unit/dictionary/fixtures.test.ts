@@ -68,12 +68,15 @@ describe('popstan-census (text 7.7 and JSON 8.0)', () => {
       assert.deepEqual([item(d, 'P16A_IND').start, item(d, 'P16A_IND').subitem], [41, true]);
       const age = item(d, 'P04_AGE');
       assert.deepEqual([age.contentType, age.decimals, age.decimalMark, age.zeroFill, age.occurrences], ['numeric', 0, false, true, 1]);
-      assert.deepEqual(age.valueSets.map((v) => [v.name, v.values.length]), [
-        ['P04_AGE_VS1', 1],
-        ['P04_AGE_VS2', 20],
-        ['P04_AGE_VS3', 10],
-        ['AGG_10_5', 9],
-      ]);
+      assert.deepEqual(
+        age.valueSets.map((v) => [v.name, v.values.length]),
+        [
+          ['P04_AGE_VS1', 1],
+          ['P04_AGE_VS2', 20],
+          ['P04_AGE_VS3', 10],
+          ['AGG_10_5', 9],
+        ],
+      );
       assert.deepEqual(age.valueSets[1]!.values[0], { labels: ['0 to 4 years'], pairs: [{ from: '0', to: '4' }] });
       // A value without a label keeps an empty label.
       assert.deepEqual(item(d, 'DISTRICT').valueSets[0]!.values, [{ labels: [''], pairs: [{ from: '1', to: '18' }] }]);
@@ -83,7 +86,9 @@ describe('popstan-census (text 7.7 and JSON 8.0)', () => {
         pairs: [{ from: '' }],
         special: 'NOTAPPL',
       });
-      const specials = d.levels[0]!.records.flatMap((r) => r.items.flatMap((i) => i.valueSets.flatMap((v) => v.values))).filter((v) => v.special);
+      const specials = d.levels[0]!.records.flatMap((r) => r.items.flatMap((i) => i.valueSets.flatMap((v) => v.values))).filter(
+        (v) => v.special,
+      );
       assert.equal(specials.length, 27);
     });
   }
@@ -103,18 +108,35 @@ describe('two-level (multi-level relative layout)', () => {
       const d = load(`two-level.${form}.dcf`);
       assert.equal(d.name, 'TWO_LEVEL_DICT');
       assert.deepEqual(d.defaults, { zeroFill: true, decimalMark: true });
-      assert.deepEqual(d.levels.map((l) => [l.name, l.ids.length, l.records.length]), [
-        ['TWO_LEVEL_QUEST', 5, 1],
-        ['HOUSEHOLD', 1, 2],
+      assert.deepEqual(
+        d.levels.map((l) => [l.name, l.ids.length, l.records.length]),
+        [
+          ['TWO_LEVEL_QUEST', 5, 1],
+          ['HOUSEHOLD', 1, 2],
+        ],
+      );
+      assert.deepEqual(d.levels[0]!.ids.map(span), [
+        [2, 2],
+        [4, 2],
+        [6, 2],
+        [8, 3],
+        [11, 3],
       ]);
-      assert.deepEqual(d.levels[0]!.ids.map(span), [[2, 2], [4, 2], [6, 2], [8, 3], [11, 3]]);
       assert.deepEqual(span(item(d, 'HOUSE_NUMBER')), [14, 3]);
-      assert.deepEqual(record(d, 'BUILD_REC').items.map((i) => [i.name, i.start, i.length]), [
-        ['ROOF', 17, 1],
-        ['WATER', 18, 1],
-        ['NUMBER_OF_HUS', 19, 3],
+      assert.deepEqual(
+        record(d, 'BUILD_REC').items.map((i) => [i.name, i.start, i.length]),
+        [
+          ['ROOF', 17, 1],
+          ['WATER', 18, 1],
+          ['NUMBER_OF_HUS', 19, 3],
+        ],
+      );
+      assert.deepEqual(record(d, 'POP_RECC').items.map(span), [
+        [17, 2],
+        [19, 1],
+        [20, 3],
+        [23, 1],
       ]);
-      assert.deepEqual(record(d, 'POP_RECC').items.map(span), [[17, 2], [19, 1], [20, 3], [23, 1]]);
       assert.deepEqual(
         d.levels.flatMap((l) => l.records).map((r) => [r.name, r.recordType, r.required, r.maxOccurrences, r.length]),
         [
@@ -140,13 +162,16 @@ describe('capi-household (CSPro 8 JSON)', () => {
 
   it('records, ids and computed positions', () => {
     assert.equal(d.name, 'PSC_HOUSEHOLD_DICT');
-    assert.deepEqual(d.levels[0]!.ids.map((i) => [i.name, i.start, i.length, i.contentType]), [
-      ['HH_PROVINCE', 2, 2, 'numeric'],
-      ['HH_DISTRICT', 4, 2, 'numeric'],
-      ['HH_EA', 6, 3, 'numeric'],
-      ['HH_SEGMENT', 9, 1, 'alpha'],
-      ['HH_NUMBER', 10, 4, 'numeric'],
-    ]);
+    assert.deepEqual(
+      d.levels[0]!.ids.map((i) => [i.name, i.start, i.length, i.contentType]),
+      [
+        ['HH_PROVINCE', 2, 2, 'numeric'],
+        ['HH_DISTRICT', 4, 2, 'numeric'],
+        ['HH_EA', 6, 3, 'numeric'],
+        ['HH_SEGMENT', 9, 1, 'alpha'],
+        ['HH_NUMBER', 10, 4, 'numeric'],
+      ],
+    );
     assert.deepEqual(
       d.levels[0]!.records.map((r) => [r.name, r.recordType, r.required, r.maxOccurrences, r.items.length, r.length]),
       [
@@ -179,11 +204,14 @@ describe('capi-household (CSPro 8 JSON)', () => {
   });
 
   it('MISSING mapped to 999', () => {
-    assert.deepEqual(item(d, 'HH_AGE').valueSets[0]!.values.find((v) => v.special), {
-      labels: ["Don't know"],
-      pairs: [{ from: '999' }],
-      special: 'MISSING',
-    });
+    assert.deepEqual(
+      item(d, 'HH_AGE').valueSets[0]!.values.find((v) => v.special),
+      {
+        labels: ["Don't know"],
+        pairs: [{ from: '999' }],
+        special: 'MISSING',
+      },
+    );
   });
 
   it('linked value sets get the values of the set that carries them', () => {
@@ -205,7 +233,10 @@ describe('simple-capi (CSPro 7.7 JSON, not editable)', () => {
     const d = load('simple-capi.dcf');
     assert.equal(d.version, '7.7');
     assert.equal(d.editable, false);
-    assert.deepEqual(d.levels[0]!.ids.map(span), [[2, 3], [5, 3]]);
+    assert.deepEqual(d.levels[0]!.ids.map(span), [
+      [2, 3],
+      [5, 3],
+    ]);
     assert.deepEqual(
       d.levels[0]!.records.map((r) => [r.name, r.recordType, r.maxOccurrences, r.length]),
       [
@@ -217,10 +248,13 @@ describe('simple-capi (CSPro 7.7 JSON, not editable)', () => {
     assert.deepEqual(span(item(d, 'P5')), [42, 2]);
     const checkbox = item(d, 'CHECKBOX');
     assert.deepEqual([checkbox.start, checkbox.length, checkbox.contentType, checkbox.zeroFill], [18, 3, 'alpha', false]);
-    assert.deepEqual(item(d, 'P4').valueSets.map((v) => [v.name, v.values.length]), [
-      ['AGE_ELSE_VS', 10],
-      ['AGE_HEAD_VS', 1],
-    ]);
+    assert.deepEqual(
+      item(d, 'P4').valueSets.map((v) => [v.name, v.values.length]),
+      [
+        ['AGE_ELSE_VS', 10],
+        ['AGE_HEAD_VS', 1],
+      ],
+    );
   });
 });
 

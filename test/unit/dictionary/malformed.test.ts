@@ -29,7 +29,10 @@ function jsonWith(change: (o: any) => void): string {
   return JSON.stringify(o, null, 2);
 }
 
-function rejects(source: string | Buffer, expected: { message: string; line?: number; path?: string; item?: string; record?: string }): void {
+function rejects(
+  source: string | Buffer,
+  expected: { message: string; line?: number; path?: string; item?: string; record?: string },
+): void {
   assert.throws(
     () => parseDictionary(source, { file: 'bad.dcf' }),
     (err: unknown) => {
@@ -50,10 +53,13 @@ describe('valid mini dictionaries', () => {
   it('both parse', () => {
     assert.equal(parseDictionary(MINI_TEXT).name, 'MINI_DICT');
     const json = parseDictionary(MINI_JSON);
-    assert.deepEqual(json.levels[0]!.records[0]!.items.map((i) => [i.name, i.start, i.length]), [
-      ['ROOF', 4, 1],
-      ['WALL', 5, 4],
-    ]);
+    assert.deepEqual(
+      json.levels[0]!.records[0]!.items.map((i) => [i.name, i.start, i.length]),
+      [
+        ['ROOF', 4, 1],
+        ['WALL', 5, 4],
+      ],
+    );
   });
 });
 
@@ -192,7 +198,7 @@ describe('malformed JSON dictionaries', () => {
       () => parseDictionary(text, { file: 'bad.dcf' }),
       (err: AppError) => {
         assert.equal(err.code, 'DICT_INVALID');
-        assert.equal(err.message, 'JSON syntax error at line 5, column 3: expected \',\' or \'}\' after a property value, found "\\""');
+        assert.equal(err.message, "JSON syntax error at line 5, column 3: expected ',' or '}' after a property value, found \"\\\"\"");
         assert.deepEqual(err.details, { file: 'bad.dcf', line: 5, column: 3 });
         return true;
       },
@@ -202,48 +208,70 @@ describe('malformed JSON dictionaries', () => {
   it('truncated JSON', () => {
     assert.throws(
       () => parseDictionary('{\n  "fileType": "dictionary",\n  "levels": [\n'),
-      (err: AppError) => err.code === 'DICT_INVALID' && err.details.line === 4 && err.details.column === 1 && /expected a value, found the end of the file/.test(err.message),
+      (err: AppError) =>
+        err.code === 'DICT_INVALID' &&
+        err.details.line === 4 &&
+        err.details.column === 1 &&
+        /expected a value, found the end of the file/.test(err.message),
     );
   });
 
   it('missing levels', () => {
-    rejects(jsonWith((o) => delete o.levels), { path: 'levels', message: 'levels: is required' });
+    rejects(
+      jsonWith((o) => delete o.levels),
+      { path: 'levels', message: 'levels: is required' },
+    );
   });
 
   it('wrong type for length', () => {
     rejects(
       jsonWith((o) => (o.levels[0].records[0].items[0].length = '1')),
-      { path: 'levels[0].records[0].items[0].length', message: 'levels[0].records[0].items[0].length: must be a whole number ≥ 1, got "1"' },
+      {
+        path: 'levels[0].records[0].items[0].length',
+        message: 'levels[0].records[0].items[0].length: must be a whole number ≥ 1, got "1"',
+      },
     );
   });
 
   it('fileType not "dictionary"', () => {
-    rejects(jsonWith((o) => (o.fileType = 'application')), {
-      path: 'fileType',
-      message: 'fileType: must be "dictionary", got "application" (is this a CSPro dictionary?)',
-    });
+    rejects(
+      jsonWith((o) => (o.fileType = 'application')),
+      {
+        path: 'fileType',
+        message: 'fileType: must be "dictionary", got "application" (is this a CSPro dictionary?)',
+      },
+    );
   });
 
   it('unknown contentType', () => {
-    rejects(jsonWith((o) => (o.levels[0].records[1].items[0].contentType = 'date')), {
-      path: 'levels[0].records[1].items[0].contentType',
-      message: 'levels[0].records[1].items[0].contentType: must be one of numeric, alpha, image, audio, document, geometry, got "date"',
-    });
+    rejects(
+      jsonWith((o) => (o.levels[0].records[1].items[0].contentType = 'date')),
+      {
+        path: 'levels[0].records[1].items[0].contentType',
+        message: 'levels[0].records[1].items[0].contentType: must be one of numeric, alpha, image, audio, document, geometry, got "date"',
+      },
+    );
   });
 
   it('duplicate record type, located by path', () => {
-    rejects(jsonWith((o) => (o.levels[0].records[1].recordType = 'H')), {
-      path: 'levels[0].records[1].recordType',
-      record: 'PERSON_REC',
-      message: 'levels[0].records[1].recordType: [Record] PERSON_REC: record type value "H" is already used by [Record] HH_REC',
-    });
+    rejects(
+      jsonWith((o) => (o.levels[0].records[1].recordType = 'H')),
+      {
+        path: 'levels[0].records[1].recordType',
+        record: 'PERSON_REC',
+        message: 'levels[0].records[1].recordType: [Record] PERSON_REC: record type value "H" is already used by [Record] HH_REC',
+      },
+    );
   });
 
   it('a record without items place: absolute dictionary without starts', () => {
-    rejects(jsonWith((o) => (o.relativePositions = false)), {
-      path: 'levels[0].records[0].items[0].start',
-      message: 'levels[0].records[0].items[0].start: is required when relativePositions is false',
-    });
+    rejects(
+      jsonWith((o) => (o.relativePositions = false)),
+      {
+        path: 'levels[0].records[0].items[0].start',
+        message: 'levels[0].records[0].items[0].start: is required when relativePositions is false',
+      },
+    );
   });
 });
 

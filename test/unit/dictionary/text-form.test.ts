@@ -33,7 +33,10 @@ describe('mini text dictionary', () => {
   it('applies CSPro defaults: Required Yes, MaxRecords 1, Len 1, numeric', () => {
     const [hh, person] = d.levels[0]!.records;
     assert.deepEqual([hh!.name, hh!.required, hh!.maxOccurrences, hh!.recordType, hh!.length], ['HH_REC', true, 1, 'H', 25]);
-    assert.deepEqual([person!.name, person!.required, person!.maxOccurrences, person!.recordType, person!.length], ['PERSON_REC', false, 30, 'P', 43]);
+    assert.deepEqual(
+      [person!.name, person!.required, person!.maxOccurrences, person!.recordType, person!.length],
+      ['PERSON_REC', false, 30, 'P', 43],
+    );
     const roof = hh!.items[0]!;
     assert.deepEqual([roof.name, roof.start, roof.length, roof.contentType, roof.zeroFill], ['ROOF', 7, 1, 'numeric', false]);
   });

@@ -19,5 +19,8 @@ test('absolute server paths become their file name; URLs, host:port/db and route
 });
 
 test('every string inside a reply is cleaned, other values kept', () => {
-  assert.deepEqual(hideServerPathsIn({ a: ['at /srv/x/y.db', 3], b: { c: null, d: 'ok' } }), { a: ['at y.db', 3], b: { c: null, d: 'ok' } });
+  assert.deepEqual(hideServerPathsIn({ a: ['at /srv/x/y.db', 3], b: { c: null, d: 'ok' } }), {
+    a: ['at y.db', 3],
+    b: { c: null, d: 'ok' },
+  });
 });

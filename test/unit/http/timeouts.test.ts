@@ -11,7 +11,11 @@ test('slow-client timeouts: defaults near 30 s (headers, body) and 300 s (whole 
 test('slow-client timeouts: the environment overrides the defaults, explicit values (config, flags) override both', () => {
   const env = { SDS_HTTP_HEADERS_TIMEOUT_MS: '1000', SDS_HTTP_BODY_TIMEOUT_MS: ' 2000 ', SDS_HTTP_REQUEST_TIMEOUT_MS: '0' };
   assert.deepEqual(httpTimeouts(env), { headersTimeoutMs: 1000, bodyTimeoutMs: 2000, requestTimeoutMs: 0 });
-  assert.deepEqual(httpTimeouts(env, { bodyTimeoutMs: 500, headersTimeoutMs: undefined }), { headersTimeoutMs: 1000, bodyTimeoutMs: 500, requestTimeoutMs: 0 });
+  assert.deepEqual(httpTimeouts(env, { bodyTimeoutMs: 500, headersTimeoutMs: undefined }), {
+    headersTimeoutMs: 1000,
+    bodyTimeoutMs: 500,
+    requestTimeoutMs: 0,
+  });
   assert.deepEqual(httpTimeouts({ SDS_HTTP_BODY_TIMEOUT_MS: '' }).bodyTimeoutMs, 30_000, 'an empty variable is unset');
   const c = httpConfig({ env, requestTimeoutMs: 9000 });
   assert.equal(c.headersTimeoutMs, 1000);

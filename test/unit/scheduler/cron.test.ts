@@ -25,7 +25,15 @@ function cronError(expr: unknown): AppError {
 const next = (expr: string, after: string, zone = 'UTC') => nextOccurrence(expr, new Date(after), zone).toISOString();
 
 test('checkCron accepts the classic five-field forms and normalises whitespace', () => {
-  for (const e of ['0 2 * * *', '*/15 * * * *', '0 6-20/2 * * mon-fri', '5,35 1 1-15 JAN,jul *', '0 0 * * 7', '0 0 * * 0', '59 23 31 12 6']) {
+  for (const e of [
+    '0 2 * * *',
+    '*/15 * * * *',
+    '0 6-20/2 * * mon-fri',
+    '5,35 1 1-15 JAN,jul *',
+    '0 0 * * 7',
+    '0 0 * * 0',
+    '59 23 31 12 6',
+  ]) {
     assert.equal(checkCron(e), e);
   }
   assert.equal(checkCron('  0   2 *\t* *  '), '0 2 * * *');
@@ -101,7 +109,10 @@ test('next_run exists only while a schedule is enabled', () => {
 
 test('time zone names are checked', () => {
   assert.equal(checkTimeZone('Europe/Paris', 'SDS_TIMEZONE'), 'Europe/Paris');
-  assert.throws(() => checkTimeZone('Europe/Pariss', 'SDS_TIMEZONE'), (e: AppError) => e.code === 'CONFIG_INVALID' && /SDS_TIMEZONE: "Europe\/Pariss"/.test(e.message));
+  assert.throws(
+    () => checkTimeZone('Europe/Pariss', 'SDS_TIMEZONE'),
+    (e: AppError) => e.code === 'CONFIG_INVALID' && /SDS_TIMEZONE: "Europe\/Pariss"/.test(e.message),
+  );
 });
 
 test('scheduler settings: environment over config.json over defaults; SDS_NOW fixes the clock', () => {
@@ -113,7 +124,9 @@ test('scheduler settings: environment over config.json over defaults; SDS_NOW fi
     writeFileSync(join(root, 'config.json'), '\uFEFF{"timezone":"America/New_York","scheduler":{"timeout_seconds":600,"keep_runs":5}}');
     const c = schedulerSettings(home, { env: {} });
     assert.deepEqual([c.zone, c.timeoutSeconds, c.keepRuns], ['America/New_York', 600, 5]);
-    const e = schedulerSettings(home, { env: { SDS_TIMEZONE: 'Europe/Paris', SDS_SCHEDULER_TIMEOUT: '2', SDS_NOW: '2030-01-01T00:00:00Z' } });
+    const e = schedulerSettings(home, {
+      env: { SDS_TIMEZONE: 'Europe/Paris', SDS_SCHEDULER_TIMEOUT: '2', SDS_NOW: '2030-01-01T00:00:00Z' },
+    });
     assert.deepEqual([e.zone, e.timeoutSeconds, e.now().toISOString()], ['Europe/Paris', 2, '2030-01-01T00:00:00.000Z']);
     assert.equal(schedulerSettings(home, { env: { SDS_SCHEDULER_TIMEOUT: '2' }, timeoutSeconds: '7' }).timeoutSeconds, 7);
     assert.throws(() => schedulerSettings(home, { env: { SDS_TIMEZONE: 'Mars/Olympus' } }), /SDS_TIMEZONE/);
@@ -122,7 +135,10 @@ test('scheduler settings: environment over config.json over defaults; SDS_NOW fi
     writeFileSync(join(root, 'config.json'), '{"timezone": "Nowhere/Land"}');
     assert.throws(() => schedulerSettings(home, { env: {} }), /config.json timezone/);
     writeFileSync(join(root, 'config.json'), '{not json');
-    assert.throws(() => schedulerSettings(home, { env: {} }), (e: AppError) => e.code === 'CONFIG_INVALID');
+    assert.throws(
+      () => schedulerSettings(home, { env: {} }),
+      (e: AppError) => e.code === 'CONFIG_INVALID',
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -132,10 +148,22 @@ test('run log: the name of docs/scheduler.md#run-log-files and its sections in o
   const at = new Date('2025-03-30T01:02:03.456Z');
   assert.equal(runLogName('CEN2000', at), 'CEN2000_2025-03-30_01-02-03.log');
   assert.equal(runLogName('CEN2000', at, 2), 'CEN2000_2025-03-30_01-02-03-2.log');
-  const text = formatRunLog({ command: 'sds process-cases-by-dict CEN2000', startedAt: at, endedAt: at, exitCode: 124, note: 'stopped', stdout: 'out\n', stderr: 'err' });
+  const text = formatRunLog({
+    command: 'sds process-cases-by-dict CEN2000',
+    startedAt: at,
+    endedAt: at,
+    exitCode: 124,
+    note: 'stopped',
+    stdout: 'out\n',
+    stderr: 'err',
+  });
   const lines = text.split('\n');
   assert.equal(lines[0], 'Command: sds process-cases-by-dict CEN2000');
   assert.equal(lines[1], 'Started: 2025-03-30T01:02:03.456Z');
   assert.ok(lines.includes('Exit code: 124') && lines.includes('Interrupted: stopped'));
-  assert.ok(lines.indexOf('--- STDOUT ---') < lines.indexOf('out') && lines.indexOf('out') < lines.indexOf('--- STDERR ---') && lines.indexOf('--- STDERR ---') < lines.indexOf('err'));
+  assert.ok(
+    lines.indexOf('--- STDOUT ---') < lines.indexOf('out') &&
+      lines.indexOf('out') < lines.indexOf('--- STDERR ---') &&
+      lines.indexOf('--- STDERR ---') < lines.indexOf('err'),
+  );
 });

@@ -36,7 +36,10 @@ test('splitter: strings holding brackets, braces, commas and escaped quotes do n
   const b = { 'level-1': JSON.stringify({ PERSON: [{ NAME: 'Ann "A]" \\' }] }) };
   const body = JSON.stringify([a, b, '"]', 12.5e3, -1, true, null, []]);
   const texts = split(body);
-  assert.deepEqual(texts.map((t) => JSON.parse(t)), [a, b, '"]', 12.5e3, -1, true, null, []]);
+  assert.deepEqual(
+    texts.map((t) => JSON.parse(t)),
+    [a, b, '"]', 12.5e3, -1, true, null, []],
+  );
   // Cut at every byte: the same elements, whatever the chunking.
   const everyByte = Array.from({ length: Buffer.byteLength(body) - 1 }, (_, i) => i + 1);
   assert.deepEqual(split(body, everyByte), texts);
@@ -48,7 +51,10 @@ test('splitter: a UTF-8 character cut across chunks is decoded whole', () => {
   const inside = bytes.indexOf(Buffer.from('𝄞', 'utf8')) + 2; // in the middle of a 4-byte character
   const e = bytes.indexOf(Buffer.from('é', 'utf8')) + 1; // between the 2 bytes of é
   const texts = split(bytes, [bytes.indexOf(0xc3) + 1, inside, e]);
-  assert.deepEqual(texts.map((t) => JSON.parse(t)), [{ name: 'Zoë 𝄞 ñ' }, 'é']);
+  assert.deepEqual(
+    texts.map((t) => JSON.parse(t)),
+    [{ name: 'Zoë 𝄞 ñ' }, 'é'],
+  );
   assert.ok(!texts.join('').includes('\uFFFD'));
 });
 
@@ -114,7 +120,11 @@ test('parseJsonArray: each element parsed as it completes; an invalid element na
     (async () => {
       for await (const v of parseJsonArray(chunksOf('[{"a":1}, {"b":tru}, {"c":3}]', 4))) seen.push(v);
     })(),
-    (err: unknown) => err instanceof JsonArrayError && err.index === 1 && err.offset === 10 && /element 1 \(from byte 10\) is not valid JSON/.test(err.message),
+    (err: unknown) =>
+      err instanceof JsonArrayError &&
+      err.index === 1 &&
+      err.offset === 10 &&
+      /element 1 \(from byte 10\) is not valid JSON/.test(err.message),
   );
   assert.deepEqual(seen, [{ a: 1 }], 'the elements before the bad one were handed over');
 });
@@ -155,7 +165,11 @@ test('parseJsonArrayBatches: a broken body fails as the streaming split does, na
     const streamed = await errorOf(parseJsonArray(chunksOf(body, 4)));
     for (const limit of [undefined, 3]) {
       const batched = await errorOf(parseJsonArrayBatches(chunksOf(body, 4), limit));
-      assert.deepEqual([batched.message, batched.index, batched.offset], [streamed.message, streamed.index, streamed.offset], `${body} (limit ${limit})`);
+      assert.deepEqual(
+        [batched.message, batched.index, batched.offset],
+        [streamed.message, streamed.index, streamed.offset],
+        `${body} (limit ${limit})`,
+      );
     }
   }
 });

@@ -7,8 +7,18 @@ import { isoMicros } from '../../../src/webhooks/envelope.js';
 import { AppError } from '../../../src/shared/errors.js';
 
 test('diffCase names items by path: records, occurrences from 1, repeating items, id items, lower levels', () => {
-  const before = { id: { HH: 1 }, HOUSING: { H01: 2 }, PERSON: [{ AGE: 30 }, { AGE: 32, LANG: [1, 2] }], 'level-2': [{ id: { N: 1 }, VISIT: { V1: 'a' } }] };
-  const after = { id: { HH: 2 }, HOUSING: { H01: 2 }, PERSON: [{ AGE: 30 }, { AGE: 45, LANG: [1, 3] }, { AGE: 4 }], 'level-2': [{ id: { N: 1 }, VISIT: { V1: 'b' } }] };
+  const before = {
+    id: { HH: 1 },
+    HOUSING: { H01: 2 },
+    PERSON: [{ AGE: 30 }, { AGE: 32, LANG: [1, 2] }],
+    'level-2': [{ id: { N: 1 }, VISIT: { V1: 'a' } }],
+  };
+  const after = {
+    id: { HH: 2 },
+    HOUSING: { H01: 2 },
+    PERSON: [{ AGE: 30 }, { AGE: 45, LANG: [1, 3] }, { AGE: 4 }],
+    'level-2': [{ id: { N: 1 }, VISIT: { V1: 'b' } }],
+  };
   assert.deepEqual(diffCase(JSON.stringify(before), JSON.stringify(after)), {
     'id.HH': { old: 1, new: 2 },
     'level-2[1].VISIT.V1': { old: 'a', new: 'b' },
@@ -40,12 +50,19 @@ test('delivery settings: defaults of the spec, environment overrides, a lease sh
   assert.equal(d.testTimeoutMs, 30_000);
   const e = deliverySettings({ SDS_WEBHOOK_RETRY_DELAYS_MS: '1,2,3', SDS_WEBHOOK_TEST_TIMEOUT_MS: '500' });
   assert.deepEqual([e.retryDelaysMs, e.testTimeoutMs], [[1, 2, 3], 500]);
-  const bad = (env: NodeJS.ProcessEnv) => assert.throws(() => deliverySettings(env), (x: unknown) => x instanceof AppError && x.code === 'CONFIG_INVALID');
+  const bad = (env: NodeJS.ProcessEnv) =>
+    assert.throws(
+      () => deliverySettings(env),
+      (x: unknown) => x instanceof AppError && x.code === 'CONFIG_INVALID',
+    );
   bad({ SDS_WEBHOOK_LEASE_MS: '1000' });
   bad({ SDS_WEBHOOK_RETRY_DELAYS_MS: '1,2' });
   bad({ SDS_WEBHOOK_CONCURRENCY: '0' });
   bad({ SDS_WEBHOOK_POLL_MS: 'fast' });
-  assert.deepEqual([1, 2, 3, 4].map((n) => nextRetryAt(n, 1000, [60_000, 300_000, 900_000])), [61_000, 301_000, 901_000, null]);
+  assert.deepEqual(
+    [1, 2, 3, 4].map((n) => nextRetryAt(n, 1000, [60_000, 300_000, 900_000])),
+    [61_000, 301_000, 901_000, null],
+  );
 });
 
 test('isoMicros keeps microseconds', () => {

@@ -15,7 +15,15 @@ import { BaseSession, type CatalogTable } from '../session-base.js';
 import { resolveTarget, type ResolvedTarget } from '../target-config.js';
 import { loadDataLineEncoder, loadDataStatement, paramValue } from './encode.js';
 import { connectError, isLocalInfileRefused, queryError } from './errors.js';
-import { LIST_TABLES_SQL, SESSION_SETUP_SQL, SHOW_WARNINGS_SQL, style, TLS_VERSION_SQL, VERSION_SQL, lastCompletedJobSql } from './queries.js';
+import {
+  LIST_TABLES_SQL,
+  SESSION_SETUP_SQL,
+  SHOW_WARNINGS_SQL,
+  style,
+  TLS_VERSION_SQL,
+  VERSION_SQL,
+  lastCompletedJobSql,
+} from './queries.js';
 import { identityCheckHost, mysqlSsl } from './tls.js';
 import { readTlsFiles } from '../tls.js';
 import { isIP } from 'node:net';
@@ -127,7 +135,9 @@ class MysqlSession extends BaseSession {
     if (res.warningStatus === 0 && res.affectedRows === sent) return;
     const warnings = await this.rows(SHOW_WARNINGS_SQL).catch(() => []);
     const text = warnings.map((w) => String(w[2])).join('; ');
-    throw new Error(`LOAD DATA into ${table.name}: ${sent} rows sent, ${res.affectedRows} loaded, ${res.warningStatus} warnings${text ? `: ${text}` : ''}`);
+    throw new Error(
+      `LOAD DATA into ${table.name}: ${sent} rows sent, ${res.affectedRows} loaded, ${res.warningStatus} warnings${text ? `: ${text}` : ''}`,
+    );
   }
 
   private async insertBatches(table: TablePlan, rows: RowSource): Promise<number> {
@@ -176,7 +186,7 @@ export async function connect(dialect: Dialect, config: TargetConfig, opts: Mysq
       supportBigNumbers: true,
       bigNumberStrings: true,
       connectTimeout: config.connectTimeoutMs ?? 15_000,
-      flags: opts.announceLocalFiles ?? localInfile ? ['LOCAL_FILES'] : ['-LOCAL_FILES'],
+      flags: (opts.announceLocalFiles ?? localInfile) ? ['LOCAL_FILES'] : ['-LOCAL_FILES'],
       ...(ssl ? { ssl } : {}),
     });
   } catch (err) {

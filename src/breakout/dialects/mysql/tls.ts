@@ -26,7 +26,10 @@ export const tls: DialectTls = {
     const raw = p['ssl-mode'];
     const mode = raw === undefined ? undefined : SSL_MODE[raw.toUpperCase()];
     if (raw !== undefined && !mode) {
-      throw new AppError('TARGET_TLS_INVALID', `ssl-mode=${raw} is not one of ${Object.keys(SSL_MODE).join(', ')}`, { field: 'url', parameter: 'ssl-mode' });
+      throw new AppError('TARGET_TLS_INVALID', `ssl-mode=${raw} is not one of ${Object.keys(SSL_MODE).join(', ')}`, {
+        field: 'url',
+        parameter: 'ssl-mode',
+      });
     }
     return { mode, ca: p['ssl-ca'], cert: p['ssl-cert'], key: p['ssl-key'] };
   },

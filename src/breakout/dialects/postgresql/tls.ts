@@ -17,7 +17,10 @@ export const tls: DialectTls = {
   fromParams(p) {
     const mode = p.sslmode;
     if (mode !== undefined && !(TLS_MODES as readonly string[]).includes(mode)) {
-      throw new AppError('TARGET_TLS_INVALID', `sslmode=${mode} is not one of ${TLS_MODES.join(', ')}`, { field: 'url', parameter: 'sslmode' });
+      throw new AppError('TARGET_TLS_INVALID', `sslmode=${mode} is not one of ${TLS_MODES.join(', ')}`, {
+        field: 'url',
+        parameter: 'sslmode',
+      });
     }
     return { mode: mode as TlsMode | undefined, ca: p.sslrootcert, cert: p.sslcert, key: p.sslkey };
   },
@@ -31,7 +34,8 @@ export const tls: DialectTls = {
 export function pgSsl(settings: TlsSettings, files: TlsFiles, attempt: 'tls' | 'plain'): false | ConnectionOptions {
   if (attempt === 'plain') return false;
   const client = files.cert ? { cert: files.cert, key: files.key } : {};
-  const verifyChain = settings.mode === 'verify-ca' || settings.mode === 'verify-full' || (settings.mode === 'require' && files.ca !== undefined);
+  const verifyChain =
+    settings.mode === 'verify-ca' || settings.mode === 'verify-full' || (settings.mode === 'require' && files.ca !== undefined);
   if (!verifyChain) return { ...client, rejectUnauthorized: false };
   const ca = files.ca ? { ca: files.ca } : {};
   if (settings.mode === 'verify-full') return { ...client, ...ca, rejectUnauthorized: true };

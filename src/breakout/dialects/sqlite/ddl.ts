@@ -43,7 +43,11 @@ export function columnType(type: ColumnType): string {
 
 /** CREATE TABLE (and its case_id index when the primary key does not start with case_id). */
 export function createTableSql(table: TablePlan, opts: CreateTableOptions = {}): string[] {
-  return createTableWithIndexSql(table, opts, { quote: quoteIdent, columnType: (c) => columnType(c.type), maxIdentifierLength: MAX_IDENTIFIER_LENGTH });
+  return createTableWithIndexSql(table, opts, {
+    quote: quoteIdent,
+    columnType: (c) => columnType(c.type),
+    maxIdentifierLength: MAX_IDENTIFIER_LENGTH,
+  });
 }
 
 /** DROP TABLE IF EXISTS. */

@@ -13,7 +13,14 @@ function classify(err: unknown): TargetProblem | undefined {
   const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
   if (typeof code !== 'string') return undefined;
   // The file (or its directory) cannot be opened or created, or is not a SQLite database.
-  if (code.startsWith('SQLITE_CANTOPEN') || code === 'SQLITE_NOTADB' || code === 'EACCES' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'EROFS') {
+  if (
+    code.startsWith('SQLITE_CANTOPEN') ||
+    code === 'SQLITE_NOTADB' ||
+    code === 'EACCES' ||
+    code === 'ENOTDIR' ||
+    code === 'EEXIST' ||
+    code === 'EROFS'
+  ) {
     return 'no-database';
   }
   return undefined;

@@ -75,7 +75,11 @@ class SqliteSession extends BaseSession {
 
   protected async rows(sql: string, params: unknown[] = []): Promise<unknown[][]> {
     // safeIntegers: integers beyond 2^53 come back exact (as bigint) instead of rounded.
-    return this.db.prepare(sql).raw(true).safeIntegers(true).all(...params) as unknown[][];
+    return this.db
+      .prepare(sql)
+      .raw(true)
+      .safeIntegers(true)
+      .all(...params) as unknown[][];
   }
 
   protected async catalogTables(): Promise<CatalogTable[]> {
@@ -86,7 +90,11 @@ class SqliteSession extends BaseSession {
       // A SQLite built without SQLITE_ENABLE_DBSTAT_VTAB: sizes unknown (0).
     }
     // SQLite does not record when a table was created.
-    return (await this.rows(LIST_TABLES_SQL)).map(([name]) => ({ name: String(name), sizeBytes: sizes.get(String(name)) ?? 0, createdAt: null }));
+    return (await this.rows(LIST_TABLES_SQL)).map(([name]) => ({
+      name: String(name),
+      sizeBytes: sizes.get(String(name)) ?? 0,
+      createdAt: null,
+    }));
   }
 
   protected lastCompletedJobSql(jobsTable: string): string {
@@ -172,12 +180,18 @@ function busyTimeoutMs(param: string | undefined): number {
  */
 function probe(dialect: Dialect, target: ResolvedTarget, file: string, Sqlite: typeof import('better-sqlite3')): TargetSession {
   if (!existsSync(dirname(file))) {
-    throw new AppError('TARGET_FILE_DIR_MISSING', `the folder ${dirname(file)} of the SQLite target file does not exist (nothing was created)`, { file });
+    throw new AppError(
+      'TARGET_FILE_DIR_MISSING',
+      `the folder ${dirname(file)} of the SQLite target file does not exist (nothing was created)`,
+      { file },
+    );
   }
   const exists = existsSync(file);
   let db: Database;
   try {
-    db = exists ? new Sqlite(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs(target.params.busy_timeout) }) : new Sqlite(':memory:');
+    db = exists
+      ? new Sqlite(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs(target.params.busy_timeout) })
+      : new Sqlite(':memory:');
   } catch (err) {
     throw connectError(err, target);
   }

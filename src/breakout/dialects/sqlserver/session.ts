@@ -27,7 +27,8 @@ function isTdsParam(v: unknown): v is TdsParam {
 function inferParam(v: unknown): TdsParam {
   if (isTdsParam(v)) return v;
   if (typeof v === 'boolean') return { type: 'Bit', value: v };
-  if (typeof v === 'number') return Number.isInteger(v) ? { type: 'BigInt', value: v } : { type: 'Decimal', precision: 38, scale: 10, value: v };
+  if (typeof v === 'number')
+    return Number.isInteger(v) ? { type: 'BigInt', value: v } : { type: 'Decimal', precision: 38, scale: 10, value: v };
   return { type: 'NVarChar', length: 4000, value: v ?? null };
 }
 

@@ -34,7 +34,10 @@ export const tls: DialectTls = {
 };
 
 /** The TLS part of tedious' connection options. */
-export function tdsTlsOptions(settings: TlsSettings, files: TlsFiles): { encrypt: boolean; trustServerCertificate: boolean; cryptoCredentialsDetails?: { ca: Buffer } } {
+export function tdsTlsOptions(
+  settings: TlsSettings,
+  files: TlsFiles,
+): { encrypt: boolean; trustServerCertificate: boolean; cryptoCredentialsDetails?: { ca: Buffer } } {
   return {
     encrypt: settings.mode !== 'disable',
     trustServerCertificate: settings.mode === 'require',

@@ -26,14 +26,33 @@ export function finishJob(
     names.flatMap((name) => {
       const dict = store.dictionaries.find(name);
       if (!dict) return [];
-      return [{ dictionaryId: dict.id, job: { id: randomUUID(), dictionaries: [name], mode: 'incremental' as const, threads: 1, overwrite: false, origin: FOLLOW_UP_ORIGIN } }];
+      return [
+        {
+          dictionaryId: dict.id,
+          job: {
+            id: randomUUID(),
+            dictionaries: [name],
+            mode: 'incremental' as const,
+            threads: 1,
+            overwrite: false,
+            origin: FOLLOW_UP_ORIGIN,
+          },
+        },
+      ];
     }),
   );
   const at = (opts.now ?? (() => new Date()))().toISOString();
   for (const job of started) {
     const dictionary = job.dictionaries[0]!;
     try {
-      store.breakoutLog.add({ jobId: job.id, dictionary, level: 'info', message: `${dictionary}: follow-up incremental job ${job.id} created for case events received while job ${jobId} ran`, progress: 0, createdAt: at });
+      store.breakoutLog.add({
+        jobId: job.id,
+        dictionary,
+        level: 'info',
+        message: `${dictionary}: follow-up incremental job ${job.id} created for case events received while job ${jobId} ran`,
+        progress: 0,
+        createdAt: at,
+      });
     } catch {
       // the log entry is a courtesy; the job is what matters
     }
@@ -67,6 +86,7 @@ export function reapDeadJobs(store: Store, now = Date.now(), opts: { spawn?: boo
       message: job.pid !== null ? `the job process (pid ${job.pid}) ended without finishing the job` : 'the job process never started',
       details: JSON.stringify({ pid: job.pid, last_progress: job.progress }),
     };
-    if (finishJob(store, job.id, 'failed', { error }, { spawn: opts.spawn, now: () => new Date(now) }).ended) logJobFailure(store, job, error);
+    if (finishJob(store, job.id, 'failed', { error }, { spawn: opts.spawn, now: () => new Date(now) }).ended)
+      logJobFailure(store, job, error);
   }
 }

@@ -8,7 +8,14 @@ export type JobStatusReply =
   | {
       job_id: string;
       status: 'running';
-      progress: { dictionary: string; processed: number; total: number; percentage: number; elapsed_time: string; estimated_remaining: string };
+      progress: {
+        dictionary: string;
+        processed: number;
+        total: number;
+        percentage: number;
+        elapsed_time: string;
+        estimated_remaining: string;
+      };
       threads: number;
       started_at: string;
     }
@@ -64,7 +71,12 @@ export function jobStatusReply(job: JobRow, now = Date.now()): JobStatusReply {
         completed_at: job.finishedAt!,
       };
     case 'failed':
-      return { job_id: job.id, status: 'failed', error: job.error ?? { code: 'BRK-002', message: 'the job failed', details: '' }, failed_at: job.finishedAt! };
+      return {
+        job_id: job.id,
+        status: 'failed',
+        error: job.error ?? { code: 'BRK-002', message: 'the job failed', details: '' },
+        failed_at: job.finishedAt!,
+      };
     case 'cancelled':
       return {
         job_id: job.id,

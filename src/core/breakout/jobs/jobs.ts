@@ -27,7 +27,11 @@ const DEFAULT_CASES_PER_SECOND = 5000;
  */
 export function parseThreads(value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < MIN_THREADS || value > MAX_THREADS) {
-    throw new AppError('INVALID_THREADS', `threads must be a whole number from ${MIN_THREADS} to ${MAX_THREADS}; got ${JSON.stringify(value)}`, { field: 'threads' });
+    throw new AppError(
+      'INVALID_THREADS',
+      `threads must be a whole number from ${MIN_THREADS} to ${MAX_THREADS}; got ${JSON.stringify(value)}`,
+      { field: 'threads' },
+    );
   }
   return value;
 }
@@ -133,7 +137,11 @@ export function createJob(store: Store, spec: Omit<Parameters<Store['jobs']['cre
 async function findExistingTables(store: Store, dictionaries: string[], connectTimeoutMs: number): Promise<string[]> {
   const found: string[] = [];
   for (const name of dictionaries) {
-    found.push(...(await withTargetSession(store, requireDictionary(store, name), (session, plan) => existingPlanTables(session, plan), { connectTimeoutMs })));
+    found.push(
+      ...(await withTargetSession(store, requireDictionary(store, name), (session, plan) => existingPlanTables(session, plan), {
+        connectTimeoutMs,
+      })),
+    );
   }
   return found;
 }
@@ -158,13 +166,18 @@ export function jobStatus(store: Store, jobId: string): JobStatusReply {
 const STATUSES: readonly JobStatus[] = ['pending', 'running', 'completed', 'failed', 'cancelled'];
 
 /** Job list envelope of docs/http-api.md#breakout-routes, newest first. */
-export function listJobs(store: Store, opts: { status?: unknown; limit?: unknown } = {}): { total: number; limit: number; data: JobListItem[] } {
+export function listJobs(
+  store: Store,
+  opts: { status?: unknown; limit?: unknown } = {},
+): { total: number; limit: number; data: JobListItem[] } {
   if (opts.status !== undefined && !(STATUSES as readonly unknown[]).includes(opts.status)) {
     throw new AppError('USAGE', `status must be one of ${STATUSES.join(', ')}; got "${String(opts.status)}"`, { field: 'status' });
   }
   const limit = opts.limit === undefined ? DEFAULT_JOBS_LIMIT : Number(opts.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_JOBS_LIMIT) {
-    throw new AppError('USAGE', `limit must be a whole number from 1 to ${MAX_JOBS_LIMIT}; got "${String(opts.limit)}"`, { field: 'limit' });
+    throw new AppError('USAGE', `limit must be a whole number from 1 to ${MAX_JOBS_LIMIT}; got "${String(opts.limit)}"`, {
+      field: 'limit',
+    });
   }
   reapDeadJobs(store);
   const { total, jobs } = store.jobs.list({ status: opts.status as JobStatus | undefined, limit });
@@ -182,10 +195,14 @@ export function cancelJob(store: Store, jobId: string): JobStatusReply {
   const job = store.jobs.get(jobId);
   if (!job) throw new AppError('NOT_FOUND', `breakout job ${jobId} not found`, { job_id: jobId });
   if (job.status !== 'pending' && job.status !== 'running') {
-    throw new AppError('CONFLICT', `breakout job ${jobId} has already ended (${job.status}); only a pending or running job can be cancelled`, {
-      job_id: jobId,
-      status: job.status,
-    });
+    throw new AppError(
+      'CONFLICT',
+      `breakout job ${jobId} has already ended (${job.status}); only a pending or running job can be cancelled`,
+      {
+        job_id: jobId,
+        status: job.status,
+      },
+    );
   }
   store.jobs.requestCancel(jobId);
   // A pending job is claimed (pending → running is atomic) and ended here, so its process finds
@@ -202,7 +219,12 @@ export function cancelJob(store: Store, jobId: string): JobStatusReply {
  * Waits for a job to end, calling `onUpdate` with each new state, and returns the final one.
  * Polls the store: the job runs in another process.
  */
-export async function waitForJob(store: Store, jobId: string, onUpdate?: (s: JobStatusReply) => void, intervalMs = 250): Promise<JobStatusReply> {
+export async function waitForJob(
+  store: Store,
+  jobId: string,
+  onUpdate?: (s: JobStatusReply) => void,
+  intervalMs = 250,
+): Promise<JobStatusReply> {
   for (;;) {
     const s = jobStatus(store, jobId);
     onUpdate?.(s);
@@ -224,7 +246,13 @@ export async function runBreakoutNow(
   const [name] = parseDictionaryNames(store, [input.dictionary]);
   const threads = input.threads === undefined ? 1 : parseThreads(input.threads);
   const mode: JobMode = input.overwrite ? 'full' : 'incremental';
-  const job: JobRow = createJob(store, { dictionaries: [name!], mode, threads, overwrite: input.overwrite === true, origin: input.origin ?? 'cli' });
+  const job: JobRow = createJob(store, {
+    dictionaries: [name!],
+    mode,
+    threads,
+    overwrite: input.overwrite === true,
+    origin: input.origin ?? 'cli',
+  });
   opts.onJob?.(job.id);
   const final = await runJob(store, job.id, opts);
   return jobStatusReply(final);

@@ -79,7 +79,8 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
           entries.warning(name, `${name}: ${line}`);
         },
         onTables: (change) => {
-          if (change.dropped.length) log(`${name}: dropped ${change.dropped.length} table(s) (${change.reason}: ${change.detail}): ${change.dropped.join(', ')}`);
+          if (change.dropped.length)
+            log(`${name}: dropped ${change.dropped.length} table(s) (${change.reason}: ${change.detail}): ${change.dropped.join(', ')}`);
           if (change.created.length) log(`${name}: created ${change.created.length} table(s): ${change.created.join(', ')}`);
           entries.tables(name, change);
           opts.onTables?.(name, change);

@@ -34,7 +34,13 @@ export function triggerBreakout(
   }
   const threads = input.threads === undefined ? 1 : parseThreads(input.threads);
   const full = mode === 'full';
-  const job = createJob(store, { dictionaries: [dict.name], mode: full ? 'full' : 'incremental', threads, overwrite: full, origin: input.origin ?? 'api-trigger' });
+  const job = createJob(store, {
+    dictionaries: [dict.name],
+    mode: full ? 'full' : 'incremental',
+    threads,
+    overwrite: full,
+    origin: input.origin ?? 'api-trigger',
+  });
   if (opts.spawn !== false) spawnJobProcess(store, job.id);
   return { status: 'started', job_id: job.id, dictionary: dict.name, started_at: job.createdAt };
 }

@@ -19,8 +19,23 @@ const DRIVERS = [
 ] as const;
 
 export interface DriverReport {
-  drivers: { driver: string; database: string; type: string; module: string; available: boolean; version: string | null; error: string | null }[];
-  targets: { dictionary: string; target: string; source: string; reachable: boolean; server_version: string | null; error: { code: string; message: string; diagnostic?: string } | null }[];
+  drivers: {
+    driver: string;
+    database: string;
+    type: string;
+    module: string;
+    available: boolean;
+    version: string | null;
+    error: string | null;
+  }[];
+  targets: {
+    dictionary: string;
+    target: string;
+    source: string;
+    reachable: boolean;
+    server_version: string | null;
+    error: { code: string; message: string; diagnostic?: string } | null;
+  }[];
 }
 
 /**
@@ -35,7 +50,15 @@ export async function checkDatabaseDrivers(store: Store): Promise<DriverReport> 
       const version = (require(`${d.module}/package.json`) as { version: string }).version;
       drivers.push({ driver: d.driver, database: d.database, type: d.type, module: d.module, available: true, version, error: null });
     } catch (err) {
-      drivers.push({ driver: d.driver, database: d.database, type: d.type, module: d.module, available: false, version: null, error: (err as Error).message });
+      drivers.push({
+        driver: d.driver,
+        database: d.database,
+        type: d.type,
+        module: d.module,
+        available: false,
+        version: null,
+        error: (err as Error).message,
+      });
     }
   }
   const targets: DriverReport['targets'] = [];
@@ -46,7 +69,14 @@ export async function checkDatabaseDrivers(store: Store): Promise<DriverReport> 
         // probe: a check creates nothing (no SQLite file, no folder).
         const session = await getDialect(t.config.type).connect({ ...t.config, probe: true });
         try {
-          targets.push({ dictionary: dict.name, target: t.identity, source: t.source, reachable: true, server_version: await session.serverVersion(), error: null });
+          targets.push({
+            dictionary: dict.name,
+            target: t.identity,
+            source: t.source,
+            reachable: true,
+            server_version: await session.serverVersion(),
+            error: null,
+          });
         } finally {
           await session.close();
         }
@@ -54,7 +84,14 @@ export async function checkDatabaseDrivers(store: Store): Promise<DriverReport> 
         // The code a job would record, with the catalogue code as its diagnostic (docs/errors.md).
         const e = reportedError(toAppError(err));
         const diagnostic = typeof e.details.diagnostic === 'string' ? { diagnostic: e.details.diagnostic } : {};
-        targets.push({ dictionary: dict.name, target: t.identity, source: t.source, reachable: false, server_version: null, error: { code: e.code, message: e.message, ...diagnostic } });
+        targets.push({
+          dictionary: dict.name,
+          target: t.identity,
+          source: t.source,
+          reachable: false,
+          server_version: null,
+          error: { code: e.code, message: e.message, ...diagnostic },
+        });
       }
     } catch (err) {
       // The target cannot be used as configured (a password variable not set, ...): still say which one it is.
@@ -65,7 +102,14 @@ export async function checkDatabaseDrivers(store: Store): Promise<DriverReport> 
       } catch {
         // BREAKOUT_DB_TYPE itself is invalid: nothing to show but the error.
       }
-      targets.push({ dictionary: dict.name, target: shown.identity, source: shown.source, reachable: false, server_version: null, error: { code: e.code, message: e.message } });
+      targets.push({
+        dictionary: dict.name,
+        target: shown.identity,
+        source: shown.source,
+        reachable: false,
+        server_version: null,
+        error: { code: e.code, message: e.message },
+      });
     }
   }
   return { drivers, targets };

@@ -27,7 +27,9 @@ export interface EffectiveTarget {
 /** Parses a target type: only the exact words are accepted, never a guess (docs/breakout.md#targets). */
 function parseTargetType(value: unknown, where: string): TargetType {
   if (typeof value === 'string' && (TARGET_TYPES as readonly string[]).includes(value)) return value as TargetType;
-  throw new AppError('CONFIG_INVALID', `${where} must be exactly one of ${TARGET_TYPES.join(', ')}; got "${String(value)}"`, { field: where });
+  throw new AppError('CONFIG_INVALID', `${where} must be exactly one of ${TARGET_TYPES.join(', ')}; got "${String(value)}"`, {
+    field: where,
+  });
 }
 
 /** The embedded default target: one SQLite file under the home, shared by all dictionaries. */
@@ -91,7 +93,12 @@ export function effectiveTarget(store: Store, dict: DictionaryRow, env: NodeJS.P
 }
 
 /** The TLS fields stored with a target (`--tls-*`), only those given. */
-function storedTls(own: { tlsMode: string | null; tlsCa: string | null; tlsCert: string | null; tlsKey: string | null }): Partial<TlsSettings> {
+function storedTls(own: {
+  tlsMode: string | null;
+  tlsCa: string | null;
+  tlsCert: string | null;
+  tlsKey: string | null;
+}): Partial<TlsSettings> {
   const tls: Partial<TlsSettings> = {};
   if (own.tlsMode) tls.mode = own.tlsMode as TlsMode;
   if (own.tlsCa) tls.ca = own.tlsCa;
@@ -171,23 +178,35 @@ export interface TargetInput {
 function refuseUnusedOptions(type: TargetType, input: TargetInput): TargetInput {
   const given = (names: (keyof TargetInput)[]) => names.filter((n) => input[n] !== undefined);
   const setting = (n: string) => n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-  const unused = type === 'sqlite' ? given(['host', 'port', 'user', 'passwordEnv', 'tlsMode', 'tlsCa', 'tlsCert', 'tlsKey']) : given(['file']);
+  const unused =
+    type === 'sqlite' ? given(['host', 'port', 'user', 'passwordEnv', 'tlsMode', 'tlsCa', 'tlsCert', 'tlsKey']) : given(['file']);
   if (unused.length > 0) {
     const names = unused.map(setting);
-    throw new AppError('USAGE', `the setting${names.length > 1 ? 's' : ''} ${names.join(', ')} ${names.length > 1 ? 'do' : 'does'} not apply to a ${type} target`, {
-      field: unused[0],
-      settings: names,
-    });
+    throw new AppError(
+      'USAGE',
+      `the setting${names.length > 1 ? 's' : ''} ${names.join(', ')} ${names.length > 1 ? 'do' : 'does'} not apply to a ${type} target`,
+      {
+        field: unused[0],
+        settings: names,
+      },
+    );
   }
   if (type !== 'sqlite' || input.database === undefined) return input;
   if (input.file !== undefined && resolve(input.file) !== resolve(input.database)) {
-    throw new AppError('USAGE', `the database and the file name two different SQLite files ("${input.database}", "${input.file}"); give one`, {
-      field: 'database',
-      settings: ['database', 'file'],
-    });
+    throw new AppError(
+      'USAGE',
+      `the database and the file name two different SQLite files ("${input.database}", "${input.file}"); give one`,
+      {
+        field: 'database',
+        settings: ['database', 'file'],
+      },
+    );
   }
   if (input.url !== undefined) {
-    throw new AppError('USAGE', 'a SQLite target takes its file from the URL or the database (or file) setting, not both', { field: 'database', settings: ['url', 'database', 'file'] });
+    throw new AppError('USAGE', 'a SQLite target takes its file from the URL or the database (or file) setting, not both', {
+      field: 'database',
+      settings: ['url', 'database', 'file'],
+    });
   }
   const { database, ...rest } = input;
   return { ...rest, file: input.file ?? database };
@@ -211,14 +230,22 @@ function tlsFields(dialect: ReturnType<typeof getDialect>, input: TargetInput): 
     const u = fromUrl[k];
     if (u === undefined) continue;
     if (k !== 'mode' && !isAbsolute(u)) {
-      throw new AppError('TARGET_TLS_INVALID', `the TLS file "${u}" in the URL must be an absolute path (or be given as the TLS ${k} setting)`, { field: 'url', settings: [`tls-${k}`] });
+      throw new AppError(
+        'TARGET_TLS_INVALID',
+        `the TLS file "${u}" in the URL must be an absolute path (or be given as the TLS ${k} setting)`,
+        { field: 'url', settings: [`tls-${k}`] },
+      );
     }
     const f = fields[k];
     if (f !== undefined && f !== (k === 'mode' ? u : resolve(u))) {
-      throw new AppError('TARGET_TLS_INVALID', `the TLS ${k} is given twice with two values: "${u}" in the URL and "${f}" as the TLS ${k} setting; give it once`, {
-        field: `tls-${k}`,
-        settings: ['url', `tls-${k}`],
-      });
+      throw new AppError(
+        'TARGET_TLS_INVALID',
+        `the TLS ${k} is given twice with two values: "${u}" in the URL and "${f}" as the TLS ${k} setting; give it once`,
+        {
+          field: `tls-${k}`,
+          settings: ['url', `tls-${k}`],
+        },
+      );
     }
   }
   return fields;
@@ -233,18 +260,30 @@ export function setTarget(store: Store, dictionaryName: string, given: TargetInp
   if (input.url) {
     const parsed = parseTargetUrl(input.url, dialect);
     if (parsed.password) {
-      throw new AppError('USAGE', 'the URL contains a password; name an environment variable that holds it instead', { field: 'url', settings: ['password-env'] });
+      throw new AppError('USAGE', 'the URL contains a password; name an environment variable that holds it instead', {
+        field: 'url',
+        settings: ['password-env'],
+      });
     }
   }
   const port = input.port === undefined ? null : Number(input.port);
   if (port !== null && (!Number.isInteger(port) || port < 1 || port > 65535)) {
-    throw new AppError('USAGE', `the port must be a whole number from 1 to 65535, got "${String(input.port)}"`, { field: 'port', settings: ['port'] });
+    throw new AppError('USAGE', `the port must be a whole number from 1 to 65535, got "${String(input.port)}"`, {
+      field: 'port',
+      settings: ['port'],
+    });
   }
   if (type !== 'sqlite' && !input.url && !input.host && !input.database) {
-    throw new AppError('USAGE', `a ${type} target needs a URL, or a host and a database`, { field: 'url', settings: ['url', 'host', 'database'] });
+    throw new AppError('USAGE', `a ${type} target needs a URL, or a host and a database`, {
+      field: 'url',
+      settings: ['url', 'host', 'database'],
+    });
   }
   if (input.passwordEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(input.passwordEnv)) {
-    throw new AppError('USAGE', `the password variable must be an environment variable name, got "${input.passwordEnv}"`, { field: 'password-env', settings: ['password-env'] });
+    throw new AppError('USAGE', `the password variable must be an environment variable name, got "${input.passwordEnv}"`, {
+      field: 'password-env',
+      settings: ['password-env'],
+    });
   }
   const tls = tlsFields(dialect, input);
   const config: TargetConfig = {
@@ -295,7 +334,15 @@ export function showTarget(store: Store, dictionaryName: string): TargetView {
   const own = store.targets.get(dict.id);
   const t = effectiveTargetWithoutSecrets(store, dict);
   const tls = describeTls(resolveTarget(t.config, getDialect(t.config.type), { user: '', database: '' }).tls);
-  return { dictionary: dict.name, source: t.source, type: t.config.type, target: t.identity, password_env: own?.passwordEnv ?? null, foreign_keys: t.foreignKeys, tls };
+  return {
+    dictionary: dict.name,
+    source: t.source,
+    type: t.config.type,
+    target: t.identity,
+    password_env: own?.passwordEnv ?? null,
+    foreign_keys: t.foreignKeys,
+    tls,
+  };
 }
 
 /** The effective target without its password, for reports: works when the password variable is not set. */
@@ -331,7 +378,10 @@ export function isBreakoutConfigured(store: Store, dict: DictionaryRow): boolean
 export function clearTarget(store: Store, dictionaryName: string): { message: string; dictionary: string } {
   const dict = requireDictionary(store, dictionaryName);
   const removed = store.targets.clear(dict.id);
-  return { message: removed ? `Target of ${dict.name} cleared; the default target applies` : `${dict.name} had no target of its own`, dictionary: dict.name };
+  return {
+    message: removed ? `Target of ${dict.name} cleared; the default target applies` : `${dict.name} had no target of its own`,
+    dictionary: dict.name,
+  };
 }
 
 /** What `target test` reports: the server, and the TLS the connection negotiated. */

@@ -12,7 +12,12 @@ import { checkDatFileDictionary } from './dat-dictionary-check.js';
 /** One case read, with its warnings and (.csdb, .json) its 0-based position, or why it could not be read. */
 export type ReadResult = { ok: true; case: SyncCase; warnings?: CaseWarning[]; index?: number } | { ok: false; error: AppError };
 /** `opts.limits`: checked by the JSON reader before it parses a case's parts (docs/limits.md); the others ignore it. */
-export type CaseFileReader = (path: string, dict: Dictionary, onPosition?: ReadPosition, opts?: { limits?: CaseLimits }) => AsyncIterable<ReadResult>;
+export type CaseFileReader = (
+  path: string,
+  dict: Dictionary,
+  onPosition?: ReadPosition,
+  opts?: { limits?: CaseLimits },
+) => AsyncIterable<ReadResult>;
 
 const READERS: Record<string, CaseFileReader> = {
   '.dat': readDatFile,
@@ -25,9 +30,13 @@ const READERS: Record<string, CaseFileReader> = {
 export function caseFileReader(file: string): CaseFileReader {
   const reader = READERS[extname(file).toLowerCase()];
   if (!reader) {
-    throw new AppError('FILE_FORMAT_UNKNOWN', `${file}: unknown case file type; use .dat or .txt (fixed-width), .csdb, or .json (sync case array)`, {
-      file,
-    });
+    throw new AppError(
+      'FILE_FORMAT_UNKNOWN',
+      `${file}: unknown case file type; use .dat or .txt (fixed-width), .csdb, or .json (sync case array)`,
+      {
+        file,
+      },
+    );
   }
   return reader;
 }

@@ -31,12 +31,19 @@ export async function checkDatFileDictionary(file: string, dict: Dictionary, cas
   const expected = dict.levels.flatMap((l) => l.records.map((rec) => `"${rec.recordType}" (${rec.name})`));
   const { start, length } = dict.recordType;
   const columns = length > 1 ? `columns ${start}-${start + length - 1}` : `column ${start}`;
-  const shown = (list: string[]) => (list.length > TYPES_SHOWN ? `${list.slice(0, TYPES_SHOWN).join(', ')}, … (${list.length} in all)` : list.join(', '));
+  const shown = (list: string[]) =>
+    list.length > TYPES_SHOWN ? `${list.slice(0, TYPES_SHOWN).join(', ')}, … (${list.length} in all)` : list.join(', ');
   throw new AppError(
     'DICTIONARY_MISMATCH',
     `${file} is not a file of ${dict.name}: ${count === cases ? `its first ${count} cases` : `all ${count} of its cases`} have only record types ` +
       `${dict.name} does not know, from line ${firstLine ?? 1} on (seen in ${columns}: ${shown(seen.map((t) => JSON.stringify(t)))}); ` +
       `${dict.name} expects ${shown(expected)}`,
-    { file, line: firstLine, record_types_seen: seen, record_types_expected: dict.levels.flatMap((l) => l.records.map((rec) => rec.recordType)), cases_checked: count },
+    {
+      file,
+      line: firstLine,
+      record_types_seen: seen,
+      record_types_expected: dict.levels.flatMap((l) => l.records.map((rec) => rec.recordType)),
+      cases_checked: count,
+    },
   );
 }

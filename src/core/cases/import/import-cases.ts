@@ -11,7 +11,6 @@ import type { ImportWarning, ReadErrorShape } from './read-worker-protocol.js';
 import { errorLine, ImportLog, warningLine } from './import-log.js';
 import { limitsOf } from '../../home/index.js';
 
-;
 export { warningLine } from './import-log.js';
 
 /** A case that could not be read: its error code, message and where (file, line, case). */
@@ -161,7 +160,14 @@ async function importFiles(
       if (cases.length === 0) return;
       store.transaction(() => {
         let revision: number | undefined;
-        writeMergedCases(store, dict.id, cases, deviceId, () => (revision ??= store.cases.nextRevision(dict.id, `import:${basename(file)}`)), report);
+        writeMergedCases(
+          store,
+          dict.id,
+          cases,
+          deviceId,
+          () => (revision ??= store.cases.nextRevision(dict.id, `import:${basename(file)}`)),
+          report,
+        );
       });
       done += cases.length;
       onProgress?.(done, share);

@@ -15,7 +15,10 @@ function stamp(d: Date): string {
 }
 
 /** Where a warning or error is: `file:line` or `file case #N` (1-based position), then the rest. */
-function describeLocation(file: string, at: { line?: number; index?: number; case?: string; record?: string; item?: string; occurrence?: number }): string {
+function describeLocation(
+  file: string,
+  at: { line?: number; index?: number; case?: string; record?: string; item?: string; occurrence?: number },
+): string {
   const head = at.line !== undefined ? `${file}:${at.line}` : at.index !== undefined ? `${file} case #${at.index + 1}` : file;
   const parts: string[] = [];
   if (at.case !== undefined) parts.push(`case ${JSON.stringify(at.case)}`);

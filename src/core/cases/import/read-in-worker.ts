@@ -61,4 +61,3 @@ export async function* readCaseFileInWorker(
     await worker.terminate();
   }
 }
-

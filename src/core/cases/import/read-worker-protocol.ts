@@ -38,4 +38,5 @@ export interface ReadWorkerInput {
 
 /** Reading thread → writer. The writer answers each `batch` with `'more'`. */
 /** `read` is the share of the file read when the batch was sent, 0 to 1. */
-export type ReadWorkerMessage = { type: 'batch'; items: ReadItem[]; read: number } | { type: 'end' } | { type: 'fatal'; error: ReadErrorShape };
+export type ReadWorkerMessage =
+  { type: 'batch'; items: ReadItem[]; read: number } | { type: 'end' } | { type: 'fatal'; error: ReadErrorShape };

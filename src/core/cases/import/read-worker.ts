@@ -38,7 +38,11 @@ const send = (m: ReadWorkerMessage) => port.postMessage(m);
 /** The case's warnings located by case key and, without a line, by the case's position. */
 function located(r: Extract<ReadResult, { ok: true }>): ImportWarning[] | undefined {
   if (!r.warnings || r.warnings.length === 0) return undefined;
-  return r.warnings.map((w) => ({ ...w, case: r.case.caseids, ...(w.line === undefined && r.index !== undefined ? { index: r.index } : {}) }));
+  return r.warnings.map((w) => ({
+    ...w,
+    case: r.case.caseids,
+    ...(w.line === undefined && r.index !== undefined ? { index: r.index } : {}),
+  }));
 }
 
 /** The CASE_TOO_LARGE of a case over the limits, located like the reader's errors; undefined when it fits. */
