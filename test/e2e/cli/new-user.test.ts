@@ -147,15 +147,17 @@ describe('target set never ignores a flag', () => {
 
   test('flags that do not apply to the type are refused (exit 2), and nothing is changed', async () => {
     const before = (await sds(home.root, ['target', 'show', 'CEN2000', '--json'])).json();
-    for (const [args, flag] of [
-      [['--type', 'sqlite', '--host', 'db'], '--host'],
-      [['--type', 'sqlite', '--user', 'census', '--password-env', 'PW'], '--user, --password-env'],
-      [['--type', 'postgresql', '--url', 'postgresql://census@db/census', '--file', 'x.sqlite'], '--file'],
-      [['--type', 'sqlite', '--database', 'a.sqlite', '--file', 'b.sqlite'], '--database and --file'],
+    // Core names the setting; the CLI adds the flag that set it (docs/decisions.md, domain words).
+    for (const [args, flags] of [
+      [['--type', 'sqlite', '--host', 'db'], ['--host']],
+      [['--type', 'sqlite', '--user', 'census', '--password-env', 'PW'], ['--user', '--password-env']],
+      [['--type', 'postgresql', '--url', 'postgresql://census@db/census', '--file', 'x.sqlite'], ['--file']],
+      [['--type', 'sqlite', '--database', 'a.sqlite', '--file', 'b.sqlite'], ['--database', '--file']],
     ] as const) {
       const r = await sds(home.root, ['target', 'set', 'CEN2000', ...args]);
       assert.equal(r.code, 2, show(r));
-      assert.match(r.stderr, new RegExp(`^sds: USAGE: ${flag.replace(/[-,]/g, (c) => `\\${c}`)}`), show(r));
+      assert.match(r.stderr, /^sds: USAGE: /, show(r));
+      for (const flag of flags) assert.ok(r.stderr.includes(flag), `${flag} not named: ${show(r)}`);
     }
     assert.deepEqual((await sds(home.root, ['target', 'show', 'CEN2000', '--json'])).json(), before);
   });
