@@ -150,9 +150,15 @@ describe('target set never ignores a flag', () => {
     // Core names the setting; the CLI adds the flag that set it (docs/decisions.md, domain words).
     for (const [args, flags] of [
       [['--type', 'sqlite', '--host', 'db'], ['--host']],
-      [['--type', 'sqlite', '--user', 'census', '--password-env', 'PW'], ['--user', '--password-env']],
+      [
+        ['--type', 'sqlite', '--user', 'census', '--password-env', 'PW'],
+        ['--user', '--password-env'],
+      ],
       [['--type', 'postgresql', '--url', 'postgresql://census@db/census', '--file', 'x.sqlite'], ['--file']],
-      [['--type', 'sqlite', '--database', 'a.sqlite', '--file', 'b.sqlite'], ['--database', '--file']],
+      [
+        ['--type', 'sqlite', '--database', 'a.sqlite', '--file', 'b.sqlite'],
+        ['--database', '--file'],
+      ],
     ] as const) {
       const r = await sds(home.root, ['target', 'set', 'CEN2000', ...args]);
       assert.equal(r.code, 2, show(r));
