@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { clearTarget, setTarget, showTarget, testTarget } from '../../core/breakout/index.js';
+import { clearTarget, setTarget, showTarget, testTarget, type TargetInput } from '../../core/breakout/index.js';
 import { action, examples } from '../action.js';
 import { fields } from '../render.js';
 
@@ -44,26 +44,9 @@ export function registerTargetCommands(program: Command): void {
     )
     .action(
       action(
-        (
-          ctx,
-          dict: string,
-          o: {
-            type: string;
-            url?: string;
-            host?: string;
-            port?: string;
-            database?: string;
-            user?: string;
-            passwordEnv?: string;
-            file?: string;
-            foreignKeys?: boolean;
-            tlsMode?: string;
-            tlsCa?: string;
-            tlsCert?: string;
-            tlsKey?: string;
-          },
-        ) => {
-          const v = setTarget(ctx.store(), dict, { ...o });
+        // commander's camel-cased options are the core's input, field for field.
+        (ctx, dict: string, o: TargetInput) => {
+          const v = setTarget(ctx.store(), dict, o);
           ctx.print(v, () => `Target of ${v.dictionary}: ${v.target} (TLS ${v.tls})`);
         },
       ),

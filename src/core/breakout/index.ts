@@ -37,3 +37,4 @@ export {
   showTarget,
   testTarget,
 } from './targets/index.js';
+export type { TargetInput } from './targets/index.js';

@@ -2,7 +2,7 @@ import type { Store } from '../../store/open-store.js';
 import { AppError } from '../../shared/errors.js';
 import { processLauncher, reapDeadJobs } from '../breakout/index.js';
 import { requireSchedule, type ScheduleRef } from './schedules.js';
-import { busyReason, reapDeadRuns, runSchedule, SPAWN_FAILED_EXIT_CODE, type RunOutcome } from './run-schedule.js';
+import { claimScheduleRun, reapDeadRuns, runSchedule, SPAWN_FAILED_EXIT_CODE, type RunOutcome } from './run-schedule.js';
 import type { SchedulerSettings } from './settings.js';
 
 /**
@@ -41,20 +41,7 @@ export function startRunNow(store: Store, ref: ScheduleRef, opts: { env?: NodeJS
   const now = (opts.now ?? (() => new Date()))();
   reapDeadJobs(store);
   reapDeadRuns(store, now);
-  const claim = store.schedules.claimRun(
-    {
-      scheduleId: s.id,
-      trigger: 'run-now',
-      startedAt: now.toISOString(),
-      endedAt: null,
-      exitCode: null,
-      outcome: 'running',
-      logFile: null,
-      message: null,
-      runnerPid: process.pid,
-    },
-    () => busyReason(store, s),
-  );
+  const claim = claimScheduleRun(store, s, 'run-now', now);
   if ('busy' in claim) {
     throw new AppError('BREAKOUT_BUSY', `the breakout of ${s.dictionary} is already running (${claim.busy})`, { dictionary: s.dictionary });
   }

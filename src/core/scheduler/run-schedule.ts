@@ -46,8 +46,34 @@ export function reapDeadRuns(store: Store, now: Date): void {
   }
 }
 
+/**
+ * Records a run of `schedule` as running, owned by this process, unless its dictionary is busy
+ * (checked in the same store transaction, so two claimers cannot both win).
+ */
+export function claimScheduleRun(
+  store: Store,
+  schedule: ScheduleRow,
+  trigger: ScheduleRunTrigger,
+  startedAt: Date,
+): { runId: number } | { busy: string } {
+  return store.schedules.claimRun(
+    {
+      scheduleId: schedule.id,
+      trigger,
+      startedAt: startedAt.toISOString(),
+      endedAt: null,
+      exitCode: null,
+      outcome: 'running',
+      logFile: null,
+      message: null,
+      runnerPid: process.pid,
+    },
+    () => busyReason(store, schedule),
+  );
+}
+
 /** Why a dictionary cannot run now, or undefined when it can (called inside the claim's transaction). */
-export function busyReason(store: Store, s: ScheduleRow): string | undefined {
+function busyReason(store: Store, s: ScheduleRow): string | undefined {
   const job = store.jobs.unfinished().find((j) => j.dictionaries.includes(s.dictionary));
   if (job) return `breakout job ${job.id} of ${s.dictionary} (${job.origin}) is still ${job.status}`;
   const run = store.schedules.runningRuns().find((r) => r.scheduleId === s.id);
@@ -175,20 +201,7 @@ export async function runSchedule(
     }
     runId = claimed.id;
   } else {
-    const claim = store.schedules.claimRun(
-      {
-        scheduleId: schedule.id,
-        trigger,
-        startedAt: startedAt.toISOString(),
-        endedAt: null,
-        exitCode: null,
-        outcome: 'running',
-        logFile: null,
-        message: null,
-        runnerPid: process.pid,
-      },
-      () => busyReason(store, schedule),
-    );
+    const claim = claimScheduleRun(store, schedule, trigger, startedAt);
     if ('busy' in claim) {
       const message = `skipped: ${claim.busy}`;
       const skippedId = store.schedules.addRun({

@@ -11,3 +11,4 @@ export {
   showTarget,
   testTarget,
 } from './targets.js';
+export type { TargetInput } from './targets.js';
