@@ -1,5 +1,5 @@
 import type { Store } from '../../store/open-store.js';
-import type { BreakoutLogLevel } from '../../store/breakout-log-repo.js';
+import type { BreakoutLogEntry, BreakoutLogLevel } from '../../store/breakout-log-repo.js';
 import type { JobError, JobProgress } from '../../store/jobs-repo.js';
 import { AppError } from '../../shared/errors.js';
 import { requireDictionary } from '../dictionaries/index.js';
@@ -38,15 +38,12 @@ export function listBreakoutLogs(store: Store, opts: { dictionary?: string; limi
   }
   if (opts.dictionary !== undefined) requireDictionary(store, opts.dictionary);
   const entries = store.breakoutLog.newest({ dictionary: opts.dictionary, limit });
-  return {
-    logs: entries.map((e) => ({
-      timestamp: e.createdAt,
-      level: e.level,
-      dictionary: e.dictionary,
-      message: e.message,
-      progress: `${e.progress}%`,
-    })),
-  };
+  return { logs: entries.map(logItem) };
+}
+
+/** A stored entry as the breakout log routes show it. */
+function logItem(e: BreakoutLogEntry): BreakoutLogItem {
+  return { timestamp: e.createdAt, level: e.level, dictionary: e.dictionary, message: e.message, progress: `${e.progress}%` };
 }
 
 const LEVELS: readonly BreakoutLogLevel[] = ['info', 'warn', 'error'];
@@ -84,16 +81,7 @@ export function readBreakoutLog(
   }
   if (opts.dictionary !== undefined) requireDictionary(store, opts.dictionary);
   const entries = store.breakoutLog.search({ dictionary: opts.dictionary, levels, since, limit });
-  return {
-    logs: entries.map((e) => ({
-      timestamp: e.createdAt,
-      level: e.level,
-      dictionary: e.dictionary,
-      message: e.message,
-      progress: `${e.progress}%`,
-      job_id: e.jobId,
-    })),
-  };
+  return { logs: entries.map((e) => ({ ...logItem(e), job_id: e.jobId })) };
 }
 
 function parseLogsLimit(given: unknown): number {
