@@ -64,6 +64,13 @@ try {
     }
     console.log(line);
   }
+  // Export of the same home in every format (bench/export-dict.ts; BENCH_EXPORT_FORMATS narrows it).
+  for (const format of (process.env.BENCH_EXPORT_FORMATS ?? 'csv,stata,spss,parquet').split(',')) {
+    const r = run('./export-dict.ts', home, format, join(dir, `export-${format}`));
+    console.log(
+      `export  ${format.padEnd(10)} ${r.cases} cases, ${r.rows} rows, ${(r.bytes / 1048576).toFixed(0)} MB in ${r.seconds.toFixed(2)} s = ${Math.round(r.cases / r.seconds)} cases/s, peak RSS ${r.peak_rss_mb.toFixed(0)} MB`,
+    );
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

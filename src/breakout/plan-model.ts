@@ -26,7 +26,16 @@ export interface ColumnPlan {
   nullable: boolean;
 }
 
-export type TableKind = 'main' | 'level' | 'record' | 'notes' | 'jobs';
+/**
+ * `value_sets` and `items` are the label tables (docs/breakout.md#value-sets-and-item-labels):
+ * filled from the dictionary, not from cases, and outside the structure hash.
+ */
+export type TableKind = 'main' | 'level' | 'record' | 'notes' | 'jobs' | 'value_sets' | 'items';
+
+/** Whether a table holds dictionary labels rather than case data. */
+export function isLabelTable(table: { kind: TableKind }): boolean {
+  return table.kind === 'value_sets' || table.kind === 'items';
+}
 
 export interface TablePlan {
   /** Full table name, prefix included, already within the dialect's identifier limit. */
@@ -44,7 +53,10 @@ export interface BreakoutPlan {
   /** Lower-cased dictionary label, the table prefix without its trailing underscore. */
   prefix: string;
   tables: TablePlan[];
-  /** Hash of everything in the dictionary that shapes the tables: a change means rebuild. */
+  /**
+   * Hash of everything in the dictionary that shapes the data tables: a change means rebuild.
+   * The label tables are not in it: new labels rewrite only them (label-sync.ts).
+   */
   structureHash: string;
 }
 

@@ -12,6 +12,7 @@
  * | `p_<record>` level N ≥ 2 | `case_id`, `level_2_occ` … `level_N_occ`, `occ` | those, then item columns |
  * | `p_notes` | `case_id`, `note_number` | those, `field_name`, `level_key`, `record_occurrence`, `item_occurrence`, `subitem_occurrence`, `content`, `operator_id`, `modified_time` |
  * | `p_cspro_jobs` | `job_id` | `job_id`, `started_time`, `completed_time`, `cases_processed`, `status` |
+ * | `p_value_sets`, `p_items` | see planLabelTables | the dictionary's value sets and item labels |
  *
  * `case_key` (the level-1 ids as fixed-width text, kept as the client sent it) and `case_label`
  * are unbounded text, so a key that does not match the dictionary widths never fails a load.
@@ -30,7 +31,7 @@
  * a NAME_COLLISION error naming both sources.
  */
 import { createHash } from 'node:crypto';
-import type { BreakoutPlan, ColumnPlan, ColumnType, TableKind, TablePlan } from './plan-model.js';
+import { isLabelTable, type BreakoutPlan, type ColumnPlan, type ColumnType, type TableKind, type TablePlan } from './plan-model.js';
 import type { DictItem, Dictionary } from '../cspro/dictionary/model.js';
 import { AppError } from '../shared/errors.js';
 import { itemColumns } from './item-columns.js';
@@ -55,6 +56,13 @@ const BOOLEAN: ColumnType = { kind: 'boolean' };
 const COUNT: ColumnType = { kind: 'integer', digits: 9 };
 /** Store revisions and case counts: BIGINT, they only grow. */
 const BIG_COUNT: ColumnType = { kind: 'integer', digits: 18 };
+/** Dictionary and table names in the label tables: within every dialect's key length limits. */
+const NAME: ColumnType = { kind: 'varchar', length: 128 };
+/**
+ * A code of a numeric item as a number, for `BETWEEN` joins: CSPro numeric items have at most 15
+ * digits and 9 decimals (docs/cspro-formats.md), well inside DECIMAL(28,9).
+ */
+const CODE_NUMBER: ColumnType = { kind: 'decimal', precision: 28, scale: 9 };
 
 /**
  * Plans the breakout tables of `dict` under the table prefix `label` (lower-cased), with every
@@ -134,6 +142,12 @@ export function planBreakout(dict: Dictionary, label: string, limits: { maxIdent
   jobs.fixed('cases_processed', BIG_COUNT, false, 'the cases processed column');
   jobs.fixed('status', { kind: 'varchar', length: 16 }, false, 'the status column');
 
+  planLabelTables(prefix, tableNames, (name, kind) => {
+    const t = new TableBuilder(name, kind, limit, {});
+    tables.push(t);
+    return t;
+  });
+
   const planTables = tables.map((t) => t.build());
   return {
     dictionary: dict.name,
@@ -147,21 +161,25 @@ export function planBreakout(dict: Dictionary, label: string, limits: { maxIdent
  * SHA-256 over what shapes the tables and the rows: the plan's tables (names, kinds, levels,
  * records, columns, types, lengths, keys — occurrences show as column counts), the item each
  * column is filled from, the label and the identifier limit. Labels, notes and value sets of
- * the dictionary are not in it, so relabelling does not force a rebuild.
+ * the dictionary are not in it, so relabelling does not force a rebuild; nor are the label
+ * tables (their shape is fixed, their content is label-sync.ts's business), so a target broken
+ * out before they existed only gains them, without a rebuild.
  */
 function structureHash(prefix: string, limit: number, planTables: TablePlan[], builders: TableBuilder[]): string {
   const canonical = JSON.stringify({
     format: PLAN_FORMAT,
     prefix,
     limit,
-    tables: planTables.map((t, i) => ({
-      name: t.name,
-      kind: t.kind,
-      level: t.level ?? null,
-      record: t.record ?? null,
-      primaryKey: t.primaryKey,
-      columns: t.columns.map((c, j) => [c.name, c.type, c.nullable, builders[i]!.fedBy[j]]),
-    })),
+    tables: planTables
+      .flatMap((t, i) => (isLabelTable(t) ? [] : [{ t, i }]))
+      .map(({ t, i }) => ({
+        name: t.name,
+        kind: t.kind,
+        level: t.level ?? null,
+        record: t.record ?? null,
+        primaryKey: t.primaryKey,
+        columns: t.columns.map((c, j) => [c.name, c.type, c.nullable, builders[i]!.fedBy[j]]),
+      })),
   });
   return createHash('sha256').update(canonical, 'utf8').digest('hex');
 }
@@ -175,6 +193,11 @@ class NameRegistry {
     private readonly limit: number,
     private readonly table?: string,
   ) {}
+
+  /** Whether `name`, once shortened, is still free. */
+  free(name: string): boolean {
+    return !this.taken.has(shortenIdentifier(name, this.limit));
+  }
 
   /** Shortens `name` to the limit and takes it for `source`, or throws NAME_COLLISION. */
   claim(name: string, source: string): string {
@@ -242,4 +265,41 @@ class TableBuilder {
     this.fedBy.push(fedBy);
     return name;
   }
+}
+
+/** Columns of the label tables (docs/breakout.md#value-sets-and-item-labels). */
+function planLabelTables(prefix: string, tableNames: NameRegistry, newTable: (name: string, kind: TableKind) => TableBuilder): void {
+  const claim = (base: string, source: string): string => {
+    // A record named VALUE_SETS or ITEMS keeps the table name it always had; the label table
+    // moves to `p_sds_<base>` (docs/decisions.md, "Label tables beside records of the same name").
+    const plain = `${prefix}_${base}`;
+    return tableNames.claim(tableNames.free(plain) ? plain : `${prefix}_sds_${base}`, source);
+  };
+  const vs = newTable(claim('value_sets', 'the value sets table'), 'value_sets');
+  vs.key('item_name', NAME, 'the item name column');
+  vs.key('value_set_order', COUNT, 'the value set order column');
+  vs.key('value_order', COUNT, 'the value order column');
+  vs.key('pair_order', COUNT, 'the pair order column');
+  vs.fixed('value_set_name', NAME, false, 'the value set name column');
+  vs.fixed('value_set_label', TEXT, false, 'the value set label column');
+  vs.fixed('value_from', TEXT, false, 'the value from column');
+  vs.fixed('value_to', TEXT, true, 'the value to column');
+  vs.fixed('value_from_num', CODE_NUMBER, true, 'the numeric value from column');
+  vs.fixed('value_to_num', CODE_NUMBER, true, 'the numeric value to column');
+  vs.fixed('label', TEXT, false, 'the label column');
+  vs.fixed('special', { kind: 'varchar', length: 16 }, true, 'the special column');
+
+  const items = newTable(claim('items', 'the items table'), 'items');
+  items.key('table_name', NAME, 'the table name column');
+  items.key('column_name', NAME, 'the column name column');
+  items.fixed('item_name', NAME, false, 'the item name column');
+  items.fixed('item_label', TEXT, false, 'the item label column');
+  items.fixed('record_name', NAME, true, 'the record name column');
+  items.fixed('content_type', { kind: 'varchar', length: 16 }, false, 'the content type column');
+  items.fixed('length', COUNT, false, 'the length column');
+  items.fixed('decimals', COUNT, false, 'the decimals column');
+  items.fixed('occurrence', COUNT, true, 'the occurrence column');
+  items.fixed('occurrence_label', TEXT, true, 'the occurrence label column');
+  items.fixed('value_set_name', NAME, true, 'the value set name column');
+  items.fixed('labels_hash', { kind: 'varchar', length: 64 }, false, 'the labels hash column');
 }

@@ -21,11 +21,12 @@ import type { LevelObject } from '../cspro/case/model.js';
 import { AppError } from '../shared/errors.js';
 import { planBreakout } from './plan.js';
 import { createFlattener, type FlattenWarning } from './flatten.js';
-import type { BreakoutPlan, Row, TablePlan } from './plan-model.js';
+import { isLabelTable, type BreakoutPlan, type Row, type TablePlan } from './plan-model.js';
 import type { Dialect, TargetConfig, TargetSession } from './dialects/dialect.js';
 import { connectUnlessStopped } from './connect-unless-stopped.js';
 import { CursorSaver, type CursorSaving } from './cursor-saver.js';
 import { rebuildReason, type RebuildReason } from './table-rebuild.js';
+import { syncLabels, type LabelSync } from './label-sync.js';
 
 export interface DictionaryRunInput {
   store: Store;
@@ -48,6 +49,8 @@ export interface DictionaryRunInput {
   cursorSaving?: Partial<CursorSaving>;
   /** Told right after tables were dropped or created, with why (the breakout log records it). */
   onTables?: (change: TableChange) => void;
+  /** Told after the label tables were checked, whether they were rewritten or not. */
+  onLabels?: (labels: LabelSync) => void;
 }
 
 /** Tables a run dropped (those the target held) and created before loading, and why. */
@@ -83,6 +86,7 @@ export async function runDictionary(input: DictionaryRunInput): Promise<Dictiona
     const main = sessions[0]!;
     const prepared = await prepareTables(input, main, plan);
     if (prepared.change) input.onTables?.(prepared.change);
+    input.onLabels?.(await syncLabels(main, plan, dict.model));
     const writers = Math.min(input.threads, dialect.capabilities.maxParallelWriters);
     for (let i = 1; i < writers; i++) {
       const more = await connectUnlessStopped(dialect, target.config, input.signal);
@@ -140,13 +144,14 @@ const START: BreakoutCursor = { revision: 0, guid: '' };
  * dictionary-schema webhook. A rebuild resets the cursor, so the next run reloads every case.
  */
 export async function prepareDictionaryTables(
-  input: Pick<DictionaryRunInput, 'store' | 'dict' | 'dialect' | 'target' | 'jobId' | 'onTables'>,
+  input: Pick<DictionaryRunInput, 'store' | 'dict' | 'dialect' | 'target' | 'jobId' | 'onTables' | 'onLabels'>,
 ): Promise<{ created: string[]; rebuilt: boolean }> {
   const plan = planBreakout(input.dict.model, input.dict.label, { maxIdentifierLength: input.dialect.capabilities.maxIdentifierLength });
   const session = await input.dialect.connect(input.target.config);
   try {
     const prepared = await prepareTables({ ...input, mode: 'incremental', overwrite: false }, session, plan);
     if (prepared.change) input.onTables?.(prepared.change);
+    input.onLabels?.(await syncLabels(session, plan, input.dict.model));
     return { created: prepared.created, rebuilt: prepared.fresh };
   } finally {
     await session.close();
@@ -183,6 +188,18 @@ async function prepareTables(input: PrepareInput, session: TargetSession, plan: 
   if (input.mode === 'full') return rebuild({ reason: 'missing', detail: 'the tables were dropped outside sds' });
   const missing = names.filter((n) => !existing.includes(n));
   if (missing.length === 0) return { created: [], fresh: false, cursor: state.cursor };
+  const labelTables = new Set(plan.tables.filter(isLabelTable).map((t) => t.name));
+  if (missing.every((n) => labelTables.has(n))) {
+    // Only label tables are missing (dropped by hand, or a target broken out before they
+    // existed): they hold no case data, so no case is loaded again; syncLabels fills them.
+    await session.createTables(
+      plan.tables.filter((t) => missing.includes(t.name)),
+      { ...create, ifNotExists: true },
+    );
+    store.breakoutState.setTables(dict.id, names);
+    const detail = 'the label tables were missing; they are filled from the dictionary, cases stay';
+    return { created: missing, fresh: false, cursor: state.cursor, change: { dropped: [], created: missing, reason: 'missing', detail } };
+  }
   // Some tables were dropped outside sds: recreate them and replay every case so they fill again.
   await session.createTables(
     plan.tables.filter((t) => missing.includes(t.name)),
@@ -227,7 +244,7 @@ async function loadCases(
   const upTo = store.cases.maxRevision(dict.id);
   const activeOnly = prepared.fresh;
   const total = store.cases.countChanged(dict.id, prepared.cursor, upTo, activeOnly);
-  const dataTables = plan.tables.map((t, i) => ({ t, i })).filter(({ t }) => t.kind !== 'jobs');
+  const dataTables = plan.tables.map((t, i) => ({ t, i })).filter(({ t }) => t.kind !== 'jobs' && !isLabelTable(t));
   let readCursor = prepared.cursor;
   let seq = 0;
   let exhausted = false;

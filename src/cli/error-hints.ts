@@ -22,7 +22,11 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   type: '--type',
   'connect-timeout': '--connect-timeout',
   timeout: '--timeout',
+  'older-than': '--older-than',
+  keep: '--keep',
 };
+
+const shellWord = (s: string): string => (/^[\w./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
@@ -33,6 +37,12 @@ const COMMAND_HINTS: Partial<Record<ErrorCode, (d: ErrorDetails) => string | und
   TARGET_NOT_CONFIGURED: (d) => (text(d.dictionary) ? `: sds target set ${d.dictionary} --type ...` : undefined),
   // Only the refusal for breakout tables carries them (not the one for cases).
   DICT_IN_USE: (d) => (text(d.dictionary) && Array.isArray(d.tables) ? ` (sds breakout drop ${d.dictionary})` : undefined),
+  RESTORE_HOME_NOT_EMPTY: () => '; choose another with --home',
+  CSWEB_TIMEZONE_REQUIRED: () => ' (--timezone ZONE, or --csweb-config PATH of its config.php)',
+  CSWEB_ADDRESS_INVALID: () => ' (--from mysql://USER@HOST:PORT/DATABASE, the password in --password-env VAR)',
+  // The core says the home must be migrated; the CLI names the command (docs/upgrading.md#upgrading-a-home).
+  STORE_NEEDS_MIGRATION: (d) =>
+    text(d.home) ? `; stop sds serve and the scheduler, then run \`sds --home ${shellWord(String(d.home))} migrate\`` : undefined,
   NOT_FOUND: (d) => (text(d.suggestion) && text(d.dictionary) ? `; ${d.suggestion}: sds breakout start ${d.dictionary}` : undefined),
 };
 

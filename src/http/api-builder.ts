@@ -49,6 +49,11 @@ export class ApiBuilder {
     private readonly tokens: TokenService,
   ) {
     this.registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    this.registry.registerComponent('securitySchemes', 'metricsToken', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'the static token of SDS_METRICS_TOKEN (docs/metrics.md), never an OAuth access token',
+    });
   }
 
   route(r: ApiRoute): void {
@@ -66,7 +71,13 @@ export class ApiBuilder {
       request: r.request,
       responses: withStandardErrors(r, isPublic ? r.responses : { ...AUTH_ERRORS, ...r.responses }),
     });
-    const chain: MiddlewareHandler<AppEnv>[] = [];
+    // First in the chain, so a request refused by authentication still counts under its route.
+    const chain: MiddlewareHandler<AppEnv>[] = [
+      async (c, next) => {
+        c.set('route', r.path);
+        await next();
+      },
+    ];
     if (!isPublic) chain.push(authenticate(this.tokens, r.permission as Permission));
     if (r.bodyLimit !== undefined) {
       const max = r.bodyLimit;
@@ -84,6 +95,11 @@ export class ApiBuilder {
     }
     const path = r.honoPath ?? r.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
     this.app.on([r.method.toUpperCase()], [path], ...chain, r.handler);
-    if (r.otherMethods) this.app.all(path, r.otherMethods);
+    const other = r.otherMethods;
+    if (other)
+      this.app.all(path, (c) => {
+        c.set('route', r.path);
+        return other(c);
+      });
   }
 }

@@ -8,5 +8,6 @@ import type { Principal } from '../core/auth/index.js';
  */
 export interface AppEnv {
   Bindings: Partial<HttpBindings>;
-  Variables: { principal: Principal };
+  /** `route`: the OpenAPI path of the route that took the request (ApiBuilder), for the metrics' labels. */
+  Variables: { principal: Principal; requestId: string; route: string };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { AppError } from '../shared/errors.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 
 interface Watched {
   res: ServerResponse;
@@ -102,6 +103,7 @@ function drop(req: IncomingMessage, w: Watched, why: string): void {
     return;
   }
   const body = JSON.stringify({ error: 'REQUEST_TIMEOUT', message });
+  const id = requestIdOf(req);
   res.writeHead(408, {
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(body),
@@ -109,6 +111,7 @@ function drop(req: IncomingMessage, w: Watched, why: string): void {
     'X-Content-Type-Options': 'nosniff',
     // Node closes the connection once this reply is written.
     Connection: 'close',
+    ...(id ? { [REQUEST_ID_HEADER]: id } : {}),
   });
   res.end(body);
 }

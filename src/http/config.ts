@@ -1,9 +1,14 @@
 import { DEFAULT_CLIENTS, loadLoginGuardSettings, type LoginThrottlePolicy } from '../core/auth/index.js';
 import { statusConnectTimeout } from '../core/breakout/index.js';
 import type { DeliverySettings } from '../core/webhooks/index.js';
+import type { FsSpace } from '../core/health/index.js';
 import type { HomePaths } from '../shared/home.js';
 import { loadLimits, type Limits } from '../core/home/index.js';
 import { httpTimeouts, type HttpTimeouts } from './timeouts.js';
+import type { RequestLogEntry } from './request-log.js';
+
+/** Severity of a server log line (a JSON line's `level`). */
+export type LogLevel = 'info' | 'warn' | 'error';
 
 /**
  * Settings of the HTTP app; every field has a default. The slow-client timeouts (HttpTimeouts:
@@ -31,8 +36,10 @@ export interface HttpConfig extends HttpTimeouts {
   limits?: Partial<Limits>;
   /** OAuth clients accepted by POST /api/token, client_id → secret. */
   clients: Readonly<Record<string, string>>;
-  /** Receives one line per request (default: stderr). */
-  log: (line: string) => void;
+  /** Receives the server's lines: errors, login events, the webhook dispatcher (default: stderr). */
+  log: (line: string, level?: LogLevel) => void;
+  /** Receives one entry per request (default: its text line, requestLine, to `log`); `sds serve --log-format json` sets it. */
+  requestLog?: (entry: RequestLogEntry) => void;
   /**
    * Where SDS_JWT_SECRET, the webhook tokens (BREAKOUT_WEBHOOK_TOKEN, SURVEY_WEBHOOK_TOKEN) and
    * target passwords are read from (default: process.env).
@@ -53,6 +60,16 @@ export interface HttpConfig extends HttpTimeouts {
    */
   throttle?: LoginThrottlePolicy;
   trustedProxies?: string[];
+  /**
+   * The bearer token of `GET /metrics` (docs/metrics.md); absent: SDS_METRICS_TOKEN of `env`.
+   * Unset or empty, the route answers 404 and no metric is collected.
+   */
+  metricsToken?: string;
+  /**
+   * Readiness settings: the free-space floor (absent: SDS_READY_MIN_FREE_BYTES of `env`, else the
+   * home's config.json `health.min_free_bytes`, else 1 GiB) and the free-space reader (tests).
+   */
+  health?: { minFreeBytes?: number; statfs?: (path: string) => FsSpace };
 }
 
 export const MB = 1024 * 1024;
@@ -70,12 +87,15 @@ export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {
     limits: partial.limits,
     clients: partial.clients ?? DEFAULT_CLIENTS,
     log: partial.log ?? ((line) => process.stderr.write(line + '\n')),
+    requestLog: partial.requestLog,
     env: partial.env ?? process.env,
     webhooks: partial.webhooks ?? {},
     webhookRateLimit: partial.webhookRateLimit ?? { max: 60, windowMs: 60_000 },
     statusConnectTimeoutMs: partial.statusConnectTimeoutMs ?? statusConnectTimeout(undefined, partial.env ?? process.env),
     throttle: partial.throttle,
     trustedProxies: partial.trustedProxies,
+    metricsToken: partial.metricsToken,
+    health: partial.health,
     ...httpTimeouts(partial.env ?? process.env, {
       headersTimeoutMs: partial.headersTimeoutMs,
       bodyTimeoutMs: partial.bodyTimeoutMs,

@@ -4,16 +4,22 @@ import { secureHeaders } from 'hono/secure-headers';
 import { AppError } from '../shared/errors.js';
 import { accessTokenKey, createTokenService } from '../core/auth/index.js';
 import { type Store, useLimits } from '../core/home/index.js';
+import { healthSettings } from '../core/health/index.js';
 import { ApiBuilder } from './api-builder.js';
 import type { AppEnv } from './app-env.js';
 import { httpConfig, serverLimits, loginGuardOf, type HttpConfig } from './config.js';
 import { loginEventLine } from './login-log.js';
+import { httpMetrics } from './http-metrics.js';
+import { ServerMetrics } from './prometheus.js';
 import { errorResponse } from './render-error.js';
-import { requestLog } from './request-log.js';
+import { requestId } from './request-id.js';
+import { requestLine, requestLog } from './request-log.js';
 import { breakoutRoutes } from './routes/breakout.js';
 import { caseRoutes } from './routes/cases.js';
 import { dictionaryRoutes } from './routes/dictionaries.js';
+import { exportRoutes } from './routes/export.js';
 import { fileRoutes } from './routes/files.js';
+import { healthRoutes } from './routes/health.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { schedulerRoutes } from './routes/scheduler.js';
 import { rootScriptRoutes } from './routes/root-scripts.js';
@@ -34,12 +40,14 @@ const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [
   tokenRoutes,
   dictionaryRoutes,
   caseRoutes,
+  exportRoutes,
   fileRoutes,
   syncRoutes,
   breakoutRoutes,
   schedulerRoutes,
   webhookRoutes,
   rootScriptRoutes,
+  healthRoutes,
   openApiRoutes,
 ];
 
@@ -53,18 +61,31 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Core reads the store's limits on every write and page (core/home/limits.ts): set them once here.
   useLimits(deps.store, serverLimits(config, deps.store.home));
   config.trustedProxies = guard.trustedProxies;
+  // Read at start, so a bad SDS_READY_MIN_FREE_BYTES or SDS_METRICS_TOKEN stops the start.
+  const health = {
+    minFreeBytes: config.health?.minFreeBytes ?? healthSettings(deps.store.home, config.env).minFreeBytes,
+    statfs: config.health?.statfs,
+  };
+  const token = metricsToken(config);
+  // Collected only when someone may read them: without a token, requests pay nothing for metrics.
+  const prometheus = token === undefined ? undefined : { metrics: new ServerMetrics(), token };
   const tokens = createTokenService({
     store: deps.store,
     key: accessTokenKey(deps.store, config.env),
     clock: deps.clock,
     clients: config.clients,
     throttle: guard.throttle,
-    onLoginEvent: (e) => config.log(loginEventLine(e)),
+    onLoginEvent: (e) => {
+      prometheus?.metrics.login(e);
+      config.log(loginEventLine(e));
+    },
   });
   // strict: false: a trailing slash is accepted everywhere, as the sync client uses `/dictionaries/`.
   const app = new Hono<AppEnv>({ strict: false });
 
-  app.use(requestLog(config.log));
+  app.use(requestId());
+  app.use(requestLog(config.requestLog ?? ((e) => config.log(requestLine(e)))));
+  if (prometheus) app.use(httpMetrics(prometheus.metrics));
   app.use(
     secureHeaders({
       // A JSON API never needs to run scripts or be framed; a strict policy costs nothing.
@@ -96,7 +117,24 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.notFound((c) => errorResponse(c, new AppError('API-002', `no route ${c.req.path}`)));
 
   const api = new ApiBuilder(app, tokens);
-  const routeDeps: RouteDeps = { store: deps.store, tokens, config, clock: deps.clock ?? Date.now };
+  const routeDeps: RouteDeps = { store: deps.store, tokens, config, clock: deps.clock ?? Date.now, prometheus, health };
   for (const group of GROUPS) group(api, routeDeps);
   return app;
+}
+
+/** Shortest SDS_METRICS_TOKEN accepted: a static secret on the network must not be guessable. */
+const MIN_METRICS_TOKEN = 16;
+
+/** The metrics token in force (docs/metrics.md#access); undefined when unset or empty. */
+function metricsToken(config: HttpConfig): string | undefined {
+  const token = config.metricsToken ?? config.env.SDS_METRICS_TOKEN;
+  if (token === undefined || token === '') return undefined;
+  if (token.length < MIN_METRICS_TOKEN || /\s/.test(token)) {
+    throw new AppError(
+      'CONFIG_INVALID',
+      `SDS_METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN} characters without spaces; it has ${token.length}`,
+      { field: 'SDS_METRICS_TOKEN' },
+    );
+  }
+  return token;
 }

@@ -1,7 +1,7 @@
 import type { LoginEvent } from '../core/auth/index.js';
 
 /**
- * The server-log line of a failed or throttled login: time, kind, grant, user name (JSON-quoted,
+ * The server-log line of a failed or throttled login, or of a re-hash: time, kind, grant, user name (JSON-quoted,
  * so a crafted name cannot forge log lines), client address, and the reason. Never the password
  * or a token.
  */

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import type { Context } from 'hono';
 import { AppError } from '../shared/errors.js';
-import { readUploadBody } from '../core/sync/index.js';
+import { readUploadBody, type BinaryItemSink, type UploadBodyLimits } from '../core/sync/index.js';
 import type { AppEnv } from './app-env.js';
 
 function source(c: Context<AppEnv>): Readable {
@@ -13,9 +13,9 @@ function source(c: Context<AppEnv>): Readable {
 
 /**
  * The elements of a sync upload body, in batches: the request's bytes, read and checked by core
- * (`readUploadBody`, docs/limits.md).
+ * (`readUploadBody`, docs/limits.md); binary items of a `cssync` container go to `sink`.
  */
-export async function* readSyncBody(c: Context<AppEnv>, limits: { requestBytes: number; jsonDepth: number }): AsyncGenerator<unknown[]> {
+export async function* readSyncBody(c: Context<AppEnv>, limits: UploadBodyLimits, sink?: BinaryItemSink): AsyncGenerator<unknown[]> {
   // A generator, so that a missing body is reported when the upload is read, as before.
-  yield* readUploadBody(source(c), limits);
+  yield* readUploadBody(source(c), limits, sink);
 }

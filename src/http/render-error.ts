@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AppError, toAppError } from '../shared/errors.js';
 import { requestFate } from './request-fate.js';
+import type { LogLevel } from './config.js';
 import { reportedError } from '../core/breakout/index.js';
 import { hideServerPaths } from './hide-server-paths.js';
 
@@ -39,7 +40,7 @@ function quoted(s: string): string {
  * registry's status. Internal errors never show their message or stack to the client: those go
  * to the server log. A request whose client is gone is answered with nothing (request-fate.ts).
  */
-export function errorResponse(c: Context, thrown: unknown, log?: (line: string) => void): Response {
+export function errorResponse(c: Context, thrown: unknown, log?: (line: string, level?: LogLevel) => void): Response {
   // A client that left (or was dropped by the body timeout) gets nothing, whatever its body's
   // reader threw: not an internal error, and the request log says `aborted` (or 408). The
   // status below (499: nginx's "client closed request") is never sent: serve.ts writes nothing
@@ -58,7 +59,7 @@ export function errorResponse(c: Context, thrown: unknown, log?: (line: string) 
   }
   if (err.code === 'INTERNAL') {
     const cause = err.cause instanceof Error ? err.cause : err;
-    log?.(`sds serve: internal error on ${c.req.method} ${c.req.path}: ${cause.stack ?? cause.message}`);
+    log?.(`sds serve: internal error on ${c.req.method} ${c.req.path}: ${cause.stack ?? cause.message}`, 'error');
     return c.json({ error: err.code, message: 'internal error; the server log has the details' }, status);
   }
   // A rate limit (API-004) says when to come back, in the header and in the body

@@ -1,30 +1,66 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
 import type { AppEnv } from './app-env.js';
 import { requestFate } from './request-fate.js';
 
+/** What the request log records of one request (docs/logs.md#json-lines): never headers, query strings or tokens. */
+export interface RequestLogEntry {
+  time: Date;
+  requestId: string;
+  method: string;
+  /** The route template that answered (`/api/dictionaries/:name`); null when no route matched. */
+  route: string | null;
+  /** The path, without its query string. */
+  path: string;
+  /** 408 for a request dropped by the body or request timeout. */
+  status: number;
+  /** The client closed the connection and got no reply. */
+  aborted: boolean;
+  durationMs: number;
+  /** The account of the access token; null when none was given. */
+  account: string | null;
+}
+
 /**
- * One line per request on the log: time, method, path, status, duration, account. The query
- * string and headers are left out so no credential or token can end up in the log. The status is
- * `408` for a request dropped by the body or request timeout, and `aborted` for one that failed
- * because its client closed the connection (nothing was answered); a request that succeeded
- * although its client left keeps its status, since its work was done (docs/http-api.md).
+ * The text line of a request, as `sds serve` has always written it: time, method, path, status,
+ * duration, account (`-` without one); the status reads `aborted` for a request that failed
+ * because its client closed the connection (docs/http-api.md).
  */
-export function requestLog(log: (line: string) => void): MiddlewareHandler<AppEnv> {
+export function requestLine(e: RequestLogEntry): string {
+  return `${e.time.toISOString()} ${e.method} ${e.path} ${e.aborted ? 'aborted' : String(e.status)} ${e.durationMs}ms ${e.account ?? '-'}`;
+}
+
+/**
+ * One log entry per request. The query string and headers are left out so no credential or token
+ * can end up in the log. The status is `408` for a request dropped by the body or request
+ * timeout, and aborted for one that failed because its client closed the connection (nothing
+ * was answered); a request that succeeded although its client left keeps its status, since its
+ * work was done (docs/http-api.md).
+ */
+export function requestLog(write: (entry: RequestLogEntry) => void): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
     try {
       await next();
     } finally {
-      const ms = Math.round(performance.now() - started);
-      const user = c.get('principal')?.username ?? '-';
-      log(`${new Date().toISOString()} ${c.req.method} ${c.req.path} ${statusOf(c)} ${ms}ms ${user}`);
+      const fate = requestFate(c);
+      write({
+        time: new Date(),
+        requestId: c.get('requestId'),
+        method: c.req.method,
+        route: routeOf(c),
+        path: c.req.path,
+        status: fate === 'timeout' ? 408 : c.res.status,
+        aborted: fate === 'aborted' && (c.error !== undefined || c.res.status >= 400),
+        durationMs: Math.round(performance.now() - started),
+        account: c.get('principal')?.username ?? null,
+      });
     }
   };
 }
 
-function statusOf(c: Context<AppEnv>): string {
-  const fate = requestFate(c);
-  if (fate === 'timeout') return '408';
-  if (fate === 'aborted' && (c.error !== undefined || c.res.status >= 400)) return 'aborted';
-  return String(c.res.status);
+/** The template of the route that answered; a wildcard of a middleware (no route matched) is none. */
+function routeOf(c: Context<AppEnv>): string | null {
+  const path = routePath(c);
+  return path.endsWith('*') ? null : path;
 }

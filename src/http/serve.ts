@@ -4,6 +4,7 @@ import { serve, type HttpBindings, type Http2Bindings } from '@hono/node-server'
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { AppError } from '../shared/errors.js';
 import { startWebhookDispatcher, webhookSettings } from '../core/webhooks/index.js';
+import { logSettings, startLogPruner } from '../core/logs/index.js';
 import type { Store } from '../core/home/index.js';
 import { watchRequestBodies } from './body-timeout.js';
 import type { HttpConfig } from './config.js';
@@ -22,6 +23,10 @@ export interface ServeOptions {
   graceMs?: number;
   /** Run the webhook dispatcher in this process (default true): it sends due deliveries every `pollMs`. */
   webhookDispatcher?: boolean;
+  /** Prune the home's logs from this process when due (default true; docs/logs.md#when-logs-are-pruned). */
+  logPruner?: boolean;
+  /** How often the log pruner checks whether a prune is due (default a minute; docs/logs.md#when-logs-are-pruned). */
+  logPruneCheckMs?: number;
 }
 
 export interface RunningServer {
@@ -39,6 +44,8 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
   // Checked before listening, so a bad SDS_WEBHOOK_* value stops the start with CONFIG_INVALID.
   const settings = webhookSettings(opts.config?.env ?? process.env, opts.config?.webhooks);
   const timeouts = httpTimeouts(opts.config?.env ?? process.env, opts.config);
+  // Checked before listening too: a bad SDS_LOG_RETENTION_* value stops the start.
+  const retention = logSettings(opts.store.home, opts.config?.env ?? process.env);
   // A reply already written (the 408 of a stalled body) or a client gone: nothing more to send.
   const fetch = async (req: Request, env: HttpBindings | Http2Bindings) => {
     const res = await app.fetch(req, env);
@@ -76,12 +83,23 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
       const log = opts.config?.log ?? ((line: string) => process.stderr.write(line + '\n'));
       // An error of the listening socket later on (out of file descriptors, say) is logged; with
       // no listener left it would end the process.
-      server.on('error', (err: Error) => log(`sds serve: server error: ${err.message}`));
+      server.on('error', (err: Error) => log(`sds serve: server error: ${err.message}`, 'error'));
       // Uploads commit without stopping to checkpoint the WAL (store/wal-checkpointer.ts).
       opts.store.checkpointInBackground();
       const dispatcher =
         opts.webhookDispatcher === false ? undefined : startWebhookDispatcher(opts.store, { settings, log, now: opts.clock });
+      const clock = opts.clock;
+      const pruner =
+        opts.logPruner === false
+          ? undefined
+          : startLogPruner(opts.store, {
+              log,
+              settings: retention,
+              now: clock ? () => new Date(clock()) : undefined,
+              checkEveryMs: opts.logPruneCheckMs,
+            });
       const close = async () => {
+        pruner?.stop();
         await dispatcher?.stop();
         await closeServer(server, opts.graceMs ?? 10_000);
         stopWatch();

@@ -78,6 +78,11 @@ export const ERROR_CODES = {
   // Our own input, state and configuration codes
   USAGE: { http: 400, exit: EXIT.invalid, title: 'a command or request was called with wrong arguments' },
   CONFIG_INVALID: { http: 500, exit: EXIT.invalid, title: 'a configuration value is not one of the allowed values' },
+  METRICS_TOKEN_INVALID: {
+    http: 401,
+    exit: EXIT.invalid,
+    title: 'GET /metrics was asked without the bearer token of SDS_METRICS_TOKEN (or with another token)',
+  },
   DICT_INVALID: { http: 400, exit: EXIT.invalid, title: 'the file is not a valid CSPro dictionary' },
   LABEL_INVALID: { http: 400, exit: EXIT.invalid, title: 'the dictionary label is not a valid table prefix' },
   DICT_IN_USE: { http: 409, exit: EXIT.conflict, title: 'the dictionary still has cases or breakout tables' },
@@ -121,6 +126,12 @@ export const ERROR_CODES = {
   },
   CHECKSUM_MISMATCH: { http: 403, exit: EXIT.invalid, title: 'an uploaded file does not match the md5 its Content-MD5 header announced' },
   STORE_TOO_NEW: { http: 500, exit: EXIT.failed, title: 'the store was written by a newer sds; upgrade sds' },
+  STORE_NEEDS_MIGRATION: {
+    http: 503,
+    exit: EXIT.notFound,
+    title:
+      'the store is at an older schema version than this sds needs; `sds migrate` applies the pending migrations (details: home, version, needs, pending)',
+  },
   STORE_BUSY: { http: 503, exit: EXIT.failed, title: 'the store is locked by another process' },
   HOME_NOT_FOUND: {
     http: 500,
@@ -129,6 +140,35 @@ export const ERROR_CODES = {
       'no sds home (store file sds.db) at the path chosen by --home, SDS_HOME or the default ./var; details: path, source, reason. Only `sds init` and `sds quickstart` make one',
   },
   IO_ERROR: { http: 500, exit: EXIT.failed, title: 'a local file could not be read or written' },
+  // Backup and restore (docs/backup.md)
+  BACKUP_DEST_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'the backup destination is not a folder, cannot be created, or lies inside the files it would copy',
+  },
+  BACKUP_NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'the folder given to restore does not exist or is not a folder' },
+  BACKUP_MANIFEST_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'the manifest.json of a backup is missing, is not JSON, or does not describe a backup this sds can read (the message says what)',
+  },
+  BACKUP_FILE_MISSING: { http: 400, exit: EXIT.invalid, title: 'a file listed in the manifest of a backup is not in the backup folder' },
+  BACKUP_FILE_UNLISTED: { http: 400, exit: EXIT.invalid, title: 'the backup folder holds a file its manifest does not list' },
+  BACKUP_CHECKSUM_MISMATCH: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a file of a backup differs from its manifest (size or SHA-256); details name the file',
+  },
+  BACKUP_INTEGRITY_FAILED: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: "the backup's sds.db fails PRAGMA integrity_check or foreign_key_check, or is not a SQLite database",
+  },
+  RESTORE_HOME_NOT_EMPTY: {
+    http: 409,
+    exit: EXIT.conflict,
+    title: 'a restore goes only into a missing or empty home folder; the folder given holds something',
+  },
   // Broken, aborted and slow request bodies of `sds serve` (docs/http-api.md, Limits and timeouts)
   MULTIPART_INVALID: {
     http: 400,
@@ -139,7 +179,7 @@ export const ERROR_CODES = {
     http: 400,
     exit: EXIT.invalid,
     title:
-      'the client closed the connection before its request body was complete; nothing reaches it and the request is logged as `aborted`',
+      'the client closed the connection before its request body was complete (nothing reaches it and the request is logged as `aborted`), or before a streamed reply such as an export was sent (the work stops)',
   },
   REQUEST_TIMEOUT: {
     http: 408,
@@ -190,7 +230,122 @@ export const ERROR_CODES = {
     title: 'the webhook receiver could not be reached (connection refused, DNS, TLS)',
   },
   WEBHOOK_REJECTED: { http: 502, exit: EXIT.external, title: 'the webhook receiver answered with a status that is not 2xx' },
+  // Moving from CSWeb (docs/migrating-from-csweb.md)
+  CSWEB_FILES_FOLDER_MISSING: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: "CSWeb's files folder given to the import does not exist, is not a folder, or cannot be read",
+  },
+  CSWEB_APPS_UNREADABLE: { http: 502, exit: EXIT.external, title: 'the cspro_apps table of the CSWeb database could not be read' },
+  CSWEB_USERS_UNREADABLE: {
+    http: 502,
+    exit: EXIT.external,
+    title: "CSWeb's users, roles or permissions tables could not be read (details: table); nothing of the accounts was imported",
+  },
   INTERNAL: { http: 500, exit: EXIT.failed, title: 'an unexpected internal error (a bug: please report it)' },
+  // Importing from a CSWeb database (docs/migrating-from-csweb.md)
+  CSWEB_ADDRESS_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'the CSWeb database address is not mysql://USER@HOST:PORT/DATABASE (or holds a password)',
+  },
+  CSWEB_CONNECT_FAILED: {
+    http: 502,
+    exit: EXIT.external,
+    title: 'the CSWeb database could not be reached or refused the login (details: host, database)',
+  },
+  CSWEB_NOT_A_CSWEB_DATABASE: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'the database has no CSWeb tables (details: missing); nothing was imported',
+  },
+  CSWEB_SCHEMA_UNKNOWN: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'the CSWeb schema version or a table or column the import reads is not the one known (details: missing, version)',
+  },
+  CSWEB_TIMEZONE_REQUIRED: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: "the time zone of CSWeb's note times is unknown or invalid: give it, or CSWeb's config.php that names it",
+  },
+  CSWEB_CASE_UNREADABLE: { http: 400, exit: EXIT.invalid, title: 'a CSWeb case could not be decoded (details: dictionary, guid)' },
+  CSWEB_LOCAL_CHANGES: {
+    http: 409,
+    exit: EXIT.conflict,
+    title: 'sds wrote cases of an imported dictionary itself since the last import; the import would interleave revisions',
+  },
+  CSWEB_OTHER_SOURCE: {
+    http: 409,
+    exit: EXIT.conflict,
+    title: 'this home already mirrors another CSWeb server (another server device id)',
+  },
+  CSWEB_VERIFY_DIFFERS: {
+    http: 409,
+    exit: EXIT.failed,
+    title: 'the CSWeb database and sds differ for some dictionary (counts, flags, notes or the checksum of contents)',
+  },
+  CSWEB_IMPORT_PARTIAL: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'some cases or dictionaries of a CSWeb import could not be carried over; the others were stored',
+  },
+  EXPORT_SPSS_STATS: {
+    http: 500,
+    exit: EXIT.failed,
+    title: 'an SPSS export got more or fewer rows, or a wider string, than the first pass over the data measured',
+  },
+  EXPORT_SPSS_VALUE: {
+    http: 500,
+    exit: EXIT.failed,
+    title: 'an SPSS export got a cell that its column type cannot hold (text in a numeric column, a bad timestamp)',
+  },
+  STATA_VALUE_UNREPRESENTABLE: {
+    http: 400,
+    exit: EXIT.invalid,
+    title:
+      'a value cannot be written exactly to a Stata .dta file (an integer beyond its storage type or 2^53, a number or timestamp that does not parse); details: table, column, row',
+  },
+  STATA_STATS_MISMATCH: {
+    http: 500,
+    exit: EXIT.failed,
+    title:
+      'the rows written to a Stata .dta table differ from the first pass over the data (row count or a string longer than its str# width); the file would be corrupt',
+  },
+  PARQUET_VALUE_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a value does not fit the Parquet type of its export column (details: column, row, value)',
+  },
+  // Export (docs/export.md)
+  EXPORT_FORMAT_UNKNOWN: { http: 400, exit: EXIT.invalid, title: 'an export format is not one of csv, stata, spss, parquet' },
+  EXPORT_RECORD_UNKNOWN: {
+    http: 404,
+    exit: EXIT.notFound,
+    title: 'a record asked of an export is no record or table of the dictionary (the message lists its records)',
+  },
+  EXPORT_FILE_EXISTS: {
+    http: 409,
+    exit: EXIT.conflict,
+    title: 'a file the export would write already exists in the output folder (give --force to replace it)',
+  },
+  EXPORT_OUT_INVALID: { http: 400, exit: EXIT.invalid, title: 'the export output folder is a file or cannot be created' },
+  SYNC_CONTAINER_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a cssync container (a sync upload with binary case items) is truncated or malformed; details: offset. Nothing was stored',
+  },
+  BINARY_ITEM_CONTENT_CHANGED: {
+    http: 500,
+    exit: EXIT.failed,
+    title:
+      "a binary item's content file under <home>/files/binary-items changed size while a download sent it (content files are written once: something else modified the home); the download is cut short",
+  },
+  BINARY_ITEM_SIGNATURE_MISMATCH: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'the content of a binary case item does not have the md5 its signature names; details: signature, md5. Nothing was stored',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

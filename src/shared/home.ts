@@ -5,6 +5,8 @@ export interface HomePaths {
   root: string;
   db: string;
   media: string;
+  /** Binary case items' content, `<dictionary, lower case>/<md5>` (docs/sync.md#binary-items). */
+  binaryItems: string;
   /** Application deployment packages (`<name>.zip`) served to the data-collection client. */
   apps: string;
   breakoutLogs: string;
@@ -39,6 +41,7 @@ export function resolveHome(flag: string | undefined, env: NodeJS.ProcessEnv = p
     db: join(root, 'sds.db'),
     media: join(root, 'files', 'media'),
     apps: join(root, 'files', 'apps'),
+    binaryItems: join(root, 'files', 'binary-items'),
     breakoutLogs: join(root, 'logs', 'breakout'),
     importLogs: join(root, 'logs', 'import'),
     locks: join(root, 'locks'),

@@ -54,6 +54,13 @@ export class BreakoutStateRepo {
       .run(dictionaryId, target, structureHash, JSON.stringify(tables), jobId, nowIso());
   }
 
+  /** Records the tables of an unchanged structure (label tables added), keeping the cursor. */
+  setTables(dictionaryId: number, tables: string[]): void {
+    this.db
+      .prepare('UPDATE breakout_state SET tables = ?, updated_at = ? WHERE dictionary_id = ?')
+      .run(JSON.stringify(tables), nowIso(), dictionaryId);
+  }
+
   advance(dictionaryId: number, cursor: BreakoutCursor, jobId: string): void {
     this.db
       .prepare('UPDATE breakout_state SET last_revision = ?, last_guid = ?, last_job_id = ?, updated_at = ? WHERE dictionary_id = ?')

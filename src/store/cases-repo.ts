@@ -194,6 +194,17 @@ export class CasesRepo {
     return Number(this.insertRevision.run(dictionaryId, origin, nowIso()).lastInsertRowid);
   }
 
+  /**
+   * Records a revision number chosen elsewhere (a CSWeb import keeps CSWeb's numbers:
+   * docs/migrating-from-csweb.md#revisions-and-tablets); the AUTOINCREMENT counter then continues
+   * above it. A number already recorded is left as it is. Call inside the write transaction.
+   */
+  recordRevision(revision: number, dictionaryId: number, origin: string): void {
+    this.db
+      .prepare('INSERT OR IGNORE INTO revisions (revision, dictionary_id, origin, created_at) VALUES (?, ?, ?, ?)')
+      .run(revision, dictionaryId, origin, nowIso());
+  }
+
   /** Inserts or replaces a case at `revision`; keeps the original created_at. `now` lets a batch share one timestamp. */
   upsert(dictionaryId: number, c: CaseWrite, revision: number, now = nowIso()): void {
     this.upsertStmt.run(

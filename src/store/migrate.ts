@@ -25,6 +25,69 @@ export interface MigrateResult {
   applied: string[];
 }
 
+/** The `NNNN-name` label of a migration, as reports and messages show it. */
+export const migrationLabel = (m: Migration): string => `${String(m.version).padStart(4, '0')}-${m.name}`;
+
+/** One migration of this build and whether the store has it. */
+export interface MigrationState {
+  version: number;
+  name: string;
+  state: 'applied' | 'pending';
+}
+
+/** Where a store stands: its schema version, the latest this build knows, and every migration. */
+export interface SchemaStatus {
+  version: number;
+  latest: number;
+  migrations: MigrationState[];
+  pending: string[];
+}
+
+/**
+ * The schema status of an open store, read only (user_version): nothing is applied and no write
+ * lock is taken, so `sds migrate --status` may run beside a busy server.
+ */
+export function schemaStatus(db: Database, migrations: Migration[] = loadMigrations()): SchemaStatus {
+  const version = currentVersion(db);
+  const states = migrations.map((m): MigrationState => ({
+    version: m.version,
+    name: m.name,
+    state: m.version <= version ? 'applied' : 'pending',
+  }));
+  return {
+    version,
+    latest: migrations.at(-1)?.version ?? 0,
+    migrations: states,
+    pending: migrations.filter((m) => m.version > version).map(migrationLabel),
+  };
+}
+
+/**
+ * Refuses a store this build cannot use as it is: STORE_TOO_NEW when a newer sds wrote it,
+ * STORE_NEEDS_MIGRATION when migrations are pending (they are applied only by `sds migrate` and
+ * at the creation of a home, docs/upgrading.md#why-commands-refuse-an-old-store). `home` names the home in the message.
+ */
+export function requireCurrentSchema(db: Database, home: string, migrations: Migration[] = loadMigrations()): SchemaStatus {
+  const status = schemaStatus(db, migrations);
+  if (status.version > status.latest) throw tooNew(status.version, status.latest);
+  if (status.pending.length > 0) {
+    throw new AppError(
+      'STORE_NEEDS_MIGRATION',
+      `the store of the home ${home} is at schema version ${status.version} but this sds needs version ${status.latest}; ` +
+        `pending migrations: ${status.pending.join(', ')}; the home must be migrated before it is used`,
+      { home, version: status.version, needs: status.latest, pending: status.pending },
+    );
+  }
+  return status;
+}
+
+function tooNew(version: number, known: number): AppError {
+  return new AppError('STORE_TOO_NEW', `the store is at schema version ${version} but this sds knows only up to ${known}; upgrade sds`, {
+    version,
+    known,
+  });
+}
+
 /**
  * Applies pending migrations, each in its own IMMEDIATE transaction so two processes racing at
  * start-up serialise: the loser re-reads the version inside its transaction and finds nothing
@@ -33,12 +96,7 @@ export interface MigrateResult {
 export function migrate(db: Database, migrations: Migration[] = loadMigrations()): MigrateResult {
   const latest = migrations.at(-1)?.version ?? 0;
   const from = currentVersion(db);
-  if (from > latest) {
-    throw new AppError('STORE_TOO_NEW', `the store is at schema version ${from} but this sds knows only up to ${latest}; upgrade sds`, {
-      version: from,
-      known: latest,
-    });
-  }
+  if (from > latest) throw tooNew(from, latest);
   const applied: string[] = [];
   for (const m of migrations) {
     const step = db.transaction(() => {
@@ -47,7 +105,7 @@ export function migrate(db: Database, migrations: Migration[] = loadMigrations()
       db.pragma(`user_version = ${m.version}`);
       return true;
     });
-    if (step.immediate()) applied.push(`${String(m.version).padStart(4, '0')}-${m.name}`);
+    if (step.immediate()) applied.push(migrationLabel(m));
   }
   return { from, to: currentVersion(db), applied };
 }

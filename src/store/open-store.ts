@@ -1,14 +1,15 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
 import { AppError } from '../shared/errors.js';
 import { fsyncDirectory, fsyncFile } from '../shared/durable-file.js';
 import type { HomePaths } from '../shared/home.js';
-import { migrate, type MigrateResult } from './migrate.js';
+import { currentVersion, migrate, requireCurrentSchema, schemaStatus, type MigrateResult, type SchemaStatus } from './migrate.js';
 import { requireHome } from './require-home.js';
 import { DictionariesRepo } from './dictionaries-repo.js';
 import { CasesRepo } from './cases-repo.js';
+import { BinaryItemsRepo } from './binary-items-repo.js';
 import { UsersRepo } from './users-repo.js';
 import { FilesRepo } from './files-repo.js';
 import { SettingsRepo } from './settings-repo.js';
@@ -24,12 +25,16 @@ import { WebhookQueueRepo } from './webhook-queue-repo.js';
 import { RateLimitRepo } from './rate-limit-repo.js';
 import { FollowUpsRepo } from './follow-ups-repo.js';
 import { LoginThrottleRepo } from './login-throttle-repo.js';
+import { LogRetentionRepo } from './log-retention-repo.js';
+import { MonitoringRepo } from './monitoring-repo.js';
+import { AppPackagesRepo } from './app-packages-repo.js';
 import { CHECKPOINT_DEFAULTS, WalCheckpointer, type CheckpointOptions } from './wal-checkpointer.js';
 
 /** The local store: one SQLite file and a repository per table group. Only store/ touches it. */
 export class Store {
   readonly dictionaries: DictionariesRepo;
   readonly cases: CasesRepo;
+  readonly binaryItems: BinaryItemsRepo;
   readonly users: UsersRepo;
   readonly files: FilesRepo;
   readonly settings: SettingsRepo;
@@ -45,6 +50,9 @@ export class Store {
   readonly rateLimit: RateLimitRepo;
   readonly followUps: FollowUpsRepo;
   readonly loginThrottle: LoginThrottleRepo;
+  readonly logRetention: LogRetentionRepo;
+  readonly monitoring: MonitoringRepo;
+  readonly appPackages: AppPackagesRepo;
 
   constructor(
     readonly db: Db,
@@ -53,6 +61,7 @@ export class Store {
   ) {
     this.dictionaries = new DictionariesRepo(db);
     this.cases = new CasesRepo(db);
+    this.binaryItems = new BinaryItemsRepo(db);
     this.users = new UsersRepo(db);
     this.files = new FilesRepo(db);
     this.settings = new SettingsRepo(db);
@@ -68,6 +77,9 @@ export class Store {
     this.rateLimit = new RateLimitRepo(db);
     this.followUps = new FollowUpsRepo(db, this.jobs);
     this.loginThrottle = new LoginThrottleRepo(db);
+    this.logRetention = new LogRetentionRepo(db);
+    this.monitoring = new MonitoringRepo(db);
+    this.appPackages = new AppPackagesRepo(db);
   }
 
   /**
@@ -130,17 +142,35 @@ export class Store {
     }
   }
 
+  /**
+   * Starts a read transaction: every read until `end()` sees the store as it was at the first
+   * one (WAL keeps that snapshot while others write). For a reader that makes several passes,
+   * such as `sds export` (docs/export.md#how-an-export-runs).
+   */
+  beginReadSnapshot(): { end(): void } {
+    this.db.exec('BEGIN');
+    return {
+      end: () => {
+        if (this.db.inTransaction) this.db.exec('COMMIT');
+      },
+    };
+  }
+
   close(): void {
     this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 }
 
-/** Creates the home directory layout if needed (idempotent). */
+/**
+ * Creates the home directory layout if needed (idempotent). Folders are made 0700: only the
+ * service account may read a home (docs/architecture.md#permissions-of-a-home); existing folders
+ * keep their mode.
+ */
 function ensureHomeLayout(home: HomePaths): void {
   for (const dir of [home.root, home.media, home.breakoutLogs, home.locks, home.targets]) {
     try {
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     } catch (err) {
       // A file in the way, a parent not ours to write (a home under /srv): say which folder.
       throw new AppError(
@@ -150,6 +180,39 @@ function ensureHomeLayout(home: HomePaths): void {
         { cause: err },
       );
     }
+  }
+}
+
+/** Modes of what a home holds, whatever the umask (docs/architecture.md#permissions-of-a-home). */
+const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_FILE_MODE = 0o600;
+
+/**
+ * Makes a new home private before anything is written in it: the root 0700 (also a directory
+ * that existed empty: it becomes a home now) and an empty store file 0600, made here because
+ * SQLite would create it 0644 less the umask. SQLite gives the -wal and -shm files the mode of
+ * the store file.
+ */
+function createPrivateStore(home: HomePaths): void {
+  try {
+    chmodSync(home.root, PRIVATE_DIR_MODE);
+    let fd: number;
+    try {
+      fd = openSync(home.db, 'wx', PRIVATE_FILE_MODE);
+    } catch (err) {
+      // Another `sds init` made it a moment ago: it is that one's to set up, and still empty
+      // here (schema version 0), which openStore migrates like a new store.
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
+      throw err;
+    }
+    try {
+      // The umask may have taken bits away from 0600 (a umask of 0200): the owner needs them all.
+      fchmodSync(fd, PRIVATE_FILE_MODE);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (err) {
+    throw new AppError('IO_ERROR', `cannot create the store ${home.db}: ${(err as Error).message}`, { file: home.db }, { cause: err });
   }
 }
 
@@ -175,37 +238,83 @@ function syncNewHome(home: HomePaths): void {
  * that was acknowledged (a 2xx answer, a CLI exit 0) survives an OS crash or a power cut; with
  * NORMAL a commit reached the disk only at the next checkpoint (docs/durability.md).
  */
-const STORE_PRAGMAS = ['busy_timeout = 10000', 'journal_mode = WAL', 'foreign_keys = ON', 'synchronous = FULL'] as const;
+const BUSY_TIMEOUT = 'busy_timeout = 10000';
+const STORE_PRAGMAS = [BUSY_TIMEOUT, 'journal_mode = WAL', 'foreign_keys = ON', 'synchronous = FULL'] as const;
 
-/**
- * Opens the store of an existing home and applies pending migrations; a missing home is
- * HOME_NOT_FOUND and nothing is created (only `sds init` and `sds quickstart`, through
- * `{ create: true }`, make a home). WAL lets readers (the HTTP server, status queries) run while
- * an import or a job writes; the busy timeout makes concurrent CLI processes wait for each other
- * instead of failing at once. Every commit is fsynced before it returns (STORE_PRAGMAS).
- */
-export function openStore(home: HomePaths, opts: { readonly?: boolean; create?: boolean } = {}): Store {
-  const creating = opts.create === true && !opts.readonly && !existsSync(home.db);
-  if (!creating) requireHome(home);
-  // A home made by an older sds may lack a folder of the layout: a home's own folders are ours to add.
-  if (!opts.readonly) ensureHomeLayout(home);
-  let db: Db;
+/** How to open a store. */
+export interface OpenStoreOptions {
+  readonly?: boolean;
+  /** Make the home if it has no store yet (`sds init`, `sds quickstart`); a new store gets every migration. */
+  create?: boolean;
+  /** Apply pending migrations (`sds migrate`); without it a store that needs them is refused. */
+  migrate?: boolean;
+}
+
+function openDatabase(home: HomePaths, readonly: boolean): Db {
   try {
-    db = new Database(home.db, { readonly: opts.readonly ?? false });
+    return new Database(home.db, { readonly, fileMustExist: true });
   } catch (err) {
     throw new AppError('IO_ERROR', `cannot open the store ${home.db}: ${(err as Error).message}`, { file: home.db }, { cause: err });
   }
-  for (const p of STORE_PRAGMAS) db.pragma(p);
-  // SQLite's default page cache is 2 MB, smaller than the case indexes an import updates at
-  // random. 16 MB keeps their upper levels hot; a miss is a read from the OS file cache, and a
-  // larger cache only adds to the resident memory of every process (measured in bench/).
-  db.pragma('cache_size = -16384');
+}
+
+/**
+ * Opens the store of a home. A missing home is HOME_NOT_FOUND and nothing is created (only
+ * `sds init` and `sds quickstart`, through `{ create: true }`, make a home, with every
+ * migration). Pending migrations are applied only with `{ migrate: true }` (`sds migrate`):
+ * otherwise a store that needs them is refused with STORE_NEEDS_MIGRATION before anything is
+ * written (docs/upgrading.md#why-commands-refuse-an-old-store), and one written by a newer sds
+ * with STORE_TOO_NEW. WAL lets readers (the HTTP server, status queries) run while an import or
+ * a job writes; the busy timeout makes concurrent CLI processes wait for each other instead of
+ * failing at once. Every commit is fsynced before it returns (STORE_PRAGMAS).
+ */
+export function openStore(home: HomePaths, opts: OpenStoreOptions = {}): Store {
+  const readonly = opts.readonly ?? false;
+  const creating = opts.create === true && !readonly && !existsSync(home.db);
+  if (creating) {
+    ensureHomeLayout(home);
+    createPrivateStore(home);
+  } else requireHome(home);
+  const db = openDatabase(home, readonly);
   try {
-    const migration = migrate(db);
+    db.pragma(BUSY_TIMEOUT);
+    // A store still at version 0 is empty: made by an init that stopped (or is running) before
+    // its first migration; creating it again is finishing that init, not an upgrade.
+    const fresh = creating || (opts.create === true && !readonly && currentVersion(db) === 0);
+    const current = fresh || opts.migrate === true ? undefined : requireCurrentSchema(db, home.root);
+    // A home made by an older sds may lack a folder of the layout: a home's own folders are ours to add.
+    if (!readonly && !creating) ensureHomeLayout(home);
+    for (const p of STORE_PRAGMAS) db.pragma(p);
+    // SQLite's default page cache is 2 MB, smaller than the case indexes an import updates at
+    // random. 16 MB keeps their upper levels hot; a miss is a read from the OS file cache, and a
+    // larger cache only adds to the resident memory of every process (measured in bench/).
+    db.pragma('cache_size = -16384');
+    // A new home is migrated in one transaction, so that a second `sds init` racing this one sees
+    // either an empty store (version 0: it waits for the write lock, then finds nothing to do) or
+    // a complete one, never one half-way that it would have to refuse as needing `sds migrate`.
+    const migration = current ? unchanged(current) : fresh ? db.transaction(() => migrate(db)).immediate() : migrate(db);
     if (creating) syncNewHome(home);
     return new Store(db, home, migration);
   } catch (err) {
     db.close();
     throw err;
+  }
+}
+
+const unchanged = (s: SchemaStatus): MigrateResult => ({ from: s.version, to: s.version, applied: [] });
+
+/**
+ * The schema status of a home's store (its version, the latest this sds knows, each migration
+ * applied or pending), read through a read-only connection: nothing is applied or locked for
+ * writing (`sds migrate --status`). HOME_NOT_FOUND when there is no home.
+ */
+export function readSchemaStatus(home: HomePaths): SchemaStatus {
+  requireHome(home);
+  const db = openDatabase(home, true);
+  try {
+    db.pragma(BUSY_TIMEOUT);
+    return schemaStatus(db);
+  } finally {
+    db.close();
   }
 }

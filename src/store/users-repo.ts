@@ -16,6 +16,33 @@ export interface UserRow {
   updatedAt: string;
 }
 
+/** What a CSWeb import recorded of an account it created (docs/migrating-from-csweb.md#users-and-roles). */
+export interface CswebUserRecord {
+  cswebUsername: string;
+  /** The bcrypt hash CSWeb held at the last import (sds may have re-hashed since). */
+  passwordHash: string;
+  /** The CSWeb role's name. */
+  cswebRole: string;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  phone: string | null;
+  importedAt: string;
+  updatedAt: string;
+}
+
+interface RawCswebUser {
+  csweb_username: string;
+  password_hash: string;
+  csweb_role: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  phone: string | null;
+  imported_at: string;
+  updated_at: string;
+}
+
 interface RawUser {
   id: number;
   username: string;
@@ -50,8 +77,12 @@ export class UsersRepo {
     return r && { ...toUser(r), passwordHash: r.password_hash };
   }
 
-  list(): UserRow[] {
-    return (this.db.prepare('SELECT * FROM users ORDER BY username').all() as RawUser[]).map(toUser);
+  /** Every account by name, with its password hash (to tell its scheme; never shown). */
+  listWithHashes(): (UserRow & { passwordHash: string })[] {
+    return (this.db.prepare('SELECT * FROM users ORDER BY username').all() as RawUser[]).map((r) => ({
+      ...toUser(r),
+      passwordHash: r.password_hash,
+    }));
   }
 
   insert(username: string, role: Role, passwordHash: string): UserRow {
@@ -79,6 +110,66 @@ export class UsersRepo {
       ? 'UPDATE users SET disabled = 1, token_version = token_version + 1, updated_at = ? WHERE username = ?'
       : 'UPDATE users SET disabled = 0, updated_at = ? WHERE username = ?';
     return this.db.prepare(sql).run(nowIso(), username).changes > 0;
+  }
+
+  /**
+   * Sets the password hash of account `id` to `next` only if it is still `expected`; false when
+   * it was not (changed since it was read, or the account is gone).
+   */
+  replaceHash(id: number, expected: string, next: string): boolean {
+    return (
+      this.db
+        .prepare('UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ? AND password_hash = ?')
+        .run(next, nowIso(), id, expected).changes > 0
+    );
+  }
+
+  /** Accounts whose name equals `username` ignoring ASCII case (names are otherwise matched exactly). */
+  findIgnoringCase(username: string): UserRow[] {
+    return (this.db.prepare('SELECT * FROM users WHERE username = ? COLLATE NOCASE ORDER BY username').all(username) as RawUser[]).map(
+      toUser,
+    );
+  }
+
+  /** What the last CSWeb import recorded of account `userId`, or undefined for an account not imported. */
+  cswebRecord(userId: number): CswebUserRecord | undefined {
+    const r = this.db.prepare('SELECT * FROM csweb_users WHERE user_id = ?').get(userId) as RawCswebUser | undefined;
+    return (
+      r && {
+        cswebUsername: r.csweb_username,
+        passwordHash: r.password_hash,
+        cswebRole: r.csweb_role,
+        firstName: r.first_name,
+        lastName: r.last_name,
+        email: r.email,
+        phone: r.phone,
+        importedAt: r.imported_at,
+        updatedAt: r.updated_at,
+      }
+    );
+  }
+
+  /** Names of the accounts that came from a CSWeb import, as sds holds them. */
+  cswebUsernames(): string[] {
+    return (
+      this.db.prepare('SELECT u.username FROM csweb_users c JOIN users u ON u.id = c.user_id ORDER BY u.username').all() as {
+        username: string;
+      }[]
+    ).map((r) => r.username);
+  }
+
+  /** Records (or replaces) what a CSWeb import took for account `userId`. */
+  putCswebRecord(userId: number, rec: Omit<CswebUserRecord, 'importedAt' | 'updatedAt'>): void {
+    const now = nowIso();
+    this.db
+      .prepare(
+        `INSERT INTO csweb_users (user_id, csweb_username, password_hash, csweb_role, first_name, last_name, email, phone, imported_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (user_id) DO UPDATE SET csweb_username = excluded.csweb_username, password_hash = excluded.password_hash,
+           csweb_role = excluded.csweb_role, first_name = excluded.first_name, last_name = excluded.last_name,
+           email = excluded.email, phone = excluded.phone, updated_at = excluded.updated_at`,
+      )
+      .run(userId, rec.cswebUsername, rec.passwordHash, rec.cswebRole, rec.firstName, rec.lastName, rec.email, rec.phone, now, now);
   }
 
   /** Records a successful login at `at` (ISO 8601). */

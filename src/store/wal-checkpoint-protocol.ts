@@ -5,6 +5,11 @@ export interface CheckpointWorkerInput {
   path: string;
   /** Milliseconds between two passive checkpoints. */
   intervalMs: number;
+  /**
+   * One Int32 the worker sets to 1 (and notifies) once its connection is closed after a `stop`,
+   * so that the store's close can wait for it (wal-checkpointer.ts).
+   */
+  closed: SharedArrayBuffer;
 }
 
 /** What `PRAGMA wal_checkpoint(PASSIVE)` reports: frames in the WAL and frames copied back. */

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import type { CheckpointResult, CheckpointWorkerInput, FromCheckpointWorker, ToCheckpointWorker } from './wal-checkpoint-protocol.js';
 
 const port = parentPort!;
-const { path, intervalMs } = workerData as CheckpointWorkerInput;
+const { path, intervalMs, closed } = workerData as CheckpointWorkerInput;
 const db = new Database(path, { fileMustExist: true });
 // As the store's own connection (open-store.ts). A checkpoint fsyncs the WAL before copying it
 // and the database file after, at NORMAL or FULL alike; this connection writes nothing else.
@@ -35,6 +35,9 @@ port.on('message', (m: ToCheckpointWorker) => {
   if (m.type === 'stop') {
     clearInterval(timer);
     db.close();
+    const flag = new Int32Array(closed);
+    Atomics.store(flag, 0, 1);
+    Atomics.notify(flag, 0);
     port.close();
     return;
   }

@@ -14,6 +14,12 @@ export interface CheckpointOptions {
 export const CHECKPOINT_DEFAULTS = { intervalMs: 100, backstopPages: 8192 } as const;
 
 /**
+ * Longest wait in `stop` for the worker to close its connection: it finishes the checkpoint it is
+ * in first, which takes milliseconds; a worker stuck longer is left to end on its own.
+ */
+const STOP_WAIT_MS = 2000;
+
+/**
  * Checkpoints a WAL-mode SQLite file from a worker thread. With SQLite's default, the writer
  * checkpoints by itself whenever its commit leaves more than 1,000 pages in the WAL: it copies
  * those pages into the database file at random places and fsyncs it, and a sync upload or an
@@ -33,6 +39,7 @@ export class WalCheckpointer {
   private constructor(
     private readonly worker: Worker,
     private readonly path: string,
+    private readonly closed: Int32Array,
   ) {
     worker.unref();
     worker.on('message', (m: FromCheckpointWorker) => {
@@ -50,8 +57,9 @@ export class WalCheckpointer {
 
   /** Starts the worker on the SQLite file at `path`. */
   static start(path: string, opts: CheckpointOptions = {}): WalCheckpointer {
-    const input: CheckpointWorkerInput = { path, intervalMs: opts.intervalMs ?? CHECKPOINT_DEFAULTS.intervalMs };
-    return new WalCheckpointer(startWorker(import.meta.url, './wal-checkpoint-worker', input), path);
+    const closed = new SharedArrayBuffer(4);
+    const input: CheckpointWorkerInput = { path, intervalMs: opts.intervalMs ?? CHECKPOINT_DEFAULTS.intervalMs, closed };
+    return new WalCheckpointer(startWorker(import.meta.url, './wal-checkpoint-worker', input), path, new Int32Array(closed));
   }
 
   /** Runs one checkpoint now, in the worker, and returns what SQLite reported. */
@@ -69,10 +77,15 @@ export class WalCheckpointer {
     return this.failure === undefined;
   }
 
-  /** Asks the worker to close its connection and end; the process never waits for it. */
+  /**
+   * Asks the worker to close its connection and waits (up to STOP_WAIT_MS) until it has, so that
+   * once the store is closed no connection of ours still holds its files: a caller may then move
+   * or remove the home. The thread itself ends on its own; the process never waits for it.
+   */
   stop(): void {
     if (this.failure) return;
     this.post({ type: 'stop' });
+    Atomics.wait(this.closed, 0, 0, STOP_WAIT_MS);
     this.fail(new AppError('INTERNAL', `the checkpoint worker of ${this.path} was stopped`, { file: this.path }));
   }
 

@@ -209,6 +209,16 @@ export class WebhookQueueRepo {
     for (const id of ids) del.run(id);
   }
 
+  /** The id of the newest captured change (0 when none): a writer that must not raise events notes it first. */
+  lastOutboxId(): number {
+    return (this.db.prepare('SELECT coalesce(max(id), 0) AS id FROM webhook_outbox').get() as { id: number }).id;
+  }
+
+  /** Drops the changes captured after `afterId`; call in the writer's own transaction, where they are all its own. */
+  discardCapturesAfter(afterId: number): void {
+    this.db.prepare('DELETE FROM webhook_outbox WHERE id > ?').run(afterId);
+  }
+
   hasOutbox(): boolean {
     return this.db.prepare('SELECT 1 FROM webhook_outbox LIMIT 1').get() !== undefined;
   }

@@ -15,8 +15,3 @@ export function bodyEncodingOf(head: Uint8Array): BodyEncoding {
   if ((b0 & 0x0f) === 8 && ((b0 << 8) | b1) % 31 === 0) return 'zlib';
   return 'identity';
 }
-
-/** The `cssync` binary container (binary case items), which this server does not accept. */
-export function isBinaryContainer(head: Uint8Array): boolean {
-  return Buffer.from(head.subarray(0, 6)).toString('latin1') === 'cssync';
-}

@@ -23,10 +23,12 @@ export interface ServeProcess {
 /**
  * Starts `sds --home HOME serve --port PORT --json` (any free port by default) and resolves with
  * its URL once it listens.
- * `env` is added to this process's environment (e.g. SDS_JWT_SECRET so tokens survive a restart).
+ * `env` is added to this process's environment (e.g. SDS_JWT_SECRET so tokens survive a restart);
+ * `args` are more options of `serve` (e.g. `--log-format json`).
  */
-export async function startServe(home: string, env: NodeJS.ProcessEnv = {}, port = 0): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [SDS_BIN, '--home', home, 'serve', '--host', '127.0.0.1', '--port', String(port), '--json'], {
+export async function startServe(home: string, env: NodeJS.ProcessEnv = {}, port = 0, args: string[] = []): Promise<ServeProcess> {
+  const argv = [SDS_BIN, '--home', home, 'serve', '--host', '127.0.0.1', '--port', String(port), '--json', ...args];
+  const child = spawn(process.execPath, argv, {
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

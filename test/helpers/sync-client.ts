@@ -95,6 +95,39 @@ export class SyncDevice {
   }
 
   /**
+   * POST one chunk in the cssync container (binary items after the case JSON), zlib-compressed as
+   * the client sends it. Written here byte by byte from the layout of docs/sync.md#binary-items,
+   * not with sds's writer.
+   */
+  async putContainer(dict: string, cases: unknown[], items: { header: Record<string, unknown>; content: Buffer }[]): Promise<Response> {
+    const int32 = (n: number) => {
+      const b = Buffer.alloc(4);
+      b.writeInt32LE(n);
+      return b;
+    };
+    const json = Buffer.from(JSON.stringify(cases));
+    const parts: Buffer[] = [Buffer.from('cssync', 'latin1'), int32(1), int32(json.length), json];
+    for (const it of items) {
+      const h = Buffer.from(JSON.stringify(it.header));
+      parts.push(int32(h.length), h, int32(it.content.length), it.content);
+    }
+    const r = await this.ts.call(this.user, `/api/dictionaries/${dict}/cases`, {
+      method: 'POST',
+      headers: this.headers({
+        'content-type': 'application/json; charset=utf-8',
+        'content-encoding': 'gzip',
+        ...(this.lastRevision !== undefined ? { 'x-csw-if-revision-exists': String(this.lastRevision) } : {}),
+      }),
+      body: deflateSync(Buffer.concat(parts)),
+    });
+    if (r.status === 200) this.ownUploads.push(Number(r.headers.get('x-csw-current-revision')));
+    return r;
+  }
+
+  /** Binary items received in cssync containers by `get`, by signature. */
+  binaries = new Map<string, { header: Record<string, unknown>; content: Buffer }>();
+
+  /**
    * A complete download in chunks of `count`, resuming after each 206 with the chunk revision and
    * the guid cursor, as the client does. Returns the cases and every response's status and headers.
    */
@@ -113,7 +146,7 @@ export class SyncDevice {
         }),
       });
       if (r.status !== 200 && r.status !== 206) throw new Error(`download: ${r.status} ${await r.text()}`);
-      const chunk = (await r.json()) as WireCase[];
+      const chunk = readChunk(Buffer.from(await r.arrayBuffer()), this.binaries);
       const revision = Number(r.headers.get('x-csw-chunk-max-revision'));
       if (r.headers.get('etag') !== String(revision)) throw new Error('ETag differs from x-csw-chunk-max-revision');
       pages.push({ status: r.status, range: r.headers.get('x-csw-case-range-count') ?? '', revision });
@@ -126,4 +159,28 @@ export class SyncDevice {
     this.ownUploads = [];
     return { cases, pages };
   }
+}
+
+/**
+ * A download body: a JSON array, or the cssync container (docs/sync.md#binary-items) whose items
+ * go to `binaries`. Read byte by byte from the layout, independently of sds's reader.
+ */
+function readChunk(body: Buffer, binaries: Map<string, { header: Record<string, unknown>; content: Buffer }>): WireCase[] {
+  if (body.subarray(0, 6).toString('latin1') !== 'cssync') return JSON.parse(body.toString('utf8')) as WireCase[];
+  if (body.readInt32LE(6) !== 1) throw new Error('cssync version is not 1');
+  let at = 10;
+  const take = () => {
+    const n = body.readInt32LE(at);
+    const out = body.subarray(at + 4, at + 4 + n);
+    if (out.length !== n) throw new Error(`cssync: ${n} bytes announced at ${at}, ${out.length} there`);
+    at += 4 + n;
+    return out;
+  };
+  const cases = JSON.parse(take().toString('utf8')) as WireCase[];
+  while (at < body.length) {
+    const header = JSON.parse(take().toString('utf8')) as Record<string, unknown>;
+    const content = Buffer.from(take());
+    binaries.set(String(header.signature), { header, content });
+  }
+  return cases;
 }

@@ -22,6 +22,9 @@ const RANK: Record<string, number> = {
   scheduler: 3,
   webhooks: 3,
   sync: 3,
+  csweb: 3,
+  // The export engine builds on the breakout engine's planner and flattener (docs/export.md).
+  export: 3.5,
   core: 4,
   http: 5,
   entry: 5,

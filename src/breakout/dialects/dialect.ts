@@ -138,6 +138,8 @@ export interface TargetSession {
   dropTables(names: string[]): Promise<string[]>;
   /** Deletes the rows of the given cases (by `case_id`) from one table; returns the rows deleted. */
   deleteCaseRows(table: TablePlan, caseIds: string[]): Promise<number>;
+  /** Deletes every row of one table (the label tables are rewritten whole); returns the rows deleted. */
+  deleteAllRows(name: string): Promise<number>;
   /** Streams rows (in `table.columns` order) through the dialect's bulk path; returns the rows loaded. */
   bulkLoad(table: TablePlan, rows: RowSource): Promise<number>;
   /** Inserts a row, replacing any row with the same primary key (bookkeeping, e.g. the jobs table). */

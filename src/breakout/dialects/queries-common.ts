@@ -39,6 +39,11 @@ export function deleteCaseRowsSql(style: SqlStyle, table: string, count: number)
   return `DELETE FROM ${style.quote(table)} WHERE ${style.quote(CASE_ID)} IN (${ph})`;
 }
 
+/** `DELETE FROM t`, every row. */
+export function deleteAllRowsSql(style: SqlStyle, table: string): string {
+  return `DELETE FROM ${style.quote(table)}`;
+}
+
 /** SELECT of all plan columns with optional equality filters, order and limit; parameters are the `where` values. */
 export function selectSql(style: SqlStyle, table: TablePlan, opts: ReadOptions = {}): { sql: string; params: unknown[] } {
   const cols = table.columns.map((c) => style.quote(c.name)).join(', ');

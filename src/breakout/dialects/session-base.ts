@@ -6,7 +6,16 @@
 import type { CellValue, ColumnType, Row, TablePlan } from '../plan-model.js';
 import type { CreateTableOptions, Dialect, ReadOptions, RowSource, TableInfo, TargetSession } from './dialect.js';
 import { canonicalCell, canonicalRow } from './read-values.js';
-import { chunk, countSql, deleteByKeySql, deleteCaseRowsSql, insertSql, selectSql, type SqlStyle } from './queries-common.js';
+import {
+  chunk,
+  countSql,
+  deleteAllRowsSql,
+  deleteByKeySql,
+  deleteCaseRowsSql,
+  insertSql,
+  selectSql,
+  type SqlStyle,
+} from './queries-common.js';
 import type { ResolvedTarget } from './target-config.js';
 
 /** A table as the catalog describes it, before row counts. */
@@ -120,6 +129,12 @@ export abstract class BaseSession implements TargetSession {
     const size = Math.max(1, Math.min(this.dialect.capabilities.maxBindParams, 1000));
     for (const ids of chunk(caseIds, size)) deleted += await this.run(deleteCaseRowsSql(this.style, table.name, ids.length), ids);
     return deleted;
+  }
+
+  async deleteAllRows(name: string): Promise<number> {
+    // DELETE, not TRUNCATE: TRUNCATE commits on MySQL and cannot run inside a transaction that
+    // then reloads the table, and a reader must never see the table empty.
+    return this.run(deleteAllRowsSql(this.style, name));
   }
 
   async upsertRow(table: TablePlan, row: Row): Promise<void> {

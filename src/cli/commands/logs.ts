@@ -1,15 +1,20 @@
 import type { Command } from 'commander';
 import { listBreakoutLogs } from '../../core/breakout/index.js';
+import { LOG_KINDS, pruneLogs } from '../../core/logs/index.js';
 import { action, examples } from '../action.js';
 
-/** `sds logs`: the breakout log of the integration API (docs/http-api.md). */
+/**
+ * `sds logs`: the breakout log of the integration API (docs/http-api.md), and `sds logs prune`,
+ * log retention on demand (docs/logs.md#sds-logs-prune). `prune` is a subcommand of a command
+ * that also runs on its own, so `sds logs [--dictionary …]` works as before.
+ */
 export function registerLogsCommand(program: Command): void {
-  program
+  const logs = program
     .command('logs')
-    .description('the breakout log, newest first (the reply of GET /api/logs/breakout)')
+    .description('the breakout log, newest first (the reply of GET /api/logs/breakout); `sds logs prune` prunes old logs')
     .option('--dictionary <name>', 'only this dictionary')
     .option('--limit <n>', 'entries to show (1-1000)', '100')
-    .addHelpText('after', examples('sds logs', 'sds logs --dictionary CEN2000 --limit 20', 'sds logs --json'))
+    .addHelpText('after', examples('sds logs', 'sds logs --dictionary CEN2000 --limit 20', 'sds logs --json', 'sds logs prune --dry-run'))
     .action(
       action(async (ctx, o: { dictionary?: string; limit: string }) => {
         const r = listBreakoutLogs(ctx.store(), { dictionary: o.dictionary, limit: o.limit });
@@ -21,6 +26,29 @@ export function registerLogsCommand(program: Command): void {
                 r.logs.map((l) => [l.timestamp, l.level, l.dictionary, l.progress, l.message]),
               ),
         );
+      }),
+    );
+
+  logs
+    .command('prune')
+    .description(
+      'delete old import logs, job logs, schedule run logs and breakout log entries, by age and count; never those of running work or the latest of each schedule',
+    )
+    .option('--older-than <days>', 'delete what is older than this many days (default $SDS_LOG_RETENTION_DAYS, config.json, else 30)')
+    .option('--keep <n>', 'keep at most this many of each kind, newest first (default $SDS_LOG_RETENTION_COUNT, config.json, else 1000)')
+    .option('--dry-run', 'say what would be deleted, delete nothing')
+    .addHelpText('after', examples('sds logs prune', 'sds logs prune --older-than 7 --keep 200', 'sds logs prune --dry-run --json'))
+    .action(
+      action(async (ctx, o: { olderThan?: string; keep?: string; dryRun?: boolean }) => {
+        const r = pruneLogs(ctx.store(), { olderThanDays: o.olderThan, keep: o.keep, dryRun: o.dryRun === true });
+        ctx.print(r, () => {
+          const head = r.dry_run
+            ? `would delete logs older than ${r.older_than_days} days (before ${r.cutoff}) or beyond the newest ${r.keep} of each kind`
+            : `deleted logs older than ${r.older_than_days} days (before ${r.cutoff}) or beyond the newest ${r.keep} of each kind`;
+          const rows: (string | number)[][] = LOG_KINDS.map((k) => [k, r.kinds[k].rows, r.kinds[k].files, r.kinds[k].bytes]);
+          rows.push(['total', r.total.rows, r.total.files, r.total.bytes]);
+          return `${head}\n${ctx.table(['kind', 'rows', 'files', 'bytes'], rows)}`;
+        });
       }),
     );
 }

@@ -1,6 +1,8 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { AppError } from '../../shared/errors.js';
 import { MB } from '../../http/config.js';
+import { LOG_FORMATS, logSettings, type LogFormat } from '../../core/logs/index.js';
+import { homePermissionWarnings } from '../../core/home/index.js';
 import { action, examples } from '../action.js';
 
 function whole(name: string, min: number, max: number) {
@@ -46,14 +48,23 @@ export function registerServeCommand(program: Command): void {
       'drop a request whose body is not complete this long after its headers (408; 0: no limit) (default $SDS_HTTP_REQUEST_TIMEOUT_MS, else 300000)',
       whole('--request-timeout', 0, DAY_MS),
     )
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'stderr log: text lines, or JSON lines with a request id (default $SDS_LOG_FORMAT, config.json, else text)',
+      ).choices(LOG_FORMATS),
+    )
     .addHelpText(
       'after',
       examples(
         'sds serve',
+        'sds serve --log-format json 2>>/var/log/sds/serve.jsonl',
         'sds serve --host 0.0.0.0 --port 8080 --max-upload-mb 20',
         'sds serve --max-file-mb 500       # tablets sync long audio recordings',
         'sds serve --headers-timeout 10000 --body-timeout 15000 \\\n      --request-timeout 600000',
         'SDS_JWT_SECRET="$(openssl rand -base64 48)" sds --home /srv/sds serve',
+        'SDS_METRICS_TOKEN="$(openssl rand -hex 32)" sds serve   # GET /metrics',
+        'curl -s http://127.0.0.1:8080/readyz   # ready? (store, migrations, disk)',
       ),
     )
     .action(
@@ -68,12 +79,36 @@ export function registerServeCommand(program: Command): void {
             headersTimeout?: number;
             bodyTimeout?: number;
             requestTimeout?: number;
+            logFormat?: LogFormat;
           },
         ) => {
+          const format = opts.logFormat ?? logSettings(ctx.home).format;
+          const store = ctx.store();
           // Loaded on use: the HTTP stack (hono, zod, OpenAPI) would double the start-up time of every other command.
           const { shutdownSignal, startServer } = await import('../../http/serve.js');
+          const { serverLog } = await import('../../http/server-log.js');
+          const log = serverLog(format);
+          // Even with --quiet: a store others can read gives away the signing key and every case
+          // (docs/architecture.md#permissions-of-a-home). A JSON server log gets them as its own
+          // `warn` lines; otherwise --json makes one JSON object per line.
+          for (const w of homePermissionWarnings(ctx.home)) {
+            if (format === 'json') log.log(`sds: warning: ${w.message}`, 'warn');
+            else
+              process.stderr.write(
+                ctx.json
+                  ? JSON.stringify({
+                      warning: 'HOME_PERMISSIONS',
+                      path: w.path,
+                      mode: w.mode,
+                      expected: w.expected,
+                      fix: w.fix,
+                      message: w.message,
+                    }) + '\n'
+                  : `sds: warning: ${w.message}\n`,
+              );
+          }
           const server = await startServer({
-            store: ctx.store(),
+            store,
             host: opts.host,
             port: opts.port,
             config: {
@@ -82,13 +117,19 @@ export function registerServeCommand(program: Command): void {
               headersTimeoutMs: opts.headersTimeout,
               bodyTimeoutMs: opts.bodyTimeout,
               requestTimeoutMs: opts.requestTimeout,
+              log: log.log,
+              requestLog: log.request,
             },
           });
           // The URL goes to stdout even with --quiet: scripts started with --port 0 need it.
           process.stdout.write(ctx.json ? JSON.stringify({ url: server.url }) + '\n' : `sds: listening on ${server.url}\n`);
+          // The text log keeps its lines as they were: the URL on stdout only, the signal as a note.
+          if (format === 'json') log.log(`sds: listening on ${server.url}`);
           const sig = await shutdownSignal();
-          ctx.note(`sds: ${sig} received, finishing requests in flight`);
+          if (format === 'json') log.log(`sds: ${sig} received, finishing requests in flight`);
+          else ctx.note(`sds: ${sig} received, finishing requests in flight`);
           await server.close();
+          if (format === 'json') log.log('sds: stopped');
           // The action wrapper closes the store once this returns.
         },
       ),

@@ -44,13 +44,15 @@ export function registerUsersCommands(program: Command): void {
         ctx.print(list, () =>
           list.length
             ? ctx.table(
-                ['username', 'role', 'state', 'last_login_at', 'failed_logins', 'created_at'],
+                ['username', 'role', 'state', 'last_login_at', 'failed_logins', 'password', 'created_at'],
                 list.map((u) => [
                   u.username,
                   u.role,
                   u.disabled ? 'disabled' : 'enabled',
                   u.last_login_at ?? 'never',
                   u.failed_logins,
+                  // A CSWeb hash stays until the account's first login (docs/migrating-from-csweb.md#users-and-roles).
+                  u.password_scheme === 'argon2' ? 'sds' : u.password_scheme === 'bcrypt' ? 'CSWeb' : 'unknown',
                   u.created_at,
                 ]),
               )

@@ -8,6 +8,7 @@ export { LOGIN_THROTTLE_SETTINGS, loadLoginGuardSettings } from './login-throttl
 export type { LoginThrottlePolicy } from './login-throttle-policy.js';
 export type { LoginEvent } from './login-throttle.js';
 export { oauthError } from './oauth-error.js';
+export { isBcryptHash } from './passwords.js';
 export { PERMISSIONS, can, requirePermission } from './permissions.js';
 export type { Permission } from './permissions.js';
 export { accessTokenKey } from './signing-key.js';

@@ -15,16 +15,19 @@ export {
   blockLength,
 } from './login-throttle-steps.js';
 
-/** One audited event of the token endpoint: a refused credential, or an attempt refused by the throttle. */
+/**
+ * One audited event of the token endpoint: a refused credential, an attempt refused by the
+ * throttle, or the re-hash of a CSWeb bcrypt password after a right one (stored, or failed).
+ */
 export interface LoginEvent {
-  kind: 'failed' | 'throttled';
+  kind: 'failed' | 'throttled' | 'rehashed' | 'rehash-failed';
   grant: 'password' | 'refresh_token';
   /** As sent (cut to 64 characters); null for the refresh grant, which names no user. */
   username: string | null;
   address: string;
   /** Epoch milliseconds of the server clock. */
   at: number;
-  /** Why the credential was refused (failed), or how long to wait (throttled). */
+  /** Why the credential was refused (failed), how long to wait (throttled), what was re-hashed or why not. */
   reason: string;
   retryAfterSeconds?: number;
 }

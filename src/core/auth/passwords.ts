@@ -1,13 +1,40 @@
 import { hash, verify } from '@node-rs/argon2';
+import { compare as bcryptCompare } from 'bcryptjs';
 
 /** Hashes a password with argon2id (memory-hard), the library's OWASP-aligned defaults. */
 export function hashPassword(password: string): Promise<string> {
   return hash(password);
 }
 
-/** Checks a password against a stored argon2 hash; a malformed hash counts as a mismatch. */
+/**
+ * How a stored hash was made: sds's own argon2, or bcrypt as CSWeb (PHP `password_hash`) writes
+ * it and an import from CSWeb keeps it (docs/migrating-from-csweb.md#users-and-roles).
+ */
+export type PasswordScheme = 'argon2' | 'bcrypt' | 'unknown';
+
+/** `$2y$`, `$2b$` or `$2a$`, a two-digit cost of 4-31, then 53 characters of salt and hash. */
+const BCRYPT = /^\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/;
+
+/** The scheme of a stored hash, told from its prefix. */
+export function passwordScheme(storedHash: string): PasswordScheme {
+  if (BCRYPT.test(storedHash)) return 'bcrypt';
+  if (storedHash.startsWith('$argon2')) return 'argon2';
+  return 'unknown';
+}
+
+/** True when `storedHash` is a well-formed bcrypt hash (`$2y$`, `$2b$` or `$2a$`, cost 4-31). */
+export function isBcryptHash(storedHash: string): boolean {
+  return BCRYPT.test(storedHash);
+}
+
+/**
+ * Checks a password against a stored hash, argon2 or bcrypt; a malformed hash counts as a
+ * mismatch. bcryptjs's promise API works in slices between which the event loop runs, so a
+ * bcrypt check does not stall other requests.
+ */
 export async function verifyPassword(storedHash: string, password: string): Promise<boolean> {
   try {
+    if (isBcryptHash(storedHash)) return await bcryptCompare(password, storedHash);
     return await verify(storedHash, password);
   } catch {
     return false;

@@ -15,6 +15,8 @@ export const PERMISSIONS = {
   'cases.read': ['Standard', 'API', 'Administrator'],
   'cases.write': ['Standard', 'API', 'Administrator'],
   'cases.delete': ['API', 'Administrator'],
+  // A whole data set at once (docs/export.md#over-http): for integration systems, not field accounts.
+  'cases.export': ['API', 'Administrator'],
   'files.read': ['Standard', 'API', 'Administrator'],
   'files.write': ['API', 'Administrator'],
   // The data-collection client's file sync (paradata, shared files): a field account needs it.

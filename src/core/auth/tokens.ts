@@ -5,7 +5,7 @@ import { AppError } from '../../shared/errors.js';
 import { createLoginGuard, type LoginEvent } from './login-throttle.js';
 import { DEFAULT_LOGIN_THROTTLE, type LoginThrottlePolicy } from './login-throttle-policy.js';
 import { oauthError } from './oauth-error.js';
-import { checkPassword } from './password-login.js';
+import { checkPassword, type RehashOutcome } from './password-login.js';
 import { issueRefreshToken, rotateRefreshToken } from './refresh-tokens.js';
 
 /** Parameters of a token request, already decoded from the form or JSON body (all optional here). */
@@ -36,7 +36,7 @@ export interface TokenServiceOptions {
   clients?: Readonly<Record<string, string>>;
   /** Failed-login throttle thresholds; DEFAULT_LOGIN_THROTTLE when absent. */
   throttle?: LoginThrottlePolicy;
-  /** Receives every failed and throttled login, for the server log (never the password). */
+  /** Receives every failed and throttled login and every re-hash, for the server log (never the password). */
   onLoginEvent?: (e: LoginEvent) => void;
 }
 
@@ -108,7 +108,16 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
           throw oauthError('USAGE', 'invalid_request', 'missing parameters: "username" and "password" are required');
         }
         const { username, password } = req;
-        const user = await guarded('password', username, address, () => checkPassword(store, username, password));
+        const onRehash = (o: RehashOutcome) =>
+          opts.onLoginEvent?.({
+            kind: o.ok ? 'rehashed' : 'rehash-failed',
+            grant: 'password',
+            username: o.username,
+            address,
+            at: clock(),
+            reason: o.ok ? 'bcrypt hash replaced by argon2' : `bcrypt hash kept: ${o.reason ?? 'unknown error'}`,
+          });
+        const user = await guarded('password', username, address, () => checkPassword(store, username, password, onRehash));
         const now = clock();
         store.users.recordLogin(user.id, new Date(now).toISOString());
         return respond(user, issueRefreshToken(store, user, clientId, now), now);

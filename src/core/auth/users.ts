@@ -1,7 +1,7 @@
 import type { Store } from '../../store/open-store.js';
 import type { Role, UserRow } from '../../store/users-repo.js';
 import { AppError } from '../../shared/errors.js';
-import { hashPassword } from './passwords.js';
+import { hashPassword, passwordScheme, type PasswordScheme } from './passwords.js';
 import { userKeyName } from './login-throttle.js';
 import { DEFAULT_LOGIN_THROTTLE } from './login-throttle-policy.js';
 
@@ -19,6 +19,11 @@ export interface UserView {
   disabled: boolean;
   /** Last successful password login (ISO 8601), or null. */
   last_login_at: string | null;
+  /**
+   * How the stored password hash was made: `argon2` (sds's own), `bcrypt` (kept from CSWeb until
+   * the account's first login re-hashes it; docs/migrating-from-csweb.md#users-and-roles) or `unknown`.
+   */
+  password_scheme: PasswordScheme;
   created_at: string;
   updated_at: string;
 }
@@ -28,12 +33,13 @@ export interface UserListItem extends UserView {
   failed_logins: number;
 }
 
-function view(u: UserRow): UserView {
+function view(u: UserRow & { passwordHash: string }): UserView {
   return {
     username: u.username,
     role: u.role,
     disabled: u.disabled,
     last_login_at: u.lastLoginAt,
+    password_scheme: passwordScheme(u.passwordHash),
     created_at: u.createdAt,
     updated_at: u.updatedAt,
   };
@@ -65,7 +71,8 @@ export async function addUser(store: Store, username: string, role: unknown, pas
   const r = parseRole(role);
   checkPassword(password);
   if (store.users.find(username)) throw new AppError('CONFLICT', `user ${username} already exists`, { user: username });
-  return view(store.users.insert(username, r, await hashPassword(password)));
+  store.users.insert(username, r, await hashPassword(password));
+  return view(store.users.find(username)!);
 }
 
 /**
@@ -75,7 +82,7 @@ export async function addUser(store: Store, username: string, role: unknown, pas
 export function listUsers(store: Store, opts: { now?: number; windowMs?: number } = {}): UserListItem[] {
   const now = opts.now ?? Date.now();
   const failures = store.loginThrottle.failuresByUser(now - (opts.windowMs ?? DEFAULT_LOGIN_THROTTLE.windowMs));
-  return store.users.list().map((u) => ({ ...view(u), failed_logins: failures.get(userKeyName(u.username)) ?? 0 }));
+  return store.users.listWithHashes().map((u) => ({ ...view(u), failed_logins: failures.get(userKeyName(u.username)) ?? 0 }));
 }
 
 /**

@@ -174,6 +174,16 @@ export class JobLogWriter {
       this.write(dictionary, 'info', `${dictionary}: created table ${t} (${change.reason}: ${change.detail})`);
   }
 
+  /** One entry when the label tables were rewritten (nothing when they already matched). */
+  labels(dictionary: string, sync: { written: boolean; valueSetRows: number; itemRows: number; tables: string[] }): void {
+    if (!sync.written) return;
+    this.write(
+      dictionary,
+      'info',
+      `${dictionary}: wrote value sets and item labels (${sync.valueSetRows} value rows, ${sync.itemRows} item columns) to ${sync.tables.join(', ')}`,
+    );
+  }
+
   finished(dictionary: string, message: string): void {
     this.percent.set(dictionary, 100);
     this.write(dictionary, 'info', message);

@@ -10,3 +10,4 @@ export type { CaseList } from './list.js';
 export { toCaseWrite } from './merge.js';
 export type { MergeOutcome } from './merge.js';
 export { writeMergedCases } from './write.js';
+export { hasBinaryContent, openBinaryContent, storeBinaryContent } from './binary-items.js';

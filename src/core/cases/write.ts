@@ -4,6 +4,7 @@ import { nowIso } from '../../store/clock.js';
 import { checkCaseFields } from '../../cspro/case/case-limits.js';
 import { limitsOf } from '../home/index.js';
 import { mergeCaseWrite, type MergeOutcome } from './merge.js';
+import { recordBinaryItems } from './binary-items.js';
 
 /**
  * The one case-write path: merges a batch with the stored cases (vector clocks, merge.ts)
@@ -11,6 +12,7 @@ import { mergeCaseWrite, type MergeOutcome } from './merge.js';
  * changes). Import and the sync upload both write through here, inside their own
  * `store.transaction`, so every case that reaches the store follows one rule; a
  * case over a limit of docs/limits.md throws CASE_TOO_LARGE and the transaction stores nothing.
+ * Each written case's binary-item rows are replaced with the descriptors it holds.
  */
 export function writeMergedCases(
   store: Store,
@@ -38,6 +40,8 @@ export function writeMergedCases(
     if (!write) continue;
     const r = revision();
     store.cases.upsert(dictionaryId, write, r, now);
+    // The case's binary items follow it: its rows now name the descriptors of this version.
+    recordBinaryItems(store, dictionaryId, write, now);
     // A case repeated later in the same batch must compare against this version.
     if (repeats) existing.set(c.guid, { ...write, revision: r, createdAt: '', modifiedAt: '' });
   }

@@ -6,7 +6,7 @@ import { AppError } from '../../shared/errors.js';
 import { can } from '../auth/index.js';
 import { commitStaged, discardStaged, removeDurably, stageFile } from './atomic-write.js';
 import { openSnapshot, type FileSnapshot } from './file-snapshot.js';
-import { contentTypeOf, mediaPath } from './media-path.js';
+import { contentTypeOf, mediaName, mediaPath } from './media-path.js';
 
 /** File metadata (docs/http-api.md#routes: at least name and size). */
 export interface FileInfo {
@@ -32,6 +32,12 @@ export interface PutFileOptions {
   expectedMd5?: string;
   /** Names the file in errors (default: the media name). */
   file?: string;
+  /**
+   * Records the file as written by a field account of this name, whoever wrote it (the writer's
+   * overwrite rule still applies to the write itself): an import that must leave the file
+   * replaceable by field accounts, as it was where it came from.
+   */
+  recordAsField?: string;
 }
 
 /** A stored file as its writer saw it: the metadata, plus the md5 and time of the version written. */
@@ -115,6 +121,7 @@ export async function storeFile(
   content: AsyncIterable<Buffer | string>,
   opts: PutFileOptions = {},
 ): Promise<StoredFile> {
+  name = mediaName(name);
   const target = mediaPath(store.home.media, name);
   checkReplace(store, name, target, opts);
   const staged = await stageFile(target, content, { file: opts.file ?? name, maxBytes: opts.maxBytes, expectedMd5: opts.expectedMd5 });
@@ -126,13 +133,13 @@ export async function storeFile(
       throw err;
     }
     await commitStaged(staged);
-    const office = opts.writer === undefined || can(opts.writer.role, 'files.write');
+    const office = opts.recordAsField === undefined && (opts.writer === undefined || can(opts.writer.role, 'files.write'));
     store.files.save({
       name,
       size: staged.size,
       sha256: staged.sha256,
       contentType: contentTypeOf(name, staged.head),
-      writtenBy: opts.writer?.username ?? null,
+      writtenBy: opts.recordAsField ?? opts.writer?.username ?? null,
       office,
     });
     return { info: info(store, name), md5: staged.md5, mtimeMs: staged.mtimeMs };
@@ -151,8 +158,7 @@ export async function putFile(
 
 /** Metadata of one media file. */
 export function fileInfo(store: Store, name: string): FileInfo {
-  mediaPath(store.home.media, name);
-  return info(store, name);
+  return info(store, mediaName(name));
 }
 
 /** Metadata of every media file, by name. */
@@ -166,6 +172,7 @@ export function listFiles(store: Store): FileInfo[] {
  * being replaced; the content type is the extension's only when the bytes carry its signature.
  */
 export async function openFile(store: Store, name: string): Promise<{ info: FileInfo; snapshot: FileSnapshot }> {
+  name = mediaName(name);
   const path = mediaPath(store.home.media, name);
   const meta = info(store, name);
   const snapshot = await openSnapshot(path, name);
@@ -177,6 +184,7 @@ export async function openFile(store: Store, name: string): Promise<{ info: File
 
 /** Deletes a media file (durably: its folder is fsynced) and its metadata. */
 export function removeFile(store: Store, name: string): { message: string; name: string } {
+  name = mediaName(name);
   const path = mediaPath(store.home.media, name);
   info(store, name);
   try {

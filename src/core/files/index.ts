@@ -1,8 +1,9 @@
 /**
  * The files module: the store's files (put, list, open, remove) and the durable write behind them.
  */
+export { commitStaged, discardStaged, stageFile } from './atomic-write.js';
 export { openSnapshot } from './file-snapshot.js';
 export type { FileSnapshot } from './file-snapshot.js';
 export { fileInfo, listFiles, openFile, putFile, removeFile, storeFile } from './files.js';
 export type { FileInfo, FileWriter } from './files.js';
-export { mediaPath } from './media-path.js';
+export { mediaName, mediaPath } from './media-path.js';

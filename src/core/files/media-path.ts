@@ -1,23 +1,58 @@
 import { resolve, sep } from 'node:path';
 import { AppError } from '../../shared/errors.js';
 
-const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._ -]{0,199}$/;
+/**
+ * One folder or file name: a letter or digit of any script (or `_`) first, then letters, digits,
+ * combining marks (Arabic vowel signs, Devanagari matras), `_ - .` and spaces. No separators,
+ * control or format characters (a right-to-left override could disguise a name), no leading dot
+ * (hidden, and the writer's temporary files start with one).
+ */
+const SEGMENT = /^[\p{L}\p{N}_][\p{L}\p{M}\p{N}._ -]*$/u;
 
 /**
- * Resolves a media file name to a path inside the media area, refusing anything that could
- * escape it: absolute names, `..` or `.` segments, backslashes, control characters, hidden
- * segments. Names may have sub-folders separated by `/`.
+ * Bytes of UTF-8 a folder or file name may take: the writer adds `.` and `.<12 hex>.part` to it
+ * for its temporary file, and file systems hold 255 bytes (docs/limits.md).
  */
-export function mediaPath(mediaRoot: string, name: string): string {
-  const segments = name.split('/');
-  const bad = name.length === 0 || name.length > 1024 || segments.some((s) => !SEGMENT.test(s) || s.endsWith('.') || s.endsWith(' '));
+export const MAX_SEGMENT_BYTES = 200;
+
+/** Bytes of UTF-8 a whole media name may take, folders included (docs/limits.md). */
+export const MAX_NAME_BYTES = 1024;
+
+const bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
+
+/**
+ * A media file name in the form it is stored and looked up under: Unicode NFC, so `é` typed as
+ * one character (Windows, Linux) and as `e` plus a combining accent (macOS) name the same file.
+ * Refuses, as PATH_INVALID, anything that could escape the media area or that a file system of
+ * the field could not hold: absolute names, `..` or `.` segments, backslashes and other
+ * separators, control characters, hidden segments, segments ending in a dot or a space, and names
+ * over MAX_SEGMENT_BYTES per segment or MAX_NAME_BYTES in all (docs/sync.md#files, "File names").
+ */
+export function mediaName(name: string): string {
+  const nfc = name.normalize('NFC');
+  const segments = nfc.split('/');
+  const bad =
+    nfc.length === 0 ||
+    bytes(nfc) > MAX_NAME_BYTES ||
+    segments.some((s) => !SEGMENT.test(s) || s.endsWith('.') || s.endsWith(' ') || bytes(s) > MAX_SEGMENT_BYTES);
   if (bad) {
     throw new AppError(
       'PATH_INVALID',
-      `file name "${name}" is not allowed: use letters, digits, _ - . and spaces, with / between folders, and no "..", leading dots or absolute paths`,
+      `file name "${name}" is not allowed: use letters and digits of any script, _ - . and spaces, with / between folders, ` +
+        `at most ${MAX_SEGMENT_BYTES} bytes (UTF-8) per name and ${MAX_NAME_BYTES} in all, and no "..", leading dots or absolute paths`,
       { file: name },
     );
   }
+  return nfc;
+}
+
+/**
+ * Resolves a media file name to a path inside the media area, refusing anything that could
+ * escape it (the rules of `mediaName`; the path is built from the NFC form). Names may have
+ * sub-folders separated by `/`.
+ */
+export function mediaPath(mediaRoot: string, name: string): string {
+  const segments = mediaName(name).split('/');
   const root = resolve(mediaRoot);
   const full = resolve(root, ...segments);
   if (!full.startsWith(root + sep)) throw new AppError('PATH_INVALID', `file name "${name}" escapes the media area`, { file: name });

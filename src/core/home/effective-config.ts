@@ -9,6 +9,8 @@ import { LOGIN_THROTTLE_SETTINGS, loadLoginGuardSettings } from '../auth/index.j
 import { schedulerSettings } from '../scheduler/index.js';
 import { DELIVERY_ENV, webhookSettings } from '../webhooks/index.js';
 import { statusConnectTimeout } from '../breakout/index.js';
+import { LOG_NUMBER_SETTINGS, logSettings } from '../logs/index.js';
+import { MIN_FREE_ENV, healthSettings } from '../health/index.js';
 
 /** Where a setting's value came from, in the order of precedence (docs/decisions.md, "`sds config`"). */
 type SettingSource = 'flag' | 'environment' | 'config.json' | 'default';
@@ -106,14 +108,25 @@ export function effectiveConfig(home: HomePaths, choice: HomeChoice = {}, env: N
   }
   add('status.connect_timeout_ms', statusConnectTimeout(undefined, env), sourceOf(env, 'SDS_STATUS_CONNECT_TIMEOUT_MS', undefined, '', ''));
 
+  const logs = logSettings(home, env);
+  const logsSection = objectAt(config, 'logs');
+  for (const [key, envName, field] of LOG_NUMBER_SETTINGS)
+    add(`logs.${key}`, logs[field], sourceOf(env, envName, logsSection, key, `logs.${key}`));
+  add('logs.format', logs.format, sourceOf(env, 'SDS_LOG_FORMAT', logsSection, 'format', 'logs.format'));
+  add(
+    'health.min_free_bytes',
+    healthSettings(home, env).minFreeBytes,
+    sourceOf(env, MIN_FREE_ENV, objectAt(config, 'health'), 'min_free_bytes', 'health.min_free_bytes'),
+  );
+
   // Secrets: whether they are set, never their value.
   add(
     'jwt_secret',
     setIn(env, 'SDS_JWT_SECRET') ? 'set' : 'not set (a random key kept in the store signs tokens)',
     sourceOf(env, 'SDS_JWT_SECRET', undefined, '', ''),
   );
-  for (const name of ['BREAKOUT_WEBHOOK_TOKEN', 'SURVEY_WEBHOOK_TOKEN']) {
-    add(name.toLowerCase(), setIn(env, name) ? 'set' : 'not set', sourceOf(env, name, undefined, '', ''));
+  for (const name of ['BREAKOUT_WEBHOOK_TOKEN', 'SURVEY_WEBHOOK_TOKEN', 'SDS_METRICS_TOKEN']) {
+    add(name.replace(/^SDS_/, '').toLowerCase(), setIn(env, name) ? 'set' : 'not set', sourceOf(env, name, undefined, '', ''));
   }
 
   const source = homeSource(choice.flag, env);

@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { configSection, resolveWholeSettings } from '../../shared/config-section.js';
 import { homeConfigPath, readHomeConfig } from '../../shared/home-config.js';
 import type { HomePaths } from '../../shared/home.js';
 import { DEFAULT_CASE_LIMITS, type CaseLimits } from '../../cspro/case/case-limits.js';
@@ -15,6 +15,14 @@ export interface Limits extends CaseLimits {
   pageBytes: number;
   /** Cases at the start of a `.dat` that, all with unknown record types, make it DICTIONARY_MISMATCH (docs/import.md). */
   importMismatchCases: number;
+  /** Cases read from a CSWeb database and committed per page of `sds csweb import` (docs/migrating-from-csweb.md#how-the-import-runs). */
+  cswebPageCases: number;
+  /** Cases read from the store per page of `sds export` (docs/export.md#memory-and-speed). */
+  exportPageCases: number;
+  /** Rows per Parquet row group of `sds export` (docs/export.md#memory-and-speed). */
+  exportRowGroupRows: number;
+  /** Bytes of one binary case item's content (an image, a recording); more is 413 PAYLOAD_TOO_LARGE (docs/sync.md#binary-items). */
+  binaryItemBytes: number;
 }
 
 const MB = 1024 * 1024;
@@ -27,6 +35,10 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   requestBytes: 64 * MB,
   pageBytes: 8 * MB,
   importMismatchCases: DEFAULT_IMPORT_MISMATCH_CASES,
+  cswebPageCases: 500,
+  exportPageCases: 500,
+  exportRowGroupRows: 65_536,
+  binaryItemBytes: 64 * MB,
 };
 
 /** config.json key (in the `limits` object), environment variable, field, and allowed range. */
@@ -42,20 +54,14 @@ const FIELDS = [
   ['request_bytes', 'SDS_LIMIT_REQUEST_BYTES', 'requestBytes', 1024, 2 ** 31 - 1],
   ['page_bytes', 'SDS_LIMIT_PAGE_BYTES', 'pageBytes', 1024, 2 ** 28],
   ['import_mismatch_cases', 'SDS_LIMIT_IMPORT_MISMATCH_CASES', 'importMismatchCases', 1, 1_000_000],
+  ['csweb_page_cases', 'SDS_LIMIT_CSWEB_PAGE_CASES', 'cswebPageCases', 1, 100_000],
+  ['export_page_cases', 'SDS_LIMIT_EXPORT_PAGE_CASES', 'exportPageCases', 1, 100_000],
+  ['export_row_group_rows', 'SDS_LIMIT_EXPORT_ROW_GROUP_ROWS', 'exportRowGroupRows', 1_000, 10_000_000],
+  ['binary_item_bytes', 'SDS_LIMIT_BINARY_ITEM_BYTES', 'binaryItemBytes', 1024, 2 ** 31 - 1],
 ] as const;
 
 /** config.json key, environment variable and field of every limit (for `sds config`). */
 export const LIMIT_SETTINGS: ReadonlyArray<readonly [string, string, keyof Limits, number, number]> = FIELDS;
-
-function whole(value: unknown, where: string, min: number, max: number): number {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new AppError('CONFIG_INVALID', `${where} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}`, {
-      field: where,
-    });
-  }
-  return n;
-}
 
 /**
  * Resolves the limits: the environment (SDS_LIMIT_*) over the `limits` object of config.json
@@ -63,24 +69,14 @@ function whole(value: unknown, where: string, min: number, max: number): number 
  * came from, never silently defaulted.
  */
 export function limitsSettings(file: Record<string, unknown>, env: NodeJS.ProcessEnv, fileName = 'config.json'): Limits {
-  const section = file.limits ?? {};
-  if (typeof section !== 'object' || section === null || Array.isArray(section)) {
-    throw new AppError('CONFIG_INVALID', `limits in ${fileName} must be an object`, { field: 'limits' });
-  }
-  const known = new Set<string>(FIELDS.map((f) => f[0]));
-  for (const k of Object.keys(section)) {
-    if (!known.has(k))
-      throw new AppError('CONFIG_INVALID', `limits.${k} in ${fileName} is not a setting; known: ${[...known].join(', ')}`, {
-        field: `limits.${k}`,
-      });
-  }
+  const section = configSection(
+    file,
+    'limits',
+    fileName,
+    FIELDS.map((f) => f[0]),
+  );
   const out: Limits = { ...DEFAULT_LIMITS };
-  for (const [key, envName, field, min, max] of FIELDS) {
-    const fromEnv = env[envName];
-    const fromFile = (section as Record<string, unknown>)[key];
-    if (fromEnv !== undefined && fromEnv !== '') out[field] = whole(fromEnv, envName, min, max);
-    else if (fromFile !== undefined) out[field] = whole(fromFile, `limits.${key} in ${fileName}`, min, max);
-  }
+  resolveWholeSettings(out, FIELDS, section, env, 'limits', fileName);
   return out;
 }
 

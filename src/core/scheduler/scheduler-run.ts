@@ -5,6 +5,7 @@ import { reapDeadRuns, runSchedule, type RunOutcome } from './run-schedule.js';
 import type { SchedulerSettings } from './settings.js';
 import { deliverDueWebhooks, webhookSettings, type DeliverReport } from '../webhooks/index.js';
 import { toAppError } from '../../shared/errors.js';
+import { autoPruneLogs, pruneSummary, type PruneReport } from '../logs/index.js';
 
 /** The lock file of scheduler-run, in the home's locks/. */
 const SCHEDULER_LOCK = 'scheduler-run.lock';
@@ -24,6 +25,11 @@ export interface SchedulerRunReply {
    * receiver that fails is retried later and does not make the tick fail.
    */
   webhooks: DeliverReport | null;
+  /**
+   * The automatic log prune of this tick (docs/logs.md#when-logs-are-pruned): null when it was
+   * not due (another process pruned within the interval) or failed (the error is logged).
+   */
+  logs_pruned: PruneReport | null;
 }
 
 /**
@@ -40,12 +46,12 @@ export interface SchedulerRunReply {
 export async function schedulerRun(
   store: Store,
   settings: SchedulerSettings,
-  opts: { log?: (line: string) => void } = {},
+  opts: { log?: (line: string) => void; logsNow?: () => Date } = {},
 ): Promise<SchedulerRunReply> {
   const log = opts.log ?? (() => {});
   const now = settings.now();
-  const base = { now: now.toISOString(), timezone: settings.zone };
   const webhooks = await deliverWebhooks(store, log);
+  const base = { now: now.toISOString(), timezone: settings.zone, logs_pruned: pruneLogsIfDue(store, opts.logsNow?.() ?? new Date(), log) };
   const lock = await tryLock(join(store.home.locks, SCHEDULER_LOCK));
   if (!lock) {
     log('the scheduler is already running in another process; no breakouts started');
@@ -77,6 +83,20 @@ export async function schedulerRun(
     };
   } finally {
     await lock.release();
+  }
+}
+
+/** The automatic log prune of a tick; like webhooks, its failure never fails the tick. */
+function pruneLogsIfDue(store: Store, now: Date, log: (line: string) => void): PruneReport | null {
+  try {
+    // The real clock, as for webhooks: SDS_NOW only makes schedules due.
+    const r = autoPruneLogs(store, { now }) ?? null;
+    if (r) log(`logs pruned: ${pruneSummary(r)}`);
+    return r;
+  } catch (err) {
+    const e = toAppError(err);
+    log(`logs: not pruned this tick: ${e.code}: ${e.message}`);
+    return null;
   }
 }
 

@@ -1,8 +1,9 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Store } from '../../store/open-store.js';
+import type { AppPackageRow } from '../../store/app-packages-repo.js';
 import { AppError } from '../../shared/errors.js';
-import { openSnapshot, type FileSnapshot, storeFile, type FileWriter, mediaPath } from '../files/index.js';
+import { openSnapshot, type FileSnapshot, storeFile, type FileWriter, mediaName, mediaPath } from '../files/index.js';
 
 /** A file or folder as CSWeb describes it to the data-collection client. */
 export type CsFileInfo =
@@ -25,7 +26,9 @@ export interface AppInfo {
  */
 function clientFileName(path: string): string {
   const p = path.replace(/^\/+|\/+$/g, '');
-  return p === 'media' ? '' : p.startsWith('media/') ? p.slice('media/'.length) : p;
+  const name = p === 'media' ? '' : p.startsWith('media/') ? p.slice('media/'.length) : p;
+  // The stored form of a name (NFC), so a client that composes accents otherwise finds the same file.
+  return name === '' ? '' : mediaName(name);
 }
 
 function rfc3339(ms: number): string {
@@ -123,50 +126,89 @@ export async function listClientFolder(store: Store, path: string): Promise<CsFi
   return out;
 }
 
-function appFiles(store: Store): { name: string; path: string; mtimeMs: number }[] {
+interface AppFile {
+  name: string;
+  path: string;
+  mtimeMs: number;
+  size: number;
+}
+
+function appFiles(store: Store): AppFile[] {
   let names: string[];
   try {
     names = readdirSync(store.home.apps);
   } catch {
     return [];
   }
-  const apps: { name: string; path: string; mtimeMs: number }[] = [];
+  const apps: AppFile[] = [];
   for (const f of names) {
     if (!f.toLowerCase().endsWith('.zip') || f.startsWith('.')) continue;
     const path = join(store.home.apps, f);
     // A package the operator is replacing right now may be gone between the listing and the stat.
     const st = statSync(path, { throwIfNoEntry: false });
-    if (st?.isFile()) apps.push({ name: f.slice(0, -4), path, mtimeMs: st.mtimeMs });
+    if (st?.isFile()) apps.push({ name: f.slice(0, -4), path, mtimeMs: st.mtimeMs, size: st.size });
   }
   return apps.sort((a, b) => a.name.localeCompare(b.name));
 }
 
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+
 /**
- * The application packages of the apps area (`<home>/files/apps/<name>.zip`, put there by the
- * operator). The build time is the file's modification time; there is no description or version.
+ * The metadata kept for a package (an import from CSWeb), when it still describes the zip there:
+ * same size and build time to the second (and, given, the same md5). A zip replaced by hand since
+ * has none, and is listed as a hand-made package (docs/sync.md#apps).
  */
-export function listApps(store: Store): AppInfo[] {
-  return appFiles(store).map((a) => ({
-    name: a.name,
-    description: '',
-    buildTime: rfc3339(a.mtimeMs),
-    version: '',
-    FileType: 'Application Deployment Specification',
-  }));
+function metadataOf(store: Store, app: AppFile, md5?: string): AppPackageRow | undefined {
+  const row = store.appPackages.find(app.name);
+  if (row === undefined || row.zipSize !== app.size || seconds(Date.parse(row.buildTime)) !== seconds(app.mtimeMs)) return undefined;
+  return md5 === undefined || md5 === row.zipMd5 ? row : undefined;
 }
 
-/** One application package, with its md5 and build time for the client's `If-None-Match` / build-time checks. */
+/**
+ * The application packages of the apps area (`<home>/files/apps/<name>.zip`, put there by the
+ * operator or by `sds csweb import --files`). The build time is the file's modification time;
+ * the description and version are those kept with the package by an import from CSWeb, empty
+ * for a zip put there by hand (docs/sync.md#apps).
+ */
+export function listApps(store: Store): AppInfo[] {
+  return appFiles(store).map((a) => {
+    const meta = metadataOf(store, a);
+    return {
+      name: a.name,
+      description: meta?.description ?? '',
+      buildTime: rfc3339(a.mtimeMs),
+      version: meta?.version ?? '',
+      FileType: 'Application Deployment Specification',
+    };
+  });
+}
+
+/**
+ * One application package, with its md5 and build time for the client's `If-None-Match` / build-time checks,
+ * and CSWeb's `signature` (md5 of its `package.json`) when an import kept it for this very zip: a tablet
+ * that synced with CSWeb may send that as `If-None-Match` (docs/sync.md#apps).
+ */
 export async function openApp(
   store: Store,
   name: string,
-): Promise<{ name: string; md5: string; buildTime: string; buildTimeMs: number; size: number; snapshot: FileSnapshot }> {
+): Promise<{
+  name: string;
+  md5: string;
+  signature?: string;
+  buildTime: string;
+  buildTimeMs: number;
+  size: number;
+  snapshot: FileSnapshot;
+}> {
   const app = appFiles(store).find((a) => a.name === name);
   const snapshot = app && (await openSnapshot(app.path, name));
   if (!app || snapshot === undefined || snapshot === 'directory')
     throw new AppError('NOT_FOUND', `application ${name} not found`, { app: name });
+  const meta = metadataOf(store, { ...app, size: snapshot.size, mtimeMs: snapshot.mtimeMs }, snapshot.md5);
   return {
     name: app.name,
     md5: snapshot.md5,
+    ...(meta?.signature ? { signature: meta.signature } : {}),
     buildTime: rfc3339(snapshot.mtimeMs),
     buildTimeMs: Math.floor(snapshot.mtimeMs / 1000) * 1000,
     size: snapshot.size,

@@ -15,3 +15,5 @@ export {
   uploadRawDictionary,
 } from './sync.js';
 export { readUploadBody } from './upload-body.js';
+export type { BinaryItemSink, UploadBodyLimits } from './upload-body.js';
+export { binaryItemSink, chunkBinaryItems, chunkContainer } from './binary-items.js';

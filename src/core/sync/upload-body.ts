@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import { AppError } from '../../shared/errors.js';
-import { bodyEncodingOf, isBinaryContainer } from '../../sync/body-encoding.js';
+import { bodyEncodingOf } from '../../sync/body-encoding.js';
+import { CssyncReader, isCssyncContainer, type CssyncItemHeader } from '../../sync/cssync-container.js';
 import { JsonArrayError, parseJsonArrayBatches } from '../../sync/json-array-splitter.js';
 import { caseError } from '../../cspro/case/case-result.js';
 
@@ -20,21 +21,32 @@ async function peek(input: Readable, n: number): Promise<{ head: Buffer; rest: A
   return { head: Buffer.concat(parts), rest: it };
 }
 
-/** The inflated body, checked as it passes: not the cssync container, at most `maxBytes`. */
-async function* metered(decoded: Readable, maxBytes: number): AsyncGenerator<Buffer> {
+/** The inflated body's bytes as they pass, at most `maxBytes` of them. */
+async function* metered(body: AsyncIterable<Buffer>, maxBytes: number): AsyncGenerator<Buffer> {
   let seen = 0;
-  for await (const chunk of decoded as AsyncIterable<Buffer>) {
-    if (seen === 0 && isBinaryContainer(chunk)) {
-      throw new AppError(
-        'SYNC_BINARY_UNSUPPORTED',
-        'the upload is a cssync binary container (a dictionary with binary items); only JSON case arrays are accepted',
-      );
-    }
+  for await (const chunk of body) {
     seen += chunk.length;
     if (seen > maxBytes)
       throw new AppError('PAYLOAD_TOO_LARGE', `the upload is larger than the limit of ${maxBytes} bytes of JSON`, { limit: maxBytes });
     yield chunk;
   }
+}
+
+/** `head`, then the rest of an iterator: the bytes a peek took, put back. */
+async function* rejoined(head: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  if (head.length > 0) yield head;
+  for (let n = await rest.next(); !n.done; n = await rest.next()) yield Buffer.from(n.value);
+}
+
+/** Where the binary items of a `cssync` container go (core/sync/binary-items.ts): called once per item, in order. */
+export type BinaryItemSink = (header: CssyncItemHeader, content: AsyncIterable<Buffer>) => Promise<void>;
+
+/** The limits an upload body is read under (docs/limits.md). */
+export interface UploadBodyLimits {
+  requestBytes: number;
+  jsonDepth: number;
+  /** Bytes of one binary item's content in a `cssync` container. */
+  binaryItemBytes: number;
 }
 
 /**
@@ -43,24 +55,33 @@ async function* metered(decoded: Readable, maxBytes: number): AsyncGenerator<Buf
  * is compressed (zlib as the client sends it, or gzip), whatever `Content-Encoding` claims. More
  * than `limits.requestBytes` of JSON is 413 (counted as it inflates, so a compression bomb stops
  * there); nesting deeper than `limits.jsonDepth` is 400 JSON_TOO_DEEP before anything is parsed;
- * broken JSON is CASE_INVALID naming the element where reading stopped (docs/limits.md).
+ * broken JSON is CASE_INVALID naming the element where reading stopped (docs/limits.md). A body
+ * in the `cssync` container (docs/sync.md#binary-items) yields its case JSON the same way, then
+ * hands each binary item's content to `sink` as it streams in, before the generator ends.
  */
-export async function* readUploadBody(input: Readable, limits: { requestBytes: number; jsonDepth: number }): AsyncGenerator<unknown[]> {
+export async function* readUploadBody(input: Readable, limits: UploadBodyLimits, sink?: BinaryItemSink): AsyncGenerator<unknown[]> {
   const maxBytes = limits.requestBytes;
   const { head, rest } = await peek(input, 6);
   if (head.length === 0) throw new AppError('USAGE', 'the upload has no body: send a JSON array of cases');
-  const raw = Readable.from(
-    (async function* () {
-      yield head;
-      for (let n = await rest.next(); !n.done; n = await rest.next()) yield n.value;
-    })(),
-  );
+  const raw = Readable.from(rejoined(head, rest));
   const encoding = bodyEncodingOf(head);
   const decoded: Readable = encoding === 'gzip' ? raw.pipe(createGunzip()) : encoding === 'zlib' ? raw.pipe(createInflate()) : raw;
   if (encoding !== 'identity') raw.on('error', (err) => decoded.destroy(err));
   let next = 0;
   try {
-    for await (const batch of parseJsonArrayBatches(metered(decoded, maxBytes), undefined, limits.jsonDepth)) {
+    const inflated = await peek(decoded, 6);
+    const body = rejoined(inflated.head, inflated.rest);
+    if (isCssyncContainer(inflated.head)) {
+      if (!sink) throw new AppError('SYNC_BINARY_UNSUPPORTED', 'the upload is a cssync binary container, not accepted here');
+      const reader = new CssyncReader(body, { jsonBytes: maxBytes, itemBytes: limits.binaryItemBytes });
+      for await (const batch of parseJsonArrayBatches(reader.cases(), undefined, limits.jsonDepth)) {
+        next += batch.length;
+        yield batch;
+      }
+      for (let item = await reader.nextItem(); item; item = await reader.nextItem()) await sink(item.header, item.content);
+      return;
+    }
+    for await (const batch of parseJsonArrayBatches(metered(body, maxBytes), undefined, limits.jsonDepth)) {
       next += batch.length;
       yield batch;
     }

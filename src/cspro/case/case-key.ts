@@ -29,7 +29,7 @@ export function idItemText(item: DictItem, value: ItemValue | undefined): string
 /** The key of a level node: its id items' text concatenated (subitems overlap their parent and are left out). */
 export function levelKeyOf(ids: readonly DictItem[], idObject: RecordObject): string {
   let key = '';
-  for (const item of ids) if (!item.subitem) key += idItemText(item, idObject[item.name]);
+  for (const item of ids) if (!item.subitem) key += idItemText(item, idObject[item.name] as ItemValue | undefined); // id items are never binary
   return key;
 }
 

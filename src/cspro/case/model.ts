@@ -13,9 +13,12 @@
  * are right-trimmed strings.
  */
 
+import type { BinaryValue } from './binary-descriptor.js';
+
 export type ScalarValue = number | string;
 export type ItemValue = ScalarValue | ScalarValue[];
-export type RecordObject = { [item: string]: ItemValue };
+/** A binary item (image, audio, ...) holds its descriptor instead (binary-descriptor.ts). */
+export type RecordObject = { [item: string]: ItemValue | BinaryValue };
 
 export interface LevelObject {
   id: RecordObject;

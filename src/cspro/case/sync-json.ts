@@ -17,7 +17,8 @@ import type { ErrorDetails } from '../../shared/errors.js';
 import { caseError, withCaseDetails, type CaseWarning } from './case-result.js';
 import { caseKeyOf } from './case-key.js';
 import { isUuid } from './case-guid.js';
-import { foldOccurrences, itemSlots, NEEDS_CHECK, normalizeScalar, plainScalar } from './item-codec.js';
+import { foldOccurrences, isBinaryItem, itemSlots, NEEDS_CHECK, normalizeScalar, plainScalar } from './item-codec.js';
+import { normalizeBinaryValue } from './binary-descriptor.js';
 import {
   levelKey,
   type CaseNote,
@@ -134,6 +135,16 @@ class LevelNormalizer {
     for (const slot of itemSlots(items)) {
       const value = this.item(slot.item, slot.occurrences, raw[slot.item.name], path, record);
       if (value !== undefined) out[slot.item.name] = value;
+    }
+    // Binary items keep their descriptor; their content is stored apart (docs/sync.md#binary-items).
+    for (const item of items) {
+      if (!isBinaryItem(item)) continue;
+      const raw1 = raw[item.name];
+      if (raw1 === undefined) continue;
+      const check = normalizeBinaryValue(raw1, Math.max(1, item.occurrences));
+      const itemPath = `${path}.${item.name}`;
+      if (!check.ok) throw caseError(`${itemPath}: ${check.reason}`, { path: itemPath, record, item: item.name });
+      if (check.value !== undefined) out[item.name] = check.value;
     }
     return out;
   }

@@ -1,12 +1,18 @@
 import type { Store } from '../../core/home/index.js';
 import type { TokenService } from '../../core/auth/index.js';
+import type { FsSpace } from '../../core/health/index.js';
 import type { HttpConfig } from '../config.js';
+import type { ServerMetrics } from '../prometheus.js';
 
-/** What route groups get: the store, the token service and the HTTP settings. */
+/** What route groups get: the store, the token service, the HTTP settings and the server's metrics. */
 export interface RouteDeps {
   store: Store;
   tokens: TokenService;
   config: HttpConfig;
   /** Current time in epoch milliseconds (the app's injected clock; rate-limit windows use it). */
   clock: () => number;
+  /** The Prometheus metrics and the token of `GET /metrics`; absent when SDS_METRICS_TOKEN is unset. */
+  prometheus?: { metrics: ServerMetrics; token: string };
+  /** Readiness settings, resolved (docs/http-api.md#health-and-readiness). */
+  health: { minFreeBytes: number; statfs?: (path: string) => FsSpace };
 }

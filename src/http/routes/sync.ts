@@ -17,12 +17,16 @@ import {
   deviceOf,
   parseDownloadHeaders,
   parseUploadHeaders,
+  binaryItemSink,
+  chunkBinaryItems,
+  chunkContainer,
 } from '../../core/sync/index.js';
 import type { FileSnapshot } from '../../core/files/index.js';
 import { AppError } from '../../shared/errors.js';
 import type { AppEnv } from '../app-env.js';
 import type { ApiBuilder } from '../api-builder.js';
 import type { HttpConfig } from '../config.js';
+import type { ServerMetrics } from '../prometheus.js';
 import { readSyncBody } from '../read-sync-body.js';
 import { ErrorBody, json } from '../schemas/common.js';
 import { FileRefusedBody } from '../schemas/files.js';
@@ -67,7 +71,7 @@ function preconditionFailed(c: Context<AppEnv>, err: unknown): Response {
  * `GET …/cases` in the sync form (headers chosen by `isSyncDownload`): a chunk of cases with
  * the revision headers, 206 while more remains.
  */
-export function syncDownloadResponse(c: Context<AppEnv>, store: Store): Response {
+export function syncDownloadResponse(c: Context<AppEnv>, store: Store, metrics?: ServerMetrics): Response {
   const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
   const req = parseDownloadHeaders(header(c));
   let chunk;
@@ -77,7 +81,19 @@ export function syncDownloadResponse(c: Context<AppEnv>, store: Store): Response
     return preconditionFailed(c, err);
   }
   const revision = String(chunk.chunkMaxRevision);
-  return c.body(chunkJson(chunk), chunk.status, {
+  const body = chunkJson(chunk);
+  metrics?.syncDownloaded(name, chunk.cases.length);
+  // Cases with binary items travel in the cssync container with their contents (docs/sync.md#binary-items).
+  const items = chunkBinaryItems(store, name, chunk);
+  if (items.length > 0) {
+    return c.body(Readable.toWeb(Readable.from(chunkContainer(body, items))) as unknown as ReadableStream, chunk.status, {
+      'Content-Type': 'application/octet-stream',
+      ETag: revision,
+      'x-csw-chunk-max-revision': revision,
+      'x-csw-case-range-count': chunk.rangeCount,
+    });
+  }
+  return c.body(body, chunk.status, {
     'Content-Type': JSON_TYPE,
     ETag: revision,
     'x-csw-chunk-max-revision': revision,
@@ -86,7 +102,7 @@ export function syncDownloadResponse(c: Context<AppEnv>, store: Store): Response
 }
 
 /** The sync protocol's own routes (docs/sync.md): server info, case upload, single case, files, folders, apps. */
-export function syncRoutes(api: ApiBuilder, { store, config }: RouteDeps): void {
+export function syncRoutes(api: ApiBuilder, { store, config, prometheus }: RouteDeps): void {
   api.route({
     method: 'get',
     path: '/api/server',
@@ -113,7 +129,8 @@ export function syncRoutes(api: ApiBuilder, { store, config }: RouteDeps): void 
       'detected from the bytes). Every case is checked first: a malformed one refuses the request (400 `CASE_INVALID` naming the case) ' +
       'and nothing is stored; a case over a size limit is 413 `CASE_TOO_LARGE` naming the case, the field and the limit, a body nested deeper than the limit 400 `JSON_TOO_DEEP` (docs/limits.md). The cases are merged by vector clock and written in one transaction at one new revision, returned in ' +
       '`ETag` and `x-csw-current-revision`. 412 with the device’s last sync when `x-csw-if-revision-exists` names a revision this ' +
-      'server never issued.',
+      'server never issued. A body in the `cssync` container (cases with binary items: docs/sync.md#binary-items) carries the ' +
+      'content of each binary item after the case JSON; each is stored by its md5 signature before the cases are written.',
     tags: ['sync'],
     permission: 'cases.write',
     request: { params: DictionaryNameParams, body: { required: true, content: { 'application/json': { schema: WireCaseList } } } },
@@ -121,25 +138,33 @@ export function syncRoutes(api: ApiBuilder, { store, config }: RouteDeps): void 
       200: json(SyncSuccess, 'stored; the new revision is in ETag and x-csw-current-revision'),
       400: json(
         ErrorBody,
-        'a malformed case or body (`CASE_INVALID`), one nested too deep (`JSON_TOO_DEEP`), a bad header (`SYNC_HEADER_INVALID`)',
+        'a malformed case or body (`CASE_INVALID`), one nested too deep (`JSON_TOO_DEEP`), a bad header (`SYNC_HEADER_INVALID`), ' +
+          'a truncated or malformed cssync container (`SYNC_CONTAINER_INVALID`), a binary item whose md5 is not its signature ' +
+          '(`BINARY_ITEM_SIGNATURE_MISMATCH`)',
       ),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
       412: json(LastSync, 'the revision the device holds is unknown: sync in full'),
       413: json(
         ErrorBody,
-        'the inflated body is larger than the limit (`PAYLOAD_TOO_LARGE`), or a case field is (`CASE_TOO_LARGE`, details case, field, limit)',
+        'the inflated body, or a binary item of a cssync container, is larger than its limit (`PAYLOAD_TOO_LARGE`), or a case field is (`CASE_TOO_LARGE`, details case, field, limit)',
       ),
-      415: json(ErrorBody, 'a cssync binary container (`SYNC_BINARY_UNSUPPORTED`)'),
     },
     handler: async (c) => {
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
       const req = parseUploadHeaders(header(c));
       let reply;
       try {
-        reply = await uploadCases(store, name, readSyncBody(c, limitsOf(store)), req, c.get('principal').username);
+        reply = await uploadCases(
+          store,
+          name,
+          readSyncBody(c, limitsOf(store), binaryItemSink(store, name)),
+          req,
+          c.get('principal').username,
+        );
       } catch (err) {
         return preconditionFailed(c, err);
       }
+      prometheus?.metrics.syncUploaded(name, reply.cases);
       const revision = String(reply.revision);
       return c.body(SUCCESS, 200, { 'Content-Type': JSON_TYPE, ETag: revision, 'x-csw-current-revision': revision });
     },
@@ -326,7 +351,9 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     method: 'get',
     path: '/api/apps',
     summary: 'List the application deployment packages',
-    description: 'The `<name>.zip` files of the apps area (`<home>/files/apps`); the build time is the file’s modification time.',
+    description:
+      'The `<name>.zip` files of the apps area (`<home>/files/apps`); the build time is the file’s modification time. ' +
+      'Description and version are those an import from CSWeb kept with the package, empty for a zip put there by hand.',
     tags: ['sync'],
     permission: 'files.sync',
     responses: { 200: json(AppList, 'the packages') },
@@ -338,7 +365,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     path: '/api/apps/{name}',
     summary: 'Download an application package',
     description:
-      '304 when `If-None-Match` is its md5 or `x-csw-package-build-time` is not older than its build time. The whole zip is sent (`x-csw-package-files` is not used to trim it).',
+      '304 when `If-None-Match` is its md5 (or the CSWeb signature an import kept with it) or `x-csw-package-build-time` is not older than its build time. The whole zip is sent (`x-csw-package-files` is not used to trim it).',
     tags: ['sync'],
     permission: 'files.sync',
     request: { params: AppNameParams },
@@ -357,7 +384,12 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
       }
       const etag = (c.req.header('if-none-match') ?? '').replace(/"/g, '').trim();
       const built = Date.parse(c.req.header('x-csw-package-build-time') ?? '');
-      if (etag === app.md5 || (!Number.isNaN(built) && built >= app.buildTimeMs)) {
+      // CSWeb's signature too: a tablet that synced with CSWeb sends it (docs/sync.md#apps).
+      if (
+        etag === app.md5 ||
+        (app.signature !== undefined && etag === app.signature) ||
+        (!Number.isNaN(built) && built >= app.buildTimeMs)
+      ) {
         await app.snapshot.close();
         return c.body(null, 304, { ETag: app.md5 });
       }

@@ -141,7 +141,7 @@ export const SchemaBody = z
 
 const SchemaTable = z.strictObject({
   name: z.string(),
-  kind: z.enum(['main', 'level', 'record', 'notes', 'jobs']),
+  kind: z.enum(['main', 'level', 'record', 'notes', 'jobs', 'value_sets', 'items']),
   primary_key: z.array(z.string()),
   exists: z.boolean().nullable(),
   columns: z.array(z.strictObject({ name: z.string(), type: z.string(), sql_type: z.string(), nullable: z.boolean() })),

@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +79,18 @@ test(
       60_000,
       5,
     );
+    // Hold the target's case table: the job then waits inside its next page, so the cancel below
+    // lands while it runs however fast the machine is (15 short pages race a CLI start otherwise).
+    const holder = new pg.Client({ connectionString: db.config.url });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE popstan_cases IN ACCESS EXCLUSIVE MODE');
+    const release = async () => {
+      await holder.query('COMMIT').catch(() => undefined);
+      await holder.end().catch(() => undefined);
+    };
+    after(release);
+    assert.equal(store.jobs.get(jobId)!.status, 'running');
     const cancel = await sds(home.root, ['breakout', 'cancel', jobId]);
     assert.equal(cancel.code, 0, show(cancel));
     assert.equal(
@@ -93,6 +106,7 @@ test(
     assert.match(shown[4]!, /^remaining {2}\d\d:\d\d:\d\d$/);
     assert.equal(shown[5], '');
     assert.equal(store.jobs.get(jobId)!.cancelRequested, true);
+    await release();
 
     // --watch follows it to its end: cancelled, exit 1.
     const watched = await sds(home.root, ['breakout', 'status', jobId, '--watch', '--json']);

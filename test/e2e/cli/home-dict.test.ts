@@ -26,11 +26,18 @@ test('init creates the home layout; a second run is fine; migrate --json reports
     assert.equal(j.store, home.db);
     assert.equal(typeof j.schema_version, 'number');
     assert.deepEqual(j.migrations_applied, []);
+    assert.deepEqual(j.permissions_tightened, []);
     assert.equal(typeof j.message, 'string');
 
     const m = runCli(home.root, ['migrate', '--json']);
     assert.equal(m.code, 0, show(m));
-    assert.deepEqual(m.json(), { schema_version: j.schema_version, migrations_applied: [] });
+    assert.deepEqual(m.json(), {
+      home: home.root,
+      from_version: j.schema_version,
+      schema_version: j.schema_version,
+      migrations_applied: [],
+      backup: null,
+    });
   } finally {
     home.cleanup();
   }

@@ -34,8 +34,24 @@ after(async () => {
   await db?.drop();
 });
 
-const OLD = ['popstan_cases', 'popstan_person', 'popstan_housing', 'popstan_notes', 'popstan_cspro_jobs'];
-const NEW = ['census2_cases', 'census2_person', 'census2_housing', 'census2_notes', 'census2_cspro_jobs'];
+const OLD = [
+  'popstan_cases',
+  'popstan_person',
+  'popstan_housing',
+  'popstan_notes',
+  'popstan_cspro_jobs',
+  'popstan_value_sets',
+  'popstan_items',
+];
+const NEW = [
+  'census2_cases',
+  'census2_person',
+  'census2_housing',
+  'census2_notes',
+  'census2_cspro_jobs',
+  'census2_value_sets',
+  'census2_items',
+];
 const sorted = (a: string[]) => [...a].sort();
 
 async function json(r: Response, route: string, status: number): Promise<any> {

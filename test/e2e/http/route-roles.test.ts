@@ -120,6 +120,7 @@ test('the permission table is what docs/http-api.md and the README say: Standard
     'breakout.read',
     'breakout.run',
     'cases.delete',
+    'cases.export',
     'cases.read',
     'cases.write',
     'dictionaries.read',
@@ -151,6 +152,7 @@ const ROUTE_PERMISSIONS: Record<string, Permission | 'public'> = {
   'GET /api/server': 'cases.read',
   'GET /api/dictionaries/{name}/cases/{id}': 'cases.read',
   'DELETE /api/dictionaries/{name}/cases/{id}': 'cases.delete',
+  'GET /api/dictionaries/{name}/export': 'cases.export',
   'GET /api/files/{path}/content': 'files.sync',
   'PUT /api/files/{path}/content': 'files.sync',
   'GET /api/folders': 'files.sync',
@@ -185,6 +187,10 @@ const ROUTE_PERMISSIONS: Record<string, Permission | 'public'> = {
   'GET /log-reader-webhook.php': 'public',
   'GET /dictionary-schema-webhook.php': 'public',
   'POST /dictionary-schema-webhook.php': 'public',
+  // Health and metrics: no OAuth token; /metrics checks SDS_METRICS_TOKEN itself (docs/metrics.md).
+  'GET /healthz': 'public',
+  'GET /readyz': 'public',
+  'GET /metrics': 'public',
   'GET /api/openapi.json': 'public',
 };
 

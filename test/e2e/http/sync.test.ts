@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
 import { fixture } from '../../helpers/temp-home.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
-import { runCli } from '../../helpers/run-cli.js';
+import { runCliAsync } from '../../helpers/run-cli.js';
 import { levelFromLines, popstanCases, SyncDevice, type WireCase } from '../../helpers/sync-client.js';
 
 const DICT = 'CEN2000';
@@ -114,14 +114,14 @@ test('sync: 1,000 cases up in chunks (zlib, gzip, plain; level-1 and data lines)
   assert.equal(tomb?.deleted, true);
 
   // The history per device, through the CLI.
-  const cli = runCli(ts.store.home.root, ['cases', 'sync-history', DICT, '--json']);
+  const cli = await runCliAsync(ts.store.home.root, ['cases', 'sync-history', DICT, '--json']);
   assert.equal(cli.code, 0, cli.stderr);
   const history = cli.json<{ history: { device: string; direction: string; revision: number }[] }>().history;
   const puts = history.filter((h) => h.device === 'tablet-a' && h.direction === 'put').map((h) => h.revision);
   assert.equal(puts.length, 5);
   assert.ok(history.some((h) => h.device === 'tablet-b' && h.direction === 'get'));
   assert.ok(history.some((h) => h.device === 'office' && h.direction === 'put'));
-  const human = runCli(ts.store.home.root, ['cases', 'sync-history', DICT]);
+  const human = await runCliAsync(ts.store.home.root, ['cases', 'sync-history', DICT]);
   assert.match(human.stdout, /tablet-a/);
 });
 
@@ -161,7 +161,9 @@ test('sync: no device header is recorded as unknown; unknown revisions are 412; 
   const anon = new SyncDevice(ts, null);
   const r = await anon.put(DICT, popstanCases(3, 'x'));
   assert.equal(r.status, 200);
-  const history = runCli(ts.store.home.root, ['cases', 'sync-history', DICT, '--json']).json<{ history: { device: string }[] }>().history;
+  const history = (await runCliAsync(ts.store.home.root, ['cases', 'sync-history', DICT, '--json'])).json<{
+    history: { device: string }[];
+  }>().history;
   assert.deepEqual(
     history.map((h) => h.device),
     ['unknown'],
@@ -195,7 +197,9 @@ test('sync: no device header is recorded as unknown; unknown revisions are 412; 
     method: 'POST',
     body: deflateSync(Buffer.from('cssync\x01\x00\x00\x00')),
   });
-  assert.equal(binary.status, 415);
+  // A container cut inside its first length: refused, naming the container.
+  assert.equal(binary.status, 400);
+  assert.equal(((await binary.json()) as { error: string }).error, 'SYNC_CONTAINER_INVALID');
 
   // Universe: a case-id prefix filter.
   const all = await new SyncDevice(ts, 'u').get(DICT, 100);
@@ -283,4 +287,47 @@ test('sync: files, folders and application packages as the client syncs them', a
   assert.deepEqual(Buffer.from(await app.arrayBuffer()), zip);
   assert.equal((await ts.call('standard', '/api/apps/Census', { headers: { 'if-none-match': app.headers.get('etag')! } })).status, 304);
   assert.equal((await ts.call('standard', '/api/apps/Nope')).status, 404);
+});
+
+test('sync: file names in any script go up and come down; NFD and NFC name the same file; unsafe names are refused', async (t) => {
+  const ts = await popstanServer();
+  t.after(() => ts.close());
+  const url = (name: string) => `/api/files/${name.split('/').map(encodeURIComponent).join('/')}/content`;
+  const names = ['données/énumération_1.csv', 'بيانات.txt', 'анкеты/опрос 2.json', '調査/票_１.txt'];
+  for (const name of names) {
+    const bytes = Buffer.from(`content of ${name}\n`);
+    const md5 = createHash('md5').update(bytes).digest('hex');
+    const up = await ts.call('standard', url(name), { method: 'PUT', headers: { 'content-md5': md5 }, body: bytes });
+    assert.equal(up.status, 200, `${name}: ${await up.clone().text()}`);
+    const info = (await up.json()) as { name: string; directory: string; md5: string };
+    assert.equal([info.directory, info.name].filter(Boolean).join('/'), name);
+    assert.equal(info.md5, md5);
+    const down = await ts.call('standard', url(name));
+    assert.equal(down.status, 200, name);
+    assert.deepEqual(Buffer.from(await down.arrayBuffer()), bytes, name);
+    assert.equal(down.headers.get('content-md5'), md5);
+    assert.match(down.headers.get('content-disposition') ?? '', new RegExp(encodeURIComponent(name.split('/').pop()!)));
+    // The spec's media route (its own file API) reaches the same file.
+    const media = await ts.call('standard', `/api/files/media/${name.split('/').map(encodeURIComponent).join('/')}`);
+    assert.equal(media.status, 200, name);
+    await media.arrayBuffer();
+  }
+  const folder = (await (await ts.call('standard', `/api/folders/${encodeURIComponent('données')}`)).json()) as { name: string }[];
+  assert.deepEqual(
+    folder.map((e) => e.name),
+    ['énumération_1.csv'],
+  );
+  // macOS sends é as e + combining accent: the same file, stored once under the composed name.
+  const nfd = 'donne\u0301es/e\u0301nume\u0301ration_1.csv';
+  const replaced = await ts.call('standard', url(nfd), { method: 'PUT', body: 'from a Mac\n' });
+  assert.equal(replaced.status, 200, await replaced.clone().text());
+  assert.equal(await (await ts.call('standard', url('données/énumération_1.csv'))).text(), 'from a Mac\n');
+  assert.deepEqual(readdirSync(join(ts.store.home.media, 'données')), ['énumération_1.csv']);
+  assert.equal(ts.store.files.find(nfd), undefined);
+  // Still refused: a right-to-left override, a zero-width space, a control character, a hidden name.
+  for (const bad of ['report\u202Etxt.exe', 'zero\u200Bwidth.txt', 'bell\u0007.txt', '.hidden']) {
+    const r = await ts.call('standard', url(bad), { method: 'PUT', body: 'x' });
+    assert.equal(r.status, 400, bad);
+    assert.equal(((await r.json()) as { error: string }).error, 'PATH_INVALID', bad);
+  }
 });

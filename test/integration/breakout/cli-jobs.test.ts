@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createPostgresDatabase, type TestDatabase } from '../../helpers/test-databases.js';
 import { datLines, openQuery, popstanStore, POPSTAN, runCli } from '../../helpers/breakout-helpers.js';
 import { fixture } from '../../helpers/temp-home.js';
+import { rawItems, rawValueRows } from '../../helpers/raw-value-sets.js';
 import { cancelJob, jobStatus, listJobs, startBreakout } from '../../../src/core/breakout/jobs/jobs.js';
 import { setTarget } from '../../../src/core/breakout/targets/targets.js';
 
@@ -17,7 +18,15 @@ after(async () => {
 });
 
 const personLines = datLines().filter((l) => l[0] === '1').length;
-const TABLES = ['popstan_cases', 'popstan_person', 'popstan_housing', 'popstan_notes', 'popstan_cspro_jobs'];
+const TABLES = [
+  'popstan_cases',
+  'popstan_person',
+  'popstan_housing',
+  'popstan_notes',
+  'popstan_cspro_jobs',
+  'popstan_value_sets',
+  'popstan_items',
+];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const HMS = /^\d\d:\d\d:\d\d$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -184,6 +193,8 @@ test(
           ['popstan_housing', 'record', 4872],
           ['popstan_notes', 'record', 0],
           ['popstan_cspro_jobs', 'record', 1],
+          ['popstan_value_sets', 'record', rawValueRows(fixture('popstan-census.json.dcf')).length],
+          ['popstan_items', 'record', rawItems(fixture('popstan-census.json.dcf')).size],
         ],
       );
 
@@ -212,7 +223,7 @@ test(
       assert.equal(dropped.dictionary, POPSTAN);
       assert.deepEqual([...dropped.deleted_tables].sort(), [...TABLES].sort());
       assert.equal(typeof dropped.freed_space, 'string');
-      assert.equal(dropped.message, `Dropped 5 breakout tables of ${POPSTAN}`);
+      assert.equal(dropped.message, `Dropped 7 breakout tables of ${POPSTAN}`);
       const q2 = await openQuery(db.config);
       try {
         assert.equal(

@@ -11,8 +11,24 @@ import { join } from 'node:path';
 import { popstanStore, POPSTAN, runCli } from '../../helpers/breakout-helpers.js';
 import { fixture } from '../../helpers/temp-home.js';
 
-const OLD = ['popstan_cases', 'popstan_person', 'popstan_housing', 'popstan_notes', 'popstan_cspro_jobs'];
-const NEW = ['census2_cases', 'census2_person', 'census2_housing', 'census2_notes', 'census2_cspro_jobs'];
+const OLD = [
+  'popstan_cases',
+  'popstan_person',
+  'popstan_housing',
+  'popstan_notes',
+  'popstan_cspro_jobs',
+  'popstan_value_sets',
+  'popstan_items',
+];
+const NEW = [
+  'census2_cases',
+  'census2_person',
+  'census2_housing',
+  'census2_notes',
+  'census2_cspro_jobs',
+  'census2_value_sets',
+  'census2_items',
+];
 const sorted = (a: string[]) => [...a].sort();
 
 /** Table names in the SQLite target file, read with SQLite itself. */
@@ -75,7 +91,7 @@ test(
       assert.equal(held.tables.find((x: { name: string }) => x.name === 'popstan_cases').type, 'main');
       assert.equal(held.tables.find((x: { name: string }) => x.name === 'popstan_cases').row_count, 4872);
       const beforeText = await runCli(home, ['breakout', 'tables', POPSTAN]);
-      assert.match(beforeText.stdout, /5 stale table\(s\): no longer in the plan of CEN2000; the next breakout drops them/);
+      assert.match(beforeText.stdout, /7 stale table\(s\): no longer in the plan of CEN2000; the next breakout drops them/);
 
       const rerun = await runCli(home, ['process-cases-by-dict', POPSTAN]);
       assert.equal(rerun.code, 0, rerun.stdout + rerun.stderr);
@@ -84,7 +100,7 @@ test(
       assert.match(
         rerun.stderr,
         new RegExp(
-          `CEN2000: dropped 5 table\\(s\\) \\(label: the label changed: table prefix popstan_ becomes census2_\\): ${OLD.join(', ')}`,
+          `CEN2000: dropped 7 table\\(s\\) \\(label: the label changed: table prefix popstan_ becomes census2_\\): ${OLD.join(', ')}`,
         ),
       );
       assert.deepEqual(sorted(targetTables(file)), sorted(NEW));

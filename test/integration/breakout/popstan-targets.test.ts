@@ -50,6 +50,8 @@ async function fullBreakout(db: TestDatabase): Promise<void> {
       'popstan_housing',
       'popstan_notes',
       'popstan_cspro_jobs',
+      'popstan_value_sets',
+      'popstan_items',
     ]);
 
     const model = popstanModel(t.store);

@@ -16,7 +16,15 @@ after(async () => {
   for (const d of databases) await d.drop();
 });
 
-const TABLES = ['popstan_cases', 'popstan_person', 'popstan_housing', 'popstan_notes', 'popstan_cspro_jobs'];
+const TABLES = [
+  'popstan_cases',
+  'popstan_person',
+  'popstan_housing',
+  'popstan_notes',
+  'popstan_cspro_jobs',
+  'popstan_value_sets',
+  'popstan_items',
+];
 
 test('PostgreSQL: a record that gained an item makes the incremental run rebuild the tables', { timeout: 60_000 }, async () => {
   const db = await createPostgresDatabase();

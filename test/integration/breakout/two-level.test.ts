@@ -134,6 +134,8 @@ async function twoLevel(db: TestDatabase): Promise<void> {
       'tl_pop_recc',
       'tl_notes',
       'tl_cspro_jobs',
+      'tl_value_sets',
+      'tl_items',
     ]);
 
     const guid = (b: Building) => caseGuid('TWO_LEVEL_DICT', b.ids);

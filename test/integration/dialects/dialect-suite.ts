@@ -8,6 +8,13 @@ import { getDialect } from '../../../src/breakout/dialects/index.js';
 import type { TargetSession } from '../../../src/breakout/dialects/dialect.js';
 import type { CellValue, Row, TablePlan } from '../../../src/breakout/plan-model.js';
 import type { TestDatabase } from '../../helpers/test-databases.js';
+import { readFileSync } from 'node:fs';
+import { parseDictionary } from '../../../src/cspro/dictionary/parse-dictionary.js';
+import { planBreakout } from '../../../src/breakout/plan.js';
+import { isLabelTable } from '../../../src/breakout/plan-model.js';
+import { syncLabels } from '../../../src/breakout/label-sync.js';
+import { fixture } from '../../helpers/temp-home.js';
+import { rawItems, rawValueRows } from '../../helpers/raw-value-sets.js';
 
 const cases: TablePlan = {
   name: 'it_cases',
@@ -369,6 +376,52 @@ export function describeTargetSuite(
       await session.upsertRow(oddText, [caseId(9000), 99, 'p\uD800\0q', '\0']);
       assert.deepEqual(await readSorted(session, oddText, 2), sorted([...rows.expected, [caseId(9000), 99, 'p\uFFFDq', '']], 2));
       assert.deepEqual(await session.dropTables([oddText.name]), [oddText.name]);
+    });
+
+    test('writes the label tables in one transaction, only when the labels changed', async () => {
+      const text = readFileSync(fixture('popstan-census.json.dcf'), 'utf8');
+      const dict = parseDictionary(text);
+      const plan = planBreakout(dict, 'lbl', { maxIdentifierLength: session.dialect.capabilities.maxIdentifierLength });
+      const labelTables = plan.tables.filter(isLabelTable);
+      await session.createTables(labelTables);
+      const first = await syncLabels(session, plan, dict);
+      assert.equal(first.written, true);
+      const vs = labelTables.find((t) => t.kind === 'value_sets')!;
+      const read = (await session.readRows(vs)).map((r) => ({
+        item: r[0],
+        valueSetOrder: r[1],
+        valueOrder: r[2],
+        pairOrder: r[3],
+        valueSetName: r[4],
+        valueSetLabel: r[5],
+        from: r[6],
+        to: r[7],
+        fromNum: r[8] === null ? null : Number(r[8]),
+        toNum: r[9] === null ? null : Number(r[9]),
+        label: r[10],
+        special: r[11],
+      }));
+      const key = (r: { item: unknown; valueSetOrder: unknown; valueOrder: unknown; pairOrder: unknown }) =>
+        `${String(r.item)}/${String(r.valueSetOrder)}/${String(r.valueOrder)}/${String(r.pairOrder)}`;
+      const bySortKey = (a: { item: unknown; valueSetOrder: unknown; valueOrder: unknown; pairOrder: unknown }, b: typeof a) =>
+        key(a) < key(b) ? -1 : 1;
+      assert.deepEqual(read.sort(bySortKey), rawValueRows(fixture('popstan-census.json.dcf')).sort(bySortKey));
+      assert.equal(await session.countRows(labelTables[1]!.name), rawItems(fixture('popstan-census.json.dcf')).size);
+      // Nothing changed: nothing written.
+      assert.equal((await syncLabels(session, plan, dict)).written, false);
+      // A new label: both tables rewritten, the same number of rows.
+      const relabelled = parseDictionary(text.replace('"text": "Male"', '"text": "Man"'));
+      assert.equal((await syncLabels(session, plan, relabelled)).written, true);
+      const sex = await session.readRows(vs, { where: { item_name: 'P03_SEX' }, orderBy: [{ column: 'value_order' }] });
+      assert.deepEqual(
+        sex.map((r) => r[10]),
+        ['Man', 'Female'],
+      );
+      assert.equal(await session.countRows(vs.name), read.length);
+      assert.deepEqual(
+        await session.dropTables(labelTables.map((t) => t.name)),
+        labelTables.map((t) => t.name),
+      );
     });
 
     test('drops tables whatever their foreign-key order and reports what it dropped', async () => {

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { loadMigrations, migrate } from '../../../src/store/migrate.js';
-import { openStore } from '../../../src/store/open-store.js';
+import { openStore, readSchemaStatus } from '../../../src/store/open-store.js';
 import { AppError } from '../../../src/shared/errors.js';
 import { tempDir } from '../../helpers/temp-home.js';
 
@@ -87,7 +87,7 @@ test('0005 moves stored cases to the rowid table unchanged, with the revision in
     const before = db.prepare('SELECT * FROM cases ORDER BY guid').all();
     db.close();
 
-    const store = openStore(home);
+    const store = openStore(home, { migrate: true });
     assert.deepEqual(store.migration.applied.includes('0005-cases-rowid'), true);
     assert.deepEqual(store.db.prepare('SELECT * FROM cases ORDER BY guid').all(), before);
     const ddl = (store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'cases'").get() as { sql: string }).sql;
@@ -143,7 +143,7 @@ test('0006 counts the cases already stored, then triggers keep each dictionary c
     raw.run(2, 'b0', 'k0');
     db.close();
 
-    const store = openStore(home);
+    const store = openStore(home, { migrate: true });
     assert.equal(store.cases.count(1), 7);
     assert.equal(store.cases.count(2), 1);
     const write = (guid: string, deleted = false) =>
@@ -209,6 +209,71 @@ test('0013 keeps a failed webhook delivery of an older store, with its body, rea
       .all() as { detail: string }[];
     assert.match(plan.map((p) => p.detail).join(' | '), /webhook_deliveries_failed/);
     db.close();
+  } finally {
+    home.cleanup();
+  }
+});
+
+test('a store one migration behind is refused (STORE_NEEDS_MIGRATION), read-only too, and left untouched; migrate: true applies it', () => {
+  const home = tempDir();
+  try {
+    const all = loadMigrations();
+    const latest = all.at(-1)!;
+    const db = new Database(home.db);
+    migrate(
+      db,
+      all.filter((m) => m.version < latest.version),
+    );
+    db.close();
+    const pending = `${String(latest.version).padStart(4, '0')}-${latest.name}`;
+    for (const opts of [{}, { readonly: true }, { create: true }]) {
+      assert.throws(
+        () => openStore(home, opts),
+        (e: unknown) =>
+          e instanceof AppError &&
+          e.code === 'STORE_NEEDS_MIGRATION' &&
+          e.exit === 3 &&
+          e.message.includes(home.root) &&
+          e.message.includes(`schema version ${latest.version - 1}`) &&
+          e.message.includes(`needs version ${latest.version}`) &&
+          e.message.includes(pending) &&
+          JSON.stringify(e.details) ===
+            JSON.stringify({ home: home.root, version: latest.version - 1, needs: latest.version, pending: [pending] }),
+        JSON.stringify(opts),
+      );
+    }
+    // Refused before any write: no folder of the layout was added, the version is where it was.
+    assert.deepEqual(readdirSync(home.root).sort(), ['sds.db']);
+    const status = readSchemaStatus(home);
+    assert.equal(status.version, latest.version - 1);
+    assert.equal(status.latest, latest.version);
+    assert.deepEqual(status.pending, [pending]);
+    assert.deepEqual(status.migrations.at(-1), { version: latest.version, name: latest.name, state: 'pending' });
+    assert.ok(status.migrations.slice(0, -1).every((m) => m.state === 'applied'));
+
+    const store = openStore(home, { migrate: true });
+    assert.deepEqual(store.migration, { from: latest.version - 1, to: latest.version, applied: [pending] });
+    store.close();
+    const again = openStore(home);
+    assert.deepEqual(again.migration, { from: latest.version, to: latest.version, applied: [] });
+    again.close();
+  } finally {
+    home.cleanup();
+  }
+});
+
+test('an empty store left by an init that stopped before its first migration: other opens refuse it, create finishes it', () => {
+  const home = tempDir();
+  try {
+    writeFileSync(home.db, '');
+    assert.throws(
+      () => openStore(home),
+      (e: unknown) => e instanceof AppError && e.code === 'STORE_NEEDS_MIGRATION' && (e.details as { version: number }).version === 0,
+    );
+    const store = openStore(home, { create: true });
+    assert.equal(store.migration.from, 0);
+    assert.equal(store.migration.to, loadMigrations().at(-1)!.version);
+    store.close();
   } finally {
     home.cleanup();
   }

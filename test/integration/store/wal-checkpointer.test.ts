@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { openStore, type Store } from '../../../src/store/open-store.js';
@@ -77,6 +77,23 @@ test('the worker checkpoints on its timer', async () => {
     assert.ok(dbBytes(store) >= before + 5_000_000, `the timer's checkpoints never copied the pages back (${polls} polls)`);
   } finally {
     store.close();
+    home.cleanup();
+  }
+});
+
+test('once the store is closed the worker has closed its connection too: the WAL is gone', async () => {
+  const home = tempHome();
+  try {
+    const store = openStore(home);
+    const checkpointer = store.checkpointInBackground({ intervalMs: 5 })!;
+    // The worker is running: it has answered a checkpoint of a write.
+    store.settings.set('probe', 'x');
+    await checkpointer.checkpointNow();
+    store.close();
+    // SQLite removes the WAL when the last connection closes: it is gone at once only if close()
+    // waited for the worker's connection, so that the home may be moved or removed right away.
+    assert.equal(existsSync(`${home.db}-wal`), false);
+  } finally {
     home.cleanup();
   }
 });

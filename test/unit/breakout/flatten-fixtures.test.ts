@@ -62,8 +62,8 @@ describe('flatten fixture cases', () => {
         if (row[1] !== k + 1 || row[0] !== c.id) badOcc++;
       });
     }
-    // cases, person, housing, notes, jobs — 29,143 lines = 24,271 person + 4,872 housing.
-    assert.deepEqual(counts, [4872, 24271, 4872, 0, 0]);
+    // cases, person, housing, notes, jobs, value sets, items — 29,143 lines = 24,271 person + 4,872 housing.
+    assert.deepEqual(counts, [4872, 24271, 4872, 0, 0, 0, 0]);
     assert.equal(warnings, 0);
     assert.equal(badOcc, 0);
 
@@ -80,6 +80,8 @@ describe('flatten fixture cases', () => {
       [[id, 1, 1, 1, 2, 3, 2, 1, 0, 5, 2, 2, 1, 5, 3]],
       [],
       [],
+      [],
+      [],
     ]);
   });
 
@@ -90,14 +92,14 @@ describe('flatten fixture cases', () => {
     const cases = await readAll(readCsdbFile(fixture('capi-household.csdb'), dict));
     assert.equal(cases.length, 4);
     const flats = cases.map((c) => flatten(inputOf(c)));
-    // cases, population, dwelling, metadata, notes, jobs per case
+    // cases, population, dwelling, metadata, notes, jobs, value sets, items per case
     assert.deepEqual(
       flats.map((f) => f.rows.map((r) => r.length)),
       [
-        [1, 3, 1, 1, 0, 0],
-        [1, 1, 1, 1, 0, 0],
-        [1, 2, 1, 1, 0, 0],
-        [1, 1, 0, 1, 0, 0],
+        [1, 3, 1, 1, 0, 0, 0, 0],
+        [1, 1, 1, 1, 0, 0, 0, 0],
+        [1, 2, 1, 1, 0, 0, 0, 0],
+        [1, 1, 0, 1, 0, 0, 0, 0],
       ],
     );
     assert.deepEqual(

@@ -87,6 +87,9 @@ describe('flatten: one-level case', () => {
       ],
       // survey_cspro_jobs: never written by the flattener
       [],
+      // survey_value_sets, survey_items: written from the dictionary, never by the flattener
+      [],
+      [],
     ]);
     assert.deepEqual(flat.warnings, [
       { case: A, record: 'PERSON', item: 'P_AGE', occurrence: 3, value: 'MISSING', reason: 'unmapped special value' },
@@ -103,6 +106,8 @@ describe('flatten: one-level case', () => {
         [B, 1, 70, null, null, null, null, null, null, null, null],
         [B, 2, 68, null, null, null, null, null, null, null, null],
       ],
+      [],
+      [],
       [],
       [],
     ]);
@@ -146,7 +151,7 @@ describe('flatten: multi-level case', () => {
       ],
     } as unknown as LevelObject;
     const flat = flatten(input(A, level1));
-    // Tables: cases, level_2, build_rec, house_rec, pop_rec, notes, jobs.
+    // Tables: cases, level_2, build_rec, house_rec, pop_rec, notes, jobs, value_sets, items.
     assert.deepEqual(flat.rows, [
       [[A, ' 10023', 'Blue house', 7, false, 42, T_MOD, T_RUN]],
       // bld_level_2: case_id, occ, hu
@@ -164,6 +169,8 @@ describe('flatten: multi-level case', () => {
         [A, 1, 2, 2, null],
         [A, 2, 1, 1, 5],
       ],
+      [],
+      [],
       [],
       [],
     ]);
@@ -248,7 +255,15 @@ describe('createFlattener', () => {
     const plan = planBreakout(dict, 'Survey', { maxIdentifierLength: 16 });
     assert.deepEqual(
       plan.tables.map((t) => t.name),
-      ['survey_cases', 'survey_housing', 'survey_person', 'survey_notes', shortenIdentifier('survey_cspro_jobs', 16)],
+      [
+        'survey_cases',
+        'survey_housing',
+        'survey_person',
+        'survey_notes',
+        shortenIdentifier('survey_cspro_jobs', 16),
+        shortenIdentifier('survey_value_sets', 16),
+        'survey_items',
+      ],
     );
     const flat = createFlattener(plan, dict)(input(A, { id: { PROV: 3, HHNO: 4 }, HOUSING: { H_ROOMS: [1, 2, 3] } }));
     assert.deepEqual(flat.rows[1], [[A, 1, null, null, 1, 2, 3]]);

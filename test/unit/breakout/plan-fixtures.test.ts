@@ -66,6 +66,8 @@ describe('plans of the fixture dictionaries', () => {
         ['popstan_housing', 'record', 1, 'HOUSING'],
         ['popstan_notes', 'notes', undefined, undefined],
         ['popstan_cspro_jobs', 'jobs', undefined, undefined],
+        ['popstan_value_sets', 'value_sets', undefined, undefined],
+        ['popstan_items', 'items', undefined, undefined],
       ],
     );
     assert.deepEqual(columns(plan.tables[0]!), [
@@ -106,6 +108,8 @@ describe('plans of the fixture dictionaries', () => {
         'household_metadata_record',
         'household_notes',
         'household_cspro_jobs',
+        'household_value_sets',
+        'household_items',
       ],
     );
     assert.deepEqual(columns(plan.tables[0]!), [
@@ -143,6 +147,8 @@ describe('plans of the fixture dictionaries', () => {
         ['twolevel_pop_recc', 'record', 2, 'POP_RECC'],
         ['twolevel_notes', 'notes', undefined, undefined],
         ['twolevel_cspro_jobs', 'jobs', undefined, undefined],
+        ['twolevel_value_sets', 'value_sets', undefined, undefined],
+        ['twolevel_items', 'items', undefined, undefined],
       ],
     );
     assert.deepEqual(columns(plan.tables[0]!), [...MAIN_HEAD, 'prov:i2', 'dist:i2', 'village:i2', 'ea:i3', 'build:i3', ...MAIN_TAIL]);
@@ -167,6 +173,8 @@ describe('plans of the fixture dictionaries', () => {
         'idb_agesex_population_rec/105',
         'idb_notes/10',
         'idb_cspro_jobs/5',
+        'idb_value_sets/12',
+        'idb_items/12',
       ],
     );
     assert.deepEqual(columns(plan.tables[0]!), [...MAIN_HEAD, 'fips_code:v2', ...MAIN_TAIL]);
@@ -183,7 +191,15 @@ describe('plans of the fixture dictionaries', () => {
     const plan = planOf('simple-capi.dcf', 'simplecapi');
     assert.deepEqual(
       plan.tables.map((t) => t.name),
-      ['simplecapi_cases', 'simplecapi_population_rec', 'simplecapi_housing_rec', 'simplecapi_notes', 'simplecapi_cspro_jobs'],
+      [
+        'simplecapi_cases',
+        'simplecapi_population_rec',
+        'simplecapi_housing_rec',
+        'simplecapi_notes',
+        'simplecapi_cspro_jobs',
+        'simplecapi_value_sets',
+        'simplecapi_items',
+      ],
     );
     assert.deepEqual(columns(plan.tables[0]!), [...MAIN_HEAD, 'cluster:i3', 'hhno:i3', ...MAIN_TAIL]);
     assert.deepEqual(columns(plan.tables[1]!), [...L1, 'p1:v30', 'p2:i1', 'p3:i1', 'p4:i2', 'p5:i2']);

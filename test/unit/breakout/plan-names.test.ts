@@ -182,7 +182,7 @@ describe('planBreakout: long names', () => {
     const plan = planBreakout(surveyDict(), 'Survey', { maxIdentifierLength: 63 });
     assert.deepEqual(
       plan.tables.map((t) => t.name),
-      ['survey_cases', 'survey_housing', 'survey_person', 'survey_notes', 'survey_cspro_jobs'],
+      ['survey_cases', 'survey_housing', 'survey_person', 'survey_notes', 'survey_cspro_jobs', 'survey_value_sets', 'survey_items'],
     );
   });
 });

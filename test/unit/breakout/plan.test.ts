@@ -62,6 +62,53 @@ function jobsTable(p: string) {
   };
 }
 
+const NAME: ColumnType = { kind: 'varchar', length: 128 };
+const CODE: ColumnType = { kind: 'decimal', precision: 28, scale: 9 };
+
+/** The label tables, as docs/breakout.md#value-sets-and-item-labels describes them. */
+function labelTables(p: string) {
+  return [
+    {
+      name: `${p}_value_sets`,
+      kind: 'value_sets' as const,
+      columns: [
+        key('item_name', NAME),
+        key('value_set_order', int(9)),
+        key('value_order', int(9)),
+        key('pair_order', int(9)),
+        key('value_set_name', NAME),
+        key('value_set_label', TEXT),
+        key('value_from', TEXT),
+        col('value_to', TEXT),
+        col('value_from_num', CODE),
+        col('value_to_num', CODE),
+        key('label', TEXT),
+        col('special', { kind: 'varchar', length: 16 }),
+      ],
+      primaryKey: ['item_name', 'value_set_order', 'value_order', 'pair_order'],
+    },
+    {
+      name: `${p}_items`,
+      kind: 'items' as const,
+      columns: [
+        key('table_name', NAME),
+        key('column_name', NAME),
+        key('item_name', NAME),
+        key('item_label', TEXT),
+        col('record_name', NAME),
+        key('content_type', { kind: 'varchar', length: 16 }),
+        key('length', int(9)),
+        key('decimals', int(9)),
+        col('occurrence', int(9)),
+        col('occurrence_label', TEXT),
+        col('value_set_name', NAME),
+        key('labels_hash', { kind: 'varchar', length: 64 }),
+      ],
+      primaryKey: ['table_name', 'column_name'],
+    },
+  ];
+}
+
 describe('planBreakout: one-level dictionary', () => {
   it('plans every table, column, type and key', () => {
     const plan = planBreakout(surveyDict(), 'Survey', limits);
@@ -114,6 +161,7 @@ describe('planBreakout: one-level dictionary', () => {
         },
         notesTable('survey'),
         jobsTable('survey'),
+        ...labelTables('survey'),
       ],
       // Pinned: a change here means every existing target of every dictionary gets rebuilt.
       structureHash: '572ebb9ebb05b31aacb3cc659c552b6d810399c9dd88c74c50c3ec2d4a834f5a',
@@ -164,7 +212,7 @@ describe('planBreakout: two-level dictionary', () => {
         primaryKey: ['case_id', 'level_2_occ', 'occ'],
       },
     ]);
-    assert.deepEqual(plan.tables.slice(5), [notesTable('bld'), jobsTable('bld')]);
+    assert.deepEqual(plan.tables.slice(5), [notesTable('bld'), jobsTable('bld'), ...labelTables('bld')]);
   });
 
   it('gives a level-3 table its parent path and level-3 records the full path', () => {
@@ -183,6 +231,8 @@ describe('planBreakout: two-level dictionary', () => {
         'three_person_rec',
         'three_notes',
         'three_cspro_jobs',
+        'three_value_sets',
+        'three_items',
       ],
     );
     const level3 = plan.tables[2]!;

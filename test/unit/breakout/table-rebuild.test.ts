@@ -26,8 +26,24 @@ test('a new label drops the recorded tables and creates them under the new prefi
   assert.ok(r);
   assert.equal(r.reason, 'label');
   assert.equal(r.detail, 'the label changed: table prefix popstan_ becomes census2_');
-  assert.deepEqual(r.drop, ['popstan_cases', 'popstan_person', 'popstan_housing', 'popstan_notes', 'popstan_cspro_jobs']);
-  assert.deepEqual(r.create, ['census2_cases', 'census2_person', 'census2_housing', 'census2_notes', 'census2_cspro_jobs']);
+  assert.deepEqual(r.drop, [
+    'popstan_cases',
+    'popstan_person',
+    'popstan_housing',
+    'popstan_notes',
+    'popstan_cspro_jobs',
+    'popstan_value_sets',
+    'popstan_items',
+  ]);
+  assert.deepEqual(r.create, [
+    'census2_cases',
+    'census2_person',
+    'census2_housing',
+    'census2_notes',
+    'census2_cspro_jobs',
+    'census2_value_sets',
+    'census2_items',
+  ]);
 });
 
 test('a record that gained an item rebuilds in place; a new record is named', () => {

@@ -2,7 +2,7 @@
  * SQLite session: one better-sqlite3 connection to the target file; bulk loads run one prepared
  * INSERT per row, in one transaction per batch (or in the caller's transaction).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { AppError } from '../../../shared/errors.js';
 import { open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -198,6 +198,27 @@ function probe(dialect: Dialect, target: ResolvedTarget, file: string, Sqlite: t
   return new SqliteSession(dialect, { ...target, database: file, label: file }, db, file, false);
 }
 
+/**
+ * Creates a missing target file 0600 whatever the umask, as SQLite would make it 0644 less the
+ * umask: it holds every case (docs/architecture.md#permissions-of-a-home). SQLite gives its -wal
+ * and -shm the same mode. A file that exists keeps its mode: the user chose it.
+ */
+function createPrivateFile(file: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw err;
+  }
+  try {
+    fchmodSync(fd, 0o600);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Opens (creating if needed) a SQLite target file (better-sqlite3 is loaded here, on first use). */
 export async function connect(dialect: Dialect, config: TargetConfig): Promise<TargetSession> {
   const target = resolveTarget(config, dialect, { user: '', database: '' });
@@ -208,7 +229,7 @@ export async function connect(dialect: Dialect, config: TargetConfig): Promise<T
   let mainFile: string;
   if (config.probe) return probe(dialect, target, file, Sqlite);
   try {
-    if (!config.existingOnly) mkdirSync(dirname(file), { recursive: true });
+    if (!config.existingOnly) createPrivateFile(file);
     db = new Sqlite(file, { timeout: busyTimeoutMs(target.params.busy_timeout), fileMustExist: config.existingOnly === true });
     // The mode the file really has: SQLite answers the old mode when it cannot switch to WAL.
     wal = String(db.pragma(JOURNAL_MODE_PRAGMA, { simple: true })).toLowerCase() === 'wal';

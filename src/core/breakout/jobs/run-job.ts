@@ -85,6 +85,10 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
           entries.tables(name, change);
           opts.onTables?.(name, change);
         },
+        onLabels: (sync) => {
+          log(`${name}: labels ${sync.written ? 'written' : 'unchanged'} in ${sync.tables.join(', ')}`);
+          entries.labels(name, sync);
+        },
         now,
       });
       total += r.processed;

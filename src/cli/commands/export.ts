@@ -1,0 +1,124 @@
+import { Option, type Command } from 'commander';
+import { AppError } from '../../shared/errors.js';
+import { exportFormatNames, exportToFolder, type ExportProgress } from '../../core/export/index.js';
+import { action, examples } from '../action.js';
+import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
+import { progressBar, type Progress } from '../progress.js';
+
+interface ExportOpts {
+  format: string;
+  out: string;
+  record?: string[];
+  labels: 'codes' | 'labels';
+  sinceRevision?: string;
+  includeDeleted?: boolean;
+  force?: boolean;
+  bom?: boolean;
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [
+    ...(previous ?? []),
+    ...value
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean),
+  ];
+}
+
+/** `sds export` (docs/export.md): the cases of a dictionary as files for analysts. */
+export function registerExportCommand(program: Command): void {
+  program
+    .command('export')
+    .description('write the cases of a dictionary as CSV, Stata, SPSS or Parquet files (one per table) and a codebook')
+    .argument('<dictionary>', 'dictionary name')
+    .addOption(new Option('--format <format>', 'file format').choices(exportFormatNames()).makeOptionMandatory())
+    .requiredOption('--out <dir>', 'folder to write the files into (made if missing)')
+    .option('--record <name>', 'export only this record table (repeatable, or comma-separated); the cases table always comes', collect)
+    .addOption(
+      new Option('--labels <mode>', 'CSV and Parquet: write codes or their value labels').choices(['codes', 'labels']).default('codes'),
+    )
+    .option('--since-revision <n>', 'only the cases changed after store revision N')
+    .option('--include-deleted', 'deleted cases too, with a deleted column in the cases table')
+    .option('--force', 'replace files of the same names in the folder')
+    .option('--bom', 'CSV: start each file with a UTF-8 byte order mark (for Excel)')
+    .addHelpText(
+      'after',
+      examples(
+        'sds export CEN2000 --format csv --out ./cen2000-csv',
+        'sds export CEN2000 --format stata --out ./stata --record PERSON',
+        'sds export CEN2000 --format parquet --out ./pq --since-revision 1200 --json',
+        'sds export CEN2000 --format csv --out ./csv --labels labels --bom --force',
+      ) +
+        '\nOne file per table (<label>_cases, <label>_<record>, level and notes tables),\n' +
+        'keyed by case_id (and occ) so they join, plus codebook.csv: every column with\n' +
+        'its item, label, type and value set. Names are made valid for every format\n' +
+        '(at most 32 characters); the codebook maps them to the breakout columns.\n' +
+        'Existing files of the same names are refused unless --force. See docs/export.md.\n',
+    )
+    .action(
+      action(async (ctx, dictionary: string, o: ExportOpts) => {
+        let since: number | undefined;
+        if (o.sinceRevision !== undefined) {
+          if (!/^\d{1,15}$/.test(o.sinceRevision)) {
+            throw new AppError('USAGE', `--since-revision must be a whole number ≥ 0, not "${o.sinceRevision}"`, {
+              field: 'since-revision',
+            });
+          }
+          since = Number(o.sinceRevision);
+        }
+        let bar: Progress | undefined;
+        let phase = '';
+        const onProgress = (p: ExportProgress) => {
+          if (p.phase !== phase) {
+            bar?.stop();
+            phase = p.phase;
+            bar = progressBar(ctx, '{phase} |{bar}| {percentage}% {value}/{total} cases | {eta_formatted}', p.total, {
+              phase: p.phase === 'count' ? 'measuring' : 'writing',
+            });
+          }
+          bar!.update(p.done);
+        };
+        const interrupt = interruptOnSignals({
+          onFirst: (sig) =>
+            process.stderr.write(`sds: ${sig}: stopping the export and removing its temporary files (again to exit at once)\n`),
+          again: () => `temporary .part files may remain in ${o.out}`,
+        });
+        let r;
+        try {
+          r = await exportToFolder(
+            ctx.store(),
+            {
+              dictionary,
+              format: o.format,
+              out: o.out,
+              records: o.record,
+              labels: o.labels,
+              sinceRevision: since,
+              includeDeleted: o.includeDeleted === true,
+              bom: o.bom === true,
+            },
+            { force: o.force === true, onProgress, signal: interrupt.signal },
+          );
+        } catch (err) {
+          const sig = interrupt.received();
+          if (sig === undefined) throw err;
+          return reportInterrupted(sig, 'no export file was written; its temporary files were removed');
+        } finally {
+          bar?.stop();
+          interrupt.dispose();
+        }
+        ctx.print(r, () =>
+          [
+            `exported ${r.cases} cases of ${r.dictionary} as ${r.format} into ${r.folder}` +
+              (r.skipped_cases > 0 ? ` (${r.skipped_cases} unreadable cases left out)` : ''),
+            ctx.table(
+              ['file', 'rows', 'bytes'],
+              r.files.map((f) => [f.file, f.rows, f.bytes]),
+            ),
+            ...(r.warnings > 0 ? [`${r.warnings} values were written as NULL or truncated, as the breakout does (docs/breakout.md)`] : []),
+          ].join('\n'),
+        );
+      }),
+    );
+}

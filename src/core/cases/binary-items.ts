@@ -1,0 +1,94 @@
+/**
+ * Binary case items (docs/sync.md#binary-items): their content, a file per md5 under
+ * `files/binary-items/<dictionary, lower case>/`, written atomically and durably like media
+ * files, and the rows saying which case holds which (migration 0018).
+ */
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Store } from '../../store/open-store.js';
+import type { CaseWrite } from '../../store/cases-repo.js';
+import type { BinaryItemRow } from '../../store/binary-items-repo.js';
+import { binaryRefsOf } from '../../cspro/case/binary-descriptor.js';
+import { AppError } from '../../shared/errors.js';
+import { commitStaged, discardStaged, stageFile } from '../files/index.js';
+import { limitsOf } from '../home/index.js';
+
+const MD5 = /^[0-9a-f]{32}$/;
+
+function pathOf(store: Store, dictionaryName: string, signature: string): string {
+  const sig = signature.toLowerCase();
+  if (!MD5.test(sig)) throw new AppError('USAGE', `"${signature}" is not a binary item signature (32 hex digits of an md5)`, { signature });
+  return join(store.home.binaryItems, dictionaryName.toLowerCase(), sig);
+}
+
+/** Whether the content of `signature` is stored for the dictionary. */
+export function hasBinaryContent(store: Store, dictionaryName: string, signature: string): boolean {
+  return existsSync(pathOf(store, dictionaryName, signature));
+}
+
+/** The stored content of `signature` (its size and a stream), or undefined when it is not stored. */
+export function openBinaryContent(
+  store: Store,
+  dictionaryName: string,
+  signature: string,
+): { size: number; open: () => Readable } | undefined {
+  const path = pathOf(store, dictionaryName, signature);
+  const st = statSync(path, { throwIfNoEntry: false });
+  if (!st?.isFile()) return undefined;
+  return { size: st.size, open: () => createReadStream(path) };
+}
+
+/**
+ * Stores one binary item's content under its signature: refused with
+ * BINARY_ITEM_SIGNATURE_MISMATCH when its md5 is not the signature, PAYLOAD_TOO_LARGE past the
+ * limit `binary_item_bytes` (docs/limits.md). Content already stored is read and checked but not
+ * written again: the file is named by its md5, so it can only be the same bytes.
+ */
+export async function storeBinaryContent(
+  store: Store,
+  dictionaryName: string,
+  signature: string,
+  content: AsyncIterable<Buffer>,
+): Promise<{ size: number; written: boolean }> {
+  const target = pathOf(store, dictionaryName, signature);
+  const sig = signature.toLowerCase();
+  const file = `binary item ${sig}`;
+  let staged;
+  try {
+    staged = await stageFile(target, content, { file, maxBytes: limitsOf(store).binaryItemBytes, expectedMd5: sig });
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'CHECKSUM_MISMATCH') {
+      throw new AppError('BINARY_ITEM_SIGNATURE_MISMATCH', `the content sent for binary item ${sig} has another md5; nothing was stored`, {
+        signature: sig,
+      });
+    }
+    throw err;
+  }
+  if (existsSync(target)) {
+    await discardStaged(staged);
+    return { size: staged.size, written: false };
+  }
+  await commitStaged(staged);
+  return { size: staged.size, written: true };
+}
+
+/**
+ * Replaces the binary-item rows of a case just written with the descriptors its data holds
+ * (call inside the transaction that writes it). `known` gives a size and time per signature
+ * where the source kept them (a CSWeb import); otherwise the descriptor's length and `now`.
+ */
+export function recordBinaryItems(
+  store: Store,
+  dictionaryId: number,
+  write: Pick<CaseWrite, 'guid' | 'data'>,
+  now: string,
+  known?: ReadonlyMap<string, { size: number | null; modifiedTime: string }>,
+): void {
+  const refs = binaryRefsOf(write.data);
+  const rows: Omit<BinaryItemRow, 'caseGuid'>[] = refs.map((r) => {
+    const k = known?.get(r.signature);
+    return { signature: r.signature, size: k?.size ?? r.length ?? null, modifiedTime: k?.modifiedTime ?? now };
+  });
+  store.binaryItems.replaceForCase(dictionaryId, write.guid, rows);
+}

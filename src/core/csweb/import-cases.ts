@@ -1,0 +1,210 @@
+import type { Connection } from 'mysql2/promise';
+import type { Store } from '../../store/open-store.js';
+import type { CaseWrite, StoredCase } from '../../store/cases-repo.js';
+import type { Dictionary } from '../../cspro/dictionary/model.js';
+import { readCswebCasePages } from '../../csweb/case-reader.js';
+import type { CswebCaseRow } from '../../csweb/case-rows.js';
+import { toAppError } from '../../shared/errors.js';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BinaryItemRow } from '../../store/binary-items-repo.js';
+import { binaryRefsOf } from '../../cspro/case/binary-descriptor.js';
+import { wallTimeToUtc } from '../../csweb/wall-time.js';
+import { hasBinaryContent, storeBinaryContent } from '../cases/index.js';
+import { limitsOf } from '../home/index.js';
+import { decodeCswebRow } from './decode-row.js';
+import { saveCursor } from './import-state.js';
+import type { DictionaryImport, ReportEntries } from './import-report.js';
+
+/** What one run passes to the import of each dictionary's cases. */
+export interface CasesContext {
+  source: string;
+  highest: number;
+  zone: string;
+  dryRun: boolean;
+  emitEvents: boolean;
+  pageSize: number;
+  entries: ReportEntries;
+  signal: AbortSignal | undefined;
+  onCases: (n: number) => void;
+  /** CSWeb's files folder, where the binary items' content is (absent: every binary item is reported missing). */
+  filesDir?: string;
+}
+
+/** A decoded case and the CSWeb revision it keeps. */
+interface Decoded {
+  write: CaseWrite;
+  revision: number;
+  /** CSWeb's binary-item rows of the case, times in UTC. */
+  binary: { signature: string; size: number | null; modifiedTime: string }[];
+}
+
+/**
+ * Reads the dictionary's cases after `after` page by page, decodes each, and commits every page
+ * together with the cursor (docs/migrating-from-csweb.md#how-the-import-runs). Each case keeps
+ * CSWeb's revision; CSWeb's row replaces sds's as it is, because CSWeb has already reconciled
+ * the clocks and is the field server while it runs.
+ */
+export async function importDictionaryCases(
+  store: Store,
+  conn: Connection,
+  dict: { name: string; id: number; model: Dictionary },
+  after: { revision: number; guid: string },
+  result: DictionaryImport,
+  ctx: CasesContext,
+): Promise<void> {
+  const limits = limitsOf(store);
+  for await (const page of readCswebCasePages(conn, dict.name, after, ctx.highest, ctx.pageSize)) {
+    const decoded: Decoded[] = [];
+    for (const row of page) {
+      result.read += 1;
+      const d = decode(row, dict, ctx, limits);
+      if (d) decoded.push(d);
+      else result.failed += 1;
+    }
+    const last = page[page.length - 1]!;
+    const cursor = { revision: last.revision, guid: last.guid };
+    // Contents first, outside the transaction: a file named by its md5 is harmless before its row.
+    for (const d of decoded) for (const b of d.binary) await copyBinaryItem(store, dict.name, d.write.guid, b.signature, ctx);
+    if (!ctx.dryRun) {
+      store.transaction(() => {
+        const mark = store.webhookQueue.lastOutboxId();
+        const existing = store.cases.getMany(
+          dict.id,
+          decoded.map((d) => d.write.guid),
+        );
+        for (const d of decoded) {
+          if (same(d, existing.get(d.write.guid))) {
+            result.unchanged += 1;
+            // A case imported before its binary items were (or whose rows changed alone) gets them now.
+            if (!sameBinary(d, store.binaryItems.forCase(dict.id, d.write.guid)))
+              store.binaryItems.replaceForCase(dict.id, d.write.guid, d.binary);
+            continue;
+          }
+          store.cases.recordRevision(d.revision, dict.id, 'csweb');
+          store.cases.upsert(dict.id, d.write, d.revision);
+          // CSWeb's rows, as it kept them, rather than the descriptors: the import carries what CSWeb held.
+          store.binaryItems.replaceForCase(dict.id, d.write.guid, d.binary);
+          result.written += 1;
+        }
+        if (!ctx.emitEvents) store.webhookQueue.discardCapturesAfter(mark);
+        saveCursor(store, ctx.source, dict.name, { dictionaryId: dict.id, ...cursor });
+      });
+    } else {
+      result.written += decoded.length;
+    }
+    result.cursor = cursor;
+    ctx.onCases(page.length);
+    if (ctx.signal?.aborted) return;
+  }
+}
+
+function same(d: Decoded, s: StoredCase | undefined): boolean {
+  if (!s || s.revision !== d.revision) return false;
+  const w = d.write;
+  return (
+    w.data === s.data &&
+    w.caseKey === s.caseKey &&
+    w.label === s.label &&
+    w.verified === s.verified &&
+    w.deleted === s.deleted &&
+    JSON.stringify(w.clock) === JSON.stringify(s.clock) &&
+    JSON.stringify(w.partialSave) === JSON.stringify(s.partialSave) &&
+    JSON.stringify(w.notes) === JSON.stringify(s.notes)
+  );
+}
+
+function sameBinary(d: Decoded, stored: BinaryItemRow[]): boolean {
+  const key = (r: { signature: string; size: number | null; modifiedTime: string }) => `${r.signature} ${r.size} ${r.modifiedTime}`;
+  const a = d.binary.map(key).sort();
+  const b = stored.map(key).sort();
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/**
+ * Copies one binary item's content from CSWeb's files folder (`binary-items/<dictionary, lower
+ * case>/<md5>`), checking its md5; content sds already holds is not read again. What cannot be
+ * copied is one error entry; the case itself is imported all the same
+ * (docs/migrating-from-csweb.md#binary-case-items).
+ */
+async function copyBinaryItem(store: Store, dictionary: string, guid: string, signature: string, ctx: CasesContext): Promise<void> {
+  if (hasBinaryContent(store, dictionary, signature)) return;
+  const rel = `binary-items/${dictionary.toLowerCase()}/${signature}`;
+  const at = { dictionary, guid, file: rel };
+  const fail = (code: string, message: string) => ctx.entries.add({ level: 'error', code, ...at, message });
+  if (ctx.filesDir === undefined) {
+    fail('CSWEB_BINARY_CONTENT_MISSING', `binary item ${signature} of case ${guid} not copied: CSWeb's files folder was not given`);
+    return;
+  }
+  const source = join(ctx.filesDir, 'binary-items', dictionary.toLowerCase(), signature);
+  const st = await stat(source).catch(() => undefined);
+  if (!st?.isFile()) {
+    fail('CSWEB_BINARY_CONTENT_MISSING', `binary item ${signature} of case ${guid} not copied: ${rel} is not in CSWeb's files folder`);
+    return;
+  }
+  if (ctx.dryRun) return;
+  try {
+    await storeBinaryContent(store, dictionary, signature, createReadStream(source));
+  } catch (err) {
+    const e = toAppError(err);
+    if (e.code === 'BINARY_ITEM_SIGNATURE_MISMATCH') {
+      fail('CSWEB_BINARY_CONTENT_CORRUPT', `binary item ${signature} of case ${guid} not copied: the md5 of ${rel} is not its name`);
+    } else if (e.code === 'PAYLOAD_TOO_LARGE') {
+      fail('CSWEB_BINARY_CONTENT_TOO_LARGE', `binary item ${signature} of case ${guid} not copied: ${e.message}`);
+    } else {
+      fail('CSWEB_BINARY_CONTENT_UNREADABLE', `binary item ${signature} of case ${guid} not copied: ${e.message}`);
+    }
+  }
+}
+
+function decode(
+  row: CswebCaseRow,
+  dict: { name: string; model: Dictionary },
+  ctx: CasesContext,
+  limits: ReturnType<typeof limitsOf>,
+): Decoded | undefined {
+  const at = { dictionary: dict.name, guid: row.guid };
+  try {
+    const { write, converted, warnings } = decodeCswebRow(row, dict.model, ctx.zone, limits);
+    if (converted.form === 'lines') ctx.entries.add({ level: 'warn', code: 'CSWEB_TEXT_FORM', ...at, message: textFormMessage });
+    for (const t of converted.timeIssues) {
+      ctx.entries.add({
+        level: 'warn',
+        code: 'CSWEB_NOTE_TIME_SHIFTED',
+        ...at,
+        message:
+          t.fit === 'ambiguous'
+            ? `note ${t.note + 1}: ${t.modifiedTime} happens twice in ${ctx.zone} (clocks went back); the earlier was taken`
+            : `note ${t.note + 1}: ${t.modifiedTime} does not exist in ${ctx.zone} (clocks went forward); read with the offset before the change`,
+      });
+    }
+    for (const w of warnings) {
+      ctx.entries.add({
+        level: 'warn',
+        code: 'CSWEB_CASE_CONTENT',
+        ...at,
+        message: `the content does not match the dictionary: ${w.message}`,
+      });
+    }
+    const sizes = new Map(binaryRefsOf(write.data).map((r) => [r.signature, r.length ?? null]));
+    const importedAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const binary = row.binaryItems.map((b) => ({
+      signature: b.signature,
+      size: sizes.get(b.signature) ?? null,
+      modifiedTime: b.modifiedTime === null ? importedAt : wallTimeToUtc(b.modifiedTime, ctx.zone).iso,
+    }));
+    return { write, revision: row.revision, binary };
+  } catch (err) {
+    const e = err instanceof Error && !('code' in err) ? err : toAppError(err);
+    ctx.entries.add({
+      level: 'error',
+      code: 'CSWEB_CASE_UNREADABLE',
+      ...at,
+      message: `case ${row.guid} (${row.caseids}) cannot be decoded: ${e.message}`,
+    });
+    return undefined;
+  }
+}
+
+const textFormMessage = 'stored by CSWeb as pre-7.5 record lines; converted to the JSON form with the dictionary';

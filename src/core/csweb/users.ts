@@ -1,0 +1,165 @@
+import type { Connection } from 'mysql2/promise';
+import type { Store } from '../../store/open-store.js';
+import type { Role } from '../../store/users-repo.js';
+import { readCswebAccounts, type CswebUser } from '../../csweb/users-reader.js';
+import type { CswebReportEntry } from '../../csweb/report-entry.js';
+import { mapCswebRole, type RoleMapping } from '../../csweb/role-mapping.js';
+import { isBcryptHash } from '../auth/index.js';
+
+/** What an import did (or, dry, would do) with one CSWeb account. */
+export interface CswebUserOutcome {
+  username: string;
+  action: 'add' | 'update' | 'unchanged' | 'skip';
+  /** The sds role it has (or would have); absent when skipped. */
+  role?: Role;
+  /** What changed, for an update: password, role, details. */
+  changed?: ('password' | 'role' | 'details')[];
+}
+
+/** The result of importing CSWeb's accounts. */
+export interface CswebUsersResult {
+  dryRun: boolean;
+  added: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  users: CswebUserOutcome[];
+  report: CswebReportEntry[];
+}
+
+/** Longest user name taken: CSWeb's column holds 128 characters. */
+const MAX_NAME = 128;
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+function details(u: CswebUser) {
+  return { firstName: u.firstName, lastName: u.lastName, email: u.email, phone: u.phone };
+}
+
+/**
+ * Decides, and unless `dryRun` writes, what becomes of each CSWeb account; runs inside the
+ * caller's store transaction so that the decisions hold when the writes happen.
+ */
+function apply(store: Store, users: CswebUser[], mappings: Map<number, { name: string; mapping: RoleMapping }>, dryRun: boolean) {
+  const outcomes: CswebUserOutcome[] = [];
+  const report: CswebReportEntry[] = [];
+  const skip = (u: CswebUser, code: string, level: 'warn' | 'error', message: string) => {
+    outcomes.push({ username: u.username, action: 'skip' });
+    report.push({ level, code, user: u.username, message });
+  };
+  for (const u of users) {
+    const role = mappings.get(u.roleId);
+    if (!role) {
+      skip(
+        u,
+        'CSWEB_USER_ROLE_UNKNOWN',
+        'error',
+        `CSWeb user ${u.username} has role id ${u.roleId}, which cspro_roles does not hold; not imported`,
+      );
+      continue;
+    }
+    if (u.username.length === 0 || u.username.length > MAX_NAME || CONTROL.test(u.username)) {
+      skip(
+        u,
+        'CSWEB_USER_NAME_INVALID',
+        'error',
+        `CSWeb user name ${JSON.stringify(u.username)} is empty, too long or has control characters; not imported`,
+      );
+      continue;
+    }
+    if (!isBcryptHash(u.password)) {
+      skip(u, 'CSWEB_USER_HASH_UNKNOWN', 'error', `CSWeb user ${u.username} has a password hash that is not bcrypt; not imported`);
+      continue;
+    }
+    const record = { cswebUsername: u.username, passwordHash: u.password, cswebRole: role.name, ...details(u) };
+    const existing = store.users.find(u.username);
+    if (!existing) {
+      const lookalike = store.users.findIgnoringCase(u.username);
+      if (lookalike.length) {
+        skip(
+          u,
+          'CSWEB_USER_NAME_CASE',
+          'error',
+          `sds already has the account ${lookalike.map((l) => l.username).join(', ')}, which differs from CSWeb user ${u.username} only in case; not imported`,
+        );
+        continue;
+      }
+      if (!dryRun) store.users.putCswebRecord(store.users.insert(u.username, role.mapping.role, u.password).id, record);
+      outcomes.push({ username: u.username, action: 'add', role: role.mapping.role });
+      continue;
+    }
+    const previous = store.users.cswebRecord(existing.id);
+    if (!previous) {
+      skip(u, 'CSWEB_USER_EXISTS', 'warn', `sds already has an account ${u.username} that was not imported from CSWeb; left as it is`);
+      continue;
+    }
+    const changed: ('password' | 'role' | 'details')[] = [];
+    // Only a hash that changed in CSWeb is taken: sds's own re-hash at the first login leaves
+    // CSWeb's hash as it was recorded (docs/migrating-from-csweb.md#users-and-roles).
+    if (previous.passwordHash !== u.password) changed.push('password');
+    if (existing.role !== role.mapping.role) changed.push('role');
+    const was = { firstName: previous.firstName, lastName: previous.lastName, email: previous.email, phone: previous.phone };
+    if (JSON.stringify(was) !== JSON.stringify(details(u)) || previous.cswebRole !== role.name) changed.push('details');
+    if (changed.length && !dryRun) {
+      if (changed.includes('password') || changed.includes('role')) {
+        store.users.update(existing.username, {
+          role: role.mapping.role,
+          ...(changed.includes('password') ? { passwordHash: u.password } : {}),
+        });
+      }
+      store.users.putCswebRecord(existing.id, record);
+    }
+    outcomes.push(
+      changed.length
+        ? { username: u.username, action: 'update', role: role.mapping.role, changed }
+        : { username: u.username, action: 'unchanged', role: role.mapping.role },
+    );
+  }
+  const present = new Set(users.map((u) => u.username));
+  for (const gone of store.users.cswebUsernames()) {
+    if (!present.has(gone)) {
+      report.push({
+        level: 'warn',
+        code: 'CSWEB_USER_GONE',
+        user: gone,
+        message: `the account ${gone} was imported from CSWeb, which no longer has it; left as it is, and it can still log in until it is disabled or removed`,
+      });
+    }
+  }
+  return { outcomes, report };
+}
+
+/**
+ * Imports CSWeb's accounts into sds (docs/migrating-from-csweb.md#users-and-roles): each user with
+ * its bcrypt hash kept, so it logs in with the password it has, and its role mapped to the nearest
+ * sds role, with a report line for every right that differs. Idempotent: a second run updates the
+ * accounts CSWeb changed (a new password in CSWeb is taken) and adds the new ones; accounts made in
+ * sds by hand and accounts CSWeb no longer has are left alone. Every write is one store
+ * transaction; `dryRun` writes nothing and says what would be done.
+ */
+export async function importCswebUsers(store: Store, conn: Connection, opts: { dryRun?: boolean } = {}): Promise<CswebUsersResult> {
+  const dryRun = opts.dryRun ?? false;
+  const source = await readCswebAccounts(conn);
+  const holders = new Map<number, string[]>();
+  for (const u of source.users) holders.set(u.roleId, [...(holders.get(u.roleId) ?? []), u.username]);
+  const mappings = new Map<number, { name: string; mapping: RoleMapping }>();
+  for (const [id, role] of source.roles) {
+    mappings.set(id, { name: role.name, mapping: mapCswebRole(role, source.dictionaries, holders.get(id) ?? []) });
+  }
+  const { outcomes, report } = dryRun
+    ? apply(store, source.users, mappings, true)
+    : store.transaction(() => apply(store, source.users, mappings, false));
+  // Role lines first, once per role that someone holds: they explain the roles the users got.
+  const roleLines = [...mappings.entries()].filter(([id]) => holders.has(id)).flatMap(([, m]) => m.mapping.report);
+  const count = (a: CswebUserOutcome['action']) => outcomes.filter((o) => o.action === a).length;
+  return {
+    dryRun,
+    added: count('add'),
+    updated: count('update'),
+    unchanged: count('unchanged'),
+    skipped: count('skip'),
+    users: outcomes,
+    report: [...roleLines, ...report],
+  };
+}

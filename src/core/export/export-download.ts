@@ -1,0 +1,87 @@
+/**
+ * The export as one HTTP download (docs/export.md#over-http): one table asked → that one file,
+ * several → a zip of their files and the codebook. A single table of a format that needs no
+ * statistics (CSV, Parquet) is streamed straight from the store as it is written; otherwise the
+ * export is written to a temporary folder first and streamed from there (the statistics pass
+ * must end before the first byte, and a zip's entries follow one another while a pass writes
+ * every table at once), then the folder is removed when the response ends or is abandoned.
+ */
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { PassThrough, type Readable } from 'node:stream';
+import yazl from 'yazl';
+import type { ByteSink } from '../../export/model.js';
+import type { Store } from '../home/index.js';
+import { exportFileNames, exportPrepared } from './export-folder.js';
+import { AppError } from '../../shared/errors.js';
+import { openSnapshot, prepareExport, writeRows, type ExportInput } from './prepare.js';
+
+/** A download ready to send: its name, media type and bytes (a stream that ends when it is whole). */
+export interface ExportDownload {
+  fileName: string;
+  mediaType: string;
+  body: Readable;
+}
+
+/** Bytes into a stream the HTTP response reads, waiting when the client is slower than the export. */
+class StreamSink implements ByteSink {
+  constructor(private readonly out: PassThrough) {}
+
+  async write(chunk: Uint8Array): Promise<void> {
+    if (this.out.destroyed)
+      throw new AppError('REQUEST_ABORTED', 'the client closed the connection before the export was sent; the export stopped');
+    if (!this.out.write(chunk)) await Promise.race([once(this.out, 'drain'), once(this.out, 'close')]);
+  }
+}
+
+/**
+ * Prepares the download of `input` (only the tables in `input.records`, any of them the cases
+ * table, or all with the codebook when none is named). Errors of the input (unknown dictionary,
+ * format or record) are thrown here, before any byte is sent; a failure while streaming ends the
+ * stream with that error.
+ */
+export async function exportDownload(store: Store, input: ExportInput): Promise<ExportDownload> {
+  const prepared = prepareExport(store, input, false);
+  const { format, plan } = prepared;
+  const exportTime = new Date().toISOString();
+  if (plan.tables.length === 1 && !format.needsStats) {
+    const snapshot = openSnapshot(store, prepared);
+    const out = new PassThrough();
+    const writer = format.open(plan.tables[0]!.table, new StreamSink(out), prepared.options);
+    void (async () => {
+      try {
+        await writeRows(prepared, snapshot, exportTime, (_t, row) => writer.writeRow(row), {});
+        await writer.close();
+        out.end();
+      } catch (err) {
+        out.destroy(err as Error);
+      } finally {
+        snapshot.close();
+      }
+    })();
+    return { fileName: exportFileNames(prepared)[0]!, mediaType: format.mediaType, body: out };
+  }
+  const folder = await mkdtemp(join(tmpdir(), 'sds-export-'));
+  const cleanup = () => void rm(folder, { recursive: true, force: true });
+  try {
+    const result = await exportPrepared(store, prepared, folder, { force: true, now: () => new Date(exportTime) });
+    if (plan.tables.length === 1) {
+      const body = createReadStream(join(folder, result.files[0]!.file));
+      body.once('close', cleanup);
+      return { fileName: result.files[0]!.file, mediaType: format.mediaType, body };
+    }
+    const zip = new yazl.ZipFile();
+    for (const f of result.files) zip.addFile(join(folder, f.file), f.file);
+    zip.end();
+    const body = zip.outputStream as Readable;
+    body.once('close', cleanup);
+    body.once('end', cleanup);
+    return { fileName: `${plan.breakout.prefix}_${format.name}.zip`, mediaType: 'application/zip', body };
+  } catch (err) {
+    cleanup();
+    throw err;
+  }
+}

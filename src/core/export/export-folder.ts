@@ -1,0 +1,196 @@
+/**
+ * `sds export … --out DIR` (docs/export.md#files): one file per table and `codebook.csv`, each
+ * written under a hidden temporary name in DIR, fsynced, then all renamed into place and DIR
+ * fsynced, so DIR never holds a half-written export file under its real name. An existing file
+ * of the same name is refused (EXPORT_FILE_EXISTS) unless `force`.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { AppError } from '../../shared/errors.js';
+import { fsyncDirectory } from '../../shared/durable-file.js';
+import { CODEBOOK_FILE, codebookHeader, codebookLines } from '../../export/codebook.js';
+import type { ByteSink, TableWriter } from '../../export/model.js';
+import type { Store } from '../home/index.js';
+import {
+  gatherStats,
+  openSnapshot,
+  prepareExport,
+  writeRows,
+  type ExportInput,
+  type ExportProgress,
+  type PreparedExport,
+} from './prepare.js';
+
+/** One file an export wrote. */
+export interface ExportedFile {
+  file: string;
+  /** The table it holds; `null` for the codebook. */
+  table: string | null;
+  rows: number;
+  bytes: number;
+}
+
+export interface ExportResult {
+  dictionary: string;
+  format: string;
+  folder: string;
+  /** Cases exported. */
+  cases: number;
+  /** Cases left out because their stored data could not be read. */
+  skipped_cases: number;
+  /** Values written as NULL or truncated (as the breakout warns about them), plus the skipped cases. */
+  warnings: number;
+  files: ExportedFile[];
+}
+
+export interface ExportFolderOptions {
+  /** Replace files of the same names in the folder. */
+  force?: boolean;
+  onProgress?: (p: ExportProgress) => void;
+  /** Stops between pages of cases; the temporary files are removed. */
+  signal?: AbortSignal;
+  /** Time written as `breakout_time` (default: now). */
+  now?: () => Date;
+}
+
+/** A temporary file being written, counted. */
+class FileSink implements ByteSink {
+  bytes = 0;
+  constructor(readonly fh: FileHandle) {}
+
+  async write(chunk: Uint8Array): Promise<void> {
+    let off = 0;
+    while (off < chunk.length) {
+      const { bytesWritten } = await this.fh.write(chunk, off, chunk.length - off);
+      off += bytesWritten;
+    }
+    this.bytes += chunk.length;
+  }
+}
+
+interface Staged {
+  tmp: string;
+  target: string;
+  sink: FileSink;
+  closed: boolean;
+}
+
+/** Makes `folder` (and its parents) or says why it cannot be one. */
+function makeFolder(folder: string): void {
+  if (existsSync(folder) && !statSync(folder).isDirectory()) {
+    throw new AppError('EXPORT_OUT_INVALID', `${folder} is not a folder`, { path: folder });
+  }
+  try {
+    mkdirSync(folder, { recursive: true });
+  } catch (err) {
+    throw new AppError('EXPORT_OUT_INVALID', `cannot make the folder ${folder}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, {
+      path: folder,
+    });
+  }
+}
+
+/** The file names an export of `prepared` writes: one per table, then the codebook. */
+export function exportFileNames(prepared: PreparedExport): string[] {
+  return [...prepared.plan.tables.map((t) => t.table.name + prepared.format.extension), CODEBOOK_FILE];
+}
+
+/**
+ * Exports the cases of `input.dictionary` into the folder `out` (made if missing), one file per
+ * table in the format's form plus `codebook.csv`. Reads a snapshot of the store in pages: twice
+ * for a format that needs table statistics first (Stata, SPSS), once otherwise.
+ */
+export async function exportToFolder(
+  store: Store,
+  input: ExportInput & { out: string },
+  opts: ExportFolderOptions = {},
+): Promise<ExportResult> {
+  const prepared = prepareExport(store, input);
+  return exportPrepared(store, prepared, resolve(input.out), opts);
+}
+
+/** exportToFolder once the input is checked and planned (also the HTTP route's temporary export). */
+export async function exportPrepared(
+  store: Store,
+  prepared: PreparedExport,
+  folder: string,
+  opts: ExportFolderOptions,
+): Promise<ExportResult> {
+  makeFolder(folder);
+  const names = exportFileNames(prepared);
+  if (opts.force !== true) {
+    const present = names.filter((n) => existsSync(join(folder, n)));
+    if (present.length > 0) {
+      throw new AppError(
+        'EXPORT_FILE_EXISTS',
+        `${folder} already holds ${present.join(', ')}; give --force to replace ${present.length === 1 ? 'it' : 'them'}, or another --out`,
+        { path: folder, files: present.join(', ') },
+      );
+    }
+  }
+  const exportTime = (opts.now?.() ?? new Date()).toISOString();
+  const snapshot = openSnapshot(store, prepared);
+  const staged: Staged[] = [];
+  const stamp = randomBytes(6).toString('hex');
+  const stage = async (name: string): Promise<Staged> => {
+    const tmp = join(folder, `.${name}.${stamp}.part`);
+    const s: Staged = { tmp, target: join(folder, name), sink: new FileSink(await open(tmp, 'wx', 0o644)), closed: false };
+    staged.push(s);
+    return s;
+  };
+  try {
+    const { format, plan, options } = prepared;
+    const stats = format.needsStats ? await gatherStats(prepared, snapshot, exportTime, opts) : undefined;
+    const writers: TableWriter[] = [];
+    for (let t = 0; t < plan.tables.length; t++) {
+      const s = await stage(names[t]!);
+      writers.push(format.open(plan.tables[t]!.table, s.sink, options, stats?.[t]));
+    }
+    const { rows, pass } = await writeRows(prepared, snapshot, exportTime, (t, row) => writers[t]!.writeRow(row), opts);
+    for (const w of writers) await w.close();
+    const book = await stage(CODEBOOK_FILE);
+    let bookRows = 0;
+    await book.sink.write(Buffer.from(codebookHeader(), 'utf8'));
+    for (let t = 0; t < plan.tables.length; t++) {
+      const lines = codebookLines(plan.tables[t]!.table, names[t]!);
+      bookRows += lines.length;
+      await book.sink.write(Buffer.from(lines.join(''), 'utf8'));
+    }
+    for (const s of staged) {
+      await s.sink.fh.sync();
+      await s.sink.fh.close();
+      s.closed = true;
+    }
+    for (const s of staged) await rename(s.tmp, s.target);
+    fsyncDirectory(folder);
+    const files: ExportedFile[] = staged.map((s, i) => ({
+      file: names[i]!,
+      table: i < plan.tables.length ? plan.tables[i]!.table.name : null,
+      rows: i < plan.tables.length ? rows[i]! : bookRows,
+      bytes: s.sink.bytes,
+    }));
+    return {
+      dictionary: prepared.dict.name,
+      format: format.name,
+      folder,
+      cases: pass.cases,
+      skipped_cases: pass.skipped,
+      warnings: pass.warnings,
+      files,
+    };
+  } catch (err) {
+    for (const s of staged) {
+      if (!s.closed) await s.sink.fh.close().catch(() => undefined);
+      await rm(s.tmp, { force: true });
+    }
+    if (err instanceof AppError || opts.signal?.aborted) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
+      throw new AppError('IO_ERROR', `could not write the export into ${folder}: ${code}`, { path: folder }, { cause: err });
+    }
+    throw err;
+  } finally {
+    snapshot.close();
+  }
+}

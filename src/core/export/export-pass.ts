@@ -1,0 +1,99 @@
+/**
+ * One pass over the cases of an export (docs/export.md#how-an-export-runs): pages of cases read
+ * from a store snapshot, each case flattened exactly as the SQLite breakout flattens it
+ * (src/breakout/flatten.ts), its rows handed to the table that exports them. Nothing is kept
+ * between cases, so memory does not grow with the number of cases.
+ */
+import type { LevelObject } from '../../cspro/case/model.js';
+import type { Dictionary } from '../../cspro/dictionary/model.js';
+import { createFlattener } from '../../breakout/flatten.js';
+import type { ExportCell } from '../../export/model.js';
+import type { ExportPlan } from '../../export/export-plan.js';
+import type { Store } from '../home/index.js';
+
+/** Which cases a pass reads: those changed after `after` up to revision `upTo`. */
+export interface CaseSelection {
+  dictionaryId: number;
+  after: { revision: number; guid: string };
+  upTo: number;
+  /** False with --include-deleted. */
+  activeOnly: boolean;
+  pageSize: number;
+}
+
+export interface PassResult {
+  cases: number;
+  /** Values written as NULL or truncated, and cases left out because they could not be read. */
+  warnings: number;
+  /** Cases left out (unreadable data, BRK-003). */
+  skipped: number;
+}
+
+/** Receives one row of the export table at `tableIndex` (index in `plan.tables`). */
+export type RowSink = (tableIndex: number, row: ExportCell[]) => void | Promise<void>;
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Reads the selected cases of `snapshot` in pages and sends every row of the exported tables to
+ * `onRow`, in case order and, inside a case, in breakout order. `exportTime` fills the cases
+ * table's `breakout_time`. `onCases` is told the cases done after each page; a `signal` stops
+ * the pass between pages with its reason.
+ */
+export async function exportPass(
+  snapshot: Store,
+  dict: Dictionary,
+  plan: ExportPlan,
+  sel: CaseSelection,
+  exportTime: string,
+  onRow: RowSink,
+  opts: { onCases?: (done: number) => void; signal?: AbortSignal } = {},
+): Promise<PassResult> {
+  const flatten = createFlattener(plan.breakout, dict);
+  const tables = plan.tables;
+  const mainIndex = tables.findIndex((t) => t.kind === 'main');
+  let after = sel.after;
+  let cases = 0;
+  let warnings = 0;
+  let skipped = 0;
+  for (;;) {
+    opts.signal?.throwIfAborted();
+    const page = snapshot.cases.changedPage(sel.dictionaryId, after, sel.upTo, sel.pageSize, sel.activeOnly);
+    if (page.length === 0) break;
+    for (const c of page) {
+      let flat;
+      try {
+        flat = flatten({
+          id: c.guid,
+          caseids: c.caseKey,
+          label: c.label,
+          verified: c.verified,
+          revision: c.revision,
+          modifiedTime: c.modifiedAt,
+          breakoutTime: exportTime,
+          level1: JSON.parse(c.data) as LevelObject,
+          notes: c.notes,
+        });
+      } catch {
+        // As the breakout does (BRK-003): a case that cannot be read is left out, the rest goes on.
+        skipped += 1;
+        warnings += 1;
+        continue;
+      }
+      warnings += flat.warnings.length;
+      for (let t = 0; t < tables.length; t++) {
+        const rows = flat.rows[tables[t]!.planIndex]!;
+        for (const row of rows) {
+          if (t === mainIndex && plan.deletedColumn) row.push(c.deleted);
+          await onRow(t, row);
+        }
+      }
+      cases += 1;
+    }
+    const last = page[page.length - 1]!;
+    after = { revision: last.revision, guid: last.guid };
+    opts.onCases?.(cases + skipped);
+    await yieldToEventLoop();
+  }
+  return { cases, warnings, skipped };
+}

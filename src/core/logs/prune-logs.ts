@@ -1,0 +1,140 @@
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppError } from '../../shared/errors.js';
+import type { Store } from '../../store/open-store.js';
+import { LOG_KINDS, planPrune, type LogFile, type LogKind, type PrunePlan } from './prune-plan.js';
+import { logSettings, type LogSettings } from './retention-settings.js';
+
+/** Rows deleted, files deleted and bytes those files held, for one kind of log. */
+export interface PruneCounts {
+  rows: number;
+  files: number;
+  bytes: number;
+}
+
+/** The reply of `sds logs prune` (docs/logs.md#sds-logs-prune). */
+export interface PruneReport {
+  dry_run: boolean;
+  older_than_days: number;
+  keep: number;
+  /** Entries and files from before this time were pruned (unless protected). */
+  cutoff: string;
+  kinds: Record<LogKind, PruneCounts>;
+  total: PruneCounts;
+}
+
+/** What one prune is asked: the retention settings unless overridden, and its clock. */
+export interface PruneOptions {
+  /** Days to keep (0 to 36500); default the home's `logs.retention_days`. */
+  olderThanDays?: unknown;
+  /** Entries kept per kind (0 to 10000000); default the home's `logs.retention_count`. */
+  keep?: unknown;
+  dryRun?: boolean;
+  now?: Date;
+  settings?: LogSettings;
+}
+
+function wholeOption(value: unknown, fallback: number, field: string, what: string, max: number): number {
+  if (value === undefined) return fallback;
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < 0 || n > max)
+    throw new AppError('USAGE', `${what} must be a whole number from 0 to ${max}; got "${String(value)}"`, {
+      field,
+      settings: [field],
+    });
+  return n;
+}
+
+function listFiles(dir: string, kind: LogFile['dir']): LogFile[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new AppError('IO_ERROR', `cannot list ${dir}: ${(err as Error).message}`, { file: dir }, { cause: err });
+  }
+  const out: LogFile[] = [];
+  for (const name of names) {
+    try {
+      const s = statSync(join(dir, name));
+      if (s.isFile()) out.push({ dir: kind, name, mtimeMs: s.mtimeMs, size: s.size });
+    } catch {
+      // Deleted meanwhile (another prune, a purge): nothing to do with it.
+    }
+  }
+  return out;
+}
+
+const zero = (): PruneCounts => ({ rows: 0, files: 0, bytes: 0 });
+
+/**
+ * Prunes the logs of a home (docs/logs.md#retention): import logs, jobs and their log files,
+ * schedule runs and their log files, and breakout log entries, each by age and by count, never
+ * what is still needed (see planPrune). The rows are planned and deleted in one store
+ * transaction, then the files are deleted (one already gone is skipped). `dryRun` deletes
+ * nothing and reports what would go.
+ */
+export function pruneLogs(store: Store, opts: PruneOptions = {}): PruneReport {
+  const settings = opts.settings ?? logSettings(store.home);
+  const olderThanDays = wholeOption(opts.olderThanDays, settings.retentionDays, 'older-than', 'the age in days', 36_500);
+  const keep = wholeOption(opts.keep, settings.retentionCount, 'keep', 'the number of entries kept', 10_000_000);
+  const now = opts.now ?? new Date();
+  const kinds = Object.fromEntries(LOG_KINDS.map((k) => [k, zero()])) as Record<LogKind, PruneCounts>;
+
+  const plan = (): PrunePlan =>
+    planPrune(
+      {
+        jobs: store.logRetention.jobs(),
+        logEntries: store.logRetention.logEntries(),
+        runs: store.logRetention.runs(),
+        scheduleLogFiles: store.logRetention.scheduleLogFiles(),
+        files: [...listFiles(store.home.importLogs, 'import'), ...listFiles(store.home.breakoutLogs, 'breakout')],
+      },
+      { olderThanDays, keep, now },
+    );
+
+  let files: PrunePlan['files'];
+  if (opts.dryRun) {
+    const p = store.readTransaction(plan);
+    kinds.jobs.rows = p.jobs.length;
+    kinds.runs.rows = p.runs.length;
+    kinds.breakout.rows = p.logEntries.length + p.jobLogEntries.length;
+    files = p.files;
+  } else {
+    files = store.transaction(() => {
+      const p = plan();
+      const deleted = store.logRetention.delete({ jobs: p.jobs, logEntries: p.logEntries, runs: p.runs });
+      kinds.jobs.rows = deleted.jobs;
+      kinds.runs.rows = deleted.runs;
+      kinds.breakout.rows = deleted.logEntries + deleted.jobLogEntries;
+      return p.files;
+    });
+  }
+
+  for (const f of files) {
+    const dir = f.dir === 'import' ? store.home.importLogs : store.home.breakoutLogs;
+    if (!opts.dryRun) {
+      try {
+        rmSync(join(dir, f.name));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw new AppError('IO_ERROR', `cannot delete the log file ${join(dir, f.name)}: ${(err as Error).message}`, {
+          file: join(dir, f.name),
+        });
+      }
+    }
+    kinds[f.kind].files += 1;
+    kinds[f.kind].bytes += f.size;
+  }
+
+  const total = zero();
+  for (const k of LOG_KINDS) for (const field of ['rows', 'files', 'bytes'] as const) total[field] += kinds[k][field];
+  return {
+    dry_run: opts.dryRun === true,
+    older_than_days: olderThanDays,
+    keep,
+    cutoff: new Date(now.getTime() - olderThanDays * 86_400_000).toISOString(),
+    kinds,
+    total,
+  };
+}

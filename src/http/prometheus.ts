@@ -1,0 +1,173 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { LoginEvent } from '../core/auth/index.js';
+import type { MonitoringReadings } from '../core/health/index.js';
+
+/** Route label of a request no route matched: raw paths would make unbounded label values. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+/**
+ * The Prometheus metrics of one app (docs/metrics.md), in a registry of its own rather than
+ * prom-client's global one, so several apps in one process (tests) never share or clash. The
+ * counters of what the server itself sees (requests, synced cases, logins) live here; the
+ * figures kept in the home (jobs, webhooks, sizes, schedules) are read at each scrape.
+ */
+export class ServerMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly duration: Histogram<'method' | 'route' | 'status'>;
+  private readonly uploaded: Counter<'dictionary'>;
+  private readonly downloaded: Counter<'dictionary'>;
+  private readonly loginFailures: Counter<'grant'>;
+  private readonly loginThrottles: Counter<'grant'>;
+  private readonly breakoutJobs: Counter<'outcome'>;
+  private readonly breakoutCases: Counter;
+  private readonly breakoutSeconds: Counter;
+  private readonly webhookAttempts: Counter<'outcome'>;
+  private readonly webhookQueue: Gauge<'state'>;
+  private readonly storeBytes: Gauge;
+  private readonly walBytes: Gauge;
+  private readonly scheduleLastRun: Gauge<'dictionary'>;
+  private readonly scheduleExitCode: Gauge<'dictionary'>;
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'sds_' });
+    // Gauges that prom-client names `_total`, a suffix Prometheus reserves for counters, so promtool
+    // refuses them; the same figures stay under the names without it (sds_nodejs_active_handles …).
+    for (const name of LINT_FAILING_DEFAULTS) this.registry.removeSingleMetric(`sds_${name}`);
+    this.requests = new Counter({
+      name: 'sds_http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'sds_http_request_duration_seconds',
+      help: 'Time from the request reaching the app to its reply, by method, route template and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.uploaded = new Counter({
+      name: 'sds_sync_cases_uploaded_total',
+      help: 'Cases received by sync uploads that were stored, by dictionary.',
+      labelNames: ['dictionary'],
+      registers,
+    });
+    this.downloaded = new Counter({
+      name: 'sds_sync_cases_downloaded_total',
+      help: 'Cases sent by sync downloads, by dictionary.',
+      labelNames: ['dictionary'],
+      registers,
+    });
+    this.loginFailures = new Counter({
+      name: 'sds_login_failures_total',
+      help: 'Refused credentials at POST /api/token, by grant.',
+      labelNames: ['grant'],
+      registers,
+    });
+    this.loginThrottles = new Counter({
+      name: 'sds_login_throttled_total',
+      help: 'Login attempts refused by the failed-login throttle at POST /api/token, by grant.',
+      labelNames: ['grant'],
+      registers,
+    });
+    this.breakoutJobs = new Counter({
+      name: 'sds_breakout_jobs_total',
+      help: 'Breakout jobs finished, by outcome (completed, failed, cancelled); kept in the store.',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.breakoutCases = new Counter({
+      name: 'sds_breakout_cases_processed_total',
+      help: 'Cases processed by finished breakout jobs; kept in the store.',
+      registers,
+    });
+    this.breakoutSeconds = new Counter({
+      name: 'sds_breakout_job_duration_seconds_total',
+      help: 'Seconds from start to end of finished breakout jobs, summed; kept in the store.',
+      registers,
+    });
+    this.webhookAttempts = new Counter({
+      name: 'sds_webhook_delivery_attempts_total',
+      help: 'Webhook delivery attempts, by outcome (success, failed); kept in the store.',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.webhookQueue = new Gauge({
+      name: 'sds_webhook_queue_deliveries',
+      help: 'Webhook deliveries in the queue of active webhooks, by state (due, waiting, failed).',
+      labelNames: ['state'],
+      registers,
+    });
+    this.storeBytes = new Gauge({ name: 'sds_store_size_bytes', help: 'Size of the store file sds.db.', registers });
+    this.walBytes = new Gauge({ name: 'sds_store_wal_size_bytes', help: 'Size of the store write-ahead log sds.db-wal.', registers });
+    this.scheduleLastRun = new Gauge({
+      name: 'sds_schedule_last_run_timestamp_seconds',
+      help: 'Start of the last run of the schedule of a dictionary, in Unix seconds.',
+      labelNames: ['dictionary'],
+      registers,
+    });
+    this.scheduleExitCode = new Gauge({
+      name: 'sds_schedule_last_exit_code',
+      help: 'Exit code of the last run of the schedule of a dictionary (-1 while it runs).',
+      labelNames: ['dictionary'],
+      registers,
+    });
+    // Counters with fixed label values start at 0, so a rate() works from the first scrape.
+    for (const grant of ['password', 'refresh_token']) {
+      this.loginFailures.inc({ grant }, 0);
+      this.loginThrottles.inc({ grant }, 0);
+    }
+  }
+
+  /** Counts one answered request; `route` is the template (or UNMATCHED_ROUTE). */
+  request(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.requests.inc(labels);
+    this.duration.observe(labels, seconds);
+  }
+
+  syncUploaded(dictionary: string, cases: number): void {
+    this.uploaded.inc({ dictionary }, cases);
+  }
+
+  syncDownloaded(dictionary: string, cases: number): void {
+    this.downloaded.inc({ dictionary }, cases);
+  }
+
+  login(e: LoginEvent): void {
+    if (e.kind !== 'failed' && e.kind !== 'throttled') return; // a re-hash is not a failure
+    (e.kind === 'throttled' ? this.loginThrottles : this.loginFailures).inc({ grant: e.grant });
+  }
+
+  /** The Prometheus text of every metric, after taking in the figures read from the home. */
+  async scrape(r: MonitoringReadings): Promise<string> {
+    this.setTotals(this.breakoutJobs, 'outcome', r.breakoutJobs);
+    this.breakoutCases.reset();
+    this.breakoutCases.inc(r.breakoutCases);
+    this.breakoutSeconds.reset();
+    this.breakoutSeconds.inc(r.breakoutSeconds);
+    this.setTotals(this.webhookAttempts, 'outcome', r.webhookAttempts);
+    this.webhookQueue.reset();
+    for (const [state, n] of Object.entries(r.webhookQueue)) this.webhookQueue.set({ state }, n);
+    this.storeBytes.set(r.storeBytes);
+    this.walBytes.set(r.walBytes);
+    // Reset first: a deleted schedule must leave the output, not stay at its last value.
+    this.scheduleLastRun.reset();
+    this.scheduleExitCode.reset();
+    for (const s of r.schedules) {
+      if (s.lastRunSeconds !== null) this.scheduleLastRun.set({ dictionary: s.dictionary }, s.lastRunSeconds);
+      if (s.lastExitCode !== null) this.scheduleExitCode.set({ dictionary: s.dictionary }, s.lastExitCode);
+    }
+    return this.registry.metrics();
+  }
+
+  /** Sets a counter to totals kept in the store: prom-client counters only go up, so reset first. */
+  private setTotals<L extends string>(counter: Counter<L>, label: L, totals: Record<string, number>): void {
+    counter.reset();
+    for (const [value, n] of Object.entries(totals)) counter.inc({ [label]: value } as Record<L, string>, n);
+  }
+}

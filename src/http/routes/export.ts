@@ -1,0 +1,61 @@
+import { Readable } from 'node:stream';
+import { exportDownload } from '../../core/export/index.js';
+import type { ApiBuilder } from '../api-builder.js';
+import { ErrorBody, json } from '../schemas/common.js';
+import { DictionaryNameParams } from '../schemas/dictionaries.js';
+import { ExportQuery } from '../schemas/export.js';
+import { validate } from '../validate.js';
+import type { RouteDeps } from './route-deps.js';
+
+const BINARY = { schema: { type: 'string' as const, format: 'binary' } };
+
+/** `GET /api/dictionaries/{name}/export` (docs/export.md#over-http): one exported file, or a zip of them. */
+export function exportRoutes(api: ApiBuilder, { store }: RouteDeps): void {
+  api.route({
+    method: 'get',
+    path: '/api/dictionaries/{name}/export',
+    summary: 'Export the cases of a dictionary as CSV, Stata, SPSS or Parquet',
+    description:
+      'One table asked with `record` → that file, streamed; several, or none named → a zip of every file asked and `codebook.csv`. ' +
+      'A single CSV or Parquet table is streamed as it is read from the store; Stata and SPSS files and zips are written to a temporary ' +
+      'folder first (the server needs room for them), then sent. Sent as an attachment (`Content-Disposition`).',
+    tags: ['export'],
+    permission: 'cases.export',
+    request: { params: DictionaryNameParams, query: ExportQuery },
+    responses: {
+      200: {
+        description: 'the file, or a zip of the files',
+        content: {
+          'text/csv': BINARY,
+          'application/x-stata-dta': BINARY,
+          'application/x-spss-sav': BINARY,
+          'application/vnd.apache.parquet': BINARY,
+          'application/zip': BINARY,
+        },
+      },
+      400: json(ErrorBody, 'a query parameter is not valid (`USAGE`), or the format is unknown (`EXPORT_FORMAT_UNKNOWN`)'),
+      404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`) or record (`EXPORT_RECORD_UNKNOWN`)'),
+    },
+    handler: async (c) => {
+      const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
+      const q = validate(ExportQuery, c.req.query(), 'query');
+      const records = (c.req.queries('record') ?? []).flatMap((r) => r.split(',').map((s) => s.trim())).filter(Boolean);
+      const d = await exportDownload(store, {
+        dictionary: name,
+        format: q.format,
+        records,
+        labels: q.labels,
+        sinceRevision: q.since_revision === undefined ? undefined : Number(q.since_revision),
+        includeDeleted: q.include_deleted === 'true',
+      });
+      return new Response(Readable.toWeb(d.body) as ReadableStream, {
+        status: 200,
+        headers: {
+          'Content-Type': d.mediaType,
+          'Content-Disposition': `attachment; filename="${d.fileName.replace(/[^A-Za-z0-9_.-]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(d.fileName)}`,
+          'X-Content-Type-Options': 'nosniff',
+        },
+      });
+    },
+  });
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/** Query of GET /api/dictionaries/{name}/export (docs/export.md#over-http). */
+export const ExportQuery = z.object({
+  format: z
+    .string()
+    .min(1)
+    .meta({ param: { description: 'csv, stata, spss or parquet' }, example: 'csv' }),
+  record: z
+    .string()
+    .optional()
+    .meta({
+      param: {
+        description:
+          'a table to send: a record name, `cases`, `notes` or `level_N` (repeatable or comma-separated); one table is sent as its file, several (or none named: all) as a zip with codebook.csv',
+      },
+      example: 'PERSON',
+    }),
+  labels: z
+    .enum(['codes', 'labels'])
+    .optional()
+    .meta({ param: { description: 'CSV and Parquet: codes (default) or their value labels' } }),
+  since_revision: z
+    .string()
+    .regex(/^\d{1,15}$/, 'must be a whole number ≥ 0')
+    .optional()
+    .meta({ param: { description: 'only the cases changed after this store revision' } }),
+  include_deleted: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({ param: { description: 'deleted cases too, with a `deleted` column' } }),
+});

@@ -1,0 +1,102 @@
+import type { Database } from 'better-sqlite3';
+
+/** A job as log retention sees it: whether it ended, and when. */
+export interface RetainedJob {
+  id: string;
+  dictionaries: string[];
+  status: string;
+  createdAt: string;
+  finishedAt: string | null;
+}
+
+/** A breakout log entry as log retention sees it. */
+export interface RetainedLogEntry {
+  id: number;
+  jobId: string;
+  createdAt: string;
+}
+
+/** A schedule run as log retention sees it. */
+export interface RetainedRun {
+  id: number;
+  scheduleId: number;
+  outcome: string;
+  startedAt: string;
+  endedAt: string | null;
+  logFile: string | null;
+}
+
+/** What one deletion removed, by table. */
+export interface RetentionDeleted {
+  jobs: number;
+  jobLogEntries: number;
+  logEntries: number;
+  runs: number;
+}
+
+/**
+ * The rows that log retention reads and deletes (docs/logs.md#retention): jobs, breakout log
+ * entries and schedule runs. Only the columns retention needs, so the whole history fits in memory.
+ */
+export class LogRetentionRepo {
+  constructor(private readonly db: Database) {}
+
+  jobs(): RetainedJob[] {
+    const rows = this.db.prepare('SELECT id, dictionaries, status, created_at, finished_at FROM jobs').all() as {
+      id: string;
+      dictionaries: string;
+      status: string;
+      created_at: string;
+      finished_at: string | null;
+    }[];
+    return rows.map((r) => ({
+      id: r.id,
+      dictionaries: JSON.parse(r.dictionaries) as string[],
+      status: r.status,
+      createdAt: r.created_at,
+      finishedAt: r.finished_at,
+    }));
+  }
+
+  logEntries(): RetainedLogEntry[] {
+    return this.db.prepare('SELECT id, job_id AS jobId, created_at AS createdAt FROM breakout_log').all() as RetainedLogEntry[];
+  }
+
+  runs(): RetainedRun[] {
+    return this.db
+      .prepare(
+        'SELECT id, schedule_id AS scheduleId, outcome, started_at AS startedAt, ended_at AS endedAt, log_file AS logFile FROM schedule_runs',
+      )
+      .all() as RetainedRun[];
+  }
+
+  /** The log file each schedule shows as its latest (`last_log_file`), where set. */
+  scheduleLogFiles(): string[] {
+    return (this.db.prepare('SELECT last_log_file AS f FROM schedules WHERE last_log_file IS NOT NULL').all() as { f: string }[]).map(
+      (r) => r.f,
+    );
+  }
+
+  /**
+   * Deletes breakout log entries, schedule runs and ended jobs (with their own log entries).
+   * A job or run still unfinished is left alone whatever the plan said (checked in the statement,
+   * inside the caller's store transaction).
+   */
+  delete(ids: { jobs: string[]; logEntries: number[]; runs: number[] }): RetentionDeleted {
+    const out: RetentionDeleted = { jobs: 0, jobLogEntries: 0, logEntries: 0, runs: 0 };
+    const entry = this.db.prepare('DELETE FROM breakout_log WHERE id = ?');
+    for (const id of ids.logEntries) out.logEntries += entry.run(id).changes;
+    const jobEntries = this.db.prepare(
+      "DELETE FROM breakout_log WHERE job_id = ? AND EXISTS (SELECT 1 FROM jobs WHERE id = ? AND status NOT IN ('pending', 'running'))",
+    );
+    const job = this.db.prepare("DELETE FROM jobs WHERE id = ? AND status NOT IN ('pending', 'running')");
+    for (const id of ids.jobs) {
+      // Deleted explicitly rather than by ON DELETE CASCADE, so the report can count them.
+      out.jobLogEntries += jobEntries.run(id, id).changes;
+      out.jobs += job.run(id).changes;
+    }
+    const run = this.db.prepare("DELETE FROM schedule_runs WHERE id = ? AND outcome <> 'running'");
+    for (const id of ids.runs) out.runs += run.run(id).changes;
+    return out;
+  }
+}
