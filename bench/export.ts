@@ -1,6 +1,8 @@
 // `node --import tsx bench/export.ts` (after `npm run build`): `sds export` time and peak memory
 // for BENCH_CASES Popstan cases (default 100000), at two sizes so a memory that grows with the
 // cases shows (docs/export.md#memory-and-speed). BENCH_EXPORT_FORMATS: formats to run (csv).
+// BENCH_EXPORT_HEAP_MB: run each export under that V8 heap cap (--max-old-space-size), so an
+// export whose memory grew with the cases would fail at the larger size instead of finishing.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,9 +13,14 @@ const N = Number(process.env.BENCH_CASES ?? 100_000);
 const FORMATS = (process.env.BENCH_EXPORT_FORMATS ?? 'csv').split(',');
 const dir = mkdtempSync(join(tmpdir(), 'sds-bench-export-'));
 const fixture = (f: string) => new URL(`../fixtures/cspro/${f}`, import.meta.url).pathname;
+const HEAP = process.env.BENCH_EXPORT_HEAP_MB ? [`--max-old-space-size=${Number(process.env.BENCH_EXPORT_HEAP_MB)}`] : [];
 const run = (script: string, ...args: string[]) =>
   JSON.parse(
-    execFileSync(process.execPath, ['--import', 'tsx', new URL(script, import.meta.url).pathname, ...args], { encoding: 'utf8' })
+    execFileSync(
+      process.execPath,
+      [...(script === './export-dict.ts' ? HEAP : []), '--import', 'tsx', new URL(script, import.meta.url).pathname, ...args],
+      { encoding: 'utf8' },
+    )
       .trim()
       .split('\n')
       .pop()!,
