@@ -28,7 +28,7 @@ export const CYRILLIC_1000 = fill('Съешь же ещё этих мягких 
 export const ARABIC_1000 = fill('نص حكيم له سر قاطع وذو شأن عظيم مكتوب على ثوب أخضر ', 1000, 'ي');
 export const CHINESE_1000 = fill('中文字符测试數據', 1000, '完');
 /** A text with a quote, a comma and CSPro's newline substitute (U+2424), read as a line break. */
-export const QUOTED_NOTE_DAT = 'a "quoted", comma\u2424second line';
+const QUOTED_NOTE_DAT = 'a "quoted", comma\u2424second line';
 
 const DICTIONARY = `[Dictionary]
 Version=CSPro 7.7

@@ -14,7 +14,7 @@ import { readStata } from './read-stata.js';
 export type Format = 'csv' | 'stata' | 'spss' | 'parquet';
 export const EXT: Record<Format, string> = { csv: 'csv', stata: 'dta', spss: 'sav', parquet: 'parquet' };
 /** Stata's fixed letters for CSPro's special values (docs/export.md#stata). */
-export const STATA_LETTER: Record<string, string> = { MISSING: '.a', REFUSED: '.b', DEFAULT: '.c', NOTAPPL: '.d' };
+const STATA_LETTER: Record<string, string> = { MISSING: '.a', REFUSED: '.b', DEFAULT: '.c', NOTAPPL: '.d' };
 
 /** A file read back by its format's reader, in one shape: column names, labels, value labels, rows. */
 export interface ReadBack {
@@ -56,7 +56,7 @@ export async function readBack(format: Format, file: string): Promise<ReadBack> 
 }
 
 /** The codebook's rows of one column: its `column` row, labelled codes and ranges. */
-export function codebookColumn(codebook: CodebookRow[], table: string, name: string) {
+function codebookColumn(codebook: CodebookRow[], table: string, name: string) {
   const i = codebook.findIndex((r) => r.kind === 'column' && r.table === table && r.name === name);
   assert.ok(i >= 0, `${table}.${name} is in the codebook`);
   const below: CodebookRow[] = [];

@@ -22,6 +22,7 @@ import {
   CYRILLIC_1000,
   EDGE_DICTIONARY,
   EDGE_HOUSEHOLDS,
+  EDGE_LABEL,
   writeEdgeFixture,
 } from '../../helpers/edge-export-fixture.js';
 import { readStata } from '../../helpers/read-stata.js';
@@ -64,7 +65,7 @@ describe('sds export of decimals, 1,000-character texts, empty tables and --labe
 
   before(async () => {
     const { dcf, dat } = writeEdgeFixture(home.root);
-    await ok(home.root, ['dict', 'upload', dcf, '--label', 'edge']);
+    await ok(home.root, ['dict', 'upload', dcf, '--label', EDGE_LABEL]);
     const imported = await ok(home.root, ['cases', 'import', EDGE_DICTIONARY, dat, '--json']);
     const total = imported.json<{ total: { inserted: number; failed: number; warnings: number } }>().total;
     assert.deepEqual([total.inserted, total.failed, total.warnings], [EDGE_HOUSEHOLDS.length, 0, 0]);

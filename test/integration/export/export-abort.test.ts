@@ -14,7 +14,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, show } from '../../helpers/run-cli.js';
 import { tempHome } from '../../helpers/temp-home.js';
-import { CHINESE_1000, EDGE_DICTIONARY, writeEdgeFixture } from '../../helpers/edge-export-fixture.js';
+import { CHINESE_1000, EDGE_DICTIONARY, EDGE_LABEL, writeEdgeFixture } from '../../helpers/edge-export-fixture.js';
 import { openFilesUnder } from '../../helpers/open-files.js';
 import { openStore, type Store } from '../../../src/core/home/index.js';
 import { exportPrepared } from '../../../src/core/export/export-folder.js';
@@ -34,7 +34,7 @@ const TABLES = ['edge_cases', 'edge_household', 'edge_emptyrec', 'edge_notes'];
 before(() => {
   const { dcf, dat } = writeEdgeFixture(home.root);
   for (const args of [
-    ['dict', 'upload', dcf, '--label', 'edge'],
+    ['dict', 'upload', dcf, '--label', EDGE_LABEL],
     ['cases', 'import', EDGE_DICTIONARY, dat, '-q'],
   ]) {
     const r = runCli(home.root, args);
