@@ -94,6 +94,13 @@ export interface TableWriter {
   writeRow(cells: readonly ExportCell[]): Promise<void>;
   /** Writes what is left (footers, value labels, the last row group); no row may follow. */
   close(): Promise<void>;
+  /**
+   * Gives the table up after a failure (its own, another table's, the pass's or the output's):
+   * closes and removes what the writer holds (a Stata table's temporary files) and drops its
+   * buffers, writing nothing more; the caller removes the output. No row may follow. Safe at any
+   * point (before the first row, after `close`, after a failed `close`) and more than once.
+   */
+  abort(): Promise<void>;
 }
 
 export interface WriterOptions {

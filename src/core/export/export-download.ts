@@ -17,7 +17,7 @@ import type { ByteSink } from '../../export/model.js';
 import type { Store } from '../home/index.js';
 import { exportFileNames, exportPrepared } from './export-folder.js';
 import { AppError } from '../../shared/errors.js';
-import { openSnapshot, prepareExport, writeRows, type ExportInput } from './prepare.js';
+import { openSnapshot, prepareExport, writeRows, type ExportInput, type ExportSnapshot, type PreparedExport } from './prepare.js';
 
 /** A download ready to send: its name, media type and bytes (a stream that ends when it is whole). */
 export interface ExportDownload {
@@ -44,28 +44,46 @@ class StreamSink implements ByteSink {
  * stream with that error.
  */
 export async function exportDownload(store: Store, input: ExportInput): Promise<ExportDownload> {
-  const prepared = prepareExport(store, input, false);
+  return downloadPrepared(store, prepareExport(store, input, false));
+}
+
+/**
+ * exportDownload once the input is checked and planned. On a failure the table writers are
+ * aborted (their temporary files closed and removed) and the temporary folder removed: before
+ * the first byte the error is thrown, while streaming the body ends with it.
+ */
+export async function downloadPrepared(store: Store, prepared: PreparedExport): Promise<ExportDownload> {
   const { format, plan } = prepared;
   const exportTime = new Date().toISOString();
   if (plan.tables.length === 1 && !format.needsStats) {
-    const snapshot = openSnapshot(store, prepared);
     const out = new PassThrough();
     const writer = format.open(plan.tables[0]!.table, new StreamSink(out), prepared.options);
+    // The writer first: a format that refuses its options must not leave a snapshot open.
+    let snapshot: ExportSnapshot;
+    try {
+      snapshot = openSnapshot(store, prepared);
+    } catch (err) {
+      await writer.abort().catch(() => undefined);
+      throw err;
+    }
+    const reading = snapshot;
     void (async () => {
       try {
-        await writeRows(prepared, snapshot, exportTime, (_t, row) => writer.writeRow(row), {});
+        await writeRows(prepared, reading, exportTime, (_t, row) => writer.writeRow(row), {});
         await writer.close();
         out.end();
       } catch (err) {
+        await writer.abort().catch(() => undefined);
         out.destroy(err as Error);
       } finally {
-        snapshot.close();
+        reading.close();
       }
     })();
     return { fileName: exportFileNames(prepared)[0]!, mediaType: format.mediaType, body: out };
   }
   const folder = await mkdtemp(join(tmpdir(), 'sds-export-'));
-  const cleanup = () => void rm(folder, { recursive: true, force: true });
+  const remove = () => rm(folder, { recursive: true, force: true });
+  const cleanup = () => void remove().catch(() => undefined);
   try {
     const result = await exportPrepared(store, prepared, folder, { force: true, now: () => new Date(exportTime) });
     if (plan.tables.length === 1) {
@@ -81,7 +99,8 @@ export async function exportDownload(store: Store, input: ExportInput): Promise<
     body.once('end', cleanup);
     return { fileName: `${plan.breakout.prefix}_${format.name}.zip`, mediaType: 'application/zip', body };
   } catch (err) {
-    cleanup();
+    // Awaited: the folder is gone when the caller hears of the failure.
+    await remove().catch(() => undefined);
     throw err;
   }
 }

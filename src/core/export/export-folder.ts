@@ -2,7 +2,9 @@
  * `sds export … --out DIR` (docs/export.md#files): one file per table and `codebook.csv`, each
  * written under a hidden temporary name in DIR, fsynced, then all renamed into place and DIR
  * fsynced, so DIR never holds a half-written export file under its real name. An existing file
- * of the same name is refused (EXPORT_FILE_EXISTS) unless `force`.
+ * of the same name is refused (EXPORT_FILE_EXISTS) unless `force`. When anything fails, every
+ * table's writer is aborted (its temporary files closed and removed) and the temporary names
+ * removed, and the error that stopped the export is the one thrown.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
@@ -139,10 +141,10 @@ export async function exportPrepared(
     staged.push(s);
     return s;
   };
+  const writers: TableWriter[] = [];
   try {
     const { format, plan, options } = prepared;
     const stats = format.needsStats ? await gatherStats(prepared, snapshot, exportTime, opts) : undefined;
-    const writers: TableWriter[] = [];
     for (let t = 0; t < plan.tables.length; t++) {
       const s = await stage(names[t]!);
       writers.push(format.open(plan.tables[t]!.table, s.sink, options, stats?.[t]));
@@ -180,6 +182,9 @@ export async function exportPrepared(
       files,
     };
   } catch (err) {
+    // Each writer lets go of what it holds (a Stata table's temporary files) before its output
+    // goes; a failure there must not hide the error that stopped the export.
+    for (const w of writers) await w.abort().catch(() => undefined);
     for (const s of staged) {
       if (!s.closed) await s.sink.fh.close().catch(() => undefined);
       await rm(s.tmp, { force: true });

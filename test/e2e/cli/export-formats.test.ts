@@ -14,176 +14,10 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCliAsync as sds, show } from '../../helpers/run-cli.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';
-import { expectedTables, readCodebook, type CodebookRow, type ExpectedTable } from '../../helpers/export-readback.js';
-import { readStata } from '../../helpers/read-stata.js';
-import { readSpss } from '../../helpers/read-spss.js';
-import { readParquet } from '../../helpers/read-parquet.js';
+import { expectedTables, readCodebook, type CodebookRow } from '../../helpers/export-readback.js';
+import { assertSameTable, EXT, gotCell, readBack, type Format as ExportFormat } from '../../helpers/export-compare.js';
 
-type Format = 'stata' | 'spss' | 'parquet';
-const EXT: Record<Format, string> = { stata: 'dta', spss: 'sav', parquet: 'parquet' };
-/** Stata's fixed letters for CSPro's special values (docs/export.md#stata). */
-const STATA_LETTER: Record<string, string> = { MISSING: '.a', REFUSED: '.b', DEFAULT: '.c', NOTAPPL: '.d' };
-
-/** A file read back by its format's reader, in one shape: column names, labels, value labels, rows. */
-interface ReadBack {
-  columns: { name: string; label: string; valueLabels: [string, string][] }[];
-  rows: unknown[][];
-  /** Stata's data set label; undefined for the other formats. */
-  dataLabel?: string;
-  /** SPSS: the values PSPP lists as user-missing, per column. */
-  userMissing?: Map<string, Set<string>>;
-}
-
-async function readBack(format: Format, file: string): Promise<ReadBack> {
-  if (format === 'stata') {
-    const f = readStata(file);
-    return {
-      dataLabel: f.dataLabel,
-      columns: f.columns.map((c) => ({ name: c.name, label: c.label, valueLabels: c.valueLabels.map(([v, l]) => [String(v), l]) })),
-      rows: f.rows,
-    };
-  }
-  if (format === 'spss') {
-    const f = readSpss(file);
-    const userMissing = new Map(
-      f.columns.map((c) => [c.name, new Set(c.valueLabels.filter((v) => v.missing).map((v) => String(v.value)))]),
-    );
-    return {
-      columns: f.columns.map((c) => ({ name: c.name, label: c.label, valueLabels: c.valueLabels.map((v) => [String(v.value), v.label]) })),
-      rows: f.rows,
-      userMissing,
-    };
-  }
-  const f = await readParquet(file);
-  return { columns: f.columns.map((c) => ({ name: c.name, label: c.label, valueLabels: [...c.valueLabels] })), rows: f.rows };
-}
-
-/** The codebook's rows of one column: its `column` row, labelled codes and ranges. */
-function codebookColumn(codebook: CodebookRow[], table: string, name: string) {
-  const i = codebook.findIndex((r) => r.kind === 'column' && r.table === table && r.name === name);
-  assert.ok(i >= 0, `${table}.${name} is in the codebook`);
-  const below: CodebookRow[] = [];
-  for (let j = i + 1; j < codebook.length && (codebook[j]!.kind === 'value' || codebook[j]!.kind === 'range'); j++)
-    below.push(codebook[j]!);
-  return { column: codebook[i]!, values: below.filter((r) => r.kind === 'value'), ranges: below.filter((r) => r.kind === 'range') };
-}
-
-/**
- * The cell the format must hold for a breakout value, as comparable text (null for a blank): how
- * each format carries blanks, booleans, times and special codes (docs/export.md#formats).
- */
-function expectedCell(format: Format, type: string, specials: Map<string, string>, v: unknown): string | null {
-  const isText = type === 'text' || type === 'varchar' || type === 'guid';
-  if (v === null || v === undefined) return isText && format !== 'parquet' ? '' : null;
-  const text = String(v);
-  if (format === 'stata' && specials.has(text)) return STATA_LETTER[specials.get(text)!]!;
-  // SPSS pads strings with spaces, so trailing spaces are not kept; PSPP's CSV ends lines in LF.
-  if (format === 'spss' && isText) return text.replace(/\r\n/g, '\n').replace(/ +$/, '');
-  return text;
-}
-
-/** A read cell as comparable text: Stata's missing letters (`.` is the blank), naive Stata times as UTC, Parquet booleans as 0/1. */
-function gotCell(format: Format, type: string, v: unknown): string | null {
-  if (v === null || v === undefined) return null;
-  // pandas gives system missing `.` as a missing value too: it is Stata's blank.
-  if (typeof v === 'object' && 'missing' in v)
-    return (v as { missing: string }).missing === '.' ? null : (v as { missing: string }).missing;
-  if (typeof v === 'boolean') return v ? '1' : '0';
-  if (format === 'stata' && type === 'timestamp') return new Date(`${String(v)}Z`).toISOString();
-  if (format === 'spss' && typeof v === 'string') return v.replace(/\r\n/g, '\n');
-  return String(v);
-}
-
-/** Compares a file read back with the breakout's rows and the codebook: columns, every value, labels. */
-function assertSameTable(
-  format: Format,
-  file: string,
-  got: ReadBack,
-  expected: ExpectedTable,
-  codebook: CodebookRow[],
-  table: string,
-): void {
-  assert.deepEqual(
-    got.columns.map((c) => c.name),
-    expected.columns.map((n) => (format === 'spss' && n.startsWith('_') ? `v${n}` : n)),
-    `${file}: variables`,
-  );
-  const meta = expected.columns.map((name) => {
-    const cb = codebookColumn(codebook, table, name);
-    const specials = new Map(cb.values.filter((v) => v.special).map((v) => [v.value!, v.special!]));
-    return { name, cb, type: cb.column.type!, specials };
-  });
-  const keys = meta.filter((m) => m.name === 'case_id' || m.name === 'occ' || m.name === 'note_number' || /^level_\d+_occ$/.test(m.name));
-  const keyOf = (cells: (string | null)[]) => keys.map((k) => cells[meta.indexOf(k)]).join('|');
-  const want = new Map<string, (string | null)[]>();
-  for (const row of expected.rows) {
-    const cells = meta.map((m) => expectedCell(format, m.type, m.specials, row[m.name]));
-    want.set(keyOf(cells), cells);
-  }
-  assert.equal(got.rows.length, want.size, `${file}: row count`);
-  for (let r = 0; r < got.rows.length; r++) {
-    const cells = got.rows[r]!.map((v, i) => gotCell(format, meta[i]!.type, v));
-    const exp = want.get(keyOf(cells));
-    assert.ok(exp, `${file} row ${r + 1}: key ${keyOf(cells)} is a breakout row`);
-    for (let i = 0; i < meta.length; i++) {
-      // breakout_time is the time of each run: the breakout's and the export's differ by design.
-      if (meta[i]!.name === 'breakout_time') continue;
-      assert.equal(cells[i], exp[i], `${file} row ${r + 1} column ${meta[i]!.name}`);
-    }
-  }
-
-  for (let i = 0; i < meta.length; i++) {
-    const { name, cb, type, specials } = meta[i]!;
-    const col = got.columns[i]!;
-    const label = cb.column.label!;
-    const cut = format === 'stata' ? [...label].slice(0, 80).join('') : label;
-    assert.equal(col.label, format === 'spss' ? cut.replace(/\r\n/g, '\n') : cut, `${file} ${name}: variable label`);
-    assert.deepEqual(
-      sortPairs(col.valueLabels),
-      sortPairs(expectedValueLabels(format, type, cb, specials)),
-      `${file} ${name}: value labels`,
-    );
-    if (format === 'spss' && specials.size > 0 && (type === 'integer' || type === 'decimal')) {
-      assert.deepEqual([...got.userMissing!.get(col.name)!].sort(), [...specials.keys()].sort(), `${file} ${name}: user-missing values`);
-    }
-  }
-}
-
-const sortPairs = (pairs: [string, string][]) => [...pairs].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-
-/** The value labels each format writes for a column, from the codebook (docs/export.md#formats). */
-function expectedValueLabels(
-  format: Format,
-  type: string,
-  cb: ReturnType<typeof codebookColumn>,
-  specials: Map<string, string>,
-): [string, string][] {
-  const numeric = type === 'integer' || type === 'decimal';
-  if (format === 'parquet') {
-    return [
-      ...cb.values.map((v): [string, string] => [v.value!, v.label!]),
-      ...cb.ranges.map((r): [string, string] => [`${r.value}:${r.value_to}`, r.label!]),
-    ];
-  }
-  if (format === 'spss') {
-    if (type === 'boolean')
-      return [
-        ['0', 'No'],
-        ['1', 'Yes'],
-      ];
-    return cb.values.map((v) => [numeric ? String(Number(v.value)) : v.value!, v.label!]);
-  }
-  // Stata labels whole numbers of numeric columns only, special codes under their letter, and
-  // ranges of one value as that value.
-  if (!numeric) return [];
-  const out: [string, string][] = [];
-  for (const v of cb.values) {
-    if (!Number.isInteger(Number(v.value))) continue;
-    out.push([specials.has(v.value!) ? STATA_LETTER[specials.get(v.value!)!]! : String(Number(v.value)), v.label!]);
-  }
-  for (const r of cb.ranges) if (r.value === r.value_to && Number.isInteger(Number(r.value))) out.push([String(Number(r.value)), r.label!]);
-  return out;
-}
+type Format = Exclude<ExportFormat, 'csv'>;
 
 async function ok(home: string, args: string[]) {
   const r = await sds(home, args);
@@ -192,8 +26,14 @@ async function ok(home: string, args: string[]) {
 }
 
 /** Exports in `format`, reads every table file back and compares it; returns the codebook. */
-async function exportAndCompare(home: string, format: Format, out: string, extra: string[] = []): Promise<CodebookRow[]> {
-  const r = await ok(home, ['export', 'CEN2000', '--format', format, '--out', out, '--json', ...extra]);
+async function exportAndCompare(
+  home: string,
+  format: Format,
+  out: string,
+  extra: string[] = [],
+  labels: 'codes' | 'labels' = 'codes',
+): Promise<CodebookRow[]> {
+  const r = await ok(home, ['export', 'CEN2000', '--format', format, '--out', out, '--json', '--labels', labels, ...extra]);
   const reply = r.json<{ files: { file: string; table: string | null; rows: number; bytes: number }[] }>();
   assert.deepEqual(reply.files.map((f) => f.file).sort(), [...readdirSync(out)].sort(), 'the files listed are the files written');
   const codebook = readCodebook(join(out, 'codebook.csv'));
@@ -203,7 +43,7 @@ async function exportAndCompare(home: string, format: Format, out: string, extra
     assert.equal(f.bytes, readFileSync(join(out, f.file)).length, f.file);
     const got = await readBack(format, join(out, f.file));
     assert.equal(got.rows.length, f.rows, `${f.file}: rows reported`);
-    assertSameTable(format, f.file, got, expected.get(f.table!)!, codebook, f.table!);
+    assertSameTable(format, f.file, got, expected.get(f.table!)!, codebook, f.table!, { labels });
     if (format === 'stata') {
       const tableLabel = codebook.find((c) => c.kind === 'table' && c.table === f.table)!.label!;
       assert.equal(got.dataLabel, [...tableLabel].slice(0, 80).join(''), `${f.file}: data set label`);
@@ -306,4 +146,17 @@ describe('sds export --format stata|spss|parquet of an adversarial dictionary', 
       } else for (const code of ['4', '5', '6']) assert.ok(seen.has(code), `${code} kept as a code`);
     });
   }
+
+  test('parquet --labels labels: each coded value is its label (special codes and quoted, non-ASCII labels too), ranges their label', async () => {
+    const out = join(home.root, 'adv-parquet-labels');
+    await exportAndCompare(home.root, 'parquet', out, ['--record', 'PERSON'], 'labels');
+    const got = await readBack('parquet', join(out, 'adv_person.parquet'));
+    const rel = got.columns.findIndex((c) => c.name === 'p02_rel');
+    const seen = new Set(got.rows.map((r) => r[rel]));
+    for (const [code] of REL_SPECIALS.slice(0, 3)) {
+      const label = got.columns[rel]!.valueLabels.find(([v]) => v === code)![1];
+      assert.ok(seen.has(label), `the label of special code ${code} (${label}) in the data`);
+    }
+    assert.ok(![...seen].some((v) => v === '4' || v === '5' || v === '6'), 'no labelled code left as a code');
+  });
 });

@@ -53,6 +53,7 @@ const measured: ExportFormat = {
       async close() {
         if (first) await first;
       },
+      async abort() {},
     };
   },
 };
@@ -89,17 +90,21 @@ test('rows and longest UTF-8 texts measured are those written, though a case is 
   assert.ok(result.cases > 4000);
 });
 
-test('a writer that fails leaves no file in the folder, temporary or not', async () => {
+test('a writer that fails leaves no file in the folder, temporary or not, and every writer is aborted', async () => {
+  const aborted: string[] = [];
   const failing: ExportFormat = {
     ...measured,
     needsStats: false,
-    open() {
+    open(table) {
       let n = 0;
       return {
         async writeRow() {
           if (++n === 1000) throw new Error('disk on fire');
         },
         async close() {},
+        async abort() {
+          aborted.push(table.name);
+        },
       };
     },
   };
@@ -107,4 +112,8 @@ test('a writer that fails leaves no file in the folder, temporary or not', async
   const out = join(home.root, 'failing');
   await assert.rejects(exportPrepared(store, prepared, out, {}), /disk on fire/);
   assert.deepEqual(readdirSync(out), []);
+  assert.deepEqual(
+    aborted,
+    prepared.plan.tables.map((t) => t.table.name),
+  );
 });

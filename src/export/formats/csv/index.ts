@@ -3,6 +3,7 @@
  * the export names, then one record per row. Streams: rows are encoded into a buffer handed to
  * the sink every CHUNK_BYTES, so memory does not grow with the table.
  */
+import { AppError } from '../../../shared/errors.js';
 import type { ByteSink, ExportCell, ExportFormat, ExportTable, TableWriter, WriterOptions } from '../../model.js';
 import { csvField, csvLine, labelledCell, csvCell, UTF8_BOM, valueLabelMaps } from './csv-text.js';
 
@@ -12,10 +13,11 @@ const CHUNK_CHARS = 64 * 1024;
 class CsvWriter implements TableWriter {
   private pending: string[] = [];
   private pendingChars = 0;
+  private done = false;
   private readonly labels: ReturnType<typeof valueLabelMaps> | undefined;
 
   constructor(
-    table: ExportTable,
+    private readonly table: ExportTable,
     private readonly sink: ByteSink,
     options: WriterOptions,
   ) {
@@ -25,6 +27,7 @@ class CsvWriter implements TableWriter {
   }
 
   async writeRow(cells: readonly ExportCell[]): Promise<void> {
+    if (this.done) throw new AppError('INTERNAL', `CSV table ${this.table.name}: a row after close or abort`);
     const fields = new Array<string>(cells.length);
     const labels = this.labels;
     for (let i = 0; i < cells.length; i++) fields[i] = labels === undefined ? csvCell(cells[i]!) : labelledCell(cells[i]!, labels[i]);
@@ -33,7 +36,16 @@ class CsvWriter implements TableWriter {
   }
 
   async close(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
     await this.flush();
+  }
+
+  abort(): Promise<void> {
+    this.done = true;
+    this.pending = [];
+    this.pendingChars = 0;
+    return Promise.resolve();
   }
 
   private push(text: string): void {

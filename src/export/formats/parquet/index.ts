@@ -53,7 +53,7 @@ class ParquetTableWriter implements TableWriter {
   }
 
   writeRow(cells: readonly ExportCell[]): Promise<void> {
-    if (this.closed) throw new AppError('INTERNAL', `Parquet table ${this.table.name}: a row after close`);
+    if (this.closed) throw new AppError('INTERNAL', `Parquet table ${this.table.name}: a row after close or abort`);
     if (cells.length !== this.encoders.length) {
       throw new AppError(
         'INTERNAL',
@@ -73,6 +73,14 @@ class ParquetTableWriter implements TableWriter {
     this.closed = true;
     await this.flushGroup();
     await this.writer.finish();
+  }
+
+  abort(): Promise<void> {
+    // Nothing outside memory: the cells of the row group are dropped, the sink gets no more bytes.
+    this.closed = true;
+    this.columns = this.emptyColumns();
+    this.buffered = 0;
+    return DONE;
   }
 
   private async flushGroup(): Promise<void> {

@@ -30,6 +30,7 @@ function openSpss(table: ExportTable, sink: ByteSink, stats: TableStats, now: Da
   const compressor = new BytecodeCompressor(FLUSH_BYTES * 2);
   const encoder = new CaseEncoder(variables, compressor);
   let started = false;
+  let done = false;
   let rows = 0;
 
   async function start(): Promise<void> {
@@ -40,6 +41,7 @@ function openSpss(table: ExportTable, sink: ByteSink, stats: TableStats, now: Da
 
   return {
     async writeRow(cells: readonly ExportCell[]) {
+      if (done) throw new AppError('INTERNAL', `Table ${table.name}: a row after close or abort`);
       await start();
       if (rows >= stats.rows) throw mismatch(table, `more than the ${stats.rows} rows the first pass counted`);
       encoder.encode(cells, rows);
@@ -47,10 +49,18 @@ function openSpss(table: ExportTable, sink: ByteSink, stats: TableStats, now: Da
       if (compressor.pending >= FLUSH_BYTES) await sink.write(compressor.take());
     },
     async close() {
+      if (done) return;
+      done = true;
       await start();
       if (rows !== stats.rows) throw mismatch(table, `${rows} rows where the first pass counted ${stats.rows}`);
       compressor.finish();
       if (compressor.pending > 0) await sink.write(compressor.take());
+    },
+    abort() {
+      // Nothing outside memory: the compressed bytes not yet sent are dropped.
+      done = true;
+      compressor.take();
+      return Promise.resolve();
     },
   };
 }

@@ -17,6 +17,7 @@ export class Spool {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private written = 0;
+  private disposed = false;
 
   private constructor(
     private readonly dir: string,
@@ -27,7 +28,13 @@ export class Spool {
   static async open(name: string): Promise<Spool> {
     const dir = await mkdtemp(join(tmpdir(), 'sds-stata-'));
     const path = join(dir, name);
-    const file = await open(path, 'w+');
+    let file: FileHandle;
+    try {
+      file = await open(path, 'w+');
+    } catch (err) {
+      await rm(dir, { recursive: true, force: true });
+      throw err;
+    }
     try {
       await unlink(path);
       await rm(dir, { recursive: true, force: true });
@@ -70,7 +77,12 @@ export class Spool {
     }
   }
 
+  /** Closes and removes the file; harmless when done already. */
   async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.pending = [];
+    this.pendingBytes = 0;
     await this.file.close().catch(() => undefined);
     await rm(this.dir, { recursive: true, force: true });
   }

@@ -63,8 +63,27 @@ class StataTableWriter implements TableWriter {
   private async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    if (this.hasStrl) this.spools = { data: await Spool.open('data'), strls: await Spool.open('strls') };
-    else await this.sink.write(this.head(0));
+    if (!this.hasStrl) {
+      await this.sink.write(this.head(0));
+      return;
+    }
+    const data = await Spool.open('data');
+    let strls: Spool;
+    try {
+      strls = await Spool.open('strls');
+    } catch (err) {
+      await data.dispose();
+      throw err;
+    }
+    this.spools = { data, strls };
+  }
+
+  /** Closes and removes the temporary files, once: after close, or on abort. */
+  private async disposeSpools(): Promise<void> {
+    const spools = this.spools;
+    this.spools = undefined;
+    await spools?.data.dispose();
+    await spools?.strls.dispose();
   }
 
   private async flush(): Promise<void> {
@@ -81,7 +100,7 @@ class StataTableWriter implements TableWriter {
   }
 
   async writeRow(cells: readonly ExportCell[]): Promise<void> {
-    if (this.closed) throw new AppError('INTERNAL', `Table ${this.table.name}: a row was written after close`);
+    if (this.closed) throw new AppError('INTERNAL', `Table ${this.table.name}: a row was written after close or abort`);
     if (cells.length !== this.variables.length) {
       throw new AppError('INTERNAL', `Table ${this.table.name}: a row of ${cells.length} cells for ${this.variables.length} columns`);
     }
@@ -119,9 +138,15 @@ class StataTableWriter implements TableWriter {
       await strls.copyTo(this.sink);
       await this.sink.write(Buffer.concat([ascii('</strls><value_labels>'), this.valueLabels, ascii('</value_labels></stata_dta>')]));
     } finally {
-      await this.spools?.data.dispose();
-      await this.spools?.strls.dispose();
+      await this.disposeSpools();
     }
+  }
+
+  async abort(): Promise<void> {
+    this.closed = true;
+    this.used = 0;
+    this.chunk = Buffer.alloc(0);
+    await this.disposeSpools();
   }
 }
 
