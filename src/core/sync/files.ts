@@ -7,7 +7,7 @@ import { openSnapshot, type FileSnapshot, storeFile, type FileWriter, mediaName,
 
 /** A file or folder as CSWeb describes it to the data-collection client. */
 export type CsFileInfo =
-  | { type: 'file'; name: string; directory: string; md5: string; size: number; lastModified: string }
+  | { type: 'file'; name: string; directory: string; md5?: string; size: number; lastModified: string }
   | { type: 'directory'; name: string; directory: string };
 
 /** An application deployment package as `GET /api/apps` lists it. */
@@ -50,8 +50,10 @@ function notFound(path: string, what: 'file' | 'directory'): AppError {
 
 type ClientFile = Extract<CsFileInfo, { type: 'file' }>;
 
-function fileEntry(name: string, v: { md5: string; size: number; mtimeMs: number }): ClientFile {
-  return { type: 'file', name: leafOf(name), directory: parentOf(name), md5: v.md5, size: v.size, lastModified: rfc3339(v.mtimeMs) };
+function fileEntry(name: string, v: { md5?: string; size: number; mtimeMs: number }): ClientFile {
+  const entry: ClientFile = { type: 'file', name: leafOf(name), directory: parentOf(name), size: v.size, lastModified: rfc3339(v.mtimeMs) };
+  if (v.md5 !== undefined) entry.md5 = v.md5;
+  return entry;
 }
 
 /**
@@ -59,12 +61,12 @@ function fileEntry(name: string, v: { md5: string; size: number; mtimeMs: number
  * `Content-MD5`): the info describes exactly the bytes the snapshot streams, even while the
  * file is being replaced.
  */
-export async function openClientFile(store: Store, path: string): Promise<{ info: ClientFile; snapshot: FileSnapshot }> {
+export async function openClientFile(store: Store, path: string): Promise<{ info: ClientFile & { md5: string }; snapshot: FileSnapshot }> {
   const name = clientFileName(path);
   if (name === '') throw notFound(path, 'file');
   const snapshot = await openSnapshot(mediaPath(store.home.media, name), path);
   if (snapshot === undefined || snapshot === 'directory') throw notFound(path, 'file');
-  return { info: fileEntry(name, snapshot), snapshot };
+  return { info: { ...fileEntry(name, snapshot), md5: snapshot.md5 }, snapshot };
 }
 
 export interface ClientPutOptions {
@@ -101,8 +103,11 @@ function isFolder(full: string): boolean {
   }
 }
 
-/** The entries of a media folder ('' is the area itself), folders first, by name. */
-export async function listClientFolder(store: Store, path: string): Promise<CsFileInfo[]> {
+/**
+ * The entries of a media folder ('' is the area itself), folders first, by name. Without `md5`
+ * (CSPro 8.1's paradata listings ask so) files are not hashed: their size and time come from a stat.
+ */
+export async function listClientFolder(store: Store, path: string, opts: { md5?: boolean } = {}): Promise<CsFileInfo[]> {
   const name = clientFileName(path);
   const full = name === '' ? store.home.media : mediaPath(store.home.media, name);
   if (!isFolder(full)) throw notFound(path, 'directory');
@@ -115,6 +120,11 @@ export async function listClientFolder(store: Store, path: string): Promise<CsFi
     const entry = name === '' ? e.name : `${name}/${e.name}`;
     if (e.isDirectory()) {
       out.push({ type: 'directory', name: e.name, directory: name });
+      continue;
+    }
+    if (opts.md5 === false) {
+      const st = statSync(join(full, e.name), { throwIfNoEntry: false });
+      if (st?.isFile()) out.push(fileEntry(entry, { size: st.size, mtimeMs: st.mtimeMs }));
       continue;
     }
     // Size, md5 and time of one version each, even while the file is being replaced.

@@ -21,6 +21,8 @@ import {
   binaryItemSink,
   chunkBinaryItems,
   chunkContainer,
+  inflateLabelled,
+  wantsFileMd5,
 } from '../../core/sync/index.js';
 import type { FileSnapshot } from '../../core/files/index.js';
 import { AppError } from '../../shared/errors.js';
@@ -300,6 +302,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     summary: 'Upload a file to the media area (client file sync)',
     description:
       `Raw body, at most the file limit (\`maxFileBytes\`, default 100 MB; 413 \`PAYLOAD_TOO_LARGE\` as soon as it is crossed). ` +
+      'A body sent with `Content-Encoding: deflate` or `gzip` (CSPro 8.1 compresses files) is inflated first, zlib or gzip as its bytes say; the limit and `Content-MD5` apply to the inflated bytes. ' +
       'With `Content-MD5` (hex) a body of another md5 is refused (403 `CHECKSUM_MISMATCH`). A Standard account may create files and replace ' +
       'files that Standard accounts wrote, not files written by an API or Administrator account or by the operator (403 `access_denied`). ' +
       'A refused upload keeps the previous version. The file is replaced atomically and is on disk before the 200.',
@@ -325,7 +328,9 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
         });
       }
       const { username, role } = c.get('principal');
-      const info = await putClientFile(store, path, fileBody(c), {
+      // CSPro 8.1 compresses the file (docs/sync.md#compressed-bodies); Content-MD5 is that of the inflated bytes.
+      const body = inflateLabelled(fileBody(c), c.req.header('content-encoding'), path);
+      const info = await putClientFile(store, path, body, {
         writer: { username, role },
         expectedMd5: c.req.header('content-md5') || undefined,
         maxBytes: limit,
@@ -340,6 +345,8 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
       path,
       ...(path.endsWith('}') ? { honoPath: '/api/folders/:path{.+}' } : {}),
       summary: 'List a folder of the media area (client file sync)',
+      description:
+        'Each file with its size, time and md5; `x-csw-get-file-md5: false` (CSPro 8.1 paradata listings) leaves the md5 out and the files unhashed.',
       tags: ['sync'],
       permission: 'files.sync',
       ...(path.endsWith('}') ? { request: { params: PathParams } } : {}),
@@ -349,7 +356,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
       },
       handler: async (c) => {
         try {
-          return c.json(await listClientFolder(store, c.req.param('path') ?? ''));
+          return c.json(await listClientFolder(store, c.req.param('path') ?? '', { md5: wantsFileMd5(header(c)) }));
         } catch (err) {
           return fileNotFound(c, err, 'directory_not_found');
         }
