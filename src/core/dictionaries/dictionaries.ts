@@ -151,17 +151,15 @@ function firstSignificantChar(source: Buffer): string {
 
 /** All dictionaries in the list form of the spec, by name. */
 export function listDictionaries(store: Store): DictionaryListItem[] {
-  return store.dictionaries
-    .list()
-    .map((d) => ({
-      name: d.name,
-      label: d.label,
-      version: d.version,
-      created_at: d.createdAt,
-      caseCount: store.cases.countActive(d.id),
-      dictionaryName: d.name,
-      modifiedTime: d.updatedAt.replace(/\.\d+Z$/, 'Z'),
-    }));
+  return store.dictionaries.list().map((d) => ({
+    name: d.name,
+    label: d.label,
+    version: d.version,
+    created_at: d.createdAt,
+    caseCount: store.cases.countActive(d.id),
+    dictionaryName: d.name,
+    modifiedTime: d.updatedAt.replace(/\.\d+Z$/, 'Z'),
+  }));
 }
 
 /** Loads a dictionary with its model, or fails with DICTIONARY_NOT_FOUND naming close matches. */

@@ -1,9 +1,19 @@
 import { readdirSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Store } from '../../store/open-store.js';
 import type { AppPackageRow } from '../../store/app-packages-repo.js';
 import { AppError } from '../../shared/errors.js';
-import { openSnapshot, type FileSnapshot, storeFile, type FileWriter, mediaName, mediaPath } from '../files/index.js';
+import {
+  commitStaged,
+  openSnapshot,
+  stageFile,
+  type FileSnapshot,
+  storeFile,
+  type FileWriter,
+  mediaName,
+  mediaPath,
+} from '../files/index.js';
 
 /** A file or folder as CSWeb describes it to the data-collection client. */
 export type CsFileInfo =
@@ -224,4 +234,53 @@ export async function openApp(
     size: snapshot.size,
     snapshot,
   };
+}
+
+/** The zip of a package name, refused (PATH_INVALID) when the name could leave the apps area or hide. */
+function appZipPath(store: Store, name: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (!/^[^/\\\u0000-\u001f\u007f]+$/.test(name) || name.startsWith('.') || name.length > 200) {
+    throw new AppError(
+      'PATH_INVALID',
+      `"${name}" is not a package name: no slashes, control characters or leading dot, at most 200 characters`,
+      {
+        app: name,
+      },
+    );
+  }
+  return join(store.home.apps, `${name}.zip`);
+}
+
+/**
+ * Stores an application package sent by CSPro's deployment (`PUT /api/apps/{name}`) as
+ * `<home>/files/apps/<name>.zip`: written aside, fsynced, renamed over the old one
+ * (docs/sync.md#apps). Its build time is the time it was written; metadata an import from
+ * CSWeb kept for the old zip is forgotten. With `expectedMd5` (`Content-MD5`, hex) a body of
+ * another md5 is refused; more than `maxBytes` is 413.
+ */
+export async function putApp(
+  store: Store,
+  name: string,
+  body: AsyncIterable<Buffer>,
+  opts: { expectedMd5?: string; maxBytes?: number },
+): Promise<AppInfo> {
+  const target = appZipPath(store, name);
+  const staged = await stageFile(target, body, { file: `${name}.zip`, ...opts });
+  await commitStaged(staged);
+  store.appPackages.remove(name);
+  return {
+    name,
+    description: '',
+    buildTime: rfc3339(staged.mtimeMs),
+    version: '',
+    FileType: 'Application Deployment Specification',
+  };
+}
+
+/** Removes an application package (`DELETE /api/apps/{name}`) and its kept metadata; NOT_FOUND when there is none. */
+export async function deleteApp(store: Store, name: string): Promise<void> {
+  const target = appZipPath(store, name);
+  if (!appFiles(store).some((a) => a.name === name)) throw new AppError('NOT_FOUND', `application ${name} not found`, { app: name });
+  await rm(target, { force: true });
+  store.appPackages.remove(name);
 }

@@ -5,7 +5,8 @@
 export { deviceOf, isSyncDownload, parseDownloadHeaders, parseUploadHeaders, wantsFileMd5 } from '../../sync/headers.js';
 export { isCsproClient, syncApiVersion } from '../../sync/client-version.js';
 export type { SyncApiVersion } from '../../sync/client-version.js';
-export { listApps, listClientFolder, openApp, openClientFile, putClientFile } from './files.js';
+export { deleteApp, listApps, listClientFolder, openApp, openClientFile, putApp, putClientFile } from './files.js';
+export { receiveSyncMessage } from './messages.js';
 export {
   chunkJson,
   deleteSyncedCase,

@@ -6,7 +6,12 @@ import { bodyEncodingOf } from '../../sync/body-encoding.js';
 /** A zlib failure as the sender's fault: its body is not the compressed stream it claims. */
 function corrupt(err: unknown, what: string): AppError {
   if (err instanceof AppError) return err;
-  return new AppError('USAGE', `${what} is labelled compressed but is not a readable zlib or gzip stream: ${(err as Error).message}`, {}, { cause: err });
+  return new AppError(
+    'USAGE',
+    `${what} is labelled compressed but is not a readable zlib or gzip stream: ${(err as Error).message}`,
+    {},
+    { cause: err },
+  );
 }
 
 /**
@@ -34,7 +39,11 @@ export function inflateWhole(body: Buffer, maxBytes: number, what: string): Buff
  * are the file's own, even when they look compressed (a zip, a `.gz` the user syncs). A body
  * labelled compressed that is neither is taken as it is.
  */
-export async function* inflateLabelled(body: AsyncIterable<Buffer>, contentEncoding: string | undefined, what: string): AsyncGenerator<Buffer> {
+export async function* inflateLabelled(
+  body: AsyncIterable<Buffer>,
+  contentEncoding: string | undefined,
+  what: string,
+): AsyncGenerator<Buffer> {
   const label = (contentEncoding ?? '').trim().toLowerCase();
   if (label !== 'deflate' && label !== 'gzip' && label !== 'x-gzip') {
     yield* body;
