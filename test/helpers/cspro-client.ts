@@ -38,7 +38,7 @@ function int32(n: number): Buffer {
 }
 
 /** The cssync container: "cssync", version 1, the case JSON, then each item's header and content. */
-export function cssync(cases: unknown[], items: BinaryItem[]): Buffer {
+function cssync(cases: unknown[], items: BinaryItem[]): Buffer {
   const json = Buffer.from(JSON.stringify(cases));
   const parts = [Buffer.from('cssync', 'latin1'), int32(1), int32(json.length), json];
   for (const it of items) {
