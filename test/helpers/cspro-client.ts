@@ -74,6 +74,8 @@ export class CsproClient {
   apiVersion: number | undefined;
   /** Every status this client accepted, in order: the test checks none is 201 or 204. */
   readonly statuses: number[] = [];
+  /** Every JSON reply, accepted or not, for the test to check against the served OpenAPI document. */
+  readonly replies: { method: string; path: string; status: number; body: unknown }[] = [];
   /** The sync state of one dictionary, as the client keeps it in its sync history. */
   lastRevision: number | undefined;
   ownUploads: number[] = [];
@@ -105,6 +107,10 @@ export class CsproClient {
     ok = [200],
   ): Promise<Response> {
     const r = await fetch(`${this.url}/api/${path}`, { method, headers: this.headers(init.headers), body: init.body });
+    if (/^application\/json/.test(r.headers.get('content-type') ?? '')) {
+      const text = await r.clone().text();
+      this.replies.push({ method, path: new URL(`${this.url}/api/${path}`).pathname, status: r.status, body: JSON.parse(text) });
+    }
     if (!ok.includes(r.status)) {
       const text = await r.text();
       let code: string | undefined;

@@ -50,7 +50,7 @@ import {
   SyncMessageBody,
   SyncFolder,
   SyncSuccess,
-  WireCase,
+  AnyWireCase,
   WireCaseList,
 } from '../schemas/sync.js';
 import { validate } from '../validate.js';
@@ -143,7 +143,7 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus }: Route
     path: '/api/dictionaries/{name}/cases',
     summary: 'Upload cases (sync)',
     description:
-      'A JSON array of cases (`level-1` as CSPro ≥ 7.5 sends it, or the older `data` lines), plain or compressed (zlib or gzip, ' +
+      'A JSON array of cases (`level-1` as CSPro ≥ 7.5 sends it, the older `data` lines, or CSPro 8.1’s case JSON: docs/sync.md#v3-case-json), plain or compressed (zlib or gzip, ' +
       'detected from the bytes). Every case is checked first: a malformed one refuses the request (400 `CASE_INVALID` naming the case) ' +
       'and nothing is stored; a case over a size limit is 413 `CASE_TOO_LARGE` naming the case, the field and the limit, a body nested deeper than the limit 400 `JSON_TOO_DEEP` (docs/limits.md). The cases are merged by vector clock and written in one transaction at one new revision, returned in ' +
       '`ETag` and `x-csw-current-revision`. 412 with the device’s last sync when `x-csw-if-revision-exists` names a revision this ' +
@@ -195,7 +195,10 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus }: Route
     tags: ['sync'],
     permission: 'cases.read',
     request: { params: CaseIdParams },
-    responses: { 200: json(WireCase, 'the case'), 404: json(ErrorBody, 'no such dictionary or case') },
+    responses: {
+      200: json(AnyWireCase, 'the case (CSPro 8.1’s case JSON to CSPro 8.1 and later)'),
+      404: json(ErrorBody, 'no such dictionary or case'),
+    },
     handler: (c) => {
       const { name, id } = validate(CaseIdParams, c.req.param(), 'path');
       return c.body(getSyncCaseJson(store, name, id, apiVersionOf(c)), 200, { 'Content-Type': JSON_TYPE });

@@ -40,7 +40,31 @@ export const WireCase = z
   })
   .meta({ id: 'SyncCase' });
 
-export const WireCaseList = z.array(WireCase).meta({ id: 'SyncCaseList' });
+/**
+ * A case in CSPro 8.1's case JSON (docs/sync.md#v3-case-json), read on upload from any client and
+ * sent to CSPro 8.1 and later; the first level's object is under the level's dictionary name.
+ */
+export const V3WireCase = z
+  .looseObject({
+    key: z.string(),
+    uuid: z.string().meta({ example: '997f1b93-b3c7-468e-ba29-7c9b799a0281' }),
+    label: z.string().optional(),
+    deleted: z.boolean().optional(),
+    verified: z.boolean().optional(),
+    partialSave: z.unknown().optional().meta({ description: '`{mode, name, levelKey?, occurrences?}`' }),
+    caseNote: z.string().optional(),
+    notes: z.array(z.unknown()).optional().meta({ description: '`[{text, modifiedTime?, operatorId?, name, levelKey?, occurrences?}]`' }),
+    clock: Clock.optional(),
+  })
+  .meta({
+    id: 'SyncCaseV3',
+    description: 'plus the first level under its name: id items directly, records as arrays, items as `{"code": value}`',
+  });
+
+/** A sync case in either form: the older one, or CSPro 8.1's to a version-3 client. */
+export const AnyWireCase = z.union([WireCase, V3WireCase]);
+
+export const WireCaseList = z.array(AnyWireCase).meta({ id: 'SyncCaseList' });
 
 /** CSWeb's 412 body of an upload: the device's last sync, or `{}`. */
 export const LastSync = z

@@ -15,6 +15,7 @@ import { startServe, type ServeProcess } from '../../helpers/serve-process.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';
 import { simpleCapiWithPhoto } from '../../helpers/csweb-fixture.js';
 import { ClientError, CsproClient } from '../../helpers/cspro-client.js';
+import { checkReply, type OpenApiDoc } from '../../helpers/openapi-validate.js';
 
 const PASSWORD = 'correct horse battery staple';
 const DICT = 'SIMPLECAPI_DICT';
@@ -22,6 +23,37 @@ const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const PHOTO = Buffer.from(Array.from({ length: 40_000 }, (_, i) => (i * 7 + 3) % 256));
 const home = tempHome();
 let s: ServeProcess;
+let doc: OpenApiDoc;
+
+/** The route template of a path these clients call; undefined for a path no route takes. */
+function templateOf(path: string): string | undefined {
+  const rules: [RegExp, string][] = [
+    [/^\/api\/(token|server|apps|messages)\/?$/, '/api/$1'],
+    [/^\/api\/dictionaries\/?$/, '/api/dictionaries'],
+    [/^\/api\/dictionaries\/[^/]+\/cases\/?$/, '/api/dictionaries/{name}/cases'],
+    [/^\/api\/files\/.+\/content$/, '/api/files/{path}/content'],
+    [/^\/api\/folders\/.+$/, '/api/folders/{path}'],
+    [/^\/api\/apps\/[^/]+$/, '/api/apps/{name}'],
+  ];
+  for (const [re, template] of rules) if (re.test(path)) return path.replace(re, template);
+  return undefined;
+}
+
+/** Every JSON reply a client read is what the served OpenAPI document says for its route and status. */
+function assertDocumented(...clients: CsproClient[]): void {
+  const wrong: string[] = [];
+  let checked = 0;
+  for (const c of clients) {
+    for (const r of c.replies) {
+      const template = templateOf(r.path);
+      if (template === undefined) continue;
+      checked += 1;
+      wrong.push(...checkReply(doc, r.method, template, r.status, r.body));
+    }
+  }
+  assert.deepEqual(wrong, []);
+  assert.ok(checked > 5, `${checked} replies checked`);
+}
 
 before(async () => {
   for (const [user, role] of [
@@ -33,6 +65,7 @@ before(async () => {
     assert.equal(add.code, 0, show(add));
   }
   s = await startServe(home.root);
+  doc = (await (await fetch(`${s.url}/api/openapi.json`)).json()) as OpenApiDoc;
 });
 after(async () => {
   await s?.stop();
