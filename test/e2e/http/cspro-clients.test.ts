@@ -199,6 +199,7 @@ test('a CSPro 8.1 client: version 3, wrapped token, V3 cases up and down, cssync
       [...new Set(c.statuses)].filter((x) => x !== 200 && x !== 206 && x !== 304),
       [],
     );
+  assertDocumented(office, tablet, other, old);
 });
 
 test('a CSPro 8.0.1 client keeps version 2: flat token, older case JSON, chunked download, exclude-revisions, 412 reset', async () => {
@@ -255,6 +256,7 @@ test('a CSPro 8.0.1 client keeps version 2: flat token, older case JSON, chunked
       [...new Set(c.statuses)].filter((x) => x !== 200 && x !== 206 && x !== 304),
       [],
     );
+  assertDocumented(office, tablet, other);
 });
 
 test('the version is the User-Agent’s: 8.1 and later get 3, 8.0 and anything else 2', async () => {
