@@ -25,7 +25,7 @@ export const CswebErrorBody = z
 const Clock = z.array(z.strictObject({ deviceId: z.string(), revision: z.int().min(0) }));
 
 /** A case in the sync wire form (`level-1` a JSON string, or the pre-7.5 `data` lines on upload). */
-export const WireCase = z
+const WireCase = z
   .object({
     id: z.string().meta({ example: '997f1b93-b3c7-468e-ba29-7c9b799a0281' }),
     caseids: z.string(),
@@ -44,7 +44,7 @@ export const WireCase = z
  * A case in CSPro 8.1's case JSON (docs/sync.md#v3-case-json), read on upload from any client and
  * sent to CSPro 8.1 and later; the first level's object is under the level's dictionary name.
  */
-export const V3WireCase = z
+const V3WireCase = z
   .looseObject({
     key: z.string(),
     uuid: z.string().meta({ example: '997f1b93-b3c7-468e-ba29-7c9b799a0281' }),
