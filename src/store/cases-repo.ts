@@ -14,6 +14,8 @@ export interface StoredCase {
   clock: ClockEntry[];
   partialSave: PartialSave | null;
   notes: CaseNote[];
+  /** The case note (CSPro 8.1 clients only: docs/sync.md#v3-case-json); absent when the case has none. */
+  caseNote?: string;
   createdAt: string;
   modifiedAt: string;
 }
@@ -41,6 +43,7 @@ export interface RawCase {
   clock: string;
   partial_save: string | null;
   notes: string;
+  case_note: string | null;
   created_at: string;
   modified_at: string;
 }
@@ -48,7 +51,8 @@ export interface RawCase {
 type RawSummary = Pick<RawCase, 'guid' | 'case_key' | 'label' | 'modified_at' | 'verified' | 'deleted'>;
 
 /** Every column of a stored case, in the order of RawCase. */
-export const CASE_COLUMNS = 'guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at';
+export const CASE_COLUMNS =
+  'guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, created_at, modified_at';
 
 /** A case as the breakout reads it: no clock, partial-save state or creation time. */
 export type ChangedCase = Pick<
@@ -84,12 +88,14 @@ function toChanged(r: RawChanged): ChangedCase {
 
 /** A stored case from its row (also used by the sync repo). */
 export function toStored(r: RawCase): StoredCase {
-  return {
+  const stored: StoredCase = {
     ...toChanged(r),
     clock: JSON.parse(r.clock) as ClockEntry[],
     partialSave: r.partial_save === null ? null : (JSON.parse(r.partial_save) as PartialSave),
     createdAt: r.created_at,
   };
+  if (r.case_note !== null) stored.caseNote = r.case_note;
+  return stored;
 }
 
 /** How many of the leading rows fit in `budget` bytes: at least one when there is any (pure). */
@@ -104,9 +110,11 @@ export function fitting(sizes: readonly { size: number }[], budget: number): num
 
 /** Cases of all dictionaries, and the revision counter that orders their changes. */
 export class CasesRepo {
-  private readonly getOne: Statement<[number, string], RawCase>;
+  // Prepared on first use: they name columns of the latest migration, and a server started on a
+  // store that still needs migrating must come up to say so (docs/upgrading.md#why-commands-refuse-an-old-store).
+  private getOneStmt?: Statement<[number, string], RawCase>;
   private readonly insertRevision: Statement<[number, string, string]>;
-  private readonly upsertStmt: Statement<unknown[]>;
+  private upsertStmtCache?: Statement<unknown[]>;
   private readonly countStmt: Statement<[number], { n: number }>;
   private readonly countActiveStmt: Statement<[number], { n: number }>;
   private readonly pageStmt: Statement<[number, number, number], RawSummary>;
@@ -120,16 +128,7 @@ export class CasesRepo {
   private readonly lastChangedStmt: Statement<[number, number], { revision: number; guid: string }>;
 
   constructor(private readonly db: Database) {
-    this.getOne = db.prepare(`SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? AND guid = ?`);
     this.insertRevision = db.prepare('INSERT INTO revisions (dictionary_id, origin, created_at) VALUES (?, ?, ?)');
-    this.upsertStmt = db.prepare(
-      `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (dictionary_id, guid) DO UPDATE SET
-         case_key = excluded.case_key, label = excluded.label, data = excluded.data, verified = excluded.verified,
-         deleted = excluded.deleted, revision = excluded.revision, clock = excluded.clock,
-         partial_save = excluded.partial_save, notes = excluded.notes, modified_at = excluded.modified_at`,
-    );
     // Kept by triggers (migration 0006): a count(*) would walk a whole index on every list page.
     this.countStmt = db.prepare('SELECT coalesce((SELECT total FROM case_counts WHERE dictionary_id = ?), 0) AS n');
     this.countActiveStmt = db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = ? AND deleted = 0');
@@ -160,6 +159,21 @@ export class CasesRepo {
     this.lastChangedStmt = db.prepare(
       'SELECT revision, guid FROM cases WHERE dictionary_id = ? AND revision <= ? ORDER BY revision DESC, guid DESC LIMIT 1',
     );
+  }
+
+  private get getOne(): Statement<[number, string], RawCase> {
+    return (this.getOneStmt ??= this.db.prepare(`SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? AND guid = ?`));
+  }
+
+  private get upsertStmt(): Statement<unknown[]> {
+    return (this.upsertStmtCache ??= this.db.prepare(
+      `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, created_at, modified_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (dictionary_id, guid) DO UPDATE SET
+         case_key = excluded.case_key, label = excluded.label, data = excluded.data, verified = excluded.verified,
+         deleted = excluded.deleted, revision = excluded.revision, clock = excluded.clock,
+         partial_save = excluded.partial_save, notes = excluded.notes, case_note = excluded.case_note, modified_at = excluded.modified_at`,
+    ));
   }
 
   get(dictionaryId: number, guid: string): StoredCase | undefined {
@@ -219,6 +233,7 @@ export class CasesRepo {
       JSON.stringify(c.clock),
       c.partialSave ? JSON.stringify(c.partialSave) : null,
       c.notes.length === 0 ? '[]' : JSON.stringify(c.notes),
+      c.caseNote ?? null,
       now,
       now,
     );

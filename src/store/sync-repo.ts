@@ -16,6 +16,17 @@ export interface SyncHistoryRow {
   createdAt: string;
 }
 
+/** A message a device sent with CSPro's syncmessage (docs/sync.md#messages). */
+export interface SyncMessage {
+  device: string;
+  username: string;
+  name: string;
+  /** The value's JSON text; null when the message had none. */
+  value: string | null;
+  /** The time the device gave, as it gave it ('' when none). */
+  sentAt: string;
+}
+
 /** A case as the sync download sends it: `data` is the stored `level-1` JSON text, sent as is. */
 export type SyncCaseRow = StoredCase;
 
@@ -61,7 +72,7 @@ function rangeSql(universe: boolean, exclude: boolean): string {
 
 /** Bytes of stored text of a case row, as SQL (the byte budget of a page; docs/limits.md). */
 const ROW_BYTES =
-  'octet_length(guid) + octet_length(case_key) + octet_length(label) + octet_length(data) + octet_length(clock) + octet_length(notes) + coalesce(octet_length(partial_save), 0)';
+  'octet_length(guid) + octet_length(case_key) + octet_length(label) + octet_length(data) + octet_length(clock) + octet_length(notes) + coalesce(octet_length(partial_save), 0) + coalesce(octet_length(case_note), 0)';
 
 /** Downloads in progress whose next page's total is remembered (a few bytes each). */
 const MAX_CARRIED = 1000;
@@ -101,10 +112,7 @@ export class SyncRepo {
     for (const u of [false, true]) {
       for (const x of [false, true]) {
         const shape = `${u}${x}`;
-        this.chunkStmts.set(shape, db.prepare(`SELECT ${CASE_COLUMNS} ${rangeSql(u, x)} ORDER BY revision, guid LIMIT @limit`));
         this.countStmts.set(shape, db.prepare(`SELECT count(*) AS n ${rangeSql(u, x)}`));
-        // octet_length of a column reads the record header only, not the text (SQLite ≥ 3.43).
-        this.sizeStmts.set(shape, db.prepare(`SELECT ${ROW_BYTES} AS size ${rangeSql(u, x)} ORDER BY revision, guid LIMIT @limit`));
       }
     }
   }
@@ -130,10 +138,39 @@ export class SyncRepo {
     return `${range.universe !== ''}${range.excludeRevisions.length > 0}`;
   }
 
+  /**
+   * The chunk statement of a range's shape, prepared on first use: it names columns of the latest
+   * migration, which a server started on a store that still needs migrating does not have yet.
+   */
+  private chunkStmt(range: SyncRange): Statement<Record<string, unknown>, RawCase> {
+    const shape = this.shape(range);
+    let stmt = this.chunkStmts.get(shape);
+    if (!stmt) {
+      stmt = this.db.prepare(
+        `SELECT ${CASE_COLUMNS} ${rangeSql(range.universe !== '', range.excludeRevisions.length > 0)} ORDER BY revision, guid LIMIT @limit`,
+      );
+      this.chunkStmts.set(shape, stmt);
+    }
+    return stmt;
+  }
+
+  /** The sizes statement of a range's shape, prepared on first use (as chunkStmt). */
+  private sizeStmt(range: SyncRange): Statement<Record<string, unknown>, { size: number }> {
+    const shape = this.shape(range);
+    let stmt = this.sizeStmts.get(shape);
+    if (!stmt) {
+      // octet_length of a column reads the record header only, not the text (SQLite ≥ 3.43).
+      stmt = this.db.prepare(
+        `SELECT ${ROW_BYTES} AS size ${rangeSql(range.universe !== '', range.excludeRevisions.length > 0)} ORDER BY revision, guid LIMIT @limit`,
+      );
+      this.sizeStmts.set(shape, stmt);
+    }
+    return stmt;
+  }
+
   /** Up to `limit` cases of the range, by revision then guid. */
   chunk(dictionaryId: number, range: SyncRange, limit: number): SyncCaseRow[] {
-    return this.chunkStmts
-      .get(this.shape(range))!
+    return this.chunkStmt(range)
       .all({ ...this.params(dictionaryId, range), limit })
       .map(toStored);
   }
@@ -146,13 +183,12 @@ export class SyncRepo {
    */
   chunkWithin(dictionaryId: number, range: SyncRange, limit: number, budget: number): { cases: SyncCaseRow[]; seen: number } {
     const params = this.params(dictionaryId, range);
-    const sizes = this.sizeStmts.get(this.shape(range))!.all({ ...params, limit });
+    const sizes = this.sizeStmt(range).all({ ...params, limit });
     const n = fitting(sizes, budget);
     const cases =
       n === 0
         ? []
-        : this.chunkStmts
-            .get(this.shape(range))!
+        : this.chunkStmt(range)
             .all({ ...params, limit: n })
             .map(toStored);
     return { cases, seen: sizes.length };
@@ -216,5 +252,14 @@ export class SyncRepo {
   lastOfDevice(device: string, dictionaryId: number): SyncHistoryRow | undefined {
     const r = this.lastOfDeviceStmt.get(device, dictionaryId);
     return r && toHistory(r);
+  }
+
+  /** Keeps a message a device sent; returns its id. */
+  recordMessage(m: SyncMessage): number {
+    return Number(
+      this.db
+        .prepare('INSERT INTO sync_messages (device_id, username, name, value, sent_at, received_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(m.device, m.username, m.name, m.value, m.sentAt, nowIso()).lastInsertRowid,
+    );
   }
 }

@@ -23,7 +23,7 @@ export function caseRoutes(api: ApiBuilder, { store, prometheus }: RouteDeps): v
       'stored text reaches the page byte budget (always at least one case; go on at `offset` + the cases returned; docs/limits.md). ' +
       'A sync chunk is bounded the same way (a cut chunk is a 206).\n\n' +
       'A request carrying any `x-csw-*` header (or `If-Match`) is the data-collection client’s sync download instead (docs/sync.md): ' +
-      'a JSON array of cases in the wire form, `ETag` / `x-csw-chunk-max-revision` / `x-csw-case-range-count` headers, 206 while more remains, ' +
+      'a JSON array of cases in the wire form (CSPro 8.1’s case JSON to CSPro 8.1 and later: docs/sync.md#v3-case-json), `ETag` / `x-csw-chunk-max-revision` / `x-csw-case-range-count` headers, 206 while more remains, ' +
       '412 when the revision the device holds is newer than the server’s. A chunk holding cases with binary items whose content is ' +
       'stored comes in the `cssync` container instead (`application/octet-stream`: the case JSON, then each item; docs/sync.md#binary-items).',
     tags: ['cases'],

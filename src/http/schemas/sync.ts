@@ -25,7 +25,7 @@ export const CswebErrorBody = z
 const Clock = z.array(z.strictObject({ deviceId: z.string(), revision: z.int().min(0) }));
 
 /** A case in the sync wire form (`level-1` a JSON string, or the pre-7.5 `data` lines on upload). */
-export const WireCase = z
+const WireCase = z
   .object({
     id: z.string().meta({ example: '997f1b93-b3c7-468e-ba29-7c9b799a0281' }),
     caseids: z.string(),
@@ -40,7 +40,31 @@ export const WireCase = z
   })
   .meta({ id: 'SyncCase' });
 
-export const WireCaseList = z.array(WireCase).meta({ id: 'SyncCaseList' });
+/**
+ * A case in CSPro 8.1's case JSON (docs/sync.md#v3-case-json), read on upload from any client and
+ * sent to CSPro 8.1 and later; the first level's object is under the level's dictionary name.
+ */
+const V3WireCase = z
+  .looseObject({
+    key: z.string(),
+    uuid: z.string().meta({ example: '997f1b93-b3c7-468e-ba29-7c9b799a0281' }),
+    label: z.string().optional(),
+    deleted: z.boolean().optional(),
+    verified: z.boolean().optional(),
+    partialSave: z.unknown().optional().meta({ description: '`{mode, name, levelKey?, occurrences?}`' }),
+    caseNote: z.string().optional(),
+    notes: z.array(z.unknown()).optional().meta({ description: '`[{text, modifiedTime?, operatorId?, name, levelKey?, occurrences?}]`' }),
+    clock: Clock.optional(),
+  })
+  .meta({
+    id: 'SyncCaseV3',
+    description: 'plus the first level under its name: id items directly, records as arrays, items as `{"code": value}`',
+  });
+
+/** A sync case in either form: the older one, or CSPro 8.1's to a version-3 client. */
+export const AnyWireCase = z.union([WireCase, V3WireCase]);
+
+export const WireCaseList = z.array(AnyWireCase).meta({ id: 'SyncCaseList' });
 
 /** CSWeb's 412 body of an upload: the device's last sync, or `{}`. */
 export const LastSync = z
@@ -67,17 +91,28 @@ const FileEntry = z
 export const SyncFileInfo = FileEntry;
 export const SyncFolder = z.array(FileEntry);
 
-export const AppList = z
-  .array(
-    z.strictObject({
-      name: z.string(),
-      description: z.string(),
-      buildTime: z.string(),
-      version: z.string(),
-      FileType: z.literal('Application Deployment Specification'),
-    }),
-  )
-  .meta({ id: 'SyncAppList' });
+/** An application package as `GET /api/apps` lists it and `PUT /api/apps/{name}` answers. */
+export const AppInfoSchema = z
+  .strictObject({
+    name: z.string(),
+    description: z.string(),
+    buildTime: z.string(),
+    version: z.string(),
+    FileType: z.literal('Application Deployment Specification'),
+  })
+  .meta({ id: 'SyncAppInfo' });
+
+export const AppList = z.array(AppInfoSchema).meta({ id: 'SyncAppList' });
+
+/** `POST /api/messages`: a message of CSPro's syncmessage (docs/sync.md#messages). */
+export const SyncMessageBody = z
+  .object({
+    timestamp: z.union([z.string(), z.number()]).optional().meta({ description: 'when the device sent it, as the device writes it' }),
+    name: z.string().optional().meta({ description: 'the message name (required, or `key` as older peers send it)' }),
+    key: z.string().optional(),
+    value: z.unknown().optional().meta({ description: 'a text or any JSON value; absent when unset' }),
+  })
+  .meta({ id: 'SyncMessage' });
 
 export const CaseIdParams = z.object({ name: z.string().min(1).max(128), id: z.string().min(1).max(64) });
 export const PathParams = z.object({ path: z.string().min(1).max(1024) });
