@@ -123,8 +123,9 @@ export class CasesRepo {
     this.getOne = db.prepare(`SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? AND guid = ?`);
     this.insertRevision = db.prepare('INSERT INTO revisions (dictionary_id, origin, created_at) VALUES (?, ?, ?)');
     this.upsertStmt = db.prepare(
-      `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      // A new case takes the next position of its dictionary (migration 0020); an update keeps its own.
+      `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at, position)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(position), 0) + 1 FROM cases WHERE dictionary_id = ?))
        ON CONFLICT (dictionary_id, guid) DO UPDATE SET
          case_key = excluded.case_key, label = excluded.label, data = excluded.data, verified = excluded.verified,
          deleted = excluded.deleted, revision = excluded.revision, clock = excluded.clock,
@@ -221,6 +222,7 @@ export class CasesRepo {
       c.notes.length === 0 ? '[]' : JSON.stringify(c.notes),
       now,
       now,
+      dictionaryId,
     );
   }
 

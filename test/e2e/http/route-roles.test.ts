@@ -119,6 +119,7 @@ test('the permission table is what docs/http-api.md and the README say: Standard
   assert.deepEqual(holders('API'), [
     'breakout.read',
     'breakout.run',
+    'cases.clear',
     'cases.delete',
     'cases.export',
     'cases.read',
