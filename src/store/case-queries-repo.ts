@@ -19,6 +19,8 @@ export interface CaseSummaryQueryRow extends CaseIdentifierRow {
   verified: boolean;
   partialSave: PartialSave | null;
   notes: CaseNote[];
+  /** The case note of CSPro 8.1 (migration 0021), null when the case has none. */
+  caseNote: string | null;
 }
 
 /** A whole stored case with its position. */
@@ -39,6 +41,7 @@ interface RawSummary extends RawIdentifier {
   verified: number;
   partial_save: string | null;
   notes: string;
+  case_note: string | null;
 }
 
 const toIdentifier = (r: RawIdentifier): CaseIdentifierRow => ({
@@ -50,7 +53,7 @@ const toIdentifier = (r: RawIdentifier): CaseIdentifierRow => ({
 
 const KINDS = {
   identifiers: 'guid, case_key, position, revision',
-  summaries: 'guid, case_key, position, revision, label, deleted, verified, partial_save, notes',
+  summaries: 'guid, case_key, position, revision, label, deleted, verified, partial_save, notes, case_note',
   cases: `${CASE_COLUMNS}, position`,
   sizes: `${ROW_BYTES} AS size`,
 } as const;
@@ -110,6 +113,7 @@ export class CaseQueriesRepo {
       verified: r.verified === 1,
       partialSave: r.partial_save === null ? null : (JSON.parse(r.partial_save) as PartialSave),
       notes: r.notes === '[]' ? [] : (JSON.parse(r.notes) as CaseNote[]),
+      caseNote: r.case_note,
     }));
   }
 

@@ -14,6 +14,8 @@ export interface StoredCase {
   clock: ClockEntry[];
   partialSave: PartialSave | null;
   notes: CaseNote[];
+  /** The case note (CSPro 8.1 clients only: docs/sync.md#v3-case-json); absent when the case has none. */
+  caseNote?: string;
   createdAt: string;
   modifiedAt: string;
 }
@@ -41,6 +43,7 @@ export interface RawCase {
   clock: string;
   partial_save: string | null;
   notes: string;
+  case_note: string | null;
   created_at: string;
   modified_at: string;
 }
@@ -48,7 +51,8 @@ export interface RawCase {
 type RawSummary = Pick<RawCase, 'guid' | 'case_key' | 'label' | 'modified_at' | 'verified' | 'deleted'>;
 
 /** Every column of a stored case, in the order of RawCase. */
-export const CASE_COLUMNS = 'guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at';
+export const CASE_COLUMNS =
+  'guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, created_at, modified_at';
 
 /** A case as the breakout reads it: no clock, partial-save state or creation time. */
 export type ChangedCase = Pick<
@@ -84,12 +88,14 @@ function toChanged(r: RawChanged): ChangedCase {
 
 /** A stored case from its row (also used by the sync repo). */
 export function toStored(r: RawCase): StoredCase {
-  return {
+  const stored: StoredCase = {
     ...toChanged(r),
     clock: JSON.parse(r.clock) as ClockEntry[],
     partialSave: r.partial_save === null ? null : (JSON.parse(r.partial_save) as PartialSave),
     createdAt: r.created_at,
   };
+  if (r.case_note !== null) stored.caseNote = r.case_note;
+  return stored;
 }
 
 /** How many of the leading rows fit in `budget` bytes: at least one when there is any (pure). */
@@ -124,12 +130,12 @@ export class CasesRepo {
     this.insertRevision = db.prepare('INSERT INTO revisions (dictionary_id, origin, created_at) VALUES (?, ?, ?)');
     this.upsertStmt = db.prepare(
       // A new case takes the next position of its dictionary (migration 0020); an update keeps its own.
-      `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at, position)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(position), 0) + 1 FROM cases WHERE dictionary_id = ?))
+      `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, created_at, modified_at, position)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(position), 0) + 1 FROM cases WHERE dictionary_id = ?))
        ON CONFLICT (dictionary_id, guid) DO UPDATE SET
          case_key = excluded.case_key, label = excluded.label, data = excluded.data, verified = excluded.verified,
          deleted = excluded.deleted, revision = excluded.revision, clock = excluded.clock,
-         partial_save = excluded.partial_save, notes = excluded.notes, modified_at = excluded.modified_at`,
+         partial_save = excluded.partial_save, notes = excluded.notes, case_note = excluded.case_note, modified_at = excluded.modified_at`,
     );
     // Kept by triggers (migration 0006): a count(*) would walk a whole index on every list page.
     this.countStmt = db.prepare('SELECT coalesce((SELECT total FROM case_counts WHERE dictionary_id = ?), 0) AS n');
@@ -220,6 +226,7 @@ export class CasesRepo {
       JSON.stringify(c.clock),
       c.partialSave ? JSON.stringify(c.partialSave) : null,
       c.notes.length === 0 ? '[]' : JSON.stringify(c.notes),
+      c.caseNote ?? null,
       now,
       now,
       dictionaryId,

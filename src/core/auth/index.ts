@@ -13,5 +13,7 @@ export { PERMISSIONS, can, requirePermission } from './permissions.js';
 export type { Permission } from './permissions.js';
 export { accessTokenKey } from './signing-key.js';
 export { createTokenService } from './tokens.js';
-export type { TokenResponse, TokenService } from './tokens.js';
+export type { TokenGrant, TokenResponse, TokenService } from './tokens.js';
+export { CSPRO_ROLE_NAMES, wrappedTokenReply } from './cspro-user.js';
+export type { CsproUser } from './cspro-user.js';
 export { addUser, changePassword, disableUser, enableUser, listUsers, removeUser } from './users.js';

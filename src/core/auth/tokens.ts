@@ -26,6 +26,13 @@ export interface TokenResponse {
   refresh_token: string;
 }
 
+/** What a grant issued, and for whom: the route decides the reply's form (docs/sync.md#token). */
+export interface TokenGrant {
+  tokens: TokenResponse;
+  grant: 'password' | 'refresh_token';
+  user: { username: string; role: Principal['role'] };
+}
+
 export interface TokenServiceOptions {
   store: Store;
   /** HS256 key, see accessTokenKey(). */
@@ -48,7 +55,7 @@ interface GrantContext {
 
 export interface TokenService {
   /** Handles `POST /api/token`: the password grant or the refresh grant (docs/http-api.md#authentication). */
-  grant(req: TokenRequest, ctx?: GrantContext): Promise<TokenResponse>;
+  grant(req: TokenRequest, ctx?: GrantContext): Promise<TokenGrant>;
   /** Checks a bearer access token and returns the caller, or fails with 401 `invalid_token`. */
   authenticate(token: string): Promise<Principal>;
 }
@@ -83,16 +90,18 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
   }
 
   async function respond(
+    grant: TokenGrant['grant'],
     user: { username: string; role: Principal['role']; tokenVersion: number },
     refreshToken: string,
     now: number,
-  ): Promise<TokenResponse> {
-    return {
+  ): Promise<TokenGrant> {
+    const tokens: TokenResponse = {
       access_token: await signAccessToken(key, user, now),
       token_type: 'Bearer',
       expires_in: ACCESS_TOKEN_TTL_SECONDS,
       refresh_token: refreshToken,
     };
+    return { tokens, grant, user: { username: user.username, role: user.role } };
   }
 
   return {
@@ -120,7 +129,7 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
         const user = await guarded('password', username, address, () => checkPassword(store, username, password, onRehash));
         const now = clock();
         store.users.recordLogin(user.id, new Date(now).toISOString());
-        return respond(user, issueRefreshToken(store, user, clientId, now), now);
+        return respond('password', user, issueRefreshToken(store, user, clientId, now), now);
       }
       if (!req.refresh_token) throw oauthError('USAGE', 'invalid_request', 'missing parameter: "refresh_token" is required');
       const presented = req.refresh_token;
@@ -128,7 +137,7 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
       const { user, refreshToken } = await guarded('refresh_token', null, address, () =>
         rotateRefreshToken(store, presented, clientId, now),
       );
-      return respond(user, refreshToken, now);
+      return respond('refresh_token', user, refreshToken, now);
     },
     authenticate(token) {
       return verifyAccessToken(store, key, token, clock());

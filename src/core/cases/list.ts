@@ -86,6 +86,7 @@ function toSyncCase(c: StoredCase): SyncCase {
     notes: c.notes,
     clock: c.clock,
     ...(c.partialSave ? { partialSave: c.partialSave } : {}),
+    ...(c.caseNote !== undefined ? { caseNote: c.caseNote } : {}),
     'level-1': JSON.parse(c.data) as LevelObject,
   };
 }

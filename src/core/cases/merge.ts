@@ -19,6 +19,7 @@ export function toCaseWrite(incoming: SyncCase): CaseWrite {
     clock: incoming.clock,
     partialSave: incoming.partialSave ?? null,
     notes: incoming.notes ?? [],
+    ...(incoming.caseNote !== undefined ? { caseNote: incoming.caseNote } : {}),
   };
 }
 
@@ -60,6 +61,7 @@ function sameContent(a: CaseWrite, b: StoredCase): boolean {
     a.verified === b.verified &&
     a.deleted === b.deleted &&
     JSON.stringify(a.partialSave) === JSON.stringify(b.partialSave) &&
-    JSON.stringify(a.notes) === JSON.stringify(b.notes)
+    JSON.stringify(a.notes) === JSON.stringify(b.notes) &&
+    (a.caseNote ?? '') === (b.caseNote ?? '')
   );
 }

@@ -5,6 +5,7 @@ import { openBinaryContent, storeBinaryContent } from '../cases/index.js';
 import { cssyncHead, cssyncItemHead } from '../../sync/cssync-container.js';
 import type { DownloadChunk } from './sync.js';
 import type { BinaryItemSink } from './upload-body.js';
+import type { SyncApiVersion } from '../../sync/client-version.js';
 
 /**
  * Where the binary items of a sync upload's `cssync` container go (docs/sync.md#binary-items):
@@ -31,9 +32,10 @@ interface ChunkItem {
  * The binary items of a download chunk's cases whose content is stored, each signature once
  * (docs/sync.md#binary-items). Every item of the chunk is sent, whether or not the device had it
  * (docs/decisions.md, "Binary items in sync downloads"); an item whose content is not stored
- * is left out and its case goes with the descriptor alone.
+ * is left out and its case goes with the descriptor alone. Each item's header names its case as
+ * the client's version does: `{caseid, signature, length}` (2), `{uuid, signature}` (3).
  */
-export function chunkBinaryItems(store: Store, dictionaryName: string, chunk: DownloadChunk): ChunkItem[] {
+export function chunkBinaryItems(store: Store, dictionaryName: string, chunk: DownloadChunk, apiVersion: SyncApiVersion = 2): ChunkItem[] {
   if (chunk.cases.length === 0) return [];
   const dict = requireDictionaryRow(store, dictionaryName);
   const rows = store.binaryItems.forCases(
@@ -48,7 +50,8 @@ export function chunkBinaryItems(store: Store, dictionaryName: string, chunk: Do
       const content = openBinaryContent(store, dict.name, r.signature);
       if (!content) continue;
       seen.add(r.signature);
-      out.push({ header: { caseid: c.guid, signature: r.signature, length: content.size }, size: content.size, open: content.open });
+      const header = apiVersion === 3 ? { uuid: c.guid, signature: r.signature } : { caseid: c.guid, signature: r.signature, length: content.size };
+      out.push({ header, size: content.size, open: content.open });
     }
   }
   return out;

@@ -9,7 +9,8 @@ import type { Readable } from 'node:stream';
 import type { Store } from '../../store/open-store.js';
 import type { Role } from '../../store/users-repo.js';
 import { fitting } from '../../store/cases-repo.js';
-import type { CaseIdentifierRow, CaseSummaryQueryRow, PositionedCase } from '../../store/case-queries-repo.js';
+import type { CaseIdentifierRow, CaseSummaryQueryRow } from '../../store/case-queries-repo.js';
+import { v3CaseJson } from '../../sync/case-json-v3.js';
 import { dictionaryKeyStructure } from '../../cspro/dictionary/key-structure.js';
 import type { CasesOptions } from '../../sync/cases-options.js';
 import type { CasesCache } from '../../sync/cases-cache-header.js';
@@ -18,11 +19,6 @@ import { requireDictionary, requireDictionaryRow } from '../dictionaries/index.j
 import { deleteAllCases, openBinaryContent } from '../cases/index.js';
 import { limitsOf } from '../home/index.js';
 import { dataSourcePermissions, type DataPermission } from './data-source-permissions.js';
-
-// Until the V3 case codec lands on this branch (its writer takes this place).
-function v3CaseJson(_c: PositionedCase, _model: unknown): string {
-  throw new AppError('INTERNAL', 'the V3 case JSON writer is not there yet');
-}
 
 /** `GET /api/dictionaries/{name}/metadata`. */
 export interface DataSourceMetadata {
@@ -67,6 +63,7 @@ function identifierJson(r: CaseIdentifierRow): Record<string, unknown> {
 function summaryJson(r: CaseSummaryQueryRow): Record<string, unknown> {
   const out: Record<string, unknown> = { ...identifierJson(r), label: r.label, deleted: r.deleted, verified: r.verified };
   if (r.partialSave) out.partialSaveMode = r.partialSave.mode;
+  if (r.caseNote !== null && r.caseNote.trim() !== '') out.caseNote = r.caseNote;
   return out;
 }
 

@@ -3,6 +3,8 @@
  * download, dictionaries and files of the sync API), on top of the sync engine (src/sync).
  */
 export { deviceOf, isSyncDownload, parseDownloadHeaders, parseUploadHeaders } from '../../sync/headers.js';
+export { isCsproClient, syncApiVersion } from '../../sync/client-version.js';
+export type { SyncApiVersion } from '../../sync/client-version.js';
 export { listApps, listClientFolder, openApp, openClientFile, putClientFile } from './files.js';
 export {
   chunkJson,

@@ -1,11 +1,12 @@
 import type { Store } from '../../store/open-store.js';
 import type { CaseWrite } from '../../store/cases-repo.js';
 import type { SyncCaseRow, SyncHistoryRow } from '../../store/sync-repo.js';
-import { normalizeSyncCase } from '../../cspro/case/sync-json.js';
 import { AppError } from '../../shared/errors.js';
 import { planChunk, type ChunkPlan } from '../../sync/chunk-plan.js';
 import type { DownloadRequest, UploadRequest } from '../../sync/headers.js';
 import { wireCaseJson } from '../../sync/case-wire.js';
+import { normalizeV3Case, v3CaseJson, v3CasesJson } from '../../sync/case-json-v3.js';
+import type { SyncApiVersion } from '../../sync/client-version.js';
 import {
   requireDictionary,
   requireDictionaryRow,
@@ -18,9 +19,12 @@ import { toCaseWrite, type MergeOutcome, writeMergedCases, deleteCase } from '..
 import { checkCaseFields } from '../../cspro/case/case-limits.js';
 import { limitsOf } from '../home/index.js';
 
-/** `GET /api/server`: this server's device id in vector clocks, and the sync API version. */
-export function serverInfo(store: Store): { deviceId: string; apiVersion: number } {
-  return { deviceId: store.settings.serverDeviceId(), apiVersion: 2 };
+/**
+ * `GET /api/server`: this server's device id in vector clocks, and the sync API version the
+ * asking client gets (docs/sync.md#client-versions).
+ */
+export function serverInfo(store: Store, apiVersion: SyncApiVersion): { deviceId: string; apiVersion: SyncApiVersion } {
+  return { deviceId: store.settings.serverDeviceId(), apiVersion };
 }
 
 export interface DownloadChunk extends ChunkPlan {
@@ -133,7 +137,8 @@ export async function uploadCases(
   for await (const batch of batches) {
     for (const value of batch) {
       try {
-        const write = toCaseWrite(normalizeSyncCase(value, dict.model, { index, limits }).case);
+        // Either case form is read, whatever the client's version (docs/sync.md#v3-case-json).
+        const write = toCaseWrite(normalizeV3Case(value, dict.model, { index, limits }).case);
         // Lengths only (docs/limits.md): the fast path stays fast.
         checkCaseFields(write, limits);
         writes.push(write);
@@ -165,12 +170,12 @@ function lastSyncBody(h: SyncHistoryRow, dictionary: string): Record<string, unk
   return { revisionNumber: h.revision, device: h.device, dictionary, universe: h.universe, direction: h.direction, dateTime: h.createdAt };
 }
 
-/** One case in the wire form of the sync protocol (`level-1` as a JSON string). */
-export function getSyncCaseJson(store: Store, dictionaryName: string, guid: string): string {
+/** One case in the wire form of the client's sync API version: `level-1` as a JSON string (2), CSPro 8.1's case JSON (3). */
+export function getSyncCaseJson(store: Store, dictionaryName: string, guid: string, apiVersion: SyncApiVersion = 2): string {
   const dict = requireDictionary(store, dictionaryName);
   const c = store.cases.get(dict.id, guid.toLowerCase());
   if (!c) throw new AppError('NOT_FOUND', `case ${guid} not found in dictionary ${dict.name}`, { dictionary: dict.name, case: guid });
-  return wireCaseJson(c);
+  return apiVersion === 3 ? v3CaseJson(c, dict.model) : wireCaseJson(c);
 }
 
 /**
@@ -199,8 +204,13 @@ export function syncHistory(store: Store, dictionaryName: string, limit = 100): 
   return { dictionary: dict.name, history: store.sync.history(dict.id, limit) };
 }
 
-/** Wire JSON of a download chunk's cases. */
-export function chunkJson(chunk: DownloadChunk): string {
+/**
+ * Wire JSON of a download chunk's cases in the client's sync API version: the older form (2),
+ * whose `level-1` is the stored text as it is, or CSPro 8.1's case JSON (3), rebuilt from it
+ * against the dictionary (docs/sync.md#v3-case-json).
+ */
+export function chunkJson(store: Store, dictionaryName: string, chunk: DownloadChunk, apiVersion: SyncApiVersion = 2): string {
+  if (apiVersion === 3) return v3CasesJson(chunk.cases, requireDictionary(store, dictionaryName).model);
   return '[' + chunk.cases.map(wireCaseJson).join(',') + ']';
 }
 

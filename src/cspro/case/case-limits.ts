@@ -49,6 +49,7 @@ export interface CaseFields {
   clock: readonly ClockEntry[];
   notes: readonly CaseNote[];
   partialSave: PartialSave | null;
+  caseNote?: string;
 }
 
 /** The case named in messages: its key, cut when the key itself is the problem. */
@@ -109,4 +110,5 @@ export function checkCaseFields(c: CaseFields, limits: CaseLimits): void {
     checkRef(c, `notes[${k}].field`, n.field, limits);
   }
   if (c.partialSave) checkRef(c, 'partialSave.field', c.partialSave.field, limits);
+  if (c.caseNote !== undefined) checkText(c, 'caseNote', c.caseNote, limits.noteChars, limits);
 }

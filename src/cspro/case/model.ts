@@ -61,6 +61,11 @@ export interface SyncCase {
   notes?: CaseNote[];
   clock: ClockEntry[];
   partialSave?: PartialSave;
+  /**
+   * The case note, a text about the whole case. Only CSPro 8.1's case JSON carries it
+   * (docs/sync.md#cspro-81-clients); the older sync format has no place for it.
+   */
+  caseNote?: string;
   'level-1': LevelObject;
 }
 

@@ -325,6 +325,9 @@ export function normalizeSyncCase(raw: unknown, dict: Dictionary, source: SyncJs
         if (notes.length > 0) out.notes = notes;
       }
       if (raw.partialSave !== undefined && raw.partialSave !== null) out.partialSave = partialSaveOf(raw.partialSave);
+      if (typeof raw.caseNote === 'string' && raw.caseNote.trim() !== '') out.caseNote = raw.caseNote;
+      else if (raw.caseNote !== undefined && raw.caseNote !== null && typeof raw.caseNote !== 'string')
+        throw caseError('caseNote must be a string', { path: 'caseNote' });
       return { case: reorder(out), warnings: normalizer.warnings };
     } catch (err) {
       // An error names the case by its key; an absurd key is cut so the error stays small.
@@ -346,6 +349,7 @@ function reorder(c: SyncCase): SyncCase {
   if (c.notes) out.notes = c.notes;
   out.clock = c.clock;
   if (c.partialSave) out.partialSave = c.partialSave;
+  if (c.caseNote !== undefined) out.caseNote = c.caseNote;
   out['level-1'] = c['level-1'];
   return out;
 }

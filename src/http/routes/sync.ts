@@ -15,6 +15,7 @@ import {
   openClientFile,
   putClientFile,
   deviceOf,
+  syncApiVersion,
   parseDownloadHeaders,
   parseUploadHeaders,
   binaryItemSink,
@@ -59,6 +60,11 @@ function header(c: Context<AppEnv>) {
   return (name: string) => c.req.header(name);
 }
 
+/** The sync API version of the asking client, from its User-Agent (docs/sync.md#client-versions). */
+function apiVersionOf(c: Context<AppEnv>) {
+  return syncApiVersion(c.req.header('user-agent'));
+}
+
 /** CSWeb answers an unknown revision with 412 and a body of its own (the last sync, or `{}`). */
 function preconditionFailed(c: Context<AppEnv>, err: unknown): Response {
   if (err instanceof AppError && err.code === 'SYNC_REVISION_UNKNOWN') {
@@ -81,10 +87,11 @@ export function syncDownloadResponse(c: Context<AppEnv>, store: Store, metrics?:
     return preconditionFailed(c, err);
   }
   const revision = String(chunk.chunkMaxRevision);
-  const body = chunkJson(chunk);
+  const version = apiVersionOf(c);
+  const body = chunkJson(store, name, chunk, version);
   metrics?.syncDownloaded(name, chunk.cases.length);
   // Cases with binary items travel in the cssync container with their contents (docs/sync.md#binary-items).
-  const items = chunkBinaryItems(store, name, chunk);
+  const items = chunkBinaryItems(store, name, chunk, version);
   if (items.length > 0) {
     return c.body(Readable.toWeb(Readable.from(chunkContainer(body, items))) as unknown as ReadableStream, chunk.status, {
       'Content-Type': 'application/octet-stream',
@@ -107,12 +114,15 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus }: Route
     method: 'get',
     path: '/api/server',
     summary: 'Server information for the data-collection client',
-    description: 'The server’s device id (its entry in vector clocks) and the sync API version, `2.0` as CSWeb writes it.',
+    description:
+      'The server’s device id (its entry in vector clocks) and the sync API version, written `2.0` as CSWeb writes it: `3.0` to CSPro 8.1 ' +
+      'and later (`User-Agent: CSPro sync client/8.1…`), `2.0` to every other client, since an 8.0 client refuses a server above 2 ' +
+      '(docs/sync.md#client-versions).',
     tags: ['sync'],
     permission: 'cases.read',
     responses: { 200: json(ServerInfo, 'server info') },
     handler: (c) => {
-      const info = serverInfo(store);
+      const info = serverInfo(store, apiVersionOf(c));
       // CSWeb writes the version as 2.0, not 2; the client reads either, the bytes stay the same.
       return c.body(`{"deviceId":${JSON.stringify(info.deviceId)},"apiVersion":${info.apiVersion.toFixed(1)}}`, 200, {
         'Content-Type': JSON_TYPE,
@@ -180,7 +190,7 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus }: Route
     responses: { 200: json(WireCase, 'the case'), 404: json(ErrorBody, 'no such dictionary or case') },
     handler: (c) => {
       const { name, id } = validate(CaseIdParams, c.req.param(), 'path');
-      return c.body(getSyncCaseJson(store, name, id), 200, { 'Content-Type': JSON_TYPE });
+      return c.body(getSyncCaseJson(store, name, id, apiVersionOf(c)), 200, { 'Content-Type': JSON_TYPE });
     },
   });
 

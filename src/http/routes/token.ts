@@ -1,9 +1,10 @@
-import { oauthError } from '../../core/auth/index.js';
+import { oauthError, wrappedTokenReply } from '../../core/auth/index.js';
+import { syncApiVersion } from '../../core/sync/index.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { clientAddress } from '../client-address.js';
 import { readTokenParams } from '../read-body.js';
 import { json, OAuthErrorBody, RateLimitBody } from '../schemas/common.js';
-import { TokenRequest, TokenResponse } from '../schemas/token.js';
+import { TokenRequest, TokenResponse, WrappedTokenResponse } from '../schemas/token.js';
 import type { RouteDeps } from './route-deps.js';
 
 /** `POST /api/token`: OAuth 2.0 password and refresh grants (docs/http-api.md#authentication). */
@@ -17,7 +18,9 @@ export function tokenRoutes(api: ApiBuilder, { tokens, config }: RouteDeps): voi
       'A request naming a client must name a configured one (default `cspro_android`/`cspro`), else `invalid_client`. ' +
       'Each refresh returns a new refresh token and invalidates the old one; presenting an old one again revokes the whole login. ' +
       'Failed logins are throttled per (username, client address) and per address: past the limit the answer is 429 `API-004` with `Retry-After`. ' +
-      'Concurrent logins wait for each other rather than being refused; past the number allowed to wait from one address, 429 `API-004` with `Retry-After: 1`.',
+      'Concurrent logins wait for each other rather than being refused; past the number allowed to wait from one address, 429 `API-004` with `Retry-After: 1`. ' +
+      'A password grant from CSPro 8.1 or later (`User-Agent: CSPro sync client/8.1…`) is answered in the wrapped form ' +
+      '`{credentials: {…the tokens…}, user: {id, roleName}}`; a refresh is always answered flat (docs/sync.md#token).',
     tags: ['auth'],
     permission: 'public',
     bodyLimit: config.maxBodyBytes,
@@ -34,7 +37,7 @@ export function tokenRoutes(api: ApiBuilder, { tokens, config }: RouteDeps): voi
       },
     },
     responses: {
-      200: json(TokenResponse, 'tokens'),
+      200: json(TokenResponse.or(WrappedTokenResponse), 'tokens (wrapped with the account for a password grant of CSPro 8.1 and later)'),
       400: json(OAuthErrorBody, '`invalid_request` (missing or repeated parameter, bad body) or `unsupported_grant_type`'),
       401: json(
         OAuthErrorBody,
@@ -47,7 +50,10 @@ export function tokenRoutes(api: ApiBuilder, { tokens, config }: RouteDeps): voi
       ),
     },
     handler: async (c) => {
-      const reply = await tokens.grant(await readTokenParams(c, TokenRequest), { address: clientAddress(c, config.trustedProxies ?? []) });
+      const granted = await tokens.grant(await readTokenParams(c, TokenRequest), { address: clientAddress(c, config.trustedProxies ?? []) });
+      // Only a password grant to a version-3 client is wrapped: CSPro 8.1 reads a refresh reply flat, 8.0 reads every reply flat.
+      const wrapped = granted.grant === 'password' && syncApiVersion(c.req.header('user-agent')) === 3;
+      const reply = wrapped ? wrappedTokenReply(granted.tokens, granted.user) : granted.tokens;
       return c.json(reply, 200, { 'Cache-Control': 'no-store', Pragma: 'no-cache' });
     },
   });

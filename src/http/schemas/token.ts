@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TokenResponse as CoreTokenResponse } from '../../core/auth/index.js';
+import type { CsproUser, TokenResponse as CoreTokenResponse } from '../../core/auth/index.js';
 import type { Describes } from './same-shape.js';
 
 /** Parameters of POST /api/token (docs/http-api.md#authentication); which ones a grant needs is checked by the core. */
@@ -24,6 +24,21 @@ export const TokenResponse = z
   })
   .meta({ id: 'TokenResponse' });
 
+/** The account as CSPro 8.1 reads it from a password grant (docs/sync.md#token). */
+const CsproUserSchema = z
+  .strictObject({
+    id: z.string().meta({ description: 'the username' }),
+    roleName: z.string().meta({ description: '`Administrator`, `API` or `Standard User`', example: 'Standard User' }),
+  })
+  .meta({ id: 'CsproUser' });
+
+/** The password grant's reply to CSPro 8.1 and later (docs/sync.md#token). */
+export const WrappedTokenResponse = z
+  .strictObject({ credentials: TokenResponse, user: CsproUserSchema })
+  .meta({ id: 'WrappedTokenResponse' });
+
 // Compile-time guard: the schema must describe what the core returns (same-shape.ts).
 /** @public Read by the compiler only: knip and ESLint must not call it unused. */
 export const schemasMatchCore: Describes<typeof TokenResponse, CoreTokenResponse> = true;
+/** @public Read by the compiler only. */
+export const userSchemasMatchCore: Describes<typeof CsproUserSchema, CsproUser> = true;

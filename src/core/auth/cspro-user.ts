@@ -1,0 +1,29 @@
+import type { Role } from '../../store/users-repo.js';
+import type { TokenResponse } from './tokens.js';
+
+/**
+ * The role name a CSPro 8.1 client is told for each sds role (docs/sync.md#token): CSWeb's names
+ * for its two built-in roles where sds has the same role, the sds name otherwise. The client keys
+ * its data-source cache by it, quotes it in its refusals, and refuses to open a data source as
+ * `Administrator`.
+ */
+export const CSPRO_ROLE_NAMES: Readonly<Record<Role, string>> = {
+  Administrator: 'Administrator',
+  API: 'API',
+  Standard: 'Standard User',
+};
+
+/** The account as CSPro 8.1 reads it from a password grant: its `id` (the username) and `roleName`. */
+export interface CsproUser {
+  id: string;
+  roleName: string;
+}
+
+/**
+ * The password grant's reply to a CSPro 8.1 client (docs/sync.md#token): the usual tokens under
+ * `credentials`, and the account under `user`. A refresh is always answered flat: the client
+ * reads its reply as the flat form only.
+ */
+export function wrappedTokenReply(tokens: TokenResponse, user: { username: string; role: Role }): { credentials: TokenResponse; user: CsproUser } {
+  return { credentials: tokens, user: { id: user.username, roleName: CSPRO_ROLE_NAMES[user.role] } };
+}
