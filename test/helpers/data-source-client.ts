@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 
 /** The User-Agent of a CSPro 8.1 client: the version after the slash is what the server reads. */
-export const CSPRO_81_AGENT = 'CSPro sync client/8.1.0.123';
+const CSPRO_81_AGENT = 'CSPro sync client/8.1.0.123';
 
 /** A refusal or failure, in the words the client shows, with the HTTP status when there was one. */
 export class DataSourceError extends Error {
@@ -49,7 +49,6 @@ export interface V3Case {
   [level: string]: unknown;
 }
 
-export type Content = 'identifiers' | 'summaries' | 'cases' | 'count';
 export type Status = 'all' | 'notDeletedOnly' | 'partialsOnly' | 'duplicatesOnly';
 
 /** One request of a query, as sent and as answered (for the tests to look at). */
@@ -66,7 +65,7 @@ type OpenFlag = 'mustExist' | 'openOrCreate' | 'createNew';
 const md5 = (b: Buffer | string) => createHash('md5').update(b).digest('hex');
 
 /** The key structure the client computes from its own dictionary (JSON form): per first-level id, length, type, numeric zero fill. */
-export function clientKeyStructure(dictionaryJson: string): string {
+function clientKeyStructure(dictionaryJson: string): string {
   const d = JSON.parse(dictionaryJson) as {
     defaults?: { zeroFill?: boolean };
     levels: { ids: { items: { length: number; contentType?: string; zeroFill?: boolean }[] } }[];

@@ -321,8 +321,7 @@ test('a store one migration behind is refused (STORE_NEEDS_MIGRATION), read-only
           e.message.includes(`schema version ${previous}`) &&
           e.message.includes(`needs version ${latest.version}`) &&
           e.message.includes(pending) &&
-          JSON.stringify(e.details) ===
-            JSON.stringify({ home: home.root, version: previous, needs: latest.version, pending: [pending] }),
+          JSON.stringify(e.details) === JSON.stringify({ home: home.root, version: previous, needs: latest.version, pending: [pending] }),
         JSON.stringify(opts),
       );
     }
