@@ -116,12 +116,24 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   );
 
   app.onError((err, c) => errorResponse(c, err, config.log));
-  app.notFound((c) => errorResponse(c, new AppError('API-002', `no route ${c.req.path}`)));
+  app.notFound((c) => errorResponse(c, noRoute(c.req.method, c.req.path)));
 
   const api = new ApiBuilder(app, tokens);
   const routeDeps: RouteDeps = { store: deps.store, tokens, config, clock: deps.clock ?? Date.now, prometheus, health };
   for (const group of GROUPS) group(api, routeDeps);
   return app;
+}
+
+/**
+ * A path no route takes. Under `/api` it is said in CSWeb's words, `fatal_error` and
+ * `No route found for "GET /api/…"`, which a CSPro client reads as "this server does not offer
+ * that operation" rather than as an error (docs/sync.md#errors).
+ */
+function noRoute(method: string, path: string): AppError {
+  if (path === '/api' || path.startsWith('/api/')) {
+    return new AppError('API-002', `No route found for "${method} ${path}"`, { csweb_code: 'fatal_error' });
+  }
+  return new AppError('API-002', `no route ${path}`);
 }
 
 /** Shortest SDS_METRICS_TOKEN accepted: a static secret on the network must not be guessable. */

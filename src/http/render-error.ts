@@ -6,6 +6,7 @@ import { requestFate } from './request-fate.js';
 import type { LogLevel } from './config.js';
 import { reportedError } from '../core/breakout/index.js';
 import { hideServerPaths } from './hide-server-paths.js';
+import { isCsproClient } from '../core/sync/index.js';
 
 /** Turns anything thrown into an AppError; Hono's own exceptions keep their status meaning. */
 function normalise(err: unknown): AppError {
@@ -39,6 +40,9 @@ function quoted(s: string): string {
  * others use the spec's `{error, message}`, plus the PUBLIC_DETAILS the error carries, with the
  * registry's status. Internal errors never show their message or stack to the client: those go
  * to the server log. A request whose client is gone is answered with nothing (request-fate.ts).
+ * A CSPro client reads `{code, message}` and takes a body without them for an HTML page
+ * (docs/sync.md#errors): its bodies carry `code` as well (and `message` in the OAuth shape), the
+ * error's `csweb_code` detail when it has one, else the same code as `error`.
  */
 export function errorResponse(c: Context, thrown: unknown, log?: (line: string, level?: LogLevel) => void): Response {
   // A client that left (or was dropped by the body timeout) gets nothing, whatever its body's
@@ -50,17 +54,22 @@ export function errorResponse(c: Context, thrown: unknown, log?: (line: string, 
   const err = normalise(thrown);
   const status = err.http as ContentfulStatusCode;
   c.header('Cache-Control', 'no-store');
+  const cswebCode = typeof err.details.csweb_code === 'string' ? err.details.csweb_code : undefined;
+  const cspro = isCsproClient(c.req.header('user-agent'));
   const oauth = err.details.oauth_error;
   if (typeof oauth === 'string') {
     if (oauth === 'invalid_token') {
       c.header('WWW-Authenticate', `Bearer realm="sds", error="invalid_token", error_description=${quoted(err.message)}`);
     }
+    if (cspro) return c.json({ error: oauth, error_description: err.message, code: oauth, message: err.message }, status);
     return c.json({ error: oauth, error_description: err.message }, status);
   }
+  const code = cswebCode ?? (cspro ? err.code : undefined);
   if (err.code === 'INTERNAL') {
     const cause = err.cause instanceof Error ? err.cause : err;
     log?.(`sds serve: internal error on ${c.req.method} ${c.req.path}: ${cause.stack ?? cause.message}`, 'error');
-    return c.json({ error: err.code, message: 'internal error; the server log has the details' }, status);
+    const message = 'internal error; the server log has the details';
+    return c.json(code === undefined ? { error: err.code, message } : { error: err.code, code, message }, status);
   }
   // A rate limit (API-004) says when to come back, in the header and in the body
   // (docs/status-and-incoming-webhooks.md#rate-limit-all-four-scripts).
@@ -79,5 +88,6 @@ export function errorResponse(c: Context, thrown: unknown, log?: (line: string, 
     extra.details = details;
   }
   // A message may name a file of the server (a SQLite target): the reply shows only its name.
-  return c.json({ error: err.code, message: hideServerPaths(err.message), ...extra }, status);
+  const message = hideServerPaths(err.message);
+  return c.json(code === undefined ? { error: err.code, message, ...extra } : { error: err.code, code, message, ...extra }, status);
 }

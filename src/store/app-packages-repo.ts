@@ -90,4 +90,9 @@ export class AppPackagesRepo {
       .run(row.name, row.description, row.version, row.files, row.signature, row.buildTime, row.zipSize, row.zipMd5, row.source, now, now);
     return true;
   }
+
+  /** Forgets a package's metadata (its zip was replaced or removed over HTTP); true when there was a row. */
+  remove(name: string): boolean {
+    return this.db.prepare('DELETE FROM app_packages WHERE name = ?').run(name).changes > 0;
+  }
 }

@@ -16,6 +16,17 @@ export interface SyncHistoryRow {
   createdAt: string;
 }
 
+/** A message a device sent with CSPro's syncmessage (docs/sync.md#messages). */
+export interface SyncMessage {
+  device: string;
+  username: string;
+  name: string;
+  /** The value's JSON text; null when the message had none. */
+  value: string | null;
+  /** The time the device gave, as it gave it ('' when none). */
+  sentAt: string;
+}
+
 /** A case as the sync download sends it: `data` is the stored `level-1` JSON text, sent as is. */
 export type SyncCaseRow = StoredCase;
 
@@ -216,5 +227,14 @@ export class SyncRepo {
   lastOfDevice(device: string, dictionaryId: number): SyncHistoryRow | undefined {
     const r = this.lastOfDeviceStmt.get(device, dictionaryId);
     return r && toHistory(r);
+  }
+
+  /** Keeps a message a device sent; returns its id. */
+  recordMessage(m: SyncMessage): number {
+    return Number(
+      this.db
+        .prepare('INSERT INTO sync_messages (device_id, username, name, value, sent_at, received_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(m.device, m.username, m.name, m.value, m.sentAt, nowIso()).lastInsertRowid,
+    );
   }
 }

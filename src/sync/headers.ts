@@ -112,3 +112,17 @@ export function isSyncDownload(get: HeaderGetter, headerNames: Iterable<string>)
   for (const name of headerNames) if (name.toLowerCase().startsWith('x-csw-')) return true;
   return (get('if-match') ?? '') !== '';
 }
+
+/**
+ * Whether a folder listing should give each file's md5 (`x-csw-get-file-md5`, a JSON boolean CSPro
+ * 8.1 sends; docs/sync.md#files): only an explicit `false` turns it off, since 8.0 clients send no
+ * header and need the md5 of every file.
+ */
+export function wantsFileMd5(get: HeaderGetter): boolean {
+  const raw = get('x-csw-get-file-md5');
+  if (raw === undefined || raw.trim() === '') return true;
+  const v = raw.trim().toLowerCase();
+  if (v === 'false') return false;
+  if (v === 'true') return true;
+  throw invalid('x-csw-get-file-md5', raw, 'true or false');
+}

@@ -24,6 +24,9 @@ export interface CsproUser {
  * `credentials`, and the account under `user`. A refresh is always answered flat: the client
  * reads its reply as the flat form only.
  */
-export function wrappedTokenReply(tokens: TokenResponse, user: { username: string; role: Role }): { credentials: TokenResponse; user: CsproUser } {
+export function wrappedTokenReply(
+  tokens: TokenResponse,
+  user: { username: string; role: Role },
+): { credentials: TokenResponse; user: CsproUser } {
   return { credentials: tokens, user: { id: user.username, roleName: CSPRO_ROLE_NAMES[user.role] } };
 }

@@ -17,6 +17,10 @@ export interface DictionaryListItem {
   created_at: string;
   /** Cases not deleted, as CSWeb's list reports them to the data-collection client. */
   caseCount: number;
+  /** The dictionary's own name, which CSPro 8.1 reads apart from the name in URLs; the same here (docs/sync.md#dictionaries). */
+  dictionaryName: string;
+  /** When the dictionary was last uploaded, RFC 3339 to the second (CSPro 8.1 reads it; docs/sync.md#dictionaries). */
+  modifiedTime: string;
 }
 
 /** Dictionary detail (docs/http-api.md#routes). */
@@ -147,9 +151,15 @@ function firstSignificantChar(source: Buffer): string {
 
 /** All dictionaries in the list form of the spec, by name. */
 export function listDictionaries(store: Store): DictionaryListItem[] {
-  return store.dictionaries
-    .list()
-    .map((d) => ({ name: d.name, label: d.label, version: d.version, created_at: d.createdAt, caseCount: store.cases.countActive(d.id) }));
+  return store.dictionaries.list().map((d) => ({
+    name: d.name,
+    label: d.label,
+    version: d.version,
+    created_at: d.createdAt,
+    caseCount: store.cases.countActive(d.id),
+    dictionaryName: d.name,
+    modifiedTime: d.updatedAt.replace(/\.\d+Z$/, 'Z'),
+  }));
 }
 
 /** Loads a dictionary with its model, or fails with DICTIONARY_NOT_FOUND naming close matches. */

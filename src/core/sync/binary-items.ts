@@ -50,7 +50,8 @@ export function chunkBinaryItems(store: Store, dictionaryName: string, chunk: Do
       const content = openBinaryContent(store, dict.name, r.signature);
       if (!content) continue;
       seen.add(r.signature);
-      const header = apiVersion === 3 ? { uuid: c.guid, signature: r.signature } : { caseid: c.guid, signature: r.signature, length: content.size };
+      const header =
+        apiVersion === 3 ? { uuid: c.guid, signature: r.signature } : { caseid: c.guid, signature: r.signature, length: content.size };
       out.push({ header, size: content.size, open: content.open });
     }
   }

@@ -1,13 +1,23 @@
 import { readdirSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Store } from '../../store/open-store.js';
 import type { AppPackageRow } from '../../store/app-packages-repo.js';
 import { AppError } from '../../shared/errors.js';
-import { openSnapshot, type FileSnapshot, storeFile, type FileWriter, mediaName, mediaPath } from '../files/index.js';
+import {
+  commitStaged,
+  openSnapshot,
+  stageFile,
+  type FileSnapshot,
+  storeFile,
+  type FileWriter,
+  mediaName,
+  mediaPath,
+} from '../files/index.js';
 
 /** A file or folder as CSWeb describes it to the data-collection client. */
 export type CsFileInfo =
-  | { type: 'file'; name: string; directory: string; md5: string; size: number; lastModified: string }
+  | { type: 'file'; name: string; directory: string; md5?: string; size: number; lastModified: string }
   | { type: 'directory'; name: string; directory: string };
 
 /** An application deployment package as `GET /api/apps` lists it. */
@@ -50,8 +60,10 @@ function notFound(path: string, what: 'file' | 'directory'): AppError {
 
 type ClientFile = Extract<CsFileInfo, { type: 'file' }>;
 
-function fileEntry(name: string, v: { md5: string; size: number; mtimeMs: number }): ClientFile {
-  return { type: 'file', name: leafOf(name), directory: parentOf(name), md5: v.md5, size: v.size, lastModified: rfc3339(v.mtimeMs) };
+function fileEntry(name: string, v: { md5?: string; size: number; mtimeMs: number }): ClientFile {
+  const entry: ClientFile = { type: 'file', name: leafOf(name), directory: parentOf(name), size: v.size, lastModified: rfc3339(v.mtimeMs) };
+  if (v.md5 !== undefined) entry.md5 = v.md5;
+  return entry;
 }
 
 /**
@@ -59,12 +71,12 @@ function fileEntry(name: string, v: { md5: string; size: number; mtimeMs: number
  * `Content-MD5`): the info describes exactly the bytes the snapshot streams, even while the
  * file is being replaced.
  */
-export async function openClientFile(store: Store, path: string): Promise<{ info: ClientFile; snapshot: FileSnapshot }> {
+export async function openClientFile(store: Store, path: string): Promise<{ info: ClientFile & { md5: string }; snapshot: FileSnapshot }> {
   const name = clientFileName(path);
   if (name === '') throw notFound(path, 'file');
   const snapshot = await openSnapshot(mediaPath(store.home.media, name), path);
   if (snapshot === undefined || snapshot === 'directory') throw notFound(path, 'file');
-  return { info: fileEntry(name, snapshot), snapshot };
+  return { info: { ...fileEntry(name, snapshot), md5: snapshot.md5 }, snapshot };
 }
 
 export interface ClientPutOptions {
@@ -101,8 +113,11 @@ function isFolder(full: string): boolean {
   }
 }
 
-/** The entries of a media folder ('' is the area itself), folders first, by name. */
-export async function listClientFolder(store: Store, path: string): Promise<CsFileInfo[]> {
+/**
+ * The entries of a media folder ('' is the area itself), folders first, by name. Without `md5`
+ * (CSPro 8.1's paradata listings ask so) files are not hashed: their size and time come from a stat.
+ */
+export async function listClientFolder(store: Store, path: string, opts: { md5?: boolean } = {}): Promise<CsFileInfo[]> {
   const name = clientFileName(path);
   const full = name === '' ? store.home.media : mediaPath(store.home.media, name);
   if (!isFolder(full)) throw notFound(path, 'directory');
@@ -115,6 +130,11 @@ export async function listClientFolder(store: Store, path: string): Promise<CsFi
     const entry = name === '' ? e.name : `${name}/${e.name}`;
     if (e.isDirectory()) {
       out.push({ type: 'directory', name: e.name, directory: name });
+      continue;
+    }
+    if (opts.md5 === false) {
+      const st = statSync(join(full, e.name), { throwIfNoEntry: false });
+      if (st?.isFile()) out.push(fileEntry(entry, { size: st.size, mtimeMs: st.mtimeMs }));
       continue;
     }
     // Size, md5 and time of one version each, even while the file is being replaced.
@@ -214,4 +234,53 @@ export async function openApp(
     size: snapshot.size,
     snapshot,
   };
+}
+
+/** The zip of a package name, refused (PATH_INVALID) when the name could leave the apps area or hide. */
+function appZipPath(store: Store, name: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (!/^[^/\\\u0000-\u001f\u007f]+$/.test(name) || name.startsWith('.') || name.length > 200) {
+    throw new AppError(
+      'PATH_INVALID',
+      `"${name}" is not a package name: no slashes, control characters or leading dot, at most 200 characters`,
+      {
+        app: name,
+      },
+    );
+  }
+  return join(store.home.apps, `${name}.zip`);
+}
+
+/**
+ * Stores an application package sent by CSPro's deployment (`PUT /api/apps/{name}`) as
+ * `<home>/files/apps/<name>.zip`: written aside, fsynced, renamed over the old one
+ * (docs/sync.md#apps). Its build time is the time it was written; metadata an import from
+ * CSWeb kept for the old zip is forgotten. With `expectedMd5` (`Content-MD5`, hex) a body of
+ * another md5 is refused; more than `maxBytes` is 413.
+ */
+export async function putApp(
+  store: Store,
+  name: string,
+  body: AsyncIterable<Buffer>,
+  opts: { expectedMd5?: string; maxBytes?: number },
+): Promise<AppInfo> {
+  const target = appZipPath(store, name);
+  const staged = await stageFile(target, body, { file: `${name}.zip`, ...opts });
+  await commitStaged(staged);
+  store.appPackages.remove(name);
+  return {
+    name,
+    description: '',
+    buildTime: rfc3339(staged.mtimeMs),
+    version: '',
+    FileType: 'Application Deployment Specification',
+  };
+}
+
+/** Removes an application package (`DELETE /api/apps/{name}`) and its kept metadata; NOT_FOUND when there is none. */
+export async function deleteApp(store: Store, name: string): Promise<void> {
+  const target = appZipPath(store, name);
+  if (!appFiles(store).some((a) => a.name === name)) throw new AppError('NOT_FOUND', `application ${name} not found`, { app: name });
+  await rm(target, { force: true });
+  store.appPackages.remove(name);
 }

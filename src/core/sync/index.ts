@@ -2,10 +2,11 @@
  * The sync module: what the CSPro sync protocol asks of the server (server info, case upload and
  * download, dictionaries and files of the sync API), on top of the sync engine (src/sync).
  */
-export { deviceOf, isSyncDownload, parseDownloadHeaders, parseUploadHeaders } from '../../sync/headers.js';
+export { deviceOf, isSyncDownload, parseDownloadHeaders, parseUploadHeaders, wantsFileMd5 } from '../../sync/headers.js';
 export { isCsproClient, syncApiVersion } from '../../sync/client-version.js';
 export type { SyncApiVersion } from '../../sync/client-version.js';
-export { listApps, listClientFolder, openApp, openClientFile, putClientFile } from './files.js';
+export { deleteApp, listApps, listClientFolder, openApp, openClientFile, putApp, putClientFile } from './files.js';
+export { receiveSyncMessage } from './messages.js';
 export {
   chunkJson,
   deleteSyncedCase,
@@ -17,6 +18,7 @@ export {
   uploadRawDictionary,
 } from './sync.js';
 export { readUploadBody } from './upload-body.js';
+export { inflateLabelled } from './inflate-body.js';
 export type { BinaryItemSink, UploadBodyLimits } from './upload-body.js';
 export { binaryItemSink, chunkBinaryItems, chunkContainer } from './binary-items.js';
 export { clearDataSource, dataSourceMetadata, openDataSourceBinary, queryDataSource } from './data-source.js';

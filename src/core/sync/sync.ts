@@ -18,6 +18,7 @@ import { parseDictionary } from '../../cspro/dictionary/parse-dictionary.js';
 import { toCaseWrite, type MergeOutcome, writeMergedCases, deleteCase } from '../cases/index.js';
 import { checkCaseFields } from '../../cspro/case/case-limits.js';
 import { limitsOf } from '../home/index.js';
+import { inflateWhole } from './inflate-body.js';
 
 /**
  * `GET /api/server`: this server's device id in vector clocks, and the sync API version the
@@ -225,16 +226,18 @@ function labelFor(name: string): string {
 }
 
 /**
- * A dictionary uploaded as CSWeb takes it: the raw `.dcf` text as the body, creating it or
- * replacing an existing one (which keeps its label). A new dictionary gets a label derived from
- * its name unless one is given. With `expectedName` (PUT to a named URL) a file holding another
- * dictionary is refused.
+ * A dictionary uploaded as CSWeb takes it: the raw `.dcf` text as the body (CSPro 8.1 sends the
+ * JSON form, zlib-compressed: inflated first, at most `maxBytes`; docs/sync.md#compressed-bodies),
+ * creating it or replacing an existing one (which keeps its label). A new dictionary gets a label
+ * derived from its name unless one is given. With `expectedName` (PUT to a named URL) a file
+ * holding another dictionary is refused.
  */
 export function uploadRawDictionary(
   store: Store,
-  source: Buffer,
-  opts: { expectedName?: string; label?: string } = {},
+  body: Buffer,
+  opts: { expectedName?: string; label?: string; maxBytes?: number } = {},
 ): UploadDictionaryReply {
+  const source = inflateWhole(body, opts.maxBytes ?? Number.MAX_SAFE_INTEGER, 'the dictionary');
   const model = parseDictionary(source);
   if (opts.expectedName !== undefined && model.name !== opts.expectedName) {
     throw new AppError('USAGE', `the file holds dictionary ${model.name}, not ${opts.expectedName} named in the URL`, {

@@ -88,7 +88,8 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
     summary: 'Upload a dictionary (.dcf, text or JSON form)',
     description:
       `The name is the one inside the file. Uploading a name that exists replaces its file and label (200 instead of 201). ` +
-      `A body that is not multipart is the data-collection client’s form (CSWeb): the raw .dcf text as the body, ` +
+      `A body that is not multipart is the data-collection client’s form (CSWeb): the raw .dcf text as the body ` +
+      `(CSPro 8.1 sends the JSON form compressed with zlib under \`Content-Encoding: deflate\`: a zlib or gzip body is inflated, whatever its label), ` +
       `answered 200 \`{"code":200,"description":"Success"}\` whether created or replaced; a new dictionary gets a label from its name ` +
       `(lower case, without \`_DICT\`) unless \`?label=\` gives one, an existing one keeps its label. ` +
       `Files larger than the limit (default 10 MB, \`sds serve --max-upload-mb\`) are refused with 413. An invalid file stores nothing. ` +
@@ -121,7 +122,8 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
     handler: async (c) => {
       // multipart is the spec's form, a web form is a mistake (USAGE below); any other body is the raw .dcf.
       if (!/^(multipart\/|application\/x-www-form-urlencoded)/i.test(c.req.header('content-type') ?? '')) {
-        return c.json(rawUploadReply(uploadRawDictionary(store, await rawBody(c, config.maxUploadBytes), { label: c.req.query('label') })));
+        const body = await rawBody(c, config.maxUploadBytes);
+        return c.json(rawUploadReply(uploadRawDictionary(store, body, { label: c.req.query('label'), maxBytes: config.maxUploadBytes })));
       }
       const form = await readUpload(c, { fileField: 'file', maxBytes: config.maxUploadBytes });
       if (!form.file) throw new AppError('USAGE', 'the multipart form needs a "file" part holding the .dcf file');
@@ -153,7 +155,11 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
       return c.json(
         rawUploadReply(
-          uploadRawDictionary(store, await rawBody(c, config.maxUploadBytes), { expectedName: name, label: c.req.query('label') }),
+          uploadRawDictionary(store, await rawBody(c, config.maxUploadBytes), {
+            expectedName: name,
+            label: c.req.query('label'),
+            maxBytes: config.maxUploadBytes,
+          }),
         ),
       );
     },

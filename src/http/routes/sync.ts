@@ -21,6 +21,11 @@ import {
   binaryItemSink,
   chunkBinaryItems,
   chunkContainer,
+  inflateLabelled,
+  wantsFileMd5,
+  putApp,
+  deleteApp,
+  receiveSyncMessage,
 } from '../../core/sync/index.js';
 import type { FileSnapshot } from '../../core/files/index.js';
 import { AppError } from '../../shared/errors.js';
@@ -33,6 +38,7 @@ import { ErrorBody, json } from '../schemas/common.js';
 import { FileRefusedBody } from '../schemas/files.js';
 import { DictionaryNameParams } from '../schemas/dictionaries.js';
 import {
+  AppInfoSchema,
   AppList,
   AppNameParams,
   CaseIdParams,
@@ -41,12 +47,14 @@ import {
   PathParams,
   ServerInfo,
   SyncFileInfo,
+  SyncMessageBody,
   SyncFolder,
   SyncSuccess,
   WireCase,
   WireCaseList,
 } from '../schemas/sync.js';
 import { validate } from '../validate.js';
+import { readJson } from '../read-body.js';
 import type { RouteDeps } from './route-deps.js';
 
 const SUCCESS = '{"code":200,"description":"Success"}';
@@ -211,6 +219,30 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus }: Route
     },
   });
 
+  api.route({
+    method: 'post',
+    path: '/api/messages',
+    summary: 'A message from CSPro logic (syncmessage)',
+    description:
+      'CSPro 8.1’s `syncmessage` sends `{timestamp, name, value}` (`key` for `name` is read too). The message is kept with the device ' +
+      '(`x-csw-device`) and the account that sent it (table `sync_messages`); the reply, which the client hands back to logic, is ' +
+      'CSWeb’s success body (docs/sync.md#messages).',
+    tags: ['sync'],
+    permission: 'cases.write',
+    bodyLimit: config.maxBodyBytes,
+    request: { body: { required: true, content: { 'application/json': { schema: SyncMessageBody } } } },
+    responses: {
+      200: json(SyncSuccess, 'kept'),
+      400: json(ErrorBody, 'not JSON (`API-003`), or not an object naming the message (`USAGE`)'),
+      413: json(ErrorBody, `larger than the body limit (\`maxBodyBytes\`, default 64 KB; \`PAYLOAD_TOO_LARGE\`)`),
+    },
+    handler: async (c) => {
+      const body = await readJson(c, SyncMessageBody);
+      receiveSyncMessage(store, body, deviceOf(header(c)), c.get('principal').username);
+      return c.body(SUCCESS, 200, { 'Content-Type': JSON_TYPE });
+    },
+  });
+
   fileSyncRoutes(api, store, config);
 }
 
@@ -300,6 +332,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     summary: 'Upload a file to the media area (client file sync)',
     description:
       `Raw body, at most the file limit (\`maxFileBytes\`, default 100 MB; 413 \`PAYLOAD_TOO_LARGE\` as soon as it is crossed). ` +
+      'A body sent with `Content-Encoding: deflate` or `gzip` (CSPro 8.1 compresses files) is inflated first, zlib or gzip as its bytes say; the limit and `Content-MD5` apply to the inflated bytes. ' +
       'With `Content-MD5` (hex) a body of another md5 is refused (403 `CHECKSUM_MISMATCH`). A Standard account may create files and replace ' +
       'files that Standard accounts wrote, not files written by an API or Administrator account or by the operator (403 `access_denied`). ' +
       'A refused upload keeps the previous version. The file is replaced atomically and is on disk before the 200.',
@@ -325,7 +358,9 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
         });
       }
       const { username, role } = c.get('principal');
-      const info = await putClientFile(store, path, fileBody(c), {
+      // CSPro 8.1 compresses the file (docs/sync.md#compressed-bodies); Content-MD5 is that of the inflated bytes.
+      const body = inflateLabelled(fileBody(c), c.req.header('content-encoding'), path);
+      const info = await putClientFile(store, path, body, {
         writer: { username, role },
         expectedMd5: c.req.header('content-md5') || undefined,
         maxBytes: limit,
@@ -340,6 +375,8 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
       path,
       ...(path.endsWith('}') ? { honoPath: '/api/folders/:path{.+}' } : {}),
       summary: 'List a folder of the media area (client file sync)',
+      description:
+        'Each file with its size, time and md5; `x-csw-get-file-md5: false` (CSPro 8.1 paradata listings) leaves the md5 out and the files unhashed.',
       tags: ['sync'],
       permission: 'files.sync',
       ...(path.endsWith('}') ? { request: { params: PathParams } } : {}),
@@ -349,7 +386,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
       },
       handler: async (c) => {
         try {
-          return c.json(await listClientFolder(store, c.req.param('path') ?? ''));
+          return c.json(await listClientFolder(store, c.req.param('path') ?? '', { md5: wantsFileMd5(header(c)) }));
         } catch (err) {
           return fileNotFound(c, err, 'directory_not_found');
         }
@@ -408,6 +445,74 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
         ETag: app.md5,
         'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(app.name)}.zip`,
       });
+    },
+  });
+
+  api.route({
+    method: 'put',
+    path: '/api/apps/{name}',
+    summary: 'Deploy an application package',
+    description:
+      'The package zip as the body, as CSPro’s deployment sends it, stored as `<home>/files/apps/<name>.zip` (replaced atomically, on disk before the 200). ' +
+      'A body sent with `Content-Encoding: deflate` or `gzip` is inflated first; `Content-MD5` (hex), when sent, is checked on the inflated bytes ' +
+      '(403 `CHECKSUM_MISMATCH`). At most the file limit (`maxFileBytes`). The build time is the time it was stored; description and version are empty ' +
+      '(docs/sync.md#apps).',
+    tags: ['sync'],
+    permission: 'files.write',
+    request: {
+      params: AppNameParams,
+      body: { required: true, content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } },
+    },
+    responses: {
+      200: json(AppInfoSchema, 'stored'),
+      400: json(
+        ErrorBody,
+        'a name that is not a package name (`PATH_INVALID`), a body labelled compressed that does not inflate (`USAGE`)',
+      ),
+      403: json(ErrorBody, 'the md5 does not match (`CHECKSUM_MISMATCH`)'),
+      413: json(ErrorBody, 'larger than the file limit (`PAYLOAD_TOO_LARGE`)'),
+    },
+    handler: async (c) => {
+      const { name } = validate(AppNameParams, c.req.param(), 'path');
+      const declared = Number(c.req.header('content-length') ?? NaN);
+      if (declared > config.maxFileBytes) {
+        throw new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `${name}.zip is larger than the file limit of ${config.maxFileBytes} bytes; it was not stored`,
+          {
+            file: `${name}.zip`,
+            limit: config.maxFileBytes,
+          },
+        );
+      }
+      const body = inflateLabelled(fileBody(c), c.req.header('content-encoding'), `${name}.zip`);
+      return c.json(
+        await putApp(store, name, body, { expectedMd5: c.req.header('content-md5') || undefined, maxBytes: config.maxFileBytes }),
+      );
+    },
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/api/apps/{name}',
+    summary: 'Remove an application package',
+    description: 'Removes `<home>/files/apps/<name>.zip` and the metadata kept with it; 200 with CSWeb’s success body (docs/sync.md#apps).',
+    tags: ['sync'],
+    permission: 'files.write',
+    request: { params: AppNameParams },
+    responses: {
+      200: json(SyncSuccess, 'removed'),
+      400: json(ErrorBody, 'a name that is not a package name (`PATH_INVALID`)'),
+      404: json(CswebErrorBody, 'no such application (CSWeb’s shape, `app_not_found`)'),
+    },
+    handler: async (c) => {
+      const { name } = validate(AppNameParams, c.req.param(), 'path');
+      try {
+        await deleteApp(store, name);
+      } catch (err) {
+        return fileNotFound(c, err, 'app_not_found');
+      }
+      return c.body(SUCCESS, 200, { 'Content-Type': JSON_TYPE });
     },
   });
 }

@@ -50,7 +50,9 @@ export function tokenRoutes(api: ApiBuilder, { tokens, config }: RouteDeps): voi
       ),
     },
     handler: async (c) => {
-      const granted = await tokens.grant(await readTokenParams(c, TokenRequest), { address: clientAddress(c, config.trustedProxies ?? []) });
+      const granted = await tokens.grant(await readTokenParams(c, TokenRequest), {
+        address: clientAddress(c, config.trustedProxies ?? []),
+      });
       // Only a password grant to a version-3 client is wrapped: CSPro 8.1 reads a refresh reply flat, 8.0 reads every reply flat.
       const wrapped = granted.grant === 'password' && syncApiVersion(c.req.header('user-agent')) === 3;
       const reply = wrapped ? wrappedTokenReply(granted.tokens, granted.user) : granted.tokens;

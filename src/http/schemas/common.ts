@@ -6,6 +6,11 @@ export const ErrorBody = z
   .strictObject({
     error: z.string().meta({ description: 'stable error code, e.g. DICTIONARY_NOT_FOUND, API-001', example: 'DICTIONARY_NOT_FOUND' }),
     message: z.string().meta({ description: 'what went wrong, for humans' }),
+    code: z.string().optional().meta({
+      description:
+        'for a CSPro client (User-Agent `CSPro sync client/…`), which reads `{code, message}`: the same code as `error`; `fatal_error` on a path under /api that no route takes, for every client (docs/sync.md#errors)',
+      example: 'fatal_error',
+    }),
     diagnostic: z.string().optional().meta({
       description:
         'with DB_CONNECTION_ERROR (502): the catalogue code of the target failure, DB-001 … DB-005 (docs/errors.md, "One code per failure")',
@@ -35,6 +40,8 @@ export const OAuthErrorBody = z
   .strictObject({
     error: z.enum(['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_token', 'access_denied']),
     error_description: z.string(),
+    code: z.string().optional().meta({ description: 'for a CSPro client only: the same as `error` (docs/sync.md#errors)' }),
+    message: z.string().optional().meta({ description: 'for a CSPro client only: the same as `error_description`' }),
   })
   .meta({ id: 'OAuthError' });
 
@@ -45,6 +52,7 @@ export const OAuthErrorBody = z
 export const RateLimitBody = z
   .strictObject({
     error: z.literal('API-004'),
+    code: z.literal('API-004').optional().meta({ description: 'for a CSPro client only (docs/sync.md#errors)' }),
     message: z.string(),
     retry_after: z.number().int().min(1).meta({ description: 'seconds to wait, as in the Retry-After header' }),
   })

@@ -28,6 +28,10 @@ const DictionaryListItem = z
     version: z.string(),
     created_at: Timestamp,
     caseCount: z.int().min(0).meta({ description: 'cases not deleted (as CSWeb lists it)' }),
+    dictionaryName: z.string().meta({ description: 'the dictionary’s own name, as CSPro 8.1 reads it (the same as `name` here)' }),
+    modifiedTime: z
+      .string()
+      .meta({ description: 'when the dictionary was last uploaded, RFC 3339 (CSPro 8.1 reads it)', example: '2025-01-31T08:15:00Z' }),
   })
   .meta({ id: 'DictionaryListItem' });
 

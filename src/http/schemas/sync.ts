@@ -68,17 +68,28 @@ const FileEntry = z
 export const SyncFileInfo = FileEntry;
 export const SyncFolder = z.array(FileEntry);
 
-export const AppList = z
-  .array(
-    z.strictObject({
-      name: z.string(),
-      description: z.string(),
-      buildTime: z.string(),
-      version: z.string(),
-      FileType: z.literal('Application Deployment Specification'),
-    }),
-  )
-  .meta({ id: 'SyncAppList' });
+/** An application package as `GET /api/apps` lists it and `PUT /api/apps/{name}` answers. */
+export const AppInfoSchema = z
+  .strictObject({
+    name: z.string(),
+    description: z.string(),
+    buildTime: z.string(),
+    version: z.string(),
+    FileType: z.literal('Application Deployment Specification'),
+  })
+  .meta({ id: 'SyncAppInfo' });
+
+export const AppList = z.array(AppInfoSchema).meta({ id: 'SyncAppList' });
+
+/** `POST /api/messages`: a message of CSPro's syncmessage (docs/sync.md#messages). */
+export const SyncMessageBody = z
+  .object({
+    timestamp: z.union([z.string(), z.number()]).optional().meta({ description: 'when the device sent it, as the device writes it' }),
+    name: z.string().optional().meta({ description: 'the message name (required, or `key` as older peers send it)' }),
+    key: z.string().optional(),
+    value: z.unknown().optional().meta({ description: 'a text or any JSON value; absent when unset' }),
+  })
+  .meta({ id: 'SyncMessage' });
 
 export const CaseIdParams = z.object({ name: z.string().min(1).max(128), id: z.string().min(1).max(64) });
 export const PathParams = z.object({ path: z.string().min(1).max(1024) });

@@ -85,12 +85,20 @@ describe('dict', () => {
     assert.match(human.stdout, /CEN2000.*popstan/);
   });
 
-  test("list --json → [{name,label,version,created_at,caseCount}]: the spec list form plus CSWeb's caseCount", () => {
+  test('list --json → [{name,label,version,created_at,caseCount,dictionaryName,modifiedTime}]: the spec list form plus what CSPro clients read', () => {
     const r = runCli(home.root, ['dict', 'list', '--json']);
     assert.equal(r.code, 0, show(r));
     const list = r.json();
     assert.equal(list.length, 1);
-    assert.deepEqual(Object.keys(list[0]).sort(), ['caseCount', 'created_at', 'label', 'name', 'version']);
+    assert.deepEqual(Object.keys(list[0]).sort(), [
+      'caseCount',
+      'created_at',
+      'dictionaryName',
+      'label',
+      'modifiedTime',
+      'name',
+      'version',
+    ]);
     assert.equal(typeof list[0].caseCount, 'number');
     assert.equal(list[0].name, 'CEN2000');
     assert.equal(list[0].label, 'popstan');

@@ -58,7 +58,7 @@ test('GET /api/dictionaries and the /api/dictionnaires alias: the same list of l
   const p = list.find((d) => d.name === popstan)!;
   assert.equal(p.label, 'popstan');
   assert.equal(typeof p.version, 'string');
-  assert.deepEqual(Object.keys(p).sort(), ['caseCount', 'created_at', 'label', 'name', 'version']);
+  assert.deepEqual(Object.keys(p).sort(), ['caseCount', 'created_at', 'dictionaryName', 'label', 'modifiedTime', 'name', 'version']);
   const alias = await body(await s.call('standard', '/api/dictionnaires'), 200, DictionaryList);
   assert.deepEqual(alias, list);
 });
