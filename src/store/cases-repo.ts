@@ -110,9 +110,11 @@ export function fitting(sizes: readonly { size: number }[], budget: number): num
 
 /** Cases of all dictionaries, and the revision counter that orders their changes. */
 export class CasesRepo {
-  private readonly getOne: Statement<[number, string], RawCase>;
+  // Prepared on first use: they name columns of the latest migration, and a server started on a
+  // store that still needs migrating must come up to say so (docs/upgrading.md#why-commands-refuse-an-old-store).
+  private getOneStmt?: Statement<[number, string], RawCase>;
   private readonly insertRevision: Statement<[number, string, string]>;
-  private readonly upsertStmt: Statement<unknown[]>;
+  private upsertStmtCache?: Statement<unknown[]>;
   private readonly countStmt: Statement<[number], { n: number }>;
   private readonly countActiveStmt: Statement<[number], { n: number }>;
   private readonly pageStmt: Statement<[number, number, number], RawSummary>;
@@ -126,17 +128,7 @@ export class CasesRepo {
   private readonly lastChangedStmt: Statement<[number, number], { revision: number; guid: string }>;
 
   constructor(private readonly db: Database) {
-    this.getOne = db.prepare(`SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? AND guid = ?`);
     this.insertRevision = db.prepare('INSERT INTO revisions (dictionary_id, origin, created_at) VALUES (?, ?, ?)');
-    this.upsertStmt = db.prepare(
-      // A new case takes the next position of its dictionary (migration 0020); an update keeps its own.
-      `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, created_at, modified_at, position)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(position), 0) + 1 FROM cases WHERE dictionary_id = ?))
-       ON CONFLICT (dictionary_id, guid) DO UPDATE SET
-         case_key = excluded.case_key, label = excluded.label, data = excluded.data, verified = excluded.verified,
-         deleted = excluded.deleted, revision = excluded.revision, clock = excluded.clock,
-         partial_save = excluded.partial_save, notes = excluded.notes, case_note = excluded.case_note, modified_at = excluded.modified_at`,
-    );
     // Kept by triggers (migration 0006): a count(*) would walk a whole index on every list page.
     this.countStmt = db.prepare('SELECT coalesce((SELECT total FROM case_counts WHERE dictionary_id = ?), 0) AS n');
     this.countActiveStmt = db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = ? AND deleted = 0');
@@ -167,6 +159,22 @@ export class CasesRepo {
     this.lastChangedStmt = db.prepare(
       'SELECT revision, guid FROM cases WHERE dictionary_id = ? AND revision <= ? ORDER BY revision DESC, guid DESC LIMIT 1',
     );
+  }
+
+  private get getOne(): Statement<[number, string], RawCase> {
+    return (this.getOneStmt ??= this.db.prepare(`SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = ? AND guid = ?`));
+  }
+
+  private get upsertStmt(): Statement<unknown[]> {
+    return (this.upsertStmtCache ??= this.db.prepare(
+      // A new case takes the next position of its dictionary (migration 0020); an update keeps its own.
+      `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, created_at, modified_at, position)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(position), 0) + 1 FROM cases WHERE dictionary_id = ?))
+       ON CONFLICT (dictionary_id, guid) DO UPDATE SET
+         case_key = excluded.case_key, label = excluded.label, data = excluded.data, verified = excluded.verified,
+         deleted = excluded.deleted, revision = excluded.revision, clock = excluded.clock,
+         partial_save = excluded.partial_save, notes = excluded.notes, case_note = excluded.case_note, modified_at = excluded.modified_at`,
+    ));
   }
 
   get(dictionaryId: number, guid: string): StoredCase | undefined {

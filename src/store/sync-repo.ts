@@ -112,10 +112,7 @@ export class SyncRepo {
     for (const u of [false, true]) {
       for (const x of [false, true]) {
         const shape = `${u}${x}`;
-        this.chunkStmts.set(shape, db.prepare(`SELECT ${CASE_COLUMNS} ${rangeSql(u, x)} ORDER BY revision, guid LIMIT @limit`));
         this.countStmts.set(shape, db.prepare(`SELECT count(*) AS n ${rangeSql(u, x)}`));
-        // octet_length of a column reads the record header only, not the text (SQLite ≥ 3.43).
-        this.sizeStmts.set(shape, db.prepare(`SELECT ${ROW_BYTES} AS size ${rangeSql(u, x)} ORDER BY revision, guid LIMIT @limit`));
       }
     }
   }
@@ -141,10 +138,39 @@ export class SyncRepo {
     return `${range.universe !== ''}${range.excludeRevisions.length > 0}`;
   }
 
+  /**
+   * The chunk statement of a range's shape, prepared on first use: it names columns of the latest
+   * migration, which a server started on a store that still needs migrating does not have yet.
+   */
+  private chunkStmt(range: SyncRange): Statement<Record<string, unknown>, RawCase> {
+    const shape = this.shape(range);
+    let stmt = this.chunkStmts.get(shape);
+    if (!stmt) {
+      stmt = this.db.prepare(
+        `SELECT ${CASE_COLUMNS} ${rangeSql(range.universe !== '', range.excludeRevisions.length > 0)} ORDER BY revision, guid LIMIT @limit`,
+      );
+      this.chunkStmts.set(shape, stmt);
+    }
+    return stmt;
+  }
+
+  /** The sizes statement of a range's shape, prepared on first use (as chunkStmt). */
+  private sizeStmt(range: SyncRange): Statement<Record<string, unknown>, { size: number }> {
+    const shape = this.shape(range);
+    let stmt = this.sizeStmts.get(shape);
+    if (!stmt) {
+      // octet_length of a column reads the record header only, not the text (SQLite ≥ 3.43).
+      stmt = this.db.prepare(
+        `SELECT ${ROW_BYTES} AS size ${rangeSql(range.universe !== '', range.excludeRevisions.length > 0)} ORDER BY revision, guid LIMIT @limit`,
+      );
+      this.sizeStmts.set(shape, stmt);
+    }
+    return stmt;
+  }
+
   /** Up to `limit` cases of the range, by revision then guid. */
   chunk(dictionaryId: number, range: SyncRange, limit: number): SyncCaseRow[] {
-    return this.chunkStmts
-      .get(this.shape(range))!
+    return this.chunkStmt(range)
       .all({ ...this.params(dictionaryId, range), limit })
       .map(toStored);
   }
@@ -157,13 +183,12 @@ export class SyncRepo {
    */
   chunkWithin(dictionaryId: number, range: SyncRange, limit: number, budget: number): { cases: SyncCaseRow[]; seen: number } {
     const params = this.params(dictionaryId, range);
-    const sizes = this.sizeStmts.get(this.shape(range))!.all({ ...params, limit });
+    const sizes = this.sizeStmt(range).all({ ...params, limit });
     const n = fitting(sizes, budget);
     const cases =
       n === 0
         ? []
-        : this.chunkStmts
-            .get(this.shape(range))!
+        : this.chunkStmt(range)
             .all({ ...params, limit: n })
             .map(toStored);
     return { cases, seen: sizes.length };

@@ -245,6 +245,8 @@ function validJson(rng: Rng, op: Operation, world: FuzzWorld): unknown {
       };
     case 'POST /dictionary-schema-webhook.php':
       return { dictionary: dict };
+    case 'POST /api/messages':
+      return { timestamp: '2024-03-01T10:00:00Z', name: rng.pick(['status', 'ping']), value: rng.pick(['ok', { n: 1 }]) };
     default:
       return {};
   }
@@ -289,8 +291,13 @@ function mutateJson(rng: Rng, v: unknown, shape: string[]): unknown {
     case 'extra':
       obj[`extra_${rng.int(0, 9)}`] = { nested: [1, { x: 'y' }] };
       break;
-    case 'proto':
-      return JSON.parse(JSON.stringify(v).replace(/^(\[?)\{/, '$1{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}},'));
+    case 'proto': {
+      const inject = '"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}}';
+      // An empty object takes the keys without a comma after them.
+      return JSON.parse(
+        JSON.stringify(v).replace(/^(\[?)\{(\}?)/, (_m, open: string, close: string) => `${open}{${inject}${close === '}' ? '}' : ','}`),
+      );
+    }
     case 'number':
       obj[key] = rng.pick([1e308, -0, 1.2345678901234568e29, -2147483649]);
       break;

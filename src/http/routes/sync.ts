@@ -469,7 +469,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
         ErrorBody,
         'a name that is not a package name (`PATH_INVALID`), a body labelled compressed that does not inflate (`USAGE`)',
       ),
-      403: json(ErrorBody, 'the md5 does not match (`CHECKSUM_MISMATCH`)'),
+      403: json(FileRefusedBody, 'the md5 does not match (`CHECKSUM_MISMATCH`), or the role may not deploy packages (`access_denied`)'),
       413: json(ErrorBody, 'larger than the file limit (`PAYLOAD_TOO_LARGE`)'),
     },
     handler: async (c) => {
