@@ -38,8 +38,9 @@ export async function syncFloorSeconds(bodies: Buffer[], dcf: string, dictionary
     uploadDictionary(store, { source: readFileSync(dcf), label: 'floor' });
     const dict = requireDictionary(store, dictionary);
     const insert = store.db.prepare(
-      `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at)
-       VALUES (?, ?, ?, ?, ?, 0, 0, ?, ?, NULL, '[]', ?, ?)`,
+      // As the store's own insert: the next position of the dictionary (migration 0020).
+      `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at, position)
+       VALUES (?, ?, ?, ?, ?, 0, 0, ?, ?, NULL, '[]', ?, ?, (SELECT coalesce(max(position), 0) + 1 FROM cases WHERE dictionary_id = ?))`,
     );
     const revision = store.db.prepare("INSERT INTO revisions (dictionary_id, origin, created_at) VALUES (?, 'floor', ?)");
     const t0 = performance.now();
@@ -51,7 +52,7 @@ export async function syncFloorSeconds(bodies: Buffer[], dcf: string, dictionary
           const r = Number(revision.run(dict.id, now).lastInsertRowid);
           for (const c of cases) {
             JSON.parse(c['level-1']);
-            insert.run(dict.id, c.id, c.caseids, c.label ?? '', c['level-1'], r, JSON.stringify(c.clock), now, now);
+            insert.run(dict.id, c.id, c.caseids, c.label ?? '', c['level-1'], r, JSON.stringify(c.clock), now, now, dict.id);
           }
         })
         .immediate();

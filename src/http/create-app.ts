@@ -26,6 +26,7 @@ import { rootScriptRoutes } from './routes/root-scripts.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { tokenRoutes } from './routes/token.js';
 import { syncRoutes } from './routes/sync.js';
+import { dataSourceRoutes } from './routes/data-source.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppDeps {
@@ -43,6 +44,7 @@ const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [
   exportRoutes,
   fileRoutes,
   syncRoutes,
+  dataSourceRoutes,
   breakoutRoutes,
   schedulerRoutes,
   webhookRoutes,

@@ -114,6 +114,12 @@ export const ERROR_CODES = {
     exit: EXIT.invalid,
     title: 'an x-csw-* sync header of the data-collection client has a value it could not have meant',
   },
+  CASES_OPTIONS_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title:
+      'the x-csw-cases-options header of a CSPro 8.1 data source query is not JSON, or a key has a value the client could not have meant; details: key',
+  },
   SYNC_REVISION_UNKNOWN: {
     http: 412,
     exit: EXIT.conflict,

@@ -167,8 +167,9 @@ export class CasesRepo {
 
   private get upsertStmt(): Statement<unknown[]> {
     return (this.upsertStmtCache ??= this.db.prepare(
-      `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, created_at, modified_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      // A new case takes the next position of its dictionary (migration 0020); an update keeps its own.
+      `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, created_at, modified_at, position)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(position), 0) + 1 FROM cases WHERE dictionary_id = ?))
        ON CONFLICT (dictionary_id, guid) DO UPDATE SET
          case_key = excluded.case_key, label = excluded.label, data = excluded.data, verified = excluded.verified,
          deleted = excluded.deleted, revision = excluded.revision, clock = excluded.clock,
@@ -236,6 +237,7 @@ export class CasesRepo {
       c.caseNote ?? null,
       now,
       now,
+      dictionaryId,
     );
   }
 

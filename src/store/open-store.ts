@@ -28,6 +28,7 @@ import { LoginThrottleRepo } from './login-throttle-repo.js';
 import { LogRetentionRepo } from './log-retention-repo.js';
 import { MonitoringRepo } from './monitoring-repo.js';
 import { AppPackagesRepo } from './app-packages-repo.js';
+import { CaseQueriesRepo } from './case-queries-repo.js';
 import { CHECKPOINT_DEFAULTS, WalCheckpointer, type CheckpointOptions } from './wal-checkpointer.js';
 
 /** The local store: one SQLite file and a repository per table group. Only store/ touches it. */
@@ -53,6 +54,7 @@ export class Store {
   readonly logRetention: LogRetentionRepo;
   readonly monitoring: MonitoringRepo;
   readonly appPackages: AppPackagesRepo;
+  readonly caseQueries: CaseQueriesRepo;
 
   constructor(
     readonly db: Db,
@@ -80,6 +82,7 @@ export class Store {
     this.logRetention = new LogRetentionRepo(db);
     this.monitoring = new MonitoringRepo(db);
     this.appPackages = new AppPackagesRepo(db);
+    this.caseQueries = new CaseQueriesRepo(db);
   }
 
   /**

@@ -71,7 +71,7 @@ function rangeSql(universe: boolean, exclude: boolean): string {
 }
 
 /** Bytes of stored text of a case row, as SQL (the byte budget of a page; docs/limits.md). */
-const ROW_BYTES =
+export const ROW_BYTES =
   'octet_length(guid) + octet_length(case_key) + octet_length(label) + octet_length(data) + octet_length(clock) + octet_length(notes) + coalesce(octet_length(partial_save), 0) + coalesce(octet_length(case_note), 0)';
 
 /** Downloads in progress whose next page's total is remembered (a few bytes each). */

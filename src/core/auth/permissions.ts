@@ -15,6 +15,8 @@ export const PERMISSIONS = {
   'cases.read': ['Standard', 'API', 'Administrator'],
   'cases.write': ['Standard', 'API', 'Administrator'],
   'cases.delete': ['API', 'Administrator'],
+  // Every case of a dictionary at once, as the CSPro 8.1 data source clears it (docs/sync.md#the-81-data-source).
+  'cases.clear': ['API', 'Administrator'],
   // A whole data set at once (docs/export.md#over-http): for integration systems, not field accounts.
   'cases.export': ['API', 'Administrator'],
   'files.read': ['Standard', 'API', 'Administrator'],

@@ -50,3 +50,37 @@ export function deleteCase(store: Store, dictionaryName: string, guid: string): 
     };
   });
 }
+
+/** Live cases tombstoned per read inside the one transaction of `deleteAllCases`. */
+const CLEAR_PAGE = 500;
+
+/**
+ * Soft-deletes every live case of a dictionary at one new revision, in one transaction (the
+ * CSPro 8.1 data source's "delete the data": docs/sync.md#the-81-data-source). Each case becomes a
+ * tombstone as `deleteCase` makes it, so devices and the incremental breakout see the deletions;
+ * positions are kept, so none is given again. Reads the cases a page at a time in position order.
+ * Returns the revision (the newest of the dictionary when nothing was live) and the count.
+ */
+export function deleteAllCases(store: Store, dictionaryId: number, origin: string): { revision: number; cases: number } {
+  return store.transaction(() => {
+    const limits = limitsOf(store);
+    const device = store.settings.serverDeviceId();
+    let revision: number | undefined;
+    let count = 0;
+    let after = 0;
+    for (;;) {
+      const page = store.caseQueries.cases(
+        dictionaryId,
+        { status: 'notDeletedOnly', order: 'position', ascending: true, filter: { field: 'position', operator: '>', value: after } },
+        CLEAR_PAGE,
+        0,
+      );
+      if (page.length === 0) break;
+      revision ??= store.cases.nextRevision(dictionaryId, origin);
+      for (const c of page) store.cases.upsert(dictionaryId, { ...tombstoneOf(c, limits), clock: tickClock(c.clock, device) }, revision);
+      count += page.length;
+      after = page.at(-1)!.position;
+    }
+    return { revision: revision ?? store.cases.maxRevision(dictionaryId), cases: count };
+  });
+}

@@ -2,7 +2,7 @@
  * The cases module: list, show and delete cases, the vector-clock merge, the one case-write
  * path (`writeMergedCases`) and the import of case files (`import/`).
  */
-export { deleteCase } from './delete.js';
+export { deleteAllCases, deleteCase } from './delete.js';
 export { importCases, warningLine } from './import/index.js';
 export type { ImportReport } from './import/index.js';
 export { DEFAULT_CASES_LIMIT, MAX_CASES_LIMIT, getCase, listCases, parsePaging } from './list.js';

@@ -23,6 +23,10 @@ export interface Limits extends CaseLimits {
   exportRowGroupRows: number;
   /** Bytes of one binary case item's content (an image, a recording); more is 413 PAYLOAD_TOO_LARGE (docs/sync.md#binary-items). */
   binaryItemBytes: number;
+  /** Cases in one reply of a CSPro 8.1 data source query; a longer result is cut and says `resultLimit` (docs/sync.md#queries). */
+  dataSourceCases: number;
+  /** Bytes of the data source's cache header once inflated; past it the header is ignored (docs/sync.md#cached-cases). */
+  dataSourceCacheBytes: number;
 }
 
 const MB = 1024 * 1024;
@@ -39,6 +43,9 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   exportPageCases: 500,
   exportRowGroupRows: 65_536,
   binaryItemBytes: 64 * MB,
+  // The client asks 1000 identifiers at a time, "CSWeb's actual limit".
+  dataSourceCases: 1000,
+  dataSourceCacheBytes: MB,
 };
 
 /** config.json key (in the `limits` object), environment variable, field, and allowed range. */
@@ -58,6 +65,8 @@ const FIELDS = [
   ['export_page_cases', 'SDS_LIMIT_EXPORT_PAGE_CASES', 'exportPageCases', 1, 100_000],
   ['export_row_group_rows', 'SDS_LIMIT_EXPORT_ROW_GROUP_ROWS', 'exportRowGroupRows', 1_000, 10_000_000],
   ['binary_item_bytes', 'SDS_LIMIT_BINARY_ITEM_BYTES', 'binaryItemBytes', 1024, 2 ** 31 - 1],
+  ['data_source_cases', 'SDS_LIMIT_DATA_SOURCE_CASES', 'dataSourceCases', 1, 100_000],
+  ['data_source_cache_bytes', 'SDS_LIMIT_DATA_SOURCE_CACHE_BYTES', 'dataSourceCacheBytes', 1024, 2 ** 28],
 ] as const;
 
 /** config.json key, environment variable and field of every limit (for `sds config`). */

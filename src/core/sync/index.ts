@@ -21,3 +21,7 @@ export { readUploadBody } from './upload-body.js';
 export { inflateLabelled } from './inflate-body.js';
 export type { BinaryItemSink, UploadBodyLimits } from './upload-body.js';
 export { binaryItemSink, chunkBinaryItems, chunkContainer } from './binary-items.js';
+export { clearDataSource, dataSourceMetadata, openDataSourceBinary, queryDataSource } from './data-source.js';
+export type { DataSourceMetadata } from './data-source.js';
+export { CASES_OPTIONS_HEADER, parseCasesOptions } from '../../sync/cases-options.js';
+export { CASES_CACHE_HEADER, parseCasesCache } from '../../sync/cases-cache-header.js';

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { listCases, MAX_CASES_LIMIT, parsePaging } from '../../core/cases/index.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { CaseList, CasesQuery } from '../schemas/cases.js';
@@ -6,8 +7,9 @@ import { DictionaryNameParams } from '../schemas/dictionaries.js';
 import { validate } from '../validate.js';
 import type { RouteDeps } from './route-deps.js';
 import { isSyncDownload } from '../../core/sync/index.js';
-import { SyncDownloadHeaders, WireCaseList } from '../schemas/sync.js';
+import { DataSourceQueryHeaders, DataSourceReply, SyncDownloadHeaders, WireCaseList } from '../schemas/sync.js';
 import { syncDownloadResponse } from './sync.js';
+import { dataSourceQueryResponse, isDataSourceQuery } from './data-source.js';
 
 /** A sync chunk in the cssync container (docs/sync.md#binary-items). */
 const CSSYNC = { schema: { type: 'string' as const, format: 'binary' as const } };
@@ -25,24 +27,29 @@ export function caseRoutes(api: ApiBuilder, { store, prometheus }: RouteDeps): v
       'A request carrying any `x-csw-*` header (or `If-Match`) is the data-collection client’s sync download instead (docs/sync.md): ' +
       'a JSON array of cases in the wire form (CSPro 8.1’s case JSON to CSPro 8.1 and later: docs/sync.md#v3-case-json), `ETag` / `x-csw-chunk-max-revision` / `x-csw-case-range-count` headers, 206 while more remains, ' +
       '412 when the revision the device holds is newer than the server’s. A chunk holding cases with binary items whose content is ' +
-      'stored comes in the `cssync` container instead (`application/octet-stream`: the case JSON, then each item; docs/sync.md#binary-items).',
+      'stored comes in the `cssync` container instead (`application/octet-stream`: the case JSON, then each item; docs/sync.md#binary-items).\n\n' +
+      'A request carrying `x-csw-cases-options` is a query of the CSPro 8.1 data source instead (docs/sync.md#queries): a count, ' +
+      'identifiers, summaries or whole cases (V3 case JSON with the parallel `metadata` of positions and revisions), filtered, sorted and ' +
+      'paged as the options say, at most `data_source_cases` per reply (then `resultLimit`; docs/limits.md); 400 `CASES_OPTIONS_INVALID` ' +
+      'names a bad key.',
     tags: ['cases'],
     permission: 'cases.read',
-    request: { params: DictionaryNameParams, query: CasesQuery, headers: SyncDownloadHeaders },
+    request: { params: DictionaryNameParams, query: CasesQuery, headers: SyncDownloadHeaders.extend(DataSourceQueryHeaders.shape) },
     responses: {
       200: {
-        description: 'one page of cases, or the last sync chunk',
-        content: { 'application/json': { schema: CaseList.or(WireCaseList) }, 'application/octet-stream': CSSYNC },
+        description: 'one page of cases, the last sync chunk, or a data source reply',
+        content: { 'application/json': { schema: z.union([CaseList, WireCaseList, DataSourceReply]) }, 'application/octet-stream': CSSYNC },
       },
       206: {
         description: 'a sync chunk with more to fetch',
         content: { 'application/json': { schema: WireCaseList }, 'application/octet-stream': CSSYNC },
       },
       412: json(ErrorBody.partial(), 'sync: the device’s revision is newer than the server’s (body `{}`)'),
-      400: json(ErrorBody, 'limit or offset not a whole number in range (`USAGE`)'),
+      400: json(ErrorBody, 'limit or offset not a whole number in range (`USAGE`), a bad data source option (`CASES_OPTIONS_INVALID`)'),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
     },
     handler: (c) => {
+      if (isDataSourceQuery(c)) return dataSourceQueryResponse(c, store);
       if (isSyncDownload((h) => c.req.header(h), c.req.raw.headers.keys())) return syncDownloadResponse(c, store, prometheus?.metrics);
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
       const q = validate(CasesQuery, c.req.query(), 'query');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CASES_CACHE_HEADER, CASES_OPTIONS_HEADER } from '../../core/sync/index.js';
 
 /** `GET /api/server`. */
 export const ServerInfo = z
@@ -130,3 +131,48 @@ export const SyncDownloadHeaders = z.object({
   'x-csw-universe': z.string().optional().meta({ description: 'case-id prefix, optionally quoted' }),
   'x-csw-exclude-revisions': z.string().optional().meta({ description: 'comma list of revisions to skip (the device’s own uploads)' }),
 });
+
+/** The request headers of a CSPro 8.1 data source query (docs/sync.md#queries), for the OpenAPI document. */
+export const DataSourceQueryHeaders = z.object({
+  [CASES_OPTIONS_HEADER]: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'JSON: {content: cases|identifiers|summaries|count, status?: all|notDeletedOnly|partialsOnly|duplicatesOnly, ' +
+        'filter?: {operator: =|startswith|<|<=|>=|>, type: key|position|uuid, value}, sort?: {order?: key|position, ascending?}, ' +
+        'order?: key|position, offset?, limit?, requestMetadata?}. Its presence makes the request a data source query',
+    }),
+  [CASES_CACHE_HEADER]: z.string().optional().meta({
+    description: 'base64 of zlib JSON {exclude: {serverRevision, positions: [..]}}: cases the client’s cache holds (name to be confirmed)',
+  }),
+});
+
+const Identifier = z.object({ key: z.string(), uuid: z.string(), position: z.int().min(1), revision: z.int() });
+
+/** The replies of a data source query: one object per `content`, `resultLimit` when the server cut the result. */
+export const DataSourceReply = z
+  .union([
+    z.strictObject({ count: z.int().min(0) }),
+    z.strictObject({ identifiers: z.array(Identifier), resultLimit: z.int().optional() }),
+    z.strictObject({
+      summaries: z.array(
+        Identifier.extend({
+          label: z.string(),
+          deleted: z.boolean(),
+          verified: z.boolean(),
+          partialSaveMode: z.enum(['add', 'modify', 'verify']).optional(),
+          caseNote: z.string().optional(),
+        }),
+      ),
+      resultLimit: z.int().optional(),
+    }),
+    z.strictObject({
+      cases: z
+        .array(z.record(z.string(), z.unknown()))
+        .meta({ description: 'V3 case JSON; `{}` for a case the client’s cache holds unchanged' }),
+      metadata: z.array(z.strictObject({ position: z.int().min(1), revision: z.int() })),
+      resultLimit: z.int().optional(),
+    }),
+  ])
+  .meta({ id: 'DataSourceReply' });

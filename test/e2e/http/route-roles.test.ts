@@ -119,6 +119,7 @@ test('the permission table is what docs/http-api.md and the README say: Standard
   assert.deepEqual(holders('API'), [
     'breakout.read',
     'breakout.run',
+    'cases.clear',
     'cases.delete',
     'cases.export',
     'cases.read',
@@ -152,6 +153,9 @@ const ROUTE_PERMISSIONS: Record<string, Permission | 'public'> = {
   'GET /api/server': 'cases.read',
   'GET /api/dictionaries/{name}/cases/{id}': 'cases.read',
   'DELETE /api/dictionaries/{name}/cases/{id}': 'cases.delete',
+  'GET /api/dictionaries/{name}/metadata': 'cases.read',
+  'GET /api/dictionaries/{name}/binary-data/{signature}': 'cases.read',
+  'DELETE /api/dictionaries/{name}/data': 'cases.clear',
   'GET /api/dictionaries/{name}/export': 'cases.export',
   'GET /api/files/{path}/content': 'files.sync',
   'PUT /api/files/{path}/content': 'files.sync',

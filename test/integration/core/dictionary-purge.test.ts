@@ -120,13 +120,15 @@ test('a 100,000-case dictionary is purged whole in one call (how long it takes i
     const name = await seedPopstan(t.store);
     const id = t.store.dictionaries.find(name)!.id;
     const row = t.store.db.prepare('SELECT * FROM cases WHERE dictionary_id = ? LIMIT 1').get(id) as Record<string, unknown>;
+    // Each case needs a position of its own (migration 0020): after the seeded ones.
+    const last = (t.store.db.prepare('SELECT max(position) AS p FROM cases WHERE dictionary_id = ?').get(id) as { p: number }).p;
     t.store.db
       .prepare(
         `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000)
-         INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at)
-         SELECT ?, 'g' || i, 'k' || i, ?, ?, 0, i % 10 = 0, ?, ?, ?, ?, ?, ? FROM n`,
+         INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at, position)
+         SELECT ?, 'g' || i, 'k' || i, ?, ?, 0, i % 10 = 0, ?, ?, ?, ?, ?, ?, ? + i FROM n`,
       )
-      .run(id, row.label, row.data, row.revision, row.clock, row.partial_save, row.notes, row.created_at, row.modified_at);
+      .run(id, row.label, row.data, row.revision, row.clock, row.partial_save, row.notes, row.created_at, row.modified_at, last);
     const total = t.store.cases.count(id);
     assert.ok(total >= 100_000);
     const r = await purgeDictionary(t.store, name);

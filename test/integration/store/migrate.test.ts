@@ -89,11 +89,9 @@ test('0005 moves stored cases to the rowid table unchanged, with the revision in
 
     const store = openStore(home, { migrate: true });
     assert.deepEqual(store.migration.applied.includes('0005-cases-rowid'), true);
-    // Later migrations add columns (0021: case_note, NULL for every older case).
-    assert.deepEqual(
-      store.db.prepare('SELECT * FROM cases ORDER BY guid').all(),
-      (before as Record<string, unknown>[]).map((r) => ({ ...r, case_note: null })),
-    );
+    // The columns 0005 moved (later migrations add their own: 0020 the position, 0021 the case note).
+    const moved = Object.keys(before[0] as object).join(', ');
+    assert.deepEqual(store.db.prepare(`SELECT ${moved} FROM cases ORDER BY guid`).all(), before);
     const ddl = (store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'cases'").get() as { sql: string }).sql;
     assert.doesNotMatch(ddl, /WITHOUT ROWID/);
     const columns = (
@@ -177,6 +175,86 @@ test('0006 counts the cases already stored, then triggers keep each dictionary c
     store.db.prepare('DELETE FROM cases WHERE dictionary_id = 2').run();
     store.dictionaries.delete(2);
     assert.equal((store.db.prepare('SELECT count(*) AS n FROM case_counts WHERE dictionary_id = 2').get() as { n: number }).n, 0);
+    store.close();
+  } finally {
+    home.cleanup();
+  }
+});
+
+test('0020 numbers the cases already stored per dictionary, by creation then row order, without webhook events; new cases get the next', () => {
+  const home = tempDir();
+  try {
+    const db = new Database(home.db);
+    const all = loadMigrations();
+    migrate(
+      db,
+      all.filter((m) => m.version < 20),
+    );
+    for (const id of [1, 2]) {
+      db.prepare(
+        `INSERT INTO dictionaries (id, name, label, version, source, source_format, model, created_at, updated_at)
+         VALUES (?, ?, ?, '7.7', x'00', 'text', '{}', 't', 't')`,
+      ).run(id, `D${id}`, `d${id}`);
+    }
+    // A subscriber to case changes: the backfill must not look like a change of every case.
+    db.prepare(
+      `INSERT INTO webhooks (id, name, url, events, secret, created_ms, created_at, updated_at) VALUES (1, 'w', 'http://127.0.0.1:1/x', '["case_modified"]', 's', 0, 't', 't')`,
+    ).run();
+    db.prepare("INSERT INTO webhook_subscriptions (webhook_id, event) VALUES (1, 'case_modified')").run();
+    const raw = db.prepare(
+      `INSERT INTO cases (dictionary_id, guid, case_key, data, revision, created_at, modified_at) VALUES (?, ?, ?, '{}', 1, ?, 'm')`,
+    );
+    // Rows go in out of creation order; two rows share a creation time (one batch).
+    raw.run(1, 'c', 'k3', '2025-01-03');
+    raw.run(2, 'x', 'k1', '2025-01-01');
+    raw.run(1, 'a', 'k1', '2025-01-01');
+    raw.run(1, 'b2', 'k2', '2025-01-02');
+    raw.run(1, 'b1', 'k2', '2025-01-02');
+    const outbox = () => (db.prepare('SELECT count(*) AS n FROM webhook_outbox').get() as { n: number }).n;
+    const eventsBefore = outbox();
+    db.close();
+
+    const store = openStore(home, { migrate: true });
+    const positions = () =>
+      store.db.prepare('SELECT dictionary_id AS d, guid, position FROM cases ORDER BY dictionary_id, position').all() as {
+        d: number;
+        guid: string;
+        position: number;
+      }[];
+    assert.deepEqual(positions(), [
+      { d: 1, guid: 'a', position: 1 },
+      { d: 1, guid: 'b2', position: 2 },
+      { d: 1, guid: 'b1', position: 3 },
+      { d: 1, guid: 'c', position: 4 },
+      { d: 2, guid: 'x', position: 1 },
+    ]);
+    assert.equal((store.db.prepare('SELECT count(*) AS n FROM webhook_outbox').get() as { n: number }).n, eventsBefore);
+    // The capture trigger is back as it was: an update of a case is captured again.
+    const write = (dict: number, guid: string, label = '') =>
+      store.transaction(() =>
+        store.cases.upsert(
+          dict,
+          { guid, caseKey: guid, label, data: '{}', verified: false, deleted: false, clock: [], partialSave: null, notes: [] },
+          store.cases.nextRevision(dict, 'test'),
+        ),
+      );
+    write(1, 'c', 'changed');
+    assert.equal((store.db.prepare('SELECT count(*) AS n FROM webhook_outbox').get() as { n: number }).n, eventsBefore + 1);
+    // A new case takes the next position of its dictionary; an update keeps its own.
+    write(1, 'new');
+    write(2, 'new');
+    write(1, 'a', 'again');
+    assert.deepEqual(
+      positions().filter((p) => p.guid === 'new' || p.guid === 'a' || p.guid === 'c'),
+      [
+        { d: 1, guid: 'a', position: 1 },
+        { d: 1, guid: 'c', position: 4 },
+        { d: 1, guid: 'new', position: 5 },
+        { d: 2, guid: 'new', position: 2 },
+      ],
+    );
+    // A position names one case of its dictionary.
+    assert.throws(() => store.db.prepare("UPDATE cases SET position = 1 WHERE guid = 'c'").run(), /UNIQUE/);
     store.close();
   } finally {
     home.cleanup();

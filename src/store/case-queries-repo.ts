@@ -1,0 +1,135 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { CaseNote, PartialSave } from '../cspro/case/model.js';
+import { CASE_COLUMNS, toStored, type RawCase, type StoredCase } from './cases-repo.js';
+import { caseQuerySql, type CaseQuery } from './case-query-sql.js';
+import { ROW_BYTES } from './sync-repo.js';
+
+/** What identifies a case to the data source: key, guid, stable position, and the revision of its last change. */
+export interface CaseIdentifierRow {
+  guid: string;
+  caseKey: string;
+  position: number;
+  revision: number;
+}
+
+/** An identifier with the case's summary: label, flags, partial save and notes. */
+export interface CaseSummaryQueryRow extends CaseIdentifierRow {
+  label: string;
+  deleted: boolean;
+  verified: boolean;
+  partialSave: PartialSave | null;
+  notes: CaseNote[];
+  /** The case note of CSPro 8.1 (migration 0021), null when the case has none. */
+  caseNote: string | null;
+}
+
+/** A whole stored case with its position. */
+export interface PositionedCase extends StoredCase {
+  position: number;
+}
+
+interface RawIdentifier {
+  guid: string;
+  case_key: string;
+  position: number;
+  revision: number;
+}
+
+interface RawSummary extends RawIdentifier {
+  label: string;
+  deleted: number;
+  verified: number;
+  partial_save: string | null;
+  notes: string;
+  case_note: string | null;
+}
+
+const toIdentifier = (r: RawIdentifier): CaseIdentifierRow => ({
+  guid: r.guid,
+  caseKey: r.case_key,
+  position: r.position,
+  revision: r.revision,
+});
+
+const KINDS = {
+  identifiers: 'guid, case_key, position, revision',
+  summaries: 'guid, case_key, position, revision, label, deleted, verified, partial_save, notes, case_note',
+  cases: `${CASE_COLUMNS}, position`,
+  sizes: `${ROW_BYTES} AS size`,
+} as const;
+
+type Kind = keyof typeof KINDS;
+
+/** Statements kept per query shape; the shapes a client can send are a few hundred at most. */
+const MAX_STATEMENTS = 64;
+
+/**
+ * The data source's queries over one dictionary's cases (docs/sync.md#the-81-data-source): a
+ * filter, a status and an order, read a page at a time with LIMIT and OFFSET so no reply holds
+ * more than its page in memory.
+ */
+export class CaseQueriesRepo {
+  private readonly statements = new Map<string, Statement<Record<string, unknown>, unknown>>();
+
+  constructor(private readonly db: Database) {}
+
+  private statement(key: string, sql: () => string): Statement<Record<string, unknown>, unknown> {
+    let stmt = this.statements.get(key);
+    if (!stmt) {
+      if (this.statements.size >= MAX_STATEMENTS) this.statements.clear();
+      stmt = this.db.prepare<Record<string, unknown>, unknown>(sql());
+      this.statements.set(key, stmt);
+    }
+    return stmt;
+  }
+
+  private page(kind: Kind, dictionaryId: number, q: CaseQuery, limit: number, offset: number): unknown[] {
+    const plan = caseQuerySql(q);
+    const stmt = this.statement(
+      `${kind}|${plan.shape}`,
+      () => `SELECT ${KINDS[kind]} ${plan.from} ${plan.orderBy} LIMIT @limit OFFSET @offset`,
+    );
+    return stmt.all({ ...plan.params, dict: dictionaryId, limit, offset });
+  }
+
+  /** How many cases the query selects (no paging). */
+  count(dictionaryId: number, q: CaseQuery): number {
+    const plan = caseQuerySql(q);
+    const stmt = this.statement(`count|${plan.shape}`, () => `SELECT count(*) AS n ${plan.from}`);
+    return (stmt.get({ ...plan.params, dict: dictionaryId }) as { n: number }).n;
+  }
+
+  /** Up to `limit` identifiers from `offset`, in the query's order. */
+  identifiers(dictionaryId: number, q: CaseQuery, limit: number, offset: number): CaseIdentifierRow[] {
+    return (this.page('identifiers', dictionaryId, q, limit, offset) as RawIdentifier[]).map(toIdentifier);
+  }
+
+  /** Up to `limit` summaries from `offset`, in the query's order. */
+  summaries(dictionaryId: number, q: CaseQuery, limit: number, offset: number): CaseSummaryQueryRow[] {
+    return (this.page('summaries', dictionaryId, q, limit, offset) as RawSummary[]).map((r) => ({
+      ...toIdentifier(r),
+      label: r.label,
+      deleted: r.deleted === 1,
+      verified: r.verified === 1,
+      partialSave: r.partial_save === null ? null : (JSON.parse(r.partial_save) as PartialSave),
+      notes: r.notes === '[]' ? [] : (JSON.parse(r.notes) as CaseNote[]),
+      caseNote: r.case_note,
+    }));
+  }
+
+  /**
+   * The stored size in bytes of each of up to `limit` cases from `offset` (the page byte budget,
+   * docs/limits.md), read from the record headers without the text.
+   */
+  sizes(dictionaryId: number, q: CaseQuery, limit: number, offset: number): number[] {
+    return (this.page('sizes', dictionaryId, q, limit, offset) as { size: number }[]).map((r) => r.size);
+  }
+
+  /** Up to `limit` whole cases from `offset`, in the query's order. */
+  cases(dictionaryId: number, q: CaseQuery, limit: number, offset: number): PositionedCase[] {
+    return (this.page('cases', dictionaryId, q, limit, offset) as (RawCase & { position: number })[]).map((r) => ({
+      ...toStored(r),
+      position: r.position,
+    }));
+  }
+}
