@@ -181,6 +181,17 @@ function notFound(store: Store, name: string): never {
   throw new AppError('DICTIONARY_NOT_FOUND', `dictionary ${name} not found${hint}`, { dictionary: name });
 }
 
+/**
+ * The dictionary file as it was uploaded, byte for byte (text or JSON form): what CSPro clients
+ * download, since they parse it as a dictionary (docs/sync.md#dictionaries).
+ */
+export function dictionarySource(store: Store, name: string): { source: Buffer; format: 'text' | 'json' } {
+  const row = requireDictionaryRow(store, name);
+  const source = store.dictionaries.source(row.name);
+  if (!source) notFound(store, name);
+  return { source, format: row.sourceFormat };
+}
+
 /** The detail form of a dictionary (docs/http-api.md#routes), or the short form with `short`. */
 export function getDictionary(store: Store, name: string, opts: { short?: boolean } = {}): DictionaryDetail | DictionaryShort {
   const d = requireDictionary(store, name);

@@ -3,6 +3,7 @@
  */
 export {
   deleteDictionary,
+  dictionarySource,
   getDictionary,
   listDictionaries,
   requireDictionary,

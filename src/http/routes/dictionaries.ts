@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   deleteDictionary,
+  dictionarySource,
   getDictionary,
   listDictionaries,
   uploadDictionary,
@@ -26,7 +27,7 @@ import {
 } from '../schemas/dictionaries.js';
 import { validate } from '../validate.js';
 import type { RouteDeps } from './route-deps.js';
-import { uploadRawDictionary } from '../../core/sync/index.js';
+import { isCsproClient, uploadRawDictionary } from '../../core/sync/index.js';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app-env.js';
 
@@ -66,18 +67,32 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
     method: 'get',
     path: '/api/dictionaries/{name}',
     summary: 'Show a dictionary',
-    description: 'The full detail form; `?form=short` gives the shorter detail form (name, label, levels and records).',
+    description:
+      'The full detail form; `?form=short` gives the shorter detail form (name, label, levels and records). ' +
+      '`?form=source` gives the dictionary file as it was uploaded (text or JSON form), byte for byte, as `text/plain`: ' +
+      'what a CSPro client (`User-Agent: CSPro sync client/…`) gets without `form`, since CSEntry stores it as the .dcf and ' +
+      'CSPro 8.1’s data source parses it as a dictionary (docs/sync.md#dictionaries).',
     tags: ['dictionaries'],
     permission: 'dictionaries.read',
     request: { params: DictionaryNameParams, query: DictionaryFormQuery },
     responses: {
-      200: json(z.union([DictionaryDetail, DictionaryShort]), 'the dictionary, in the form asked'),
-      400: json(ErrorBody, '`form` is not `full` or `short` (`USAGE`)'),
+      200: {
+        description: 'the dictionary, in the form asked',
+        content: {
+          ...json(z.union([DictionaryDetail, DictionaryShort]), '').content,
+          'text/plain': { schema: { type: 'string' as const, description: 'the dictionary file as uploaded (`form=source`)' } },
+        },
+      },
+      400: json(ErrorBody, '`form` is not `full`, `short` or `source` (`USAGE`)'),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
     },
     handler: (c) => {
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
       const { form } = validate(DictionaryFormQuery, c.req.query(), 'query');
+      if (form === 'source' || (form === undefined && isCsproClient(c.req.header('user-agent')))) {
+        const { source } = dictionarySource(store, name);
+        return c.body(new Uint8Array(source), 200, { 'Content-Type': 'text/plain; charset=utf-8' });
+      }
       return c.json(getDictionary(store, name, { short: form === 'short' }));
     },
   });

@@ -59,9 +59,16 @@ export const DictionaryShort = z
 /** Query of GET /api/dictionaries/{name}: which detail form. */
 export const DictionaryFormQuery = z.object({
   form: z
-    .enum(['full', 'short'])
+    .enum(['full', 'short', 'source'])
     .optional()
-    .meta({ param: { description: '`short`: only name, label, levels and records; `full` (the default): every field' }, example: 'short' }),
+    .meta({
+      param: {
+        description:
+          '`short`: only name, label, levels and records; `full`: every field (the default, except for CSPro clients); ' +
+          '`source`: the dictionary file as uploaded, as `text/plain` (the default for a CSPro client, `User-Agent: CSPro sync client/…`)',
+      },
+      example: 'short',
+    }),
 });
 
 /** Multipart body of POST /api/dictionaries. */
