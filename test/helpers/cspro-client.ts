@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
+import { readCssync, writeCssync, type CssyncItem } from './cssync-wire.js';
 
 export type ClientVersion = '8.0.1' | '8.1.0';
 
@@ -24,47 +25,12 @@ export class ClientError extends Error {
   }
 }
 
-export interface BinaryItem {
-  header: Record<string, unknown>;
-  content: Buffer;
-}
+export type BinaryItem = CssyncItem;
 
 const md5 = (b: Buffer | string) => createHash('md5').update(b).digest('hex');
 
-function int32(n: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeInt32LE(n);
-  return b;
-}
-
-/** The cssync container: "cssync", version 1, the case JSON, then each item's header and content. */
-function cssync(cases: unknown[], items: BinaryItem[]): Buffer {
-  const json = Buffer.from(JSON.stringify(cases));
-  const parts = [Buffer.from('cssync', 'latin1'), int32(1), int32(json.length), json];
-  for (const it of items) {
-    const h = Buffer.from(JSON.stringify(it.header));
-    parts.push(int32(h.length), h, int32(it.content.length), it.content);
-  }
-  return Buffer.concat(parts);
-}
-
-function readContainer(body: Buffer): { cases: Record<string, unknown>[]; items: BinaryItem[] } {
-  if (body.subarray(0, 6).toString('latin1') !== 'cssync')
-    return { cases: JSON.parse(body.toString('utf8')) as Record<string, unknown>[], items: [] };
-  if (body.readInt32LE(6) !== 1) throw new Error('cssync version is not 1');
-  let at = 10;
-  const take = () => {
-    const n = body.readInt32LE(at);
-    const out = body.subarray(at + 4, at + 4 + n);
-    if (out.length !== n) throw new Error(`cssync: ${n} bytes announced at ${at}, ${out.length} there`);
-    at += 4 + n;
-    return Buffer.from(out);
-  };
-  const cases = JSON.parse(take().toString('utf8')) as Record<string, unknown>[];
-  const items: BinaryItem[] = [];
-  while (at < body.length) items.push({ header: JSON.parse(take().toString('utf8')) as Record<string, unknown>, content: take() });
-  return { cases, items };
-}
+const cssync = writeCssync;
+const readContainer = (body: Buffer) => readCssync<Record<string, unknown>>(body);
 
 export class CsproClient {
   accessToken: string | undefined;

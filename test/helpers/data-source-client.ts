@@ -6,6 +6,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
+import { writeCssync } from './cssync-wire.js';
 
 /** The User-Agent of a CSPro 8.1 client: the version after the slash is what the server reads. */
 const CSPRO_81_AGENT = 'CSPro sync client/8.1.0.123';
@@ -397,17 +398,10 @@ export class DataSourceClient {
     const json = Buffer.from(JSON.stringify([c]));
     let body: Buffer = json;
     if (binaries.length > 0) {
-      const int32 = (n: number) => {
-        const b = Buffer.alloc(4);
-        b.writeInt32LE(n);
-        return b;
-      };
-      const parts: Buffer[] = [Buffer.from('cssync', 'latin1'), int32(1), int32(json.length), json];
-      for (const content of binaries) {
-        const header = Buffer.from(JSON.stringify({ uuid: c.uuid, signature: md5(content) }));
-        parts.push(int32(header.length), header, int32(content.length), content);
-      }
-      body = Buffer.concat(parts);
+      body = writeCssync(
+        [c],
+        binaries.map((content) => ({ header: { uuid: c.uuid, signature: md5(content) }, content })),
+      );
     }
     await this.call('POST', `dictionaries/${this.dictionary}/cases`, {
       headers: { 'content-type': 'application/json; charset=utf-8', 'content-encoding': 'deflate', 'x-csw-device': this.deviceId },

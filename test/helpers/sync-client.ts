@@ -4,6 +4,7 @@ import { deflateSync, gzipSync } from 'node:zlib';
 import { parseDictionary } from '../../src/cspro/dictionary/parse-dictionary.js';
 import { textToCase } from '../../src/cspro/case/text-to-case.js';
 import { fixture } from './temp-home.js';
+import { readCssync, writeCssync } from './cssync-wire.js';
 import type { TestServer, UserKey } from './http-server.js';
 
 /** A case as the client sends and receives it. */
@@ -100,17 +101,6 @@ export class SyncDevice {
    * not with sds's writer.
    */
   async putContainer(dict: string, cases: unknown[], items: { header: Record<string, unknown>; content: Buffer }[]): Promise<Response> {
-    const int32 = (n: number) => {
-      const b = Buffer.alloc(4);
-      b.writeInt32LE(n);
-      return b;
-    };
-    const json = Buffer.from(JSON.stringify(cases));
-    const parts: Buffer[] = [Buffer.from('cssync', 'latin1'), int32(1), int32(json.length), json];
-    for (const it of items) {
-      const h = Buffer.from(JSON.stringify(it.header));
-      parts.push(int32(h.length), h, int32(it.content.length), it.content);
-    }
     const r = await this.ts.call(this.user, `/api/dictionaries/${dict}/cases`, {
       method: 'POST',
       headers: this.headers({
@@ -118,7 +108,7 @@ export class SyncDevice {
         'content-encoding': 'gzip',
         ...(this.lastRevision !== undefined ? { 'x-csw-if-revision-exists': String(this.lastRevision) } : {}),
       }),
-      body: deflateSync(Buffer.concat(parts)),
+      body: deflateSync(writeCssync(cases, items)),
     });
     if (r.status === 200) this.ownUploads.push(Number(r.headers.get('x-csw-current-revision')));
     return r;
@@ -166,21 +156,7 @@ export class SyncDevice {
  * go to `binaries`. Read byte by byte from the layout, independently of sds's reader.
  */
 function readChunk(body: Buffer, binaries: Map<string, { header: Record<string, unknown>; content: Buffer }>): WireCase[] {
-  if (body.subarray(0, 6).toString('latin1') !== 'cssync') return JSON.parse(body.toString('utf8')) as WireCase[];
-  if (body.readInt32LE(6) !== 1) throw new Error('cssync version is not 1');
-  let at = 10;
-  const take = () => {
-    const n = body.readInt32LE(at);
-    const out = body.subarray(at + 4, at + 4 + n);
-    if (out.length !== n) throw new Error(`cssync: ${n} bytes announced at ${at}, ${out.length} there`);
-    at += 4 + n;
-    return out;
-  };
-  const cases = JSON.parse(take().toString('utf8')) as WireCase[];
-  while (at < body.length) {
-    const header = JSON.parse(take().toString('utf8')) as Record<string, unknown>;
-    const content = Buffer.from(take());
-    binaries.set(String(header.signature), { header, content });
-  }
+  const { cases, items } = readCssync<WireCase>(body);
+  for (const it of items) binaries.set(String(it.header.signature), it);
   return cases;
 }

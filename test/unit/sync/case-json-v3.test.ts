@@ -12,6 +12,7 @@ import { readCsdbFile } from '../../../src/cspro/case/csdb-reader.js';
 import type { SyncCase } from '../../../src/cspro/case/model.js';
 import type { Dictionary } from '../../../src/cspro/dictionary/model.js';
 import { AppError } from '../../../src/shared/errors.js';
+import { toCaseWrite } from '../../../src/core/cases/index.js';
 import { isV3Case, normalizeV3Case, v3CaseJson, v3CaseObject, v3CasesJson, type V3CaseSource } from '../../../src/sync/case-json-v3.js';
 import { dictionary, item, level, miniDict, record } from '../case/build-dict.js';
 
@@ -20,21 +21,8 @@ const dictOf = (name: string) => parseDictionary(readFileSync(fixture(name)), { 
 const UUID = '997f1b93-b3c7-468e-ba29-7c9b799a0281';
 const MD5 = '0123456789abcdef0123456789abcdef';
 
-/** A model case as the store hands it to the writer (what toCaseWrite makes of it). */
-function sourceOf(c: SyncCase): V3CaseSource {
-  return {
-    guid: c.id,
-    caseKey: c.caseids,
-    label: c.label ?? '',
-    data: JSON.stringify(c['level-1']),
-    verified: c.verified ?? false,
-    deleted: c.deleted ?? false,
-    clock: c.clock,
-    partialSave: c.partialSave ?? null,
-    notes: c.notes ?? [],
-    ...(c.caseNote !== undefined ? { caseNote: c.caseNote } : {}),
-  };
-}
+/** A model case as the store hands it to the writer. */
+const sourceOf = (c: SyncCase): V3CaseSource => toCaseWrite(c);
 
 async function readAll(reader: AsyncGenerator<{ ok: boolean; case?: SyncCase }>): Promise<SyncCase[]> {
   const out: SyncCase[] = [];
