@@ -151,14 +151,27 @@ test('the automatic prune runs once per interval whichever process asks, and not
 
 test('log settings: environment over config.json over defaults; bad values are CONFIG_INVALID naming their source', () => {
   const messages = { messageRetentionDays: 90, messageRetentionCount: 100_000 };
-  assert.deepEqual(logSettingsFrom({}, {}), { retentionDays: 30, retentionCount: 1000, ...messages, pruneIntervalMinutes: 60, format: 'text' });
+  assert.deepEqual(logSettingsFrom({}, {}), {
+    retentionDays: 30,
+    retentionCount: 1000,
+    ...messages,
+    pruneIntervalMinutes: 60,
+    format: 'text',
+  });
   assert.deepEqual(
     logSettingsFrom({ logs: { retention_days: 7, retention_count: '50', format: 'json' } }, { SDS_LOG_RETENTION_DAYS: '14' }),
     { retentionDays: 14, retentionCount: 50, ...messages, pruneIntervalMinutes: 60, format: 'json' },
   );
   assert.deepEqual(
     logSettingsFrom({ logs: { message_retention_days: 21, message_retention_count: 500 } }, { SDS_MESSAGE_RETENTION_COUNT: '800' }),
-    { retentionDays: 30, retentionCount: 1000, messageRetentionDays: 21, messageRetentionCount: 800, pruneIntervalMinutes: 60, format: 'text' },
+    {
+      retentionDays: 30,
+      retentionCount: 1000,
+      messageRetentionDays: 21,
+      messageRetentionCount: 800,
+      pruneIntervalMinutes: 60,
+      format: 'text',
+    },
   );
   const invalid = (file: Record<string, unknown>, env: NodeJS.ProcessEnv, where: RegExp) =>
     assert.throws(

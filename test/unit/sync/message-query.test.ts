@@ -10,7 +10,14 @@ test('no options: every message, the first 100', () => {
 
 test('filters and paging are read from text (a query, flags) or numbers', () => {
   assert.deepEqual(
-    parseSyncMessageQuery({ since: '2025-01-31T08:00:00Z', device: 'tablet-07', name: 'status', limit: '20', offset: '40', before: '4211' }),
+    parseSyncMessageQuery({
+      since: '2025-01-31T08:00:00Z',
+      device: 'tablet-07',
+      name: 'status',
+      limit: '20',
+      offset: '40',
+      before: '4211',
+    }),
     { filter: { since: '2025-01-31T08:00:00.000Z', device: 'tablet-07', name: 'status', before: 4211 }, limit: 20, offset: 40 },
   );
   assert.deepEqual(parseSyncMessageQuery({ limit: MAX_MESSAGES_LIMIT, offset: 0, before: 1 }), {
