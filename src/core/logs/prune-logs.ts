@@ -114,11 +114,13 @@ export function pruneLogs(store: Store, opts: PruneOptions = {}): PruneReport {
 
   let files: PrunePlan['files'];
   if (opts.dryRun) {
-    const p = store.readTransaction(plan);
+    const [p, messages] = store.readTransaction(
+      () => [plan(), store.logRetention.messagesToPrune(messageRules.cutoff, messageRules.keep)] as const,
+    );
     kinds.jobs.rows = p.jobs.length;
     kinds.runs.rows = p.runs.length;
     kinds.breakout.rows = p.logEntries.length + p.jobLogEntries.length;
-    kinds.messages.rows = store.logRetention.messagesToPrune(messageRules.cutoff, messageRules.keep);
+    kinds.messages.rows = messages;
     files = p.files;
   } else {
     files = store.transaction(() => {
