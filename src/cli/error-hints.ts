@@ -24,6 +24,12 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   timeout: '--timeout',
   'older-than': '--older-than',
   keep: '--keep',
+  since: '--since',
+  limit: '--limit',
+  offset: '--offset',
+  before: '--before',
+  device: '--device',
+  name: '--name',
 };
 
 const shellWord = (s: string): string => (/^[\w./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);

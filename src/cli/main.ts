@@ -16,6 +16,7 @@ import { registerDropBreakoutTablesCommand } from './commands/drop-breakout-tabl
 import { registerCheckDatabaseDriversCommand } from './commands/check-database-drivers.js';
 import { registerMetricsCommand } from './commands/metrics.js';
 import { registerLogsCommand } from './commands/logs.js';
+import { registerMessagesCommands } from './commands/messages.js';
 import { registerScheduleCommands } from './commands/schedule.js';
 import { registerWebhooksCommands } from './commands/webhooks.js';
 import { registerStatusCommand } from './commands/status.js';
@@ -70,6 +71,7 @@ export function buildProgram(): Command {
   registerCheckDatabaseDriversCommand(program);
   registerMetricsCommand(program);
   registerLogsCommand(program);
+  registerMessagesCommands(program);
   registerScheduleCommands(program);
   registerWebhooksCommands(program);
   registerStatusCommand(program);

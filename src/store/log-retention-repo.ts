@@ -35,8 +35,14 @@ export interface RetentionDeleted {
 }
 
 /**
+ * Messages past the rules: received before the cutoff, or at or below the id of the
+ * (keep + 1)-th newest, which is NULL (nothing by count) when there are no more than `keep`.
+ */
+const PRUNED_MESSAGES = 'received_at < @cutoff OR id <= coalesce((SELECT id FROM sync_messages ORDER BY id DESC LIMIT 1 OFFSET @keep), -1)';
+
+/**
  * The rows that log retention reads and deletes (docs/logs.md#retention): jobs, breakout log
- * entries and schedule runs. Only the columns retention needs, so the whole history fits in memory.
+ * entries, schedule runs and sync messages. Only the columns retention needs, so the whole history fits in memory.
  */
 export class LogRetentionRepo {
   constructor(private readonly db: Database) {}
@@ -75,6 +81,19 @@ export class LogRetentionRepo {
     return (this.db.prepare('SELECT last_log_file AS f FROM schedules WHERE last_log_file IS NOT NULL').all() as { f: string }[]).map(
       (r) => r.f,
     );
+  }
+
+  /**
+   * How many sync messages a prune with these rules would delete (docs/logs.md#retention):
+   * received before `cutoff` (an ISO 8601 UTC time), or not among the newest `keep` by id.
+   */
+  messagesToPrune(cutoff: string, keep: number): number {
+    return (this.db.prepare(`SELECT count(*) AS n FROM sync_messages WHERE ${PRUNED_MESSAGES}`).get({ cutoff, keep }) as { n: number }).n;
+  }
+
+  /** Deletes the sync messages messagesToPrune counts; returns how many went. */
+  deleteMessages(cutoff: string, keep: number): number {
+    return this.db.prepare(`DELETE FROM sync_messages WHERE ${PRUNED_MESSAGES}`).run({ cutoff, keep }).changes;
   }
 
   /**

@@ -27,6 +27,22 @@ export interface SyncMessage {
   sentAt: string;
 }
 
+/** A kept message as read back: its id and the time the server received it. */
+export interface StoredSyncMessage extends SyncMessage {
+  id: number;
+  receivedAt: string;
+}
+
+/** Which messages a read selects (every field optional); newest first by id. */
+export interface SyncMessageFilter {
+  /** Received at or after this ISO 8601 UTC time. */
+  since?: string;
+  device?: string;
+  name?: string;
+  /** Only ids below this one (keyset paging: the last id of the previous page). */
+  before?: number;
+}
+
 /** A case as the sync download sends it: `data` is the stored `level-1` JSON text, sent as is. */
 export type SyncCaseRow = StoredCase;
 
@@ -254,12 +270,74 @@ export class SyncRepo {
     return r && toHistory(r);
   }
 
-  /** Keeps a message a device sent; returns its id. */
-  recordMessage(m: SyncMessage): number {
+  /** Keeps a message a device sent, received at `receivedAt` (default now); returns its id. */
+  recordMessage(m: SyncMessage, receivedAt = nowIso()): number {
     return Number(
       this.db
         .prepare('INSERT INTO sync_messages (device_id, username, name, value, sent_at, received_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(m.device, m.username, m.name, m.value, m.sentAt, nowIso()).lastInsertRowid,
+        .run(m.device, m.username, m.name, m.value, m.sentAt, receivedAt).lastInsertRowid,
     );
   }
+
+  /**
+   * Kept messages that `filter` selects, newest (highest id) first, `offset` skipped, at most
+   * `limit`. The table is bounded by retention (docs/logs.md#retention), so the filters need no
+   * index: the newest rows are read first and the read stops at `limit`.
+   */
+  messages(filter: SyncMessageFilter, page: { limit: number; offset: number }): StoredSyncMessage[] {
+    const { where, params } = messageWhere(filter);
+    const rows = this.db
+      .prepare(
+        `SELECT id, device_id, username, name, value, sent_at, received_at FROM sync_messages ${where} ORDER BY id DESC LIMIT @limit OFFSET @offset`,
+      )
+      .all({ ...params, ...page }) as RawMessage[];
+    return rows.map((r) => ({
+      id: r.id,
+      device: r.device_id,
+      username: r.username,
+      name: r.name,
+      value: r.value,
+      sentAt: r.sent_at,
+      receivedAt: r.received_at,
+    }));
+  }
+
+  /** How many kept messages `filter` selects. */
+  countMessages(filter: SyncMessageFilter): number {
+    const { where, params } = messageWhere(filter);
+    return (this.db.prepare(`SELECT count(*) AS n FROM sync_messages ${where}`).get(params) as { n: number }).n;
+  }
+}
+
+interface RawMessage {
+  id: number;
+  device_id: string;
+  username: string;
+  name: string;
+  value: string | null;
+  sent_at: string;
+  received_at: string;
+}
+
+/** The WHERE clause of a message filter, with only the conditions asked for. */
+function messageWhere(f: SyncMessageFilter): { where: string; params: Record<string, unknown> } {
+  const conds: string[] = [];
+  const params: Record<string, unknown> = {};
+  if (f.since !== undefined) {
+    conds.push('received_at >= @since');
+    params.since = f.since;
+  }
+  if (f.device !== undefined) {
+    conds.push('device_id = @device');
+    params.device = f.device;
+  }
+  if (f.name !== undefined) {
+    conds.push('name = @name');
+    params.name = f.name;
+  }
+  if (f.before !== undefined) {
+    conds.push('id < @before');
+    params.before = f.before;
+  }
+  return { where: conds.length > 0 ? `WHERE ${conds.join(' AND ')}` : '', params };
 }

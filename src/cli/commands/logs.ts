@@ -32,19 +32,27 @@ export function registerLogsCommand(program: Command): void {
   logs
     .command('prune')
     .description(
-      'delete old import logs, job logs, schedule run logs and breakout log entries, by age and count; never those of running work or the latest of each schedule',
+      'delete old import logs, job logs, schedule run logs, breakout log entries and sync messages, by age and count; never those of running work or the latest of each schedule',
     )
-    .option('--older-than <days>', 'delete what is older than this many days (default $SDS_LOG_RETENTION_DAYS, config.json, else 30)')
-    .option('--keep <n>', 'keep at most this many of each kind, newest first (default $SDS_LOG_RETENTION_COUNT, config.json, else 1000)')
+    .option(
+      '--older-than <days>',
+      'delete what is older than this many days, messages too (default $SDS_LOG_RETENTION_DAYS, config.json, else 30; messages $SDS_MESSAGE_RETENTION_DAYS, else 90)',
+    )
+    .option(
+      '--keep <n>',
+      'keep at most this many of each kind, newest first, messages too (default $SDS_LOG_RETENTION_COUNT, config.json, else 1000; messages $SDS_MESSAGE_RETENTION_COUNT, else 100000)',
+    )
     .option('--dry-run', 'say what would be deleted, delete nothing')
     .addHelpText('after', examples('sds logs prune', 'sds logs prune --older-than 7 --keep 200', 'sds logs prune --dry-run --json'))
     .action(
       action(async (ctx, o: { olderThan?: string; keep?: string; dryRun?: boolean }) => {
         const r = pruneLogs(ctx.store(), { olderThanDays: o.olderThan, keep: o.keep, dryRun: o.dryRun === true });
         ctx.print(r, () => {
-          const head = r.dry_run
-            ? `would delete logs older than ${r.older_than_days} days (before ${r.cutoff}) or beyond the newest ${r.keep} of each kind`
-            : `deleted logs older than ${r.older_than_days} days (before ${r.cutoff}) or beyond the newest ${r.keep} of each kind`;
+          const verb = r.dry_run ? 'would delete' : 'deleted';
+          const m = r.messages;
+          const head =
+            `${verb} logs older than ${r.older_than_days} days (before ${r.cutoff}) or beyond the newest ${r.keep} of each kind,\n` +
+            `and sync messages older than ${m.older_than_days} days (before ${m.cutoff}) or beyond the newest ${m.keep}`;
           const rows: (string | number)[][] = LOG_KINDS.map((k) => [k, r.kinds[k].rows, r.kinds[k].files, r.kinds[k].bytes]);
           rows.push(['total', r.total.rows, r.total.files, r.total.bytes]);
           return `${head}\n${ctx.table(['kind', 'rows', 'files', 'bytes'], rows)}`;

@@ -23,6 +23,9 @@ export const PERMISSIONS = {
   'files.write': ['API', 'Administrator'],
   // The data-collection client's file sync (paradata, shared files): a field account needs it.
   'files.sync': ['Standard', 'API', 'Administrator'],
+  // What devices sent with syncmessage: a field account would read every other device's messages
+  // (docs/decisions.md#sync-messages-reading-and-retention).
+  'messages.read': ['API', 'Administrator'],
   'breakout.read': ['API', 'Administrator'],
   'breakout.run': ['API', 'Administrator'],
   'breakout.drop': ['Administrator'],

@@ -32,11 +32,11 @@ export function autoPruneLogs(store: Store, opts: { now: Date; settings?: LogSet
   return claimed ? pruneLogs(store, { now: opts.now, settings }) : undefined;
 }
 
-/** One line saying what a prune removed, by kind, e.g. `jobs: 3 rows, 3 files (12345 bytes)`. */
+/** One line saying what a prune removed, by kind, e.g. `jobs: 3 rows, 3 files (12345 bytes)`; messages have rows only. */
 export function pruneSummary(r: PruneReport): string {
   const parts = LOG_KINDS.map((k) => {
     const c = r.kinds[k];
-    return `${k}: ${c.rows} rows, ${c.files} files (${c.bytes} bytes)`;
+    return k === 'messages' ? `${k}: ${c.rows} rows` : `${k}: ${c.rows} rows, ${c.files} files (${c.bytes} bytes)`;
   });
   return parts.join('; ');
 }

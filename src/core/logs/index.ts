@@ -3,7 +3,7 @@
  * log) and the log settings (docs/logs.md).
  */
 export { pruneLogs } from './prune-logs.js';
-export type { PruneReport, PruneCounts } from './prune-logs.js';
+export type { PruneReport, PruneCounts, PruneRules } from './prune-logs.js';
 export { autoPruneLogs, pruneSummary, startLogPruner } from './auto-prune.js';
 export type { LogPruner } from './auto-prune.js';
 export { LOG_KINDS } from './prune-plan.js';

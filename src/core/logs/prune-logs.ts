@@ -12,22 +12,27 @@ export interface PruneCounts {
   bytes: number;
 }
 
-/** The reply of `sds logs prune` (docs/logs.md#sds-logs-prune). */
-export interface PruneReport {
-  dry_run: boolean;
+/** The rules one prune applied: an age in days, a count kept, and the time the age gives. */
+export interface PruneRules {
   older_than_days: number;
   keep: number;
   /** Entries and files from before this time were pruned (unless protected). */
   cutoff: string;
+}
+
+/** The reply of `sds logs prune` (docs/logs.md#sds-logs-prune): the rules of the logs, then of the messages. */
+export interface PruneReport extends PruneRules {
+  dry_run: boolean;
+  messages: PruneRules;
   kinds: Record<LogKind, PruneCounts>;
   total: PruneCounts;
 }
 
 /** What one prune is asked: the retention settings unless overridden, and its clock. */
 export interface PruneOptions {
-  /** Days to keep (0 to 36500); default the home's `logs.retention_days`. */
+  /** Days to keep (0 to 36500), of every kind; default the home's `logs.retention_days` and `logs.message_retention_days`. */
   olderThanDays?: unknown;
-  /** Entries kept per kind (0 to 10000000); default the home's `logs.retention_count`. */
+  /** Entries kept per kind (0 to 10000000); default the home's `logs.retention_count` and `logs.message_retention_count`. */
   keep?: unknown;
   dryRun?: boolean;
   now?: Date;
@@ -67,18 +72,32 @@ function listFiles(dir: string, kind: LogFile['dir']): LogFile[] {
 
 const zero = (): PruneCounts => ({ rows: 0, files: 0, bytes: 0 });
 
+const DAY_MS = 86_400_000;
+
+/** The rules of `days` and `keep` at `now`. */
+function rulesAt(days: number, keep: number, now: Date): PruneRules {
+  return { older_than_days: days, keep, cutoff: new Date(now.getTime() - days * DAY_MS).toISOString() };
+}
+
 /**
  * Prunes the logs of a home (docs/logs.md#retention): import logs, jobs and their log files,
  * schedule runs and their log files, and breakout log entries, each by age and by count, never
- * what is still needed (see planPrune). The rows are planned and deleted in one store
- * transaction, then the files are deleted (one already gone is skipped). `dryRun` deletes
- * nothing and reports what would go.
+ * what is still needed (see planPrune); and the sync messages, by their own age and count unless
+ * `olderThanDays` or `keep` is given, which then rule every kind. The rows are planned and
+ * deleted in one store transaction, then the files are deleted (one already gone is skipped).
+ * `dryRun` deletes nothing and reports what would go.
  */
 export function pruneLogs(store: Store, opts: PruneOptions = {}): PruneReport {
   const settings = opts.settings ?? logSettings(store.home);
   const olderThanDays = wholeOption(opts.olderThanDays, settings.retentionDays, 'older-than', 'the age in days', 36_500);
   const keep = wholeOption(opts.keep, settings.retentionCount, 'keep', 'the number of entries kept', 10_000_000);
   const now = opts.now ?? new Date();
+  const logRules = rulesAt(olderThanDays, keep, now);
+  const messageRules = rulesAt(
+    opts.olderThanDays === undefined ? settings.messageRetentionDays : olderThanDays,
+    opts.keep === undefined ? settings.messageRetentionCount : keep,
+    now,
+  );
   const kinds = Object.fromEntries(LOG_KINDS.map((k) => [k, zero()])) as Record<LogKind, PruneCounts>;
 
   const plan = (): PrunePlan =>
@@ -95,10 +114,13 @@ export function pruneLogs(store: Store, opts: PruneOptions = {}): PruneReport {
 
   let files: PrunePlan['files'];
   if (opts.dryRun) {
-    const p = store.readTransaction(plan);
+    const [p, messages] = store.readTransaction(
+      () => [plan(), store.logRetention.messagesToPrune(messageRules.cutoff, messageRules.keep)] as const,
+    );
     kinds.jobs.rows = p.jobs.length;
     kinds.runs.rows = p.runs.length;
     kinds.breakout.rows = p.logEntries.length + p.jobLogEntries.length;
+    kinds.messages.rows = messages;
     files = p.files;
   } else {
     files = store.transaction(() => {
@@ -107,6 +129,7 @@ export function pruneLogs(store: Store, opts: PruneOptions = {}): PruneReport {
       kinds.jobs.rows = deleted.jobs;
       kinds.runs.rows = deleted.runs;
       kinds.breakout.rows = deleted.logEntries + deleted.jobLogEntries;
+      kinds.messages.rows = store.logRetention.deleteMessages(messageRules.cutoff, messageRules.keep);
       return p.files;
     });
   }
@@ -129,12 +152,5 @@ export function pruneLogs(store: Store, opts: PruneOptions = {}): PruneReport {
 
   const total = zero();
   for (const k of LOG_KINDS) for (const field of ['rows', 'files', 'bytes'] as const) total[field] += kinds[k][field];
-  return {
-    dry_run: opts.dryRun === true,
-    older_than_days: olderThanDays,
-    keep,
-    cutoff: new Date(now.getTime() - olderThanDays * 86_400_000).toISOString(),
-    kinds,
-    total,
-  };
+  return { dry_run: opts.dryRun === true, ...logRules, messages: messageRules, kinds, total };
 }

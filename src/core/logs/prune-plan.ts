@@ -1,9 +1,12 @@
 import type { RetainedJob, RetainedLogEntry, RetainedRun } from '../../store/log-retention-repo.js';
 
-/** The four kinds of logs that retention prunes (docs/logs.md#retention). */
-export type LogKind = 'import' | 'jobs' | 'runs' | 'breakout';
+/**
+ * The kinds of logs that retention prunes (docs/logs.md#retention): four logs of sds's own work,
+ * and the messages devices sent, which are rows only and have rules of their own.
+ */
+export type LogKind = 'import' | 'jobs' | 'runs' | 'breakout' | 'messages';
 
-export const LOG_KINDS: readonly LogKind[] = ['import', 'jobs', 'runs', 'breakout'];
+export const LOG_KINDS: readonly LogKind[] = ['import', 'jobs', 'runs', 'breakout', 'messages'];
 
 /** A file of `logs/import/` or `logs/breakout/` under the home. */
 export interface LogFile {

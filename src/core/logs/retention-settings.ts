@@ -9,6 +9,10 @@ export interface LogSettings {
   retentionDays: number;
   /** Entries and files kept per kind (import logs, jobs, schedule runs, breakout log entries), newest first. */
   retentionCount: number;
+  /** Sync messages older than this many days are pruned (docs/sync.md#messages). */
+  messageRetentionDays: number;
+  /** Sync messages kept, newest first. */
+  messageRetentionCount: number;
   /** Least minutes between two automatic prunes of the home; 0 turns them off. */
   pruneIntervalMinutes: number;
   /** What `sds serve` writes on stderr: today's text lines, or JSON lines. */
@@ -19,12 +23,23 @@ export type LogFormat = 'text' | 'json';
 
 export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
 
-const DEFAULTS: LogSettings = { retentionDays: 30, retentionCount: 1000, pruneIntervalMinutes: 60, format: 'text' };
+// Messages are data an integration reads, not a record of sds's own work: kept longer (90 days)
+// and in larger numbers than the logs (docs/decisions.md#sync-messages-reading-and-retention).
+const DEFAULTS: LogSettings = {
+  retentionDays: 30,
+  retentionCount: 1000,
+  messageRetentionDays: 90,
+  messageRetentionCount: 100_000,
+  pruneIntervalMinutes: 60,
+  format: 'text',
+};
 
 /** config.json key (in the `logs` object), environment variable, field, and allowed range. */
 export const LOG_NUMBER_SETTINGS = [
   ['retention_days', 'SDS_LOG_RETENTION_DAYS', 'retentionDays', 1, 36_500],
   ['retention_count', 'SDS_LOG_RETENTION_COUNT', 'retentionCount', 1, 10_000_000],
+  ['message_retention_days', 'SDS_MESSAGE_RETENTION_DAYS', 'messageRetentionDays', 1, 36_500],
+  ['message_retention_count', 'SDS_MESSAGE_RETENTION_COUNT', 'messageRetentionCount', 1, 10_000_000],
   ['prune_interval_minutes', 'SDS_LOG_PRUNE_INTERVAL_MINUTES', 'pruneIntervalMinutes', 0, 525_600],
 ] as const;
 

@@ -6,7 +6,10 @@ export { deviceOf, isSyncDownload, parseDownloadHeaders, parseUploadHeaders, wan
 export { isCsproClient, syncApiVersion } from '../../sync/client-version.js';
 export type { SyncApiVersion } from '../../sync/client-version.js';
 export { deleteApp, listApps, listClientFolder, openApp, openClientFile, putApp, putClientFile } from './files.js';
-export { receiveSyncMessage } from './messages.js';
+export { listSyncMessages, receiveSyncMessage } from './messages.js';
+export type { SyncMessageItem, SyncMessageList } from './messages.js';
+export { MAX_MESSAGES_LIMIT, parseSyncMessageQuery } from './message-query.js';
+export type { SyncMessageOptions, SyncMessageQuery } from './message-query.js';
 export {
   chunkJson,
   deleteSyncedCase,

@@ -26,6 +26,7 @@ import {
   putApp,
   deleteApp,
   receiveSyncMessage,
+  listSyncMessages,
 } from '../../core/sync/index.js';
 import type { FileSnapshot } from '../../core/files/index.js';
 import { AppError } from '../../shared/errors.js';
@@ -37,6 +38,7 @@ import { readSyncBody } from '../read-sync-body.js';
 import { ErrorBody, json } from '../schemas/common.js';
 import { FileRefusedBody } from '../schemas/files.js';
 import { DictionaryNameParams } from '../schemas/dictionaries.js';
+import { MessagesQuery, SyncMessageList } from '../schemas/messages.js';
 import {
   AppInfoSchema,
   AppList,
@@ -117,7 +119,7 @@ export function syncDownloadResponse(c: Context<AppEnv>, store: Store, metrics?:
 }
 
 /** The sync protocol's own routes (docs/sync.md): server info, case upload, single case, files, folders, apps. */
-export function syncRoutes(api: ApiBuilder, { store, config, prometheus }: RouteDeps): void {
+export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock }: RouteDeps): void {
   api.route({
     method: 'get',
     path: '/api/server',
@@ -241,8 +243,29 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus }: Route
     },
     handler: async (c) => {
       const body = await readJson(c, SyncMessageBody);
-      receiveSyncMessage(store, body, deviceOf(header(c)), c.get('principal').username);
+      receiveSyncMessage(store, body, deviceOf(header(c)), c.get('principal').username, new Date(clock()));
       return c.body(SUCCESS, 200, { 'Content-Type': JSON_TYPE });
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/api/messages',
+    summary: 'The messages devices sent (syncmessage), newest first',
+    description:
+      'What `POST /api/messages` kept, with the device and account that sent each. Filters: `since` (received at or after), `device`, ' +
+      '`name`; pages by `limit` and `offset`, or by `before` (the last `id` of the previous page), which stays put while messages ' +
+      'arrive. Messages are pruned by age and count like the logs (docs/sync.md#messages).',
+    tags: ['sync'],
+    permission: 'messages.read',
+    request: { query: MessagesQuery },
+    responses: {
+      200: json(SyncMessageList, 'the page of messages'),
+      400: json(ErrorBody, '`since` not an ISO 8601 time, `limit` not 1 to 1000, `offset` or `before` not a whole number (`USAGE`)'),
+    },
+    handler: (c) => {
+      const q = validate(MessagesQuery, c.req.query(), 'query');
+      return c.json(listSyncMessages(store, q));
     },
   });
 

@@ -45,7 +45,10 @@ test('sds logs prune: a dry run, then the prune, by age and by count', () => {
 
   const human = sds(home.root, ['logs', 'prune']);
   assert.equal(human.code, 0, show(human));
-  assert.match(human.stdout, /^deleted logs older than 30 days \(before \S+Z\) or beyond the newest 1000 of each kind\n/);
+  assert.match(
+    human.stdout,
+    /^deleted logs older than 30 days \(before \S+Z\) or beyond the newest 1000 of each kind,\nand sync messages older than 90 days \(before \S+Z\) or beyond the newest 100000\n/,
+  );
   assert.match(human.stdout, /\nimport\s+0\s+1\s+100\n/);
   assert.ok(!existsSync(old) && existsSync(recent));
 

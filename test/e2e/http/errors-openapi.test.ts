@@ -111,7 +111,7 @@ test('/api/openapi.json: OpenAPI 3.1 with every route, its security and resolvab
     '/api/folders/{path}': ['get'],
     '/api/apps': ['get'],
     '/api/apps/{name}': ['get', 'put', 'delete'],
-    '/api/messages': ['post'],
+    '/api/messages': ['get', 'post'],
     '/api/files/media/{filename}': ['get'],
     '/api/files/media/{filename}/content': ['get'],
     '/api/breakout/start': ['post'],

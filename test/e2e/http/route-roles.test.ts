@@ -129,6 +129,7 @@ test('the permission table is what docs/http-api.md and the README say: Standard
     'files.read',
     'files.sync',
     'files.write',
+    'messages.read',
   ]);
   assert.deepEqual(holders('Administrator'), (Object.keys(PERMISSIONS) as Permission[]).sort());
 });
@@ -166,6 +167,7 @@ const ROUTE_PERMISSIONS: Record<string, Permission | 'public'> = {
   'PUT /api/apps/{name}': 'files.write',
   'DELETE /api/apps/{name}': 'files.write',
   'POST /api/messages': 'cases.write',
+  'GET /api/messages': 'messages.read',
   'POST /api/breakout/start': 'breakout.run',
   'GET /api/breakout/status/{job_id}': 'breakout.read',
   'GET /api/breakout/jobs': 'breakout.read',

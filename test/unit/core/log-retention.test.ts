@@ -150,10 +150,28 @@ test('the automatic prune runs once per interval whichever process asks, and not
 });
 
 test('log settings: environment over config.json over defaults; bad values are CONFIG_INVALID naming their source', () => {
-  assert.deepEqual(logSettingsFrom({}, {}), { retentionDays: 30, retentionCount: 1000, pruneIntervalMinutes: 60, format: 'text' });
+  const messages = { messageRetentionDays: 90, messageRetentionCount: 100_000 };
+  assert.deepEqual(logSettingsFrom({}, {}), {
+    retentionDays: 30,
+    retentionCount: 1000,
+    ...messages,
+    pruneIntervalMinutes: 60,
+    format: 'text',
+  });
   assert.deepEqual(
     logSettingsFrom({ logs: { retention_days: 7, retention_count: '50', format: 'json' } }, { SDS_LOG_RETENTION_DAYS: '14' }),
-    { retentionDays: 14, retentionCount: 50, pruneIntervalMinutes: 60, format: 'json' },
+    { retentionDays: 14, retentionCount: 50, ...messages, pruneIntervalMinutes: 60, format: 'json' },
+  );
+  assert.deepEqual(
+    logSettingsFrom({ logs: { message_retention_days: 21, message_retention_count: 500 } }, { SDS_MESSAGE_RETENTION_COUNT: '800' }),
+    {
+      retentionDays: 30,
+      retentionCount: 1000,
+      messageRetentionDays: 21,
+      messageRetentionCount: 800,
+      pruneIntervalMinutes: 60,
+      format: 'text',
+    },
   );
   const invalid = (file: Record<string, unknown>, env: NodeJS.ProcessEnv, where: RegExp) =>
     assert.throws(
@@ -162,6 +180,8 @@ test('log settings: environment over config.json over defaults; bad values are C
     );
   invalid({}, { SDS_LOG_RETENTION_DAYS: '0' }, /^SDS_LOG_RETENTION_DAYS must be a whole number from 1 to 36500; got "0"/);
   invalid({ logs: { retention_count: -3 } }, {}, /^logs\.retention_count in \/h\/config\.json must be/);
+  invalid({}, { SDS_MESSAGE_RETENTION_DAYS: '0' }, /^SDS_MESSAGE_RETENTION_DAYS must be a whole number from 1 to 36500; got "0"/);
+  invalid({ logs: { message_retention_count: 'all' } }, {}, /^logs\.message_retention_count in \/h\/config\.json must be/);
   invalid({ logs: { format: 'xml' } }, {}, /^logs\.format in \/h\/config\.json must be one of text, json/);
   invalid({}, { SDS_LOG_FORMAT: 'JSON' }, /^SDS_LOG_FORMAT must be one of text, json; got "JSON"/);
   invalid({ logs: { retention: 3 } }, {}, /^logs\.retention in \/h\/config\.json is not a setting/);
