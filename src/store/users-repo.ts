@@ -77,6 +77,17 @@ export class UsersRepo {
     return r && { ...toUser(r), passwordHash: r.password_hash };
   }
 
+  /**
+   * One stored bcrypt hash (an account imported from CSWeb that has not logged in since), or
+   * undefined when none is left: a failed login checks it too, so its time does not tell which
+   * accounts still have one (docs/migrating-from-csweb.md#passwords).
+   */
+  anyBcryptHash(): string | undefined {
+    const r = this.db.prepare("SELECT password_hash FROM users WHERE password_hash LIKE '$2%' LIMIT 1").get() as
+      { password_hash: string } | undefined;
+    return r?.password_hash;
+  }
+
   /** Every account by name, with its password hash (to tell its scheme; never shown). */
   listWithHashes(): (UserRow & { passwordHash: string })[] {
     return (this.db.prepare('SELECT * FROM users ORDER BY username').all() as RawUser[]).map((r) => ({

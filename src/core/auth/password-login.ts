@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../../store/open-store.js';
 import type { UserRow } from '../../store/users-repo.js';
-import { hashPassword, isBcryptHash, verifyPassword } from './passwords.js';
+import { hashPassword, isBcryptHash, passwordScheme, verifyPassword } from './passwords.js';
 import { oauthError } from './oauth-error.js';
 
 let dummyHash: Promise<string> | undefined;
@@ -38,10 +38,28 @@ async function rehash(store: Store, user: Account, password: string, onRehash: (
   }
 }
 
+/** Checks a password against a stored hash; injected by tests to count the checks of each scheme. */
+export type PasswordVerifier = (storedHash: string, password: string) => Promise<boolean>;
+
 /**
- * Checks a user name and password. An unknown user still costs one argon2 verification (against
- * a throw-away hash), so response time does not tell which accounts exist. Every failure is the
- * spec's 401 `invalid_grant`; a disabled account says so only once the password was right.
+ * The hashes a failed login is checked against, so that every failure costs the same whether the
+ * account is unknown, has sds's argon2 hash or still has a bcrypt hash kept from CSWeb
+ * (docs/migrating-from-csweb.md#passwords): one argon2 check and, while any account still has a
+ * bcrypt hash, one bcrypt check of the same cost (against a stored one). Pure.
+ */
+export function failureChecks(accountHash: string | undefined, argon2Dummy: string, storedBcrypt: string | undefined): string[] {
+  // A malformed hash fails at once: its account costs the throw-away argon2 check too.
+  const argon2 = accountHash !== undefined && passwordScheme(accountHash) === 'argon2' ? accountHash : argon2Dummy;
+  const bcrypt = accountHash !== undefined && isBcryptHash(accountHash) ? accountHash : storedBcrypt;
+  return bcrypt === undefined ? [argon2] : [argon2, bcrypt];
+}
+
+/**
+ * Checks a user name and password. Every failure costs the same checks whatever the account
+ * (`failureChecks`): an unknown user is checked against a throw-away argon2 hash, and while the
+ * store holds bcrypt hashes kept from CSWeb every failure also costs one bcrypt check, so response
+ * time does not tell which accounts exist or which still have a CSWeb password. Every failure is
+ * the spec's 401 `invalid_grant`; a disabled account says so only once the password was right.
  * A right password checked against a bcrypt hash (kept from CSWeb) is re-hashed with argon2.
  */
 export async function checkPassword(
@@ -49,11 +67,19 @@ export async function checkPassword(
   username: string,
   password: string,
   onRehash: (o: RehashOutcome) => void = () => {},
+  verify: PasswordVerifier = verifyPassword,
 ): Promise<Account> {
   const user = store.users.find(username);
-  dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
-  const ok = await verifyPassword(user?.passwordHash ?? (await dummyHash), password);
-  if (!user || !ok) throw oauthError('AUTH-001', 'invalid_grant', 'invalid username and password combination');
+  const ok = user !== undefined && (await verify(user.passwordHash, password));
+  if (!ok) {
+    dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
+    const done = user?.passwordHash;
+    for (const h of failureChecks(done, await dummyHash, store.users.anyBcryptHash())) {
+      // The account's own hash was checked above; every other check of the list costs its time.
+      if (h !== done) await verify(h, password);
+    }
+    throw oauthError('AUTH-001', 'invalid_grant', 'invalid username and password combination');
+  }
   if (user.disabled) throw oauthError('AUTH-001', 'invalid_grant', `the account ${user.username} is disabled`);
   return isBcryptHash(user.passwordHash) ? rehash(store, user, password, onRehash) : user;
 }
