@@ -47,7 +47,7 @@ export type PasswordVerifier = (storedHash: string, password: string) => Promise
  * (docs/migrating-from-csweb.md#passwords): one argon2 check and, while any account still has a
  * bcrypt hash, one bcrypt check of the same cost (against a stored one). Pure.
  */
-export function failureChecks(accountHash: string | undefined, argon2Dummy: string, storedBcrypt: string | undefined): string[] {
+function failureChecks(accountHash: string | undefined, argon2Dummy: string, storedBcrypt: string | undefined): string[] {
   // A malformed hash fails at once: its account costs the throw-away argon2 check too.
   const argon2 = accountHash !== undefined && passwordScheme(accountHash) === 'argon2' ? accountHash : argon2Dummy;
   const bcrypt = accountHash !== undefined && isBcryptHash(accountHash) ? accountHash : storedBcrypt;
