@@ -69,7 +69,7 @@ export interface HttpConfig extends HttpTimeouts {
    * Readiness settings: the free-space floor (absent: SDS_READY_MIN_FREE_BYTES of `env`, else the
    * home's config.json `health.min_free_bytes`, else 1 GiB) and the free-space reader (tests).
    */
-  health?: { minFreeBytes?: number; statfs?: (path: string) => FsSpace };
+  health?: { minFreeBytes?: number; readyCacheMs?: number; statfs?: (path: string) => FsSpace };
 }
 
 export const MB = 1024 * 1024;

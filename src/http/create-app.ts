@@ -64,8 +64,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   useLimits(deps.store, serverLimits(config, deps.store.home));
   config.trustedProxies = guard.trustedProxies;
   // Read at start, so a bad SDS_READY_MIN_FREE_BYTES or SDS_METRICS_TOKEN stops the start.
+  const settings = healthSettings(deps.store.home, config.env);
   const health = {
-    minFreeBytes: config.health?.minFreeBytes ?? healthSettings(deps.store.home, config.env).minFreeBytes,
+    minFreeBytes: config.health?.minFreeBytes ?? settings.minFreeBytes,
+    readyCacheMs: config.health?.readyCacheMs ?? settings.readyCacheMs,
     statfs: config.health?.statfs,
   };
   const token = metricsToken(config);

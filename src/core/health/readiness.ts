@@ -40,7 +40,7 @@ let shippedLatest: number | undefined;
  * home's file system has more free space than the floor. Each check runs even when another
  * fails, so the reply names every failing one. Messages name no paths: the route is public.
  */
-export function checkReadiness(store: Store, opts: ReadinessOptions): Readiness {
+function checkReadiness(store: Store, opts: ReadinessOptions): Readiness {
   const checks: ReadyCheck[] = [];
   try {
     store.monitoring.probeWrite();
@@ -85,4 +85,20 @@ export function checkReadiness(store: Store, opts: ReadinessOptions): Readiness 
   }
   const failed = checks.filter((c) => !c.ok).map((c) => c.name);
   return { ready: failed.length === 0, failed, checks };
+}
+
+/**
+ * `checkReadiness` behind a short memory (docs/http-api.md#health-and-readiness): an answer is
+ * reused for `maxAgeMs` of `clock` time, so however often the public route is polled, the store
+ * takes at most one probe write per period. 0 checks on every call.
+ */
+export function readinessProbe(store: Store, opts: ReadinessOptions, clock: () => number, maxAgeMs: number): () => Readiness {
+  let last: { at: number; readiness: Readiness } | undefined;
+  return () => {
+    const now = clock();
+    // A clock that went back (a corrected system time) starts a new period.
+    if (last && now >= last.at && now - last.at < maxAgeMs) return last.readiness;
+    last = { at: now, readiness: checkReadiness(store, opts) };
+    return last.readiness;
+  };
 }

@@ -10,7 +10,7 @@ import { schedulerSettings } from '../scheduler/index.js';
 import { DELIVERY_ENV, webhookSettings } from '../webhooks/index.js';
 import { statusConnectTimeout } from '../breakout/index.js';
 import { LOG_NUMBER_SETTINGS, logSettings } from '../logs/index.js';
-import { MIN_FREE_ENV, healthSettings } from '../health/index.js';
+import { MIN_FREE_ENV, READY_CACHE_ENV, healthSettings } from '../health/index.js';
 
 /** Where a setting's value came from, in the order of precedence (docs/decisions.md, "`sds config`"). */
 type SettingSource = 'flag' | 'environment' | 'config.json' | 'default';
@@ -117,6 +117,11 @@ export function effectiveConfig(home: HomePaths, choice: HomeChoice = {}, env: N
     'health.min_free_bytes',
     healthSettings(home, env).minFreeBytes,
     sourceOf(env, MIN_FREE_ENV, objectAt(config, 'health'), 'min_free_bytes', 'health.min_free_bytes'),
+  );
+  add(
+    'health.ready_cache_ms',
+    healthSettings(home, env).readyCacheMs,
+    sourceOf(env, READY_CACHE_ENV, objectAt(config, 'health'), 'ready_cache_ms', 'health.ready_cache_ms'),
   );
 
   // Secrets: whether they are set, never their value.

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
-import { checkReadiness, monitoringReadings } from '../../core/health/index.js';
+import { monitoringReadings, readinessProbe } from '../../core/health/index.js';
 import { AppError } from '../../shared/errors.js';
 import type { ApiBuilder } from '../api-builder.js';
 import type { AppEnv } from '../app-env.js';
@@ -18,6 +18,7 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
  */
 export function healthRoutes(api: ApiBuilder, deps: RouteDeps): void {
   const { store, clock } = deps;
+  const readiness = readinessProbe(store, deps.health, clock, deps.health.readyCacheMs);
   api.route({
     method: 'get',
     path: '/healthz',
@@ -36,12 +37,13 @@ export function healthRoutes(api: ApiBuilder, deps: RouteDeps): void {
     description:
       'No token. Checks `store` (a write commits), `migrations` (the store is at the schema version this sds needs; otherwise run ' +
       '`sds migrate`) and `disk` (free space of the home’s file system at or above `SDS_READY_MIN_FREE_BYTES`, default 1 GiB). ' +
-      '503 names the failing checks in `failed`.',
+      '503 names the failing checks in `failed`. An answer is reused for `SDS_READY_CACHE_MS` (default 1000 ms), so polling ' +
+      'costs the store at most one probe write per period.',
     tags: ['health'],
     permission: 'public',
     responses: { 200: json(Ready, 'every check passed'), 503: json(NotReady, 'a check failed; `failed` names it') },
     handler: (c) => {
-      const r = checkReadiness(store, deps.health);
+      const r = readiness();
       if (r.ready) return c.json({ status: 'ready' as const, checks: r.checks }, 200, NO_STORE);
       return c.json({ status: 'not_ready' as const, failed: r.failed, checks: r.checks }, 503, NO_STORE);
     },

@@ -14,5 +14,5 @@ export interface RouteDeps {
   /** The Prometheus metrics and the token of `GET /metrics`; absent when SDS_METRICS_TOKEN is unset. */
   prometheus?: { metrics: ServerMetrics; token: string };
   /** Readiness settings, resolved (docs/http-api.md#health-and-readiness). */
-  health: { minFreeBytes: number; statfs?: (path: string) => FsSpace };
+  health: { minFreeBytes: number; readyCacheMs: number; statfs?: (path: string) => FsSpace };
 }

@@ -193,8 +193,50 @@ test('/healthz does not touch the store: with the store closed it is still 200, 
   }
 });
 
+test('a /readyz answer is reused for health.ready_cache_ms of the server clock, then checked again', async () => {
+  let free = 100;
+  const statfs = () => ({ bavail: free, bsize: 1 });
+  const ts = await startTestServer({ config: { health: { minFreeBytes: 50, readyCacheMs: 1000, statfs } } });
+  try {
+    assert.equal((await get(ts.base, '/readyz')).status, 200);
+    free = 10;
+    ts.advance(999);
+    assert.equal((await get(ts.base, '/readyz')).status, 200, 'the answer of 999 ms ago is reused');
+    ts.advance(1);
+    const r = await get(ts.base, '/readyz');
+    assert.equal(r.status, 503, 'after 1000 ms the checks run again');
+    assert.deepEqual(r.body.failed, ['disk']);
+    free = 100;
+    assert.equal((await get(ts.base, '/readyz')).status, 503, 'a failure is reused too');
+    ts.advance(1000);
+    assert.equal((await get(ts.base, '/readyz')).status, 200);
+  } finally {
+    await ts.close();
+  }
+  const now = await startTestServer({ config: { health: { minFreeBytes: 50, readyCacheMs: 0, statfs } } });
+  try {
+    assert.equal((await get(now.base, '/readyz')).status, 200);
+    free = 10;
+    assert.equal((await get(now.base, '/readyz')).status, 503, '0 checks on every call');
+  } finally {
+    await now.close();
+  }
+});
+
+test('SDS_READY_CACHE_MS above 60000 stops the start with CONFIG_INVALID naming it', async () => {
+  const home = tempHome();
+  try {
+    const r = await runCliAsync(home.root, ['serve', '--port', '0'], { env: { SDS_READY_CACHE_MS: '60001' } });
+    assert.equal(r.code, 2, show(r));
+    assert.match(r.stderr, /CONFIG_INVALID/, show(r));
+    assert.match(r.stderr, /SDS_READY_CACHE_MS/, show(r));
+  } finally {
+    home.cleanup();
+  }
+});
+
 test('the write probe of /readyz does not grow the store', async () => {
-  const ts = await startTestServer();
+  const ts = await startTestServer({ config: { health: { readyCacheMs: 0 } } });
   try {
     ts.store.db.pragma('wal_checkpoint(TRUNCATE)');
     const before = statSync(ts.store.home.db).size;
