@@ -68,8 +68,24 @@ export function unknownKeyWarning(key: string, file: string): string {
   return `sds: warning: ${key} in ${file} is not a setting and is ignored (known: ${known.join(', ')})`;
 }
 
-const warnSink: (line: string) => void = (line) => process.stderr.write(line + '\n');
+const toStderr = (line: string) => process.stderr.write(line + '\n');
+let warnSink: (line: string) => void = toStderr;
 const warned = new Set<string>();
+
+/**
+ * Holds the unknown-key warnings instead of writing them, until the returned function is called:
+ * it writes nothing, gives the lines held and writes later ones to stderr again. `sds serve` reads
+ * its log format from config.json, so it holds them until its log exists and a JSON log gets them
+ * as JSON lines (docs/logs.md#the-server-log).
+ */
+export function holdConfigWarnings(): () => string[] {
+  const held: string[] = [];
+  warnSink = (line) => held.push(line);
+  return () => {
+    warnSink = toStderr;
+    return held;
+  };
+}
 
 /** Warns once per process for each unknown key of each file, however many settings read it. */
 function warnUnknownKeys(config: Record<string, unknown>, file: string): void {

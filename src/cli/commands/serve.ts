@@ -4,6 +4,8 @@ import { MB } from '../../http/config.js';
 import { LOG_FORMATS, logSettings, type LogFormat } from '../../core/logs/index.js';
 import { homePermissionWarnings } from '../../core/home/index.js';
 import { action, examples } from '../action.js';
+import { holdConfigWarnings } from '../../shared/home-config.js';
+import type { ServerLog } from '../../http/server-log.js';
 
 function whole(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -82,45 +84,63 @@ export function registerServeCommand(program: Command): void {
             logFormat?: LogFormat;
           },
         ) => {
-          const format = opts.logFormat ?? logSettings(ctx.home).format;
-          const store = ctx.store();
-          // Loaded on use: the HTTP stack (hono, zod, OpenAPI) would double the start-up time of every other command.
-          const { shutdownSignal, startServer } = await import('../../http/serve.js');
-          const { serverLog } = await import('../../http/server-log.js');
-          const log = serverLog(format);
-          // Even with --quiet: a store others can read gives away the signing key and every case
-          // (docs/architecture.md#permissions-of-a-home). A JSON server log gets them as its own
-          // `warn` lines; otherwise --json makes one JSON object per line.
-          for (const w of homePermissionWarnings(ctx.home)) {
-            if (format === 'json') log.log(`sds: warning: ${w.message}`, 'warn');
-            else
-              process.stderr.write(
-                ctx.json
-                  ? JSON.stringify({
-                      warning: 'HOME_PERMISSIONS',
-                      path: w.path,
-                      mode: w.mode,
-                      expected: w.expected,
-                      fix: w.fix,
-                      message: w.message,
-                    }) + '\n'
-                  : `sds: warning: ${w.message}\n`,
-              );
+          // Settings read config.json until the server runs: their warnings go out once it does, as
+          // the log's own lines, or to stderr as they came if the start fails before the log exists (docs/logs.md#the-server-log).
+          const releaseWarnings = holdConfigWarnings();
+          let started: { format: LogFormat; log: ServerLog } | undefined;
+          const start = async () => {
+            const format = opts.logFormat ?? logSettings(ctx.home).format;
+            const store = ctx.store();
+            // Loaded on use: the HTTP stack (hono, zod, OpenAPI) would double the start-up time of every other command.
+            const { shutdownSignal, startServer } = await import('../../http/serve.js');
+            const { serverLog } = await import('../../http/server-log.js');
+            const log = serverLog(format);
+            started = { format, log };
+            // Even with --quiet: a store others can read gives away the signing key and every case
+            // (docs/architecture.md#permissions-of-a-home). A JSON server log gets them as its own
+            // `warn` lines; otherwise --json makes one JSON object per line.
+            for (const w of homePermissionWarnings(ctx.home)) {
+              if (format === 'json') log.log(`sds: warning: ${w.message}`, 'warn');
+              else
+                process.stderr.write(
+                  ctx.json
+                    ? JSON.stringify({
+                        warning: 'HOME_PERMISSIONS',
+                        path: w.path,
+                        mode: w.mode,
+                        expected: w.expected,
+                        fix: w.fix,
+                        message: w.message,
+                      }) + '\n'
+                    : `sds: warning: ${w.message}\n`,
+                );
+            }
+            const server = await startServer({
+              store,
+              host: opts.host,
+              port: opts.port,
+              config: {
+                maxUploadBytes: opts.maxUploadMb * MB,
+                maxFileBytes: opts.maxFileMb * MB,
+                headersTimeoutMs: opts.headersTimeout,
+                bodyTimeoutMs: opts.bodyTimeout,
+                requestTimeoutMs: opts.requestTimeout,
+                log: log.log,
+                requestLog: log.request,
+              },
+            });
+            return { server, shutdownSignal, format, log };
+          };
+          let run;
+          try {
+            run = await start();
+          } finally {
+            for (const line of releaseWarnings()) {
+              if (started?.format === 'json') started.log.log(line, 'warn');
+              else process.stderr.write(line + '\n');
+            }
           }
-          const server = await startServer({
-            store,
-            host: opts.host,
-            port: opts.port,
-            config: {
-              maxUploadBytes: opts.maxUploadMb * MB,
-              maxFileBytes: opts.maxFileMb * MB,
-              headersTimeoutMs: opts.headersTimeout,
-              bodyTimeoutMs: opts.bodyTimeout,
-              requestTimeoutMs: opts.requestTimeout,
-              log: log.log,
-              requestLog: log.request,
-            },
-          });
+          const { server, shutdownSignal, format, log } = run;
           // The URL goes to stdout even with --quiet: scripts started with --port 0 need it.
           process.stdout.write(ctx.json ? JSON.stringify({ url: server.url }) + '\n' : `sds: listening on ${server.url}\n`);
           // The text log keeps its lines as they were: the URL on stdout only, the signal as a note.

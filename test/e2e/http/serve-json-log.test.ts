@@ -6,7 +6,9 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { until } from '../../helpers/breakout-helpers.js';
 import { runCli, show } from '../../helpers/run-cli.js';
 import { startServe, type ServeProcess } from '../../helpers/serve-process.js';
@@ -188,4 +190,31 @@ test('the text format keeps its line, and its replies carry X-Request-Id too', a
     plain.stderr(),
   );
   assert.ok(!lines.some((l) => l.startsWith('{')), 'no JSON line in the text format');
+});
+
+test('an unknown config.json key, with the JSON format set in config.json itself, is a warn JSON line; in text a text line', async () => {
+  const own = tempHome();
+  try {
+    const init = runCli(own.root, ['init']);
+    assert.equal(init.code, 0, show(init));
+    writeFileSync(join(own.root, 'config.json'), JSON.stringify({ logs: { format: 'json' }, typo_key: 1 }), { mode: 0o600 });
+    const json = await startServe(own.root);
+    await json.stop();
+    const lines = json
+      .stderr()
+      .split('\n')
+      .filter((x) => x !== '');
+    for (const l of lines) assert.doesNotThrow(() => JSON.parse(l), `not a JSON line: ${l}`);
+    const warn = lines.map((x) => JSON.parse(x) as Line).filter((x) => x.msg.includes('typo_key'));
+    assert.equal(warn.length, 1, json.stderr());
+    assert.equal(warn[0]!.level, 'warn');
+    assert.match(warn[0]!.msg, /typo_key in .*config\.json is not a setting and is ignored/);
+
+    writeFileSync(join(own.root, 'config.json'), JSON.stringify({ typo_key: 1 }), { mode: 0o600 });
+    const text = await startServe(own.root);
+    await text.stop();
+    assert.match(text.stderr(), /^sds: warning: typo_key in .*config\.json is not a setting and is ignored/m);
+  } finally {
+    own.cleanup();
+  }
 });
