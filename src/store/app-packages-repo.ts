@@ -8,14 +8,14 @@ export interface AppPackageRow {
   version: string | null;
   /** The package's files list (JSON text), as its source kept it. */
   files: string | null;
-  /** md5 of the `package.json` inside the zip, as CSWeb computed it. */
+  /** md5 of the `package.json` inside the zip (CSWeb computes it the same way). */
   signature: string | null;
   /** RFC 3339, UTC, to the second. */
   buildTime: string;
   /** Size and md5 of the zip this metadata describes. */
   zipSize: number;
   zipMd5: string;
-  /** Where the metadata came from (`csweb-import`). */
+  /** Where the metadata came from (`csweb-import`, `deploy`). */
   source: string;
   importedAt: string;
   updatedAt: string;
@@ -91,7 +91,7 @@ export class AppPackagesRepo {
     return true;
   }
 
-  /** Forgets a package's metadata (its zip was replaced or removed over HTTP); true when there was a row. */
+  /** Forgets a package's metadata (its zip was removed, or replaced by one without package.json); true when there was a row. */
   remove(name: string): boolean {
     return this.db.prepare('DELETE FROM app_packages WHERE name = ?').run(name).changes > 0;
   }

@@ -27,6 +27,8 @@ export interface Limits extends CaseLimits {
   dataSourceCases: number;
   /** Bytes of the data source's cache header once inflated; past it the header is ignored (docs/sync.md#cached-cases). */
   dataSourceCacheBytes: number;
+  /** Bytes of a deployed package's `package.json` that are read; past it the package is stored without metadata (docs/sync.md#apps). */
+  appPackageJsonBytes: number;
 }
 
 const MB = 1024 * 1024;
@@ -46,6 +48,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   // The client asks 1000 identifiers at a time, "CSWeb's actual limit".
   dataSourceCases: 1000,
   dataSourceCacheBytes: MB,
+  appPackageJsonBytes: MB,
 };
 
 /** config.json key (in the `limits` object), environment variable, field, and allowed range. */
@@ -67,6 +70,7 @@ const FIELDS = [
   ['binary_item_bytes', 'SDS_LIMIT_BINARY_ITEM_BYTES', 'binaryItemBytes', 1024, 2 ** 31 - 1],
   ['data_source_cases', 'SDS_LIMIT_DATA_SOURCE_CASES', 'dataSourceCases', 1, 100_000],
   ['data_source_cache_bytes', 'SDS_LIMIT_DATA_SOURCE_CACHE_BYTES', 'dataSourceCacheBytes', 1024, 2 ** 28],
+  ['app_package_json_bytes', 'SDS_LIMIT_APP_PACKAGE_JSON_BYTES', 'appPackageJsonBytes', 1024, 2 ** 28],
 ] as const;
 
 /** config.json key, environment variable and field of every limit (for `sds config`). */

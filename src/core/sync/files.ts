@@ -1,11 +1,12 @@
 import { readdirSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Store } from '../../store/open-store.js';
 import type { AppPackageRow } from '../../store/app-packages-repo.js';
 import { AppError } from '../../shared/errors.js';
 import {
   commitStaged,
+  discardStaged,
   openSnapshot,
   stageFile,
   type FileSnapshot,
@@ -14,6 +15,8 @@ import {
   mediaName,
   mediaPath,
 } from '../files/index.js';
+import { parseAppPackageSpec } from './app-package-spec.js';
+import { readPackageSpec } from './read-package-spec.js';
 
 /** A file or folder as CSWeb describes it to the data-collection client. */
 export type CsFileInfo =
@@ -174,7 +177,7 @@ function appFiles(store: Store): AppFile[] {
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /**
- * The metadata kept for a package (an import from CSWeb), when it still describes the zip there:
+ * The metadata kept for a package (a deployment or an import from CSWeb), when it still describes the zip there:
  * same size and build time to the second (and, given, the same md5). A zip replaced by hand since
  * has none, and is listed as a hand-made package (docs/sync.md#apps).
  */
@@ -186,9 +189,9 @@ function metadataOf(store: Store, app: AppFile, md5?: string): AppPackageRow | u
 
 /**
  * The application packages of the apps area (`<home>/files/apps/<name>.zip`, put there by the
- * operator or by `sds csweb import --files`). The build time is the file's modification time;
- * the description and version are those kept with the package by an import from CSWeb, empty
- * for a zip put there by hand (docs/sync.md#apps).
+ * operator, by a deployment or by `sds csweb import --files`). The build time is the file's
+ * modification time; the description and version are those kept with the package by a
+ * deployment or an import from CSWeb, empty for a zip put there by hand (docs/sync.md#apps).
  */
 export function listApps(store: Store): AppInfo[] {
   return appFiles(store).map((a) => {
@@ -205,8 +208,8 @@ export function listApps(store: Store): AppInfo[] {
 
 /**
  * One application package, with its md5 and build time for the client's `If-None-Match` / build-time checks,
- * and CSWeb's `signature` (md5 of its `package.json`) when an import kept it for this very zip: a tablet
- * that synced with CSWeb may send that as `If-None-Match` (docs/sync.md#apps).
+ * and its `signature` (md5 of its `package.json`) when a deployment or an import kept it for this very zip:
+ * the client sends the signature of the package it has as `If-None-Match` (docs/sync.md#apps).
  */
 export async function openApp(
   store: Store,
@@ -251,30 +254,85 @@ function appZipPath(store: Store, name: string): string {
   return join(store.home.apps, `${name}.zip`);
 }
 
+/** Where the metadata of a package deployed over HTTP came from (docs/sync.md#apps). */
+const DEPLOY_SOURCE = 'deploy';
+
+/** Sets a staged file's modification time (the package's build time) and fsyncs it, so the time is as durable as the bytes. */
+async function setTimeDurably(path: string, mtimeMs: number): Promise<void> {
+  const fh = await open(path, 'r+');
+  try {
+    await fh.utimes(new Date(), new Date(mtimeMs));
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
 /**
  * Stores an application package sent by CSPro's deployment (`PUT /api/apps/{name}`) as
  * `<home>/files/apps/<name>.zip`: written aside, fsynced, renamed over the old one
- * (docs/sync.md#apps). Its build time is the time it was written; metadata an import from
- * CSWeb kept for the old zip is forgotten. With `expectedMd5` (`Content-MD5`, hex) a body of
- * another md5 is refused; more than `maxBytes` is 413.
+ * (docs/sync.md#apps). Its `package.json` (at most `maxSpecBytes`) gives the description,
+ * version, files list and signature kept with it, and its build time, which becomes the zip's
+ * time (the time it was written when it states none). A zip without a readable `package.json`
+ * is stored all the same, without metadata, and `warning` says why. With `expectedMd5`
+ * (`Content-MD5`, hex) a body of another md5 is refused; more than `maxBytes` is 413.
  */
 export async function putApp(
   store: Store,
   name: string,
   body: AsyncIterable<Buffer>,
-  opts: { expectedMd5?: string; maxBytes?: number },
-): Promise<AppInfo> {
+  opts: { expectedMd5?: string; maxBytes?: number; maxSpecBytes: number },
+): Promise<{ app: AppInfo; warning?: string }> {
   const target = appZipPath(store, name);
-  const staged = await stageFile(target, body, { file: `${name}.zip`, ...opts });
+  const staged = await stageFile(target, body, { file: `${name}.zip`, expectedMd5: opts.expectedMd5, maxBytes: opts.maxBytes });
+  // Read from the staged file: the very bytes stored, whatever another deployment does meanwhile.
+  let read;
+  try {
+    read = await readPackageSpec(staged.tmp, opts.maxSpecBytes);
+  } catch (err) {
+    read = { problem: `it could not be read (${(err as Error).message})` };
+  }
+  const parsed = 'bytes' in read ? parseAppPackageSpec(read.bytes) : read;
+  const spec = 'spec' in parsed ? parsed.spec : undefined;
+  let mtimeMs = staged.mtimeMs;
+  if (spec?.buildTimeMs !== undefined) {
+    mtimeMs = seconds(spec.buildTimeMs) * 1000;
+    try {
+      await setTimeDurably(staged.tmp, mtimeMs);
+    } catch (err) {
+      await discardStaged(staged);
+      throw new AppError('IO_ERROR', `could not store ${name}.zip: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
+        file: `${name}.zip`,
+      });
+    }
+  }
   await commitStaged(staged);
-  store.appPackages.remove(name);
-  return {
+  store.transaction(() => {
+    if (spec === undefined) store.appPackages.remove(name);
+    else
+      store.appPackages.save({
+        name,
+        description: spec.description,
+        version: spec.version,
+        files: spec.files,
+        signature: spec.signature,
+        buildTime: rfc3339(mtimeMs),
+        zipSize: staged.size,
+        zipMd5: staged.md5,
+        source: DEPLOY_SOURCE,
+      });
+  });
+  const app: AppInfo = {
     name,
-    description: '',
-    buildTime: rfc3339(staged.mtimeMs),
-    version: '',
+    description: spec?.description ?? '',
+    buildTime: rfc3339(mtimeMs),
+    version: spec?.version ?? '',
     FileType: 'Application Deployment Specification',
   };
+  if (spec !== undefined) return { app };
+  const problem = 'problem' in parsed ? parsed.problem : '';
+  const what = 'name' in read ? `its ${read.name} cannot be used: ${problem}` : problem;
+  return { app, warning: `application package ${name} was stored without description, version or signature: ${what}` };
 }
 
 /** Removes an application package (`DELETE /api/apps/{name}`) and its kept metadata; NOT_FOUND when there is none. */

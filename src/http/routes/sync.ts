@@ -426,7 +426,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     summary: 'List the application deployment packages',
     description:
       'The `<name>.zip` files of the apps area (`<home>/files/apps`); the build time is the file’s modification time. ' +
-      'Description and version are those an import from CSWeb kept with the package, empty for a zip put there by hand.',
+      'Description and version are those read from the package’s `package.json` when it was deployed, or kept by an import from CSWeb; empty for a zip put there by hand.',
     tags: ['sync'],
     permission: 'files.sync',
     responses: { 200: json(AppList, 'the packages') },
@@ -438,7 +438,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     path: '/api/apps/{name}',
     summary: 'Download an application package',
     description:
-      '304 when `If-None-Match` is its md5 (or the CSWeb signature an import kept with it) or `x-csw-package-build-time` is not older than its build time. The whole zip is sent (`x-csw-package-files` is not used to trim it).',
+      '304 when `If-None-Match` is its md5 (or its signature, the md5 of its `package.json`, kept by a deployment or an import) or `x-csw-package-build-time` is not older than its build time. The whole zip is sent (`x-csw-package-files` is not used to trim it).',
     tags: ['sync'],
     permission: 'files.sync',
     request: { params: AppNameParams },
@@ -457,7 +457,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
       }
       const etag = (c.req.header('if-none-match') ?? '').replace(/"/g, '').trim();
       const built = Date.parse(c.req.header('x-csw-package-build-time') ?? '');
-      // CSWeb's signature too: a tablet that synced with CSWeb sends it (docs/sync.md#apps).
+      // The signature too (md5 of its package.json): what the client sends for the package it has (docs/sync.md#apps).
       if (
         etag === app.md5 ||
         (app.signature !== undefined && etag === app.signature) ||
@@ -481,8 +481,9 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     description:
       'The package zip as the body, as CSPro’s deployment sends it, stored as `<home>/files/apps/<name>.zip` (replaced atomically, on disk before the 200). ' +
       'A body sent with `Content-Encoding: deflate` or `gzip` is inflated first; `Content-MD5` (hex), when sent, is checked on the inflated bytes ' +
-      '(403 `CHECKSUM_MISMATCH`). At most the file limit (`maxFileBytes`). The build time is the time it was stored; description and version are empty ' +
-      '(docs/sync.md#apps).',
+      '(403 `CHECKSUM_MISMATCH`). At most the file limit (`maxFileBytes`). Description, version, files list and signature are read from the zip’s `package.json`, ' +
+      'and its `buildTime` becomes the package’s build time (else the time it was stored); a zip without one is stored all the same, ' +
+      'without them, and the server log warns (docs/sync.md#apps).',
     tags: ['sync'],
     permission: 'files.write',
     request: {
@@ -512,9 +513,14 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
         );
       }
       const body = inflateLabelled(fileBody(c), c.req.header('content-encoding'), `${name}.zip`);
-      return c.json(
-        await putApp(store, name, body, { expectedMd5: c.req.header('content-md5') || undefined, maxBytes: config.maxFileBytes }),
-      );
+      const put = await putApp(store, name, body, {
+        expectedMd5: c.req.header('content-md5') || undefined,
+        maxBytes: config.maxFileBytes,
+        maxSpecBytes: limitsOf(store).appPackageJsonBytes,
+      });
+      // A hand-made zip keeps working; the operator learns why it lists without a description.
+      if (put.warning !== undefined) config.log(`sds: warning: ${put.warning}`, 'warn');
+      return c.json(put.app);
     },
   });
 

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
+import yazl from 'yazl';
 import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
 import { fixture } from '../../helpers/temp-home.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
@@ -287,6 +288,117 @@ test('sync: files, folders and application packages as the client syncs them', a
   assert.deepEqual(Buffer.from(await app.arrayBuffer()), zip);
   assert.equal((await ts.call('standard', '/api/apps/Census', { headers: { 'if-none-match': app.headers.get('etag')! } })).status, 304);
   assert.equal((await ts.call('standard', '/api/apps/Nope')).status, 404);
+});
+
+/** A zip built as CSPro's deployment builds one: deflated entries, `package.json` among them. */
+async function packageZip(entries: Record<string, Buffer | string>): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const [name, content] of Object.entries(entries)) zip.addBuffer(Buffer.from(content), name);
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+test('sync: a deployed package is described by its package.json; a zip without one, or not a zip, is stored without metadata', async (t) => {
+  const ts = await popstanServer();
+  t.after(() => ts.close());
+  const md5 = (b: Buffer | string) => createHash('md5').update(b).digest('hex');
+  const deploy = (name: string, body: Buffer) =>
+    ts.call('api', `/api/apps/${encodeURIComponent(name)}`, { method: 'PUT', headers: { 'content-md5': md5(body) }, body });
+  const list = async () => (await (await ts.call('standard', '/api/apps')).json()) as Record<string, unknown>[];
+  const spec = JSON.stringify({
+    name: 'Census',
+    description: 'Census 2025 (main questionnaire)',
+    buildTime: '2024-03-18T10:20:30Z',
+    version: '1.2',
+    files: [
+      { path: 'census.pen', signature: 'f00d' },
+      { path: 'lookup.csdb', onlyOnFirstInstall: true },
+    ],
+  });
+  const zip = await packageZip({ 'census.pen': 'pen bytes '.repeat(200), 'package.json': spec, 'lookup.csdb': 'lookup' });
+
+  const put = await deploy('Census', zip);
+  assert.equal(put.status, 200);
+  const described = {
+    name: 'Census',
+    description: 'Census 2025 (main questionnaire)',
+    buildTime: '2024-03-18T10:20:30Z',
+    version: '1.2',
+    FileType: 'Application Deployment Specification',
+  };
+  assert.deepEqual(await put.json(), described);
+  assert.deepEqual(await list(), [described]);
+  const kept = ts.store.appPackages.find('Census')!;
+  assert.equal(kept.files, '[{"path":"census.pen","signature":"f00d"},{"path":"lookup.csdb","onlyOnFirstInstall":true}]');
+  assert.equal(kept.source, 'deploy');
+  // The client sends the md5 of the package.json it installed: this one is current, another is not.
+  assert.equal((await ts.call('standard', '/api/apps/Census', { headers: { 'if-none-match': md5(spec) } })).status, 304);
+  const other = await ts.call('standard', '/api/apps/Census', { headers: { 'if-none-match': md5('{"name":"Census"}') } });
+  assert.equal(other.status, 200);
+  assert.ok(Buffer.from(await other.arrayBuffer()).equals(zip));
+  // Its build time is the package's, so a client holding this build gets 304 and an older one the zip.
+  assert.equal(
+    (await ts.call('standard', '/api/apps/Census', { headers: { 'x-csw-package-build-time': '2024-03-18T10:20:30Z' } })).status,
+    304,
+  );
+  const older = await ts.call('standard', '/api/apps/Census', { headers: { 'x-csw-package-build-time': '2024-03-18T10:20:29Z' } });
+  assert.equal(older.status, 200);
+  await older.arrayBuffer();
+  assert.deepEqual(
+    ts.logs.filter((l) => l.includes('warning')),
+    [],
+  );
+
+  // A new build replaces the metadata with its own.
+  const spec2 = JSON.stringify({ name: 'Census', description: 'Census 2025 (v2)', buildTime: '2024-05-01T00:00:00Z', version: '2.0' });
+  assert.equal((await deploy('Census', await packageZip({ 'package.json': spec2, 'census.pen': 'v2' }))).status, 200);
+  assert.deepEqual(
+    (await list()).map((a) => [a.description, a.buildTime, a.version]),
+    [['Census 2025 (v2)', '2024-05-01T00:00:00Z', '2.0']],
+  );
+  assert.equal(ts.store.appPackages.find('Census')!.signature, md5(spec2));
+  assert.equal((await ts.call('standard', '/api/apps/Census', { headers: { 'if-none-match': md5(spec2) } })).status, 304);
+  const stale = await ts.call('standard', '/api/apps/Census', { headers: { 'if-none-match': md5(spec) } });
+  assert.equal(stale.status, 200);
+  await stale.arrayBuffer();
+
+  // A hand-made zip without package.json replacing it: stored, listed without metadata, the old row gone, a warning.
+  const bare = await packageZip({ 'census.pen': 'hand made' });
+  const handMade = await deploy('Census', bare);
+  assert.equal(handMade.status, 200);
+  assert.equal(((await handMade.json()) as { description: string }).description, '');
+  assert.deepEqual(
+    (await list()).map((a) => [a.name, a.description, a.version]),
+    [['Census', '', '']],
+  );
+  assert.equal(ts.store.appPackages.find('Census'), undefined);
+  const fetched = await ts.call('standard', '/api/apps/Census', { headers: { 'if-none-match': md5(spec2) } });
+  assert.equal(fetched.status, 200, 'the old signature no longer names the package');
+  assert.ok(Buffer.from(await fetched.arrayBuffer()).equals(bare));
+  assert.equal(ts.logs.filter((l) => /warning: application package Census .*no package\.json/.test(l)).length, 1, ts.logs.join('\n'));
+
+  // Bytes that are not a zip: stored and served as they are, as before; no metadata, a warning naming the package.
+  const garbage = Buffer.from('PK\u0003\u0004 not really a zip, the server keeps bytes');
+  assert.equal((await deploy('Household Survey', garbage)).status, 200);
+  const served = await ts.call('standard', '/api/apps/Household%20Survey');
+  assert.ok(Buffer.from(await served.arrayBuffer()).equals(garbage));
+  assert.equal(ts.store.appPackages.find('Household Survey'), undefined);
+  assert.ok(
+    ts.logs.some((l) => /warning: application package Household Survey .*not a zip/.test(l)),
+    ts.logs.join('\n'),
+  );
+  // A package.json that is not JSON: stored, no metadata.
+  assert.equal((await deploy('Broken', await packageZip({ 'package.json': '{"description": "cut' }))).status, 200);
+  assert.equal(ts.store.appPackages.find('Broken'), undefined);
+  assert.ok(ts.logs.some((l) => /warning: application package Broken .*package\.json cannot be used: it is not JSON/.test(l)));
+
+  // DELETE removes the metadata with the zip.
+  assert.equal((await deploy('Census', zip)).status, 200);
+  assert.ok(ts.store.appPackages.find('Census'));
+  assert.equal((await ts.call('api', '/api/apps/Census', { method: 'DELETE' })).status, 200);
+  assert.equal(ts.store.appPackages.find('Census'), undefined);
 });
 
 test('sync: file names in any script go up and come down; NFD and NFC name the same file; unsafe names are refused', async (t) => {
