@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { constants, createReadStream, type Stats } from 'node:fs';
-import { access, open, stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { Connection } from 'mysql2/promise';
 import type { Store } from '../../store/open-store.js';
 import { readCswebApps, walkCswebFiles, type CswebApp } from '../../csweb/files-reader.js';
 import type { CswebReportEntry } from '../../csweb/report-entry.js';
 import { AppError } from '../../shared/errors.js';
-import { commitStaged, discardStaged, mediaName, mediaPath, stageFile, storeFile } from '../files/index.js';
+import { commitStaged, discardStaged, mediaName, mediaPath, setTimeDurably, stageFile, storeFile } from '../files/index.js';
 
 /** Counts of one kind of thing an import looked at. */
 export interface CswebCopyCounts {
@@ -43,20 +43,6 @@ export interface CswebFilesOptions {
 const counts = (): CswebCopyCounts => ({ copied: 0, unchanged: 0, refused: 0, bytes: 0 });
 
 const whole = (ms: number): number => Math.floor(ms / 1000);
-
-/**
- * Sets a file's modification time and fsyncs the file, so the time survives a power cut with the
- * content: the quick check of the next run and the time the client is shown both read it.
- */
-async function setTimeDurably(path: string, mtimeMs: number): Promise<void> {
-  const fh = await open(path, 'r+');
-  try {
-    await fh.utimes(new Date(), new Date(mtimeMs));
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
 
 async function statOrUndefined(path: string): Promise<Stats | undefined> {
   try {

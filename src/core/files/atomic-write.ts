@@ -158,3 +158,18 @@ export function removeDurably(path: string): void {
     closeSync(fd);
   }
 }
+
+/**
+ * Sets a file's modification time and fsyncs the file, so the time survives a power cut with the
+ * content: where a time carries meaning (a package's build time, a copied file's time that the
+ * next run compares), it must be as durable as the bytes.
+ */
+export async function setTimeDurably(path: string, mtimeMs: number): Promise<void> {
+  const fh = await open(path, 'r+');
+  try {
+    await fh.utimes(new Date(), new Date(mtimeMs));
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}

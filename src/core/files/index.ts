@@ -1,7 +1,7 @@
 /**
  * The files module: the store's files (put, list, open, remove) and the durable write behind them.
  */
-export { commitStaged, discardStaged, stageFile } from './atomic-write.js';
+export { commitStaged, discardStaged, setTimeDurably, stageFile } from './atomic-write.js';
 export { openSnapshot } from './file-snapshot.js';
 export type { FileSnapshot } from './file-snapshot.js';
 export { fileInfo, listFiles, openFile, putFile, removeFile, storeFile } from './files.js';

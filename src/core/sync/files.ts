@@ -1,5 +1,5 @@
 import { readdirSync, statSync } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Store } from '../../store/open-store.js';
 import type { AppPackageRow } from '../../store/app-packages-repo.js';
@@ -8,6 +8,7 @@ import {
   commitStaged,
   discardStaged,
   openSnapshot,
+  setTimeDurably,
   stageFile,
   type FileSnapshot,
   storeFile,
@@ -256,17 +257,6 @@ function appZipPath(store: Store, name: string): string {
 
 /** Where the metadata of a package deployed over HTTP came from (docs/sync.md#apps). */
 const DEPLOY_SOURCE = 'deploy';
-
-/** Sets a staged file's modification time (the package's build time) and fsyncs it, so the time is as durable as the bytes. */
-async function setTimeDurably(path: string, mtimeMs: number): Promise<void> {
-  const fh = await open(path, 'r+');
-  try {
-    await fh.utimes(new Date(), new Date(mtimeMs));
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
 
 /**
  * Stores an application package sent by CSPro's deployment (`PUT /api/apps/{name}`) as
