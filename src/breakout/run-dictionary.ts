@@ -17,10 +17,10 @@ import type { DictionaryRecord } from '../store/dictionaries-repo.js';
 import type { ChangedCase } from '../store/cases-repo.js';
 import type { BreakoutCursor } from '../store/breakout-state-repo.js';
 import type { JobMode } from '../store/jobs-repo.js';
-import type { LevelObject } from '../cspro/case/model.js';
 import { AppError } from '../shared/errors.js';
 import { planBreakout } from './plan.js';
 import { createFlattener, type FlattenWarning } from './flatten.js';
+import { flattenInput } from './flatten-input.js';
 import { isLabelTable, type BreakoutPlan, type Row, type TablePlan } from './plan-model.js';
 import type { Dialect, TargetConfig, TargetSession } from './dialects/dialect.js';
 import { connectUnlessStopped } from './connect-unless-stopped.js';
@@ -279,17 +279,7 @@ async function loadCases(
   const flattenCase = (c: ChangedCase, perTable: Row[][]): void => {
     let flat;
     try {
-      flat = flatten({
-        id: c.guid,
-        caseids: c.caseKey,
-        label: c.label,
-        verified: c.verified,
-        revision: c.revision,
-        modifiedTime: c.modifiedAt,
-        breakoutTime,
-        level1: JSON.parse(c.data) as LevelObject,
-        notes: c.notes,
-      });
+      flat = flatten(flattenInput(c, breakoutTime));
     } catch (err) {
       // BRK-003: a case that cannot be parsed is reported and left out; the job goes on.
       const reason = err instanceof SyntaxError ? 'the stored case data is not valid JSON' : (err as Error).message;

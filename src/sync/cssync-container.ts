@@ -111,7 +111,7 @@ export class CssyncReader {
 
   /** The magic and version, then the case JSON's bytes as they arrive. */
   async *cases(): AsyncGenerator<Buffer> {
-    if (this.stage !== 'start') throw new Error('cases() reads the container once, first');
+    if (this.stage !== 'start') throw new AppError('INTERNAL', 'cssync reader: cases() reads the container once, first');
     if (!(await this.fill(MAGIC.length)) || !this.buf.subarray(0, MAGIC.length).equals(MAGIC)) {
       throw invalid('does not start with "cssync"', 0);
     }
@@ -140,7 +140,7 @@ export class CssyncReader {
    * again), or undefined at the end of the body.
    */
   async nextItem(): Promise<{ header: CssyncItemHeader; length: number; content: AsyncIterable<Buffer> } | undefined> {
-    if (this.stage !== 'items') throw new Error('nextItem() comes after cases() is read');
+    if (this.stage !== 'items') throw new AppError('INTERNAL', 'cssync reader: nextItem() comes after cases() is read');
     if (!(await this.fill(1))) return undefined;
     const headerAt = this.offset;
     const hn = await this.int32('a binary item header');

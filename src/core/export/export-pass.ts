@@ -4,9 +4,9 @@
  * (src/breakout/flatten.ts), its rows handed to the table that exports them. Nothing is kept
  * between cases, so memory does not grow with the number of cases.
  */
-import type { LevelObject } from '../../cspro/case/model.js';
 import type { Dictionary } from '../../cspro/dictionary/model.js';
 import { createFlattener } from '../../breakout/flatten.js';
+import { flattenInput } from '../../breakout/flatten-input.js';
 import type { ExportCell } from '../../export/model.js';
 import type { ExportPlan } from '../../export/export-plan.js';
 import type { Store } from '../home/index.js';
@@ -63,17 +63,7 @@ export async function exportPass(
     for (const c of page) {
       let flat;
       try {
-        flat = flatten({
-          id: c.guid,
-          caseids: c.caseKey,
-          label: c.label,
-          verified: c.verified,
-          revision: c.revision,
-          modifiedTime: c.modifiedAt,
-          breakoutTime: exportTime,
-          level1: JSON.parse(c.data) as LevelObject,
-          notes: c.notes,
-        });
+        flat = flatten(flattenInput(c, exportTime));
       } catch {
         // As the breakout does (BRK-003): a case that cannot be read is left out, the rest goes on.
         skipped += 1;

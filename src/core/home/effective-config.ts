@@ -113,14 +113,15 @@ export function effectiveConfig(home: HomePaths, choice: HomeChoice = {}, env: N
   for (const [key, envName, field] of LOG_NUMBER_SETTINGS)
     add(`logs.${key}`, logs[field], sourceOf(env, envName, logsSection, key, `logs.${key}`));
   add('logs.format', logs.format, sourceOf(env, 'SDS_LOG_FORMAT', logsSection, 'format', 'logs.format'));
+  const health = healthSettings(home, env);
   add(
     'health.min_free_bytes',
-    healthSettings(home, env).minFreeBytes,
+    health.minFreeBytes,
     sourceOf(env, MIN_FREE_ENV, objectAt(config, 'health'), 'min_free_bytes', 'health.min_free_bytes'),
   );
   add(
     'health.ready_cache_ms',
-    healthSettings(home, env).readyCacheMs,
+    health.readyCacheMs,
     sourceOf(env, READY_CACHE_ENV, objectAt(config, 'health'), 'ready_cache_ms', 'health.ready_cache_ms'),
   );
 

@@ -85,7 +85,9 @@ function replyJson(content: string, items: readonly string[], rest: Record<strin
  * its revision is sent as `{}`.
  */
 export function queryDataSource(store: Store, dictionaryName: string, options: CasesOptions, cache: CasesCache | undefined): string {
-  const dict = requireDictionaryRow(store, dictionaryName);
+  // Only whole cases need the model (to write V3 JSON); the other contents read the row alone.
+  const record = options.content === 'cases' ? requireDictionary(store, dictionaryName) : undefined;
+  const dict = record ?? requireDictionaryRow(store, dictionaryName);
   const q = options.query;
   if (options.content === 'count') return JSON.stringify({ count: store.caseQueries.count(dict.id, q) });
   const limits = limitsOf(store);
@@ -105,7 +107,7 @@ export function queryDataSource(store: Store, dictionaryName: string, options: C
       );
     }
     // Whole cases: the sizes first (record headers only), then as many cases as fit the budget.
-    const model = requireDictionary(store, dictionaryName).model;
+    const model = record!.model;
     const sizes = store.caseQueries.sizes(dict.id, q, peek, options.offset);
     const n = fitting(
       sizes.slice(0, take).map((size) => ({ size })),

@@ -9,6 +9,7 @@ import { mkdtemp, open, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ByteSink } from '../../model.js';
+import { AppError } from '../../../shared/errors.js';
 
 /** Bytes gathered in memory before one write to the file, and read back per copy step. */
 const CHUNK_BYTES = 1 << 20;
@@ -70,7 +71,12 @@ export class Spool {
     const buffer = Buffer.alloc(Math.min(CHUNK_BYTES, Math.max(this.written, 1)));
     for (let at = 0; at < this.written;) {
       const { bytesRead } = await this.file.read(buffer, 0, Math.min(buffer.length, this.written - at), at);
-      if (bytesRead === 0) throw new Error(`spool file ended at ${at} of ${this.written} bytes`);
+      if (bytesRead === 0) {
+        // The temp file shrank under us (something else truncated it): the export cannot be completed.
+        throw new AppError('IO_ERROR', `the Stata spool file in ${this.dir} ended at byte ${at} of ${this.written} written`, {
+          file: this.dir,
+        });
+      }
       // A copy: the sink may keep the chunk while the buffer is reused.
       await sink.write(Buffer.from(buffer.subarray(0, bytesRead)));
       at += bytesRead;
