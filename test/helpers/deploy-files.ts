@@ -14,7 +14,7 @@ const SITE_LOGS = '/var/log/nginx/';
 
 /**
  * Whether a test needing the Debian tool `bin` should skip: false when it is there, or under CI
- * (.ci/run installs it, so a missing tool there must fail the test, not skip it); else the reason.
+ * (npm test installs it: scripts/ensure-test-tools.sh; so a missing tool there must fail the test, not skip it); else the reason.
  */
 export function skipWithout(bin: string, pkg: string): string | false {
   if (process.env.CI === 'true') return false;

@@ -23,11 +23,11 @@ let serve: ServeProcess;
 let dict = '';
 let access = '';
 
-/** promtool's verdict on a scrape; a missing promtool fails under CI (`.ci/run` installs it) and skips elsewhere. */
+/** promtool's verdict on a scrape; a missing promtool fails under CI (npm test installs it: scripts/ensure-test-tools.sh) and skips elsewhere. */
 function promtool(text: string): { status: number | null; output: string } | undefined {
   const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
   if ((r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
-    if (process.env.CI) assert.fail('promtool is not installed (Debian package prometheus); .ci/run installs it');
+    if (process.env.CI) assert.fail('promtool is not installed (Debian package prometheus); npm test installs it (scripts/ensure-test-tools.sh)');
     return undefined;
   }
   return { status: r.status, output: `${r.stdout}${r.stderr}` };

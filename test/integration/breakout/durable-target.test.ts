@@ -22,7 +22,7 @@ const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const probe = spawnSync('strace', ['-f', '-o', '/dev/null', process.execPath, '-e', '0'], { encoding: 'utf8' });
 const straceMissing =
   probe.error || probe.status !== 0 ? `strace cannot trace here (${probe.error?.message ?? probe.stderr.trim()})` : false;
-// In CI (.ci/run installs strace) a missing strace fails this test instead of skipping it.
+// In CI (npm test installs strace: scripts/ensure-test-tools.sh) a missing strace fails this test instead of skipping it.
 const noStrace = process.env.CI ? false : straceMissing;
 
 test(

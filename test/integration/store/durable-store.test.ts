@@ -67,7 +67,7 @@ test('the CLI opens the store through the same path (every command, sds serve in
 const probe = spawnSync('strace', ['-f', '-o', '/dev/null', process.execPath, '-e', '0'], { encoding: 'utf8' });
 const straceMissing =
   probe.error || probe.status !== 0 ? `strace cannot trace here (${probe.error?.message ?? probe.stderr.trim()})` : false;
-// In CI (.ci/run installs strace) a missing strace fails these tests instead of skipping them.
+// In CI (npm test installs strace: scripts/ensure-test-tools.sh) a missing strace fails these tests instead of skipping them.
 const noStrace = process.env.CI ? false : straceMissing;
 
 /**
