@@ -5,6 +5,7 @@
  */
 import { runJob } from '../core/breakout/index.js';
 import { EXIT } from '../shared/errors.js';
+import { escapeLogText } from '../shared/log-escape.js';
 import { runEntry } from './entry-main.js';
 import { stopOnSignals } from './stop-on-signals.js';
 
@@ -23,7 +24,11 @@ await runEntry({ name: 'run-job', positionals: ['job'] }, process.argv.slice(2),
   }, CANCEL_POLL_MS);
   let final;
   try {
-    final = await runJob(store, jobId, { signal: stop.signal, log: (l) => process.stderr.write(`${new Date().toISOString()} ${l}\n`) });
+    // A warning names a case id and a value a device uploaded: one line each whatever they hold (docs/logs.md#control-characters).
+    final = await runJob(store, jobId, {
+      signal: stop.signal,
+      log: (l) => process.stderr.write(`${new Date().toISOString()} ${escapeLogText(l)}\n`),
+    });
   } finally {
     clearInterval(poll);
   }

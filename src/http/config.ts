@@ -3,6 +3,7 @@ import { statusConnectTimeout } from '../core/breakout/index.js';
 import type { DeliverySettings } from '../core/webhooks/index.js';
 import type { FsSpace } from '../core/health/index.js';
 import type { HomePaths } from '../shared/home.js';
+import { escapeLogText } from '../shared/log-escape.js';
 import { loadLimits, type Limits } from '../core/home/index.js';
 import { httpTimeouts, type HttpTimeouts } from './timeouts.js';
 import type { RequestLogEntry } from './request-log.js';
@@ -86,7 +87,7 @@ export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {
     maxFileBytes: partial.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     limits: partial.limits,
     clients: partial.clients ?? DEFAULT_CLIENTS,
-    log: partial.log ?? ((line) => process.stderr.write(line + '\n')),
+    log: partial.log ?? ((line) => process.stderr.write(escapeLogText(line) + '\n')),
     requestLog: partial.requestLog,
     env: partial.env ?? process.env,
     webhooks: partial.webhooks ?? {},

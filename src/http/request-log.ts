@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { AppEnv } from './app-env.js';
+import { escapeLogText } from '../shared/log-escape.js';
 import { requestFate } from './request-fate.js';
 
 /** What the request log records of one request (docs/logs.md#json-lines): never headers, query strings or tokens. */
@@ -21,13 +22,20 @@ export interface RequestLogEntry {
   account: string | null;
 }
 
+/** A field of the text line: its control characters escaped, and its spaces, so it stays one field. */
+function field(text: string): string {
+  return escapeLogText(text).replaceAll(' ', '\\x20');
+}
+
 /**
  * The text line of a request, as `sds serve` has always written it: time, method, path, status,
  * duration, account (`-` without one); the status reads `aborted` for a request that failed
- * because its client closed the connection (docs/http-api.md).
+ * because its client closed the connection (docs/http-api.md). Always one line of six fields:
+ * what the client sent is escaped (docs/logs.md#control-characters).
  */
 export function requestLine(e: RequestLogEntry): string {
-  return `${e.time.toISOString()} ${e.method} ${e.path} ${e.aborted ? 'aborted' : String(e.status)} ${e.durationMs}ms ${e.account ?? '-'}`;
+  const status = e.aborted ? 'aborted' : String(e.status);
+  return `${e.time.toISOString()} ${field(e.method)} ${field(e.path)} ${status} ${e.durationMs}ms ${e.account === null ? '-' : field(e.account)}`;
 }
 
 /**

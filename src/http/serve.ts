@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { serve, type HttpBindings, type Http2Bindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { AppError } from '../shared/errors.js';
+import { escapeLogText } from '../shared/log-escape.js';
 import { startWebhookDispatcher, webhookSettings } from '../core/webhooks/index.js';
 import { logSettings, startLogPruner } from '../core/logs/index.js';
 import type { Store } from '../core/home/index.js';
@@ -80,7 +81,7 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
     server.once('listening', () => {
       const port = (server.address() as AddressInfo).port;
       const urlHost = host.includes(':') ? `[${host}]` : host;
-      const log = opts.config?.log ?? ((line: string) => process.stderr.write(line + '\n'));
+      const log = opts.config?.log ?? ((line: string) => process.stderr.write(escapeLogText(line) + '\n'));
       // An error of the listening socket later on (out of file descriptors, say) is logged; with
       // no listener left it would end the process.
       server.on('error', (err: Error) => log(`sds serve: server error: ${err.message}`, 'error'));

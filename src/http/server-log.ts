@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import type { LogFormat } from '../core/logs/index.js';
+import { escapeJsonLogLine, escapeLogText } from '../shared/log-escape.js';
 import type { LogLevel } from './config.js';
 import { requestLine, type RequestLogEntry } from './request-log.js';
 
@@ -15,12 +16,13 @@ export interface ServerLog {
  * `json` writes one JSON object per line with pino: `time` (ISO 8601), `level` (`info`, `warn`,
  * `error`), `pid`, `msg`, and for a request `request_id`, `method`, `route`, `path`, `status`,
  * `duration_ms`, `account` (and `aborted`). Both write synchronously, so the lines before a crash
- * are not lost in a buffer (docs/logs.md#the-server-log).
+ * are not lost in a buffer (docs/logs.md#the-server-log). Either way an entry is one line: no
+ * control character reaches the log raw (docs/logs.md#control-characters).
  */
 export function serverLog(format: LogFormat, fd = 2): ServerLog {
   if (format === 'text') {
     // process.stderr writes synchronously to files and pipes.
-    const write = (line: string) => process.stderr.write(line + '\n');
+    const write = (line: string) => process.stderr.write(escapeLogText(line) + '\n');
     return { log: (line) => write(line), request: (e) => write(requestLine(e)) };
   }
   const logger = pino(
@@ -28,6 +30,7 @@ export function serverLog(format: LogFormat, fd = 2): ServerLog {
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      hooks: { streamWrite: escapeJsonLogLine },
     },
     pino.destination({ fd, sync: true }),
   );

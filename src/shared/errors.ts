@@ -106,7 +106,7 @@ export const ERROR_CODES = {
   JSON_TOO_DEEP: {
     http: 400,
     exit: EXIT.invalid,
-    title: 'a JSON body or case nests arrays and objects deeper than the configured limit; refused before parsing',
+    title: 'a JSON body, case or request header nests arrays and objects deeper than the configured limit; refused before parsing',
   },
   PATH_INVALID: { http: 400, exit: EXIT.invalid, title: 'a file name escapes the media area or is not allowed' },
   SYNC_HEADER_INVALID: {

@@ -5,6 +5,8 @@
  */
 
 import { inflateRawSync, inflateSync } from 'node:zlib';
+import { jsonDepthExceeded } from '../shared/json-depth.js';
+import { DEFAULT_CASE_LIMITS } from '../cspro/case/case-limits.js';
 
 /**
  * The header's name. The client's source names it only by a constant whose value was not
@@ -33,15 +35,16 @@ function inflate(bytes: Buffer, maxBytes: number): Buffer | undefined {
 
 /**
  * Reads the header: base64 of the zlib-compressed JSON `{"exclude": {"serverRevision": n,
- * "positions": [n, …]}}`. Undefined when it cannot be read, inflates past `maxBytes`, or has
+ * "positions": [n, …]}}`. Undefined when it cannot be read, inflates past `maxBytes`, nests
+ * deeper than `maxDepth` (the `json_depth` limit of bodies, checked before parsing), or has
  * another shape: the reply is then sent without placeholders, which is always correct, only
  * larger (docs/decisions.md, "The 8.1 data source").
  */
-export function parseCasesCache(value: string, maxBytes: number): CasesCache | undefined {
+export function parseCasesCache(value: string, maxBytes: number, maxDepth: number = DEFAULT_CASE_LIMITS.jsonDepth): CasesCache | undefined {
   const bytes = Buffer.from(value.trim(), 'base64');
   if (bytes.length === 0) return undefined;
   const text = inflate(bytes, maxBytes);
-  if (!text) return undefined;
+  if (!text || jsonDepthExceeded(text, maxDepth) >= 0) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text.toString('utf8'));

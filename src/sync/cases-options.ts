@@ -6,6 +6,8 @@
  */
 
 import { AppError } from '../shared/errors.js';
+import { jsonDepthExceeded } from '../shared/json-depth.js';
+import { DEFAULT_CASE_LIMITS } from '../cspro/case/case-limits.js';
 import type { CaseQuery, CaseQueryFilter, CaseQueryOperator, CaseQueryStatus } from '../store/case-query-sql.js';
 
 /** The header that selects the data source's query form of `GET …/cases`. */
@@ -34,7 +36,13 @@ function invalid(key: string, problem: string): AppError {
 }
 
 function shown(v: unknown): string {
-  const s = JSON.stringify(v) ?? String(v);
+  let s: string;
+  try {
+    s = JSON.stringify(v) ?? String(v);
+  } catch {
+    // Deeper than the stack allows (a json_depth limit set high): the message names the kind only.
+    s = Array.isArray(v) ? '[…]' : '{…}';
+  }
   return s.length > 60 ? `${s.slice(0, 60)}…` : s;
 }
 
@@ -85,8 +93,19 @@ function filterOf(o: Record<string, unknown>): CaseQueryFilter | undefined {
   return { field, operator, value };
 }
 
-/** Parses the header's JSON text into a query (pure). */
-export function parseCasesOptions(text: string): CasesOptions {
+/**
+ * Parses the header's JSON text into a query (pure). Nesting deeper than `maxDepth` (the
+ * `json_depth` limit of bodies, docs/limits.md) is 400 JSON_TOO_DEEP before anything is parsed.
+ */
+export function parseCasesOptions(text: string, maxDepth: number = DEFAULT_CASE_LIMITS.jsonDepth): CasesOptions {
+  const deep = jsonDepthExceeded(text, maxDepth);
+  if (deep >= 0) {
+    throw new AppError(
+      'JSON_TOO_DEEP',
+      `header ${CASES_OPTIONS_HEADER} nests arrays and objects deeper than the limit of ${maxDepth} (at character ${deep}); it was not parsed`,
+      { header: CASES_OPTIONS_HEADER, limit: maxDepth, offset: deep },
+    );
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -41,9 +41,12 @@ export interface CssyncLimits {
 const MAX_HEADER_BYTES = 64 * 1024;
 const MD5 = /^[0-9a-fA-F]{32}$/;
 
-function invalid(message: string, offset: number): AppError {
+/** SYNC_CONTAINER_INVALID: the container `message` (is cut short, gives …) at byte `offset` of the container. */
+export function containerInvalid(message: string, offset: number): AppError {
   return new AppError('SYNC_CONTAINER_INVALID', `the cssync container ${message} (at byte ${offset}); nothing was stored`, { offset });
 }
+
+const invalid = containerInvalid;
 
 /**
  * Reads a container from `source` in order: `cases()` first (the case JSON's bytes), then

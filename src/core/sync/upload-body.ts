@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import { AppError } from '../../shared/errors.js';
 import { bodyEncodingOf } from '../../sync/body-encoding.js';
-import { CssyncReader, isCssyncContainer, type CssyncItemHeader } from '../../sync/cssync-container.js';
+import { containerInvalid, CssyncReader, isCssyncContainer, type CssyncItemHeader } from '../../sync/cssync-container.js';
 import { JsonArrayError, parseJsonArrayBatches } from '../../sync/json-array-splitter.js';
 import { caseError } from '../../cspro/case/case-result.js';
 
@@ -32,6 +32,30 @@ async function* metered(body: AsyncIterable<Buffer>, maxBytes: number): AsyncGen
   }
 }
 
+/** A failure of zlib itself (a stream cut short, corrupt data, a wrong checksum), as opposed to the socket's. */
+function isZlibError(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | undefined)?.code?.startsWith('Z_') === true;
+}
+
+/**
+ * An inflated container's bytes, with a break of its compression told as the container's fault
+ * (SYNC_CONTAINER_INVALID at the inflated byte it came to), as the same cut uncompressed is: it
+ * may come up while a binary item streams to its file, whose writer would take anything else
+ * for a failure of the disk.
+ */
+async function* containerBytes(body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let at = 0;
+  try {
+    for await (const chunk of body) {
+      at += chunk.length;
+      yield chunk;
+    }
+  } catch (err) {
+    if (!isZlibError(err)) throw err;
+    throw containerInvalid(`is cut short or corrupt inside its compression (${(err as Error).message})`, at);
+  }
+}
+
 /** `head`, then the rest of an iterator: the bytes a peek took, put back. */
 async function* rejoined(head: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
   if (head.length > 0) yield head;
@@ -57,7 +81,8 @@ export interface UploadBodyLimits {
  * there); nesting deeper than `limits.jsonDepth` is 400 JSON_TOO_DEEP before anything is parsed;
  * broken JSON is CASE_INVALID naming the element where reading stopped (docs/limits.md). A body
  * in the `cssync` container (docs/sync.md#binary-items) yields its case JSON the same way, then
- * hands each binary item's content to `sink` as it streams in, before the generator ends.
+ * hands each binary item's content to `sink` as it streams in, before the generator ends; its
+ * compression cut short or corrupt is SYNC_CONTAINER_INVALID, as the same cut uncompressed.
  */
 export async function* readUploadBody(input: Readable, limits: UploadBodyLimits, sink?: BinaryItemSink): AsyncGenerator<unknown[]> {
   const maxBytes = limits.requestBytes;
@@ -73,7 +98,7 @@ export async function* readUploadBody(input: Readable, limits: UploadBodyLimits,
     const body = rejoined(inflated.head, inflated.rest);
     if (isCssyncContainer(inflated.head)) {
       if (!sink) throw new AppError('SYNC_BINARY_UNSUPPORTED', 'the upload is a cssync binary container, not accepted here');
-      const reader = new CssyncReader(body, { jsonBytes: maxBytes, itemBytes: limits.binaryItemBytes });
+      const reader = new CssyncReader(containerBytes(body), { jsonBytes: maxBytes, itemBytes: limits.binaryItemBytes });
       for await (const batch of parseJsonArrayBatches(reader.cases(), undefined, limits.jsonDepth)) {
         next += batch.length;
         yield batch;
@@ -87,7 +112,7 @@ export async function* readUploadBody(input: Readable, limits: UploadBodyLimits,
     }
   } catch (err) {
     if (err instanceof AppError) throw err;
-    const why = (err as NodeJS.ErrnoException).code?.startsWith('Z_') ? 'the compressed body is corrupt' : (err as Error).message;
+    const why = isZlibError(err) ? 'the compressed body is corrupt' : (err as Error).message;
     const index = err instanceof JsonArrayError ? err.index : next;
     throw caseError(`the upload is not a JSON array of cases readable past element ${index}: ${why}; nothing of this upload was stored`, {
       index,

@@ -31,7 +31,7 @@ export function caseRoutes(api: ApiBuilder, { store, prometheus }: RouteDeps): v
       'A request carrying `x-csw-cases-options` is a query of the CSPro 8.1 data source instead (docs/sync.md#queries): a count, ' +
       'identifiers, summaries or whole cases (V3 case JSON with the parallel `metadata` of positions and revisions), filtered, sorted and ' +
       'paged as the options say, at most `data_source_cases` per reply (then `resultLimit`; docs/limits.md); 400 `CASES_OPTIONS_INVALID` ' +
-      'names a bad key.',
+      'names a bad key, 400 `JSON_TOO_DEEP` refuses options nested deeper than `json_depth`.',
     tags: ['cases'],
     permission: 'cases.read',
     request: { params: DictionaryNameParams, query: CasesQuery, headers: SyncDownloadHeaders.extend(DataSourceQueryHeaders.shape) },
@@ -45,7 +45,10 @@ export function caseRoutes(api: ApiBuilder, { store, prometheus }: RouteDeps): v
         content: { 'application/json': { schema: WireCaseList }, 'application/octet-stream': CSSYNC },
       },
       412: json(ErrorBody.partial(), 'sync: the device’s revision is newer than the server’s (body `{}`)'),
-      400: json(ErrorBody, 'limit or offset not a whole number in range (`USAGE`), a bad data source option (`CASES_OPTIONS_INVALID`)'),
+      400: json(
+        ErrorBody,
+        'limit or offset not a whole number in range (`USAGE`), a bad data source option (`CASES_OPTIONS_INVALID`), options nested too deep (`JSON_TOO_DEEP`)',
+      ),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
     },
     handler: (c) => {

@@ -34,9 +34,10 @@ export function isDataSourceQuery(c: Context<AppEnv>): boolean {
  */
 export function dataSourceQueryResponse(c: Context<AppEnv>, store: Store): Response {
   const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
-  const options = parseCasesOptions(c.req.header(CASES_OPTIONS_HEADER) ?? '');
+  const limits = limitsOf(store);
+  const options = parseCasesOptions(c.req.header(CASES_OPTIONS_HEADER) ?? '', limits.jsonDepth);
   const cacheHeader = c.req.header(CASES_CACHE_HEADER);
-  const cache = cacheHeader === undefined ? undefined : parseCasesCache(cacheHeader, limitsOf(store).dataSourceCacheBytes);
+  const cache = cacheHeader === undefined ? undefined : parseCasesCache(cacheHeader, limits.dataSourceCacheBytes, limits.jsonDepth);
   return c.body(queryDataSource(store, name, options, cache), 200, { 'Content-Type': JSON_TYPE });
 }
 

@@ -27,3 +27,14 @@ test('a cache header that cannot be read is ignored: the reply is then whole, ne
   assert.equal(parseCasesCache(header(many), 1024), undefined);
   assert.equal(parseCasesCache(header(many), 1 << 20)?.positions.size, 5000);
 });
+
+test('a cache header nested deeper than the depth limit is not parsed: ignored', () => {
+  const nested = (n: number) => ({
+    exclude: { serverRevision: 1, positions: [1] },
+    x: JSON.parse(`${'['.repeat(n)}${']'.repeat(n)}`) as unknown,
+  });
+  // The object around `x` is one level: 63 arrays make 64, the limit given.
+  assert.equal(parseCasesCache(header(nested(63)), 1 << 20, 64)?.serverRevision, 1);
+  assert.equal(parseCasesCache(header(nested(64)), 1 << 20, 64), undefined);
+  assert.equal(parseCasesCache(header(nested(64)), 1 << 20, 65)?.serverRevision, 1);
+});

@@ -134,3 +134,26 @@ test('a malformed header is CASES_OPTIONS_INVALID naming the key', () => {
   }
   assert.match(refusal('{"content":"rows"}').message, /content is "rows", not one of "cases", "identifiers", "summaries", "count"/);
 });
+
+test('options nested deeper than the depth limit are JSON_TOO_DEEP before parsing; a deep value past the stack is still a 400', () => {
+  const deep = (n: number) => `{"content":${'['.repeat(n)}${']'.repeat(n)}}`;
+  assert.throws(
+    () => parseCasesOptions(deep(64), 64),
+    (err: unknown) =>
+      err instanceof AppError &&
+      err.code === 'JSON_TOO_DEEP' &&
+      err.details.limit === 64 &&
+      err.details.header === 'x-csw-cases-options' &&
+      /at character 74/.test(err.message),
+  );
+  assert.throws(() => parseCasesOptions(deep(64)), /deeper than the limit of 64/, 'the default is the limit of bodies');
+  assert.throws(
+    () => parseCasesOptions(deep(63), 64),
+    (err: unknown) => err instanceof AppError && err.code === 'CASES_OPTIONS_INVALID',
+  );
+  // With a limit set high, a value too deep to show is named by its kind.
+  assert.throws(
+    () => parseCasesOptions(deep(50_000), 100_000),
+    (err: unknown) => err instanceof AppError && err.code === 'CASES_OPTIONS_INVALID' && err.message.includes('is […], not one of'),
+  );
+});

@@ -1,6 +1,7 @@
 import type { Store } from '../../../store/open-store.js';
 import type { JobRow } from '../../../store/jobs-repo.js';
 import { toAppError } from '../../../shared/errors.js';
+import { escapeLogText } from '../../../shared/log-escape.js';
 import { requireDictionary } from '../../dictionaries/index.js';
 import { effectiveTarget } from '../targets/targets.js';
 import { JobLogWriter } from '../log.js';
@@ -74,7 +75,10 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
           opts.onProgress?.(name, processed, dictTotal);
         },
         onWarning: (w: FlattenWarning) => {
-          const line = `warning: case ${w.case}${w.record ? ` record ${w.record}` : ''}${w.occurrence ? `(${w.occurrence})` : ''} item ${w.item}: ${w.reason} (value "${w.value}")`;
+          // The case id and value came from a device: escaped, so the breakout log keeps one line per warning (docs/logs.md#control-characters).
+          const line = escapeLogText(
+            `warning: case ${w.case}${w.record ? ` record ${w.record}` : ''}${w.occurrence ? `(${w.occurrence})` : ''} item ${w.item}: ${w.reason} (value "${w.value}")`,
+          );
           log(line);
           entries.warning(name, `${name}: ${line}`);
         },
