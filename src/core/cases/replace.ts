@@ -5,6 +5,7 @@ import { checkCaseFields } from '../../cspro/case/case-limits.js';
 import { limitsOf } from '../home/index.js';
 import { sameClock, sameContent } from './content.js';
 import { keepRevision } from './revisions.js';
+import { inStoredForm } from './stored-text.js';
 import { putCase } from './write.js';
 
 /** A case to replace as it is: its content, the revision it keeps, and its binary-item rows. */
@@ -44,7 +45,7 @@ export function replaceCases(
   let written = 0;
   let unchanged = 0;
   for (const c of cases) {
-    const write = c.write;
+    const write = inStoredForm(c.write);
     const stored = existing.get(write.guid);
     if (stored && stored.revision === c.revision && sameClock(write.clock, stored.clock) && sameContent(write, stored)) {
       unchanged += 1;

@@ -11,6 +11,7 @@ import { checkCaseFields } from '../../cspro/case/case-limits.js';
 import { limitsOf } from '../home/index.js';
 import { mergeCaseWrite, type MergeOutcome } from './merge.js';
 import { recordBinaryItems } from './binary-items.js';
+import { inStoredForm } from './stored-text.js';
 
 /**
  * Writes one case row at `revision` (inserted, or replacing the stored one; its creation time and
@@ -26,8 +27,9 @@ export function putCase(store: Store, dictionaryId: number, write: CaseWrite, re
  * changed at the revision `revision()` gives (asked only when something changes). Import and the
  * sync upload both write through here, inside their own `store.transaction`, so every case they
  * bring follows one rule; a case over a limit of docs/limits.md throws CASE_TOO_LARGE and the
- * transaction stores nothing. Each written case's binary-item rows are replaced with the
- * descriptors it holds.
+ * transaction stores nothing. Text a UTF-8 column cannot hold is put in its stored form first
+ * (stored-text.ts), so it compares equal to what was stored from it. Each written case's
+ * binary-item rows are replaced with the descriptors it holds.
  */
 export function writeMergedCases(
   store: Store,
@@ -50,7 +52,7 @@ export function writeMergedCases(
   const repeats = guids.size < cases.length;
   const now = nowIso();
   for (const c of cases) {
-    const { outcome, write } = mergeCaseWrite(c, existing.get(c.guid), serverDeviceId);
+    const { outcome, write } = mergeCaseWrite(inStoredForm(c), existing.get(c.guid), serverDeviceId);
     tally[outcome] += 1;
     if (!write) continue;
     const r = revision();

@@ -1,11 +1,13 @@
 /**
  * The writes of the store's cases, on a real store (docs/architecture.md#where-cases-are-written):
  * the merge of uploads and imports and the CSWeb import's "replace as it is" see the same content
- * change, a case note included; each path keeps its own rule for clocks and revisions.
+ * change, a case note included; each path keeps its own rule for clocks and revisions; text a
+ * UTF-8 column cannot hold is stored the same way on both.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { uploadDictionary } from '../../../src/core/dictionaries/index.js';
 import { newRevision, replaceCases, writeMergedCases } from '../../../src/core/cases/index.js';
 import type { MergeOutcome } from '../../../src/core/cases/index.js';
@@ -80,5 +82,35 @@ test('replace as it is: a case differing only in its case note is written, at th
     // The store's counter continues above the revisions kept.
     assert.equal(merge(store, id, write({ guid: '00000000-0000-4000-8000-000000000002' })).inserted, 1);
     assert.ok(store.cases.get(id, '00000000-0000-4000-8000-000000000002')!.revision > 51);
+  });
+});
+
+test('both paths store a lone surrogate of the key, label and case note as one U+FFFD, and see the same case again as unchanged', () => {
+  withStore((store, id) => {
+    const lone = write({ caseKey: '001\ud800', label: 'Berg \ud800 household', caseNote: '\udc00' });
+    assert.equal(merge(store, id, lone).inserted, 1);
+    assert.equal(merge(store, id, lone).unchanged, 1, 'the stored form compares equal to what it came from');
+    const c = store.cases.get(id, G)!;
+    assert.deepEqual([c.caseKey, c.label, c.caseNote], ['001\ufffd', 'Berg \ufffd household', '\ufffd']);
+    const other = { ...lone, guid: '00000000-0000-4000-8000-000000000003' };
+    assert.deepEqual(replace(store, id, other, 60), { written: 1, unchanged: 0 });
+    assert.deepEqual(replace(store, id, other, 60), { written: 0, unchanged: 1 });
+    // What the file holds: UTF-8 of U+FFFD (EF BF BD), never the surrogate's bytes ED A0 80.
+    const db = new Database(store.home.db, { readonly: true });
+    try {
+      const rows = db.prepare('SELECT hex(case_key) AS k, hex(label) AS l, hex(case_note) AS n FROM cases ORDER BY guid').all() as {
+        k: string;
+        l: string;
+        n: string;
+      }[];
+      assert.equal(rows.length, 2);
+      for (const r of rows) {
+        assert.equal(r.n, 'EFBFBD');
+        assert.ok(r.l.includes('EFBFBD') && !r.l.includes('EDA080'), r.l);
+        assert.ok(r.k.endsWith('EFBFBD'), r.k);
+      }
+    } finally {
+      db.close();
+    }
   });
 });
