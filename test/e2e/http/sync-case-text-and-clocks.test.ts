@@ -2,7 +2,9 @@
  * What a sync upload stores of a case's text and clock, through a real `sds serve` and the
  * clients of CSPro 8.0.1 (the older case JSON) and 8.1 (V3): a lone UTF-16 surrogate in a label,
  * key or case note is stored and sent back as one U+FFFD, while `level-1` and notes, kept as JSON
- * text, keep the escape (docs/sync.md#text-of-a-case).
+ * text, keep the escape (docs/sync.md#text-of-a-case); a clock revision that is not a safe whole
+ * number is refused, naming the case and the field, and nothing of the upload is stored
+ * (docs/sync.md#upload-post-cases).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +15,7 @@ import Database from 'better-sqlite3';
 import { runCli, show } from '../../helpers/run-cli.js';
 import { startServe, type ServeProcess } from '../../helpers/serve-process.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';
-import { CsproClient } from '../../helpers/cspro-client.js';
+import { ClientError, CsproClient } from '../../helpers/cspro-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const DICT = 'SIMPLECAPI_DICT';
@@ -78,6 +80,13 @@ async function putText(c: CsproClient, json: string): Promise<number> {
   return Number(r.headers.get('x-csw-current-revision'));
 }
 
+/** How many cases the dictionary holds, as the API lists them. */
+async function caseCount(): Promise<number> {
+  const office = await client('8.1.0', 'office');
+  const r = await office.request('GET', `dictionaries/${DICT}/cases?limit=1`);
+  return ((await r.json()) as { total: number }).total;
+}
+
 test('a lone surrogate in a label, key or case note is stored and sent back as one U+FFFD; level-1 and notes keep it', async () => {
   const old = await client('8.0.1');
   const tablet = await client('8.1.0');
@@ -134,4 +143,53 @@ test('a lone surrogate in a label, key or case note is stored and sent back as o
   } finally {
     db.close();
   }
+});
+
+test('a clock revision that is not a safe whole number is 400 CASE_INVALID naming the case and field; nothing is stored', async () => {
+  const before = await caseCount();
+  const REV = '"__REVISION__"';
+  const tries: [CsproClient, string][] = [];
+  const old = await client('8.0.1');
+  const tablet = await client('8.1.0');
+  for (const revision of ['1e308', '9007199254740993', '9007199254740992', '-1', '2.5']) {
+    tries.push([old, revision], [tablet, revision]);
+  }
+  for (const [c, revision] of tries) {
+    const id = randomUUID();
+    const bad = c.v3
+      ? v3Case(id, 7, {
+          clock: [
+            { deviceId: 'tablet-81', revision: 1 },
+            { deviceId: 'other', revision: REV },
+          ],
+        })
+      : v2Case(id, 7, {
+          clock: [
+            { deviceId: 'tablet-80', revision: 1 },
+            { deviceId: 'other', revision: REV },
+          ],
+        });
+    const good = c.v3 ? v3Case(randomUUID(), 8) : v2Case(randomUUID(), 8);
+    const json = JSON.stringify([good, bad]).replace(REV, revision);
+    const err = await putText(c, json).then(
+      () => assert.fail(`${c.version} ${revision} was accepted`),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof ClientError, String(err));
+    assert.equal(err.status, 400, `${c.version} ${revision}`);
+    assert.equal(err.code, 'CASE_INVALID');
+    assert.match(
+      err.serverMessage,
+      new RegExp(
+        `^case 1 \\(id ${id}, caseids "001007"\\): clock\\[1\\]\\.revision must be a whole number from 0 to 9007199254740991, got `,
+      ),
+    );
+    assert.match(err.serverMessage, /; nothing of this upload was stored$/);
+  }
+  assert.equal(await caseCount(), before, 'nothing of any refused upload was stored');
+  // The largest safe whole number is a revision like any other.
+  const max = randomUUID();
+  await putText(old, JSON.stringify([v2Case(max, 9, { clock: [{ deviceId: 'tablet-80', revision: Number.MAX_SAFE_INTEGER }] })]));
+  const down = await (await client('8.1.0')).syncGet(DICT, 100);
+  assert.deepEqual(down.cases.find((c) => c.uuid === max)!.clock, [{ deviceId: 'tablet-80', revision: Number.MAX_SAFE_INTEGER }]);
 });
