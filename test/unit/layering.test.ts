@@ -158,3 +158,42 @@ test('nothing under src/core starts the CLI: background work runs src/entry/ thr
   }
   assert.deepEqual(found, []);
 });
+
+/**
+ * The store's case-writing methods and the one file of the cases module that may call each
+ * (docs/architecture.md#where-cases-are-written): every write of a case row goes through
+ * `putCase`, every revision through `revisions.ts`, every binary-item row of a case through
+ * the cases module.
+ */
+const caseWrites: { pattern: RegExp; allowed: string[] }[] = [
+  { pattern: /\bcases\s*\.\s*upsert\b/, allowed: ['core/cases/write.ts'] },
+  { pattern: /\bcases\s*\.\s*(?:nextRevision|recordRevision)\b/, allowed: ['core/cases/revisions.ts'] },
+  { pattern: /\bbinaryItems\s*\.\s*replaceForCase\b/, allowed: ['core/cases/binary-items.ts', 'core/cases/replace.ts'] },
+];
+
+function caseWritesIn(file: string, text: string): string[] {
+  return caseWrites.flatMap(({ pattern, allowed }) => {
+    const hit = text.match(pattern)?.[0];
+    return hit !== undefined && !allowed.includes(file) ? [`${file}: ${hit}`] : [];
+  });
+}
+
+test('the case-write check sees the calls it is meant to catch', () => {
+  assert.deepEqual(caseWritesIn('core/sync/sync.ts', 'store.cases.upsert(dict.id, w, r)'), ['core/sync/sync.ts: cases.upsert']);
+  assert.deepEqual(caseWritesIn('core/csweb/x.ts', 'store.cases\n  .recordRevision(r, 0, o)'), [
+    'core/csweb/x.ts: cases\n  .recordRevision',
+  ]);
+  assert.deepEqual(caseWritesIn('core/x.ts', 'store.binaryItems.replaceForCase(d, g, [])'), ['core/x.ts: binaryItems.replaceForCase']);
+  assert.deepEqual(caseWritesIn('core/cases/write.ts', 'store.cases.upsert(dictionaryId, write, revision, now)'), []);
+  assert.deepEqual(caseWritesIn('core/sync/sync.ts', 'store.cases.getMany(d, guids); store.sync.record(h)'), []);
+});
+
+test("only the cases module writes the store's cases: rows, revisions and binary-item rows", () => {
+  const found: string[] = [];
+  for (const file of sources(SRC)) {
+    const rel = relative(SRC, file);
+    if (layerOf(file) === 'store') continue;
+    found.push(...caseWritesIn(rel, readFileSync(file, 'utf8')));
+  }
+  assert.deepEqual(found, [], 'write cases through src/core/cases (putCase, newRevision, keepRevision, replaceCases)');
+});

@@ -5,6 +5,8 @@ import type { CaseLimits } from '../../cspro/case/case-limits.js';
 import { requireDictionary } from '../dictionaries/index.js';
 import { limitsOf } from '../home/index.js';
 import { tickClock } from './vector-clock.js';
+import { newRevision } from './revisions.js';
+import { putCase } from './write.js';
 
 /**
  * What a tombstone keeps of a case (docs/limits.md): everything, as CSWeb keeps it, except a
@@ -41,8 +43,8 @@ export function deleteCase(store: Store, dictionaryName: string, guid: string): 
     // A tombstone written before the limits sheds its oversize fields when deleted again.
     const shed = tombstone.label !== c.label || tombstone.data !== c.data || tombstone.notes !== c.notes;
     if (c.deleted && !shed) return { message: `Case ${guid} was already deleted`, guid, revision: c.revision };
-    const revision = store.cases.nextRevision(dict.id, 'delete');
-    store.cases.upsert(dict.id, { ...tombstone, clock: tickClock(c.clock, store.settings.serverDeviceId()) }, revision);
+    const revision = newRevision(store, dict.id, 'delete');
+    putCase(store, dict.id, { ...tombstone, clock: tickClock(c.clock, store.settings.serverDeviceId()) }, revision);
     return {
       message: c.deleted ? `Case ${guid} was already deleted; its fields over the limits were emptied` : `Case ${guid} deleted`,
       guid,
@@ -76,8 +78,8 @@ export function deleteAllCases(store: Store, dictionaryId: number, origin: strin
         0,
       );
       if (page.length === 0) break;
-      revision ??= store.cases.nextRevision(dictionaryId, origin);
-      for (const c of page) store.cases.upsert(dictionaryId, { ...tombstoneOf(c, limits), clock: tickClock(c.clock, device) }, revision);
+      revision ??= newRevision(store, dictionaryId, origin);
+      for (const c of page) putCase(store, dictionaryId, { ...tombstoneOf(c, limits), clock: tickClock(c.clock, device) }, revision);
       count += page.length;
       after = page.at(-1)!.position;
     }

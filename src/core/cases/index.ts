@@ -1,6 +1,8 @@
 /**
- * The cases module: list, show and delete cases, the vector-clock merge, the one case-write
- * path (`writeMergedCases`) and the import of case files (`import/`).
+ * The cases module: list, show and delete cases, and every write of the store's cases
+ * (docs/architecture.md#where-cases-are-written): the vector-clock merge of uploads and imports
+ * (`writeMergedCases`), tombstones, the CSWeb import's "replace as it is" (`replaceCases`) and
+ * revision allocation; and the import of case files (`import/`).
  */
 export { deleteAllCases, deleteCase } from './delete.js';
 export { importCases, warningLine } from './import/index.js';
@@ -10,4 +12,7 @@ export type { CaseList } from './list.js';
 export { toCaseWrite } from './merge.js';
 export type { MergeOutcome } from './merge.js';
 export { writeMergedCases } from './write.js';
+export { replaceCases } from './replace.js';
+export type { CaseAsItIs } from './replace.js';
+export { keepRevision, newRevision } from './revisions.js';
 export { hasBinaryContent, openBinaryContent, storeBinaryContent } from './binary-items.js';

@@ -1,6 +1,7 @@
 import type { SyncCase } from '../../cspro/case/model.js';
 import type { CaseWrite, StoredCase } from '../../store/cases-repo.js';
 import { compareClocks, mergeClocks, tickClock } from './vector-clock.js';
+import { sameContent } from './content.js';
 
 export type MergeOutcome = 'inserted' | 'updated' | 'unchanged' | 'older';
 
@@ -51,17 +52,4 @@ export function mergeCaseWrite(
   if (sameContent(write, existing)) return { outcome: 'unchanged' };
   if (incoming.clock.length === 0) write.clock = tickClock(existing.clock, serverDeviceId);
   return { outcome: 'updated', write };
-}
-
-function sameContent(a: CaseWrite, b: StoredCase): boolean {
-  return (
-    a.data === b.data &&
-    a.caseKey === b.caseKey &&
-    a.label === b.label &&
-    a.verified === b.verified &&
-    a.deleted === b.deleted &&
-    JSON.stringify(a.partialSave) === JSON.stringify(b.partialSave) &&
-    JSON.stringify(a.notes) === JSON.stringify(b.notes) &&
-    (a.caseNote ?? '') === (b.caseNote ?? '')
-  );
 }

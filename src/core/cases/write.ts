@@ -1,3 +1,9 @@
+/**
+ * Where the store's cases are written (docs/architecture.md#where-cases-are-written): every
+ * write of a case row goes through `putCase`, and every path that writes compares content with
+ * `sameContent` (content.ts). The merge of sync uploads and imports is here; the tombstones of
+ * delete.ts and the CSWeb import's "replace as it is" (replace.ts) call `putCase` too.
+ */
 import type { Store } from '../../store/open-store.js';
 import type { CaseWrite } from '../../store/cases-repo.js';
 import { nowIso } from '../../store/clock.js';
@@ -5,14 +11,25 @@ import { checkCaseFields } from '../../cspro/case/case-limits.js';
 import { limitsOf } from '../home/index.js';
 import { mergeCaseWrite, type MergeOutcome } from './merge.js';
 import { recordBinaryItems } from './binary-items.js';
+import { inStoredForm } from './stored-text.js';
 
 /**
- * The one case-write path: merges a batch with the stored cases (vector clocks, merge.ts)
- * and writes what changed at the revision `revision()` gives (asked only when something
- * changes). Import and the sync upload both write through here, inside their own
- * `store.transaction`, so every case that reaches the store follows one rule; a
- * case over a limit of docs/limits.md throws CASE_TOO_LARGE and the transaction stores nothing.
- * Each written case's binary-item rows are replaced with the descriptors it holds.
+ * Writes one case row at `revision` (inserted, or replacing the stored one; its creation time and
+ * position are kept). The only call of the store's case upsert: callers decide what to write.
+ * Call inside the store transaction of the write.
+ */
+export function putCase(store: Store, dictionaryId: number, write: CaseWrite, revision: number, now = nowIso()): void {
+  store.cases.upsert(dictionaryId, write, revision, now);
+}
+
+/**
+ * The merge path: merges a batch with the stored cases (vector clocks, merge.ts) and writes what
+ * changed at the revision `revision()` gives (asked only when something changes). Import and the
+ * sync upload both write through here, inside their own `store.transaction`, so every case they
+ * bring follows one rule; a case over a limit of docs/limits.md throws CASE_TOO_LARGE and the
+ * transaction stores nothing. Text a UTF-8 column cannot hold is put in its stored form first
+ * (stored-text.ts), so it compares equal to what was stored from it. Each written case's
+ * binary-item rows are replaced with the descriptors it holds.
  */
 export function writeMergedCases(
   store: Store,
@@ -35,11 +52,11 @@ export function writeMergedCases(
   const repeats = guids.size < cases.length;
   const now = nowIso();
   for (const c of cases) {
-    const { outcome, write } = mergeCaseWrite(c, existing.get(c.guid), serverDeviceId);
+    const { outcome, write } = mergeCaseWrite(inStoredForm(c), existing.get(c.guid), serverDeviceId);
     tally[outcome] += 1;
     if (!write) continue;
     const r = revision();
-    store.cases.upsert(dictionaryId, write, r, now);
+    putCase(store, dictionaryId, write, r, now);
     // The case's binary items follow it: its rows now name the descriptors of this version.
     recordBinaryItems(store, dictionaryId, write, now);
     // A case repeated later in the same batch must compare against this version.

@@ -1,6 +1,5 @@
 import type { Connection } from 'mysql2/promise';
 import type { Store } from '../../store/open-store.js';
-import type { CaseWrite, StoredCase } from '../../store/cases-repo.js';
 import type { Dictionary } from '../../cspro/dictionary/model.js';
 import { readCswebCasePages } from '../../csweb/case-reader.js';
 import type { CswebCaseRow } from '../../csweb/case-rows.js';
@@ -8,10 +7,9 @@ import { toAppError } from '../../shared/errors.js';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BinaryItemRow } from '../../store/binary-items-repo.js';
 import { binaryRefsOf } from '../../cspro/case/binary-descriptor.js';
 import { wallTimeToUtc } from '../../csweb/wall-time.js';
-import { hasBinaryContent, storeBinaryContent } from '../cases/index.js';
+import { hasBinaryContent, replaceCases, storeBinaryContent, type CaseAsItIs } from '../cases/index.js';
 import { limitsOf } from '../home/index.js';
 import { decodeCswebRow } from './decode-row.js';
 import { saveCursor } from './import-state.js';
@@ -32,19 +30,11 @@ export interface CasesContext {
   filesDir?: string;
 }
 
-/** A decoded case and the CSWeb revision it keeps. */
-interface Decoded {
-  write: CaseWrite;
-  revision: number;
-  /** CSWeb's binary-item rows of the case, times in UTC. */
-  binary: { signature: string; size: number | null; modifiedTime: string }[];
-}
-
 /**
  * Reads the dictionary's cases after `after` page by page, decodes each, and commits every page
  * together with the cursor (docs/migrating-from-csweb.md#how-the-import-runs). Each case keeps
- * CSWeb's revision; CSWeb's row replaces sds's as it is, because CSWeb has already reconciled
- * the clocks and is the field server while it runs.
+ * CSWeb's revision; CSWeb's row replaces sds's as it is (`replaceCases` of the cases module),
+ * because CSWeb has already reconciled the clocks and is the field server while it runs.
  */
 export async function importDictionaryCases(
   store: Store,
@@ -56,7 +46,7 @@ export async function importDictionaryCases(
 ): Promise<void> {
   const limits = limitsOf(store);
   for await (const page of readCswebCasePages(conn, dict.name, after, ctx.highest, ctx.pageSize)) {
-    const decoded: Decoded[] = [];
+    const decoded: CaseAsItIs[] = [];
     for (const row of page) {
       result.read += 1;
       const d = decode(row, dict, ctx, limits);
@@ -70,24 +60,9 @@ export async function importDictionaryCases(
     if (!ctx.dryRun) {
       store.transaction(() => {
         const mark = store.webhookQueue.lastOutboxId();
-        const existing = store.cases.getMany(
-          dict.id,
-          decoded.map((d) => d.write.guid),
-        );
-        for (const d of decoded) {
-          if (same(d, existing.get(d.write.guid))) {
-            result.unchanged += 1;
-            // A case imported before its binary items were (or whose rows changed alone) gets them now.
-            if (!sameBinary(d, store.binaryItems.forCase(dict.id, d.write.guid)))
-              store.binaryItems.replaceForCase(dict.id, d.write.guid, d.binary);
-            continue;
-          }
-          store.cases.recordRevision(d.revision, dict.id, 'csweb');
-          store.cases.upsert(dict.id, d.write, d.revision);
-          // CSWeb's rows, as it kept them, rather than the descriptors: the import carries what CSWeb held.
-          store.binaryItems.replaceForCase(dict.id, d.write.guid, d.binary);
-          result.written += 1;
-        }
+        const r = replaceCases(store, dict.id, decoded, 'csweb');
+        result.written += r.written;
+        result.unchanged += r.unchanged;
         if (!ctx.emitEvents) store.webhookQueue.discardCapturesAfter(mark);
         saveCursor(store, ctx.source, dict.name, { dictionaryId: dict.id, ...cursor });
       });
@@ -98,28 +73,6 @@ export async function importDictionaryCases(
     ctx.onCases(page.length);
     if (ctx.signal?.aborted) return;
   }
-}
-
-function same(d: Decoded, s: StoredCase | undefined): boolean {
-  if (!s || s.revision !== d.revision) return false;
-  const w = d.write;
-  return (
-    w.data === s.data &&
-    w.caseKey === s.caseKey &&
-    w.label === s.label &&
-    w.verified === s.verified &&
-    w.deleted === s.deleted &&
-    JSON.stringify(w.clock) === JSON.stringify(s.clock) &&
-    JSON.stringify(w.partialSave) === JSON.stringify(s.partialSave) &&
-    JSON.stringify(w.notes) === JSON.stringify(s.notes)
-  );
-}
-
-function sameBinary(d: Decoded, stored: BinaryItemRow[]): boolean {
-  const key = (r: { signature: string; size: number | null; modifiedTime: string }) => `${r.signature} ${r.size} ${r.modifiedTime}`;
-  const a = d.binary.map(key).sort();
-  const b = stored.map(key).sort();
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /**
@@ -163,7 +116,7 @@ function decode(
   dict: { name: string; model: Dictionary },
   ctx: CasesContext,
   limits: ReturnType<typeof limitsOf>,
-): Decoded | undefined {
+): CaseAsItIs | undefined {
   const at = { dictionary: dict.name, guid: row.guid };
   try {
     const { write, converted, warnings } = decodeCswebRow(row, dict.model, ctx.zone, limits);

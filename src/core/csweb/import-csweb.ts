@@ -9,6 +9,7 @@ import { countCswebCases, readCswebDictionaries, readHighestRevision, type Csweb
 import { checkTimeZone, timeZoneFromConfigPhp } from '../../csweb/wall-time.js';
 import { uploadDictionary } from '../dictionaries/index.js';
 import { limitsOf } from '../home/index.js';
+import { keepRevision } from '../cases/index.js';
 import { checkSource, claimSource, readCursor } from './import-state.js';
 import { mapLabel } from './import-label.js';
 import { ReportEntries, type CswebImportReport, type DictionaryImport } from './import-report.js';
@@ -140,7 +141,7 @@ export async function importFromCsweb(store: Store, conn: Connection, opts: Cswe
   }
   if (!dryRun && !opts.signal?.aborted) {
     // The counter continues above CSWeb's highest revision, even one that wrote no case (docs/migrating-from-csweb.md#revisions-and-tablets).
-    if (highest > 0) store.transaction(() => store.cases.recordRevision(highest, 0, 'csweb'));
+    if (highest > 0) store.transaction(() => keepRevision(store, highest, 0, 'csweb'));
   }
   const files =
     opts.filesDir === undefined || opts.signal?.aborted ? undefined : await importCswebFiles(store, conn, opts.filesDir, { dryRun });

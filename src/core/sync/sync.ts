@@ -15,7 +15,7 @@ import {
   MAX_LABEL_LENGTH,
 } from '../dictionaries/index.js';
 import { parseDictionary } from '../../cspro/dictionary/parse-dictionary.js';
-import { toCaseWrite, type MergeOutcome, writeMergedCases, deleteCase } from '../cases/index.js';
+import { toCaseWrite, type MergeOutcome, writeMergedCases, deleteCase, newRevision } from '../cases/index.js';
 import { checkCaseFields } from '../../cspro/case/case-limits.js';
 import { limitsOf } from '../home/index.js';
 import { inflateWhole } from './inflate-body.js';
@@ -158,7 +158,7 @@ export async function uploadCases(
   const deviceId = store.settings.serverDeviceId();
   const tally: Record<MergeOutcome, number> = { inserted: 0, updated: 0, unchanged: 0, older: 0 };
   const revision = store.transaction(() => {
-    const r = store.cases.nextRevision(dict.id, `sync:${req.device}`);
+    const r = newRevision(store, dict.id, `sync:${req.device}`);
     for (let i = 0; i < writes.length; i += BATCH) writeMergedCases(store, dict.id, writes.slice(i, i + BATCH), deviceId, () => r, tally);
     store.sync.record({ dictionaryId: dict.id, device: req.device, username, direction: 'put', revision: r, cases: writes.length });
     return r;

@@ -26,6 +26,7 @@ import { foldOccurrences, itemSlots, normalizeScalar, type ItemSlot } from './it
 import {
   levelKey,
   type CaseNote,
+  type ClockEntry,
   type LevelObject,
   type PartialSave,
   type RecordObject,
@@ -277,6 +278,21 @@ function partialSaveOf(row: Row): PartialSave | undefined {
   };
 }
 
+/**
+ * A `vector_clock` row, read with SQLite's 64-bit integers as they are (bigint): a revision past
+ * 2^53 - 1 would not be exact as a number, so it is refused naming the value the file holds.
+ */
+function clockEntryOf(row: Row, k: number): ClockEntry {
+  const raw = row.revision;
+  const revision = typeof raw === 'bigint' && raw >= 0n && raw <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(revision)) {
+    throw caseError(`clock[${k}].revision must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, got ${String(raw)}`, {
+      path: `clock[${k}].revision`,
+    });
+  }
+  return { deviceId: String(row.device), revision };
+}
+
 function noteOf(row: Row): CaseNote {
   return {
     content: String(row.content ?? ''),
@@ -307,7 +323,9 @@ export async function* readCsdbFile(path: string, dict: Dictionary, onPosition?:
     const caseColumns = columnsOf(db, 'cases');
     const hasNotes = columnsOf(db, 'notes').size > 0;
     const hasClock = columnsOf(db, 'vector_clock').size > 0;
-    const clockStatement = hasClock ? db.prepare('SELECT device, revision FROM vector_clock WHERE case_id = ? ORDER BY rowid') : undefined;
+    const clockStatement = hasClock
+      ? db.prepare('SELECT device, revision FROM vector_clock WHERE case_id = ? ORDER BY rowid').safeIntegers(true)
+      : undefined;
     const notesStatement = hasNotes ? db.prepare('SELECT * FROM notes WHERE case_id = ? ORDER BY rowid') : undefined;
     const order = caseColumns.has('file_order') ? 'file_order' : 'rowid';
     const cases = db.prepare(`SELECT * FROM cases ORDER BY ${order}`);
@@ -337,9 +355,7 @@ export async function* readCsdbFile(path: string, dict: Dictionary, onPosition?:
         if (Number(row.verified) === 1) syncCase.verified = true;
         const notes = notesStatement ? (notesStatement.all(id) as Row[]).map(noteOf) : [];
         if (notes.length > 0) syncCase.notes = notes;
-        syncCase.clock = clockStatement
-          ? (clockStatement.all(id) as Row[]).map((c) => ({ deviceId: String(c.device), revision: Number(c.revision) }))
-          : [];
+        syncCase.clock = clockStatement ? (clockStatement.all(id) as Row[]).map(clockEntryOf) : [];
         const partial = partialSaveOf(row);
         if (partial) syncCase.partialSave = partial;
         syncCase['level-1'] = level1;

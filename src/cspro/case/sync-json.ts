@@ -212,11 +212,21 @@ function clockOf(raw: unknown): ClockEntry[] {
     const path = `clock[${k}]`;
     if (!isObject(entry) || typeof entry.deviceId !== 'string') throw caseError(`${path}.deviceId must be a string`, { path });
     const { revision } = entry;
-    if (typeof revision !== 'number' || !Number.isInteger(revision) || revision < 0) {
-      throw caseError(`${path}.revision must be a whole number ≥ 0`, { path });
+    // A safe integer only: past 2^53 - 1 a number is no longer exact, so 2^53 + 1 would be read as
+    // 2^53 and 1e308 would outrank every real clock (docs/sync.md#upload-post-cases).
+    if (typeof revision !== 'number' || !Number.isSafeInteger(revision) || revision < 0) {
+      throw caseError(`${path}.revision must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, got ${shown(revision)}`, {
+        path: `${path}.revision`,
+      });
     }
     return { deviceId: entry.deviceId, revision };
   });
+}
+
+/** A refused JSON value as a message shows it: short, whatever was sent. */
+function shown(v: unknown): string {
+  const text = typeof v === 'number' ? String(v) : (JSON.stringify(v) ?? String(v));
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 function notesOf(raw: unknown): CaseNote[] {

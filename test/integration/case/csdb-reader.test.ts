@@ -196,4 +196,37 @@ describe('readCsdbFile on a schema-2 file with notes and flags (built by the tes
     assert.equal(bad.error.message, 'id item CODE is not a number: "0X"');
     assert.deepEqual(bad.error.details, { file: path, index: 2, case: '0X', id: 'c0000000-0000-4000-8000-000000000003', item: 'CODE' });
   });
+
+  it('refuses a clock revision that is not a safe whole number (2^53 + 1 would be read as 2^53)', async () => {
+    const dict = dictionary(
+      'STATES',
+      [level('L', [item('CODE', 1, 2, { zeroFill: true })], [record('R', '', 1, [alpha('NAME', 3, 10)])])],
+      {
+        start: 0,
+        length: 0,
+      },
+    );
+    const path = join(dir, 'clocks.csdb');
+    const db = new Database(path);
+    db.exec(`CREATE TABLE meta (schema_version INTEGER, cspro_version TEXT, dictionary TEXT);
+      CREATE TABLE cases (id TEXT, key TEXT, label TEXT, questionnaire TEXT, last_modified_revision INTEGER, deleted INTEGER,
+        file_order REAL, verified INTEGER);
+      CREATE TABLE vector_clock (case_id TEXT, device TEXT, revision INTEGER);`);
+    db.prepare('INSERT INTO meta VALUES (2, ?, ?)').run('7.1.0', '[Dictionary]\r\nName=STATES\r\n');
+    const ins = db.prepare('INSERT INTO cases VALUES (?, ?, ?, ?, 1, 0, ?, 0)');
+    ins.run('a0000000-0000-4000-8000-000000000001', '01', '', '01Alabama\r\n', 1);
+    ins.run('b0000000-0000-4000-8000-000000000002', '02', '', '02Alaska\r\n', 2);
+    const clock = db.prepare('INSERT INTO vector_clock VALUES (?, ?, ?)');
+    clock.run('a0000000-0000-4000-8000-000000000001', 'dev-a', 2n ** 53n - 1n);
+    clock.run('b0000000-0000-4000-8000-000000000002', 'dev-a', 1);
+    clock.run('b0000000-0000-4000-8000-000000000002', 'dev-b', 2n ** 53n + 1n);
+    db.close();
+    const [good, bad] = await readAll(path, dict);
+    assert.ok(good?.ok);
+    assert.deepEqual(good.case.clock, [{ deviceId: 'dev-a', revision: 2 ** 53 - 1 }]);
+    assert.ok(bad && !bad.ok);
+    assert.equal(bad.error.code, 'CASE_INVALID');
+    assert.equal(bad.error.message, 'clock[1].revision must be a whole number from 0 to 9007199254740991, got 9007199254740993');
+    assert.equal(bad.error.details?.path, 'clock[1].revision');
+  });
 });

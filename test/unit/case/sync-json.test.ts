@@ -112,9 +112,29 @@ describe('normalizeSyncCase', () => {
     });
     assert.equal(bad({ id: 'nope', clock: [] }).message, 'id must be a GUID (8-4-4-4-12 hex digits)');
     assert.equal(bad({ id: ID, 'level-1': {} }).message, 'clock must be an array of {deviceId, revision}');
+    // Anything but a safe integer ≥ 0: past 2^53 - 1 a JSON number is no longer exact.
+    for (const [revision, got] of [
+      [-1, '-1'],
+      [1.5, '1.5'],
+      [1e308, '1e+308'],
+      [2 ** 53, '9007199254740992'],
+      ['3', '"3"'],
+    ] as const) {
+      const e = bad({
+        id: ID,
+        clock: [
+          { deviceId: 'd', revision: 1 },
+          { deviceId: 'e', revision },
+        ],
+        'level-1': {},
+      });
+      assert.equal(e.code, 'CASE_INVALID');
+      assert.equal(e.message, `clock[1].revision must be a whole number from 0 to 9007199254740991, got ${got}`);
+      assert.equal(e.details?.path, 'clock[1].revision');
+    }
     assert.equal(
-      bad({ id: ID, clock: [{ deviceId: 'd', revision: -1 }], 'level-1': {} }).message,
-      'clock[0].revision must be a whole number ≥ 0',
+      normalizeSyncCase({ id: ID, clock: [{ deviceId: 'd', revision: 2 ** 53 - 1 }], 'level-1': {} }, miniDict()).case.clock[0]!.revision,
+      2 ** 53 - 1,
     );
     assert.equal(bad({ id: ID, clock: [], 'level-1': '{not json' }).message.startsWith('level-1 is not valid JSON'), true);
     assert.equal(bad({ id: ID, clock: [] }).message, 'the case has neither level-1 nor data');

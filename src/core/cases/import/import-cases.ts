@@ -4,6 +4,7 @@ import type { Store } from '../../../store/open-store.js';
 import type { CaseWrite } from '../../../store/cases-repo.js';
 import { requireDictionary } from '../../dictionaries/index.js';
 import { writeMergedCases } from '../write.js';
+import { newRevision } from '../revisions.js';
 import { AppError, toAppError } from '../../../shared/errors.js';
 import { caseFileReader, checkCaseFile } from './case-file-readers.js';
 import { readCaseFileInWorker } from './read-in-worker.js';
@@ -165,7 +166,7 @@ async function importFiles(
           dict.id,
           cases,
           deviceId,
-          () => (revision ??= store.cases.nextRevision(dict.id, `import:${basename(file)}`)),
+          () => (revision ??= newRevision(store, dict.id, `import:${basename(file)}`)),
           report,
         );
       });

@@ -1,0 +1,116 @@
+/**
+ * The writes of the store's cases, on a real store (docs/architecture.md#where-cases-are-written):
+ * the merge of uploads and imports and the CSWeb import's "replace as it is" see the same content
+ * change, a case note included; each path keeps its own rule for clocks and revisions; text a
+ * UTF-8 column cannot hold is stored the same way on both.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { uploadDictionary } from '../../../src/core/dictionaries/index.js';
+import { newRevision, replaceCases, writeMergedCases } from '../../../src/core/cases/index.js';
+import type { MergeOutcome } from '../../../src/core/cases/index.js';
+import type { CaseWrite } from '../../../src/store/cases-repo.js';
+import type { Store } from '../../../src/store/open-store.js';
+import { fixture, tempStore } from '../../helpers/temp-home.js';
+
+const G = '00000000-0000-4000-8000-000000000001';
+
+const write = (over: Partial<CaseWrite> = {}): CaseWrite => ({
+  guid: G,
+  caseKey: '001001',
+  label: 'Berg household',
+  data: '{"id":{"CLUSTER":1,"HHNO":1}}',
+  verified: false,
+  deleted: false,
+  clock: [{ deviceId: 'tab1', revision: 1 }],
+  partialSave: null,
+  notes: [],
+  ...over,
+});
+
+function withStore(fn: (store: Store, dictionaryId: number) => void): void {
+  const t = tempStore();
+  try {
+    const up = uploadDictionary(t.store, { source: readFileSync(fixture('simple-capi.dcf')), label: 'simple' });
+    fn(t.store, t.store.dictionaries.find(up.name)!.id);
+  } finally {
+    t.cleanup();
+  }
+}
+
+/** One merge in its own transaction, as a sync upload writes: returns the tally. */
+function merge(store: Store, dictionaryId: number, c: CaseWrite): Record<MergeOutcome, number> {
+  const tally: Record<MergeOutcome, number> = { inserted: 0, updated: 0, unchanged: 0, older: 0 };
+  store.transaction(() => writeMergedCases(store, dictionaryId, [c], 'srv', () => newRevision(store, dictionaryId, 'test'), tally));
+  return tally;
+}
+
+const replace = (store: Store, dictionaryId: number, c: CaseWrite, revision: number) =>
+  store.transaction(() => replaceCases(store, dictionaryId, [{ write: c, revision, binary: [] }], 'csweb'));
+
+test('merge: a case differing only in its case note is an update, at a new revision', () => {
+  withStore((store, id) => {
+    assert.equal(merge(store, id, write()).inserted, 1);
+    const first = store.cases.get(id, G)!;
+    assert.equal(merge(store, id, write()).unchanged, 1);
+    assert.equal(merge(store, id, write({ caseNote: 'dog in the yard' })).updated, 1);
+    const noted = store.cases.get(id, G)!;
+    assert.equal(noted.caseNote, 'dog in the yard');
+    assert.ok(noted.revision > first.revision);
+    assert.equal(merge(store, id, write()).updated, 1, 'taking the note away is a change too');
+    assert.equal(store.cases.get(id, G)!.caseNote, undefined);
+  });
+});
+
+test('replace as it is: a case differing only in its case note is written, at the revision it brings', () => {
+  withStore((store, id) => {
+    assert.deepEqual(replace(store, id, write(), 50), { written: 1, unchanged: 0 });
+    assert.deepEqual(replace(store, id, write(), 50), { written: 0, unchanged: 1 });
+    // The import's own equality used to skip the case note: this case stayed as it was.
+    assert.deepEqual(replace(store, id, write({ caseNote: 'dog in the yard' }), 50), { written: 1, unchanged: 0 });
+    assert.equal(store.cases.get(id, G)!.caseNote, 'dog in the yard');
+    assert.deepEqual(replace(store, id, write(), 50), { written: 1, unchanged: 0 });
+    const c = store.cases.get(id, G)!;
+    assert.equal(c.caseNote, undefined);
+    assert.equal(c.revision, 50);
+    // Its own rule for the rest: another clock or revision with the same content is written as it is.
+    assert.deepEqual(replace(store, id, write({ clock: [{ deviceId: 'tab2', revision: 1 }] }), 50), { written: 1, unchanged: 0 });
+    assert.deepEqual(replace(store, id, write({ clock: [{ deviceId: 'tab2', revision: 1 }] }), 51), { written: 1, unchanged: 0 });
+    assert.equal(store.cases.get(id, G)!.revision, 51);
+    // The store's counter continues above the revisions kept.
+    assert.equal(merge(store, id, write({ guid: '00000000-0000-4000-8000-000000000002' })).inserted, 1);
+    assert.ok(store.cases.get(id, '00000000-0000-4000-8000-000000000002')!.revision > 51);
+  });
+});
+
+test('both paths store a lone surrogate of the key, label and case note as one U+FFFD, and see the same case again as unchanged', () => {
+  withStore((store, id) => {
+    const lone = write({ caseKey: '001\ud800', label: 'Berg \ud800 household', caseNote: '\udc00' });
+    assert.equal(merge(store, id, lone).inserted, 1);
+    assert.equal(merge(store, id, lone).unchanged, 1, 'the stored form compares equal to what it came from');
+    const c = store.cases.get(id, G)!;
+    assert.deepEqual([c.caseKey, c.label, c.caseNote], ['001\ufffd', 'Berg \ufffd household', '\ufffd']);
+    const other = { ...lone, guid: '00000000-0000-4000-8000-000000000003' };
+    assert.deepEqual(replace(store, id, other, 60), { written: 1, unchanged: 0 });
+    assert.deepEqual(replace(store, id, other, 60), { written: 0, unchanged: 1 });
+    // What the file holds: UTF-8 of U+FFFD (EF BF BD), never the surrogate's bytes ED A0 80.
+    const db = new Database(store.home.db, { readonly: true });
+    try {
+      const rows = db.prepare('SELECT hex(case_key) AS k, hex(label) AS l, hex(case_note) AS n FROM cases ORDER BY guid').all() as {
+        k: string;
+        l: string;
+        n: string;
+      }[];
+      assert.equal(rows.length, 2);
+      for (const r of rows) {
+        assert.equal(r.n, 'EFBFBD');
+        assert.ok(r.l.includes('EFBFBD') && !r.l.includes('EDA080'), r.l);
+        assert.ok(r.k.endsWith('EFBFBD'), r.k);
+      }
+    } finally {
+      db.close();
+    }
+  });
+});
