@@ -10,6 +10,8 @@ export interface RefreshTokenRow {
   username: string;
   clientId: string | null;
   credentialStamp: string;
+  /** The account's token version at login: a later one (a disable, a new role) ends the token. */
+  tokenVersion: number;
   issuedAt: number;
   expiresAt: number;
   replacedAt: number | null;
@@ -26,6 +28,7 @@ interface Raw {
   username: string;
   client_id: string | null;
   credential_stamp: string;
+  token_version: number;
   issued_at: number;
   expires_at: number;
   replaced_at: number | null;
@@ -41,6 +44,7 @@ function toRow(r: Raw): RefreshTokenRow {
     username: r.username,
     clientId: r.client_id,
     credentialStamp: r.credential_stamp,
+    tokenVersion: r.token_version,
     issuedAt: r.issued_at,
     expiresAt: r.expires_at,
     replacedAt: r.replaced_at,
@@ -55,10 +59,10 @@ export class RefreshTokensRepo {
   insert(t: NewRefreshToken): void {
     this.db
       .prepare(
-        `INSERT INTO refresh_tokens (token_hash, family_id, user_id, username, client_id, credential_stamp, issued_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO refresh_tokens (token_hash, family_id, user_id, username, client_id, credential_stamp, token_version, issued_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(t.tokenHash, t.familyId, t.userId, t.username, t.clientId, t.credentialStamp, t.issuedAt, t.expiresAt);
+      .run(t.tokenHash, t.familyId, t.userId, t.username, t.clientId, t.credentialStamp, t.tokenVersion, t.issuedAt, t.expiresAt);
   }
 
   findByHash(tokenHash: string): RefreshTokenRow | undefined {

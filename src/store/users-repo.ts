@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { nowIso } from './clock.js';
 
@@ -5,10 +6,18 @@ export type Role = 'Administrator' | 'API' | 'Standard';
 
 export interface UserRow {
   id: number;
+  /**
+   * The account's id to the outside (access tokens, CSPro's `user.id`): random and never given to
+   * another account, unlike the user name (docs/http-api.md#what-ends-a-token).
+   */
+  uuid: string;
   username: string;
   role: Role;
   disabled: boolean;
-  /** Carried by access tokens; bumped when the account is disabled, so older tokens stop working. */
+  /**
+   * Carried by access and refresh tokens; bumped when the account is disabled or its role changes,
+   * so the tokens issued before stop working.
+   */
   tokenVersion: number;
   /** Time of the last successful password login, or null. */
   lastLoginAt: string | null;
@@ -45,6 +54,7 @@ interface RawCswebUser {
 
 interface RawUser {
   id: number;
+  uuid: string;
   username: string;
   role: Role;
   password_hash: string;
@@ -58,6 +68,7 @@ interface RawUser {
 function toUser(r: RawUser): UserRow {
   return {
     id: r.id,
+    uuid: r.uuid,
     username: r.username,
     role: r.role,
     disabled: r.disabled === 1,
@@ -74,6 +85,12 @@ export class UsersRepo {
 
   find(username: string): (UserRow & { passwordHash: string }) | undefined {
     const r = this.db.prepare('SELECT * FROM users WHERE username = ?').get(username) as RawUser | undefined;
+    return r && { ...toUser(r), passwordHash: r.password_hash };
+  }
+
+  /** The account whose `uuid` this is, with its password hash; undefined once it was removed. */
+  findByUuid(uuid: string): (UserRow & { passwordHash: string }) | undefined {
+    const r = this.db.prepare('SELECT * FROM users WHERE uuid = ?').get(uuid) as RawUser | undefined;
     return r && { ...toUser(r), passwordHash: r.password_hash };
   }
 
@@ -96,25 +113,31 @@ export class UsersRepo {
     }));
   }
 
+  /** Creates an account with a new random `uuid`: a name used before never brings back its old id. */
   insert(username: string, role: Role, passwordHash: string): UserRow {
     const now = nowIso();
     this.db
-      .prepare('INSERT INTO users (username, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?)')
-      .run(username, role, passwordHash, now, now);
+      .prepare('INSERT INTO users (uuid, username, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(randomUUID(), username, role, passwordHash, now, now);
     return toUser(this.db.prepare('SELECT * FROM users WHERE username = ?').get(username) as RawUser);
   }
 
+  /**
+   * Changes an account. A new role also bumps the token version, in the same statement, so no
+   * token issued under the old role outlives the change.
+   */
   update(username: string, change: { role?: Role; passwordHash?: string; disabled?: boolean }): void {
     const u = this.find(username);
     if (!u) return;
+    const role = change.role ?? u.role;
     this.db
-      .prepare('UPDATE users SET role = ?, password_hash = ?, disabled = ?, updated_at = ? WHERE id = ?')
-      .run(change.role ?? u.role, change.passwordHash ?? u.passwordHash, (change.disabled ?? u.disabled) ? 1 : 0, nowIso(), u.id);
+      .prepare('UPDATE users SET role = ?, password_hash = ?, disabled = ?, token_version = token_version + ?, updated_at = ? WHERE id = ?')
+      .run(role, change.passwordHash ?? u.passwordHash, (change.disabled ?? u.disabled) ? 1 : 0, role === u.role ? 0 : 1, nowIso(), u.id);
   }
 
   /**
-   * Disables or enables an account. Disabling also bumps the token version, so access tokens
-   * issued before stay refused after the account is enabled again.
+   * Disables or enables an account. Disabling also bumps the token version, so access and
+   * refresh tokens issued before stay refused after the account is enabled again.
    */
   setDisabled(username: string, disabled: boolean): boolean {
     const sql = disabled

@@ -1,9 +1,18 @@
 import type { Command } from 'commander';
-import { loadLoginGuardSettings, addUser, changePassword, disableUser, enableUser, listUsers, removeUser } from '../../core/auth/index.js';
+import {
+  loadLoginGuardSettings,
+  addUser,
+  changePassword,
+  disableUser,
+  enableUser,
+  listUsers,
+  removeUser,
+  setUserRole,
+} from '../../core/auth/index.js';
 import { action, examples } from '../action.js';
 import { readSecret } from '../read-secret.js';
 
-/** `sds users add|list|remove|passwd|disable|enable`. */
+/** `sds users add|list|remove|passwd|disable|enable|set-role`. */
 export function registerUsersCommands(program: Command): void {
   const users = program
     .command('users')
@@ -14,6 +23,7 @@ export function registerUsersCommands(program: Command): void {
         'printf "%s\\n" "$PASSWORD" | sds users add alice --role API',
         'sds users list --json',
         'sds users disable alice',
+        'sds users set-role alice --role Administrator',
         'sds users remove alice',
       ),
     );
@@ -36,7 +46,7 @@ export function registerUsersCommands(program: Command): void {
 
   users
     .command('list')
-    .description('list accounts: role, state, last login, and failed logins in the current throttle window')
+    .description('list accounts: role, state, last login, failed logins in the current throttle window, and id')
     .addHelpText('after', examples('sds users list', 'sds users list --json'))
     .action(
       action((ctx) => {
@@ -44,7 +54,7 @@ export function registerUsersCommands(program: Command): void {
         ctx.print(list, () =>
           list.length
             ? ctx.table(
-                ['username', 'role', 'state', 'last_login_at', 'failed_logins', 'password', 'created_at'],
+                ['username', 'role', 'state', 'last_login_at', 'failed_logins', 'password', 'created_at', 'id'],
                 list.map((u) => [
                   u.username,
                   u.role,
@@ -54,6 +64,8 @@ export function registerUsersCommands(program: Command): void {
                   // A CSWeb hash stays until the account's first login (docs/migrating-from-csweb.md#users-and-roles).
                   u.password_scheme === 'argon2' ? 'sds' : u.password_scheme === 'bcrypt' ? 'CSWeb' : 'unknown',
                   u.created_at,
+                  // The UUID tokens name, never reused (docs/http-api.md#what-ends-a-token).
+                  u.id,
                 ]),
               )
             : 'no users',
@@ -84,8 +96,24 @@ export function registerUsersCommands(program: Command): void {
     );
 
   users
+    .command('set-role <name>')
+    .description('give an account another role; its access and refresh tokens stop working at once')
+    .requiredOption('--role <role>', 'Administrator, API or Standard')
+    .addHelpText('after', examples('sds users set-role alice --role Administrator', 'sds users set-role alice --role Standard --json'))
+    .action(
+      action((ctx, name: string, opts: { role: string }) => {
+        const u = setUserRole(ctx.store(), name, opts.role);
+        ctx.print(u, () =>
+          u.changed
+            ? `Role of ${u.username} changed from ${u.previous_role} to ${u.role}; its tokens are revoked, it must log in again`
+            : `User ${u.username} already has role ${u.role}; nothing changed`,
+        );
+      }),
+    );
+
+  users
     .command('remove <name>')
-    .description('delete an account')
+    .description('delete an account; its access and refresh tokens stop working at once')
     .addHelpText('after', examples('sds users remove alice'))
     .action(
       action((ctx, name: string) => {

@@ -20,19 +20,22 @@ export interface Principal {
 }
 
 /**
- * Signs an access token (JWT) for a user: claims sub, role, ver, jti, iat, exp (+ iss). `ver` is
- * the account's token version: disabling the account bumps it, which retires the token for good.
+ * Signs an access token (JWT) for a user: claims sub, role, ver, jti, iat, exp (+ iss). `sub` is the
+ * account's UUID, never its name: a name can be given to a new account once the old one is
+ * removed, a UUID cannot, so a removed account's tokens never become another's. `ver` is the
+ * account's token version: disabling the account or changing its role bumps it, which retires the
+ * token for good (docs/http-api.md#what-ends-a-token).
  */
 export async function signAccessToken(
   key: Uint8Array,
-  user: { username: string; role: Role; tokenVersion: number },
+  user: { uuid: string; role: Role; tokenVersion: number },
   nowMs: number,
 ): Promise<string> {
   const iat = Math.floor(nowMs / 1000);
   return new SignJWT({ role: user.role, ver: user.tokenVersion })
     .setProtectedHeader({ alg: ACCESS_TOKEN_ALG, typ: 'JWT' })
     .setIssuer(ISSUER)
-    .setSubject(user.username)
+    .setSubject(user.uuid)
     .setJti(randomUUID())
     .setIssuedAt(iat)
     .setExpirationTime(iat + ACCESS_TOKEN_TTL_SECONDS)
@@ -40,9 +43,10 @@ export async function signAccessToken(
 }
 
 /**
- * Verifies an access token and returns the caller. The role comes from the account as it is now,
- * not from the token: disabling or deleting an account, or changing its role, takes effect on the
- * next request rather than when the token expires. Every failure is 401 `invalid_token`.
+ * Verifies an access token and returns the caller. The account is found by the UUID the token
+ * names and its role read as it is now: removing or disabling the account, or changing its role,
+ * takes effect on the next request rather than when the token expires. Every failure is 401
+ * `invalid_token`.
  */
 export async function verifyAccessToken(store: Store, key: Uint8Array, token: string, nowMs: number): Promise<Principal> {
   let sub: string;
@@ -62,10 +66,16 @@ export async function verifyAccessToken(store: Store, key: Uint8Array, token: st
     if (err instanceof joseErrors.JWTExpired) throw oauthError('AUTH-003', 'invalid_token', 'the access token has expired');
     throw oauthError('AUTH-003', 'invalid_token', 'the access token is invalid');
   }
-  // One indexed read per request (users.username is UNIQUE): the price of revocable JWTs.
-  const user = store.users.find(sub);
-  if (!user || user.disabled) throw oauthError('AUTH-003', 'invalid_token', 'the account of this access token is no longer active');
+  // One indexed read per request (users.uuid is UNIQUE): the price of revocable JWTs. A token of
+  // an older release named the user name, which no UUID equals: it is refused, and its holder refreshes.
+  const user = store.users.findByUuid(sub);
+  if (!user) throw oauthError('AUTH-003', 'invalid_token', 'the account of this access token no longer exists; log in again');
+  if (user.disabled) throw oauthError('AUTH-003', 'invalid_token', 'the account of this access token is no longer active');
   if (ver !== user.tokenVersion)
-    throw oauthError('AUTH-003', 'invalid_token', 'the access token was issued before the account was disabled; log in again');
+    throw oauthError(
+      'AUTH-003',
+      'invalid_token',
+      'the access token was issued before the account was disabled or its role changed; log in again',
+    );
   return { username: user.username, role: user.role, tokenId: jti };
 }

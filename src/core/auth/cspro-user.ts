@@ -13,7 +13,7 @@ export const CSPRO_ROLE_NAMES: Readonly<Record<Role, string>> = {
   Standard: 'Standard User',
 };
 
-/** The account as CSPro 8.1 reads it from a password grant: its `id` (the username) and `roleName`. */
+/** The account as CSPro 8.1 reads it from a password grant: its `id` (the account's UUID) and `roleName`. */
 export interface CsproUser {
   id: string;
   roleName: string;
@@ -21,12 +21,13 @@ export interface CsproUser {
 
 /**
  * The password grant's reply to a CSPro 8.1 client (docs/sync.md#token): the usual tokens under
- * `credentials`, and the account under `user`. A refresh is always answered flat: the client
- * reads its reply as the flat form only.
+ * `credentials`, and the account under `user`, with the account's UUID as `id` (as CSWeb 8.1 sends
+ * its users' UUIDs). A refresh is always answered flat: the client reads its reply as the flat
+ * form only.
  */
 export function wrappedTokenReply(
   tokens: TokenResponse,
-  user: { username: string; role: Role },
+  user: { uuid: string; role: Role },
 ): { credentials: TokenResponse; user: CsproUser } {
-  return { credentials: tokens, user: { id: user.username, roleName: CSPRO_ROLE_NAMES[user.role] } };
+  return { credentials: tokens, user: { id: user.uuid, roleName: CSPRO_ROLE_NAMES[user.role] } };
 }

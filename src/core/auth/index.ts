@@ -16,4 +16,4 @@ export { createTokenService } from './tokens.js';
 export type { TokenGrant, TokenResponse, TokenService } from './tokens.js';
 export { wrappedTokenReply } from './cspro-user.js';
 export type { CsproUser } from './cspro-user.js';
-export { addUser, changePassword, disableUser, enableUser, listUsers, removeUser } from './users.js';
+export { addUser, changePassword, disableUser, enableUser, listUsers, removeUser, setUserRole } from './users.js';

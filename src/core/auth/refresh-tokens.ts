@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Store } from '../../store/open-store.js';
+import type { RefreshTokenRow } from '../../store/refresh-tokens-repo.js';
 import type { UserRow } from '../../store/users-repo.js';
 import { oauthError } from './oauth-error.js';
 
@@ -21,6 +22,18 @@ function credentialStamp(passwordHash: string): string {
 
 type Account = UserRow & { passwordHash: string };
 
+/**
+ * Why the login of a refresh token has ended since it was issued, or null while it holds: the
+ * account was removed (a new one of the same name has another id), disabled, or given another role
+ * (both bump its token version), or its password changed (docs/http-api.md#what-ends-a-token).
+ */
+function whyEnded(user: Account | undefined, row: RefreshTokenRow): string | null {
+  if (!user || user.id !== row.userId) return 'the account of this refresh token no longer exists';
+  if (user.disabled || user.tokenVersion !== row.tokenVersion) return 'the account was disabled or its role changed since login';
+  if (credentialStamp(user.passwordHash) !== row.credentialStamp) return "the account's password changed since login";
+  return null;
+}
+
 /** Starts a new family (one per password login) and returns its first refresh token. */
 export function issueRefreshToken(store: Store, user: Account, clientId: string | null, nowMs: number): string {
   store.refreshTokens.purgeExpired(nowMs);
@@ -32,6 +45,7 @@ export function issueRefreshToken(store: Store, user: Account, clientId: string 
     username: user.username,
     clientId,
     credentialStamp: credentialStamp(user.passwordHash),
+    tokenVersion: user.tokenVersion,
     issuedAt: nowMs,
     expiresAt: nowMs + REFRESH_TOKEN_TTL_MS,
   });
@@ -65,9 +79,10 @@ export function rotateRefreshToken(
   if (row.expiresAt <= nowMs) throw oauthError('AUTH-001', 'invalid_grant', 'the refresh token has expired; log in again');
   if (row.clientId !== clientId) throw oauthError('AUTH-001', 'invalid_grant', 'the refresh token was issued to another client');
   const user = store.users.find(row.username);
-  if (!user || user.id !== row.userId || user.disabled || credentialStamp(user.passwordHash) !== row.credentialStamp) {
+  const ended = whyEnded(user, row);
+  if (!user || ended !== null) {
     store.refreshTokens.revokeFamily(row.familyId, nowMs);
-    throw oauthError('AUTH-001', 'invalid_grant', 'the account was disabled or its password changed since login; log in again');
+    throw oauthError('AUTH-001', 'invalid_grant', `${ended ?? 'the account is gone'}; log in again`);
   }
   const next = randomBytes(32).toString('base64url');
   const won = store.refreshTokens.rotate(
@@ -79,6 +94,7 @@ export function rotateRefreshToken(
       username: user.username,
       clientId,
       credentialStamp: row.credentialStamp,
+      tokenVersion: row.tokenVersion,
       issuedAt: nowMs,
       expiresAt: nowMs + REFRESH_TOKEN_TTL_MS,
     },

@@ -30,7 +30,8 @@ export interface TokenResponse {
 export interface TokenGrant {
   tokens: TokenResponse;
   grant: 'password' | 'refresh_token';
-  user: { username: string; role: Principal['role'] };
+  /** The account: `uuid` is its id that is never reused (docs/http-api.md#what-ends-a-token). */
+  user: { uuid: string; username: string; role: Principal['role'] };
 }
 
 export interface TokenServiceOptions {
@@ -91,7 +92,7 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
 
   async function respond(
     grant: TokenGrant['grant'],
-    user: { username: string; role: Principal['role']; tokenVersion: number },
+    user: { uuid: string; username: string; role: Principal['role']; tokenVersion: number },
     refreshToken: string,
     now: number,
   ): Promise<TokenGrant> {
@@ -101,7 +102,7 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
       expires_in: ACCESS_TOKEN_TTL_SECONDS,
       refresh_token: refreshToken,
     };
-    return { tokens, grant, user: { username: user.username, role: user.role } };
+    return { tokens, grant, user: { uuid: user.uuid, username: user.username, role: user.role } };
   }
 
   return {

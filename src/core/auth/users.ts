@@ -14,6 +14,8 @@ const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 
 /** A user as shown to operators and scripts (no hash). */
 export interface UserView {
+  /** The account's UUID: what its tokens name, and never given to another account (docs/http-api.md#what-ends-a-token). */
+  id: string;
   username: string;
   role: Role;
   disabled: boolean;
@@ -35,6 +37,7 @@ export interface UserListItem extends UserView {
 
 function view(u: UserRow & { passwordHash: string }): UserView {
   return {
+    id: u.uuid,
     username: u.username,
     role: u.role,
     disabled: u.disabled,
@@ -107,7 +110,33 @@ export function enableUser(store: Store, username: string): UserView {
   return view(store.users.find(username)!);
 }
 
-/** Deletes an account. */
+/**
+ * Gives an account another role. Every token issued under the old role ends (the token version
+ * is bumped and the refresh tokens revoked, in one transaction): its holder logs in again and gets
+ * tokens of the new role (docs/http-api.md#what-ends-a-token). The same role again changes nothing.
+ */
+export function setUserRole(
+  store: Store,
+  username: string,
+  role: unknown,
+  now: number = Date.now(),
+): UserView & { changed: boolean; previous_role: Role } {
+  const r = parseRole(role);
+  return store.transaction(() => {
+    const u = store.users.find(username);
+    if (!u) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
+    if (u.role !== r) {
+      store.users.update(username, { role: r });
+      store.refreshTokens.revokeUser(u.id, now);
+    }
+    return { ...view(store.users.find(username)!), changed: u.role !== r, previous_role: u.role };
+  });
+}
+
+/**
+ * Deletes an account, and with it its refresh tokens. Its access tokens name its UUID, which no
+ * later account gets, even one of the same name: they are refused from the next request on.
+ */
 export function removeUser(store: Store, username: string): { message: string; username: string } {
   if (!store.users.remove(username)) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
   return { message: `User ${username} removed`, username };

@@ -103,6 +103,8 @@ function apply(store: Store, users: CswebUser[], mappings: Map<number, { name: s
     if (JSON.stringify(was) !== JSON.stringify(details(u)) || previous.cswebRole !== role.name) changed.push('details');
     if (changed.length && !dryRun) {
       if (changed.includes('password') || changed.includes('role')) {
+        // A new role ends the account's tokens (the update bumps its token version), as
+        // `sds users set-role` does (docs/http-api.md#what-ends-a-token).
         store.users.update(existing.username, {
           role: role.mapping.role,
           ...(changed.includes('password') ? { passwordHash: u.password } : {}),

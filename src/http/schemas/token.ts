@@ -27,7 +27,10 @@ export const TokenResponse = z
 /** The account as CSPro 8.1 reads it from a password grant (docs/sync.md#token). */
 const CsproUserSchema = z
   .strictObject({
-    id: z.string().meta({ description: 'the username' }),
+    id: z.string().meta({
+      description: "the account's UUID: never given to another account, even one of the same name",
+      example: '3f2c9a4e-8b1d-4c6e-9f0a-2d7b5e1c4a93',
+    }),
     roleName: z.string().meta({ description: '`Administrator`, `API` or `Standard User`', example: 'Standard User' }),
   })
   .meta({ id: 'CsproUser' });

@@ -142,13 +142,17 @@ test('a home written by sds 0.1.0 is refused until `sds migrate`, then reads bac
   const one = json<{ id: string; caseids: string; deleted: boolean }>('cases', 'show', 'CEN2000', '2105fee7-0ee0-54e1-993d-833fdfcbd1ff');
   assert.deepEqual([one.id, one.caseids, one.deleted], ['2105fee7-0ee0-54e1-993d-833fdfcbd1ff', '010101800310070061', false]);
 
+  const users = json<{ id: string; username: string; role: string; disabled: boolean }[]>('users', 'list');
   assert.deepEqual(
-    json<{ username: string; role: string; disabled: boolean }[]>('users', 'list').map((u) => [u.username, u.role, u.disabled]),
+    users.map((u) => [u.username, u.role, u.disabled]),
     [
       ['alice', 'Administrator', false],
       ['bob', 'Standard', false],
     ],
   );
+  // Migration 0023 gave each account its own UUID (docs/http-api.md#what-ends-a-token).
+  for (const u of users) assert.match(u.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, u.username);
+  assert.notEqual(users[0]!.id, users[1]!.id);
 
   const target = json<Record<string, unknown>>('target', 'show', 'TRIMMED_IDS_DICT');
   assert.equal(target.type, 'postgresql');

@@ -25,6 +25,7 @@ describe('users and files', { concurrency: true }, () => {
         'created_at',
         'disabled',
         'failed_logins',
+        'id',
         'last_login_at',
         'password_scheme',
         'role',

@@ -5,6 +5,7 @@ import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { OAuthErrorBody } from '../../../src/http/schemas/common.js';
 import { TokenResponse } from '../../../src/http/schemas/token.js';
 import { changePassword, removeUser } from '../../../src/core/auth/users.js';
+import { accessTokenKey } from '../../../src/core/auth/signing-key.js';
 import { startTestServer, USERS, type TestServer } from '../../helpers/http-server.js';
 
 let s: TestServer;
@@ -47,7 +48,8 @@ test('password grant as a form: the 4-field token response, a JWT with sub/role/
   assert.equal(body.expires_in, 3600);
   assert.deepEqual(decodeProtectedHeader(body.access_token), { alg: 'HS256', typ: 'JWT' });
   const claims = decodeJwt(body.access_token);
-  assert.equal(claims.sub, A.username);
+  assert.equal(claims.sub, s.store.users.find(A.username)!.uuid, "sub is the account's UUID, never its name");
+  assert.match(String(claims.sub), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   assert.equal(claims.role, 'API');
   assert.match(String(claims.jti), /^[0-9a-f-]{36}$/);
   assert.equal(claims.iat, Date.UTC(2025, 0, 15, 9, 0, 0) / 1000, 'iat comes from the injected clock');
@@ -151,7 +153,7 @@ test('refresh grant: new access and refresh tokens; the old refresh token is dea
   const second = TokenResponse.parse(await r.json());
   assert.notEqual(second.refresh_token, first.refresh_token);
   assert.notEqual(second.access_token, first.access_token);
-  assert.equal(decodeJwt(second.access_token).sub, A.username);
+  assert.equal(decodeJwt(second.access_token).sub, s.store.users.find(A.username)!.uuid);
   // Refresh again with the new one (JSON this time): works.
   const third = await token(jsonBody({ grant_type: 'refresh_token', refresh_token: second.refresh_token }));
   assert.equal(third.status, 200);
@@ -241,16 +243,17 @@ test('access tokens expire after 3600 s of the injected clock: 401 invalid_token
 test('forged, alg:none, tampered, malformed or missing tokens: 401 invalid_token', async () => {
   const real = await s.login('standard');
   const claims = decodeJwt(real.access_token);
+  const adminId = s.store.users.find(USERS.admin.username)!.uuid;
   const forged = await new SignJWT({ role: 'Administrator' })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer('sds')
-    .setSubject(USERS.admin.username)
+    .setSubject(adminId)
     .setJti('x')
     .setIssuedAt(claims.iat!)
     .setExpirationTime(claims.exp!)
     .sign(randomBytes(32));
   const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  const payload = { ...claims, sub: USERS.admin.username, role: 'Administrator' };
+  const payload = { ...claims, sub: adminId, role: 'Administrator' };
   const none = `${b64({ alg: 'none', typ: 'JWT' })}.${b64(payload)}.`;
   const [h, , sig] = real.access_token.split('.');
   const tampered = `${h}.${b64(payload)}.${sig}`;
@@ -277,6 +280,22 @@ test('forged, alg:none, tampered, malformed or missing tokens: 401 invalid_token
   await expectOAuthError(await fetch(`${s.base}/api/dictionaries`), 401, 'invalid_token', /Authorization: Bearer/);
   // A token in the query string is not accepted (it would land in logs).
   await expectOAuthError(await fetch(`${s.base}/api/dictionaries?access_token=${real.access_token}`), 401, 'invalid_token');
+});
+
+test("a token signed with the server's key that names the account by its user name (as before 0023) is refused", async () => {
+  const real = await s.login('admin');
+  const claims = decodeJwt(real.access_token);
+  const byName = await new SignJWT({ role: 'Administrator', ver: claims.ver })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer('sds')
+    .setSubject(USERS.admin.username)
+    .setJti('old-form')
+    .setIssuedAt(claims.iat!)
+    .setExpirationTime(claims.exp!)
+    .sign(accessTokenKey(s.store, {}));
+  const call = (t: string) => fetch(`${s.base}/api/dictionaries`, { headers: { authorization: `Bearer ${t}` } });
+  await expectOAuthError(await call(byName), 401, 'invalid_token', /no longer exists/);
+  assert.equal((await call(real.access_token)).status, 200, 'the same claims naming the UUID pass: only the subject differs');
 });
 
 test('disabling or deleting an account cuts its live access token at once', async () => {

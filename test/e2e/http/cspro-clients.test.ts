@@ -22,6 +22,8 @@ const DICT = 'SIMPLECAPI_DICT';
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const PHOTO = Buffer.from(Array.from({ length: 40_000 }, (_, i) => (i * 7 + 3) % 256));
 const home = tempHome();
+/** Each account's UUID as `sds users list --json` shows it: the wrapped token reply's `user.id`. */
+const ids = new Map<string, string>();
 let s: ServeProcess;
 let doc: OpenApiDoc;
 
@@ -61,8 +63,10 @@ before(async () => {
     ['office', 'API'],
     ['boss', 'Administrator'],
   ] as const) {
-    const add = runCli(home.root, ['users', 'add', user, '--role', role, '--password-stdin'], { stdin: PASSWORD + '\n' });
+    const add = runCli(home.root, ['users', 'add', user, '--role', role, '--password-stdin', '--json'], { stdin: PASSWORD + '\n' });
     assert.equal(add.code, 0, show(add));
+    assert.match(add.json<{ id: string }>().id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    ids.set(user, add.json<{ id: string }>().id);
   }
   s = await startServe(home.root);
   doc = (await (await fetch(`${s.url}/api/openapi.json`)).json()) as OpenApiDoc;
@@ -103,11 +107,11 @@ test('a CSPro 8.1 client: version 3, wrapped token, V3 cases up and down, cssync
   // The office deploys: its dictionary goes up as compressed JSON (deflate), as 8.1 sends it to a V3 server.
   const office = await client('8.1.0', 'office');
   assert.equal(office.apiVersion, 3);
-  assert.deepEqual(office.user, { id: 'office', roleName: 'API' });
+  assert.deepEqual(office.user, { id: ids.get('office'), roleName: 'API' });
   await office.putDictionary(simpleCapiWithPhoto(fixture('simple-capi.dcf')));
 
   const tablet = await client('8.1.0', 'field', 'tablet-81-a');
-  assert.deepEqual(tablet.user, { id: 'field', roleName: 'Standard User' });
+  assert.deepEqual(tablet.user, { id: ids.get('field'), roleName: 'Standard User' });
   // A refresh is answered flat even to 8.1: the client reads it only in that form.
   const refreshed = await tablet.refresh();
   assert.equal(refreshed.credentials, undefined);

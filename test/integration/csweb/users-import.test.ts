@@ -253,6 +253,12 @@ describe('importing CSWeb accounts', () => {
   });
 
   test('a password, role or detail changed in CSWeb is taken on the next run; a user gone from CSWeb is reported', async () => {
+    // Logins from before the run: a new role ends the account's tokens, new details do not.
+    type Tokens = { access_token: string; refresh_token: string };
+    const supBefore = (await (await token('sup', PW.sup)).json()) as Tokens;
+    const bossBefore = (await (await token('Boss', PW.boss)).json()) as Tokens;
+    const dictionaries = (t: Tokens) => fetch(`${s.base}/api/dictionaries`, { headers: { authorization: `Bearer ${t.access_token}` } });
+    assert.equal((await dictionaries(supBefore)).status, 200);
     const newAnn = 'ann-new-password';
     await db.conn.query('UPDATE cspro_users SET password = ? WHERE username = ?', [await phpBcrypt(newAnn, 10), 'ann']);
     await db.conn.query('UPDATE cspro_users SET role = 2 WHERE username = ?', ['sup']);
@@ -277,6 +283,15 @@ describe('importing CSWeb accounts', () => {
     assert.equal((await token('ann', PW.ann)).status, 401, 'the old password no longer opens it');
     assert.equal((await token('ann', newAnn)).status, 200, 'the password set in CSWeb does');
     assert.equal((await token('newbie', 'newbie-pass-1')).status, 200);
+
+    // sup was Standard and is now Administrator: no token of the Standard login carries over
+    // (docs/http-api.md#what-ends-a-token); its refresh token is refused by the token version alone.
+    assert.equal((await dictionaries(supBefore)).status, 401);
+    const supRefresh = await refresh(supBefore.refresh_token);
+    assert.equal(supRefresh.status, 401);
+    assert.match(((await supRefresh.json()) as { error_description: string }).error_description, /role changed/);
+    assert.equal((await dictionaries(bossBefore)).status, 200, 'new details leave the tokens alone');
+    assert.equal((await refresh(bossBefore.refresh_token)).status, 200);
   });
 
   test('a database without the account tables is refused, naming the table', async () => {

@@ -57,11 +57,12 @@ test('x-csw-get-file-md5: only false turns the md5 off; a value that is not a bo
   );
 });
 
-test('the wrapped token reply: the tokens under credentials, the username and CSPro role name under user', () => {
+test("the wrapped token reply: the tokens under credentials, the account's UUID and CSPro role name under user", () => {
   const tokens = { access_token: 'a', token_type: 'Bearer', expires_in: 3600, refresh_token: 'r' } as const;
-  assert.deepEqual(wrappedTokenReply(tokens, { username: 'field', role: 'Standard' }), {
+  const uuid = '3f2c9a4e-8b1d-4c6e-9f0a-2d7b5e1c4a93';
+  assert.deepEqual(wrappedTokenReply(tokens, { uuid, role: 'Standard' }), {
     credentials: tokens,
-    user: { id: 'field', roleName: 'Standard User' },
+    user: { id: uuid, roleName: 'Standard User' },
   });
   assert.deepEqual(CSPRO_ROLE_NAMES, { Administrator: 'Administrator', API: 'API', Standard: 'Standard User' });
 });
