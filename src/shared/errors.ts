@@ -270,10 +270,21 @@ export const ERROR_CODES = {
     exit: EXIT.invalid,
     title: 'the CSWeb schema version or a table or column the import reads is not the one known (details: missing, version)',
   },
+  CSWEB_SCHEMA_TOO_OLD: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'the CSWeb database is of an older schema version than the 7 (CSWeb 8) the import reads (details: version, oldest, missing)',
+  },
   CSWEB_TIMEZONE_REQUIRED: {
     http: 400,
     exit: EXIT.invalid,
-    title: "the time zone of CSWeb's note times is unknown or invalid: give it, or CSWeb's config.php that names it",
+    title: "the time zone of CSWeb's note times was not given, and no config.php that names it: give one of them",
+  },
+  CSWEB_TIMEZONE_UNKNOWN: {
+    http: 400,
+    exit: EXIT.invalid,
+    title:
+      "the time zone given for CSWeb's note times (or named by its config.php) is not an IANA zone name (details: zone, from, suggestions)",
   },
   CSWEB_CASE_UNREADABLE: { http: 400, exit: EXIT.invalid, title: 'a CSWeb case could not be decoded (details: dictionary, guid)' },
   CSWEB_LOCAL_CHANGES: {
