@@ -150,9 +150,21 @@ export const ERROR_CODES = {
   BACKUP_DEST_INVALID: {
     http: 400,
     exit: EXIT.invalid,
-    title: 'the backup destination is not a folder, cannot be created, or lies inside the files it would copy',
+    title: 'the backup destination is not a folder, cannot be created, or lies inside the home (or the files a backup copies)',
+  },
+  BACKUP_DEST_PARENT_MISSING: {
+    http: 404,
+    exit: EXIT.notFound,
+    title:
+      'the folder that would hold the backup destination does not exist: only the last folder of a destination is made (details: parent)',
   },
   BACKUP_NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'the folder given to restore does not exist or is not a folder' },
+  BACKUP_NOT_CHOSEN: {
+    http: 400,
+    exit: EXIT.invalid,
+    title:
+      'the folder given to restore holds backups (sds-backup-…) rather than being one: name one, or take the newest (details: backups, newest)',
+  },
   BACKUP_MANIFEST_INVALID: {
     http: 400,
     exit: EXIT.invalid,
