@@ -44,7 +44,12 @@ const COMMAND_HINTS: Partial<Record<ErrorCode, (d: ErrorDetails) => string | und
   // Only the refusal for breakout tables carries them (not the one for cases).
   DICT_IN_USE: (d) => (text(d.dictionary) && Array.isArray(d.tables) ? ` (sds breakout drop ${d.dictionary})` : undefined),
   RESTORE_HOME_NOT_EMPTY: () => '; choose another with --home',
+  BACKUP_NOT_CHOSEN: (d) =>
+    text(d.newest) && text(d.file)
+      ? ` (sds restore ${shellWord(String(d.newest))}, or sds restore ${shellWord(String(d.file))} --latest)`
+      : undefined,
   CSWEB_TIMEZONE_REQUIRED: () => ' (--timezone ZONE, or --csweb-config PATH of its config.php)',
+  CSWEB_TIMEZONE_UNKNOWN: () => ' (--timezone ZONE; it takes precedence over --csweb-config)',
   CSWEB_ADDRESS_INVALID: () => ' (--from mysql://USER@HOST:PORT/DATABASE, the password in --password-env VAR)',
   // The core says the home must be migrated; the CLI names the command (docs/upgrading.md#upgrading-a-home).
   STORE_NEEDS_MIGRATION: (d) =>

@@ -1,12 +1,13 @@
 /**
  * Refuses a database that is not CSWeb 8's (docs/migrating-from-csweb.md#what-is-checked): the
  * `cspro_config` version must be 7 and every table and column the import reads must be there,
- * so a wrong database fails before anything is written, naming what is missing.
+ * so a wrong database fails before anything is written, naming what is missing, or the version
+ * when it is older.
  */
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { AppError } from '../shared/errors.js';
 
-/** The only schema version whose layout the import knows (CSWeb 8.0). */
+/** The only schema version whose layout the import knows (CSWeb 8.0); an older one is refused as such. */
 const KNOWN_SCHEMA_VERSION = 7;
 
 /** The fixed tables and the columns of them that the import reads. */
@@ -46,12 +47,12 @@ const NOTES_TABLE_COLUMNS = [
 ];
 const BINARY_TABLE_COLUMNS = ['case_guid', 'binary_data_signature'];
 
-/** What the schema check learnt about the source. */
 /** The name of the database the connection is in (the one `--from` named). */
 export async function currentDatabase(conn: Connection): Promise<string> {
   return (await conn.query<RowDataPacket[]>('SELECT DATABASE() AS d'))[0][0]!.d as string;
 }
 
+/** What the schema check learnt about the source. */
 export interface CswebSource {
   schemaVersion: number;
   /** CSWeb's own device id in vector clocks (cspro_config server_device_id), lower case. */
@@ -78,10 +79,20 @@ function missingOf(tables: Map<string, Set<string>>, table: string, columns: str
   return columns.filter((c) => !have.has(c)).map((c) => `${table}.${c}`);
 }
 
+/** The schema version cspro_config holds, as text; undefined when the table or row is not there to read. */
+async function schemaVersionText(conn: Connection, tables: Map<string, Set<string>>): Promise<string | undefined> {
+  const config = tables.get('cspro_config');
+  if (!config?.has('name') || !config.has('value')) return undefined;
+  const [rows] = await conn.query<RowDataPacket[]>("SELECT value FROM cspro_config WHERE name = 'schema_version'");
+  return rows[0]?.value as string | undefined;
+}
+
 /**
  * Checks the fixed tables and the version, and returns CSWeb's server device id. Throws
- * CSWEB_NOT_A_CSWEB_DATABASE when none of CSWeb's tables are there, CSWEB_SCHEMA_UNKNOWN for
- * another version or a missing table or column (details: missing).
+ * CSWEB_NOT_A_CSWEB_DATABASE when none of CSWeb's tables are there; CSWEB_SCHEMA_TOO_OLD for a
+ * version below the known one, whatever else that older layout lacks (the version says why it
+ * lacks it); CSWEB_SCHEMA_UNKNOWN for another version or a missing table or column (details:
+ * missing).
  */
 export async function checkCswebSchema(conn: Connection, database: string): Promise<CswebSource> {
   const tables = await columnsOf(conn);
@@ -93,25 +104,30 @@ export async function checkCswebSchema(conn: Connection, database: string): Prom
       { database, missing },
     );
   }
+  const versionText = await schemaVersionText(conn, tables);
+  const version = versionText === undefined || versionText.trim() === '' ? undefined : Number(versionText);
+  if (version !== undefined && Number.isFinite(version) && version < KNOWN_SCHEMA_VERSION) {
+    throw new AppError(
+      'CSWEB_SCHEMA_TOO_OLD',
+      `database ${database}: CSWeb schema version ${version}; sds reads ${KNOWN_SCHEMA_VERSION} and later (the databases of CSWeb 8)`,
+      { database, version, oldest: KNOWN_SCHEMA_VERSION, missing },
+    );
+  }
   if (missing.length > 0) {
     throw new AppError('CSWEB_SCHEMA_UNKNOWN', `database ${database} lacks what a CSWeb 8 database has: ${missing.join(', ')}`, {
       database,
       missing,
     });
   }
-  const [config] = await conn.query<RowDataPacket[]>(
-    "SELECT name, value FROM cspro_config WHERE name IN ('schema_version', 'server_device_id')",
-  );
-  const value = (name: string) => config.find((r) => r.name === name)?.value as string | undefined;
-  const version = Number(value('schema_version'));
   if (version !== KNOWN_SCHEMA_VERSION) {
     throw new AppError(
       'CSWEB_SCHEMA_UNKNOWN',
-      `database ${database} has CSWeb schema version ${value('schema_version') ?? '(none)'}; only version ${KNOWN_SCHEMA_VERSION} (CSWeb 8) is known`,
-      { database, version: value('schema_version') ?? null, missing: [] },
+      `database ${database} has CSWeb schema version ${versionText ?? '(none)'}; only version ${KNOWN_SCHEMA_VERSION} (CSWeb 8) is known`,
+      { database, version: versionText ?? null, missing: [] },
     );
   }
-  const deviceId = value('server_device_id');
+  const [config] = await conn.query<RowDataPacket[]>("SELECT value FROM cspro_config WHERE name = 'server_device_id'");
+  const deviceId = config[0]?.value as string | undefined;
   if (!deviceId) {
     throw new AppError('CSWEB_SCHEMA_UNKNOWN', `database ${database} has no server_device_id in cspro_config`, {
       database,

@@ -5,14 +5,62 @@
  */
 import { AppError } from '../shared/errors.js';
 
-/** Checks a IANA zone name (Intl knows it); returns it or throws CSWEB_TIMEZONE_REQUIRED. */
-export function checkTimeZone(zone: string, from: string): string {
+/** Edits (insert, delete, replace one character) between two texts. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * The zone names a misspelt one most likely meant (pure but for Intl): the name without its
+ * surrounding spaces when that is a zone; those with the same place (the part after the last
+ * `/`, any case, spaces as `_`); else the nearest within three edits. At most three; none for
+ * an empty name.
+ */
+export function nearZones(zone: string, known: readonly string[] = [...Intl.supportedValuesOf('timeZone'), 'UTC']): string[] {
+  // Zone names are short; nothing is near an empty or a long text (and editing that would be slow).
+  if (zone.trim() === '' || zone.length > 64) return [];
+  if (zone.trim() !== zone && isZone(zone.trim())) return [zone.trim()];
+  const norm = (s: string) => s.trim().toLowerCase().replace(/ /g, '_');
+  const placeOf = (s: string) => s.slice(s.lastIndexOf('/') + 1);
+  const want = norm(zone);
+  const same = known.filter((k) => placeOf(norm(k)) === placeOf(want));
+  if (same.length > 0) return same.slice(0, 3);
+  const scored = known.map((k) => ({ k, d: editDistance(want, norm(k)) })).filter((c) => c.d <= 3);
+  const best = Math.min(...scored.map((c) => c.d));
+  return scored
+    .filter((c) => c.d === best)
+    .map((c) => c.k)
+    .sort()
+    .slice(0, 3);
+}
+
+function isZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
   } catch {
-    throw new AppError('CSWEB_TIMEZONE_REQUIRED', `time zone "${zone}" (${from}) is not a known IANA zone name, such as Africa/Nairobi`, {
+    return false;
+  }
+}
+
+/**
+ * Checks a IANA zone name (Intl knows it); returns it or throws CSWEB_TIMEZONE_UNKNOWN saying
+ * where the name came from and the known names it most likely meant.
+ */
+export function checkTimeZone(zone: string, from: string): string {
+  if (!isZone(zone)) {
+    const near = nearZones(zone);
+    const hint = near.length > 0 ? `did you mean ${near.join(' or ')}?` : 'give an IANA zone name such as Africa/Nairobi';
+    throw new AppError('CSWEB_TIMEZONE_UNKNOWN', `time zone "${zone}" (${from}) is unknown: it is not an IANA zone name; ${hint}`, {
       zone,
       from,
+      suggestions: near,
     });
   }
   return zone;

@@ -6,9 +6,10 @@ import { AppError } from '../shared/errors.js';
 import { escapeLogText } from '../shared/log-escape.js';
 import { startWebhookDispatcher, webhookSettings } from '../core/webhooks/index.js';
 import { logSettings, startLogPruner } from '../core/logs/index.js';
+import { removeStaleParts, type StalePartsReport } from '../core/files/index.js';
 import type { Store } from '../core/home/index.js';
 import { watchRequestBodies } from './body-timeout.js';
-import type { HttpConfig } from './config.js';
+import type { HttpConfig, LogLevel } from './config.js';
 import { createApp } from './create-app.js';
 import { httpTimeouts } from './timeouts.js';
 
@@ -47,6 +48,8 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
   const timeouts = httpTimeouts(opts.config?.env ?? process.env, opts.config);
   // Checked before listening too: a bad SDS_LOG_RETENTION_* value stops the start.
   const retention = logSettings(opts.store.home, opts.config?.env ?? process.env);
+  // Before the first request, so that every temporary file of this process's pid is a previous life's (docs/sync.md#files).
+  const swept = removeStaleParts(opts.store, { now: opts.clock?.() });
   // A reply already written (the 408 of a stalled body) or a client gone: nothing more to send.
   const fetch = async (req: Request, env: HttpBindings | Http2Bindings) => {
     const res = await app.fetch(req, env);
@@ -85,6 +88,7 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
       // An error of the listening socket later on (out of file descriptors, say) is logged; with
       // no listener left it would end the process.
       server.on('error', (err: Error) => log(`sds serve: server error: ${err.message}`, 'error'));
+      logSweep(swept, log);
       // Uploads commit without stopping to checkpoint the WAL (store/wal-checkpointer.ts).
       opts.store.checkpointInBackground();
       const dispatcher =
@@ -108,6 +112,28 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
       resolve({ url: `http://${urlHost}:${port}`, host, port, close });
     });
   });
+}
+
+/** Temporary files a sweep names in its line; more are counted. */
+const SWEEP_NAMED = 5;
+
+/** One line for what the start-up sweep of temporary upload files removed, and a warning per failure (the first few). */
+function logSweep(r: StalePartsReport, log: (line: string, level?: LogLevel) => void): void {
+  if (r.removed.length > 0) {
+    const more = r.removed.length > SWEEP_NAMED ? `, and ${r.removed.length - SWEEP_NAMED} more` : '';
+    log(
+      `sds serve: removed ${r.removed.length} stale temporary upload file${r.removed.length === 1 ? '' : 's'} (left by writers that ended without finishing): ` +
+        r.removed.slice(0, SWEEP_NAMED).join(', ') +
+        more,
+    );
+  }
+  for (const f of r.failed.slice(0, SWEEP_NAMED))
+    log(`sds serve: warning: looking for stale temporary upload files, ${f.path} could not be read or removed: ${f.reason}`, 'warn');
+  if (r.failed.length > SWEEP_NAMED)
+    log(
+      `sds serve: warning: ${r.failed.length - SWEEP_NAMED} more paths could not be read or removed looking for stale temporary upload files`,
+      'warn',
+    );
 }
 
 function closeServer(server: Server, graceMs: number): Promise<void> {

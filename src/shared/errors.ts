@@ -150,9 +150,21 @@ export const ERROR_CODES = {
   BACKUP_DEST_INVALID: {
     http: 400,
     exit: EXIT.invalid,
-    title: 'the backup destination is not a folder, cannot be created, or lies inside the files it would copy',
+    title: 'the backup destination is not a folder, cannot be created, or lies inside the home (or the files a backup copies)',
+  },
+  BACKUP_DEST_PARENT_MISSING: {
+    http: 404,
+    exit: EXIT.notFound,
+    title:
+      'the folder that would hold the backup destination does not exist: only the last folder of a destination is made (details: parent)',
   },
   BACKUP_NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'the folder given to restore does not exist or is not a folder' },
+  BACKUP_NOT_CHOSEN: {
+    http: 400,
+    exit: EXIT.invalid,
+    title:
+      'the folder given to restore holds backups (sds-backup-…) rather than being one: name one, or take the newest (details: backups, newest)',
+  },
   BACKUP_MANIFEST_INVALID: {
     http: 400,
     exit: EXIT.invalid,
@@ -270,10 +282,21 @@ export const ERROR_CODES = {
     exit: EXIT.invalid,
     title: 'the CSWeb schema version or a table or column the import reads is not the one known (details: missing, version)',
   },
+  CSWEB_SCHEMA_TOO_OLD: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'the CSWeb database is of an older schema version than the 7 (CSWeb 8) the import reads (details: version, oldest, missing)',
+  },
   CSWEB_TIMEZONE_REQUIRED: {
     http: 400,
     exit: EXIT.invalid,
-    title: "the time zone of CSWeb's note times is unknown or invalid: give it, or CSWeb's config.php that names it",
+    title: "the time zone of CSWeb's note times was not given, and no config.php that names it: give one of them",
+  },
+  CSWEB_TIMEZONE_UNKNOWN: {
+    http: 400,
+    exit: EXIT.invalid,
+    title:
+      "the time zone given for CSWeb's note times (or named by its config.php) is not an IANA zone name (details: zone, from, suggestions)",
   },
   CSWEB_CASE_UNREADABLE: { http: 400, exit: EXIT.invalid, title: 'a CSWeb case could not be decoded (details: dictionary, guid)' },
   CSWEB_LOCAL_CHANGES: {

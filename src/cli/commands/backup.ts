@@ -49,14 +49,20 @@ export function registerBackupCommands(program: Command): void {
   program
     .command('backup')
     .description('copy the home (store, media and app files, config.json) into DEST/sds-backup-<time>/')
-    .argument('<dest>', 'folder to hold the backups (made if missing)')
+    .argument('<dest>', 'folder to hold the backups, outside the home (its parent must exist)')
     .option('--keep <n>', 'then keep only the newest N complete backups in DEST')
     .addHelpText(
       'after',
-      examples('sds backup /var/backups/sds', 'sds --home /var/lib/sds backup /var/backups/sds --keep 14', 'sds backup /mnt/usb --json') +
+      examples(
+        'sds backup /var/backups/sds',
+        'sds --home /var/lib/sds backup /var/backups/sds --keep 14',
+        'sds backup /mnt/usb/backups/sds --json',
+      ) +
         '\nSafe while sds serve and scheduler-run work: the store is copied as one\n' +
         'snapshot (VACUUM INTO). Not copied: logs, locks, targets/ and backups/.\n' +
-        'Restore a backup folder into a new home with sds restore.\n',
+        'DEST must lie outside the home, and its parent must exist: only DEST itself\n' +
+        'is made, so a disk that is not mounted is refused rather than filled in its\n' +
+        'place. Restore a backup folder into a new home with sds restore.\n',
     )
     .action(
       action(async (ctx, dest: string, o: { keep?: string }) => {
@@ -93,24 +99,27 @@ export function registerBackupCommands(program: Command): void {
   program
     .command('restore')
     .description('check a backup folder, then restore it into a new (missing or empty) home')
-    .argument('<src>', 'one backup folder (DEST/sds-backup-<time>)')
+    .argument('<src>', 'one backup folder (DEST/sds-backup-<time>), or DEST with --latest')
+    .option('--latest', 'SRC holds backups (the DEST of sds backup): restore the newest')
     .addHelpText(
       'after',
       examples(
         'sds restore /var/backups/sds/sds-backup-20261124T020000Z --home /var/lib/sds',
+        'sds restore /var/backups/sds --latest --home /var/lib/sds',
         'sds restore ./sds-backup-20261124T020000Z --home ./restored --json',
       ) +
         '\nEvery file is checked against the manifest and the store with PRAGMA\n' +
         'integrity_check before anything is written. The home given by --home (or\n' +
-        'SDS_HOME) must not exist or be empty. An older store: run sds migrate next.\n',
+        'SDS_HOME) must not exist or be empty. An older store: run sds migrate next.\n' +
+        'Given DEST without --latest, restore names the backups in it.\n',
     )
     .action(
-      action(async (ctx, src: string) => {
+      action(async (ctx, src: string, o: { latest?: boolean }) => {
         const bar = byteBar(ctx);
         const interrupt = stopCopyOnSignals('restore', `${ctx.home.root} may hold part of the restore; empty it before trying again`);
         let r;
         try {
-          r = await restoreHome(src, ctx.home, { onProgress: (p) => bar.update(p), signal: interrupt.signal });
+          r = await restoreHome(src, ctx.home, { latest: o.latest === true, onProgress: (p) => bar.update(p), signal: interrupt.signal });
         } catch (err) {
           const sig = interrupt.received();
           if (sig === undefined) throw err;

@@ -78,10 +78,10 @@ export function registerHomeCommands(program: Command): void {
           return;
         }
         // The backup module writes the backup; the home module only calls it before the first
-        // migration (docs/upgrading.md#upgrading-a-home). Composed here, since backup already
-        // depends on home.
+        // migration (docs/upgrading.md#upgrading-a-home), by default into the home's backups/.
+        // Composed here, since backup already depends on home.
         const r = await migrateHome(ctx.home, {
-          backup: opts.backup ? (home, dest) => backupHome(home, dest) : undefined,
+          backup: opts.backup ? (home, dest) => backupHome(home, dest, { insideHome: true }) : undefined,
           backupDir: opts.backupDir,
         });
         const applied = r.migrations_applied.length ? r.migrations_applied.join(', ') : 'none (up to date)';

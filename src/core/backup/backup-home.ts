@@ -28,6 +28,12 @@ export interface BackupOptions {
   now?: () => Date;
   onProgress?: (p: BackupProgress) => void;
   /**
+   * Allows a destination inside the home (outside its `files/`): only for the backup `sds migrate`
+   * takes into `<home>/backups/` before it upgrades the store, where the point is to undo a
+   * migration, not to survive the loss of the disk (docs/upgrading.md#upgrading-a-home).
+   */
+  insideHome?: boolean;
+  /**
    * Stops the backup between chunks of the file copies (the store's snapshot itself runs to its
    * end): the partial folder is removed and the signal's reason is thrown.
    */
@@ -77,36 +83,56 @@ function realPathOf(path: string): string {
   return join(realpathSync(p), ...rest);
 }
 
-/** Checks and makes the destination folder (mode 0700), its new entries durable. */
-function prepareDest(home: HomePaths, dest: string): void {
+/**
+ * Checks and makes the destination folder (mode 0700), its new entry durable. Only the last
+ * folder of the path is ever made: a destination on a disk that is not mounted must fail, not
+ * fill the disk under the mount point (docs/backup.md#the-destination). A destination inside
+ * the home is refused unless `insideHome` (the backup `sds migrate` takes into the home's
+ * `backups/`); one inside `files/` always is, since each backup would copy the earlier ones.
+ */
+function prepareDest(home: HomePaths, dest: string, insideHome: boolean): void {
   const st = statSync(dest, { throwIfNoEntry: false });
   if (st !== undefined && !st.isDirectory()) {
     throw new AppError('BACKUP_DEST_INVALID', `the backup destination ${dest} is not a folder`, { file: dest });
   }
-  // A destination inside files/ would copy earlier backups into each new one.
+  const real = realPathOf(dest);
   const filesDir = dirname(home.media);
-  if (existsSync(filesDir) && isInside(realPathOf(dest), realpathSync(filesDir))) {
+  if (existsSync(filesDir) && isInside(real, realpathSync(filesDir))) {
     throw new AppError('BACKUP_DEST_INVALID', `the backup destination ${dest} is inside ${filesDir}, which a backup copies`, {
       file: dest,
     });
   }
-  let first: string | undefined;
-  try {
-    first = mkdirSync(dest, { recursive: true, mode: 0o700 });
-  } catch (err) {
+  if (!insideHome && isInside(real, realpathSync(home.root))) {
     throw new AppError(
       'BACKUP_DEST_INVALID',
-      `cannot create the backup destination ${dest}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      `the backup destination ${dest} is inside the home ${home.root}: a backup there is lost with the home; choose a folder outside it, on another disk`,
+      { file: dest, home: home.root },
+    );
+  }
+  if (st !== undefined) return;
+  const parent = dirname(dest);
+  const missingParent = () =>
+    new AppError(
+      'BACKUP_DEST_PARENT_MISSING',
+      `the folder ${parent}, which would hold the backup destination ${dest}, does not exist: only the last folder of a destination is made, so that a disk that is not mounted is not filled in its place; create or mount ${parent} first`,
+      { file: dest, parent },
+    );
+  if (!statSync(parent, { throwIfNoEntry: false })?.isDirectory()) throw missingParent();
+  try {
+    mkdirSync(dest, { mode: 0o700 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && statSync(dest).isDirectory()) return; // made meanwhile by another backup
+    if (code === 'ENOENT') throw missingParent();
+    throw new AppError(
+      'BACKUP_DEST_INVALID',
+      `cannot create the backup destination ${dest}: ${code ?? (err as Error).message}`,
       { file: dest },
       { cause: err },
     );
   }
-  if (first === undefined) return;
-  for (let d = dest; ; d = dirname(d)) {
-    fsyncDirectory(d);
-    if (d === first) break;
-  }
-  fsyncDirectory(dirname(first));
+  fsyncDirectory(dest);
+  fsyncDirectory(parent);
 }
 
 /** A folder name in `dest` not yet taken: the stamp, else the stamp with -2, -3, … (two backups in one second). */
@@ -139,7 +165,9 @@ function reconcile(rows: SnapshotFileRow[], copied: Map<string, FileDigest>): { 
  * folder is written under a hidden temporary name and renamed when complete and durable, so a
  * half-made backup never looks like one. The store is opened read-only and never migrated:
  * `sds migrate` backs up a store of an older schema with this. With `keep`, the oldest complete
- * backups of `dest` beyond that number are removed afterwards.
+ * backups of `dest` beyond that number are removed afterwards. Only the last folder of `dest`
+ * is made (BACKUP_DEST_PARENT_MISSING otherwise), and `dest` may not lie inside the home
+ * (BACKUP_DEST_INVALID) unless `insideHome`.
  */
 export async function backupHome(home: HomePaths, dest: string, opts: BackupOptions = {}): Promise<BackupResult> {
   if (opts.keep !== undefined && (!Number.isSafeInteger(opts.keep) || opts.keep < 1)) {
@@ -150,7 +178,7 @@ export async function backupHome(home: HomePaths, dest: string, opts: BackupOpti
   }
   requireHome(home);
   const destDir = resolve(dest);
-  prepareDest(home, destDir);
+  prepareDest(home, destDir, opts.insideHome === true);
   const created = (opts.now ?? (() => new Date()))();
   const name = freeName(destDir, stampOf(created));
   const tmp = join(destDir, `.${name}.partial-${randomBytes(4).toString('hex')}`);

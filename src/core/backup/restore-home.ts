@@ -4,6 +4,7 @@ import { AppError } from '../../shared/errors.js';
 import { fsyncDirectory } from '../../shared/durable-file.js';
 import type { HomePaths } from '../../shared/home.js';
 import { checkStoreFile } from '../../store/store-snapshot.js';
+import { chooseBackup } from './choose-backup.js';
 import { copyFileHashed, hashFile } from './copy-file.js';
 import { DurableDirs } from './durable-dirs.js';
 import { MANIFEST, readManifest, type Manifest, type ManifestFile } from './manifest.js';
@@ -17,6 +18,8 @@ export interface RestoreProgress {
 }
 
 export interface RestoreOptions {
+  /** `src` is a folder of backups (a `sds backup` DEST): restore its newest complete backup. */
+  latest?: boolean;
   onProgress?: (p: RestoreProgress) => void;
   /** Stops the restore between chunks: what it wrote is removed and the signal's reason thrown. */
   signal?: AbortSignal;
@@ -129,13 +132,10 @@ function checkTarget(home: HomePaths): boolean {
  * then writes the home (folders 0700, files 0600), the store last under a temporary name renamed
  * into place, so a restore cut short never leaves something that looks like a home
  * (docs/backup.md#restore). A store of an older schema is restored as it is: `sds migrate`
- * brings it up to date.
+ * brings it up to date. `src` may also be a folder of backups with `latest` (chooseBackup).
  */
 export async function restoreHome(src: string, home: HomePaths, opts: RestoreOptions = {}): Promise<RestoreResult> {
-  const from = resolve(src);
-  if (!statSync(from, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new AppError('BACKUP_NOT_FOUND', `there is no backup folder at ${from}`, { file: from });
-  }
+  const from = chooseBackup(resolve(src), opts.latest === true);
   const { manifest, latest } = await verifyBackup(from, opts);
   const existed = checkTarget(home);
 

@@ -4,6 +4,7 @@ import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { AppError } from '../../shared/errors.js';
 import { HEAD_BYTES } from './media-path.js';
+import { partName } from './part-name.js';
 
 /** A new version written aside, durable, not yet in place. */
 export interface StagedFile {
@@ -59,13 +60,14 @@ async function makeFolders(folder: string, file: string): Promise<void> {
 
 /**
  * Writes `content` to a temporary file beside `target` (a hidden name the media area never
- * lists or serves), hashing and counting as it goes, then fsyncs it. The size limit is checked
- * per chunk, so an oversized body is refused at the chunk that crosses it; on any failure the
- * temporary file is removed and nothing else has changed. Put it in place with commitStaged.
+ * lists or serves, naming this process: part-name.ts), hashing and counting as it goes, then
+ * fsyncs it. The size limit is checked per chunk, so an oversized body is refused at the chunk
+ * that crosses it; on any failure the temporary file is removed and nothing else has changed.
+ * Put it in place with commitStaged.
  */
 export async function stageFile(target: string, content: AsyncIterable<Buffer | string>, opts: StageOptions): Promise<StagedFile> {
   const folder = dirname(target);
-  const tmp = join(folder, `.${basename(target)}.${randomBytes(6).toString('hex')}.part`);
+  const tmp = join(folder, partName(basename(target), process.pid, randomBytes(6).toString('hex')));
   const md5 = createHash('md5');
   const sha = createHash('sha256');
   let size = 0;

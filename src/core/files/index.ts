@@ -7,3 +7,5 @@ export type { FileSnapshot } from './file-snapshot.js';
 export { fileInfo, listFiles, openFile, putFile, removeFile, storeFile } from './files.js';
 export type { FileInfo, FileWriter } from './files.js';
 export { mediaName, mediaPath } from './media-path.js';
+export { removeStaleParts } from './stale-parts.js';
+export type { StalePartsReport } from './stale-parts.js';

@@ -10,8 +10,8 @@ import { AppError } from '../../shared/errors.js';
 const SEGMENT = /^[\p{L}\p{N}_][\p{L}\p{M}\p{N}._ -]*$/u;
 
 /**
- * Bytes of UTF-8 a folder or file name may take: the writer adds `.` and `.<12 hex>.part` to it
- * for its temporary file, and file systems hold 255 bytes (docs/limits.md).
+ * Bytes of UTF-8 a folder or file name may take: the writer adds up to 30 to it for its temporary
+ * file (part-name.ts), and file systems hold 255 bytes (docs/limits.md).
  */
 export const MAX_SEGMENT_BYTES = 200;
 

@@ -29,6 +29,8 @@ export interface Limits extends CaseLimits {
   dataSourceCacheBytes: number;
   /** Bytes of a deployed package's `package.json` that are read; past it the package is stored without metadata (docs/sync.md#apps). */
   appPackageJsonBytes: number;
+  /** Seconds after its last write a temporary upload file is removed at server start, whoever wrote it (docs/sync.md#files). */
+  stalePartSeconds: number;
 }
 
 const MB = 1024 * 1024;
@@ -49,6 +51,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   dataSourceCases: 1000,
   dataSourceCacheBytes: MB,
   appPackageJsonBytes: MB,
+  // A day: far beyond any writer's pause (the body timeout, at most a day, cuts a stalled upload).
+  stalePartSeconds: 86_400,
 };
 
 /** config.json key (in the `limits` object), environment variable, field, and allowed range. */
@@ -71,6 +75,7 @@ const FIELDS = [
   ['data_source_cases', 'SDS_LIMIT_DATA_SOURCE_CASES', 'dataSourceCases', 1, 100_000],
   ['data_source_cache_bytes', 'SDS_LIMIT_DATA_SOURCE_CACHE_BYTES', 'dataSourceCacheBytes', 1024, 2 ** 28],
   ['app_package_json_bytes', 'SDS_LIMIT_APP_PACKAGE_JSON_BYTES', 'appPackageJsonBytes', 1024, 2 ** 28],
+  ['stale_part_seconds', 'SDS_LIMIT_STALE_PART_SECONDS', 'stalePartSeconds', 60, 31_536_000],
 ] as const;
 
 /** config.json key, environment variable and field of every limit (for `sds config`). */

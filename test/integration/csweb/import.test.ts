@@ -265,8 +265,14 @@ test('a database that is not CSWeb, or of another schema version, is refused nam
     const conn = await openCsweb(f.url, undefined);
     await assert.rejects(
       importFromCsweb(t.store, conn, { timeZone: 'UTC' }),
-      (e: AppError) => e.code === 'CSWEB_SCHEMA_UNKNOWN' && /version 6/.test(e.message),
+      (e: AppError) => e.code === 'CSWEB_SCHEMA_TOO_OLD' && /CSWeb schema version 6; sds reads 7 and later/.test(e.message),
     );
+    await f.conn.query("UPDATE cspro_config SET value = '9' WHERE name = 'schema_version'");
+    await assert.rejects(
+      importFromCsweb(t.store, conn, { timeZone: 'UTC' }),
+      (e: AppError) => e.code === 'CSWEB_SCHEMA_UNKNOWN' && /version 9; only version 7/.test(e.message),
+    );
+    await f.conn.query("UPDATE cspro_config SET value = '7' WHERE name = 'schema_version'");
     await f.conn.query('DROP TABLE cspro_sync_history');
     await assert.rejects(
       importFromCsweb(t.store, conn, { timeZone: 'UTC' }),

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { deflateSync } from 'node:zlib';
 import { decodeQuestionnaire, guidText } from '../../../src/csweb/questionnaire.js';
-import { checkTimeZone, timeZoneFromConfigPhp, wallTimeToUtc } from '../../../src/csweb/wall-time.js';
+import { checkTimeZone, nearZones, timeZoneFromConfigPhp, wallTimeToUtc } from '../../../src/csweb/wall-time.js';
 import { parseCswebUrl } from '../../../src/csweb/connect.js';
 import { mapLabel } from '../../../src/core/csweb/import-label.js';
 import { AppError } from '../../../src/shared/errors.js';
@@ -41,8 +41,25 @@ test("the zone comes from config.php's DEFAULT_TIMEZONE, and must be a known zon
   assert.equal(checkTimeZone('Africa/Nairobi', 'x'), 'Africa/Nairobi');
   assert.throws(
     () => checkTimeZone('Mars/Olympus', 'the time zone given'),
-    (e: AppError) => e.code === 'CSWEB_TIMEZONE_REQUIRED',
+    (e: AppError) => e.code === 'CSWEB_TIMEZONE_UNKNOWN' && /"Mars\/Olympus" \(the time zone given\) is unknown/.test(e.message),
   );
+});
+
+test('a misspelt zone is unknown, with the names it most likely meant', () => {
+  assert.throws(
+    () => checkTimeZone('Africa/Nairob', 'DEFAULT_TIMEZONE of config.php'),
+    (e: AppError) =>
+      e.code === 'CSWEB_TIMEZONE_UNKNOWN' &&
+      /"Africa\/Nairob" \(DEFAULT_TIMEZONE of config.php\) is unknown.*did you mean Africa\/Nairobi\?/.test(e.message) &&
+      (e.details.suggestions as string[]).join() === 'Africa/Nairobi',
+  );
+  assert.deepEqual(nearZones('Europe/Londn'), ['Europe/London']);
+  assert.deepEqual(nearZones('nairobi'), ['Africa/Nairobi'], 'the place alone, in any case');
+  assert.deepEqual(nearZones('America/New York'), ['America/New_York'], 'a space for the underscore');
+  assert.deepEqual(nearZones(' Africa/Nairobi '), ['Africa/Nairobi'], 'spaces around a good name');
+  assert.deepEqual(nearZones('Mars/Olympus'), [], 'nothing near');
+  assert.deepEqual(nearZones(''), []);
+  assert.deepEqual(nearZones('x'.repeat(10_000)), []);
 });
 
 test('a CSWeb address names host, port, user and database, and never a password', () => {
