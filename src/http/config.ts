@@ -4,7 +4,7 @@ import type { DeliverySettings } from '../core/webhooks/index.js';
 import type { FsSpace } from '../core/health/index.js';
 import type { HomePaths } from '../shared/home.js';
 import { escapeLogText } from '../shared/log-escape.js';
-import { loadLimits, type Limits } from '../core/home/index.js';
+import { checkUploadMemory, loadLimits, type Limits } from '../core/home/index.js';
 import { httpTimeouts, type HttpTimeouts } from './timeouts.js';
 import type { RequestLogEntry } from './request-log.js';
 
@@ -114,10 +114,12 @@ export function loginGuardOf(config: HttpConfig, home: HomePaths): { throttle: L
 /**
  * The limits the server applies (docs/limits.md): those of `config.limits`, else the SDS_LIMIT_*
  * variables of `config.env`, else the home's config.json, else the defaults; `maxSyncBytes`
- * wins for the upload size. Read once at start, so a bad value stops the start.
+ * wins for the upload size. Read once at start, so a bad value (or an upload memory budget that
+ * cannot hold one upload at the size limit) stops the start.
  */
 export function serverLimits(config: HttpConfig, home: HomePaths): Limits {
   const limits: Limits = { ...loadLimits(home, config.env), ...config.limits };
   if (config.maxSyncBytes !== undefined) limits.requestBytes = config.maxSyncBytes;
+  checkUploadMemory(limits);
   return limits;
 }

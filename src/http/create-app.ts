@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import { secureHeaders } from 'hono/secure-headers';
 import { AppError } from '../shared/errors.js';
+import { MemoryBudget } from '../shared/memory-budget.js';
 import { accessTokenKey, createTokenService } from '../core/auth/index.js';
 import { type Store, useLimits } from '../core/home/index.js';
 import { healthSettings } from '../core/health/index.js';
@@ -61,7 +62,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const config = httpConfig(deps.config);
   const guard = loginGuardOf(config, deps.store.home);
   // Core reads the store's limits on every write and page (core/home/limits.ts): set them once here.
-  useLimits(deps.store, serverLimits(config, deps.store.home));
+  const limits = serverLimits(config, deps.store.home);
+  useLimits(deps.store, limits);
   config.trustedProxies = guard.trustedProxies;
   // Read at start, so a bad SDS_READY_MIN_FREE_BYTES or SDS_METRICS_TOKEN stops the start.
   const settings = healthSettings(deps.store.home, config.env);
@@ -121,7 +123,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.notFound((c) => errorResponse(c, noRoute(c.req.method, c.req.path)));
 
   const api = new ApiBuilder(app, tokens);
-  const routeDeps: RouteDeps = { store: deps.store, tokens, config, clock: deps.clock ?? Date.now, prometheus, health };
+  // One budget for every upload this app serves (docs/limits.md#memory-of-uploads-in-flight).
+  const uploadMemory = new MemoryBudget(limits.uploadMemoryBytes);
+  const routeDeps: RouteDeps = { store: deps.store, tokens, config, clock: deps.clock ?? Date.now, prometheus, health, uploadMemory };
   for (const group of GROUPS) group(api, routeDeps);
   return app;
 }

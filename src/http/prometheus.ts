@@ -30,6 +30,8 @@ export class ServerMetrics {
   private readonly walBytes: Gauge;
   private readonly scheduleLastRun: Gauge<'dictionary'>;
   private readonly scheduleExitCode: Gauge<'dictionary'>;
+  private readonly uploadMemoryHeld: Gauge;
+  private readonly uploadMemorySize: Gauge;
 
   constructor() {
     const registers = [this.registry];
@@ -116,6 +118,16 @@ export class ServerMetrics {
       labelNames: ['dictionary'],
       registers,
     });
+    this.uploadMemoryHeld = new Gauge({
+      name: 'sds_sync_upload_memory_bytes',
+      help: 'Bytes of the upload memory budget that sync uploads in flight hold (limits.upload_memory_bytes).',
+      registers,
+    });
+    this.uploadMemorySize = new Gauge({
+      name: 'sds_sync_upload_memory_budget_bytes',
+      help: 'The upload memory budget: what sync uploads in flight may hold together (limits.upload_memory_bytes).',
+      registers,
+    });
     // Counters with fixed label values start at 0, so a rate() works from the first scrape.
     for (const grant of ['password', 'refresh_token']) {
       this.loginFailures.inc({ grant }, 0);
@@ -143,8 +155,13 @@ export class ServerMetrics {
     (e.kind === 'throttled' ? this.loginThrottles : this.loginFailures).inc({ grant: e.grant });
   }
 
-  /** The Prometheus text of every metric, after taking in the figures read from the home. */
-  async scrape(r: MonitoringReadings): Promise<string> {
+  /**
+   * The Prometheus text of every metric, after taking in the figures read from the home and what
+   * the uploads in flight hold of their memory budget (docs/limits.md#memory-of-uploads-in-flight).
+   */
+  async scrape(r: MonitoringReadings, uploadMemory: { held: number; size: number }): Promise<string> {
+    this.uploadMemoryHeld.set(uploadMemory.held);
+    this.uploadMemorySize.set(uploadMemory.size);
     this.setTotals(this.breakoutJobs, 'outcome', r.breakoutJobs);
     this.breakoutCases.reset();
     this.breakoutCases.inc(r.breakoutCases);

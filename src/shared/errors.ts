@@ -204,6 +204,12 @@ export const ERROR_CODES = {
     exit: EXIT.failed,
     title: 'the request body stalled (no bytes for the body timeout) or took longer than the request timeout; the connection is closed',
   },
+  SERVER_BUSY: {
+    http: 503,
+    exit: EXIT.failed,
+    title:
+      'the sync uploads in flight hold all the memory the server allows them (`limits.upload_memory_bytes`); nothing of the upload was stored. `Retry-After` header and body `{error, message, retry_after}`',
+  },
   // Scheduler (docs/scheduler.md, docs/http-api.md#scheduler-routes)
   CRON_INVALID: { http: 400, exit: EXIT.invalid, title: 'a cron expression is not 5 valid fields (the message names the field)' },
   SCHEDULE_NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'no schedule of that id or for that dictionary' },

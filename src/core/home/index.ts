@@ -10,7 +10,7 @@ export { initHome, migrateHome, migrationStatus } from './init.js';
 export type { MigrateBackupStep, MigrateReply, MigrationStatusReply } from './init.js';
 export { homePermissionWarnings } from './permissions.js';
 export type { LoosePermission } from './permissions.js';
-export { limitsOf, loadLimits, useLimits } from './limits.js';
+export { checkUploadMemory, limitsOf, loadLimits, UPLOAD_MEMORY_FACTOR, useLimits } from './limits.js';
 export type { Limits } from './limits.js';
 export { quickstart } from './quickstart.js';
 export { VERSION } from './version.js';

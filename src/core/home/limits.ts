@@ -1,4 +1,5 @@
 import { configSection, resolveWholeSettings } from '../../shared/config-section.js';
+import { AppError } from '../../shared/errors.js';
 import { homeConfigPath, readHomeConfig } from '../../shared/home-config.js';
 import type { HomePaths } from '../../shared/home.js';
 import { DEFAULT_CASE_LIMITS, type CaseLimits } from '../../cspro/case/case-limits.js';
@@ -31,9 +32,21 @@ export interface Limits extends CaseLimits {
   appPackageJsonBytes: number;
   /** Seconds after its last write a temporary upload file is removed at server start, whoever wrote it (docs/sync.md#files). */
   stalePartSeconds: number;
+  /**
+   * Bytes of memory the sync uploads in flight of `sds serve` may hold together, each charged
+   * UPLOAD_MEMORY_FACTOR times its inflated JSON; past it 503 SERVER_BUSY (docs/limits.md#memory-of-uploads-in-flight).
+   */
+  uploadMemoryBytes: number;
 }
 
 const MB = 1024 * 1024;
+
+/**
+ * Bytes of memory a sync upload holds, at most, per byte of its inflated JSON while it is read,
+ * parsed, checked and written: the bytes, their text, the parsed cases and the text to store
+ * (docs/limits.md#memory-of-uploads-in-flight).
+ */
+export const UPLOAD_MEMORY_FACTOR = 6;
 
 /** Default of `limits.import_mismatch_cases` (docs/limits.md). */
 const DEFAULT_IMPORT_MISMATCH_CASES = 20;
@@ -53,6 +66,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   appPackageJsonBytes: MB,
   // A day: far beyond any writer's pause (the body timeout, at most a day, cuts a stalled upload).
   stalePartSeconds: 86_400,
+  uploadMemoryBytes: 1024 * MB,
 };
 
 /** config.json key (in the `limits` object), environment variable, field, and allowed range. */
@@ -76,6 +90,7 @@ const FIELDS = [
   ['data_source_cache_bytes', 'SDS_LIMIT_DATA_SOURCE_CACHE_BYTES', 'dataSourceCacheBytes', 1024, 2 ** 28],
   ['app_package_json_bytes', 'SDS_LIMIT_APP_PACKAGE_JSON_BYTES', 'appPackageJsonBytes', 1024, 2 ** 28],
   ['stale_part_seconds', 'SDS_LIMIT_STALE_PART_SECONDS', 'stalePartSeconds', 60, 31_536_000],
+  ['upload_memory_bytes', 'SDS_LIMIT_UPLOAD_MEMORY_BYTES', 'uploadMemoryBytes', MB, 2 ** 40],
 ] as const;
 
 /** config.json key, environment variable and field of every limit (for `sds config`). */
@@ -96,6 +111,21 @@ export function limitsSettings(file: Record<string, unknown>, env: NodeJS.Proces
   const out: Limits = { ...DEFAULT_LIMITS };
   resolveWholeSettings(out, FIELDS, section, env, 'limits', fileName);
   return out;
+}
+
+/**
+ * Checks that one upload at the request limit fits the upload memory budget alone: otherwise it
+ * would be refused as busy however long it waited. CONFIG_INVALID naming both limits.
+ */
+export function checkUploadMemory(limits: Limits): void {
+  const needs = UPLOAD_MEMORY_FACTOR * limits.requestBytes;
+  if (limits.uploadMemoryBytes >= needs) return;
+  throw new AppError(
+    'CONFIG_INVALID',
+    `limits.upload_memory_bytes (${limits.uploadMemoryBytes}) must hold one upload at limits.request_bytes (${limits.requestBytes}) ` +
+      `held ${UPLOAD_MEMORY_FACTOR} times over, at least ${needs}: raise upload_memory_bytes or lower request_bytes`,
+    { field: 'limits.upload_memory_bytes' },
+  );
 }
 
 /** The limits of a home: its config.json and the environment `env`. */

@@ -5,6 +5,8 @@ import { bodyEncodingOf } from '../../sync/body-encoding.js';
 import { containerInvalid, CssyncReader, isCssyncContainer, type CssyncItemHeader } from '../../sync/cssync-container.js';
 import { JsonArrayError, parseJsonArrayBatches } from '../../sync/json-array-splitter.js';
 import { caseError } from '../../cspro/case/case-result.js';
+import type { MemoryLease } from '../../shared/memory-budget.js';
+import { UPLOAD_MEMORY_FACTOR } from '../home/index.js';
 
 /** Reads from `input` until at least `n` bytes arrived (or it ended); returns them and the rest. */
 async function peek(input: Readable, n: number): Promise<{ head: Buffer; rest: AsyncIterator<Buffer> }> {
@@ -56,6 +58,32 @@ async function* containerBytes(body: AsyncIterable<Buffer>): AsyncGenerator<Buff
   }
 }
 
+/**
+ * Seconds a refused upload is told to wait (Retry-After): about what a large upload in flight
+ * takes to be stored and give its memory back (docs/limits.md#memory-of-uploads-in-flight).
+ */
+const BUSY_RETRY_SECONDS = 5;
+
+/**
+ * The inflated body's bytes as they pass, each charged UPLOAD_MEMORY_FACTOR times to `lease`
+ * before anything holds it: the bytes, their text, the parsed cases and the text to store
+ * (docs/limits.md#memory-of-uploads-in-flight). A charge the budget cannot take is 503
+ * SERVER_BUSY, thrown before the cases are written, so nothing of the upload is stored.
+ */
+async function* charged(body: AsyncIterable<Buffer>, lease: MemoryLease, budgetBytes: number | undefined): AsyncGenerator<Buffer> {
+  for await (const chunk of body) {
+    if (!lease.reserve(chunk.length * UPLOAD_MEMORY_FACTOR)) {
+      const budget = budgetBytes === undefined ? '' : ` (limits.upload_memory_bytes, ${budgetBytes} bytes)`;
+      throw new AppError(
+        'SERVER_BUSY',
+        `the sync uploads in flight hold all the memory this server allows them${budget}; nothing of this upload was stored: send it again in ${BUSY_RETRY_SECONDS} s`,
+        { retry_after: BUSY_RETRY_SECONDS },
+      );
+    }
+    yield chunk;
+  }
+}
+
 /** `head`, then the rest of an iterator: the bytes a peek took, put back. */
 async function* rejoined(head: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
   if (head.length > 0) yield head;
@@ -71,6 +99,8 @@ export interface UploadBodyLimits {
   jsonDepth: number;
   /** Bytes of one binary item's content in a `cssync` container. */
   binaryItemBytes: number;
+  /** The size of the budget `memory` leases from, named when an upload is refused for it. */
+  uploadMemoryBytes?: number;
 }
 
 /**
@@ -82,9 +112,16 @@ export interface UploadBodyLimits {
  * broken JSON is CASE_INVALID naming the element where reading stopped (docs/limits.md). A body
  * in the `cssync` container (docs/sync.md#binary-items) yields its case JSON the same way, then
  * hands each binary item's content to `sink` as it streams in, before the generator ends; its
- * compression cut short or corrupt is SYNC_CONTAINER_INVALID, as the same cut uncompressed.
+ * compression cut short or corrupt is SYNC_CONTAINER_INVALID, as the same cut uncompressed. With
+ * `memory`, every inflated byte of JSON is charged to it before it is held (`charged`, above):
+ * the caller releases the lease once the upload is stored or refused.
  */
-export async function* readUploadBody(input: Readable, limits: UploadBodyLimits, sink?: BinaryItemSink): AsyncGenerator<unknown[]> {
+export async function* readUploadBody(
+  input: Readable,
+  limits: UploadBodyLimits,
+  sink?: BinaryItemSink,
+  memory?: MemoryLease,
+): AsyncGenerator<unknown[]> {
   const maxBytes = limits.requestBytes;
   const { head, rest } = await peek(input, 6);
   if (head.length === 0) throw new AppError('USAGE', 'the upload has no body: send a JSON array of cases');
@@ -99,14 +136,17 @@ export async function* readUploadBody(input: Readable, limits: UploadBodyLimits,
     if (isCssyncContainer(inflated.head)) {
       if (!sink) throw new AppError('SYNC_BINARY_UNSUPPORTED', 'the upload is a cssync binary container, not accepted here');
       const reader = new CssyncReader(containerBytes(body), { jsonBytes: maxBytes, itemBytes: limits.binaryItemBytes });
-      for await (const batch of parseJsonArrayBatches(reader.cases(), undefined, limits.jsonDepth)) {
+      // Only the case JSON is charged: each binary item streams to its file, never held whole.
+      const json = memory ? charged(reader.cases(), memory, limits.uploadMemoryBytes) : reader.cases();
+      for await (const batch of parseJsonArrayBatches(json, undefined, limits.jsonDepth)) {
         next += batch.length;
         yield batch;
       }
       for (let item = await reader.nextItem(); item; item = await reader.nextItem()) await sink(item.header, item.content);
       return;
     }
-    for await (const batch of parseJsonArrayBatches(metered(body, maxBytes), undefined, limits.jsonDepth)) {
+    const json = memory ? charged(metered(body, maxBytes), memory, limits.uploadMemoryBytes) : metered(body, maxBytes);
+    for await (const batch of parseJsonArrayBatches(json, undefined, limits.jsonDepth)) {
       next += batch.length;
       yield batch;
     }

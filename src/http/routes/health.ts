@@ -72,7 +72,7 @@ export function healthRoutes(api: ApiBuilder, deps: RouteDeps): void {
         c.header('WWW-Authenticate', 'Bearer realm="sds-metrics"');
         return errorResponse(c, new AppError('METRICS_TOKEN_INVALID', 'the metrics route needs Authorization: Bearer <SDS_METRICS_TOKEN>'));
       }
-      const text = await prometheus.metrics.scrape(monitoringReadings(store, clock()));
+      const text = await prometheus.metrics.scrape(monitoringReadings(store, clock()), deps.uploadMemory);
       return c.body(text, 200, { 'Content-Type': prometheus.metrics.registry.contentType, ...NO_STORE });
     },
   });

@@ -1,10 +1,11 @@
 import type { Store } from '../../core/home/index.js';
 import type { TokenService } from '../../core/auth/index.js';
 import type { FsSpace } from '../../core/health/index.js';
+import type { MemoryBudget } from '../../shared/memory-budget.js';
 import type { HttpConfig } from '../config.js';
 import type { ServerMetrics } from '../prometheus.js';
 
-/** What route groups get: the store, the token service, the HTTP settings and the server's metrics. */
+/** What route groups get: the store, the token service, the HTTP settings, the server's metrics and its upload memory budget. */
 export interface RouteDeps {
   store: Store;
   tokens: TokenService;
@@ -15,4 +16,6 @@ export interface RouteDeps {
   prometheus?: { metrics: ServerMetrics; token: string };
   /** Readiness settings, resolved (docs/http-api.md#health-and-readiness). */
   health: { minFreeBytes: number; readyCacheMs: number; statfs?: (path: string) => FsSpace };
+  /** The memory the sync uploads in flight may hold together, one per server (docs/limits.md#memory-of-uploads-in-flight). */
+  uploadMemory: MemoryBudget;
 }

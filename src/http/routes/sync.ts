@@ -35,7 +35,7 @@ import type { ApiBuilder } from '../api-builder.js';
 import type { HttpConfig } from '../config.js';
 import type { ServerMetrics } from '../prometheus.js';
 import { readSyncBody } from '../read-sync-body.js';
-import { ErrorBody, json } from '../schemas/common.js';
+import { ErrorBody, ServerBusyBody, json } from '../schemas/common.js';
 import { FileRefusedBody } from '../schemas/files.js';
 import { DictionaryNameParams } from '../schemas/dictionaries.js';
 import { MessagesQuery, SyncMessageList } from '../schemas/messages.js';
@@ -119,7 +119,7 @@ export function syncDownloadResponse(c: Context<AppEnv>, store: Store, metrics?:
 }
 
 /** The sync protocol's own routes (docs/sync.md): server info, case upload, single case, files, folders, apps. */
-export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock }: RouteDeps): void {
+export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, uploadMemory }: RouteDeps): void {
   api.route({
     method: 'get',
     path: '/api/server',
@@ -168,21 +168,30 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock }
         ErrorBody,
         'the inflated body, or a binary item of a cssync container, is larger than its limit (`PAYLOAD_TOO_LARGE`), or a case field is (`CASE_TOO_LARGE`, details case, field, limit)',
       ),
+      503: json(
+        ServerBusyBody,
+        'the uploads in flight hold all the memory the server allows them (`SERVER_BUSY`, docs/limits.md#memory-of-uploads-in-flight); nothing was stored; send it again after `Retry-After` seconds',
+      ),
     },
     handler: async (c) => {
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
       const req = parseUploadHeaders(header(c));
+      // What this upload holds is charged as it inflates and given back however it ends: stored,
+      // refused, or cut by its client (docs/limits.md#memory-of-uploads-in-flight).
+      const memory = uploadMemory.lease();
       let reply;
       try {
         reply = await uploadCases(
           store,
           name,
-          readSyncBody(c, limitsOf(store), binaryItemSink(store, name)),
+          readSyncBody(c, limitsOf(store), binaryItemSink(store, name), memory),
           req,
           c.get('principal').username,
         );
       } catch (err) {
         return preconditionFailed(c, err);
+      } finally {
+        memory.release();
       }
       prometheus?.metrics.syncUploaded(name, reply.cases);
       const revision = String(reply.revision);

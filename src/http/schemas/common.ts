@@ -58,6 +58,19 @@ export const RateLimitBody = z
   })
   .meta({ id: 'RateLimitError' });
 
+/**
+ * A sync upload refused because the uploads in flight hold the whole memory budget
+ * (docs/limits.md#memory-of-uploads-in-flight, SERVER_BUSY): `{error, message, retry_after}`.
+ */
+export const ServerBusyBody = z
+  .strictObject({
+    error: z.literal('SERVER_BUSY'),
+    code: z.literal('SERVER_BUSY').optional().meta({ description: 'for a CSPro client only (docs/sync.md#errors)' }),
+    message: z.string(),
+    retry_after: z.number().int().min(1).meta({ description: 'seconds to wait, as in the Retry-After header' }),
+  })
+  .meta({ id: 'ServerBusyError' });
+
 /** ISO 8601 UTC timestamp as stored. */
 export const Timestamp = z.iso.datetime().meta({ example: '2025-01-31T08:15:00.000Z' });
 
