@@ -3,7 +3,8 @@
 // to a real `sds serve` with the default limits. Without the budget that took the server past
 // 2 GB resident. Now its peak resident memory (VmHWM) stays under the documented bound; every
 // upload is either stored (200) or refused whole (503 SERVER_BUSY with Retry-After, its case not
-// stored), and each refused one is stored when sent again. Heavy: about 2.5 GB goes into the store.
+// stored), and a refused one is stored when sent again. Two are sent again, not all 38: each
+// stored case is 62 MB written to the store, and the budget's release is what the retry shows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -47,7 +48,7 @@ function zlib(parts: Buffer[]): Promise<Buffer> {
   return done;
 }
 
-test('40 uploads of 62 MB of notes at once: peak memory under the bound, each stored whole or refused whole with Retry-After, refused ones stored when sent again', async (t) => {
+test('40 uploads of 62 MB of notes at once: peak memory under the bound, each stored whole or refused whole with Retry-After, a refused one stored when sent again', async (t) => {
   const home = tempHome();
   const setup = openStore(home);
   const file = fixture('popstan-census.json.dcf');
@@ -132,17 +133,18 @@ test('40 uploads of 62 MB of notes at once: peak memory under the bound, each st
     // Stored whole or not at all: exactly the acknowledged cases are in the store.
     assert.deepEqual([...(await storedIds())].sort(), ok.map((f) => f.u.id).sort());
 
-    // Sent again once the others are done, each refused upload is stored.
-    for (const f of busy) {
+    // Sent again once the others are done, a refused upload is stored.
+    const retried = busy.slice(0, 2);
+    for (const f of retried) {
       const r = await send(f.u);
       assert.equal(r.status, 200, await r.text());
     }
     const peak = peakRss(server.child.pid!);
     t.diagnostic(
-      `${ok.length} stored at once, ${busy.length} refused as busy then stored; peak resident memory ${Math.round(peak / MIB)} MiB`,
+      `${ok.length} stored at once, ${busy.length} refused as busy, ${retried.length} of them stored when sent again; peak resident memory ${Math.round(peak / MIB)} MiB`,
     );
     assert.ok(peak < BOUND, `peak resident memory ${Math.round(peak / MIB)} MiB, over the bound of ${BOUND / MIB} MiB`);
-    assert.deepEqual([...(await storedIds())].sort(), uploads.map((u) => u.id).sort());
+    assert.deepEqual([...(await storedIds())].sort(), [...ok, ...retried].map((f) => f.u.id).sort());
 
     // A case read back is the one sent, every note whole.
     const back = await fetch(`${server.url}/api/dictionaries/${dict}/cases/${busy[0]!.u.id}`, {
