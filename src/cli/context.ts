@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { resolveHome, type HomePaths } from '../shared/home.js';
 import { openStore, type Store } from '../core/home/index.js';
 import { plainTables, table, type Cell } from './render.js';
+import { messageStream } from './stdout-data.js';
 
 /** What every command handler gets: resolved global options, the home, and a lazily opened store. */
 export interface CliContext {
@@ -57,10 +58,10 @@ export function contextOf(cmd: Command): CliContext {
       return table(head, rows, plain);
     },
     print(data, human) {
-      if (json) process.stdout.write(JSON.stringify(data, null, 2) + '\n');
+      if (json) messageStream().write(JSON.stringify(data, null, 2) + '\n');
       else if (!quiet) {
         const text = human();
-        if (text) process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+        if (text) messageStream().write(text.endsWith('\n') ? text : text + '\n');
       }
     },
     note(line) {

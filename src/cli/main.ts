@@ -31,6 +31,7 @@ import { examples } from './action.js';
 import { allCommands, commandPath, requireOptionsAfterArguments, unknownCommandWord } from './usage.js';
 import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { configureHelpLayout } from './help-layout.js';
+import { messageStream } from './stdout-data.js';
 
 /** The `sds` program with every command registered. */
 export function buildProgram(): Command {
@@ -139,7 +140,7 @@ export async function main(argv: string[]): Promise<void> {
 function report(thrown: AppError, json: boolean, verbose: boolean): void {
   const e = withCliHint(reportedError(thrown));
   if (json) {
-    process.stdout.write(JSON.stringify({ error: e.code, message: e.message, details: e.details }, null, 2) + '\n');
+    messageStream().write(JSON.stringify({ error: e.code, message: e.message, details: e.details }, null, 2) + '\n');
     return;
   }
   // A location the message already names (HOME_NOT_FOUND's path) is not repeated after it.

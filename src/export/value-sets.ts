@@ -8,6 +8,28 @@ import { labelOf } from '../cspro/dictionary/model.js';
 import type { ExportValueLabel, ExportValueRange, ExportValueSet } from './model.js';
 
 /**
+ * True when `label` names its code: a blank label (a CSPro range `0:98` of valid ages written
+ * without text) names nothing, so no format puts it in a code's place (docs/export.md#value-sets).
+ */
+function namesCode(label: string): boolean {
+  return label.trim() !== '';
+}
+
+/**
+ * The part of `valueSet` that labels codes: its single codes and ranges whose label is not blank,
+ * or undefined when nothing is left (the column then holds codes only, whatever `--labels`). Every
+ * format reads value labels through this, so a blank label never hides a code; the codebook and
+ * the Parquet metadata still list the whole value set (docs/export.md#value-sets).
+ */
+export function labellingPart(valueSet: ExportValueSet | undefined): ExportValueSet | undefined {
+  if (!valueSet) return undefined;
+  const values = valueSet.values.filter((v) => namesCode(v.label));
+  const ranges = valueSet.ranges.filter((r) => namesCode(r.label));
+  if (values.length === 0 && ranges.length === 0) return undefined;
+  return { ...valueSet, values, ranges };
+}
+
+/**
  * The export value set of `item`, or undefined when it has none. A pair with a blank code (the
  * usual form of NOTAPPL, which the data holds as NULL) has no code to label and is left out, as
  * is a numeric pair that is not a number and a range of an alpha item (no format labels those).

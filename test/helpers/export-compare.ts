@@ -55,14 +55,21 @@ export async function readBack(format: Format, file: string): Promise<ReadBack> 
   return { columns: f.columns.map((c) => ({ name: c.name, label: c.label, valueLabels: [...c.valueLabels] })), rows: f.rows };
 }
 
-/** The codebook's rows of one column: its `column` row, labelled codes and ranges. */
+/**
+ * The codebook's rows of one column: its `column` row, its codes and ranges as the codebook lists
+ * them (blank labels too), and `named`, those whose label is not blank: the only ones a format
+ * may show in place of a code (docs/export.md#value-sets).
+ */
 function codebookColumn(codebook: CodebookRow[], table: string, name: string) {
   const i = codebook.findIndex((r) => r.kind === 'column' && r.table === table && r.name === name);
   assert.ok(i >= 0, `${table}.${name} is in the codebook`);
   const below: CodebookRow[] = [];
   for (let j = i + 1; j < codebook.length && (codebook[j]!.kind === 'value' || codebook[j]!.kind === 'range'); j++)
     below.push(codebook[j]!);
-  return { column: codebook[i]!, values: below.filter((r) => r.kind === 'value'), ranges: below.filter((r) => r.kind === 'range') };
+  const values = below.filter((r) => r.kind === 'value');
+  const ranges = below.filter((r) => r.kind === 'range');
+  const named = (r: CodebookRow) => r.label!.trim() !== '';
+  return { column: codebook[i]!, values, ranges, named: { values: values.filter(named), ranges: ranges.filter(named) } };
 }
 
 type CodebookColumn = ReturnType<typeof codebookColumn>;
@@ -77,17 +84,18 @@ function decimalText(text: string): string {
 /**
  * With `--labels labels`, what CSV and Parquet write for a code of a column with a value set
  * (docs/export.md#csv, docs/export.md#parquet): the label of the code, for Parquet else the label of
- * the range that holds it, else the code as text (Parquet writes a decimal code at its scale).
+ * the range that holds it, else the code as text (Parquet writes a decimal code at its scale). A
+ * blank label names nothing and is passed over.
  */
 function labelledText(format: 'csv' | 'parquet', cb: CodebookColumn, v: unknown): string {
   const type = cb.column.type!;
   const numeric = type === 'integer' || type === 'decimal';
   const code = numeric ? Number(v) : String(v).trimEnd();
-  const single = cb.values.find((c) => (numeric ? Number(c.value) === code : c.value === code));
+  const single = cb.named.values.find((c) => (numeric ? Number(c.value) === code : c.value === code));
   if (single) return single.label!;
   if (format === 'csv') return String(v);
   if (numeric) {
-    const range = cb.ranges.find((r) => (code as number) >= Number(r.value) && (code as number) <= Number(r.value_to));
+    const range = cb.named.ranges.find((r) => (code as number) >= Number(r.value) && (code as number) <= Number(r.value_to));
     if (range) return range.label!;
     return type === 'decimal' ? (code as number).toFixed(Number(cb.column.decimals)) : String(code);
   }
@@ -161,7 +169,9 @@ export function assertSameTable(
   const meta = expected.columns.map((name): ColumnMeta => {
     const cb = codebookColumn(codebook, table, name);
     const specials = new Map(cb.values.filter((v) => v.special).map((v) => [v.value!, v.special!]));
-    const labelled = labelsMode && (format === 'parquet' ? cb.column.value_set !== '' : cb.values.length > 0);
+    // A column whose labels are all blank keeps its codes and its type.
+    const labelled =
+      labelsMode && (format === 'parquet' ? cb.named.values.length + cb.named.ranges.length > 0 : cb.named.values.length > 0);
     return { name, cb, type: cb.column.type!, specials, labelled };
   });
   const keys = meta.filter((m) => m.name === 'case_id' || m.name === 'occ' || m.name === 'note_number' || /^level_\d+_occ$/.test(m.name));
@@ -223,17 +233,18 @@ function expectedValueLabels(format: Format, type: string, cb: CodebookColumn, s
         ['0', 'No'],
         ['1', 'Yes'],
       ];
-    return cb.values.map((v) => [numeric ? String(Number(v.value)) : v.value!, v.label!]);
+    return cb.named.values.map((v) => [numeric ? String(Number(v.value)) : v.value!, v.label!]);
   }
   // Stata labels whole numbers of numeric columns only, special codes under their letter, and
-  // ranges of one value as that value.
+  // ranges of one value as that value; neither SPSS nor Stata gets a blank label.
   if (!numeric) return [];
   const out: [string, string][] = [];
-  for (const v of cb.values) {
+  for (const v of cb.named.values) {
     const special = specials.get(v.value!);
     if (special !== undefined) out.push([STATA_LETTER[special]!, v.label!]);
     else if (Number.isInteger(Number(v.value))) out.push([String(Number(v.value)), v.label!]);
   }
-  for (const r of cb.ranges) if (r.value === r.value_to && Number.isInteger(Number(r.value))) out.push([String(Number(r.value)), r.label!]);
+  for (const r of cb.named.ranges)
+    if (r.value === r.value_to && Number.isInteger(Number(r.value))) out.push([String(Number(r.value)), r.label!]);
   return out;
 }

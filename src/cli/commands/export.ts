@@ -1,9 +1,21 @@
+import { pipeline } from 'node:stream/promises';
 import { Option, type Command } from 'commander';
 import { AppError } from '../../shared/errors.js';
-import { exportFormatNames, exportToFolder, type ExportProgress } from '../../core/export/index.js';
+import {
+  exportFormatNames,
+  exportToFolder,
+  exportZip,
+  type ExportInput,
+  type ExportProgress,
+  type ExportResult,
+} from '../../core/export/index.js';
 import { action, examples } from '../action.js';
 import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
 import { progressBar, type Progress } from '../progress.js';
+import { claimStdoutForData } from '../stdout-data.js';
+
+/** `--out -`: a zip of the export on standard output instead of files in a folder. */
+const STDOUT = '-';
 
 interface ExportOpts {
   format: string;
@@ -33,7 +45,7 @@ export function registerExportCommand(program: Command): void {
     .description('write the cases of a dictionary as CSV, Stata, SPSS or Parquet files (one per table) and a codebook')
     .argument('<dictionary>', 'dictionary name')
     .addOption(new Option('--format <format>', 'file format').choices(exportFormatNames()).makeOptionMandatory())
-    .requiredOption('--out <dir>', 'folder to write the files into (made if missing)')
+    .requiredOption('--out <dir>', 'folder to write the files into (made if missing); - for a zip of them on stdout')
     .option('--record <name>', 'export only this record table (repeatable, or comma-separated); the cases table always comes', collect)
     .addOption(
       new Option('--labels <mode>', 'CSV and Parquet: write codes or their value labels').choices(['codes', 'labels']).default('codes'),
@@ -49,15 +61,21 @@ export function registerExportCommand(program: Command): void {
         'sds export CEN2000 --format stata --out ./stata --record PERSON',
         'sds export CEN2000 --format parquet --out ./pq --since-revision 1200 --json',
         'sds export CEN2000 --format csv --out ./csv --labels labels --bom --force',
+        'sds export CEN2000 --format csv --out - > cen2000-csv.zip',
       ) +
         '\nOne file per table (<label>_cases, <label>_<record>, level and notes tables),\n' +
         'keyed by case_id (and occ) so they join, plus codebook.csv: every column with\n' +
         'its item, label, type and value set. Names are made valid for every format\n' +
         '(at most 32 characters); the codebook maps them to the breakout columns.\n' +
-        'Existing files of the same names are refused unless --force. See docs/export.md.\n',
+        'Existing files of the same names are refused unless --force. --out - writes\n' +
+        'a zip of the files to stdout (the summary, --json too, goes to stderr).\n' +
+        'See docs/export.md.\n',
     )
     .action(
       action(async (ctx, dictionary: string, o: ExportOpts) => {
+        const toStdout = o.out === STDOUT;
+        // Before anything is printed: the summary, --json and errors then go to stderr.
+        if (toStdout) claimStdoutForData();
         let since: number | undefined;
         if (o.sinceRevision !== undefined) {
           if (!/^\d{1,15}$/.test(o.sinceRevision)) {
@@ -79,38 +97,62 @@ export function registerExportCommand(program: Command): void {
           }
           bar!.update(p.done);
         };
+        if (toStdout && process.stdout.isTTY === true) {
+          throw new AppError('USAGE', 'standard output is a terminal: redirect --out - to a file (> export.zip) or pipe it', {
+            field: 'out',
+          });
+        }
+        const input: ExportInput = {
+          dictionary,
+          format: o.format,
+          records: o.record,
+          labels: o.labels,
+          sinceRevision: since,
+          includeDeleted: o.includeDeleted === true,
+          bom: o.bom === true,
+        };
         const interrupt = interruptOnSignals({
           onFirst: (sig) =>
             process.stderr.write(`sds: ${sig}: stopping the export and removing its temporary files (again to exit at once)\n`),
-          again: () => `temporary .part files may remain in ${o.out}`,
+          again: () => (toStdout ? 'the zip on standard output is incomplete' : `temporary .part files may remain in ${o.out}`),
         });
-        let r;
+        let r: ExportResult;
         try {
-          r = await exportToFolder(
-            ctx.store(),
-            {
-              dictionary,
-              format: o.format,
-              out: o.out,
-              records: o.record,
-              labels: o.labels,
-              sinceRevision: since,
-              includeDeleted: o.includeDeleted === true,
-              bom: o.bom === true,
-            },
-            { force: o.force === true, onProgress, signal: interrupt.signal },
-          );
+          if (toStdout) {
+            const zip = await exportZip(ctx.store(), input, { onProgress, signal: interrupt.signal });
+            bar?.stop();
+            // A reader that goes away (`| head`) ends the process at once (closed-pipe.ts).
+            process.once('exit', zip.discard);
+            try {
+              await pipeline(zip.body, process.stdout, { signal: interrupt.signal });
+            } finally {
+              process.off('exit', zip.discard);
+            }
+            r = { ...zip.result, folder: STDOUT };
+          } else {
+            r = await exportToFolder(
+              ctx.store(),
+              { ...input, out: o.out },
+              { force: o.force === true, onProgress, signal: interrupt.signal },
+            );
+          }
         } catch (err) {
           const sig = interrupt.received();
           if (sig === undefined) throw err;
-          return reportInterrupted(sig, 'no export file was written; its temporary files were removed');
+          return reportInterrupted(
+            sig,
+            toStdout
+              ? 'the zip on standard output is incomplete; its temporary files were removed'
+              : 'no export file was written; its temporary files were removed',
+          );
         } finally {
           bar?.stop();
           interrupt.dispose();
         }
+        const where = toStdout ? 'a zip on standard output' : r.folder;
         ctx.print(r, () =>
           [
-            `exported ${r.cases} cases of ${r.dictionary} as ${r.format} into ${r.folder}` +
+            `exported ${r.cases} cases of ${r.dictionary} as ${r.format} into ${where}` +
               (r.skipped_cases > 0 ? ` (${r.skipped_cases} unreadable cases left out)` : ''),
             ctx.table(
               ['file', 'rows', 'bytes'],

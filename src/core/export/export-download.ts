@@ -7,15 +7,13 @@
  * every table at once), then the folder is removed when the response ends or is abandoned.
  */
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
-import yazl from 'yazl';
 import type { ByteSink } from '../../export/model.js';
 import type { Store } from '../home/index.js';
 import { exportFileNames, exportPrepared } from './export-folder.js';
+import { temporaryExportFolder, zipPrepared } from './export-zip.js';
 import { AppError } from '../../shared/errors.js';
 import { openSnapshot, prepareExport, writeRows, type ExportInput, type ExportSnapshot, type PreparedExport } from './prepare.js';
 
@@ -81,26 +79,19 @@ export async function downloadPrepared(store: Store, prepared: PreparedExport): 
     })();
     return { fileName: exportFileNames(prepared)[0]!, mediaType: format.mediaType, body: out };
   }
-  const folder = await mkdtemp(join(tmpdir(), 'sds-export-'));
-  const remove = () => rm(folder, { recursive: true, force: true });
-  const cleanup = () => void remove().catch(() => undefined);
+  if (plan.tables.length > 1) {
+    const zip = await zipPrepared(store, prepared, { now: () => new Date(exportTime) });
+    return { fileName: zip.fileName, mediaType: 'application/zip', body: zip.body };
+  }
+  const { folder, remove } = await temporaryExportFolder();
   try {
     const result = await exportPrepared(store, prepared, folder, { force: true, now: () => new Date(exportTime) });
-    if (plan.tables.length === 1) {
-      const body = createReadStream(join(folder, result.files[0]!.file));
-      body.once('close', cleanup);
-      return { fileName: result.files[0]!.file, mediaType: format.mediaType, body };
-    }
-    const zip = new yazl.ZipFile();
-    for (const f of result.files) zip.addFile(join(folder, f.file), f.file);
-    zip.end();
-    const body = zip.outputStream as Readable;
-    body.once('close', cleanup);
-    body.once('end', cleanup);
-    return { fileName: `${plan.breakout.prefix}_${format.name}.zip`, mediaType: 'application/zip', body };
+    const body = createReadStream(join(folder, result.files[0]!.file));
+    body.once('close', () => void remove());
+    return { fileName: result.files[0]!.file, mediaType: format.mediaType, body };
   } catch (err) {
     // Awaited: the folder is gone when the caller hears of the failure.
-    await remove().catch(() => undefined);
+    await remove();
     throw err;
   }
 }

@@ -6,6 +6,8 @@
 export { exportToFolder } from './export-folder.js';
 export type { ExportedFile, ExportFolderOptions, ExportResult } from './export-folder.js';
 export { exportDownload } from './export-download.js';
+export { exportZip } from './export-zip.js';
+export type { ExportZip } from './export-zip.js';
 export type { ExportDownload } from './export-download.js';
 export { exportFormatNames } from './prepare.js';
 export type { ExportInput, ExportProgress } from './prepare.js';

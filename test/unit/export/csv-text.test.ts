@@ -53,4 +53,30 @@ describe('CSV text (RFC 4180)', () => {
     assert.equal(labelledCell(5, m), '5');
     assert.equal(labelledCell(null, m), '');
   });
+
+  it('--labels labels: a blank label names nothing, so its code stays', () => {
+    const col: ExportColumn = {
+      name: 'line',
+      source: 'line',
+      label: 'Line number',
+      type: { kind: 'integer', digits: 2 },
+      valueSet: {
+        name: 'LINE_VS1',
+        label: 'Line number',
+        numeric: true,
+        values: [
+          { value: 1, label: '' },
+          { value: 2, label: '   ' },
+          { value: 2, label: 'Second' },
+        ],
+        ranges: [{ from: 1, to: 30, label: '' }],
+      },
+    };
+    const [m] = valueLabelMaps([col]);
+    assert.equal(labelledCell(1, m), '1');
+    assert.equal(labelledCell(2, m), 'Second', 'a later label of the same code is used');
+    assert.equal(labelledCell(39, m), '39');
+    const [none] = valueLabelMaps([{ ...col, valueSet: { ...col.valueSet!, values: [{ value: 1, label: '' }] } }]);
+    assert.equal(none, undefined, 'no label at all: the column holds codes');
+  });
 });

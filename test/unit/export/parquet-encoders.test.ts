@@ -62,9 +62,12 @@ test('each column type has its physical and logical Parquet type', () => {
     () => columnEncoding(col({ kind: 'decimal', precision: 40, scale: 2 }), 'codes'),
     (e: unknown) => e instanceof AppError && e.code === 'PARQUET_VALUE_INVALID',
   );
-  const vs = { name: 'VS', label: '', numeric: true, values: [], ranges: [] };
+  const vs = { name: 'VS', label: '', numeric: true, values: [{ value: 1, label: 'One' }], ranges: [] };
   assert.equal(columnEncoding(col({ kind: 'integer', digits: 2 }, { valueSet: vs }), 'labels').kind, 'label');
   assert.equal(columnEncoding(col({ kind: 'integer', digits: 2 }, { valueSet: vs }), 'codes').kind, 'int32');
+  // Popstan's `0:98` of ages has no label: nothing to write in place of the codes, so they stay numbers.
+  const blank = { name: 'AGE', label: 'Age', numeric: true, values: [{ value: 99, label: ' ' }], ranges: [{ from: 0, to: 98, label: '' }] };
+  assert.equal(columnEncoding(col({ kind: 'integer', digits: 2 }, { valueSet: blank }), 'labels').kind, 'int32');
 });
 
 test('labels: exact codes, then ranges, then the code as text; alpha codes compare right-trimmed', () => {
@@ -75,15 +78,23 @@ test('labels: exact codes, then ranges, then the code as text; alpha codes compa
         name: 'VS',
         label: '',
         numeric: true,
-        values: [{ value: 9.5, label: 'Nine and a half' }],
-        ranges: [{ from: 1, to: 5, label: 'Low' }],
+        values: [
+          { value: 9.5, label: 'Nine and a half' },
+          { value: 4, label: '' },
+          { value: 8, label: '  ' },
+        ],
+        ranges: [
+          { from: 1, to: 5, label: 'Low' },
+          { from: 6, to: 9, label: '' },
+        ],
       },
     },
   );
   const enc = cellEncoder(numeric, columnEncoding(numeric, 'labels'));
+  // A blank label names nothing: 4 takes its range's label, 7 and 8 stay codes.
   assert.deepEqual(
-    [9.5, '9.50', 3, 5, 7, null].map((c) => enc(c, 1)),
-    ['Nine and a half', 'Nine and a half', 'Low', 'Low', '7.0', null],
+    [9.5, '9.50', 3, 4, 5, 7, 8, null].map((c) => enc(c, 1)),
+    ['Nine and a half', 'Nine and a half', 'Low', 'Low', 'Low', '7.0', '8.0', null],
   );
   const alpha = col(
     { kind: 'varchar', length: 3 },

@@ -9,7 +9,7 @@ import { missingValues } from '../../../src/export/formats/spss/missing-values.j
 import { longNames, ShortNames } from '../../../src/export/formats/spss/names.js';
 import { cutUtf8, utf8 } from '../../../src/export/formats/spss/text.js';
 import { planVariables, segmentWidths } from '../../../src/export/formats/spss/variables.js';
-import type { ExportValueSet } from '../../../src/export/model.js';
+import type { ExportColumn, ExportValueSet } from '../../../src/export/model.js';
 
 test('labels are cut on UTF-8 character boundaries', () => {
   const bytes = utf8('aé中'); // 1 + 2 + 3 bytes
@@ -74,6 +74,31 @@ test('special values become discrete user-missing values, or a range of nothing 
   assert.deepEqual(missingValues(four([1, 5, 9, 13]), true), { kind: 'discrete', values: [1, 5, 9] });
   // A decimal column may hold values between consecutive codes: no range there.
   assert.deepEqual(missingValues(four([99, 98, 97, 96]), false), { kind: 'discrete', values: [99, 98, 97] });
+});
+
+test('blank value labels are left out (the code shows); their special codes stay user-missing', () => {
+  const rel: ExportColumn = {
+    name: 'rel',
+    source: 'rel',
+    label: 'Relationship',
+    type: { kind: 'integer', digits: 1 },
+    valueSet: set([
+      { value: 1, label: 'Head' },
+      { value: 2, label: '' },
+      { value: 9, label: '  ', special: 'MISSING' },
+    ]),
+  };
+  const code: ExportColumn = {
+    name: 'code',
+    source: 'code',
+    label: 'Code',
+    type: { kind: 'varchar', length: 2 },
+    valueSet: { name: 'A', label: '', numeric: false, values: [{ value: 'AB', label: '' }], ranges: [] },
+  };
+  const [r, c] = planVariables({ name: 't', label: '', columns: [rel, code] }, { rows: 1, maxBytes: [0, 2] });
+  assert.deepEqual(r!.valueLabels, [{ value: 1, label: 'Head' }]);
+  assert.deepEqual(r!.missing, { kind: 'discrete', values: [9] });
+  assert.deepEqual(c!.valueLabels, []);
 });
 
 test('very long strings are cut into segments of 255 with 252 bytes of width each', () => {

@@ -5,7 +5,7 @@ import type { ExportColumn } from '../../../src/export/model.js';
 import { encodeGso, encodeRowInto, writeStrlRef } from '../../../src/export/formats/stata/data-row.js';
 import { encodeHead, releaseFor } from '../../../src/export/formats/stata/header.js';
 import { utf8Limited } from '../../../src/export/formats/stata/text.js';
-import { encodeValueLabelTable } from '../../../src/export/formats/stata/value-labels.js';
+import { encodeValueLabelTable, planValueLabels } from '../../../src/export/formats/stata/value-labels.js';
 import { planVariables } from '../../../src/export/formats/stata/variables.js';
 
 const int = (name: string, digits: number, extra: Partial<ExportColumn> = {}): ExportColumn => ({
@@ -127,6 +127,44 @@ describe('Stata value label table', () => {
     assert.deepEqual([lbl.readInt32LE(t + 16), lbl.readInt32LE(t + 20)], [1, 2]);
     assert.equal(lbl.subarray(t + 24, t + 31).toString('latin1'), 'yes\0no\0');
     assert.equal(lbl.subarray(t + 31).toString(), '</lbl>');
+  });
+});
+
+describe('Stata value labels of a value set', () => {
+  it('leaves blank labels out, so Stata shows the code (a special code keeps its letter)', () => {
+    const vars = planVariables(
+      [
+        int('age', 2, {
+          valueSet: { name: 'AGE', label: '', numeric: true, values: [], ranges: [{ from: 0, to: 98, label: '' }] },
+        }),
+        int('rel', 1, {
+          valueSet: {
+            name: 'REL',
+            label: '',
+            numeric: true,
+            values: [
+              { value: 1, label: 'Head' },
+              { value: 2, label: '' },
+              { value: 9, label: ' ', special: 'MISSING' },
+              { value: 8, label: 'Refused', special: 'REFUSED' },
+            ],
+            ranges: [{ from: 5, to: 5, label: '' }],
+          },
+        }),
+      ],
+      { rows: 1, maxBytes: [0, 0] },
+    );
+    assert.equal(vars[1]!.specials.get(9), 1, '9 is still written as .a');
+    const plan = planValueLabels(vars);
+    assert.deepEqual(plan.names, ['', 'rel']);
+    // `.` is 2,147,483,621 in a value label, .a the next one, .b the one after (Stata's long missing values).
+    assert.deepEqual(
+      plan.tables[0]!.entries.map((e) => [e.value, Buffer.from(e.text).toString('utf8')]),
+      [
+        [1, 'Head'],
+        [2_147_483_623, 'Refused'],
+      ],
+    );
   });
 });
 

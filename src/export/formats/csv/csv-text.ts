@@ -4,6 +4,7 @@
  * quoted empty field (`""`), so readers that care can tell them apart.
  */
 import type { ExportCell, ExportColumn } from '../../model.js';
+import { labellingPart } from '../../value-sets.js';
 
 /** Line end of every record, the header included (RFC 4180 section 2). */
 const CSV_EOL = '\r\n';
@@ -36,14 +37,15 @@ export function csvLine(fields: readonly string[]): string {
 
 /**
  * Per column, its value labels by code (single codes only: a range label does not say which
- * value it was), or undefined for a column without value set. Numeric codes are keyed by their
- * text in JavaScript's form, as csvCell writes them.
+ * value it was; blank labels name nothing), or undefined for a column without such labels.
+ * Numeric codes are keyed by their text in JavaScript's form, as csvCell writes them.
  */
 export function valueLabelMaps(columns: readonly ExportColumn[]): (Map<string, string> | undefined)[] {
   return columns.map((c) => {
-    if (!c.valueSet || c.valueSet.values.length === 0) return undefined;
+    const set = labellingPart(c.valueSet);
+    if (!set || set.values.length === 0) return undefined;
     const m = new Map<string, string>();
-    for (const v of c.valueSet.values) {
+    for (const v of set.values) {
       const key = typeof v.value === 'number' ? String(v.value) : v.value;
       if (!m.has(key)) m.set(key, v.label);
     }

@@ -5,6 +5,7 @@
  */
 import type { ExportCell, ExportColumn, ExportValueSet } from '../../model.js';
 import { AppError } from '../../../shared/errors.js';
+import { labellingPart } from '../../value-sets.js';
 import { decimalLimit, formatUnscaled, toUnscaled } from './decimal.js';
 import type { ParquetEncoding } from './schema.js';
 
@@ -87,14 +88,15 @@ export function cellEncoder(column: ExportColumn, encoding: ParquetEncoding): Ce
         throw invalid(column, row, cell, 'an ISO 8601 timestamp');
       };
     case 'label':
-      return labelEncoder(column, column.valueSet!);
+      return labelEncoder(column, labellingPart(column.valueSet)!);
   }
 }
 
 /**
  * `--labels labels`: the label of the code, the label of the range that holds it, or else the
  * code itself as text (a code without a label stays readable). Special codes have labels in
- * their value set like any other code.
+ * their value set like any other code. `valueSet` holds only labels that are not blank, so a
+ * blank one never takes the place of a code (docs/export.md#value-sets).
  */
 function labelEncoder(column: ExportColumn, valueSet: ExportValueSet): CellEncoder {
   const scale = column.type.kind === 'decimal' ? column.type.scale : 0;

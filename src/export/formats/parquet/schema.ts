@@ -7,6 +7,7 @@
 import type { ParquetWriter } from 'hyparquet-writer';
 import type { ExportColumn, ExportTable } from '../../model.js';
 import { AppError } from '../../../shared/errors.js';
+import { labellingPart } from '../../value-sets.js';
 import { decimalByteLength } from './decimal.js';
 
 /** One element of a Parquet schema, as hyparquet-writer takes it. */
@@ -27,9 +28,12 @@ export type ParquetEncoding =
 /** DECIMAL precision Parquet readers accept (Spark, pyarrow's decimal128 and DuckDB stop at 38). */
 const MAX_DECIMAL_PRECISION = 38;
 
-/** The encoding of one column's cells; `labels` swaps coded columns for their labels. */
+/**
+ * The encoding of one column's cells; `labels` swaps coded columns for their labels. A value set
+ * whose every label is blank labels nothing: its column keeps its codes and its type.
+ */
 export function columnEncoding(column: ExportColumn, labels: 'codes' | 'labels'): ParquetEncoding {
-  if (labels === 'labels' && column.valueSet) return { kind: 'label' };
+  if (labels === 'labels' && labellingPart(column.valueSet)) return { kind: 'label' };
   const t = column.type;
   switch (t.kind) {
     case 'integer':

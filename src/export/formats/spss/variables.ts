@@ -4,6 +4,7 @@
  * value labels. Pure: the same table and stats give the same variables.
  */
 import type { ExportColumn, ExportTable, TableStats } from '../../model.js';
+import { labellingPart } from '../../value-sets.js';
 import { missingValues, type MissingValues } from './missing-values.js';
 import { longNames, ShortNames } from './names.js';
 import { utf8 } from './text.js';
@@ -152,9 +153,12 @@ function text(column: ExportColumn, maxBytes: number, least: number): Storage {
   };
 }
 
-/** Single-value labels of a numeric value set; ranges are not SPSS value labels (docs/export.md#spss). */
+/**
+ * Single-value labels of a numeric value set; ranges are not SPSS value labels, and a blank label
+ * would hide its code (docs/export.md#spss).
+ */
 function numericLabels(column: ExportColumn): ValueLabel[] {
-  const set = column.valueSet;
+  const set = labellingPart(column.valueSet);
   if (!set?.numeric) return [];
   const seen = new Set<number>();
   const out: ValueLabel[] = [];
@@ -167,9 +171,9 @@ function numericLabels(column: ExportColumn): ValueLabel[] {
   return out;
 }
 
-/** Labels of a string variable: an alpha value set's codes, or a wide numeric set's codes as text. */
+/** Labels of a string variable: an alpha value set's codes, or a wide numeric set's codes as text (blank labels left out). */
 function stringLabels(column: ExportColumn): ValueLabel[] {
-  const set = column.valueSet;
+  const set = labellingPart(column.valueSet);
   if (!set) return [];
   const seen = new Set<string>();
   const out: ValueLabel[] = [];

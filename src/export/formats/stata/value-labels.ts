@@ -4,6 +4,7 @@
  * variables only: string value sets, non-integer codes and ranges of more than one value stay in
  * the codebook. CSPro special values are labelled on their extended missing value (`.a`…). Pure.
  */
+import { labellingPart } from '../../value-sets.js';
 import { LONG_RANGE, missingLabelValue } from './missing-values.js';
 import { utf8Limited } from './text.js';
 import type { StataVariable } from './variables.js';
@@ -28,8 +29,9 @@ export interface ValueLabelPlan {
   names: string[];
 }
 
+/** The entries of a variable's value label; a blank label is left out, as it would hide the code. */
 function entriesOf(variable: StataVariable): ValueLabelEntry[] {
-  const set = variable.column.valueSet;
+  const set = labellingPart(variable.column.valueSet);
   if (!set || !set.numeric || (variable.cell !== 'integer' && variable.cell !== 'decimal')) return [];
   const byValue = new Map<number, string>();
   const add = (value: number, label: string): void => {
