@@ -68,7 +68,7 @@ export function getCase(store: Store, dictionaryName: string, guid: string): Syn
   const dict = requireDictionary(store, dictionaryName);
   const c = store.cases.get(dict.id, guid);
   if (!c)
-    throw new AppError('NOT_FOUND', `case ${guid} not found in dictionary ${dictionaryName}`, { dictionary: dictionaryName, case: guid });
+    throw new AppError('NOT_FOUND', `case ${guid} not found in dictionary ${dict.name}`, { dictionary: dict.name, case: guid });
   return toSyncCase(c);
 }
 
