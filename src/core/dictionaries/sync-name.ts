@@ -33,15 +33,21 @@ const same = (a: string | null, b: string) => a !== null && a.toUpperCase() === 
  * with another's), and with SYNC_NAME_TAKEN when the name or the syncable name is, whatever the
  * case, the name or syncable name of another dictionary: a URL would then name two dictionaries.
  */
-export function settleSyncName(store: Store, model: Pick<Dictionary, 'name' | 'syncableName'>, existing: DictionaryRow | undefined): string | null {
+export function settleSyncName(
+  store: Store,
+  model: Pick<Dictionary, 'name' | 'syncableName'>,
+  existing: DictionaryRow | undefined,
+): string | null {
   const wanted = model.syncableName ?? existing?.syncName ?? null;
-  if (existing && wanted !== existing.syncName) {
+  // Only a file that sets one can change it: one without keeps the stored name.
+  if (existing && model.syncableName !== undefined && model.syncableName !== existing.syncName) {
     const cases = store.cases.count(existing.id);
     if (cases > 0) {
-      const from = existing.syncName === null ? `has no syncable name (its URLs use ${existing.name})` : `has the syncable name ${existing.syncName}`;
+      const from =
+        existing.syncName === null ? `has no syncable name (its URLs use ${existing.name})` : `has the syncable name ${existing.syncName}`;
       throw new AppError(
         'SYNC_NAME_LOCKED',
-        `dictionary ${existing.name} ${from} and holds ${cases} cases; this file sets the syncable name ${wanted ?? '(none)'}. ` +
+        `dictionary ${existing.name} ${from} and holds ${cases} cases; this file sets the syncable name ${model.syncableName}. ` +
           'A dictionary with cases keeps its syncable name: upload the file with the stored one, or delete the dictionary with its cases first',
         { dictionary: existing.name, sync_name: existing.syncName, requested: wanted, cases },
       );

@@ -3,7 +3,7 @@ import type { DictionaryRow } from '../../store/dictionaries-repo.js';
 import type { ScheduleRow, ScheduleRunRow } from '../../store/schedules-repo.js';
 import { AppError } from '../../shared/errors.js';
 import { checkCron, DEFAULT_CRON, nextOccurrence } from '../../scheduler/cron.js';
-import { requireDictionary, requireDictionaryRow } from '../dictionaries/index.js';
+import { requireDictionaryRow } from '../dictionaries/index.js';
 import { isBreakoutConfigured } from '../breakout/index.js';
 import type { SchedulerSettings } from './settings.js';
 

@@ -150,7 +150,13 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       if (!form.file) throw new AppError('USAGE', 'the multipart form needs a "file" part holding the .dcf file');
       const reply = uploadDictionary(store, { source: form.file.data, label: form.fields.label, file: form.file.filename || undefined });
       return c.json(
-        { message: reply.message, name: reply.name, sync_name: reply.sync_name, label: reply.label, breakout_rebuild: reply.breakout_rebuild },
+        {
+          message: reply.message,
+          name: reply.name,
+          sync_name: reply.sync_name,
+          label: reply.label,
+          breakout_rebuild: reply.breakout_rebuild,
+        },
         reply.created ? 201 : 200,
       );
     },

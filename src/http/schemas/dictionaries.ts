@@ -33,13 +33,16 @@ export const DictionaryNameParams = z.object({
 const DictionaryListItem = z
   .strictObject({
     name: z.string().meta({
-      description: 'the name in URLs, as CSWeb 8.1 lists it: the syncable name of a CSPro 8.1 dictionary that sets one, else the dictionary’s own name',
+      description:
+        'the name in URLs, as CSWeb 8.1 lists it: the syncable name of a CSPro 8.1 dictionary that sets one, else the dictionary’s own name',
     }),
     label: z.string(),
     version: z.string(),
     created_at: Timestamp,
     caseCount: z.int().min(0).meta({ description: 'cases not deleted (as CSWeb lists it)' }),
-    dictionaryName: z.string().meta({ description: 'the dictionary’s own name, as CSPro 8.1 reads it (`name` unless it has a syncable name)' }),
+    dictionaryName: z
+      .string()
+      .meta({ description: 'the dictionary’s own name, as CSPro 8.1 reads it (`name` unless it has a syncable name)' }),
     modifiedTime: z
       .string()
       .meta({ description: 'when the dictionary was last uploaded, RFC 3339 (CSPro 8.1 reads it)', example: '2025-01-31T08:15:00Z' }),

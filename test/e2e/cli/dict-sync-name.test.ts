@@ -83,9 +83,18 @@ test('sds dict: upload stores the syncable name, list shows both names, every co
       [[SYNC, DICT, 1]],
     );
 
+    // A breakout named by the syncable name is a job of the dictionary, under its own name.
+    const target = join(home.root, 'target.sqlite');
+    assert.equal(runCli(home.root, ['target', 'set', SYNC, '--type', 'sqlite', '--file', target]).code, 0);
+    const breakout = runCli(home.root, ['breakout', 'start', SYNC, '--wait', '--json']);
+    assert.equal(breakout.code, 0, show(breakout));
+    assert.deepEqual(breakout.json<{ result: { dictionaries_processed: string[] } }>().result.dictionaries_processed, [DICT]);
+
     const purged = runCli(home.root, ['dict', 'delete', SYNC, '--with-cases', '--yes', '--json']);
     assert.equal(purged.code, 0, show(purged));
-    assert.equal(purged.json<{ name: string }>().name, DICT);
+    const reply = purged.json<{ name: string; removed: { breakout_jobs: number; cases: number } }>();
+    assert.equal(reply.name, DICT);
+    assert.deepEqual([reply.removed.cases, reply.removed.breakout_jobs], [1, 1]);
     assert.deepEqual(runCli(home.root, ['dict', 'list', '--json']).json<unknown[]>(), []);
   } finally {
     home.cleanup();
