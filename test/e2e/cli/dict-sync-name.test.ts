@@ -76,6 +76,7 @@ test('sds dict: upload stores the syncable name, list shows both names, every co
     const moved = runCli(home.root, ['dict', 'upload', file('moved.dcf', dictionaryJson({ sync: 'HOUSEHOLDS_2026' })), '--label', 'hh']);
     assert.equal(moved.code, 4, show(moved));
     assert.match(moved.stderr, /SYNC_NAME_LOCKED: dictionary SIMPLECAPI_DICT has the syncable name HOUSEHOLDS_2025 and holds 1 cases/);
+    assert.match(moved.stderr, /or delete the dictionary with its cases first \(sds dict delete SIMPLECAPI_DICT --with-cases\)/);
     assert.deepEqual(
       runCli(home.root, ['dict', 'list', '--json'])
         .json<ListItem[]>()
