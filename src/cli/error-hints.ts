@@ -43,6 +43,8 @@ const COMMAND_HINTS: Partial<Record<ErrorCode, (d: ErrorDetails) => string | und
   TARGET_NOT_CONFIGURED: (d) => (text(d.dictionary) ? `: sds target set ${d.dictionary} --type ...` : undefined),
   // Only the refusal for breakout tables carries them (not the one for cases).
   DICT_IN_USE: (d) => (text(d.dictionary) && Array.isArray(d.tables) ? ` (sds breakout drop ${d.dictionary})` : undefined),
+  // A dictionary with cases is renamed by purging it and uploading it again (docs/sync.md#syncable-names).
+  SYNC_NAME_LOCKED: (d) => (text(d.dictionary) ? ` (sds dict delete ${d.dictionary} --with-cases)` : undefined),
   RESTORE_HOME_NOT_EMPTY: () => '; choose another with --home',
   BACKUP_NOT_CHOSEN: (d) =>
     text(d.newest) && text(d.file)

@@ -86,6 +86,17 @@ export const ERROR_CODES = {
   DICT_INVALID: { http: 400, exit: EXIT.invalid, title: 'the file is not a valid CSPro dictionary' },
   LABEL_INVALID: { http: 400, exit: EXIT.invalid, title: 'the dictionary label is not a valid table prefix' },
   DICT_IN_USE: { http: 409, exit: EXIT.conflict, title: 'the dictionary still has cases or breakout tables' },
+  SYNC_NAME_TAKEN: {
+    http: 409,
+    exit: EXIT.conflict,
+    title:
+      "a dictionary's syncable name, or its name, is (whatever the case) the name or syncable name of another dictionary; details: dictionary, sync_name, taken_by",
+  },
+  SYNC_NAME_LOCKED: {
+    http: 409,
+    exit: EXIT.conflict,
+    title: 'an upload would change the syncable name of a dictionary that holds cases; details: dictionary, sync_name, requested, cases',
+  },
   CASE_INVALID: { http: 400, exit: EXIT.invalid, title: 'a case in an import file could not be read' },
   IMPORT_PARTIAL: { http: 400, exit: EXIT.invalid, title: 'some cases of an import could not be read; the others were stored' },
   FILE_FORMAT_UNKNOWN: { http: 400, exit: EXIT.invalid, title: 'the import file type is not .dat, .csdb or .json' },

@@ -9,6 +9,8 @@ export interface DictionaryRow {
   version: string;
   description: string;
   sourceFormat: 'text' | 'json';
+  /** The syncable name CSPro 8.1 clients put in URLs (docs/sync.md#syncable-names); null when the dictionary has none. */
+  syncName: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -24,6 +26,7 @@ export interface NewDictionary {
   description: string;
   source: Buffer;
   sourceFormat: 'text' | 'json';
+  syncName: string | null;
   model: Dictionary;
 }
 
@@ -34,11 +37,12 @@ interface RawRow {
   version: string;
   description: string;
   source_format: 'text' | 'json';
+  sync_name: string | null;
   created_at: string;
   updated_at: string;
 }
 
-const COLUMNS = 'id, name, label, version, description, source_format, created_at, updated_at';
+const COLUMNS = 'id, name, label, version, description, source_format, sync_name, created_at, updated_at';
 
 function toRow(r: RawRow): DictionaryRow {
   return {
@@ -48,6 +52,7 @@ function toRow(r: RawRow): DictionaryRow {
     version: r.version,
     description: r.description,
     sourceFormat: r.source_format,
+    syncName: r.sync_name,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -79,17 +84,25 @@ export type PurgeResult =
 /** Stored dictionaries: original bytes, parsed model and metadata. */
 export class DictionariesRepo {
   private readonly byName: Statement<[string], RawRow>;
+  private readonly bySyncName: Statement<[string], RawRow>;
   private readonly modelByName: Statement<[string], RawRow & { model: string }>;
   private readonly all: Statement<[], RawRow>;
 
   constructor(private readonly db: Database) {
     this.byName = db.prepare(`SELECT ${COLUMNS} FROM dictionaries WHERE name = ?`);
+    this.bySyncName = db.prepare(`SELECT ${COLUMNS} FROM dictionaries WHERE sync_name = ?`);
     this.modelByName = db.prepare(`SELECT ${COLUMNS}, model FROM dictionaries WHERE name = ?`);
     this.all = db.prepare(`SELECT ${COLUMNS} FROM dictionaries ORDER BY name`);
   }
 
   find(name: string): DictionaryRow | undefined {
     const r = this.byName.get(name);
+    return r && toRow(r);
+  }
+
+  /** The dictionary whose syncable name is exactly `syncName`. */
+  findBySyncName(syncName: string): DictionaryRow | undefined {
+    const r = this.bySyncName.get(syncName);
     return r && toRow(r);
   }
 
@@ -114,17 +127,17 @@ export class DictionariesRepo {
     if (existing) {
       this.db
         .prepare(
-          `UPDATE dictionaries SET label = ?, version = ?, description = ?, source = ?, source_format = ?, model = ?, updated_at = ?
+          `UPDATE dictionaries SET label = ?, version = ?, description = ?, source = ?, source_format = ?, sync_name = ?, model = ?, updated_at = ?
            WHERE id = ?`,
         )
-        .run(d.label, d.version, d.description, d.source, d.sourceFormat, JSON.stringify(d.model), now, existing.id);
+        .run(d.label, d.version, d.description, d.source, d.sourceFormat, d.syncName, JSON.stringify(d.model), now, existing.id);
     } else {
       this.db
         .prepare(
-          `INSERT INTO dictionaries (name, label, version, description, source, source_format, model, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO dictionaries (name, label, version, description, source, source_format, sync_name, model, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(d.name, d.label, d.version, d.description, d.source, d.sourceFormat, JSON.stringify(d.model), now, now);
+        .run(d.name, d.label, d.version, d.description, d.source, d.sourceFormat, d.syncName, JSON.stringify(d.model), now, now);
     }
     return { row: this.find(d.name)!, created: !existing };
   }

@@ -8,11 +8,7 @@ import { inflateRawSync, inflateSync } from 'node:zlib';
 import { jsonDepthExceeded } from '../shared/json-depth.js';
 import { DEFAULT_CASE_LIMITS } from '../cspro/case/case-limits.js';
 
-/**
- * The header's name. The client's source names it only by a constant whose value was not
- * available; this is the name sds expects until it is confirmed with a real 8.1 client
- * (docs/sync.md#open-points). Kept here, and only here.
- */
+/** The header's name, as CSPro 8.1.1 sends it and CSWeb 8.1 reads it (docs/sync.md#cached-cases). Kept here, and only here. */
 export const CASES_CACHE_HEADER = 'x-csw-cases-cache';
 
 export interface CasesCache {

@@ -8,8 +8,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { writeCssync } from './cssync-wire.js';
 
-/** The User-Agent of a CSPro 8.1 client: the version after the slash is what the server reads. */
-const CSPRO_81_AGENT = 'CSPro sync client/8.1.0.123';
+/** The User-Agent of CSPro 8.1.1 (docs/sync.md#cspro-81-answers): the version after the slash is what the server reads. */
+const CSPRO_81_AGENT = 'CSPro sync client/8.1.1 (64-bit)';
 
 /** A refusal or failure, in the words the client shows, with the HTTP status when there was one. */
 export class DataSourceError extends Error {

@@ -48,21 +48,26 @@ export function registerDictCommands(program: Command): void {
     .requiredOption('--label <label>', 'short label: a letter, then letters, digits or _ (at most 30)')
     .addHelpText(
       'after',
-      examples('sds dict upload "Census Dictionary.dcf" --label popstan', 'sds dict upload household.dcf --label hh --json'),
+      examples(
+        'sds dict upload "Census Dictionary.dcf" --label popstan',
+        'sds dict upload household.dcf --label hh --json',
+        'sds dict upload households-8.1.dcf --label hh   # keeps its syncable name',
+      ),
     )
     .action(
       action((ctx, file: string, opts: { label: string }) => {
         const r = uploadDictionary(ctx.store(), { source: readInput(file), label: opts.label, file });
-        const head = `${r.created ? 'uploaded' : 'replaced'} ${r.name} (label ${r.label})`;
-        ctx.print({ message: r.message, name: r.name, label: r.label, breakout_rebuild: r.breakout_rebuild }, () =>
-          r.breakout_rebuild ? rebuildText(head, r.name, r.breakout_rebuild) : r.message + ` (label ${r.label})`,
+        const about = `label ${r.label}${r.sync_name === null ? '' : `, syncable name ${r.sync_name}`}`;
+        const head = `${r.created ? 'uploaded' : 'replaced'} ${r.name} (${about})`;
+        ctx.print({ message: r.message, name: r.name, sync_name: r.sync_name, label: r.label, breakout_rebuild: r.breakout_rebuild }, () =>
+          r.breakout_rebuild ? rebuildText(head, r.name, r.breakout_rebuild) : r.message + ` (${about})`,
         );
       }),
     );
 
   dict
     .command('list')
-    .description('list dictionaries: name, label, version, created_at')
+    .description('list dictionaries: name in URLs, dictionary name, label, version, created_at')
     .addHelpText('after', examples('sds dict list', 'sds dict list --json'))
     .action(
       action((ctx) => {
@@ -70,8 +75,8 @@ export function registerDictCommands(program: Command): void {
         ctx.print(list, () =>
           list.length
             ? ctx.table(
-                ['name', 'label', 'version', 'created_at'],
-                list.map((d) => [d.name, d.label, d.version, d.created_at]),
+                ['name', 'dictionaryName', 'label', 'version', 'created_at'],
+                list.map((d) => [d.name, d.dictionaryName, d.label, d.version, d.created_at]),
               )
             : 'no dictionaries',
         );
@@ -80,9 +85,9 @@ export function registerDictCommands(program: Command): void {
 
   dict
     .command('show <name>')
-    .description('show a dictionary: levels, records and metadata')
+    .description('show a dictionary (by its name or syncable name): levels, records, metadata')
     .option('--short', 'only name, label, levels and records')
-    .addHelpText('after', examples('sds dict show CEN2000', 'sds dict show CEN2000 --short --json'))
+    .addHelpText('after', examples('sds dict show CEN2000', 'sds dict show CEN2000 --short --json', 'sds dict show HOUSEHOLDS_2025'))
     .action(
       action((ctx, name: string, opts: { short?: boolean }) => {
         const d = getDictionary(ctx.store(), name, { short: opts.short });
@@ -94,6 +99,7 @@ export function registerDictCommands(program: Command): void {
             ...(opts.short
               ? []
               : ([
+                  ['sync_name', full.sync_name ?? '-'],
                   ['version', full.version],
                   ['description', full.description],
                   ['created_at', full.created_at],

@@ -36,8 +36,8 @@ export function listBreakoutLogs(store: Store, opts: { dictionary?: string; limi
       field: 'limit',
     });
   }
-  if (opts.dictionary !== undefined) requireDictionary(store, opts.dictionary);
-  const entries = store.breakoutLog.newest({ dictionary: opts.dictionary, limit });
+  const dictionary = opts.dictionary === undefined ? undefined : requireDictionary(store, opts.dictionary).name;
+  const entries = store.breakoutLog.newest({ dictionary, limit });
   return { logs: entries.map(logItem) };
 }
 
@@ -79,8 +79,8 @@ export function readBreakoutLog(
       throw new AppError('USAGE', `since must be an ISO 8601 time such as 2025-01-31T08:00:00Z; got "${opts.since}"`, { field: 'since' });
     since = new Date(t).toISOString();
   }
-  if (opts.dictionary !== undefined) requireDictionary(store, opts.dictionary);
-  const entries = store.breakoutLog.search({ dictionary: opts.dictionary, levels, since, limit });
+  const dictionary = opts.dictionary === undefined ? undefined : requireDictionary(store, opts.dictionary).name;
+  const entries = store.breakoutLog.search({ dictionary, levels, since, limit });
   return { logs: entries.map((e) => ({ ...logItem(e), job_id: e.jobId })) };
 }
 

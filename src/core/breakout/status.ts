@@ -1,5 +1,6 @@
 import type { Store } from '../../store/open-store.js';
 import type { DictionaryRow } from '../../store/dictionaries-repo.js';
+import { answersTo } from '../dictionaries/index.js';
 import type { TargetConfig } from '../../breakout/dialects/dialect.js';
 import { getDialect } from '../../breakout/dialects/index.js';
 import { planBreakout } from '../../breakout/plan.js';
@@ -299,7 +300,7 @@ export async function breakoutStatus(store: Store, query: StatusQuery, opts: Sta
   const f = parseStatusQuery(query);
   const env = opts.env ?? process.env;
   const connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_STATUS_CONNECT_TIMEOUT_MS;
-  const dicts = store.dictionaries.list().filter((d) => f.names === null || f.names.has(d.name));
+  const dicts = store.dictionaries.list().filter((d) => f.names === null || [...f.names].some((n) => answersTo(d, n)));
   const matching: DictionaryRow[] = [];
   for (const d of dicts) {
     if (f.cronEnabled !== null && (store.schedules.forDictionary(d.id)?.enabled ?? false) !== f.cronEnabled) continue;

@@ -67,8 +67,7 @@ export function listCases(store: Store, dictionaryName: string, paging: { limit:
 export function getCase(store: Store, dictionaryName: string, guid: string): SyncCase {
   const dict = requireDictionary(store, dictionaryName);
   const c = store.cases.get(dict.id, guid);
-  if (!c)
-    throw new AppError('NOT_FOUND', `case ${guid} not found in dictionary ${dictionaryName}`, { dictionary: dictionaryName, case: guid });
+  if (!c) throw new AppError('NOT_FOUND', `case ${guid} not found in dictionary ${dict.name}`, { dictionary: dict.name, case: guid });
   return toSyncCase(c);
 }
 

@@ -7,7 +7,7 @@ import type { Dictionary } from '../../cspro/dictionary/model.js';
 import { checkCswebSchema, currentDatabase, missingDictionaryTables } from '../../csweb/schema-check.js';
 import { countCswebCases, readCswebDictionaries, readHighestRevision, type CswebDictionary } from '../../csweb/case-reader.js';
 import { checkTimeZone, timeZoneFromConfigPhp } from '../../csweb/wall-time.js';
-import { uploadDictionary } from '../dictionaries/index.js';
+import { settleSyncName, uploadDictionary } from '../dictionaries/index.js';
 import { limitsOf } from '../home/index.js';
 import { keepRevision } from '../cases/index.js';
 import { checkSource, claimSource, readCursor } from './import-state.js';
@@ -230,6 +230,18 @@ async function importOne(store: Store, conn: Connection, csweb: CswebDictionary,
   const source = Buffer.from(csweb.content, 'utf8');
   const stored = existing ? store.dictionaries.source(csweb.name) : undefined;
   const changed = !existing || stored === undefined || !stored.equals(source);
+  if (changed) {
+    // A syncable name the stored file carries (a CSPro 8.1 JSON dictionary) goes with it; one the
+    // upload would refuse is reported now, in a dry run too (docs/sync.md#syncable-names).
+    try {
+      settleSyncName(store, model, existing);
+    } catch (err) {
+      const e = toAppError(err);
+      if (e.code !== 'SYNC_NAME_TAKEN' && e.code !== 'SYNC_NAME_LOCKED') throw e;
+      fail(e.code, `dictionary ${csweb.name} as CSWeb stored it: ${e.message}; its cases were not imported`);
+      return result;
+    }
+  }
   result.dictionary = !existing ? 'created' : changed ? 'replaced' : 'unchanged';
   let dictionaryId = existing?.id ?? 0;
   if (changed && !ctx.dryRun) {

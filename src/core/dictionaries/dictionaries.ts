@@ -8,16 +8,18 @@ import { tablePrefix, validateLabel } from './label.js';
 import { planBreakout } from '../../breakout/plan.js';
 import { getDialect } from '../../breakout/dialects/index.js';
 import { pendingRebuild, type RebuildReason } from '../../breakout/table-rebuild.js';
+import { findDictionaryRow, settleSyncName, urlName } from './sync-name.js';
 
 /** Item of the dictionary list (docs/http-api.md#routes, list form). */
 export interface DictionaryListItem {
+  /** The name in URLs: the syncable name, or the dictionary's own name when it has none (docs/sync.md#syncable-names). */
   name: string;
   label: string;
   version: string;
   created_at: string;
   /** Cases not deleted, as CSWeb's list reports them to the data-collection client. */
   caseCount: number;
-  /** The dictionary's own name, which CSPro 8.1 reads apart from the name in URLs; the same here (docs/sync.md#dictionaries). */
+  /** The dictionary's own name, which CSPro 8.1 reads apart from the name in URLs (docs/sync.md#syncable-names). */
   dictionaryName: string;
   /** When the dictionary was last uploaded, RFC 3339 to the second (CSPro 8.1 reads it; docs/sync.md#dictionaries). */
   modifiedTime: string;
@@ -26,6 +28,8 @@ export interface DictionaryListItem {
 /** Dictionary detail (docs/http-api.md#routes). */
 export interface DictionaryDetail {
   name: string;
+  /** The syncable name of a CSPro 8.1 dictionary, null when it has none (docs/sync.md#syncable-names). */
+  sync_name: string | null;
   label: string;
   version: string;
   description: string;
@@ -57,6 +61,8 @@ export interface BreakoutRebuildNotice {
 export interface UploadReply {
   message: string;
   name: string;
+  /** The syncable name stored with it, null when none (docs/sync.md#syncable-names). */
+  sync_name: string | null;
   label: string;
   created: boolean;
   /** Null when the next breakout keeps the tables (or none was made yet). */
@@ -67,7 +73,8 @@ export interface UploadReply {
  * Parses and stores a dictionary file. The name is the one inside the file; the label is checked
  * and must not be used by another dictionary, since it prefixes that dictionary's tables. An
  * upload under an existing name replaces its file and label (as CSWeb does); an invalid file
- * changes nothing.
+ * changes nothing. A syncable name the file sets is stored with it and checked by
+ * `settleSyncName` (docs/sync.md#syncable-names).
  */
 export function uploadDictionary(store: Store, input: { source: Buffer; label: unknown; file?: string }): UploadReply {
   const label = validateLabel(input.label);
@@ -79,6 +86,7 @@ export function uploadDictionary(store: Store, input: { source: Buffer; label: u
       dictionary: clash.name,
     });
   }
+  const syncName = settleSyncName(store, model, store.dictionaries.find(model.name));
   const format = firstSignificantChar(input.source) === '[' ? 'text' : 'json';
   const { row, created } = store.dictionaries.save({
     name: model.name,
@@ -87,6 +95,7 @@ export function uploadDictionary(store: Store, input: { source: Buffer; label: u
     description: labelOf(model),
     source: input.source,
     sourceFormat: format,
+    syncName,
     model,
   });
   const notice = created ? null : rebuildNotice(store, row.id, row.name, model, label);
@@ -94,6 +103,7 @@ export function uploadDictionary(store: Store, input: { source: Buffer; label: u
   return {
     message: notice ? `${message}; ${notice.message}` : message,
     name: row.name,
+    sync_name: row.syncName,
     label: row.label,
     created,
     breakout_rebuild: notice,
@@ -149,10 +159,14 @@ function firstSignificantChar(source: Buffer): string {
   return text.charAt(0);
 }
 
-/** All dictionaries in the list form of the spec, by name. */
+/**
+ * All dictionaries in the list form of the spec, by dictionary name. As CSWeb 8.1 lists them,
+ * `name` is the name in URLs (the syncable name when there is one) and `dictionaryName` the
+ * dictionary's own.
+ */
 export function listDictionaries(store: Store): DictionaryListItem[] {
   return store.dictionaries.list().map((d) => ({
-    name: d.name,
+    name: urlName(d),
     label: d.label,
     version: d.version,
     created_at: d.createdAt,
@@ -162,20 +176,25 @@ export function listDictionaries(store: Store): DictionaryListItem[] {
   }));
 }
 
-/** Loads a dictionary with its model, or fails with DICTIONARY_NOT_FOUND naming close matches. */
+/**
+ * Loads a dictionary with its model, named by its own name or its syncable name
+ * (docs/sync.md#syncable-names), or fails with DICTIONARY_NOT_FOUND naming close matches. Callers
+ * go on with the record's `name`, never the name they were given.
+ */
 export function requireDictionary(store: Store, name: string): DictionaryRecord {
-  return store.dictionaries.findWithModel(name) ?? notFound(store, name);
+  const row = findDictionaryRow(store, name);
+  return (row && store.dictionaries.findWithModel(row.name)) ?? notFound(store, name);
 }
 
-/** The dictionary's row without its model (no JSON to parse), or DICTIONARY_NOT_FOUND as above. */
+/** The dictionary's row without its model (no JSON to parse), named and refused as above. */
 export function requireDictionaryRow(store: Store, name: string): DictionaryRow {
-  return store.dictionaries.find(name) ?? notFound(store, name);
+  return findDictionaryRow(store, name) ?? notFound(store, name);
 }
 
 function notFound(store: Store, name: string): never {
   const near = store.dictionaries
     .list()
-    .map((d) => d.name)
+    .flatMap((d) => (d.syncName === null ? [d.name] : [d.name, d.syncName]))
     .filter((n) => n.toLowerCase() === name.toLowerCase() || n.toLowerCase().includes(name.toLowerCase()));
   const hint = near.length ? ` (names are case-sensitive; did you mean ${near.join(', ')}?)` : '';
   throw new AppError('DICTIONARY_NOT_FOUND', `dictionary ${name} not found${hint}`, { dictionary: name });
@@ -200,6 +219,7 @@ export function getDictionary(store: Store, name: string, opts: { short?: boolea
   if (opts.short) return { name: d.name, label: d.label, levels, records };
   return {
     name: d.name,
+    sync_name: d.syncName,
     label: d.label,
     version: d.version,
     description: d.description,
@@ -214,8 +234,9 @@ export function getDictionary(store: Store, name: string, opts: { short?: boolea
  * Deletes a dictionary that has no cases and no breakout tables: deleting it would otherwise
  * orphan data analysts rely on.
  */
-export function deleteDictionary(store: Store, name: string): { message: string; name: string } {
-  const d = requireDictionary(store, name);
+export function deleteDictionary(store: Store, given: string): { message: string; name: string } {
+  const d = requireDictionary(store, given);
+  const name = d.name;
   const cases = store.cases.count(d.id);
   if (cases > 0) {
     throw new AppError('DICT_IN_USE', `dictionary ${name} has ${cases} cases; it can be deleted only without cases and breakout tables`, {

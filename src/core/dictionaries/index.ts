@@ -12,5 +12,6 @@ export {
 } from './dictionaries.js';
 export type { BreakoutRebuildNotice, DictionaryDetail, DictionaryListItem, DictionaryShort, UploadReply } from './dictionaries.js';
 export { MAX_LABEL_LENGTH } from './label.js';
+export { answersTo, settleSyncName } from './sync-name.js';
 export { purgeCaseCount, purgeDictionary } from './purge.js';
 export type { PurgeReply } from './purge.js';

@@ -26,8 +26,10 @@ export interface PurgeReply {
  * Refused with BREAKOUT_BUSY while a job of the dictionary is pending or running or one of its
  * schedules runs. All store changes are one transaction.
  */
-export async function purgeDictionary(store: Store, name: string, opts: { dropTables?: boolean } = {}): Promise<PurgeReply> {
-  const dict = requireDictionaryRow(store, name);
+export async function purgeDictionary(store: Store, given: string, opts: { dropTables?: boolean } = {}): Promise<PurgeReply> {
+  const dict = requireDictionaryRow(store, given);
+  // Jobs, logs and messages know the dictionary by its own name, whichever name it was given by.
+  const name = dict.name;
   reapDeadJobs(store);
   refuseWhenBusy(store, dict.id, name);
   const known = store.breakoutState.get(dict.id)?.tables ?? [];

@@ -3,7 +3,7 @@ import type { DictionaryRow } from '../../store/dictionaries-repo.js';
 import type { ScheduleRow, ScheduleRunRow } from '../../store/schedules-repo.js';
 import { AppError } from '../../shared/errors.js';
 import { checkCron, DEFAULT_CRON, nextOccurrence } from '../../scheduler/cron.js';
-import { requireDictionary } from '../dictionaries/index.js';
+import { requireDictionaryRow } from '../dictionaries/index.js';
 import { isBreakoutConfigured } from '../breakout/index.js';
 import type { SchedulerSettings } from './settings.js';
 
@@ -91,7 +91,7 @@ function runItem(r: ScheduleRunRow): ScheduleRunItem {
 }
 
 function findDictionary(store: Store, name: string): DictionaryRow {
-  return store.dictionaries.find(name) ?? requireDictionary(store, name);
+  return requireDictionaryRow(store, name);
 }
 
 /** The schedule named by `ref`, or SCHEDULE_NOT_FOUND (DICTIONARY_NOT_FOUND for an unknown name). */

@@ -239,11 +239,12 @@ export function uploadRawDictionary(
 ): UploadDictionaryReply {
   const source = inflateWhole(body, opts.maxBytes ?? Number.MAX_SAFE_INTEGER, 'the dictionary');
   const model = parseDictionary(source);
-  if (opts.expectedName !== undefined && model.name !== opts.expectedName) {
+  // The URL may name the dictionary by its syncable name, as CSPro 8.1 does (docs/sync.md#syncable-names).
+  if (opts.expectedName !== undefined && model.name !== opts.expectedName && model.syncableName !== opts.expectedName) {
     throw new AppError('USAGE', `the file holds dictionary ${model.name}, not ${opts.expectedName} named in the URL`, {
       dictionary: opts.expectedName,
     });
   }
-  const existing = store.dictionaries.list().find((d) => d.name === model.name);
+  const existing = store.dictionaries.find(model.name);
   return uploadDictionary(store, { source, label: opts.label ?? existing?.label ?? labelFor(model.name) });
 }

@@ -109,6 +109,12 @@ export interface Dictionary {
   version: string;
   note?: string;
   aliases: string[];
+  /**
+   * The syncable name of a CSPro 8.1 JSON dictionary (`"sync": {"name": …}`): the name the client
+   * puts in sync and data-source URLs instead of `name`. Absent when the file sets none or sets the
+   * dictionary's own name; the text form has none (docs/cspro-formats.md#the-syncable-name).
+   */
+  syncableName?: string;
   languages: Language[];
   recordType: { start: number; length: number };
   relativePositions: boolean;

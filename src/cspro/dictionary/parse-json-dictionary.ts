@@ -24,6 +24,9 @@ import type {
 } from './model.js';
 import { normalizeItem, tidyOccurrenceLabels, toContentType, toSpecialName } from './normalize-item.js';
 
+/** A CSPro name (CIMSAString::IsName), in either case: what CSPro accepts as a syncable name. */
+const SYNCABLE_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+
 /** A parsed JSON dictionary before the shared layout and validation passes. */
 export interface ParsedJsonDictionary {
   dict: Dictionary;
@@ -111,6 +114,8 @@ class JsonDictionaryReader {
       levels: [],
       relations: [],
     };
+    const syncableName = this.syncableName(o, dict.name);
+    if (syncableName !== undefined) dict.syncableName = syncableName;
     this.remember(dict, '', o);
     if (o.levels === undefined) this.fail('levels', 'is required');
     const levels = this.array(o.levels, 'levels');
@@ -297,6 +302,25 @@ class JsonDictionaryReader {
     const relation: Relation = { name: this.name(o, path), primary: this.str(o, path, 'primary').toUpperCase(), links };
     this.remember(relation, path, o);
     return relation;
+  }
+
+  /**
+   * The syncable name of `"sync": {"name": …}` (CSPro 8.1), as CSPro's `SetSyncableName` keeps it:
+   * trimmed, none when blank or the dictionary's own name. It goes into URLs, so it must be a CSPro
+   * name (CSPro upper-cases it in its editor; a name set by hand keeps its case, as the client sends it).
+   */
+  private syncableName(o: JsonObject, dictionaryName: string): string | undefined {
+    if (o.sync === undefined) return undefined;
+    const sync = this.object(o.sync, 'sync', 'the sync settings');
+    const name = this.optStr(sync, 'sync', 'name')?.trim();
+    if (name === undefined || name === '' || name === dictionaryName) return undefined;
+    if (!SYNCABLE_NAME.test(name)) {
+      this.fail(
+        'sync.name',
+        `${JSON.stringify(name)} is not a valid syncable name: it must start with a letter and contain only letters, digits and _`,
+      );
+    }
+    return name;
   }
 
   /** name, labels, note and aliases, common to the dictionary, levels, records and items. */

@@ -109,7 +109,9 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       `(lower case, without \`_DICT\`) unless \`?label=\` gives one, an existing one keeps its label. ` +
       `Files larger than the limit (default 10 MB, \`sds serve --max-upload-mb\`) are refused with 413. An invalid file stores nothing. ` +
       `A replacement that makes the next breakout drop and rebuild tables (new label, or new structure) says so in \`breakout_rebuild\` ` +
-      `(the tables to drop and to create, and why); the raw form adds that field to CSWeb's reply only then.`,
+      `(the tables to drop and to create, and why); the raw form adds that field to CSWeb's reply only then. ` +
+      `A CSPro 8.1 JSON dictionary's syncable name (\`"sync": {"name": …}\`) is stored with it and names it in every URL too; ` +
+      `a file without one keeps the stored one (docs/sync.md#syncable-names).`,
     tags: ['dictionaries'],
     permission: 'dictionaries.write',
     request: {
@@ -131,7 +133,11 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
         ErrorBody,
         'not a valid dictionary file (`DICT_INVALID`), bad label (`LABEL_INVALID`), a multipart body that is broken or not closed (`MULTIPART_INVALID`) or bad form (`USAGE`)',
       ),
-      409: json(ErrorBody, 'the label is used by another dictionary (`CONFLICT`)'),
+      409: json(
+        ErrorBody,
+        'the label is used by another dictionary (`CONFLICT`); the syncable name or the name is another dictionary’s name or syncable name ' +
+          '(`SYNC_NAME_TAKEN`); the file changes the syncable name of a dictionary that holds cases (`SYNC_NAME_LOCKED`)',
+      ),
       413: json(ErrorBody, 'file too large (`PAYLOAD_TOO_LARGE`)'),
     },
     handler: async (c) => {
@@ -144,7 +150,13 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       if (!form.file) throw new AppError('USAGE', 'the multipart form needs a "file" part holding the .dcf file');
       const reply = uploadDictionary(store, { source: form.file.data, label: form.fields.label, file: form.file.filename || undefined });
       return c.json(
-        { message: reply.message, name: reply.name, label: reply.label, breakout_rebuild: reply.breakout_rebuild },
+        {
+          message: reply.message,
+          name: reply.name,
+          sync_name: reply.sync_name,
+          label: reply.label,
+          breakout_rebuild: reply.breakout_rebuild,
+        },
         reply.created ? 201 : 200,
       );
     },
@@ -155,7 +167,7 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
     path: '/api/dictionaries/{name}',
     summary: 'Create or replace a dictionary from the raw .dcf body',
     description:
-      'The file must hold the dictionary named in the URL. An existing dictionary keeps its label; a new one gets one from its name unless `?label=` gives one. ' +
+      'The file must hold the dictionary named in the URL (by its name or its syncable name). An existing dictionary keeps its label; a new one gets one from its name unless `?label=` gives one. ' +
       'A replacement that makes the next breakout drop and rebuild tables adds `breakout_rebuild` to the reply (see POST).',
     tags: ['dictionaries'],
     permission: 'dictionaries.write',
@@ -163,7 +175,10 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
     responses: {
       200: json(DictionaryRawUploadReply, 'stored'),
       400: json(ErrorBody, 'not a valid dictionary file (`DICT_INVALID`) or another dictionary than the URL names (`USAGE`)'),
-      409: json(ErrorBody, 'the label is used by another dictionary (`CONFLICT`)'),
+      409: json(
+        ErrorBody,
+        'the label is used by another dictionary (`CONFLICT`), or the syncable name is taken (`SYNC_NAME_TAKEN`) or may not change (`SYNC_NAME_LOCKED`)',
+      ),
       413: json(ErrorBody, 'file too large (`PAYLOAD_TOO_LARGE`)'),
     },
     handler: async (c) => {

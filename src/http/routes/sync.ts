@@ -38,7 +38,7 @@ import { readSyncBody } from '../read-sync-body.js';
 import { ErrorBody, ServerBusyBody, json } from '../schemas/common.js';
 import { FileRefusedBody } from '../schemas/files.js';
 import { DictionaryNameParams } from '../schemas/dictionaries.js';
-import { MessagesQuery, SyncMessageList } from '../schemas/messages.js';
+import { MessagesQuery, SyncMessageList, SyncMessageReply } from '../schemas/messages.js';
 import {
   AppInfoSchema,
   AppList,
@@ -60,6 +60,8 @@ import { readJson } from '../read-body.js';
 import type { RouteDeps } from './route-deps.js';
 
 const SUCCESS = '{"code":200,"description":"Success"}';
+/** CSWeb 8.1's reply to a message, which CSPro hands to the logic that sent it (docs/sync.md#messages). */
+const MESSAGE_REPLY = 'null';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const binary = (description: string) => ({
   description,
@@ -240,20 +242,20 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
     description:
       'CSPro 8.1’s `syncmessage` sends `{timestamp, name, value}` (`key` for `name` is read too). The message is kept with the device ' +
       '(`x-csw-device`) and the account that sent it (table `sync_messages`); the reply, which the client hands back to logic, is ' +
-      'CSWeb’s success body (docs/sync.md#messages).',
+      'JSON `null`, as CSWeb 8.1 answers, to every client (docs/sync.md#messages).',
     tags: ['sync'],
     permission: 'cases.write',
     bodyLimit: config.maxBodyBytes,
     request: { body: { required: true, content: { 'application/json': { schema: SyncMessageBody } } } },
     responses: {
-      200: json(SyncSuccess, 'kept'),
+      200: json(SyncMessageReply, 'kept'),
       400: json(ErrorBody, 'not JSON (`API-003`), or not an object naming the message (`USAGE`)'),
       413: json(ErrorBody, `larger than the body limit (\`maxBodyBytes\`, default 64 KB; \`PAYLOAD_TOO_LARGE\`)`),
     },
     handler: async (c) => {
       const body = await readJson(c, SyncMessageBody);
       receiveSyncMessage(store, body, deviceOf(header(c)), c.get('principal').username, new Date(clock()));
-      return c.body(SUCCESS, 200, { 'Content-Type': JSON_TYPE });
+      return c.body(MESSAGE_REPLY, 200, { 'Content-Type': JSON_TYPE });
     },
   });
 

@@ -12,23 +12,37 @@ import { Timestamp } from './common.js';
 
 const NameLabel = z.strictObject({ name: z.string(), label: z.string() });
 
-/** Path parameter `{name}` (case-sensitive). */
+/** The syncable name stored with a dictionary (docs/sync.md#syncable-names). */
+const SyncName = z
+  .string()
+  .nullable()
+  .meta({ description: 'the syncable name CSPro 8.1 clients use in URLs (`"sync": {"name": …}` of the JSON dictionary); null when none' });
+
+/** Path parameter `{name}` (case-sensitive): the dictionary's own name or its syncable name. */
 export const DictionaryNameParams = z.object({
   name: z
     .string()
     .min(1)
-    .meta({ param: { description: 'dictionary name, case-sensitive' }, example: 'POPSTAN_CENSUS_DICT' }),
+    .meta({
+      param: { description: 'the dictionary’s name or its syncable name (docs/sync.md#syncable-names), case-sensitive' },
+      example: 'POPSTAN_CENSUS_DICT',
+    }),
 });
 
 /** Dictionary list item (docs/http-api.md#routes, list form). */
 const DictionaryListItem = z
   .strictObject({
-    name: z.string(),
+    name: z.string().meta({
+      description:
+        'the name in URLs, as CSWeb 8.1 lists it: the syncable name of a CSPro 8.1 dictionary that sets one, else the dictionary’s own name',
+    }),
     label: z.string(),
     version: z.string(),
     created_at: Timestamp,
     caseCount: z.int().min(0).meta({ description: 'cases not deleted (as CSWeb lists it)' }),
-    dictionaryName: z.string().meta({ description: 'the dictionary’s own name, as CSPro 8.1 reads it (the same as `name` here)' }),
+    dictionaryName: z
+      .string()
+      .meta({ description: 'the dictionary’s own name, as CSPro 8.1 reads it (`name` unless it has a syncable name)' }),
     modifiedTime: z
       .string()
       .meta({ description: 'when the dictionary was last uploaded, RFC 3339 (CSPro 8.1 reads it)', example: '2025-01-31T08:15:00Z' }),
@@ -41,6 +55,7 @@ export const DictionaryList = z.array(DictionaryListItem).meta({ id: 'Dictionary
 export const DictionaryDetail = z
   .strictObject({
     name: z.string(),
+    sync_name: SyncName,
     label: z.string(),
     version: z.string(),
     description: z.string(),
@@ -99,7 +114,13 @@ const BreakoutRebuildNotice = z
 
 /** Upload reply (docs/http-api.md#routes), plus what the next breakout will drop and rebuild (null: nothing). */
 export const DictionaryUploadReply = z
-  .strictObject({ message: z.string(), name: z.string(), label: z.string(), breakout_rebuild: BreakoutRebuildNotice.nullable() })
+  .strictObject({
+    message: z.string(),
+    name: z.string(),
+    sync_name: SyncName,
+    label: z.string(),
+    breakout_rebuild: BreakoutRebuildNotice.nullable(),
+  })
   .meta({ id: 'DictionaryUploadReply' });
 
 /** CSWeb's success reply to a raw upload, with `breakout_rebuild` only when the next breakout will drop and rebuild tables. */

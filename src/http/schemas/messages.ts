@@ -30,6 +30,15 @@ export const MessagesQuery = z.object({
   }),
 });
 
+/**
+ * The reply to `POST /api/messages`: JSON `null`, CSWeb 8.1's body, which CSPro hands to the
+ * logic that sent the message as `syncmessage`'s result (docs/sync.md#messages).
+ */
+export const SyncMessageReply = z.null().meta({
+  id: 'SyncMessageReply',
+  description: 'JSON `null`, as CSWeb 8.1 answers; `syncmessage` returns it to the logic as the text `null`',
+});
+
 /** A kept message (docs/sync.md#messages). */
 const SyncMessageItem = z
   .strictObject({

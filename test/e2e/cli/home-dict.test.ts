@@ -74,8 +74,9 @@ describe('dict', () => {
     const r = runCli(home.root, ['dict', 'upload', POPSTAN_DCF, '--label', 'popstan', '--json']);
     assert.equal(r.code, 0, show(r));
     const j = r.json();
-    assert.deepEqual(Object.keys(j).sort(), ['breakout_rebuild', 'label', 'message', 'name']);
+    assert.deepEqual(Object.keys(j).sort(), ['breakout_rebuild', 'label', 'message', 'name', 'sync_name']);
     assert.equal(j.breakout_rebuild, null);
+    assert.equal(j.sync_name, null, 'a text dictionary has no syncable name');
     assert.equal(j.name, 'CEN2000');
     assert.equal(j.label, 'popstan');
     assert.match(j.message, /CEN2000/);
@@ -115,8 +116,19 @@ describe('dict', () => {
     const r = runCli(home.root, ['dict', 'show', 'CEN2000', '--json']);
     assert.equal(r.code, 0, show(r));
     const d = r.json();
-    assert.deepEqual(Object.keys(d).sort(), ['created_at', 'description', 'label', 'levels', 'name', 'records', 'updated_at', 'version']);
+    assert.deepEqual(Object.keys(d).sort(), [
+      'created_at',
+      'description',
+      'label',
+      'levels',
+      'name',
+      'records',
+      'sync_name',
+      'updated_at',
+      'version',
+    ]);
     assert.equal(d.name, 'CEN2000');
+    assert.equal(d.sync_name, null);
     assert.equal(d.label, 'popstan');
     assert.equal(d.levels.length, 1);
     assert.deepEqual(Object.keys(d.levels[0]).sort(), ['label', 'name']);

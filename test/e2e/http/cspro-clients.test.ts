@@ -184,8 +184,8 @@ test('a CSPro 8.1 client: version 3, wrapped token, V3 cases up and down, cssync
   const gone = await office.request('GET', 'apps/Household%20Survey').catch((e: unknown) => e);
   assert.ok(gone instanceof ClientError && gone.status === 404 && gone.code === 'app_not_found', String(gone));
 
-  // syncmessage: 200 with a JSON reply for logic.
-  assert.deepEqual(await tablet.syncMessage('status', { done: 2 }), { code: 200, description: 'Success' });
+  // syncmessage: 200 with CSWeb 8.1's reply, JSON null, which the client hands to logic.
+  assert.equal(await tablet.syncMessage('status', { done: 2 }), null);
 
   // Errors come as {code, message}; a route the server lacks says so in CSWeb's words.
   const refused = await tablet.putDictionary('{}').catch((e: unknown) => e);
@@ -267,6 +267,7 @@ test('the version is the User-Agent’s: 8.1 and later get 3, 8.0 and anything e
   const tablet = await client('8.0.1', 'field');
   for (const [agent, version] of [
     ['CSPro sync client/8.1.0', '3.0'],
+    ['CSPro sync client/8.1.1 (64-bit)', '3.0'],
     ['CSPro sync client/8.2', '3.0'],
     ['CSPro sync client/10.0.1', '3.0'],
     ['CSPro sync client/8.0.1', '2.0'],

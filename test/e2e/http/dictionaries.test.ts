@@ -94,8 +94,9 @@ test('POST /api/dictionaries: multipart file + label → 201 {message, name, lab
     body: uploadForm(readFileSync(fixture('two-level.text.dcf')), 'twolevel', 'two-level.dcf'),
   });
   const up = await body(r, 201, DictionaryUploadReply);
-  assert.deepEqual(Object.keys(up).sort(), ['breakout_rebuild', 'label', 'message', 'name']);
+  assert.deepEqual(Object.keys(up).sort(), ['breakout_rebuild', 'label', 'message', 'name', 'sync_name']);
   assert.equal(up.breakout_rebuild, null);
+  assert.equal(up.sync_name, null);
   assert.equal(up.label, 'twolevel');
   assert.match(up.message, new RegExp(up.name));
   const detail = await body(await s.call('standard', `/api/dictionaries/${up.name}`), 200, DictionaryDetail);

@@ -261,6 +261,53 @@ test('0020 numbers the cases already stored per dictionary, by creation then row
   }
 });
 
+test('0024 gives dictionaries stored before it the syncable name their JSON carries, unless it is invalid or clashes', () => {
+  const home = tempDir();
+  try {
+    const db = new Database(home.db);
+    const all = loadMigrations();
+    migrate(
+      db,
+      all.filter((m) => m.version < 24),
+    );
+    const add = db.prepare(
+      `INSERT INTO dictionaries (id, name, label, version, source, source_format, model, created_at, updated_at)
+       VALUES (?, ?, ?, '8.1', ?, ?, '{}', 't', 't')`,
+    );
+    const json = (name: string, sync?: unknown) => Buffer.from(JSON.stringify({ fileType: 'dictionary', name, ...(sync ? { sync } : {}) }));
+    add.run(1, 'HH_DICT', 'hh', Buffer.concat([Buffer.from('\uFEFF'), json('HH_DICT', { name: ' HOUSEHOLDS ' })]), 'json');
+    add.run(2, 'PLAIN_DICT', 'plain', json('PLAIN_DICT'), 'json');
+    add.run(3, 'OWN_DICT', 'own', json('OWN_DICT', { name: 'OWN_DICT' }), 'json');
+    add.run(4, 'BAD_DICT', 'bad', json('BAD_DICT', { name: 'no spaces allowed' }), 'json');
+    add.run(5, 'TEXT_DICT', 'text', Buffer.from('[Dictionary]\nName=TEXT_DICT\n'), 'text');
+    // Two dictionaries claiming one syncable name (any case), and one claiming another dictionary's name: none gets it.
+    add.run(6, 'A_DICT', 'a', json('A_DICT', { name: 'SHARED' }), 'json');
+    add.run(7, 'B_DICT', 'b', json('B_DICT', { name: 'shared' }), 'json');
+    add.run(8, 'C_DICT', 'c', json('C_DICT', { name: 'plain_dict' }), 'json');
+    add.run(9, 'BROKEN_DICT', 'broken', Buffer.from('{"name": "BROKEN_DICT", "sync": '), 'json');
+    const eventsBefore = (db.prepare('SELECT count(*) AS n FROM webhook_outbox').get() as { n: number }).n;
+    migrate(db, all);
+    assert.deepEqual(db.prepare('SELECT name, sync_name FROM dictionaries ORDER BY id').all(), [
+      { name: 'HH_DICT', sync_name: 'HOUSEHOLDS' },
+      { name: 'PLAIN_DICT', sync_name: null },
+      { name: 'OWN_DICT', sync_name: null },
+      { name: 'BAD_DICT', sync_name: null },
+      { name: 'TEXT_DICT', sync_name: null },
+      { name: 'A_DICT', sync_name: null },
+      { name: 'B_DICT', sync_name: null },
+      { name: 'C_DICT', sync_name: null },
+      { name: 'BROKEN_DICT', sync_name: null },
+    ]);
+    // Nothing a webhook subscriber would see as a change of the dictionaries.
+    assert.equal((db.prepare('SELECT count(*) AS n FROM webhook_outbox').get() as { n: number }).n, eventsBefore);
+    // No two dictionaries share a syncable name, whatever the case.
+    assert.throws(() => db.prepare("UPDATE dictionaries SET sync_name = 'households' WHERE id = 2").run(), /UNIQUE/);
+    db.close();
+  } finally {
+    home.cleanup();
+  }
+});
+
 test('0013 keeps a failed webhook delivery of an older store, with its body, ready to be redelivered', () => {
   const home = tempDir();
   try {

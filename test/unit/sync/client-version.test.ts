@@ -9,6 +9,10 @@ import { CSPRO_ROLE_NAMES, wrappedTokenReply } from '../../../src/core/auth/cspr
 test('CSPro 8.1 and later get version 3; 8.0, older CSPro and other clients get 2', () => {
   const cases: [string | undefined, 2 | 3][] = [
     ['CSPro sync client/8.1', 3],
+    // What CSPro 8.1.1 sends: its detailed version, a prerelease tag before the bitness (docs/sync.md#cspro-81-answers).
+    ['CSPro sync client/8.1.1 (64-bit)', 3],
+    ['CSPro sync client/8.1.1 (beta) (32-bit)', 3],
+    ['CSPro sync client/8.0.1 (64-bit)', 2],
     ['CSPro sync client/8.1.0.1234', 3],
     ['CSPro sync client/8.2.0', 3],
     ['CSPro sync client/8.10', 3],

@@ -57,9 +57,8 @@ function parseDictionaryNames(store: Store, value: unknown): string[] {
   if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && v.length > 0)) {
     throw new AppError('USAGE', 'dictionaries must be a non-empty array of dictionary names', { field: 'dictionaries' });
   }
-  const names = [...new Set(value as string[])];
-  for (const n of names) requireDictionary(store, n);
-  return names;
+  // By the dictionaries' own names, whichever name each was given by (docs/sync.md#syncable-names).
+  return [...new Set((value as string[]).map((n) => requireDictionary(store, n).name))];
 }
 
 /**
