@@ -1,9 +1,10 @@
 /**
  * Shared pieces of driver-error mapping: socket error codes every Node driver surfaces, and the
  * messages of the DB-00x codes. Each dialect's errors.ts decides which driver error is which code.
- * Messages name `host:port/database` and the user, never the password.
+ * Messages name `host:port/database` and the user, never the password (mask-passwords.ts).
  */
 import { AppError, type ErrorCode } from '../../shared/errors.js';
+import { maskPasswords } from './mask-passwords.js';
 import type { ResolvedTarget } from './target-config.js';
 
 const NETWORK_CODES = new Set([
@@ -90,7 +91,8 @@ const CODE: Record<TargetProblem, ErrorCode> = {
 export function targetError(problem: TargetProblem, product: string, target: ResolvedTarget, err: unknown): AppError {
   const driverMessage = err instanceof Error ? err.message : String(err);
   const driverCode = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
-  const reason = driverMessage || String(networkErrorCode(err) ?? 'unknown error');
+  // The password could only reach a message through a driver echoing a connection string or option.
+  const reason = maskPasswords(driverMessage) || String(networkErrorCode(err) ?? 'unknown error');
   const where = target.label;
   const messages: Record<TargetProblem, string> = {
     unreachable: `cannot connect to ${product} at ${where}: ${reason}`,
@@ -106,7 +108,5 @@ export function targetError(problem: TargetProblem, product: string, target: Res
     ...(problem === 'tls' ? { tls_mode: target.tls.mode } : {}),
     ...(typeof driverCode === 'string' || typeof driverCode === 'number' ? { driverCode } : {}),
   };
-  // The password could only leak through a driver message echoing a connection string; scrub it.
-  const message = target.password ? messages[problem].split(target.password).join('***') : messages[problem];
-  return new AppError(CODE[problem], message, details, { cause: err });
+  return new AppError(CODE[problem], messages[problem], details, { cause: err });
 }

@@ -71,7 +71,11 @@ test('better-sqlite3: a file that cannot be opened or is no database -> DB-003',
 });
 
 test('messages name host:port/database and the user, never the password', () => {
-  const e = pg.connectError(err({ code: '28P01' }, 'password authentication failed (hunter2-secret)'), target);
+  // A driver echoing a connection string: its password part is masked (mask-passwords.ts).
+  const e = pg.connectError(
+    err({ code: '28P01' }, 'password authentication failed (postgresql://ana:hunter2-secret@db.example/census)'),
+    target,
+  );
   assert.ok(e instanceof AppError);
   assert.match(e.message, /db\.example:5432\/census/);
   assert.match(e.message, /'ana'/);
