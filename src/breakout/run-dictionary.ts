@@ -85,6 +85,8 @@ export async function runDictionary(input: DictionaryRunInput): Promise<Dictiona
   try {
     const main = sessions[0]!;
     const prepared = await prepareTables(input, main, plan);
+    // Until the load below has applied every case, reports say the tables hold part of them.
+    input.store.breakoutState.startLoad(dict.id, jobId);
     if (prepared.change) input.onTables?.(prepared.change);
     input.onLabels?.(await syncLabels(main, plan, dict.model));
     const writers = Math.min(input.threads, dialect.capabilities.maxParallelWriters);
@@ -360,6 +362,7 @@ async function loadCases(
   // rows anywhere, and the next incremental run must not count them: its cursor goes past them.
   const end = activeOnly && !stopped ? store.cases.lastChanged(dict.id, upTo) : undefined;
   await cursor.save(() => main.makeDurable(), end);
+  if (!stopped) store.breakoutState.finishLoad(dict.id, input.jobId);
   return { processed, warnings, stopped };
 }
 

@@ -253,6 +253,12 @@ export const ERROR_CODES = {
     title: 'the folder of a SQLite target file does not exist; `target test` creates nothing',
   },
   TARGET_NOT_CONFIGURED: { http: 409, exit: EXIT.conflict, title: 'the dictionary has no breakout target, so it cannot be scheduled' },
+  TARGET_DATABASE_ERROR: {
+    http: 502,
+    exit: EXIT.external,
+    title:
+      "the target database answered with an error no other code names (a full disk, a lock timeout, a read-only server, ...); the message quotes it, details give the server's own code: `driverCode` (PostgreSQL's SQLSTATE, a SQLite result code), `errno` and `sqlState` (MySQL/MariaDB), `number` (SQL Server)",
+  },
   // Outgoing webhooks
   WEBHOOK_INVALID: {
     http: 400,

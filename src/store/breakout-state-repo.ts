@@ -12,6 +12,8 @@ export interface BreakoutStateRow {
   tables: string[];
   cursor: BreakoutCursor;
   lastJobId: string | null;
+  /** The job whose load into the tables has begun and not finished (docs/breakout.md#interrupted-breakouts). */
+  loadingJobId: string | null;
   updatedAt: string;
 }
 
@@ -22,6 +24,7 @@ interface RawState {
   last_revision: number;
   last_guid: string;
   last_job_id: string | null;
+  loading_job_id: string | null;
   updated_at: string;
 }
 
@@ -38,18 +41,20 @@ export class BreakoutStateRepo {
       tables: JSON.parse(r.tables) as string[],
       cursor: { revision: r.last_revision, guid: r.last_guid },
       lastJobId: r.last_job_id,
+      loadingJobId: r.loading_job_id,
       updatedAt: r.updated_at,
     };
   }
 
-  /** Records freshly built tables with the cursor back at the start. */
+  /** Records freshly built tables with the cursor back at the start (and no load begun in them). */
   reset(dictionaryId: number, target: string, structureHash: string, tables: string[], jobId: string): void {
     this.db
       .prepare(
         `INSERT INTO breakout_state (dictionary_id, target, structure_hash, tables, last_revision, last_guid, last_job_id, updated_at)
          VALUES (?, ?, ?, ?, 0, '', ?, ?)
          ON CONFLICT (dictionary_id) DO UPDATE SET target = excluded.target, structure_hash = excluded.structure_hash,
-           tables = excluded.tables, last_revision = 0, last_guid = '', last_job_id = excluded.last_job_id, updated_at = excluded.updated_at`,
+           tables = excluded.tables, last_revision = 0, last_guid = '', last_job_id = excluded.last_job_id,
+           loading_job_id = NULL, updated_at = excluded.updated_at`,
       )
       .run(dictionaryId, target, structureHash, JSON.stringify(tables), jobId, nowIso());
   }
@@ -65,6 +70,18 @@ export class BreakoutStateRepo {
     this.db
       .prepare('UPDATE breakout_state SET last_revision = ?, last_guid = ?, last_job_id = ?, updated_at = ? WHERE dictionary_id = ?')
       .run(cursor.revision, cursor.guid, jobId, nowIso(), dictionaryId);
+  }
+
+  /** Records that `jobId` begins loading cases into the tables. */
+  startLoad(dictionaryId: number, jobId: string): void {
+    this.db.prepare('UPDATE breakout_state SET loading_job_id = ? WHERE dictionary_id = ?').run(jobId, dictionaryId);
+  }
+
+  /** Records that `jobId` has applied every case (a load begun by another job since is left as it is). */
+  finishLoad(dictionaryId: number, jobId: string): void {
+    this.db
+      .prepare('UPDATE breakout_state SET loading_job_id = NULL WHERE dictionary_id = ? AND loading_job_id = ?')
+      .run(dictionaryId, jobId);
   }
 
   clear(dictionaryId: number): void {

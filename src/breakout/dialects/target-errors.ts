@@ -1,9 +1,10 @@
 /**
  * Shared pieces of driver-error mapping: socket error codes every Node driver surfaces, and the
  * messages of the DB-00x codes. Each dialect's errors.ts decides which driver error is which code.
- * Messages name `host:port/database` and the user, never the password.
+ * Messages name `host:port/database` and the user, never the password (mask-passwords.ts).
  */
 import { AppError, type ErrorCode } from '../../shared/errors.js';
+import { maskPasswords } from './mask-passwords.js';
 import type { ResolvedTarget } from './target-config.js';
 
 const NETWORK_CODES = new Set([
@@ -71,8 +72,11 @@ export function isTlsError(err: unknown): boolean {
   return cause !== undefined && cause !== err ? isTlsError(cause) : false;
 }
 
-/** Which DB-00x situation a driver error is (or undefined: not a connection-level problem). */
-export type TargetProblem = 'unreachable' | 'auth' | 'no-database' | 'too-many' | 'unknown-connect' | 'permission' | 'tls';
+/**
+ * Which situation a driver error is: a DB-00x one, a missing right, or `statement`, an error the
+ * database answered that none of the others names (undefined: not an error of the database).
+ */
+export type TargetProblem = 'unreachable' | 'auth' | 'no-database' | 'too-many' | 'unknown-connect' | 'permission' | 'tls' | 'statement';
 
 const CODE: Record<TargetProblem, ErrorCode> = {
   unreachable: 'DB-001',
@@ -84,13 +88,32 @@ const CODE: Record<TargetProblem, ErrorCode> = {
   tls: 'DB_CONNECTION_ERROR',
   // The target's user lacks a right (CREATE, INSERT, ...): a job fails with the spec's code (docs/breakout.md).
   permission: 'INSUFFICIENT_PERMISSIONS',
+  // Any other error the database answered is the target's, never INTERNAL (a defect of sds): docs/breakout.md#targets.
+  statement: 'TARGET_DATABASE_ERROR',
 };
 
+/** What a dialect knows of an error its server answered, beside the driver's own code. */
+export interface ServerError {
+  /** The server's code as an operator looks it up, for the message: `SQLSTATE 3F000`, `error 1406 (ER_DATA_TOO_LONG)`. */
+  label?: string;
+  /** The server's own codes for `details`, beside `driverCode`: `errno` and `sqlState`, `number`. */
+  codes?: Record<string, string | number>;
+  /** What fixes it, in the database's words (a GRANT), appended to the message. */
+  hint?: string;
+}
+
 /** Builds the AppError for a classified driver error. */
-export function targetError(problem: TargetProblem, product: string, target: ResolvedTarget, err: unknown): AppError {
+export function targetError(
+  problem: TargetProblem,
+  product: string,
+  target: ResolvedTarget,
+  err: unknown,
+  server: ServerError = {},
+): AppError {
   const driverMessage = err instanceof Error ? err.message : String(err);
   const driverCode = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
-  const reason = driverMessage || String(networkErrorCode(err) ?? 'unknown error');
+  // The password could only reach a message through a driver echoing a connection string or option.
+  const reason = maskPasswords(driverMessage) || String(networkErrorCode(err) ?? 'unknown error');
   const where = target.label;
   const messages: Record<TargetProblem, string> = {
     unreachable: `cannot connect to ${product} at ${where}: ${reason}`,
@@ -100,13 +123,14 @@ export function targetError(problem: TargetProblem, product: string, target: Res
     'unknown-connect': `cannot open a ${product} session at ${where}: ${reason}`,
     permission: `${product} at ${where} refused user '${target.user}' for lack of rights: ${reason}`,
     tls: `TLS (${target.tls.mode}) with ${product} at ${where} failed: ${reason}`,
+    statement: `${product} at ${where} answered a statement with ${server.label ?? 'an error'}: ${reason}`,
   };
   const details = {
     target: where,
     ...(problem === 'tls' ? { tls_mode: target.tls.mode } : {}),
     ...(typeof driverCode === 'string' || typeof driverCode === 'number' ? { driverCode } : {}),
+    ...server.codes,
   };
-  // The password could only leak through a driver message echoing a connection string; scrub it.
-  const message = target.password ? messages[problem].split(target.password).join('***') : messages[problem];
+  const message = server.hint ? `${messages[problem]}; ${server.hint}` : messages[problem];
   return new AppError(CODE[problem], message, details, { cause: err });
 }

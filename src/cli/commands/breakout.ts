@@ -19,6 +19,7 @@ import { interruptOnSignals, reportInterrupted, SIGNAL_EXIT } from '../interrupt
 import { progressBar } from '../progress.js';
 import { fields } from '../render.js';
 import { threadsOption } from '../threads-option.js';
+import { interruptionLine, resumeCommand } from '../interruption-line.js';
 
 /** How often the job process reads its cancel flag while it runs (besides between pages). */
 const CANCEL_POLL_MS = 250;
@@ -75,11 +76,17 @@ export function printJob(ctx: CliContext, s: JobStatusReply): void {
 /** The bar of a followed job: the job's own estimate, since it runs in another process. */
 const JOB_BAR = '{dictionary} [{bar}] {percentage}% | {value}/{total} cases | ETA {remaining}';
 
-/** What became of a job, for the line an interrupted command writes on stderr. */
-export function jobOutcome(s: JobStatusReply): string {
+/**
+ * What became of a job, for the line an interrupted command writes on stderr; a cancelled job of
+ * `dictionaries` names the command that resumes each one it did not finish.
+ */
+export function jobOutcome(s: JobStatusReply, dictionaries: string[] = []): string {
   switch (s.status) {
-    case 'cancelled':
-      return `job ${s.job_id} stopped at a safe point: cancelled after ${s.result.total_cases} cases`;
+    case 'cancelled': {
+      const left = dictionaries.filter((d) => !s.result.dictionaries_processed.includes(d));
+      const resume = left.length ? `, resume with: ${left.map(resumeCommand).join(' && ')}` : '';
+      return `job ${s.job_id} stopped at a safe point: cancelled after ${s.result.total_cases} cases${resume}`;
+    }
     case 'completed':
       return `job ${s.job_id} had already completed (${s.result.total_cases} cases)`;
     case 'failed':
@@ -95,7 +102,11 @@ export function jobOutcome(s: JobStatusReply): string {
  * stop at a safe point and exits 130/143 saying so; otherwise (`status --watch`) the signal only
  * stops the following, the job goes on (docs/cli.md, "Ctrl-C and SIGTERM").
  */
-async function followJob(ctx: CliContext, jobId: string, opts: { stop: boolean; note?: string } = { stop: false }): Promise<void> {
+async function followJob(
+  ctx: CliContext,
+  jobId: string,
+  opts: { stop: boolean; note?: string; dictionaries?: string[] } = { stop: false },
+): Promise<void> {
   const follow = `follow it: sds breakout status ${jobId} --watch`;
   const interrupt = interruptOnSignals({
     onFirst: (sig) => {
@@ -137,7 +148,7 @@ async function followJob(ctx: CliContext, jobId: string, opts: { stop: boolean; 
   printJob(ctx, final);
   process.exitCode = jobExitCode(final);
   const sig = interrupt.received();
-  if (sig) reportInterrupted(sig, jobOutcome(final));
+  if (sig) reportInterrupted(sig, jobOutcome(final, opts.dictionaries));
 }
 
 /** `sds breakout start|status|jobs|tables|drop|cancel` (+ the hidden `run-job`). */
@@ -176,7 +187,11 @@ export function registerBreakoutCommands(program: Command): void {
           origin: 'cli',
         });
         if (o.wait) {
-          await followJob(ctx, r.job_id, { stop: true, note: `${r.message}; job ${r.job_id}; Ctrl-C cancels it` });
+          await followJob(ctx, r.job_id, {
+            stop: true,
+            note: `${r.message}; job ${r.job_id}; Ctrl-C cancels it`,
+            dictionaries: r.dictionaries,
+          });
           return;
         }
         ctx.print(r, () => `${r.job_id}\n${r.message}; estimated ${r.estimated_time}. Follow it: sds breakout status ${r.job_id} --watch`);
@@ -215,7 +230,9 @@ export function registerBreakoutCommands(program: Command): void {
 
   breakout
     .command('tables <dict>')
-    .description('breakout tables of a dictionary the target holds now, with row counts and sizes; stale: no longer in the plan')
+    .description(
+      'breakout tables of a dictionary the target holds now, with row counts and sizes; stale: no longer in the plan; interrupted: the last load stopped half way',
+    )
     .addHelpText('after', examples('sds breakout tables CEN2000', 'sds breakout tables CEN2000 --json'))
     .action(
       action(async (ctx, dict: string) => {
@@ -225,10 +242,11 @@ export function registerBreakoutCommands(program: Command): void {
           [
             ctx.table(
               ['table', 'type', 'rows', 'size', 'state'],
-              r.tables.map((t) => [t.name, t.type, t.row_count, t.size, t.stale ? 'stale' : 'current']),
+              r.tables.map((t) => [t.name, t.type, t.row_count, t.size, t.stale ? 'stale' : r.interrupted ? 'interrupted' : 'current']),
             ),
             `total ${r.total_size} in ${r.database}`,
             ...(stale ? [`${stale} stale table(s): no longer in the plan of ${r.dictionary}; the next breakout drops them`] : []),
+            ...(r.interrupted ? [interruptionLine(r.dictionary, r.interrupted)] : []),
           ].join('\n'),
         );
       }),

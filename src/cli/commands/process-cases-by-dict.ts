@@ -70,7 +70,7 @@ export function registerProcessCasesCommand(program: Command): void {
         printJob(ctx, r);
         process.exitCode = jobExitCode(r);
         const sig = interrupt.received();
-        if (sig) reportInterrupted(sig, `${jobOutcome(r)}; the next run continues from there`);
+        if (sig) reportInterrupted(sig, jobOutcome(r, [dictionaryArgument(name)]));
         // Stopped (SIGTERM from the scheduler's time limit, Ctrl-C): the job is recorded, so exit now
         // rather than wait out the driver's timeout of a connect still pending (docs/scheduler.md, "Time limit").
         if (signal.aborted) setImmediate(() => process.exit());

@@ -3,6 +3,7 @@ import { breakoutStatus, statusConnectTimeout } from '../../core/breakout/index.
 import { toAppError } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
 import { withCliHint } from '../error-hints.js';
+import { interruptionLine } from '../interruption-line.js';
 
 interface StatusOptions {
   dictionary?: string;
@@ -42,7 +43,9 @@ export function registerStatusCommand(program: Command): void {
       ) +
         '\nThe target fields (processed, pending, rate, up to date, last processed) are\n' +
         'read from each target now and are empty when breakout is not configured or the\n' +
-        'target does not answer within the connect timeout.\n' +
+        'target does not answer within the connect timeout. A breakout that stopped half\n' +
+        'way shows "interrupted", with a line under the table naming the command that\n' +
+        'resumes it.\n' +
         'With --json the output is the envelope of GET /breakout-status-webhook.php\n' +
         '({success, data, error, meta}).\n',
     )
@@ -91,10 +94,12 @@ export function registerStatusCommand(program: Command): void {
                   show(d.cases_pending),
                   d.completion_rate === null ? '-' : `${d.completion_rate}%`,
                   show(d.is_up_to_date),
-                  show(d.last_processed_time),
+                  // An interrupted load is the last processing, whatever an earlier completed job says.
+                  d.breakout_interrupted ? 'interrupted' : show(d.last_processed_time),
                 ]),
               ),
               `page ${r.meta.page} of ${r.meta.pages}, ${r.meta.total} dictionaries (times in UTC)`,
+              ...r.data.flatMap((d) => (d.breakout_interrupted ? [interruptionLine(d.dictionary, d.breakout_interrupted)] : [])),
             ].join('\n'),
           );
         } catch (err) {

@@ -21,6 +21,8 @@ export {
   waitForJob,
 } from './jobs/index.js';
 export type { JobListItem, JobStatusReply, StartReply, TriggerReply } from './jobs/index.js';
+export { breakoutInterruption, casesBrokenOut } from './interruption.js';
+export type { BreakoutInterruption } from './interruption.js';
 export { listBreakoutLogs, readBreakoutLog } from './log.js';
 export type { BreakoutLogItem, LogReaderReply } from './log.js';
 export { breakoutStatus, statusConnectTimeout } from './status.js';

@@ -12,6 +12,8 @@ import {
   targetPlace,
   type EffectiveTarget,
 } from './targets/targets.js';
+import { breakoutInterruption, type BreakoutInterruption } from './interruption.js';
+import { reapDeadJobs } from './jobs/follow-up.js';
 
 const DEFAULT_STATUS_LIMIT = 20;
 const MAX_STATUS_LIMIT = 100;
@@ -55,6 +57,8 @@ export interface StatusItem {
   completion_rate: number | null;
   is_up_to_date: boolean | null;
   last_processed_time: string | null;
+  /** Ours, from the store: the last load into the tables stopped half way (docs/breakout.md#interrupted-breakouts); else null. */
+  breakout_interrupted: BreakoutInterruption | null;
 }
 
 /** Success envelope of docs/status-and-incoming-webhooks.md#status-webhook-get-breakout-status-webhookphp. */
@@ -197,6 +201,7 @@ function describe(store: Store, dict: DictionaryRow, env: NodeJS.ProcessEnv): Ro
       completion_rate: null,
       is_up_to_date: null,
       last_processed_time: null,
+      breakout_interrupted: breakoutInterruption(store, dict),
     },
   };
 }
@@ -300,6 +305,8 @@ export async function breakoutStatus(store: Store, query: StatusQuery, opts: Sta
   const f = parseStatusQuery(query);
   const env = opts.env ?? process.env;
   const connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_STATUS_CONNECT_TIMEOUT_MS;
+  // A job whose process died is failed before any interruption is read (a killed load shows as one).
+  reapDeadJobs(store);
   const dicts = store.dictionaries.list().filter((d) => f.names === null || [...f.names].some((n) => answersTo(d, n)));
   const matching: DictionaryRow[] = [];
   for (const d of dicts) {

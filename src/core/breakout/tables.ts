@@ -7,6 +7,8 @@ import { withTargetSession } from './targets/targets.js';
 import type { DictionaryRecord } from '../../store/dictionaries-repo.js';
 import { humanSize } from './jobs/durations.js';
 import { commonPrefix } from '../../breakout/table-rebuild.js';
+import { breakoutInterruption, type BreakoutInterruption } from './interruption.js';
+import { reapDeadJobs } from './jobs/follow-up.js';
 
 /** Tables object of docs/http-api.md#breakout-routes, each table marked `stale` when the current plan no longer has it. */
 export interface BreakoutTablesReply {
@@ -16,6 +18,8 @@ export interface BreakoutTablesReply {
   tables: { name: string; type: 'main' | 'record'; row_count: number; size: string; stale: boolean }[];
   total_size: string;
   created_at: string | null;
+  /** The last load into these tables stopped before every case was applied (docs/breakout.md#interrupted-breakouts); null when it finished. */
+  interrupted: BreakoutInterruption | null;
 }
 
 /**
@@ -26,7 +30,7 @@ export interface BreakoutTablesReply {
 async function withTables<T>(
   store: Store,
   dict: DictionaryRecord,
-  fn: (session: TargetSession, plan: BreakoutPlan, tables: TableInfo[], recorded: string[]) => Promise<T>,
+  fn: (session: TargetSession, plan: BreakoutPlan, tables: TableInfo[], recorded: string[], target: string) => Promise<T>,
   opts: { probe?: boolean } = {},
 ): Promise<T> {
   return withTargetSession(
@@ -40,7 +44,7 @@ async function withTables<T>(
       const seen = new Map<string, TableInfo>();
       for (const prefix of prefixes) for (const t of await session.listTables(prefix)) if (known.has(t.name)) seen.set(t.name, t);
       const tables = [...seen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      return fn(session, plan, tables, recorded);
+      return fn(session, plan, tables, recorded, target.identity);
     },
     opts,
   );
@@ -50,11 +54,13 @@ async function withTables<T>(
  * The breakout tables of a dictionary that its target holds now, with row counts and sizes (spec
  * 2.6), read from the target's catalogue. The cases table is `main`; record, level, notes and
  * jobs tables are `record`. A table the current plan no longer has (old label or structure,
- * until the next breakout drops it) is `stale` (docs/breakout.md#destructive-changes).
+ * until the next breakout drops it) is `stale` (docs/breakout.md#destructive-changes). A load
+ * into them that stopped half way is `interrupted` (docs/breakout.md#interrupted-breakouts).
  */
 export async function breakoutTables(store: Store, dictionaryName: string): Promise<BreakoutTablesReply> {
   const dict = requireDictionary(store, dictionaryName);
-  return withTables(store, dict, async (session, plan, tables, recorded) => {
+  reapDeadJobs(store);
+  return withTables(store, dict, async (session, plan, tables, recorded, target) => {
     if (tables.length === 0) {
       throw new AppError('NOT_FOUND', `dictionary ${dict.name} has no breakout tables in ${session.databaseName()}`, {
         dictionary: dict.name,
@@ -84,6 +90,7 @@ export async function breakoutTables(store: Store, dictionaryName: string): Prom
       })),
       total_size: humanSize(tables.reduce((n, t) => n + t.sizeBytes, 0)),
       created_at: created,
+      interrupted: breakoutInterruption(store, dict, target),
     };
   });
 }

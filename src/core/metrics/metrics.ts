@@ -1,43 +1,44 @@
 import type { Store } from '../../store/open-store.js';
-import type { DictionaryRow } from '../../store/dictionaries-repo.js';
-import { reapDeadJobs } from '../breakout/index.js';
+import { breakoutInterruption, casesBrokenOut, reapDeadJobs, type BreakoutInterruption } from '../breakout/index.js';
 
-/** Breakout state of a dictionary in the metrics (docs/http-api.md#breakout-routes shows `completed` and `in_progress`). */
-type BreakoutState = 'in_progress' | 'completed' | 'failed' | 'not_started';
+/**
+ * Breakout state of a dictionary in the metrics (docs/http-api.md#breakout-routes shows `completed`
+ * and `in_progress`; `interrupted`: its tables hold part of the cases, docs/breakout.md#interrupted-breakouts).
+ */
+type BreakoutState = 'in_progress' | 'completed' | 'failed' | 'interrupted' | 'not_started';
 
-/** Metrics reply of docs/http-api.md#breakout-routes. */
+/** Metrics reply of docs/http-api.md#breakout-routes, with our per-dictionary additions. */
 export interface MetricsReply {
   total_cases: number;
   cases_by_dictionary: Record<string, number>;
   breakout_status: Record<string, BreakoutState>;
+  /** The share of active cases already broken out into the target (not a share of data synced from devices). */
   sync_rate: string;
+  /** The same share per dictionary. */
+  sync_rate_by_dictionary: Record<string, string>;
+  /** Per dictionary, its interrupted breakout, or null. */
+  breakout_interrupted: Record<string, BreakoutInterruption | null>;
 }
 
 /**
- * `in_progress` while a job of the dictionary is pending or running; otherwise the outcome of its
- * latest job that ended `completed` or `failed`; `not_started` when there is none. Cancelled jobs
- * (including starts refused with TABLES_ALREADY_EXIST) leave the state as it was.
+ * `in_progress` while a job of the dictionary is pending or running; `interrupted` while its
+ * tables hold part of the cases after a load that stopped (unless a job failed since, or that
+ * load itself failed: `failed`); otherwise the outcome of its latest job that ended `completed`
+ * or `failed`; `not_started` when there is none. Cancelled jobs (including starts refused with
+ * TABLES_ALREADY_EXIST) that stopped no load leave the state as it was.
  */
-function breakoutState(store: Store, name: string, running: Set<string>): BreakoutState {
+function breakoutState(store: Store, name: string, running: Set<string>, interruption: BreakoutInterruption | null): BreakoutState {
   if (running.has(name)) return 'in_progress';
   const completed = store.jobs.lastFinishedFor(name, 'completed');
   const failed = store.jobs.lastFinishedFor(name, 'failed');
+  if (interruption) {
+    const failedSince = failed !== undefined && (failed.finishedAt ?? '') >= (interruption.stopped_at ?? '');
+    return failedSince ? 'failed' : 'interrupted';
+  }
   if (!completed && !failed) return 'not_started';
   if (!failed) return 'completed';
   if (!completed) return 'failed';
   return (failed.finishedAt ?? '') > (completed.finishedAt ?? '') ? 'failed' : 'completed';
-}
-
-/**
- * Active cases of a dictionary already applied to its target: those at or below the breakout
- * cursor. A case changed (or added) after the last run is above the cursor, so it counts as
- * pending until the next run. No breakout state (never run, or tables dropped) means none.
- */
-function brokenOut(store: Store, dict: DictionaryRow, active: number): number {
-  const state = store.breakoutState.get(dict.id);
-  if (!state) return 0;
-  const pending = store.cases.countChanged(dict.id, state.cursor, store.cases.maxRevision(dict.id), true);
-  return Math.max(0, active - pending);
 }
 
 /** `97.5%`: one decimal, rounded down so that any pending case keeps it below 100.0%. */
@@ -48,20 +49,32 @@ function percent(part: number, whole: number): string {
 
 /**
  * Metrics of the integration API (docs/http-api.md#breakout-routes), read from the store only (no target is contacted):
- * active (not deleted) cases in all and per dictionary, the breakout state per dictionary, and
- * `sync_rate`, the share of active cases already broken out (100.0% when there are no cases).
+ * active (not deleted) cases in all and per dictionary, the breakout state per dictionary,
+ * `sync_rate`, the share of active cases already broken out (100.0% when there are no cases; the
+ * spec's name, though it measures the breakout, not the sync of devices), the same share per
+ * dictionary, and each dictionary's interrupted breakout.
  */
 export function metrics(store: Store): MetricsReply {
   reapDeadJobs(store);
   const running = new Set(store.jobs.unfinished().flatMap((j) => j.dictionaries));
-  const reply: MetricsReply = { total_cases: 0, cases_by_dictionary: {}, breakout_status: {}, sync_rate: '' };
+  const reply: MetricsReply = {
+    total_cases: 0,
+    cases_by_dictionary: {},
+    breakout_status: {},
+    sync_rate: '',
+    sync_rate_by_dictionary: {},
+    breakout_interrupted: {},
+  };
   let synced = 0;
   for (const dict of store.dictionaries.list()) {
-    const active = store.cases.countActive(dict.id);
+    const { brokenOut, active } = casesBrokenOut(store, dict);
+    const interruption = running.has(dict.name) ? null : breakoutInterruption(store, dict);
     reply.total_cases += active;
     reply.cases_by_dictionary[dict.name] = active;
-    reply.breakout_status[dict.name] = breakoutState(store, dict.name, running);
-    synced += brokenOut(store, dict, active);
+    reply.breakout_status[dict.name] = breakoutState(store, dict.name, running, interruption);
+    reply.sync_rate_by_dictionary[dict.name] = percent(brokenOut, active);
+    reply.breakout_interrupted[dict.name] = interruption;
+    synced += brokenOut;
   }
   reply.sync_rate = percent(synced, reply.total_cases);
   return reply;

@@ -82,7 +82,8 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     summary: 'Status of a breakout job',
     description:
       "The fields depend on `status`. A failed job's `error.code` is one of the spec's breakout codes (`DB_CONNECTION_ERROR`, " +
-      '`DICTIONARY_NOT_FOUND`, ...); `error.details` is a JSON string whose `diagnostic` is the catalogue code (`DB-001` ...). ' +
+      '`DICTIONARY_NOT_FOUND`, ...) or, for an error the target database answered, `TARGET_DATABASE_ERROR`; ' +
+      '`error.details` is a JSON string whose `diagnostic` is the catalogue code (`DB-001` ...). ' +
       'A job whose process died is reported failed with `BRK-002`.',
     tags: ['breakout'],
     permission: 'breakout.read',

@@ -185,6 +185,24 @@ export const JobList = z
   })
   .meta({ id: 'JobList' });
 
+/** A breakout whose load stopped before it had applied every case (docs/breakout.md#interrupted-breakouts). */
+export const BreakoutInterruption = z
+  .strictObject({
+    job_id: z.string().meta({ description: 'the job whose load stopped' }),
+    job_status: z
+      .enum(['cancelled', 'failed', 'completed'])
+      .nullable()
+      .meta({ description: 'how that job ended (failed: an error, or its process died); null when its record was pruned' }),
+    stopped_at: Timestamp.nullable().meta({ description: 'when that job ended; null when its record was pruned' }),
+    processed_cases: z.int().min(0).meta({ description: 'active cases the target holds (at or below the saved breakout cursor)' }),
+    total_cases: z.int().min(0).meta({ description: 'active cases of the dictionary' }),
+    message: z.string().meta({
+      example:
+        'interrupted at 46,000 of 100,000 cases, resume with an incremental breakout (process-cases-by-dict CEN2000, or the trigger in mode selective)',
+    }),
+  })
+  .meta({ id: 'BreakoutInterruption' });
+
 /** Tables object (docs/http-api.md#breakout-routes). */
 export const BreakoutTables = z
   .strictObject({
@@ -204,6 +222,9 @@ export const BreakoutTables = z
     ),
     total_size: z.string().meta({ example: '1.2 MB' }),
     created_at: Timestamp.nullable(),
+    interrupted: BreakoutInterruption.nullable().meta({
+      description: 'ours: the last load into these tables stopped before every case was applied; null when it finished',
+    }),
   })
   .meta({ id: 'BreakoutTables' });
 
@@ -261,8 +282,18 @@ export const Metrics = z
   .strictObject({
     total_cases: z.int().min(0).meta({ description: 'active (not deleted) cases of all dictionaries' }),
     cases_by_dictionary: z.record(z.string(), z.int().min(0)),
-    breakout_status: z.record(z.string(), z.enum(['in_progress', 'completed', 'failed', 'not_started'])),
-    sync_rate: Percent.meta({ description: 'share of active cases already broken out, one decimal', example: '97.5%' }),
+    breakout_status: z.record(z.string(), z.enum(['in_progress', 'completed', 'failed', 'interrupted', 'not_started'])),
+    sync_rate: Percent.meta({
+      description:
+        "share of active cases already broken out into the targets, one decimal (the spec's name: it measures the breakout, not what devices have synced)",
+      example: '97.5%',
+    }),
+    sync_rate_by_dictionary: z
+      .record(z.string(), Percent)
+      .meta({ description: 'ours: the share of active cases already broken out, per dictionary', example: { CEN2000: '46.0%' } }),
+    breakout_interrupted: z
+      .record(z.string(), BreakoutInterruption.nullable())
+      .meta({ description: 'ours: per dictionary, its interrupted breakout (tables holding part of the cases), else null' }),
   })
   .meta({ id: 'Metrics' });
 

@@ -12,7 +12,7 @@ import {
 } from '../../core/root-scripts/index.js';
 import type { Describes } from './same-shape.js';
 import { ErrorBody } from './common.js';
-import { BreakoutLogEntry } from './breakout.js';
+import { BreakoutInterruption, BreakoutLogEntry } from './breakout.js';
 
 /** `YYYY-MM-DD HH:MM:SS` of the status webhook (UTC). */
 const StatusTime = z
@@ -60,6 +60,9 @@ const StatusItem = z
     completion_rate: z.number().nullable().meta({ description: 'processed / total × 100, two decimals (100 when there are no cases)' }),
     is_up_to_date: z.boolean().nullable(),
     last_processed_time: StatusTime.nullable().meta({ description: 'completion time of the newest completed job in `{label}_cspro_jobs`' }),
+    breakout_interrupted: BreakoutInterruption.nullable().meta({
+      description: 'ours, from the store: the last load into the tables stopped before every case was applied; null when it finished',
+    }),
   })
   .meta({ id: 'StatusItem' });
 

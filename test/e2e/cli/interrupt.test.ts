@@ -102,7 +102,7 @@ test('breakout start --wait: Ctrl-C cancels the job at a safe point, says so, ex
   const lines = cli.stderr().split('\n').filter(Boolean);
   assert.deepEqual(lines.slice(-2), [
     `sds: SIGINT: stopping job ${job.id} after the page it is writing (again to exit at once)`,
-    `sds: interrupted by SIGINT: job ${job.id} stopped at a safe point: cancelled after 0 cases`,
+    `sds: interrupted by SIGINT: job ${job.id} stopped at a safe point: cancelled after 0 cases, resume with: sds process-cases-by-dict ${POPSTAN}`,
   ]);
   assert.match(cli.stdout(), new RegExp(`^job +${job.id}\\nstatus +cancelled\\n`));
   assert.equal((await jobStatus(job.id)).status, 'cancelled');
@@ -117,7 +117,7 @@ test('process-cases-by-dict: SIGTERM cancels its job, says so, exits 143', { tim
   const lines = cli.stderr().split('\n').filter(Boolean);
   assert.deepEqual(lines.slice(-2), [
     `sds: SIGTERM: stopping job ${job.id} after the page it is writing (again to exit at once)`,
-    `sds: interrupted by SIGTERM: job ${job.id} stopped at a safe point: cancelled after 0 cases; the next run continues from there`,
+    `sds: interrupted by SIGTERM: job ${job.id} stopped at a safe point: cancelled after 0 cases, resume with: sds process-cases-by-dict ${POPSTAN}`,
   ]);
   assert.equal((await jobStatus(job.id)).status, 'cancelled');
 });

@@ -21,6 +21,8 @@ test('metrics and logs before and after a breakout, in JSON and for humans', { t
     cases_by_dictionary: { CEN2000: 4872 },
     breakout_status: { CEN2000: 'not_started' },
     sync_rate: '0.0%',
+    sync_rate_by_dictionary: { CEN2000: '0.0%' },
+    breakout_interrupted: { CEN2000: null },
   });
   const empty = await sds(home.root, ['logs']);
   assert.equal(empty.code, 0, show(empty));
@@ -35,10 +37,15 @@ test('metrics and logs before and after a breakout, in JSON and for humans', { t
     cases_by_dictionary: { CEN2000: 4872 },
     breakout_status: { CEN2000: 'completed' },
     sync_rate: '100.0%',
+    sync_rate_by_dictionary: { CEN2000: '100.0%' },
+    breakout_interrupted: { CEN2000: null },
   });
   const human = await sds(home.root, ['metrics']);
-  assert.match(human.stdout, /^dictionary\tcases\tbreakout\nCEN2000\t4872\tcompleted\n/);
-  assert.match(human.stdout, /total cases: 4872, sync rate: 100\.0%/);
+  // The share is said as what it measures: cases broken out, not a sync of devices.
+  assert.equal(
+    human.stdout,
+    'dictionary\tcases\tbreakout\tbroken out\nCEN2000\t4872\tcompleted\t100.0%\ntotal cases: 4872, broken out into the targets: 100.0% (sync_rate)\n',
+  );
 
   const logs = await sds(home.root, ['logs', '--dictionary', 'CEN2000', '--limit', '2', '--json']);
   assert.equal(logs.code, 0, show(logs));

@@ -129,6 +129,8 @@ test('GET /api/metrics before any breakout: active cases counted, nothing starte
     cases_by_dictionary: { [popstan]: FIXTURE_CASES - DELETED, [simple]: 0 },
     breakout_status: { [popstan]: 'not_started', [simple]: 'not_started' },
     sync_rate: '0.0%',
+    sync_rate_by_dictionary: { [popstan]: '0.0%', [simple]: '100.0%' },
+    breakout_interrupted: { [popstan]: null, [simple]: null },
   });
 });
 
@@ -255,7 +257,7 @@ test('GET /api/breakout/tables/{dictionary}: main and record tables with the row
     200,
     BreakoutTables,
   );
-  assert.deepEqual(Object.keys(t).sort(), ['created_at', 'database', 'dictionary', 'label', 'tables', 'total_size']);
+  assert.deepEqual(Object.keys(t).sort(), ['created_at', 'database', 'dictionary', 'interrupted', 'label', 'tables', 'total_size']);
   assert.equal(t.dictionary, popstan);
   assert.equal(t.label, 'popstan');
   assert.ok(t.database.length > 0);

@@ -163,6 +163,7 @@ test('every dictionary, ordered by name, with real counts from a SQLite and a Po
     completion_rate: 100,
     is_up_to_date: true,
     last_processed_time: new Date(sqliteLast).toISOString().slice(0, 19).replace('T', ' '),
+    breakout_interrupted: null,
   });
 
   const h = by[household]!;

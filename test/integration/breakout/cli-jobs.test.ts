@@ -175,7 +175,15 @@ test(
       const tablesRun = await runCli(t.home.root, ['breakout', 'tables', POPSTAN, '--json']);
       assert.equal(tablesRun.code, 0, tablesRun.stdout + tablesRun.stderr);
       const tables = JSON.parse(tablesRun.stdout);
-      assert.deepEqual(Object.keys(tables).sort(), ['created_at', 'database', 'dictionary', 'label', 'tables', 'total_size']);
+      assert.deepEqual(Object.keys(tables).sort(), [
+        'created_at',
+        'database',
+        'dictionary',
+        'interrupted',
+        'label',
+        'tables',
+        'total_size',
+      ]);
       assert.equal(tables.dictionary, POPSTAN);
       assert.equal(tables.label, 'popstan');
       assert.equal(tables.database, db.name);

@@ -5,7 +5,7 @@
  */
 import type { AppError } from '../../../shared/errors.js';
 import type { ResolvedTarget } from '../target-config.js';
-import { isTlsError, networkErrorCode, targetError, type TargetProblem } from '../target-errors.js';
+import { isTlsError, networkErrorCode, targetError, type ServerError, type TargetProblem } from '../target-errors.js';
 
 const PRODUCT = 'MySQL/MariaDB';
 
@@ -63,8 +63,21 @@ export function connectError(err: unknown, target: ResolvedTarget): AppError {
   return targetError(classify(err) ?? 'unknown-connect', PRODUCT, target, err);
 }
 
-/** Maps an error raised by a statement: connection-level problems become AppErrors, SQL errors stay as they are. */
+/** The server's own codes of an error it answered (mysql2 gives those a SQLSTATE), else undefined. */
+function serverError(err: unknown): ServerError | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { errno, sqlState, code } = err as { errno?: unknown; sqlState?: unknown; code?: unknown };
+  if (typeof errno !== 'number' || typeof sqlState !== 'string') return undefined;
+  return { label: `error ${errno}${typeof code === 'string' ? ` (${code})` : ''}`, codes: { errno, sqlState } };
+}
+
+/**
+ * Maps an error raised by a statement: every error the server answered becomes an AppError (an
+ * unmapped one is TARGET_DATABASE_ERROR), as do connection-level problems; anything else (sds's
+ * own) stays as it is.
+ */
 export function queryError(err: unknown, target: ResolvedTarget): unknown {
-  const problem = classifyStatement(err);
-  return problem ? targetError(problem, PRODUCT, target, err) : err;
+  const server = serverError(err);
+  const problem = classifyStatement(err) ?? (server ? 'statement' : undefined);
+  return problem ? targetError(problem, PRODUCT, target, err, server) : err;
 }

@@ -30,3 +30,13 @@ function classify(err: unknown): TargetProblem | undefined {
 export function connectError(err: unknown, target: ResolvedTarget): AppError {
   return targetError(classify(err) ?? 'unknown-connect', PRODUCT, target, err);
 }
+
+/**
+ * Maps an error raised by a statement: every SQLite result code (a full disk, a file made
+ * read-only, a lock held past the busy timeout, ...) is an error of the target,
+ * TARGET_DATABASE_ERROR; anything else (sds's own) stays as it is.
+ */
+export function queryError(err: unknown, target: ResolvedTarget): unknown {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? targetError('statement', PRODUCT, target, err, { label: code }) : err;
+}

@@ -14,7 +14,7 @@ import { cjsExports, loadDriver } from '../driver-loader.js';
 import { BaseSession, type CatalogTable } from '../session-base.js';
 import { resolveTarget, type ResolvedTarget } from '../target-config.js';
 import { insertStatement, paramValue, rowEncoder } from './encode.js';
-import { connectError } from './errors.js';
+import { connectError, queryError } from './errors.js';
 import {
   JOURNAL_MODE_PRAGMA,
   LIST_TABLES_SQL,
@@ -69,17 +69,29 @@ class SqliteSession extends BaseSession {
     }
   }
 
+  /** Runs better-sqlite3 calls, an error of SQLite becoming the target's (errors.ts). */
+  private guard<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      throw queryError(err, this.target);
+    }
+  }
+
   protected async run(sql: string, params: unknown[] = []): Promise<number> {
-    return this.db.prepare(sql).run(...params).changes;
+    return this.guard(() => this.db.prepare(sql).run(...params).changes);
   }
 
   protected async rows(sql: string, params: unknown[] = []): Promise<unknown[][]> {
     // safeIntegers: integers beyond 2^53 come back exact (as bigint) instead of rounded.
-    return this.db
-      .prepare(sql)
-      .raw(true)
-      .safeIntegers(true)
-      .all(...params) as unknown[][];
+    return this.guard(
+      () =>
+        this.db
+          .prepare(sql)
+          .raw(true)
+          .safeIntegers(true)
+          .all(...params) as unknown[][],
+    );
   }
 
   protected async catalogTables(): Promise<CatalogTable[]> {
@@ -107,15 +119,15 @@ class SqliteSession extends BaseSession {
 
   protected override async begin(): Promise<void> {
     // IMMEDIATE takes the write lock now, so two writers wait (busy timeout) instead of deadlocking.
-    this.db.exec('BEGIN IMMEDIATE');
+    this.guard(() => this.db.exec('BEGIN IMMEDIATE'));
   }
 
   protected override async commit(): Promise<void> {
-    this.db.exec('COMMIT');
+    this.guard(() => this.db.exec('COMMIT'));
   }
 
   protected override async rollback(): Promise<void> {
-    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    if (this.db.inTransaction) this.guard(() => this.db.exec('ROLLBACK'));
   }
 
   async serverVersion(): Promise<string> {
@@ -130,13 +142,13 @@ class SqliteSession extends BaseSession {
   protected override async dropExisting(names: string[]): Promise<void> {
     // Checked at commit, foreign keys between the dropped tables cannot fail the drop whatever the order.
     await this.transaction(async () => {
-      this.db.pragma('defer_foreign_keys = ON');
-      for (const n of names) this.db.exec(this.dialect.dropTableSql(n));
+      this.guard(() => this.db.pragma('defer_foreign_keys = ON'));
+      for (const n of names) this.guard(() => this.db.exec(this.dialect.dropTableSql(n)));
     });
   }
 
   async bulkLoad(table: TablePlan, rows: RowSource): Promise<number> {
-    const insert = this.db.prepare(insertStatement(table));
+    const insert = this.guard(() => this.db.prepare(insertStatement(table)));
     const encode = rowEncoder(table);
     const own = !this.inTransaction;
     let count = 0;
@@ -155,7 +167,7 @@ class SqliteSession extends BaseSession {
       if (own) this.db.exec('COMMIT');
     } catch (err) {
       if (own && this.db.inTransaction) this.db.exec('ROLLBACK');
-      throw err;
+      throw queryError(err, this.target);
     }
     return count;
   }

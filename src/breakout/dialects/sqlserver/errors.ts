@@ -48,8 +48,17 @@ export function connectError(err: unknown, target: ResolvedTarget): AppError {
   return targetError(classify(err) ?? 'unknown-connect', PRODUCT, target, err);
 }
 
-/** Maps an error raised by a statement: connection-level problems become AppErrors, SQL errors stay as they are. */
+/**
+ * Maps an error raised by a statement: every error the server answered (tedious's RequestError
+ * carries its number) becomes an AppError, an unmapped one (and 911, a database gone under a
+ * running session) TARGET_DATABASE_ERROR; a connection closed on the way is DB-001; anything else
+ * (sds's own) stays as it is.
+ */
 export function queryError(err: unknown, target: ResolvedTarget): unknown {
-  const problem = classify(err);
-  return problem && problem !== 'no-database' ? targetError(problem, PRODUCT, target, err) : err;
+  const number = typeof err === 'object' && err !== null ? (err as { number?: unknown }).number : undefined;
+  const server = typeof number === 'number' ? { label: `error ${number}`, codes: { number } } : undefined;
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  const known = classify(err);
+  const problem = known && known !== 'no-database' ? known : server ? 'statement' : code === 'ECLOSE' ? 'unreachable' : undefined;
+  return problem ? targetError(problem, PRODUCT, target, err, server) : err;
 }

@@ -1,6 +1,6 @@
 import type { JobRow } from '../../../store/jobs-repo.js';
 import { hms } from './durations.js';
-import { EXIT } from '../../../shared/errors.js';
+import { ERROR_CODES, EXIT, isErrorCode } from '../../../shared/errors.js';
 
 /** Job status reply of docs/http-api.md#breakout-routes: fields depend on the status. */
 export type JobStatusReply =
@@ -113,10 +113,11 @@ export function jobListItem(job: JobRow, now = Date.now()): JobListItem {
 
 /**
  * Exit code of a process that ran a job to its end: 0 completed, 5 when it failed on the target
- * (a `DB_*` code), else 1; the CLI and the scheduled-breakout entry point both exit so.
+ * (a code whose exit is 5: `DB_*`, TARGET_DATABASE_ERROR), else 1; the CLI and the
+ * scheduled-breakout entry point both exit so.
  */
 export function jobExitCode(s: JobStatusReply): number {
   if (s.status === 'completed') return EXIT.ok;
-  if (s.status === 'failed' && /^DB[-_]/.test(s.error.code)) return EXIT.external;
+  if (s.status === 'failed' && isErrorCode(s.error.code) && ERROR_CODES[s.error.code].exit === EXIT.external) return EXIT.external;
   return EXIT.failed;
 }
