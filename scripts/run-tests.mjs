@@ -25,6 +25,13 @@ if (files.length === 0) {
 }
 // A test that waits for something that never comes (a webhook that is never sent, a child that
 // never exits) fails after 5 minutes instead of stalling the run; the slowest test takes under 1.
-const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', '--test-reporter=spec', ...files];
+const reporters = [
+  '--test-reporter=spec',
+  '--test-reporter-destination=stdout',
+  // The files that took longest, last: the suite's time budget is watched where it is spent.
+  '--test-reporter=./scripts/slowest-files-reporter.mjs',
+  '--test-reporter-destination=stdout',
+];
+const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...reporters, ...files];
 const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
 process.exit(result.status ?? 1);
