@@ -1,31 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { AppError, EXIT, formatLocation, toAppError } from '../shared/errors.js';
-import { reportedError } from '../core/breakout/index.js';
 import { withCliHint } from './error-hints.js';
-import { registerHomeCommands } from './commands/home.js';
-import { registerDictCommands } from './commands/dict.js';
-import { registerCasesCommands } from './commands/cases.js';
-import { registerUsersCommands } from './commands/users.js';
-import { registerFilesCommands } from './commands/files.js';
-import { registerQuickstart } from './commands/quickstart.js';
-import { registerServeCommand } from './commands/serve.js';
-import { registerTargetCommands } from './commands/target.js';
-import { registerBreakoutCommands } from './commands/breakout.js';
-import { registerProcessCasesCommand } from './commands/process-cases-by-dict.js';
-import { registerDropBreakoutTablesCommand } from './commands/drop-breakout-tables.js';
-import { registerCheckDatabaseDriversCommand } from './commands/check-database-drivers.js';
-import { registerMetricsCommand } from './commands/metrics.js';
-import { registerLogsCommand } from './commands/logs.js';
-import { registerMessagesCommands } from './commands/messages.js';
-import { registerScheduleCommands } from './commands/schedule.js';
-import { registerWebhooksCommands } from './commands/webhooks.js';
-import { registerStatusCommand } from './commands/status.js';
-import { registerBackupCommands } from './commands/backup.js';
-import { registerExportCommand } from './commands/export.js';
-import { registerCswebCommands } from './commands/csweb.js';
 import { VERSION } from '../core/home/index.js';
-import { registerConfigCommand } from './commands/config.js';
-import { registerCompletionCommand } from './commands/completion.js';
 import { printVersion, versionRequest } from './commands/version.js';
 import { examples } from './action.js';
 import { allCommands, commandPath, requireOptionsAfterArguments, unknownCommandWord } from './usage.js';
@@ -33,8 +9,81 @@ import { endQuietlyOnClosedPipe } from './closed-pipe.js';
 import { configureHelpLayout } from './help-layout.js';
 import { messageStream } from './stdout-data.js';
 
-/** The `sds` program with every command registered. */
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * The command groups, in the order of the help, each with its top-level commands (and aliases)
+ * and the module that registers them. A command line loads only the group it names: each group
+ * brings its part of core and its libraries, and the whole tree took most of a second to load
+ * before any command ran (docs/cli.md#start-up-time). test/unit/cli/command-groups.test.ts checks
+ * that the names here are exactly those each module registers.
+ */
+export const COMMAND_GROUPS: readonly { names: readonly string[]; load: () => Promise<Register> }[] = [
+  { names: ['quickstart'], load: async () => (await import('./commands/quickstart.js')).registerQuickstart },
+  { names: ['init', 'migrate'], load: async () => (await import('./commands/home.js')).registerHomeCommands },
+  { names: ['dict'], load: async () => (await import('./commands/dict.js')).registerDictCommands },
+  { names: ['cases'], load: async () => (await import('./commands/cases.js')).registerCasesCommands },
+  { names: ['users'], load: async () => (await import('./commands/users.js')).registerUsersCommands },
+  { names: ['files'], load: async () => (await import('./commands/files.js')).registerFilesCommands },
+  { names: ['serve'], load: async () => (await import('./commands/serve.js')).registerServeCommand },
+  { names: ['target'], load: async () => (await import('./commands/target.js')).registerTargetCommands },
+  { names: ['breakout'], load: async () => (await import('./commands/breakout.js')).registerBreakoutCommands },
+  {
+    names: ['process-cases-by-dict', 'service:process-cases-by-dict'],
+    load: async () => (await import('./commands/process-cases-by-dict.js')).registerProcessCasesCommand,
+  },
+  {
+    names: ['drop-breakout-tables', 'service:drop-breakout-tables'],
+    load: async () => (await import('./commands/drop-breakout-tables.js')).registerDropBreakoutTablesCommand,
+  },
+  {
+    names: ['check-database-drivers', 'service:check-database-drivers'],
+    load: async () => (await import('./commands/check-database-drivers.js')).registerCheckDatabaseDriversCommand,
+  },
+  { names: ['metrics'], load: async () => (await import('./commands/metrics.js')).registerMetricsCommand },
+  { names: ['logs'], load: async () => (await import('./commands/logs.js')).registerLogsCommand },
+  { names: ['messages'], load: async () => (await import('./commands/messages.js')).registerMessagesCommands },
+  {
+    names: ['schedule', 'scheduler-run', 'service:scheduler-run'],
+    load: async () => (await import('./commands/schedule.js')).registerScheduleCommands,
+  },
+  { names: ['webhooks'], load: async () => (await import('./commands/webhooks.js')).registerWebhooksCommands },
+  { names: ['status'], load: async () => (await import('./commands/status.js')).registerStatusCommand },
+  { names: ['backup', 'restore'], load: async () => (await import('./commands/backup.js')).registerBackupCommands },
+  { names: ['export'], load: async () => (await import('./commands/export.js')).registerExportCommand },
+  { names: ['csweb'], load: async () => (await import('./commands/csweb.js')).registerCswebCommands },
+  { names: ['config'], load: async () => (await import('./commands/config.js')).registerConfigCommand },
+  // Completion scripts are made from every command: it needs the whole tree anyway.
+  { names: ['completion'], load: async () => (await import('./commands/completion.js')).registerCompletionCommand },
+];
+
+/** Options of the program itself that take a value: the word after them is not a command. */
+const GLOBAL_OPTIONS_WITH_VALUE = new Set(['--home']);
+
+/** The first word of `args` (argv without node and the script) that is not a global option or its value. */
+export function commandWord(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') return args[i + 1];
+    if (GLOBAL_OPTIONS_WITH_VALUE.has(a)) i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return undefined;
+}
+
+/**
+ * The register functions of the command groups a command line needs: with `args`, only the
+ * group it names (every group when it names none it knows, for the full help, `help`, an unknown
+ * word, or `completion`); without, every group.
+ */
+export async function loadCommandGroups(args?: readonly string[]): Promise<Register[]> {
+  const word = args === undefined ? undefined : commandWord(args);
+  const named = word === undefined || word === 'completion' ? undefined : COMMAND_GROUPS.find((g) => g.names.includes(word));
+  return Promise.all((named ? [named] : COMMAND_GROUPS).map((g) => g.load()));
+}
+
+/** The `sds` program with the commands of `groups` (loadCommandGroups) registered. */
+export function buildProgram(groups: readonly Register[]): Command {
   const program = new Command('sds')
     .description('Survey Data Service: store CSPro dictionaries and cases, and break them out into SQL databases')
     .version(VERSION, '-V, --version', "print the version of sds, the store schema (latest and this home's) and Node")
@@ -58,29 +107,7 @@ export function buildProgram(): Command {
     )
     .exitOverride();
   configureHelpLayout(program);
-  registerQuickstart(program);
-  registerHomeCommands(program);
-  registerDictCommands(program);
-  registerCasesCommands(program);
-  registerUsersCommands(program);
-  registerFilesCommands(program);
-  registerServeCommand(program);
-  registerTargetCommands(program);
-  registerBreakoutCommands(program);
-  registerProcessCasesCommand(program);
-  registerDropBreakoutTablesCommand(program);
-  registerCheckDatabaseDriversCommand(program);
-  registerMetricsCommand(program);
-  registerLogsCommand(program);
-  registerMessagesCommands(program);
-  registerScheduleCommands(program);
-  registerWebhooksCommands(program);
-  registerStatusCommand(program);
-  registerBackupCommands(program);
-  registerExportCommand(program);
-  registerCswebCommands(program);
-  registerConfigCommand(program);
-  registerCompletionCommand(program);
+  for (const register of groups) register(program);
   requireOptionsAfterArguments(program);
   return program;
 }
@@ -91,7 +118,6 @@ export async function main(argv: string[]): Promise<void> {
   endQuietlyOnClosedPipe(process.stderr);
   const json = argv.includes('--json');
   const verbose = argv.includes('--verbose') || argv.includes('-v');
-  const program = buildProgram();
   // Commander would print the package version only; the store schema needs the --home given.
   const version = versionRequest(argv.slice(2));
   if (version) {
@@ -99,11 +125,12 @@ export async function main(argv: string[]): Promise<void> {
       printVersion(version.home, json);
     } catch (err) {
       const e = toAppError(err);
-      report(e, json, verbose);
+      await report(e, json, verbose);
       process.exitCode = e.exit;
     }
     return;
   }
+  const program = buildProgram(await loadCommandGroups(argv.slice(2)));
   // Commander's own error line is not printed: report() prints the error once, with the hint.
   let failing: Command = program;
   for (const c of allCommands(program)) {
@@ -127,17 +154,19 @@ export async function main(argv: string[]): Promise<void> {
       // `sds` alone prints the help on stderr: that is the whole answer.
       if (err.code === 'commander.help') return;
       const help = `${commandPath(failing)} --help`;
-      report(new AppError('USAGE', err.message.replace(/^error: /, ''), { help }), json, false);
+      await report(new AppError('USAGE', err.message.replace(/^error: /, ''), { help }), json, false);
       if (!json) process.stderr.write(`(see ${help})\n`);
       return;
     }
     const e = toAppError(err);
-    report(e, json, verbose);
+    await report(e, json, verbose);
     process.exitCode = e.exit;
   }
 }
 
-function report(thrown: AppError, json: boolean, verbose: boolean): void {
+async function report(thrown: AppError, json: boolean, verbose: boolean): Promise<void> {
+  // Loaded for a failure only: the breakout module is large (docs/cli.md#start-up-time).
+  const { reportedError } = await import('../core/breakout/index.js');
   const e = withCliHint(reportedError(thrown));
   if (json) {
     messageStream().write(JSON.stringify({ error: e.code, message: e.message, details: e.details }, null, 2) + '\n');

@@ -1,5 +1,8 @@
-import cliProgress from 'cli-progress';
+import { lazyRequire } from '../shared/lazy-require.js';
 import type { CliContext } from './context.js';
+
+/** cli-progress, loaded when a bar is first drawn (docs/cli.md#start-up-time). */
+const loadCliProgress = lazyRequire<typeof import('cli-progress')>('cli-progress');
 
 export type ProgressPayload = Record<string, string | number>;
 
@@ -30,6 +33,7 @@ function formatEta(t: unknown): string {
  * must be given in `payload` from the start, or it is printed literally.
  */
 function drawProgress(stream: NodeJS.WritableStream, format: string, total: number, payload: ProgressPayload): Progress {
+  const cliProgress = loadCliProgress();
   const bar = new cliProgress.SingleBar(
     { format, stream, hideCursor: true, clearOnComplete: true, fps: 5, emptyOnZero: true, formatTime: formatEta },
     cliProgress.Presets.shades_classic,

@@ -1,4 +1,6 @@
-import { CronExpressionParser } from 'cron-parser';
+import { lazyRequire } from '../shared/lazy-require.js';
+
+const cronParser = lazyRequire<typeof import('cron-parser')>('cron-parser');
 import { AppError } from '../shared/errors.js';
 
 /** Longest accepted cron expression (docs/scheduler.md#cron-expressions). */
@@ -95,7 +97,9 @@ export function checkCron(input: unknown): string {
   // Dates that never occur (30 February) pass the field checks; finding one occurrence proves the
   // expression can fire at all, so a schedule can never silently wait forever.
   try {
-    CronExpressionParser.parse(normalised, { currentDate: new Date(Date.UTC(2000, 0, 1)), tz: 'UTC' }).next();
+    cronParser()
+      .CronExpressionParser.parse(normalised, { currentDate: new Date(Date.UTC(2000, 0, 1)), tz: 'UTC' })
+      .next();
   } catch (err) {
     throw invalid(
       `"${expression}" never matches a date (day of month: ${parts[2]} does not occur in month: ${parts[3]})`,
@@ -114,6 +118,6 @@ export function checkCron(input: unknown): string {
  * pinned by test/unit/scheduler/cron.test.ts).
  */
 export function nextOccurrence(expression: string, after: Date, zone: string): Date {
-  const it = CronExpressionParser.parse(checkCron(expression), { currentDate: after, tz: zone });
+  const it = cronParser().CronExpressionParser.parse(checkCron(expression), { currentDate: after, tz: zone });
   return it.next().toDate();
 }

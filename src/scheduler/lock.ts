@@ -1,5 +1,8 @@
 import { closeSync, openSync } from 'node:fs';
-import lockfile from 'proper-lockfile';
+import { lazyRequire } from '../shared/lazy-require.js';
+
+/** proper-lockfile, loaded when a lock is first taken (docs/cli.md#start-up-time). */
+const lockfile = lazyRequire<typeof import('proper-lockfile')>('proper-lockfile');
 
 /** A lock whose holder died is taken over after this long without a refresh (proper-lockfile). */
 const LOCK_STALE_MS = 60_000;
@@ -19,7 +22,7 @@ export async function tryLock(file: string, staleMs = LOCK_STALE_MS): Promise<He
   closeSync(openSync(file, 'a'));
   let lost: Error | undefined;
   try {
-    const release = await lockfile.lock(file, {
+    const release = await lockfile().lock(file, {
       stale: staleMs,
       retries: 0,
       onCompromised: (err) => {

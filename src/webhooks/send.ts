@@ -1,4 +1,9 @@
-import { Agent, errors, request } from 'undici';
+import type { Agent } from 'undici';
+
+type Undici = typeof import('undici');
+let undiciModule: Promise<Undici> | undefined;
+/** undici, imported on the first send: every CLI command would otherwise load it (docs/cli.md#start-up-time). */
+const loadUndici = (): Promise<Undici> => (undiciModule ??= import('undici'));
 
 /** What became of one POST to a receiver. */
 export interface SendResult {
@@ -20,14 +25,16 @@ export interface Sender {
  * Redirects are not followed: a 3xx is an answer that is not 2xx.
  */
 export function createSender(opts: { connectMs: number; responseMs: number }): Sender {
-  const agent = new Agent({ connect: { timeout: opts.connectMs }, headersTimeout: opts.responseMs, bodyTimeout: opts.responseMs });
+  let agent: Agent | undefined;
   return {
     async post(url, body, headers, o = {}) {
       const started = performance.now();
       const ms = () => Math.round(performance.now() - started);
       const cap = o.totalTimeoutMs ?? opts.connectMs + opts.responseMs;
+      const undici = await loadUndici();
+      agent ??= new undici.Agent({ connect: { timeout: opts.connectMs }, headersTimeout: opts.responseMs, bodyTimeout: opts.responseMs });
       try {
-        const res = await request(url, {
+        const res = await undici.request(url, {
           method: 'POST',
           dispatcher: agent,
           headers: { 'content-type': 'application/json', 'user-agent': 'sds-webhooks', ...headers },
@@ -44,14 +51,15 @@ export function createSender(opts: { connectMs: number; responseMs: number }): S
           error: ok ? null : `the receiver answered HTTP ${res.statusCode}`,
         };
       } catch (err) {
-        return { outcome: isTimeout(err) ? 'timeout' : 'unreachable', status: null, ms: ms(), error: describe(err, cap) };
+        const { errors } = undici;
+        return { outcome: isTimeout(errors, err) ? 'timeout' : 'unreachable', status: null, ms: ms(), error: describe(errors, err, cap) };
       }
     },
-    close: () => agent.close(),
+    close: async () => agent?.close(),
   };
 }
 
-function isTimeout(err: unknown): boolean {
+function isTimeout(errors: Undici['errors'], err: unknown): boolean {
   return (
     err instanceof errors.ConnectTimeoutError ||
     err instanceof errors.HeadersTimeoutError ||
@@ -60,7 +68,7 @@ function isTimeout(err: unknown): boolean {
   );
 }
 
-function describe(err: unknown, capMs: number): string {
+function describe(errors: Undici['errors'], err: unknown, capMs: number): string {
   if (err instanceof errors.ConnectTimeoutError) return `connection timed out: ${err.message}`;
   if (err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError)
     return `the receiver did not answer in time: ${err.message}`;

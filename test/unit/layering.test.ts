@@ -9,7 +9,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildProgram } from '../../src/cli/main.js';
+import { buildProgram, loadCommandGroups } from '../../src/cli/main.js';
+
+/** Every command group: these tests read the whole command tree. */
+const ALL_GROUPS = await loadCommandGroups();
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
@@ -134,7 +137,7 @@ const quoted = (s: string) => `['"]${s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['
  */
 const launchPatterns = [
   /bin\/sds/,
-  ...buildProgram().commands.flatMap((top) => [
+  ...buildProgram(ALL_GROUPS).commands.flatMap((top) => [
     new RegExp(`['"]--[a-z-]+['"]\\s*,\\s*${quoted(top.name())}`),
     ...top.commands.map((sub) => new RegExp(`${quoted(top.name())}\\s*,\\s*${quoted(sub.name())}`)),
   ]),

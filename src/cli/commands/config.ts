@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { effectiveConfig, sourceOf, type EffectiveConfig, type EffectiveSetting } from '../../core/home/index.js';
+import { effectiveConfig, sourceOf, type EffectiveConfig, type EffectiveSetting } from '../../core/config/index.js';
 import { resolveHome } from '../../shared/home.js';
 import { unknownKeyWarning } from '../../shared/home-config.js';
 import { HTTP_TIMEOUT_ENV, httpTimeouts } from '../../http/timeouts.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { quickstart } from '../../core/home/index.js';
+import { quickstart } from '../../core/quickstart/index.js';
 import { action, examples } from '../action.js';
 import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
 import { progressBar } from '../progress.js';

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import type { Store } from '../../store/open-store.js';
 import type { Role } from '../../store/users-repo.js';
 import { oauthError } from './oauth-error.js';
+
+let joseModule: Promise<typeof import('jose')> | undefined;
+/** jose, imported when a token is first signed or checked: CLI commands never need it (docs/cli.md#start-up-time). */
+const loadJose = () => (joseModule ??= import('jose'));
 
 /** Access token lifetime (docs/http-api.md#authentication): 3600 s. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -31,6 +34,7 @@ export async function signAccessToken(
   user: { uuid: string; role: Role; tokenVersion: number },
   nowMs: number,
 ): Promise<string> {
+  const { SignJWT } = await loadJose();
   const iat = Math.floor(nowMs / 1000);
   return new SignJWT({ role: user.role, ver: user.tokenVersion })
     .setProtectedHeader({ alg: ACCESS_TOKEN_ALG, typ: 'JWT' })
@@ -52,6 +56,7 @@ export async function verifyAccessToken(store: Store, key: Uint8Array, token: st
   let sub: string;
   let jti: string;
   let ver: unknown;
+  const { errors: joseErrors, jwtVerify } = await loadJose();
   try {
     const { payload } = await jwtVerify(token, key, {
       algorithms: [ACCESS_TOKEN_ALG],

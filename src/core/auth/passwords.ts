@@ -1,8 +1,10 @@
-import { hash, verify } from '@node-rs/argon2';
-import { compare as bcryptCompare } from 'bcryptjs';
+let argon2Module: Promise<typeof import('@node-rs/argon2')> | undefined;
+/** The native argon2, loaded on the first hash or check: most commands never need it (docs/cli.md#start-up-time). */
+const loadArgon2 = () => (argon2Module ??= import('@node-rs/argon2'));
 
 /** Hashes a password with argon2id (memory-hard), the library's OWASP-aligned defaults. */
-export function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string): Promise<string> {
+  const { hash } = await loadArgon2();
   return hash(password);
 }
 
@@ -34,8 +36,8 @@ export function isBcryptHash(storedHash: string): boolean {
  */
 export async function verifyPassword(storedHash: string, password: string): Promise<boolean> {
   try {
-    if (isBcryptHash(storedHash)) return await bcryptCompare(password, storedHash);
-    return await verify(storedHash, password);
+    if (isBcryptHash(storedHash)) return await (await import('bcryptjs')).compare(password, storedHash);
+    return await (await loadArgon2()).verify(storedHash, password);
   } catch {
     return false;
   }

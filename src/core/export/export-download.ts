@@ -42,7 +42,7 @@ class StreamSink implements ByteSink {
  * stream with that error.
  */
 export async function exportDownload(store: Store, input: ExportInput): Promise<ExportDownload> {
-  return downloadPrepared(store, prepareExport(store, input, false));
+  return downloadPrepared(store, await prepareExport(store, input, false));
 }
 
 /**

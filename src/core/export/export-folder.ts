@@ -108,7 +108,7 @@ export async function exportToFolder(
   input: ExportInput & { out: string },
   opts: ExportFolderOptions = {},
 ): Promise<ExportResult> {
-  const prepared = prepareExport(store, input);
+  const prepared = await prepareExport(store, input);
   return exportPrepared(store, prepared, resolve(input.out), opts);
 }
 

@@ -9,10 +9,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import yazl from 'yazl';
+import { lazyRequire } from '../../shared/lazy-require.js';
 import type { Store } from '../home/index.js';
 import { exportPrepared, type ExportedFile, type ExportFolderOptions, type ExportResult } from './export-folder.js';
 import { prepareExport, type ExportInput, type PreparedExport } from './prepare.js';
+
+/** yazl, loaded when a zip is first written (docs/cli.md#start-up-time). */
+const loadYazl = lazyRequire<typeof import('yazl')>('yazl');
 
 /** A zip ready to send: its name, the export's result and its bytes. */
 export interface ExportZip {
@@ -36,7 +39,7 @@ export async function temporaryExportFolder(): Promise<{ folder: string; remove:
  * failed or destroyed). A file that cannot be read fails the stream.
  */
 function zipOfFiles(folder: string, files: readonly ExportedFile[], cleanup: () => void): Readable {
-  const zip = new yazl.ZipFile();
+  const zip = new (loadYazl().ZipFile)();
   const body = zip.outputStream as Readable;
   zip.on('error', (err: Error) => body.destroy(err));
   for (const f of files) zip.addFile(join(folder, f.file), f.file);
@@ -58,7 +61,7 @@ function zipOfFiles(folder: string, files: readonly ExportedFile[], cleanup: () 
  * are thrown before any byte of the zip, with the folder already removed.
  */
 export async function exportZip(store: Store, input: ExportInput, opts: ExportFolderOptions = {}): Promise<ExportZip> {
-  return zipPrepared(store, prepareExport(store, input), opts);
+  return zipPrepared(store, await prepareExport(store, input), opts);
 }
 
 /** exportZip once the input is checked and planned (also the HTTP route's zip of several tables). */

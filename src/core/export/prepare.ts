@@ -39,15 +39,15 @@ export function exportFormatNames(): string[] {
   return Object.keys(EXPORT_FORMATS);
 }
 
-/** The format of that name, or EXPORT_FORMAT_UNKNOWN. */
-function exportFormat(name: string): ExportFormat {
-  const f = Object.hasOwn(EXPORT_FORMATS, name) ? EXPORT_FORMATS[name as ExportFormat['name']] : undefined;
-  if (!f) {
+/** The format of that name, loaded, or EXPORT_FORMAT_UNKNOWN. */
+async function exportFormat(name: string): Promise<ExportFormat> {
+  const load = Object.hasOwn(EXPORT_FORMATS, name) ? EXPORT_FORMATS[name as ExportFormat['name']] : undefined;
+  if (!load) {
     throw new AppError('EXPORT_FORMAT_UNKNOWN', `export format "${name}" is not one of ${exportFormatNames().join(', ')}`, {
       format: name,
     });
   }
-  return f;
+  return load();
 }
 
 export interface PreparedExport {
@@ -59,8 +59,8 @@ export interface PreparedExport {
 }
 
 /** Checks the input and plans the tables; reads no case. */
-export function prepareExport(store: Store, input: ExportInput, alwaysCases = true): PreparedExport {
-  const format = exportFormat(input.format);
+export async function prepareExport(store: Store, input: ExportInput, alwaysCases = true): Promise<PreparedExport> {
+  const format = await exportFormat(input.format);
   if (input.sinceRevision !== undefined && (!Number.isSafeInteger(input.sinceRevision) || input.sinceRevision < 0)) {
     throw new AppError('USAGE', `the revision to export changes after must be a whole number ≥ 0, not ${input.sinceRevision}`, {
       field: 'since_revision',

@@ -1,4 +1,8 @@
-import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import type { Entry, ZipFile } from 'yauzl';
+import { lazyRequire } from '../../shared/lazy-require.js';
+
+/** yauzl, loaded when a package is first read (docs/cli.md#start-up-time). */
+const loadYauzl = lazyRequire<typeof import('yauzl')>('yauzl');
 
 /** The names CSPro gives a package's deployment specification, preferred first (as CSWeb reads them). */
 const SPEC_NAMES = ['package.json', 'package.csds'];
@@ -11,7 +15,7 @@ const SPEC_NAMES = ['package.json', 'package.csds'];
 export async function readPackageSpec(path: string, maxBytes: number): Promise<{ name: string; bytes: Buffer } | { problem: string }> {
   let zip: ZipFile;
   try {
-    zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false });
+    zip = await loadYauzl().openPromise(path, { lazyEntries: true, autoClose: false });
   } catch (err) {
     return { problem: `it is not a zip (${(err as Error).message})` };
   }

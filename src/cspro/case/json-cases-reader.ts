@@ -11,7 +11,6 @@
 
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import streamArray from 'stream-json/streamers/stream-array.js';
 import { AppError } from '../../shared/errors.js';
 import type { Dictionary } from '../dictionary/model.js';
 import { caseError, type CaseReadResult, type ReadPosition } from './case-result.js';
@@ -37,6 +36,8 @@ export async function* readJsonCasesFile(
   await assertReadable(path);
   const size = onPosition ? (await stat(path)).size : 0;
   const input = createReadStream(path);
+  // Imported here: only a JSON import reads with it (docs/cli.md#start-up-time).
+  const { default: streamArray } = await import('stream-json/streamers/stream-array.js');
   const elements = streamArray.withParserAsStream();
   // pipe() does not forward read errors; hand them to the parser stream so the loop sees them.
   input.on('error', (err) => elements.destroy(err));

@@ -1,13 +1,13 @@
-/** The export formats by name (docs/export.md). */
+/**
+ * The export formats by name (docs/export.md), each loaded when an export asks for it: a format's
+ * writer library (hyparquet-writer for Parquet) is then never imported by the commands that do not
+ * export (docs/cli.md#start-up-time).
+ */
 import type { ExportFormat } from '../model.js';
-import { csvFormat } from './csv/index.js';
-import { parquetFormat } from './parquet/index.js';
-import { spssFormat } from './spss/index.js';
-import { stataFormat } from './stata/index.js';
 
-export const EXPORT_FORMATS: Record<ExportFormat['name'], ExportFormat> = {
-  csv: csvFormat,
-  stata: stataFormat,
-  spss: spssFormat,
-  parquet: parquetFormat,
+export const EXPORT_FORMATS: Record<ExportFormat['name'], () => Promise<ExportFormat>> = {
+  csv: async () => (await import('./csv/index.js')).csvFormat,
+  stata: async () => (await import('./stata/index.js')).stataFormat,
+  spss: async () => (await import('./spss/index.js')).spssFormat,
+  parquet: async () => (await import('./parquet/index.js')).parquetFormat,
 };

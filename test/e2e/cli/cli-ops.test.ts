@@ -9,9 +9,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { buildProgram } from '../../../src/cli/main.js';
+import { buildProgram, loadCommandGroups } from '../../../src/cli/main.js';
 import { runCli, show } from '../../helpers/run-cli.js';
 import { tempHome } from '../../helpers/temp-home.js';
+
+/** Every command group: these tests read the whole command tree. */
+const ALL_GROUPS = await loadCommandGroups();
 
 function scratch(): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'sds-cliops-'));
@@ -65,7 +68,7 @@ test('sds completion bash: a real bash completes commands, subcommands and optio
   assert.deepEqual(bashComplete(file, 'sds dict upload --label '), [], 'a value is left to the shell (files)');
 
   // Every group of the program completes exactly its subcommands: the script cannot drift.
-  const program = buildProgram();
+  const program = buildProgram(ALL_GROUPS);
   const groups = (c: Command, path: string[]): [string[], string[]][] =>
     visible(c).flatMap((s) =>
       s.commands.length
@@ -94,7 +97,7 @@ test('sds completion bash: a real bash completes commands, subcommands and optio
 test('sds completion zsh and fish: scripts name every command; checked by the shell where it is installed', (t) => {
   const s = scratch();
   t.after(s.cleanup);
-  const program = buildProgram();
+  const program = buildProgram(ALL_GROUPS);
   for (const shell of ['zsh', 'fish']) {
     const r = runCli(null, ['completion', shell]);
     assert.equal(r.code, 0, show(r));

@@ -1,9 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Command } from 'commander';
-import { buildProgram } from '../../../src/cli/main.js';
+import { buildProgram, loadCommandGroups } from '../../../src/cli/main.js';
 import { runCli, runCliAsync, show, type CliResult } from '../../helpers/run-cli.js';
 import { tempHome } from '../../helpers/temp-home.js';
+
+/** Every command group: these tests read the whole command tree. */
+const ALL_GROUPS = await loadCommandGroups();
 
 /** Every visible command path of the program, groups and subcommands included. */
 function commandPaths(): string[][] {
@@ -16,7 +19,7 @@ function commandPaths(): string[][] {
       walk(s, p);
     }
   };
-  walk(buildProgram(), []);
+  walk(buildProgram(ALL_GROUPS), []);
   return out;
 }
 
@@ -31,7 +34,7 @@ test('sds --help shows the commands and an Examples: section', () => {
 
 /** The help a command prints for `--help`, built in-process from the same program (cheap). */
 function helpOf(path: string[]): string {
-  const program = buildProgram();
+  const program = buildProgram(ALL_GROUPS);
   let cmd: Command = program;
   for (const name of path) cmd = cmd.commands.find((c) => c.name() === name)!;
   let text = '';

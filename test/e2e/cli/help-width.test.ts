@@ -7,8 +7,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Command } from 'commander';
-import { buildProgram } from '../../../src/cli/main.js';
+import { buildProgram, loadCommandGroups } from '../../../src/cli/main.js';
 import { runCliAsync, show, type CliResult } from '../../helpers/run-cli.js';
+
+/** Every command group: these tests read the whole command tree. */
+const ALL_GROUPS = await loadCommandGroups();
 
 /** `sds --help` and every visible command's, groups and subcommands included. */
 function commandPaths(): string[][] {
@@ -21,7 +24,7 @@ function commandPaths(): string[][] {
       walk(s, p);
     }
   };
-  walk(buildProgram(), []);
+  walk(buildProgram(ALL_GROUPS), []);
   return out;
 }
 
@@ -47,7 +50,7 @@ function helpAt(path: string[], width: number): string {
   const before = process.env.COLUMNS;
   process.env.COLUMNS = String(width);
   try {
-    let cmd: Command = buildProgram();
+    let cmd: Command = buildProgram(ALL_GROUPS);
     for (const name of path) cmd = cmd.commands.find((c) => c.name() === name)!;
     let text = '';
     cmd.configureOutput({ writeOut: (s) => (text += s) });

@@ -168,7 +168,7 @@ describe('a failing export to a folder', () => {
     const { format, seen } = faulty(stataFormat, 'edge_household', { row: 3, column: 'kind', value: 500 });
     const out = join(home.root, 'out-encoder');
     await assert.rejects(
-      exportPrepared(store, { ...prepareExport(store, stataInput()), format }, out, {}),
+      exportPrepared(store, { ...(await prepareExport(store, stataInput())), format }, out, {}),
       isCode('STATA_VALUE_UNREPRESENTABLE', { table: 'edge_household', column: 'kind', row: 3 }),
     );
     assertSpooling(seen);
@@ -181,7 +181,7 @@ describe('a failing export to a folder', () => {
     // of all tables: the household table has every row spooled by then.
     const { format, seen } = faulty(stataFormat, 'edge_cases', { sinkWritesBeforeFailure: 1 });
     const out = join(home.root, 'out-sink');
-    await assert.rejects(exportPrepared(store, { ...prepareExport(store, stataInput()), format }, out, {}), (err: unknown) => {
+    await assert.rejects(exportPrepared(store, { ...(await prepareExport(store, stataInput())), format }, out, {}), (err: unknown) => {
       isCode('IO_ERROR')(err);
       assert.equal(((err as AppError).cause as NodeJS.ErrnoException).code, 'ENOSPC');
       return true;
@@ -195,7 +195,7 @@ describe('a failing export to a folder', () => {
     const stop = new AbortController();
     let openAtStop: string[] = [];
     const out = join(home.root, 'out-signal');
-    const run = exportPrepared(store, prepareExport(store, stataInput()), out, {
+    const run = exportPrepared(store, await prepareExport(store, stataInput()), out, {
       signal: stop.signal,
       onProgress: (p) => {
         if (p.phase === 'write' && p.done > 0 && !stop.signal.aborted) {
@@ -214,7 +214,7 @@ describe('a failing HTTP download', () => {
   for (const records of [undefined, ['HOUSEHOLD']]) {
     it(`Stata, ${records ? 'one table' : 'a zip of every table'}: the error surfaces before any byte, the temporary folder and spools are gone`, async () => {
       const { format, seen } = faulty(stataFormat, 'edge_household', { row: 3, column: 'kind', value: 500 });
-      const prepared = { ...prepareExport(store, stataInput({ records }), false), format };
+      const prepared = { ...(await prepareExport(store, stataInput({ records }), false)), format };
       await assert.rejects(
         downloadPrepared(store, prepared),
         isCode('STATA_VALUE_UNREPRESENTABLE', { table: 'edge_household', column: 'kind', row: 3 }),
@@ -227,7 +227,10 @@ describe('a failing HTTP download', () => {
 
   it('Parquet, streamed: an encoder refusal ends the body with PARQUET_VALUE_INVALID and aborts the writer', async () => {
     const { format, seen } = faulty(parquetFormat, 'edge_household', { row: 3, column: 'kind', value: 'x' });
-    const prepared = { ...prepareExport(store, { dictionary: EDGE_DICTIONARY, format: 'parquet', records: ['HOUSEHOLD'] }, false), format };
+    const prepared = {
+      ...(await prepareExport(store, { dictionary: EDGE_DICTIONARY, format: 'parquet', records: ['HOUSEHOLD'] }, false)),
+      format,
+    };
     const download = await downloadPrepared(store, prepared);
     await assert.rejects(async () => {
       for await (const _chunk of download.body) {
@@ -241,7 +244,10 @@ describe('a failing HTTP download', () => {
 
   it('CSV, streamed: a client that goes away stops the export and aborts the writer', async () => {
     const { format, seen } = faulty(csvFormat, 'edge_household', { sinkWritesBeforeFailure: Number.MAX_SAFE_INTEGER });
-    const prepared = { ...prepareExport(store, { dictionary: EDGE_DICTIONARY, format: 'csv', records: ['HOUSEHOLD'] }, false), format };
+    const prepared = {
+      ...(await prepareExport(store, { dictionary: EDGE_DICTIONARY, format: 'csv', records: ['HOUSEHOLD'] }, false)),
+      format,
+    };
     const download = await downloadPrepared(store, prepared);
     download.body.destroy();
     // The export finds the client gone at its next write (REQUEST_ABORTED); the abort follows

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EXPORT_FORMATS } from '../../../src/export/formats/index.js';
+import { spssFormat } from '../../../src/export/formats/spss/index.js';
 import type { ByteSink, ExportCell, ExportColumn, ExportTable, TableStats } from '../../../src/export/model.js';
 import { readSpss, type SpssColumn } from '../../helpers/read-spss.js';
 
-const spss = EXPORT_FORMATS.spss;
+const spss = spssFormat;
 const options = { labels: 'codes', rowGroupRows: 1000 } as const;
 
 /** Cuts `text` to at most `max` UTF-8 bytes without splitting a character (written here apart from the writer's). */

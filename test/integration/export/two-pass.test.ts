@@ -59,7 +59,7 @@ const measured: ExportFormat = {
 };
 
 test('rows and longest UTF-8 texts measured are those written, though a case is deleted between the passes', async () => {
-  const prepared = { ...prepareExport(store, { dictionary: 'CEN2000', format: 'csv' }), format: measured };
+  const prepared = { ...(await prepareExport(store, { dictionary: 'CEN2000', format: 'csv' })), format: measured };
   const victim = store.cases.changedPage(prepared.dict.id, { revision: 0, guid: '' }, Number.MAX_SAFE_INTEGER, 1, true)[0]!.guid;
   const phases: string[] = [];
   const out = join(home.root, 'measured');
@@ -108,7 +108,7 @@ test('a writer that fails leaves no file in the folder, temporary or not, and ev
       };
     },
   };
-  const prepared = { ...prepareExport(store, { dictionary: 'CEN2000', format: 'csv' }), format: failing };
+  const prepared = { ...(await prepareExport(store, { dictionary: 'CEN2000', format: 'csv' })), format: failing };
   const out = join(home.root, 'failing');
   await assert.rejects(exportPrepared(store, prepared, out, {}), /disk on fire/);
   assert.deepEqual(readdirSync(out), []);

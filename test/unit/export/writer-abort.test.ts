@@ -37,7 +37,7 @@ function open(format: ExportFormat): { writer: TableWriter; sent: () => number }
 
 const internal = (err: unknown) => err instanceof AppError && err.code === 'INTERNAL';
 
-for (const format of Object.values(EXPORT_FORMATS)) {
+for (const format of await Promise.all(Object.values(EXPORT_FORMATS).map((load) => load()))) {
   describe(`${format.name} writer abort`, () => {
     it('sends nothing more after a row, refuses rows after it, and a second abort and close do nothing', async () => {
       const { writer, sent } = open(format);

@@ -1,8 +1,7 @@
 import { bundledFixture } from './assets.js';
 import { readFileSync } from 'node:fs';
 import type { HomePaths } from '../../shared/home.js';
-import { initHome } from './init.js';
-import { openStore } from '../../store/open-store.js';
+import { initHome, openStore } from '../home/index.js';
 import { uploadDictionary } from '../dictionaries/index.js';
 import { importCases, type ImportReport } from '../cases/index.js';
 import {
