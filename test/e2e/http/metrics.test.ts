@@ -27,7 +27,8 @@ let access = '';
 function promtool(text: string): { status: number | null; output: string } | undefined {
   const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
   if ((r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
-    if (process.env.CI) assert.fail('promtool is not installed (Debian package prometheus); npm test installs it (scripts/ensure-test-tools.sh)');
+    if (process.env.CI)
+      assert.fail('promtool is not installed (Debian package prometheus); npm test installs it (scripts/ensure-test-tools.sh)');
     return undefined;
   }
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
