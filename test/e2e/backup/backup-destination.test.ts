@@ -118,7 +118,9 @@ test('restore of a folder of backups names them and how to pick one; --latest ta
     const human = runCli(target, ['restore', dest]);
     assert.equal(human.code, 2, show(human));
     assert.match(human.stderr, /BACKUP_NOT_CHOSEN: .* is a folder of backups, not one backup: it holds 3 backups, newest first/);
-    const listed = newestFirst.map((name) => human.stderr.indexOf(name));
+    // Names made within one second share a prefix (`…Z`, `…Z-2`): each is found with the
+    // timestamp that follows it.
+    const listed = newestFirst.map((name) => human.stderr.indexOf(`${name} (`));
     assert.ok(
       listed.every((at, i) => at > 0 && (i === 0 || at > listed[i - 1]!)),
       `every backup named, newest first:\n${human.stderr}`,
