@@ -48,7 +48,11 @@ export interface SchemaStatus {
  * lock is taken, so `sds migrate --status` may run beside a busy server.
  */
 export function schemaStatus(db: Database, migrations: Migration[] = loadMigrations()): SchemaStatus {
-  const version = currentVersion(db);
+  return statusAt(currentVersion(db), migrations);
+}
+
+/** The SchemaStatus of a store at `version` (shared with the PostgreSQL store). */
+export function statusAt(version: number, migrations: Migration[]): SchemaStatus {
   const states = migrations.map((m): MigrationState => ({
     version: m.version,
     name: m.name,
@@ -68,7 +72,11 @@ export function schemaStatus(db: Database, migrations: Migration[] = loadMigrati
  * at the creation of a home, docs/upgrading.md#why-commands-refuse-an-old-store). `home` names the home in the message.
  */
 export function requireCurrentSchema(db: Database, home: string, migrations: Migration[] = loadMigrations()): SchemaStatus {
-  const status = schemaStatus(db, migrations);
+  return requireUsableStatus(schemaStatus(db, migrations), home);
+}
+
+/** The checks of requireCurrentSchema on a status already read (shared with the PostgreSQL store). */
+export function requireUsableStatus(status: SchemaStatus, home: string): SchemaStatus {
   if (status.version > status.latest) throw tooNew(status.version, status.latest);
   if (status.pending.length > 0) {
     throw new AppError(
@@ -81,7 +89,8 @@ export function requireCurrentSchema(db: Database, home: string, migrations: Mig
   return status;
 }
 
-function tooNew(version: number, known: number): AppError {
+/** STORE_TOO_NEW: the store is at `version`, newer than the `known` latest of this build. */
+export function tooNew(version: number, known: number): AppError {
   return new AppError('STORE_TOO_NEW', `the store is at schema version ${version} but this sds knows only up to ${known}; upgrade sds`, {
     version,
     known,
