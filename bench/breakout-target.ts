@@ -9,14 +9,14 @@ const { runBreakoutNow } = await shipped<typeof import('../src/core/breakout/job
 const { breakoutTables } = await shipped<typeof import('../src/core/breakout/tables.js')>('core/breakout/tables.js');
 
 const [home, type, url, threads] = process.argv.slice(2) as [string, string, string, string];
-const store = openStore(resolveHome(home));
-setTarget(store, 'CEN2000', type === 'sqlite' ? { type, file: url } : { type, url });
+const store = await openStore(resolveHome(home));
+await setTarget(store, 'CEN2000', type === 'sqlite' ? { type, file: url } : { type, url });
 const t0 = performance.now();
 const job = await runBreakoutNow(store, { dictionary: 'CEN2000', overwrite: true, threads: Number(threads) });
 const seconds = (performance.now() - t0) / 1000;
 if (job.status !== 'completed') throw new Error(JSON.stringify(job));
 const tables = await breakoutTables(store, 'CEN2000');
-store.close();
+await store.close();
 const rows = tables.tables.reduce((n, t) => n + t.row_count, 0);
 console.log(
   JSON.stringify({

@@ -7,11 +7,11 @@ const { resolveHome } = await shipped<typeof import('../src/shared/home.js')>('s
 const { exportToFolder } = await shipped<typeof import('../src/core/export/export-folder.js')>('core/export/export-folder.js');
 
 const [home, format, out] = process.argv.slice(2) as [string, string, string];
-const store = openStore(resolveHome(home));
+const store = await openStore(resolveHome(home));
 const t0 = performance.now();
 const r = await exportToFolder(store, { dictionary: 'CEN2000', format, out }, { force: true });
 const seconds = (performance.now() - t0) / 1000;
-store.close();
+await store.close();
 console.log(
   JSON.stringify({
     cases: r.cases,

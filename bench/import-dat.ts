@@ -12,20 +12,20 @@ const { addWebhook } = await shipped<typeof import('../src/core/webhooks/webhook
 
 const [home, datFile, dcf, webhook] = process.argv.slice(2) as [string, string, string, string | undefined];
 // A fresh home, made as `sds init` makes one.
-const store = openStore(resolveHome(home), { create: true });
+const store = await openStore(resolveHome(home), { create: true });
 // As `sds cases import` runs it: WAL checkpoints in a worker thread (store/wal-checkpointer.ts).
 // BENCH_IMPORT_CHECKPOINTS=writer leaves them to the writer, as before that existed.
 if (process.env.BENCH_IMPORT_CHECKPOINTS !== 'writer') store.checkpointInBackground();
-uploadDictionary(store, { source: readFileSync(dcf), label: 'popstan', file: dcf });
+await uploadDictionary(store, { source: readFileSync(dcf), label: 'popstan', file: dcf });
 // `webhook`: an active webhook subscribed to case_uploaded, so every case is captured in the outbox.
-if (webhook === 'webhook') addWebhook(store, { name: 'bench', url: 'http://127.0.0.1:9/', events: ['case_uploaded'] });
+if (webhook === 'webhook') await addWebhook(store, { name: 'bench', url: 'http://127.0.0.1:9/', events: ['case_uploaded'] });
 const t0 = performance.now();
 // As `sds cases import` runs it: no fsync per batch, one at the end (store.deferSync);
 // BENCH_IMPORT_SYNC=each-commit fsyncs every batch's commit instead.
 const run = () => importCases(store, 'CEN2000', [datFile]);
 const report = process.env.BENCH_IMPORT_SYNC === 'each-commit' ? await run() : await store.deferSync(run);
 const seconds = (performance.now() - t0) / 1000;
-store.close();
+await store.close();
 console.log(
   JSON.stringify({
     cases: report.total.inserted,

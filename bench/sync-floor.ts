@@ -31,34 +31,34 @@ export async function syncFloorSeconds(bodies: Buffer[], dcf: string, dictionary
   const { openStore } = await shipped<StoreModule>('store/open-store.js');
   const { uploadDictionary, requireDictionary } = await shipped<DictionariesModule>('core/dictionaries/dictionaries.js');
   const home = resolveHome(join(dir, 'floor-home'));
-  initHome(home);
-  const store = openStore(home);
+  await initHome(home);
+  const store = await openStore(home);
+  // The floor writes through the connection itself, below the store's contract.
+  const { db } = store as unknown as { db: import('better-sqlite3').Database };
   try {
     store.checkpointInBackground();
-    uploadDictionary(store, { source: readFileSync(dcf), label: 'floor' });
-    const dict = requireDictionary(store, dictionary);
-    const insert = store.db.prepare(
+    await uploadDictionary(store, { source: readFileSync(dcf), label: 'floor' });
+    const dict = await requireDictionary(store, dictionary);
+    const insert = db.prepare(
       // As the store's own insert: the next position of the dictionary (migration 0020).
       `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at, position)
        VALUES (?, ?, ?, ?, ?, 0, 0, ?, ?, NULL, '[]', ?, ?, (SELECT coalesce(max(position), 0) + 1 FROM cases WHERE dictionary_id = ?))`,
     );
-    const revision = store.db.prepare("INSERT INTO revisions (dictionary_id, origin, created_at) VALUES (?, 'floor', ?)");
+    const revision = db.prepare("INSERT INTO revisions (dictionary_id, origin, created_at) VALUES (?, 'floor', ?)");
     const t0 = performance.now();
     for (const body of bodies) {
       const cases = JSON.parse(inflateSync(body).toString('utf8')) as WireCase[];
       const now = new Date().toISOString();
-      store.db
-        .transaction(() => {
-          const r = Number(revision.run(dict.id, now).lastInsertRowid);
-          for (const c of cases) {
-            JSON.parse(c['level-1']);
-            insert.run(dict.id, c.id, c.caseids, c.label ?? '', c['level-1'], r, JSON.stringify(c.clock), now, now, dict.id);
-          }
-        })
-        .immediate();
+      db.transaction(() => {
+        const r = Number(revision.run(dict.id, now).lastInsertRowid);
+        for (const c of cases) {
+          JSON.parse(c['level-1']);
+          insert.run(dict.id, c.id, c.caseids, c.label ?? '', c['level-1'], r, JSON.stringify(c.clock), now, now, dict.id);
+        }
+      }).immediate();
     }
     return (performance.now() - t0) / 1000;
   } finally {
-    store.close();
+    await store.close();
   }
 }

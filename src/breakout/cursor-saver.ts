@@ -25,8 +25,8 @@ export const CURSOR_SAVING: CursorSaving = { everyPages: 50, everyMs: 1000 };
 export interface CursorSaverOptions {
   every?: Partial<CursorSaving>;
   now: () => Date;
-  /** Saves the cursor in the store (called only after the target was made durable). */
-  save: (cursor: BreakoutCursor) => void;
+  /** Saves the cursor in the store (called only after the target was made durable); awaited when it returns a promise. */
+  save: (cursor: BreakoutCursor) => unknown;
 }
 
 export class CursorSaver {
@@ -75,7 +75,7 @@ export class CursorSaver {
       const cursor = end ?? this.covered;
       if (!cursor || (seq === this.savedSeq && !end)) return;
       await makeDurable();
-      this.opts.save(cursor);
+      await this.opts.save(cursor);
       this.savedSeq = seq;
       this.lastSave = this.opts.now().getTime();
     });

@@ -39,18 +39,18 @@ export interface DictionaryRunInput {
   threads: number;
   /** Largest page, in cases, of one target transaction (see CASES_IN_FLIGHT). */
   pageSize: number;
-  shouldStop: () => boolean;
+  shouldStop: () => boolean | Promise<boolean>;
   /** Aborted when the run is stopped (SIGTERM/SIGINT): a connect still pending is abandoned. */
   signal?: AbortSignal;
-  onProgress: (processed: number, total: number, warnings: number) => void;
-  onWarning: (w: FlattenWarning) => void;
+  onProgress: (processed: number, total: number, warnings: number) => void | Promise<void>;
+  onWarning: (w: FlattenWarning) => void | Promise<void>;
   now: () => Date;
   /** How often the store cursor is saved (default CURSOR_SAVING: every 50 pages or 1 s). */
   cursorSaving?: Partial<CursorSaving>;
   /** Told right after tables were dropped or created, with why (the breakout log records it). */
-  onTables?: (change: TableChange) => void;
+  onTables?: (change: TableChange) => void | Promise<void>;
   /** Told after the label tables were checked, whether they were rewritten or not. */
-  onLabels?: (labels: LabelSync) => void;
+  onLabels?: (labels: LabelSync) => void | Promise<void>;
 }
 
 /** Tables a run dropped (those the target held) and created before loading, and why. */
@@ -86,9 +86,9 @@ export async function runDictionary(input: DictionaryRunInput): Promise<Dictiona
     const main = sessions[0]!;
     const prepared = await prepareTables(input, main, plan);
     // Until the load below has applied every case, reports say the tables hold part of them.
-    input.store.breakoutState.startLoad(dict.id, jobId);
-    if (prepared.change) input.onTables?.(prepared.change);
-    input.onLabels?.(await syncLabels(main, plan, dict.model));
+    await input.store.breakoutState.startLoad(dict.id, jobId);
+    if (prepared.change) await input.onTables?.(prepared.change);
+    await input.onLabels?.(await syncLabels(main, plan, dict.model));
     const writers = Math.min(input.threads, dialect.capabilities.maxParallelWriters);
     for (let i = 1; i < writers; i++) {
       const more = await connectUnlessStopped(dialect, target.config, input.signal);
@@ -152,8 +152,8 @@ export async function prepareDictionaryTables(
   const session = await input.dialect.connect(input.target.config);
   try {
     const prepared = await prepareTables({ ...input, mode: 'incremental', overwrite: false }, session, plan);
-    if (prepared.change) input.onTables?.(prepared.change);
-    input.onLabels?.(await syncLabels(session, plan, input.dict.model));
+    if (prepared.change) await input.onTables?.(prepared.change);
+    await input.onLabels?.(await syncLabels(session, plan, input.dict.model));
     return { created: prepared.created, rebuilt: prepared.fresh };
   } finally {
     await session.close();
@@ -165,13 +165,13 @@ type PrepareInput = Pick<DictionaryRunInput, 'store' | 'dict' | 'target' | 'jobI
 async function prepareTables(input: PrepareInput, session: TargetSession, plan: BreakoutPlan): Promise<Prepared> {
   const { store, dict, target, jobId } = input;
   const names = plan.tables.map((t) => t.name);
-  const state = store.breakoutState.get(dict.id);
+  const state = await store.breakoutState.get(dict.id);
   const existing = await existingPlanTables(session, plan);
   const create = { foreignKeys: target.foreignKeys, casesTable: plan.tables[0]!.name };
   const rebuild = async (why: { reason: RebuildReason; detail: string }): Promise<Prepared> => {
     const dropped = await session.dropTables([...new Set([...names, ...(state?.target === target.identity ? state.tables : [])])]);
     await session.createTables(plan.tables, create);
-    store.breakoutState.reset(dict.id, target.identity, plan.structureHash, names, jobId);
+    await store.breakoutState.reset(dict.id, target.identity, plan.structureHash, names, jobId);
     return { created: names, fresh: true, cursor: START, change: { dropped, created: names, ...why } };
   };
   if (input.mode === 'full') {
@@ -198,7 +198,7 @@ async function prepareTables(input: PrepareInput, session: TargetSession, plan: 
       plan.tables.filter((t) => missing.includes(t.name)),
       { ...create, ifNotExists: true },
     );
-    store.breakoutState.setTables(dict.id, names);
+    await store.breakoutState.setTables(dict.id, names);
     const detail = 'the label tables were missing; they are filled from the dictionary, cases stay';
     return { created: missing, fresh: false, cursor: state.cursor, change: { dropped: [], created: missing, reason: 'missing', detail } };
   }
@@ -207,7 +207,7 @@ async function prepareTables(input: PrepareInput, session: TargetSession, plan: 
     plan.tables.filter((t) => missing.includes(t.name)),
     { ...create, ifNotExists: true },
   );
-  store.breakoutState.reset(dict.id, target.identity, plan.structureHash, names, jobId);
+  await store.breakoutState.reset(dict.id, target.identity, plan.structureHash, names, jobId);
   const change: TableChange = {
     dropped: [],
     created: missing,
@@ -243,9 +243,9 @@ async function loadCases(
 ): Promise<{ processed: number; warnings: number; stopped: boolean }> {
   const { store, dict } = input;
   const flatten = createFlattener(plan, dict.model);
-  const upTo = store.cases.maxRevision(dict.id);
+  const upTo = await store.cases.maxRevision(dict.id);
   const activeOnly = prepared.fresh;
-  const total = store.cases.countChanged(dict.id, prepared.cursor, upTo, activeOnly);
+  const total = await store.cases.countChanged(dict.id, prepared.cursor, upTo, activeOnly);
   const dataTables = plan.tables.map((t, i) => ({ t, i })).filter(({ t }) => t.kind !== 'jobs' && !isLabelTable(t));
   let readCursor = prepared.cursor;
   let seq = 0;
@@ -256,18 +256,22 @@ async function loadCases(
   const cursor = new CursorSaver({
     every: input.cursorSaving,
     now: input.now,
-    save: (c) => store.breakoutState.advance(dict.id, c, input.jobId),
+    save: async (c) => {
+      await store.breakoutState.advance(dict.id, c, input.jobId);
+    },
   });
-  input.onProgress(0, total, 0);
+  await input.onProgress(0, total, 0);
 
-  // Pages are read synchronously from the store, so two workers never take the same page.
-  const takePage = (): Page | undefined => {
+  // Pages are taken one at a time (each take waits for the one before it to end), so two
+  // workers never read from the same cursor and never take the same page.
+  const readPage = async (): Promise<Page | undefined> => {
     if (exhausted || stopped) return undefined;
-    if (input.shouldStop()) {
+    if (await input.shouldStop()) {
       stopped = true;
       return undefined;
     }
-    const cases = store.cases.changedPage(dict.id, readCursor, upTo, input.pageSize, activeOnly);
+    if (exhausted) return undefined;
+    const cases = await store.cases.changedPage(dict.id, readCursor, upTo, input.pageSize, activeOnly);
     if (cases.length === 0) {
       exhausted = true;
       return undefined;
@@ -276,37 +280,45 @@ async function loadCases(
     readCursor = { revision: lastCase.revision, guid: lastCase.guid };
     return { seq: seq++, cases, last: readCursor };
   };
+  let taking: Promise<unknown> = Promise.resolve();
+  const takePage = (): Promise<Page | undefined> => {
+    const page = taking.then(readPage);
+    taking = page.catch(() => undefined);
+    return page;
+  };
 
   const breakoutTime = input.now().toISOString();
-  const flattenCase = (c: ChangedCase, perTable: Row[][]): void => {
+  /** Flattens a case into `perTable`; returns the warnings to report (none for most cases). */
+  const flattenCase = (c: ChangedCase, perTable: Row[][]): FlattenWarning[] => {
     let flat;
     try {
       flat = flatten(flattenInput(c, breakoutTime));
     } catch (err) {
       // BRK-003: a case that cannot be parsed is reported and left out; the job goes on.
       const reason = err instanceof SyntaxError ? 'the stored case data is not valid JSON' : (err as Error).message;
-      input.onWarning({ case: c.guid, item: '(case)', value: c.caseKey, reason: `BRK-003: ${reason}` });
       warnings += 1;
-      return;
+      return [{ case: c.guid, item: '(case)', value: c.caseKey, reason: `BRK-003: ${reason}` }];
     }
-    for (const w of flat.warnings) input.onWarning(w);
     warnings += flat.warnings.length;
     for (const { i } of dataTables) {
       const rows = flat.rows[i]!;
       for (const r of rows) perTable[i]!.push(r);
     }
+    return flat.warnings;
   };
 
   // Flattening yields to the event loop every few hundred cases, so the target keeps receiving
   // the previous page while the next one is prepared (see `worker`).
   const preparePage = async (): Promise<PreparedPage | undefined> => {
-    const page = takePage();
+    const page = await takePage();
     if (!page) return undefined;
     const perTable: Row[][] = plan.tables.map(() => []);
     for (let k = 0; k < page.cases.length; k++) {
       if (k > 0 && k % CASES_PER_SLICE === 0) await yieldToEventLoop();
       const c = page.cases[k]!;
-      if (!c.deleted) flattenCase(c, perTable);
+      if (c.deleted) continue;
+      const caseWarnings = flattenCase(c, perTable);
+      for (const w of caseWarnings) await input.onWarning(w);
     }
     return { page, ids: page.cases.map((c) => c.guid), perTable };
   };
@@ -318,10 +330,10 @@ async function loadCases(
     });
   };
 
-  const markCommitted = (page: Page): void => {
+  const markCommitted = async (page: Page): Promise<void> => {
     cursor.pageCommitted(page.seq, page.last);
     processed += page.cases.length;
-    input.onProgress(Math.min(processed, total), total, warnings);
+    await input.onProgress(Math.min(processed, total), total, warnings);
   };
 
   // Each worker keeps one page of lookahead: the next page is flattened while the current one
@@ -336,7 +348,7 @@ async function loadCases(
       next = preparePage();
       next.catch(() => undefined);
       await loading;
-      markCommitted(current.page);
+      await markCommitted(current.page);
       if (cursor.due()) await cursor.save(() => session.makeDurable());
     }
   };
@@ -360,9 +372,9 @@ async function loadCases(
   // At the end of the run and on stop: cover every committed page. A fresh load reads active
   // cases only, so its last page stops at the last active case; cases deleted after it have no
   // rows anywhere, and the next incremental run must not count them: its cursor goes past them.
-  const end = activeOnly && !stopped ? store.cases.lastChanged(dict.id, upTo) : undefined;
+  const end = activeOnly && !stopped ? await store.cases.lastChanged(dict.id, upTo) : undefined;
   await cursor.save(() => main.makeDurable(), end);
-  if (!stopped) store.breakoutState.finishLoad(dict.id, input.jobId);
+  if (!stopped) await store.breakoutState.finishLoad(dict.id, input.jobId);
   return { processed, warnings, stopped };
 }
 

@@ -12,7 +12,7 @@ export function action<A extends unknown[]>(fn: (ctx: CliContext, ...args: A) =>
     try {
       await fn(ctx, ...(args.slice(0, -1) as A));
     } finally {
-      ctx.close();
+      await ctx.close();
     }
   };
 }

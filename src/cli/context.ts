@@ -15,14 +15,16 @@ export interface CliContext {
   /** Tables as tab-separated lines: --plain, or stdout is not a terminal. */
   plain: boolean;
   home: HomePaths;
-  store(): Store;
+  /** The home's store, opened on the first call (the same one after). */
+  store(): Promise<Store>;
   /** A table in the form this output wants (boxed on a terminal, else tab-separated). */
   table(head: string[], rows: Cell[][]): string;
   /** Prints `data` as JSON with --json, else the human rendering (nothing with --quiet). */
   print(data: unknown, human: () => string): void;
   /** A line on stderr for humans (suppressed by --quiet and --json). */
   note(line: string): void;
-  close(): void;
+  /** Closes the store if it was opened. */
+  close(): Promise<void>;
 }
 
 interface GlobalOptions {
@@ -41,7 +43,7 @@ export function contextOf(cmd: Command): CliContext {
   const quiet = o.quiet === true;
   const color = o.color !== false && !process.env.NO_COLOR && process.stdout.isTTY === true;
   const plain = plainTables(o.plain, process.stdout.isTTY);
-  let store: Store | undefined;
+  let store: Promise<Store> | undefined;
   return {
     json,
     quiet,
@@ -51,8 +53,7 @@ export function contextOf(cmd: Command): CliContext {
     plain,
     home: resolveHome(o.home),
     store() {
-      store ??= openStore(this.home);
-      return store;
+      return (store ??= openStore(this.home));
     },
     table(head, rows) {
       return table(head, rows, plain);
@@ -67,8 +68,10 @@ export function contextOf(cmd: Command): CliContext {
     note(line) {
       if (!json && !quiet) process.stderr.write(line + '\n');
     },
-    close() {
-      store?.close();
+    async close() {
+      // A store that failed to open was reported by the command already: nothing to close.
+      const opened = await store?.catch(() => undefined);
+      await opened?.close();
     },
   };
 }

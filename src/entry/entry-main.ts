@@ -7,7 +7,8 @@ import { openStore, type Store } from '../store/open-store.js';
 /** What an entry point gets: its home, the store there (opened on first use), and its parsed arguments. */
 export interface EntryContext {
   home: HomePaths;
-  store(): Store;
+  /** The home's store, opened on the first call (the same one after). */
+  store(): Promise<Store>;
   positionals: string[];
   values: Record<string, string | undefined>;
 }
@@ -29,7 +30,7 @@ export interface EntrySpec {
  * an error is reported once, with its exit code, as the CLI reports it.
  */
 export async function runEntry(spec: EntrySpec, argv: string[], fn: (ctx: EntryContext) => Promise<void>): Promise<void> {
-  let store: Store | undefined;
+  let store: Promise<Store> | undefined;
   try {
     const options = Object.fromEntries(['home', ...(spec.options ?? [])].map((o) => [o, { type: 'string' as const }]));
     let parsed;
@@ -51,6 +52,8 @@ export async function runEntry(spec: EntrySpec, argv: string[], fn: (ctx: EntryC
     if (e.code === 'INTERNAL' && e.cause instanceof Error && e.cause.stack) process.stderr.write(e.cause.stack + '\n');
     process.exitCode = e.exit;
   } finally {
-    store?.close();
+    // A store that failed to open was reported above: nothing to close.
+    const opened = await store?.catch(() => undefined);
+    await opened?.close();
   }
 }

@@ -13,14 +13,16 @@ import { stopOnSignals } from './stop-on-signals.js';
 const CANCEL_POLL_MS = 250;
 
 await runEntry({ name: 'run-job', positionals: ['job'] }, process.argv.slice(2), async (ctx) => {
-  const store = ctx.store();
+  const store = await ctx.store();
   const jobId = ctx.positionals[0]!;
   // `breakout cancel` (or an interrupted --wait) sets the job's cancel flag: read between pages,
   // and polled here too so a connect to a target that never answers is abandoned as well.
   const stop = new AbortController();
   stopOnSignals().signal.addEventListener('abort', () => stop.abort(), { once: true });
   const poll = setInterval(() => {
-    if (store.jobs.isCancelRequested(jobId)) stop.abort();
+    void (async () => {
+      if (await store.jobs.isCancelRequested(jobId)) stop.abort();
+    })();
   }, CANCEL_POLL_MS);
   let final;
   try {

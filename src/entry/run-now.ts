@@ -18,7 +18,7 @@ await runEntry(
       throw new AppError('USAGE', `--claimed-run must be a run id; got "${values['claimed-run']}"`, { field: 'claimed-run' });
     }
     const stop = stopOnSignals();
-    const r = await runNow(store(), { dictionary: dictionary! }, schedulerSettings(home), { claimedRunId, stop: stop.signal });
+    const r = await runNow(await store(), { dictionary: dictionary! }, schedulerSettings(home), { claimedRunId, stop: stop.signal });
     const sig = stop.received();
     process.exitCode = sig ? SIGNAL_EXIT[sig] : r.outcome === 'failed' || r.outcome === 'interrupted' ? EXIT.failed : EXIT.ok;
   },

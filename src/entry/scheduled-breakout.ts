@@ -19,7 +19,7 @@ await runEntry(
       process.stderr.write(`sds: ${sig}: stopping ${jobId ? `job ${jobId}` : 'the breakout'} after the page it is writing\n`),
     );
     const r = await runBreakoutNow(
-      store(),
+      await store(),
       { dictionary: dictionary!, origin: 'process-cases-by-dict' },
       {
         signal: stop.signal,

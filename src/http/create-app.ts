@@ -58,7 +58,7 @@ const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [
  * Builds the HTTP API over the core: a Hono app usable with `app.request()` (no port) or served by
  * `serve.ts`. Routes parse, call one core function and render; every error leaves as JSON.
  */
-export function createApp(deps: AppDeps): Hono<AppEnv> {
+export async function createApp(deps: AppDeps): Promise<Hono<AppEnv>> {
   const config = httpConfig(deps.config);
   const guard = loginGuardOf(config, deps.store.home);
   // Core reads the store's limits on every write and page (core/home/limits.ts): set them once here.
@@ -77,7 +77,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const prometheus = token === undefined ? undefined : { metrics: new ServerMetrics(), token };
   const tokens = createTokenService({
     store: deps.store,
-    key: accessTokenKey(deps.store, config.env),
+    key: await accessTokenKey(deps.store, config.env),
     clock: deps.clock,
     clients: config.clients,
     throttle: guard.throttle,

@@ -40,9 +40,9 @@ export interface RunningServer {
 }
 
 /** Starts the HTTP API on a port; resolves once it is listening. The caller owns the store. */
-export function startServer(opts: ServeOptions): Promise<RunningServer> {
+export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
-  const app = createApp({ store: opts.store, clock: opts.clock, config: opts.config });
+  const app = await createApp({ store: opts.store, clock: opts.clock, config: opts.config });
   // Checked before listening, so a bad SDS_WEBHOOK_* value stops the start with CONFIG_INVALID.
   const settings = webhookSettings(opts.config?.env ?? process.env, opts.config?.webhooks);
   const timeouts = httpTimeouts(opts.config?.env ?? process.env, opts.config);
@@ -104,7 +104,7 @@ export function startServer(opts: ServeOptions): Promise<RunningServer> {
               checkEveryMs: opts.logPruneCheckMs,
             });
       const close = async () => {
-        pruner?.stop();
+        await pruner?.stop();
         await dispatcher?.stop();
         await closeServer(server, opts.graceMs ?? 10_000);
         stopWatch();

@@ -150,6 +150,11 @@ export const ERROR_CODES = {
       'the store is at an older schema version than this sds needs; `sds migrate` applies the pending migrations (details: home, version, needs, pending)',
   },
   STORE_BUSY: { http: 503, exit: EXIT.failed, title: 'the store is locked by another process' },
+  STORE_OUTSIDE_TRANSACTION: {
+    http: 500,
+    exit: EXIT.failed,
+    title: 'a defect: code inside a store transaction reached the store, not the transaction (`tx`) it was given; please report it',
+  },
   HOME_NOT_FOUND: {
     http: 500,
     exit: EXIT.notFound,

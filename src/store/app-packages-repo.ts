@@ -53,19 +53,23 @@ const toRow = (r: RawRow): AppPackageRow => ({
 export class AppPackagesRepo {
   constructor(private readonly db: Database) {}
 
-  find(name: string): AppPackageRow | undefined {
+  async find(name: string): Promise<AppPackageRow | undefined> {
+    return this.findSync(name);
+  }
+
+  private findSync(name: string): AppPackageRow | undefined {
     const r = this.db.prepare('SELECT * FROM app_packages WHERE name = ?').get(name) as RawRow | undefined;
     return r && toRow(r);
   }
 
   /** Every row, by name. */
-  list(): AppPackageRow[] {
+  async list(): Promise<AppPackageRow[]> {
     return (this.db.prepare('SELECT * FROM app_packages ORDER BY name').all() as RawRow[]).map(toRow);
   }
 
   /** Records (or replaces) a package's metadata; true when something changed. */
-  save(row: Omit<AppPackageRow, 'importedAt' | 'updatedAt'>): boolean {
-    const have = this.find(row.name);
+  async save(row: Omit<AppPackageRow, 'importedAt' | 'updatedAt'>): Promise<boolean> {
+    const have = this.findSync(row.name);
     if (
       have &&
       have.description === row.description &&
@@ -92,7 +96,7 @@ export class AppPackagesRepo {
   }
 
   /** Forgets a package's metadata (its zip was removed, or replaced by one without package.json); true when there was a row. */
-  remove(name: string): boolean {
+  async remove(name: string): Promise<boolean> {
     return this.db.prepare('DELETE FROM app_packages WHERE name = ?').run(name).changes > 0;
   }
 }

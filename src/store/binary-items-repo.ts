@@ -43,18 +43,18 @@ export class BinaryItemsRepo {
   }
 
   /** Replaces the rows of one case (call inside the transaction that writes the case). */
-  replaceForCase(dictionaryId: number, guid: string, items: readonly Omit<BinaryItemRow, 'caseGuid'>[]): void {
+  async replaceForCase(dictionaryId: number, guid: string, items: readonly Omit<BinaryItemRow, 'caseGuid'>[]): Promise<void> {
     this.deleteStmt.run(dictionaryId, guid);
     for (const i of items) this.insertStmt.run(dictionaryId, guid, i.signature, i.size, i.modifiedTime);
   }
 
   /** The rows of one case, by signature. */
-  forCase(dictionaryId: number, guid: string): BinaryItemRow[] {
+  async forCase(dictionaryId: number, guid: string): Promise<BinaryItemRow[]> {
     return this.forCaseStmt.all(dictionaryId, guid).map(toRow);
   }
 
   /** The rows of several cases (one query), keyed by case guid. */
-  forCases(dictionaryId: number, guids: readonly string[]): Map<string, BinaryItemRow[]> {
+  async forCases(dictionaryId: number, guids: readonly string[]): Promise<Map<string, BinaryItemRow[]>> {
     const out = new Map<string, BinaryItemRow[]>();
     if (guids.length === 0) return out;
     const rows = this.db
@@ -72,7 +72,7 @@ export class BinaryItemsRepo {
   }
 
   /** How many cases of the dictionary hold `signature`. */
-  casesHolding(dictionaryId: number, signature: string): number {
+  async casesHolding(dictionaryId: number, signature: string): Promise<number> {
     return this.usedStmt.get(dictionaryId, signature)!.n;
   }
 }

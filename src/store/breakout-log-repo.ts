@@ -47,12 +47,12 @@ export class BreakoutLogRepo {
     );
   }
 
-  add(e: NewBreakoutLogEntry): void {
+  async add(e: NewBreakoutLogEntry): Promise<void> {
     this.insertStmt.run(e.jobId, e.dictionary, e.level, e.message, e.progress, e.createdAt);
   }
 
   /** The newest entries first, of one dictionary or of all. */
-  newest(opts: { dictionary?: string; limit: number }): BreakoutLogEntry[] {
+  async newest(opts: { dictionary?: string; limit: number }): Promise<BreakoutLogEntry[]> {
     const rows = (
       opts.dictionary === undefined
         ? this.db.prepare('SELECT * FROM breakout_log ORDER BY id DESC LIMIT ?').all(opts.limit)
@@ -65,7 +65,7 @@ export class BreakoutLogRepo {
    * The newest entries first, filtered: of one dictionary, of the given levels, written at or
    * after `since` (an ISO 8601 UTC string, compared as text like every stored time).
    */
-  search(opts: { dictionary?: string; levels?: BreakoutLogLevel[]; since?: string; limit: number }): BreakoutLogEntry[] {
+  async search(opts: { dictionary?: string; levels?: BreakoutLogLevel[]; since?: string; limit: number }): Promise<BreakoutLogEntry[]> {
     const where: string[] = [];
     const args: (string | number)[] = [];
     if (opts.dictionary !== undefined) {
@@ -85,7 +85,7 @@ export class BreakoutLogRepo {
   }
 
   /** Deletes all but the newest `keep` entries; returns how many went. */
-  prune(keep: number): number {
+  async prune(keep: number): Promise<number> {
     return this.db.prepare('DELETE FROM breakout_log WHERE id <= (SELECT id FROM breakout_log ORDER BY id DESC LIMIT 1 OFFSET ?)').run(keep)
       .changes;
   }

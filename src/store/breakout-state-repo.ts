@@ -32,7 +32,7 @@ interface RawState {
 export class BreakoutStateRepo {
   constructor(private readonly db: Database) {}
 
-  get(dictionaryId: number): BreakoutStateRow | undefined {
+  async get(dictionaryId: number): Promise<BreakoutStateRow | undefined> {
     const r = this.db.prepare('SELECT * FROM breakout_state WHERE dictionary_id = ?').get(dictionaryId) as RawState | undefined;
     if (!r) return undefined;
     return {
@@ -47,7 +47,7 @@ export class BreakoutStateRepo {
   }
 
   /** Records freshly built tables with the cursor back at the start (and no load begun in them). */
-  reset(dictionaryId: number, target: string, structureHash: string, tables: string[], jobId: string): void {
+  async reset(dictionaryId: number, target: string, structureHash: string, tables: string[], jobId: string): Promise<void> {
     this.db
       .prepare(
         `INSERT INTO breakout_state (dictionary_id, target, structure_hash, tables, last_revision, last_guid, last_job_id, updated_at)
@@ -60,31 +60,31 @@ export class BreakoutStateRepo {
   }
 
   /** Records the tables of an unchanged structure (label tables added), keeping the cursor. */
-  setTables(dictionaryId: number, tables: string[]): void {
+  async setTables(dictionaryId: number, tables: string[]): Promise<void> {
     this.db
       .prepare('UPDATE breakout_state SET tables = ?, updated_at = ? WHERE dictionary_id = ?')
       .run(JSON.stringify(tables), nowIso(), dictionaryId);
   }
 
-  advance(dictionaryId: number, cursor: BreakoutCursor, jobId: string): void {
+  async advance(dictionaryId: number, cursor: BreakoutCursor, jobId: string): Promise<void> {
     this.db
       .prepare('UPDATE breakout_state SET last_revision = ?, last_guid = ?, last_job_id = ?, updated_at = ? WHERE dictionary_id = ?')
       .run(cursor.revision, cursor.guid, jobId, nowIso(), dictionaryId);
   }
 
   /** Records that `jobId` begins loading cases into the tables. */
-  startLoad(dictionaryId: number, jobId: string): void {
+  async startLoad(dictionaryId: number, jobId: string): Promise<void> {
     this.db.prepare('UPDATE breakout_state SET loading_job_id = ? WHERE dictionary_id = ?').run(jobId, dictionaryId);
   }
 
   /** Records that `jobId` has applied every case (a load begun by another job since is left as it is). */
-  finishLoad(dictionaryId: number, jobId: string): void {
+  async finishLoad(dictionaryId: number, jobId: string): Promise<void> {
     this.db
       .prepare('UPDATE breakout_state SET loading_job_id = NULL WHERE dictionary_id = ? AND loading_job_id = ?')
       .run(dictionaryId, jobId);
   }
 
-  clear(dictionaryId: number): void {
+  async clear(dictionaryId: number): Promise<void> {
     this.db.prepare('DELETE FROM breakout_state WHERE dictionary_id = ?').run(dictionaryId);
   }
 }

@@ -93,19 +93,19 @@ export class CaseQueriesRepo {
   }
 
   /** How many cases the query selects (no paging). */
-  count(dictionaryId: number, q: CaseQuery): number {
+  async count(dictionaryId: number, q: CaseQuery): Promise<number> {
     const plan = caseQuerySql(q);
     const stmt = this.statement(`count|${plan.shape}`, () => `SELECT count(*) AS n ${plan.from}`);
     return (stmt.get({ ...plan.params, dict: dictionaryId }) as { n: number }).n;
   }
 
   /** Up to `limit` identifiers from `offset`, in the query's order. */
-  identifiers(dictionaryId: number, q: CaseQuery, limit: number, offset: number): CaseIdentifierRow[] {
+  async identifiers(dictionaryId: number, q: CaseQuery, limit: number, offset: number): Promise<CaseIdentifierRow[]> {
     return (this.page('identifiers', dictionaryId, q, limit, offset) as RawIdentifier[]).map(toIdentifier);
   }
 
   /** Up to `limit` summaries from `offset`, in the query's order. */
-  summaries(dictionaryId: number, q: CaseQuery, limit: number, offset: number): CaseSummaryQueryRow[] {
+  async summaries(dictionaryId: number, q: CaseQuery, limit: number, offset: number): Promise<CaseSummaryQueryRow[]> {
     return (this.page('summaries', dictionaryId, q, limit, offset) as RawSummary[]).map((r) => ({
       ...toIdentifier(r),
       label: r.label,
@@ -121,12 +121,12 @@ export class CaseQueriesRepo {
    * The stored size in bytes of each of up to `limit` cases from `offset` (the page byte budget,
    * docs/limits.md), read from the record headers without the text.
    */
-  sizes(dictionaryId: number, q: CaseQuery, limit: number, offset: number): number[] {
+  async sizes(dictionaryId: number, q: CaseQuery, limit: number, offset: number): Promise<number[]> {
     return (this.page('sizes', dictionaryId, q, limit, offset) as { size: number }[]).map((r) => r.size);
   }
 
   /** Up to `limit` whole cases from `offset`, in the query's order. */
-  cases(dictionaryId: number, q: CaseQuery, limit: number, offset: number): PositionedCase[] {
+  async cases(dictionaryId: number, q: CaseQuery, limit: number, offset: number): Promise<PositionedCase[]> {
     return (this.page('cases', dictionaryId, q, limit, offset) as (RawCase & { position: number })[]).map((r) => ({
       ...toStored(r),
       position: r.position,

@@ -177,13 +177,13 @@ export class CasesRepo {
     ));
   }
 
-  get(dictionaryId: number, guid: string): StoredCase | undefined {
+  async get(dictionaryId: number, guid: string): Promise<StoredCase | undefined> {
     const r = this.getOne.get(dictionaryId, guid);
     return r && toStored(r);
   }
 
   /** Existing cases among `guids`, keyed by guid (one query per call; callers batch). */
-  getMany(dictionaryId: number, guids: string[]): Map<string, StoredCase> {
+  async getMany(dictionaryId: number, guids: string[]): Promise<Map<string, StoredCase>> {
     const out = new Map<string, StoredCase>();
     if (guids.length === 0) return out;
     const rows = this.getManyStatement(guids.length).all(dictionaryId, ...guids);
@@ -205,7 +205,7 @@ export class CasesRepo {
   }
 
   /** Allocates the next revision number; call inside the write transaction that uses it. */
-  nextRevision(dictionaryId: number, origin: string): number {
+  async nextRevision(dictionaryId: number, origin: string): Promise<number> {
     return Number(this.insertRevision.run(dictionaryId, origin, nowIso()).lastInsertRowid);
   }
 
@@ -214,14 +214,14 @@ export class CasesRepo {
    * docs/migrating-from-csweb.md#revisions-and-tablets); the AUTOINCREMENT counter then continues
    * above it. A number already recorded is left as it is. Call inside the write transaction.
    */
-  recordRevision(revision: number, dictionaryId: number, origin: string): void {
+  async recordRevision(revision: number, dictionaryId: number, origin: string): Promise<void> {
     this.db
       .prepare('INSERT OR IGNORE INTO revisions (revision, dictionary_id, origin, created_at) VALUES (?, ?, ?, ?)')
       .run(revision, dictionaryId, origin, nowIso());
   }
 
   /** Inserts or replaces a case at `revision`; keeps the original created_at. `now` lets a batch share one timestamp. */
-  upsert(dictionaryId: number, c: CaseWrite, revision: number, now = nowIso()): void {
+  async upsert(dictionaryId: number, c: CaseWrite, revision: number, now = nowIso()): Promise<void> {
     this.upsertStmt.run(
       dictionaryId,
       c.guid,
@@ -241,11 +241,11 @@ export class CasesRepo {
     );
   }
 
-  count(dictionaryId: number): number {
+  async count(dictionaryId: number): Promise<number> {
     return this.countStmt.get(dictionaryId)!.n;
   }
 
-  countActive(dictionaryId: number): number {
+  async countActive(dictionaryId: number): Promise<number> {
     return this.countActiveStmt.get(dictionaryId)!.n;
   }
 
@@ -254,13 +254,13 @@ export class CasesRepo {
    * `budget` bytes of stored text (always at least one), so one huge stored label cannot make a
    * page too large to answer (docs/limits.md). The caller goes on at offset + the rows returned.
    */
-  page(dictionaryId: number, limit: number, offset: number, budget = Number.POSITIVE_INFINITY): CaseSummaryRow[] {
+  async page(dictionaryId: number, limit: number, offset: number, budget = Number.POSITIVE_INFINITY): Promise<CaseSummaryRow[]> {
     const n = budget === Number.POSITIVE_INFINITY ? limit : fitting(this.pageSizesStmt.all(dictionaryId, limit, offset), budget);
     if (n === 0) return [];
     return this.pageStmt.all(dictionaryId, n, offset).map(toSummary);
   }
 
-  maxRevision(dictionaryId: number): number {
+  async maxRevision(dictionaryId: number): Promise<number> {
     return this.maxRevisionStmt.get(dictionaryId)!.r ?? 0;
   }
 
@@ -270,24 +270,24 @@ export class CasesRepo {
    * writes progress to the same store between pages, which an open better-sqlite3 iterator would
    * forbid. The row-value comparison lets SQLite seek straight into cases_by_revision.
    */
-  changedPage(
+  async changedPage(
     dictionaryId: number,
     after: { revision: number; guid: string },
     upTo: number,
     limit: number,
     activeOnly: boolean,
-  ): ChangedCase[] {
+  ): Promise<ChangedCase[]> {
     const stmt = activeOnly ? this.changedActiveStmt : this.changedAllStmt;
     return stmt.all(dictionaryId, after.revision, after.guid, upTo, limit).map(toChanged);
   }
 
   /** The last case in (revision, guid) order at or below revision `upTo`: where a complete pass ends. */
-  lastChanged(dictionaryId: number, upTo: number): { revision: number; guid: string } | undefined {
+  async lastChanged(dictionaryId: number, upTo: number): Promise<{ revision: number; guid: string } | undefined> {
     return this.lastChangedStmt.get(dictionaryId, upTo);
   }
 
   /** How many cases `changedPage` would return in all. */
-  countChanged(dictionaryId: number, after: { revision: number; guid: string }, upTo: number, activeOnly: boolean): number {
+  async countChanged(dictionaryId: number, after: { revision: number; guid: string }, upTo: number, activeOnly: boolean): Promise<number> {
     const stmt = activeOnly ? this.countChangedActiveStmt : this.countChangedAllStmt;
     return stmt.get(dictionaryId, after.revision, after.guid, upTo)!.n;
   }

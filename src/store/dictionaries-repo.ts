@@ -95,35 +95,39 @@ export class DictionariesRepo {
     this.all = db.prepare(`SELECT ${COLUMNS} FROM dictionaries ORDER BY name`);
   }
 
-  find(name: string): DictionaryRow | undefined {
+  async find(name: string): Promise<DictionaryRow | undefined> {
+    return this.findSync(name);
+  }
+
+  private findSync(name: string): DictionaryRow | undefined {
     const r = this.byName.get(name);
     return r && toRow(r);
   }
 
   /** The dictionary whose syncable name is exactly `syncName`. */
-  findBySyncName(syncName: string): DictionaryRow | undefined {
+  async findBySyncName(syncName: string): Promise<DictionaryRow | undefined> {
     const r = this.bySyncName.get(syncName);
     return r && toRow(r);
   }
 
-  findWithModel(name: string): DictionaryRecord | undefined {
+  async findWithModel(name: string): Promise<DictionaryRecord | undefined> {
     const r = this.modelByName.get(name);
     return r && { ...toRow(r), model: JSON.parse(r.model) as Dictionary };
   }
 
-  list(): DictionaryRow[] {
+  async list(): Promise<DictionaryRow[]> {
     return this.all.all().map(toRow);
   }
 
-  source(name: string): Buffer | undefined {
+  async source(name: string): Promise<Buffer | undefined> {
     const r = this.db.prepare('SELECT source FROM dictionaries WHERE name = ?').get(name) as { source: Buffer } | undefined;
     return r?.source;
   }
 
   /** Inserts a new dictionary or replaces the file, model and label of an existing one. */
-  save(d: NewDictionary): { row: DictionaryRow; created: boolean } {
+  async save(d: NewDictionary): Promise<{ row: DictionaryRow; created: boolean }> {
     const now = nowIso();
-    const existing = this.find(d.name);
+    const existing = this.findSync(d.name);
     if (existing) {
       this.db
         .prepare(
@@ -139,7 +143,7 @@ export class DictionariesRepo {
         )
         .run(d.name, d.label, d.version, d.description, d.source, d.sourceFormat, d.syncName, JSON.stringify(d.model), now, now);
     }
-    return { row: this.find(d.name)!, created: !existing };
+    return { row: this.findSync(d.name)!, created: !existing };
   }
 
   /**
@@ -150,7 +154,7 @@ export class DictionariesRepo {
    * rows removed; `logFiles` are the schedule run and job log files (relative to the breakout
    * log folder for schedule runs, job ids for jobs) the caller deletes after the commit.
    */
-  purge(id: number, name: string): PurgeResult {
+  async purge(id: number, name: string): Promise<PurgeResult> {
     return this.db
       .transaction((): PurgeResult => {
         const unfinished = this.db.prepare(`SELECT id, status, dictionaries FROM jobs WHERE status IN ('pending', 'running')`).all() as {
@@ -208,7 +212,7 @@ export class DictionariesRepo {
       .immediate();
   }
 
-  delete(id: number): void {
+  async delete(id: number): Promise<void> {
     const tx = this.db.transaction(() => {
       this.db.prepare('DELETE FROM revisions WHERE dictionary_id = ?').run(id);
       this.db.prepare('DELETE FROM dictionaries WHERE id = ?').run(id);

@@ -42,16 +42,20 @@ function toFile(r: RawFile): FileRow {
 export class FilesRepo {
   constructor(private readonly db: Database) {}
 
-  find(name: string): FileRow | undefined {
+  async find(name: string): Promise<FileRow | undefined> {
+    return this.findSync(name);
+  }
+
+  private findSync(name: string): FileRow | undefined {
     const r = this.db.prepare('SELECT * FROM files WHERE name = ?').get(name) as RawFile | undefined;
     return r && toFile(r);
   }
 
-  list(): FileRow[] {
+  async list(): Promise<FileRow[]> {
     return (this.db.prepare('SELECT * FROM files ORDER BY name').all() as RawFile[]).map(toFile);
   }
 
-  save(f: Omit<FileRow, 'createdAt' | 'updatedAt'>): FileRow {
+  async save(f: Omit<FileRow, 'createdAt' | 'updatedAt'>): Promise<FileRow> {
     const now = nowIso();
     this.db
       .prepare(
@@ -61,10 +65,10 @@ export class FilesRepo {
            written_by = excluded.written_by, office = excluded.office`,
       )
       .run(f.name, f.size, f.sha256, f.contentType, now, now, f.writtenBy, f.office ? 1 : 0);
-    return this.find(f.name)!;
+    return this.findSync(f.name)!;
   }
 
-  remove(name: string): boolean {
+  async remove(name: string): Promise<boolean> {
     return this.db.prepare('DELETE FROM files WHERE name = ?').run(name).changes > 0;
   }
 }

@@ -1,7 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { JobRow, JobsRepo } from './jobs-repo.js';
-
-type NewJob = Parameters<JobsRepo['create']>[0];
+import { jobStatements, type JobRow, type JobsRepo, type NewJob } from './jobs-repo.js';
 
 /** What a breakout request of an incoming event did. */
 export type RequestOutcome = { started: JobRow } | { queued: JobRow; events: number };
@@ -16,28 +14,27 @@ export class FollowUpsRepo {
   private readonly getStmt: Statement;
   private readonly upsertStmt: Statement;
   private readonly deleteStmt: Statement;
+  private readonly dictionaryIdStmt: Statement<[string], { id: number }>;
 
-  constructor(
-    private readonly db: Database,
-    private readonly jobs: JobsRepo,
-  ) {
+  constructor(private readonly db: Database) {
     this.getStmt = db.prepare('SELECT events FROM breakout_follow_ups WHERE dictionary_id = ?');
     this.upsertStmt = db.prepare(
       `INSERT INTO breakout_follow_ups (dictionary_id, requested_at) VALUES (?, ?)
        ON CONFLICT (dictionary_id) DO UPDATE SET events = events + 1`,
     );
     this.deleteStmt = db.prepare('DELETE FROM breakout_follow_ups WHERE dictionary_id = ?');
+    this.dictionaryIdStmt = db.prepare('SELECT id FROM dictionaries WHERE name = ?');
   }
 
   private busyWith(dictionary: string): JobRow | undefined {
-    return this.jobs.unfinished().find((j) => j.dictionaries.includes(dictionary));
+    return jobStatements.unfinished(this.db).find((j) => j.dictionaries.includes(dictionary));
   }
 
   /**
    * Starts `job` (a job of one dictionary) when no job of that dictionary is pending or running,
    * clearing any flag (the new job covers every earlier event); otherwise sets the flag.
    */
-  request(dictionaryId: number, job: NewJob, now: string): RequestOutcome {
+  async request(dictionaryId: number, job: NewJob, now: string): Promise<RequestOutcome> {
     return this.db
       .transaction((): RequestOutcome => {
         const busy = this.busyWith(job.dictionaries[0]!);
@@ -46,33 +43,36 @@ export class FollowUpsRepo {
           return { queued: busy, events: (this.getStmt.get(dictionaryId) as { events: number }).events };
         }
         this.deleteStmt.run(dictionaryId);
-        return { started: this.jobs.create(job) };
+        return { started: jobStatements.create(this.db, job) };
       })
       .immediate();
   }
 
   /**
    * Ends a job (JobsRepo.finish) and, in the same transaction, turns the set flags of its
-   * dictionaries into new pending jobs (`followUp` builds each). A flag whose dictionary already
+   * dictionaries (those still in the store) into new pending jobs: `followUp` builds each from
+   * the dictionary's name (pure: it runs inside the transaction). A flag whose dictionary already
    * has another unfinished job is cleared without a job: that job started after the events.
    * `ended` is false when the job had already ended (another process got there first): that
    * process took the flags.
    */
-  finishAndFollowUp(
+  async finishAndFollowUp(
     jobId: string,
     status: Parameters<JobsRepo['finish']>[1],
     payload: Parameters<JobsRepo['finish']>[2],
-    flagged: (dictionaries: string[]) => { dictionaryId: number; job: NewJob }[],
-  ): { ended: boolean; started: JobRow[] } {
+    followUp: (dictionary: string) => NewJob,
+  ): Promise<{ ended: boolean; started: JobRow[] }> {
     return this.db
       .transaction((): { ended: boolean; started: JobRow[] } => {
-        const job = this.jobs.get(jobId);
-        if (!this.jobs.finish(jobId, status, payload) || !job) return { ended: false, started: [] };
+        const job = jobStatements.get(this.db, jobId);
+        if (!jobStatements.finish(this.db, jobId, status, payload) || !job) return { ended: false, started: [] };
         const started: JobRow[] = [];
-        for (const f of flagged(job.dictionaries)) {
-          if (!this.getStmt.get(f.dictionaryId)) continue;
-          this.deleteStmt.run(f.dictionaryId);
-          if (!this.busyWith(f.job.dictionaries[0]!)) started.push(this.jobs.create(f.job));
+        for (const name of job.dictionaries) {
+          const dictionaryId = this.dictionaryIdStmt.get(name)?.id;
+          if (dictionaryId === undefined || !this.getStmt.get(dictionaryId)) continue;
+          this.deleteStmt.run(dictionaryId);
+          const next = followUp(name);
+          if (!this.busyWith(next.dictionaries[0]!)) started.push(jobStatements.create(this.db, next));
         }
         return { ended: true, started };
       })
@@ -80,7 +80,7 @@ export class FollowUpsRepo {
   }
 
   /** Whether a follow-up is waiting for a dictionary, and for how many events. */
-  pending(dictionaryId: number): number {
+  async pending(dictionaryId: number): Promise<number> {
     return (this.getStmt.get(dictionaryId) as { events: number } | undefined)?.events ?? 0;
   }
 }

@@ -87,79 +87,34 @@ function toJob(r: RawJob): JobRow {
   };
 }
 
-/** Breakout jobs and their state machine pending → running → completed | failed | cancelled. */
-export class JobsRepo {
-  constructor(private readonly db: Database) {}
+export type NewJob = { id: string; dictionaries: string[]; mode: JobMode; threads: number; overwrite: boolean; origin: string };
 
-  create(j: { id: string; dictionaries: string[]; mode: JobMode; threads: number; overwrite: boolean; origin: string }): JobRow {
-    this.db
-      .prepare(
-        `INSERT INTO jobs (id, dictionaries, mode, threads, overwrite, origin, status, created_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`,
-      )
-      .run(j.id, JSON.stringify(j.dictionaries), j.mode, j.threads, j.overwrite ? 1 : 0, j.origin, nowIso());
-    return this.get(j.id)!;
-  }
+type FinishPayload = { result?: JobResult; error?: JobError; warnings?: number };
 
-  /**
-   * Creates a job unless a pending or running job already covers one of its dictionaries; the
-   * check and the insert are one IMMEDIATE transaction, so two processes racing to start a
-   * breakout of the same dictionary cannot both win. Returns the blocking job instead.
-   */
-  createExclusive(j: Parameters<JobsRepo['create']>[0]): { job: JobRow } | { busy: JobRow } {
-    return this.db
-      .transaction(() => {
-        const busy = this.unfinished().find((u) => u.dictionaries.some((d) => j.dictionaries.includes(d)));
-        return busy ? { busy } : { job: this.create(j) };
-      })
-      .immediate();
-  }
+/**
+ * The job statements that JobsRepo and FollowUpsRepo run inside their own synchronous
+ * transactions (store-internal: outside store/ go through the repositories).
+ */
+export const jobStatements = {
+  create(db: Database, j: NewJob): JobRow {
+    db.prepare(
+      `INSERT INTO jobs (id, dictionaries, mode, threads, overwrite, origin, status, created_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)`,
+    ).run(j.id, JSON.stringify(j.dictionaries), j.mode, j.threads, j.overwrite ? 1 : 0, j.origin, nowIso());
+    return jobStatements.get(db, j.id)!;
+  },
 
-  get(id: string): JobRow | undefined {
-    const r = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as RawJob | undefined;
+  get(db: Database, id: string): JobRow | undefined {
+    const r = db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as RawJob | undefined;
     return r && toJob(r);
-  }
+  },
 
-  list(opts: { status?: JobStatus; limit: number }): { total: number; jobs: JobRow[] } {
-    const where = opts.status ? 'WHERE status = ?' : '';
-    const args = opts.status ? [opts.status] : [];
-    const total = (this.db.prepare(`SELECT count(*) AS n FROM jobs ${where}`).get(...args) as { n: number }).n;
-    const rows = this.db.prepare(`SELECT * FROM jobs ${where} ORDER BY created_at DESC, id LIMIT ?`).all(...args, opts.limit) as RawJob[];
-    return { total, jobs: rows.map(toJob) };
-  }
+  unfinished(db: Database): JobRow[] {
+    return (db.prepare(`SELECT * FROM jobs WHERE status IN ('pending', 'running')`).all() as RawJob[]).map(toJob);
+  },
 
-  /** Jobs that should have a live process: the reaper checks them. */
-  unfinished(): JobRow[] {
-    return (this.db.prepare(`SELECT * FROM jobs WHERE status IN ('pending', 'running')`).all() as RawJob[]).map(toJob);
-  }
-
-  setPid(id: string, pid: number): void {
-    this.db.prepare('UPDATE jobs SET pid = ? WHERE id = ?').run(pid, id);
-  }
-
-  /** pending → running; false when the job is no longer pending (cancelled before it started). */
-  markRunning(id: string, pid: number): boolean {
-    const now = nowIso();
+  finish(db: Database, id: string, status: 'completed' | 'failed' | 'cancelled', payload: FinishPayload = {}): boolean {
     return (
-      this.db
-        .prepare(`UPDATE jobs SET status = 'running', pid = ?, started_at = ?, heartbeat_at = ? WHERE id = ? AND status = 'pending'`)
-        .run(pid, now, now, id).changes > 0
-    );
-  }
-
-  saveProgress(id: string, progress: JobProgress, warnings: number): void {
-    this.db
-      .prepare('UPDATE jobs SET progress = ?, warnings = ?, heartbeat_at = ? WHERE id = ?')
-      .run(JSON.stringify(progress), warnings, nowIso(), id);
-  }
-
-  /** Moves an unfinished job to a final state; a job already final is left as it is. */
-  finish(
-    id: string,
-    status: 'completed' | 'failed' | 'cancelled',
-    payload: { result?: JobResult; error?: JobError; warnings?: number } = {},
-  ): boolean {
-    return (
-      this.db
+      db
         .prepare(
           `UPDATE jobs SET status = ?, result = ?, error = ?, warnings = coalesce(?, warnings), finished_at = ?
            WHERE id = ? AND status IN ('pending', 'running')`,
@@ -173,18 +128,83 @@ export class JobsRepo {
           id,
         ).changes > 0
     );
+  },
+};
+
+/** Breakout jobs and their state machine pending → running → completed | failed | cancelled. */
+export class JobsRepo {
+  constructor(private readonly db: Database) {}
+
+  async create(j: NewJob): Promise<JobRow> {
+    return jobStatements.create(this.db, j);
   }
 
-  requestCancel(id: string): void {
+  /**
+   * Creates a job unless a pending or running job already covers one of its dictionaries; the
+   * check and the insert are one IMMEDIATE transaction, so two processes racing to start a
+   * breakout of the same dictionary cannot both win. Returns the blocking job instead.
+   */
+  async createExclusive(j: NewJob): Promise<{ job: JobRow } | { busy: JobRow }> {
+    return this.db
+      .transaction(() => {
+        const busy = jobStatements.unfinished(this.db).find((u) => u.dictionaries.some((d) => j.dictionaries.includes(d)));
+        return busy ? { busy } : { job: jobStatements.create(this.db, j) };
+      })
+      .immediate();
+  }
+
+  async get(id: string): Promise<JobRow | undefined> {
+    return jobStatements.get(this.db, id);
+  }
+
+  async list(opts: { status?: JobStatus; limit: number }): Promise<{ total: number; jobs: JobRow[] }> {
+    const where = opts.status ? 'WHERE status = ?' : '';
+    const args = opts.status ? [opts.status] : [];
+    const total = (this.db.prepare(`SELECT count(*) AS n FROM jobs ${where}`).get(...args) as { n: number }).n;
+    const rows = this.db.prepare(`SELECT * FROM jobs ${where} ORDER BY created_at DESC, id LIMIT ?`).all(...args, opts.limit) as RawJob[];
+    return { total, jobs: rows.map(toJob) };
+  }
+
+  /** Jobs that should have a live process: the reaper checks them. */
+  async unfinished(): Promise<JobRow[]> {
+    return jobStatements.unfinished(this.db);
+  }
+
+  async setPid(id: string, pid: number): Promise<void> {
+    this.db.prepare('UPDATE jobs SET pid = ? WHERE id = ?').run(pid, id);
+  }
+
+  /** pending → running; false when the job is no longer pending (cancelled before it started). */
+  async markRunning(id: string, pid: number): Promise<boolean> {
+    const now = nowIso();
+    return (
+      this.db
+        .prepare(`UPDATE jobs SET status = 'running', pid = ?, started_at = ?, heartbeat_at = ? WHERE id = ? AND status = 'pending'`)
+        .run(pid, now, now, id).changes > 0
+    );
+  }
+
+  async saveProgress(id: string, progress: JobProgress, warnings: number): Promise<void> {
+    this.db
+      .prepare('UPDATE jobs SET progress = ?, warnings = ?, heartbeat_at = ? WHERE id = ?')
+      .run(JSON.stringify(progress), warnings, nowIso(), id);
+  }
+
+  /** Moves an unfinished job to a final state; a job already final is left as it is. */
+  async finish(id: string, status: 'completed' | 'failed' | 'cancelled', payload: FinishPayload = {}): Promise<boolean> {
+    return jobStatements.finish(this.db, id, status, payload);
+  }
+
+  async requestCancel(id: string): Promise<void> {
     this.db.prepare('UPDATE jobs SET cancel_requested = 1 WHERE id = ?').run(id);
   }
 
-  isCancelRequested(id: string): boolean {
+  async isCancelRequested(id: string): Promise<boolean> {
     return (this.db.prepare('SELECT cancel_requested AS c FROM jobs WHERE id = ?').get(id) as { c: number } | undefined)?.c === 1;
   }
 
   /** Finished jobs of a dictionary, newest first (for "last successful job" questions). */
-  lastFinishedFor(dictionary: string, status: JobStatus): JobRow | undefined {
+  async lastFinishedFor(dictionary: string, status: JobStatus): Promise<JobRow | undefined> {
     const r = this.db
       .prepare(`SELECT jobs.* FROM jobs, json_each(jobs.dictionaries) d WHERE d.value = ? AND status = ? ORDER BY finished_at DESC LIMIT 1`)
       .get(dictionary, status) as RawJob | undefined;

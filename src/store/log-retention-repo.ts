@@ -47,7 +47,7 @@ const PRUNED_MESSAGES = 'received_at < @cutoff OR id <= coalesce((SELECT id FROM
 export class LogRetentionRepo {
   constructor(private readonly db: Database) {}
 
-  jobs(): RetainedJob[] {
+  async jobs(): Promise<RetainedJob[]> {
     const rows = this.db.prepare('SELECT id, dictionaries, status, created_at, finished_at FROM jobs').all() as {
       id: string;
       dictionaries: string;
@@ -64,11 +64,11 @@ export class LogRetentionRepo {
     }));
   }
 
-  logEntries(): RetainedLogEntry[] {
+  async logEntries(): Promise<RetainedLogEntry[]> {
     return this.db.prepare('SELECT id, job_id AS jobId, created_at AS createdAt FROM breakout_log').all() as RetainedLogEntry[];
   }
 
-  runs(): RetainedRun[] {
+  async runs(): Promise<RetainedRun[]> {
     return this.db
       .prepare(
         'SELECT id, schedule_id AS scheduleId, outcome, started_at AS startedAt, ended_at AS endedAt, log_file AS logFile FROM schedule_runs',
@@ -77,7 +77,7 @@ export class LogRetentionRepo {
   }
 
   /** The log file each schedule shows as its latest (`last_log_file`), where set. */
-  scheduleLogFiles(): string[] {
+  async scheduleLogFiles(): Promise<string[]> {
     return (this.db.prepare('SELECT last_log_file AS f FROM schedules WHERE last_log_file IS NOT NULL').all() as { f: string }[]).map(
       (r) => r.f,
     );
@@ -87,12 +87,12 @@ export class LogRetentionRepo {
    * How many sync messages a prune with these rules would delete (docs/logs.md#retention):
    * received before `cutoff` (an ISO 8601 UTC time), or not among the newest `keep` by id.
    */
-  messagesToPrune(cutoff: string, keep: number): number {
+  async messagesToPrune(cutoff: string, keep: number): Promise<number> {
     return (this.db.prepare(`SELECT count(*) AS n FROM sync_messages WHERE ${PRUNED_MESSAGES}`).get({ cutoff, keep }) as { n: number }).n;
   }
 
   /** Deletes the sync messages messagesToPrune counts; returns how many went. */
-  deleteMessages(cutoff: string, keep: number): number {
+  async deleteMessages(cutoff: string, keep: number): Promise<number> {
     return this.db.prepare(`DELETE FROM sync_messages WHERE ${PRUNED_MESSAGES}`).run({ cutoff, keep }).changes;
   }
 
@@ -101,7 +101,7 @@ export class LogRetentionRepo {
    * A job or run still unfinished is left alone whatever the plan said (checked in the statement,
    * inside the caller's store transaction).
    */
-  delete(ids: { jobs: string[]; logEntries: number[]; runs: number[] }): RetentionDeleted {
+  async delete(ids: { jobs: string[]; logEntries: number[]; runs: number[] }): Promise<RetentionDeleted> {
     const out: RetentionDeleted = { jobs: 0, jobLogEntries: 0, logEntries: 0, runs: 0 };
     const entry = this.db.prepare('DELETE FROM breakout_log WHERE id = ?');
     for (const id of ids.logEntries) out.logEntries += entry.run(id).changes;

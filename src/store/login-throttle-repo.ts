@@ -41,7 +41,8 @@ const toState = (r: Raw): ThrottleState => ({
 /**
  * Failed-login counters of the token endpoint. They live in the store so that they survive a
  * restart and every `sds serve` process of a home sees the same counts; a change is a
- * read-modify-write inside one IMMEDIATE transaction, so two processes cannot lose a failure.
+ * read-modify-write inside one store transaction (`store.transaction(async (tx) => … tx.loginThrottle …)`),
+ * so two processes cannot lose a failure.
  */
 export class LoginThrottleRepo {
   private readonly getStmt: Statement<[string, string, string], Raw>;
@@ -59,36 +60,28 @@ export class LoginThrottleRepo {
     this.clearStmt = db.prepare('DELETE FROM login_throttle WHERE scope = ? AND username = ? AND address = ?');
   }
 
-  get(key: ThrottleKey): ThrottleState | undefined {
+  async get(key: ThrottleKey): Promise<ThrottleState | undefined> {
     const r = this.getStmt.get(key.scope, key.username, key.address);
     return r && toState(r);
   }
 
   /** Writes the state of a counter (null deletes it). */
-  put(key: ThrottleKey, s: ThrottleState | null): void {
-    if (s === null) this.clear(key);
+  async put(key: ThrottleKey, s: ThrottleState | null): Promise<void> {
+    if (s === null) this.clearStmt.run(key.scope, key.username, key.address);
     else this.putStmt.run(key.scope, key.username, key.address, s.failures, s.windowStart, s.blockedUntil, s.strikes, s.lastFailureAt);
   }
 
-  /**
-   * Runs `step` in one IMMEDIATE transaction, so that its reads and writes of the counters are one
-   * step no other process can interleave with (a step that only reads writes nothing).
-   */
-  transaction<T>(step: () => T): T {
-    return this.db.transaction(step).immediate();
-  }
-
-  clear(key: ThrottleKey): void {
+  async clear(key: ThrottleKey): Promise<void> {
     this.clearStmt.run(key.scope, key.username, key.address);
   }
 
   /** Removes every (username, address) counter of a username (any address). */
-  clearUser(username: string): number {
+  async clearUser(username: string): Promise<number> {
     return this.db.prepare("DELETE FROM login_throttle WHERE scope = 'user' AND username = ?").run(username).changes;
   }
 
   /** Failures per username over the counters whose window started after `since`. */
-  failuresByUser(since: number): Map<string, number> {
+  async failuresByUser(since: number): Promise<Map<string, number>> {
     const rows = this.db
       .prepare("SELECT username, SUM(failures) AS n FROM login_throttle WHERE scope = 'user' AND window_start > ? GROUP BY username")
       .all(since) as { username: string; n: number }[];
@@ -96,7 +89,7 @@ export class LoginThrottleRepo {
   }
 
   /** Deletes counters with no failure and no block after `before`: they no longer limit anyone. */
-  purgeQuiet(before: number): number {
+  async purgeQuiet(before: number): Promise<number> {
     return this.db.prepare('DELETE FROM login_throttle WHERE last_failure_at < ? AND blocked_until < ?').run(before, before).changes;
   }
 }

@@ -26,11 +26,11 @@ export class MonitoringRepo {
   constructor(private readonly db: Database) {}
 
   /** Every durable counter; absent counters have never moved (zero). */
-  counters(): CounterRow[] {
+  async counters(): Promise<CounterRow[]> {
     return this.db.prepare('SELECT name, label, value FROM metric_counters ORDER BY name, label').all() as CounterRow[];
   }
 
-  queueDepth(nowMs: number): QueueDepth {
+  async queueDepth(nowMs: number): Promise<QueueDepth> {
     return this.db
       .prepare(
         `SELECT coalesce(sum(d.state = 'pending' AND d.next_attempt_ms <= ?), 0) AS due,
@@ -42,7 +42,7 @@ export class MonitoringRepo {
   }
 
   /** The schema version recorded in the store file (SQLite's user_version), read now. */
-  schemaVersion(): number {
+  async schemaVersion(): Promise<number> {
     return this.db.pragma('user_version', { simple: true }) as number;
   }
 
@@ -52,7 +52,7 @@ export class MonitoringRepo {
    * write would, yet changes no data and never grows the store (the WAL is reused after each
    * checkpoint). Waits for the lock like any write (the store's busy timeout).
    */
-  probeWrite(): void {
+  async probeWrite(): Promise<void> {
     this.db
       .transaction(() => {
         const v = this.db.pragma('user_version', { simple: true }) as number;

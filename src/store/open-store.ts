@@ -3,167 +3,15 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
 import { AppError } from '../shared/errors.js';
-import { fsyncDirectory, fsyncFile } from '../shared/durable-file.js';
+import { fsyncDirectory } from '../shared/durable-file.js';
 import type { HomePaths } from '../shared/home.js';
 import { currentVersion, migrate, requireCurrentSchema, schemaStatus, type MigrateResult, type SchemaStatus } from './migrate.js';
 import { requireHome } from './require-home.js';
-import { DictionariesRepo } from './dictionaries-repo.js';
-import { CasesRepo } from './cases-repo.js';
-import { BinaryItemsRepo } from './binary-items-repo.js';
-import { UsersRepo } from './users-repo.js';
-import { FilesRepo } from './files-repo.js';
-import { SettingsRepo } from './settings-repo.js';
-import { RefreshTokensRepo } from './refresh-tokens-repo.js';
-import { TargetsRepo } from './targets-repo.js';
-import { JobsRepo } from './jobs-repo.js';
-import { BreakoutStateRepo } from './breakout-state-repo.js';
-import { BreakoutLogRepo } from './breakout-log-repo.js';
-import { SchedulesRepo } from './schedules-repo.js';
-import { SyncRepo } from './sync-repo.js';
-import { WebhooksRepo } from './webhooks-repo.js';
-import { WebhookQueueRepo } from './webhook-queue-repo.js';
-import { RateLimitRepo } from './rate-limit-repo.js';
-import { FollowUpsRepo } from './follow-ups-repo.js';
-import { LoginThrottleRepo } from './login-throttle-repo.js';
-import { LogRetentionRepo } from './log-retention-repo.js';
-import { MonitoringRepo } from './monitoring-repo.js';
-import { AppPackagesRepo } from './app-packages-repo.js';
-import { CaseQueriesRepo } from './case-queries-repo.js';
-import { CHECKPOINT_DEFAULTS, WalCheckpointer, type CheckpointOptions } from './wal-checkpointer.js';
+import { SqliteStore } from './sqlite-store.js';
+import type { Store } from './store-contract.js';
 
-/** The local store: one SQLite file and a repository per table group. Only store/ touches it. */
-export class Store {
-  readonly dictionaries: DictionariesRepo;
-  readonly cases: CasesRepo;
-  readonly binaryItems: BinaryItemsRepo;
-  readonly users: UsersRepo;
-  readonly files: FilesRepo;
-  readonly settings: SettingsRepo;
-  readonly refreshTokens: RefreshTokensRepo;
-  readonly targets: TargetsRepo;
-  readonly jobs: JobsRepo;
-  readonly breakoutState: BreakoutStateRepo;
-  readonly breakoutLog: BreakoutLogRepo;
-  readonly schedules: SchedulesRepo;
-  readonly sync: SyncRepo;
-  readonly webhooks: WebhooksRepo;
-  readonly webhookQueue: WebhookQueueRepo;
-  readonly rateLimit: RateLimitRepo;
-  readonly followUps: FollowUpsRepo;
-  readonly loginThrottle: LoginThrottleRepo;
-  readonly logRetention: LogRetentionRepo;
-  readonly monitoring: MonitoringRepo;
-  readonly appPackages: AppPackagesRepo;
-  readonly caseQueries: CaseQueriesRepo;
-
-  constructor(
-    readonly db: Db,
-    readonly home: HomePaths,
-    readonly migration: MigrateResult,
-  ) {
-    this.dictionaries = new DictionariesRepo(db);
-    this.cases = new CasesRepo(db);
-    this.binaryItems = new BinaryItemsRepo(db);
-    this.users = new UsersRepo(db);
-    this.files = new FilesRepo(db);
-    this.settings = new SettingsRepo(db);
-    this.refreshTokens = new RefreshTokensRepo(db);
-    this.targets = new TargetsRepo(db);
-    this.jobs = new JobsRepo(db);
-    this.breakoutState = new BreakoutStateRepo(db);
-    this.breakoutLog = new BreakoutLogRepo(db);
-    this.schedules = new SchedulesRepo(db);
-    this.sync = new SyncRepo(db);
-    this.webhooks = new WebhooksRepo(db);
-    this.webhookQueue = new WebhookQueueRepo(db);
-    this.rateLimit = new RateLimitRepo(db);
-    this.followUps = new FollowUpsRepo(db, this.jobs);
-    this.loginThrottle = new LoginThrottleRepo(db);
-    this.logRetention = new LogRetentionRepo(db);
-    this.monitoring = new MonitoringRepo(db);
-    this.appPackages = new AppPackagesRepo(db);
-    this.caseQueries = new CaseQueriesRepo(db);
-  }
-
-  /**
-   * Runs `fn` in one IMMEDIATE write transaction of the whole store: every repository written
-   * inside commits or rolls back together (a case write and its sync history, a change and the
-   * deliveries queued for it). Transactions belong to the store, not to one repository, because
-   * they span several (docs/decisions.md, "Transactions are the store's"). Nested calls become
-   * savepoints of the outer transaction.
-   */
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
-  }
-
-  /**
-   * Runs `fn` in one DEFERRED (read) transaction, so that several reads see the same snapshot
-   * (a download chunk and its count) without taking the write lock up front.
-   */
-  readTransaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).deferred();
-  }
-
-  private checkpointer: WalCheckpointer | undefined;
-
-  /**
-   * Moves WAL checkpoints (and their fsyncs) to a worker thread for the rest of this store's
-   * life: for long write-heavy processes (`serve`, an import), whose commits would otherwise
-   * stop to checkpoint. Idempotent; a read-only or in-memory store has nothing to checkpoint.
-   */
-  checkpointInBackground(opts: CheckpointOptions = {}): WalCheckpointer | undefined {
-    if (this.checkpointer?.running) return this.checkpointer;
-    if (this.db.readonly || this.db.memory) return undefined;
-    this.checkpointer = WalCheckpointer.start(this.db.name, opts);
-    this.db.pragma(`wal_autocheckpoint = ${opts.backstopPages ?? CHECKPOINT_DEFAULTS.backstopPages}`);
-    return this.checkpointer;
-  }
-
-  /**
-   * Runs `fn`, a long series of commits that is acknowledged only when it ends (`sds cases
-   * import` reports once, at exit), without an fsync per commit, then makes all of it durable at
-   * once: the connection goes back to `synchronous = FULL` and the WAL and database files are
-   * fsynced, also when `fn` fails (its committed batches stay, durably). A power cut in between
-   * loses only commits nobody was told about. Only for a connection that nothing else writes
-   * through meanwhile (a CLI process): `sds serve`'s requests must keep their fsync per commit.
-   */
-  async deferSync<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.db.readonly || this.db.memory) return fn();
-    this.db.pragma('synchronous = NORMAL');
-    try {
-      return await fn();
-    } finally {
-      this.db.pragma('synchronous = FULL');
-      this.syncToDisk();
-    }
-  }
-
-  /** Fsyncs the store's WAL and database files: every commit made so far is then on disk. */
-  syncToDisk(): void {
-    for (const file of [`${this.db.name}-wal`, this.db.name]) {
-      if (existsSync(file)) fsyncFile(file);
-    }
-  }
-
-  /**
-   * Starts a read transaction: every read until `end()` sees the store as it was at the first
-   * one (WAL keeps that snapshot while others write). For a reader that makes several passes,
-   * such as `sds export` (docs/export.md#how-an-export-runs).
-   */
-  beginReadSnapshot(): { end(): void } {
-    this.db.exec('BEGIN');
-    return {
-      end: () => {
-        if (this.db.inTransaction) this.db.exec('COMMIT');
-      },
-    };
-  }
-
-  close(): void {
-    this.checkpointer?.stop();
-    if (this.db.open) this.db.close();
-  }
-}
+export type { Store, StoreScope } from './store-contract.js';
+export { SqliteStore } from './sqlite-store.js';
 
 /**
  * Creates the home directory layout if needed (idempotent). Folders are made 0700: only the
@@ -271,7 +119,7 @@ function openDatabase(home: HomePaths, readonly: boolean): Db {
  * a job writes; the busy timeout makes concurrent CLI processes wait for each other instead of
  * failing at once. Every commit is fsynced before it returns (STORE_PRAGMAS).
  */
-export function openStore(home: HomePaths, opts: OpenStoreOptions = {}): Store {
+export async function openStore(home: HomePaths, opts: OpenStoreOptions = {}): Promise<Store> {
   const readonly = opts.readonly ?? false;
   const creating = opts.create === true && !readonly && !existsSync(home.db);
   if (creating) {
@@ -297,7 +145,7 @@ export function openStore(home: HomePaths, opts: OpenStoreOptions = {}): Store {
     // a complete one, never one half-way that it would have to refuse as needing `sds migrate`.
     const migration = current ? unchanged(current) : fresh ? db.transaction(() => migrate(db)).immediate() : migrate(db);
     if (creating) syncNewHome(home);
-    return new Store(db, home, migration);
+    return new SqliteStore(db, home, migration);
   } catch (err) {
     db.close();
     throw err;

@@ -26,7 +26,7 @@ export class RateLimitRepo {
    * request is refused and not recorded (a refused caller cannot push its own window forward),
    * otherwise it is recorded. Entries of every key older than the window are pruned here.
    */
-  hit(key: string, nowMs: number, max: number, windowMs: number): RateDecision {
+  async hit(key: string, nowMs: number, max: number, windowMs: number): Promise<RateDecision> {
     return this.db
       .transaction((): RateDecision => {
         this.pruneStmt.run(nowMs - windowMs);

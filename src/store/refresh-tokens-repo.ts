@@ -56,7 +56,11 @@ function toRow(r: Raw): RefreshTokenRow {
 export class RefreshTokensRepo {
   constructor(private readonly db: Database) {}
 
-  insert(t: NewRefreshToken): void {
+  async insert(t: NewRefreshToken): Promise<void> {
+    this.insertSync(t);
+  }
+
+  private insertSync(t: NewRefreshToken): void {
     this.db
       .prepare(
         `INSERT INTO refresh_tokens (token_hash, family_id, user_id, username, client_id, credential_stamp, token_version, issued_at, expires_at)
@@ -65,7 +69,7 @@ export class RefreshTokensRepo {
       .run(t.tokenHash, t.familyId, t.userId, t.username, t.clientId, t.credentialStamp, t.tokenVersion, t.issuedAt, t.expiresAt);
   }
 
-  findByHash(tokenHash: string): RefreshTokenRow | undefined {
+  async findByHash(tokenHash: string): Promise<RefreshTokenRow | undefined> {
     const r = this.db.prepare('SELECT * FROM refresh_tokens WHERE token_hash = ?').get(tokenHash) as Raw | undefined;
     return r && toRow(r);
   }
@@ -74,32 +78,32 @@ export class RefreshTokensRepo {
    * Marks `oldId` replaced and stores its successor in one transaction. Returns false when the
    * old token was replaced or revoked meanwhile (two refreshes racing): only one may win.
    */
-  rotate(oldId: number, next: NewRefreshToken, now: number): boolean {
+  async rotate(oldId: number, next: NewRefreshToken, now: number): Promise<boolean> {
     return this.db
       .transaction(() => {
         const changed = this.db
           .prepare('UPDATE refresh_tokens SET replaced_at = ? WHERE id = ? AND replaced_at IS NULL AND revoked_at IS NULL')
           .run(now, oldId).changes;
         if (changed !== 1) return false;
-        this.insert(next);
+        this.insertSync(next);
         return true;
       })
       .immediate();
   }
 
   /** Revokes every token of a family; returns how many were still unrevoked. */
-  revokeFamily(familyId: string, now: number): number {
+  async revokeFamily(familyId: string, now: number): Promise<number> {
     return this.db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE family_id = ? AND revoked_at IS NULL').run(now, familyId)
       .changes;
   }
 
   /** Revokes every unrevoked token of an account; returns how many. */
-  revokeUser(userId: number, now: number): number {
+  async revokeUser(userId: number, now: number): Promise<number> {
     return this.db.prepare('UPDATE refresh_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL').run(now, userId).changes;
   }
 
   /** Deletes expired rows; a replaced token is kept until it expires, so its reuse is still detected. */
-  purgeExpired(now: number): number {
+  async purgeExpired(now: number): Promise<number> {
     return this.db.prepare('DELETE FROM refresh_tokens WHERE expires_at <= ?').run(now).changes;
   }
 }

@@ -101,59 +101,70 @@ export class SchedulesRepo {
     this.byDictionaryStmt = db.prepare(`${SELECT} WHERE s.dictionary_id = ?`);
   }
 
-  list(): ScheduleRow[] {
+  async list(): Promise<ScheduleRow[]> {
     return (this.db.prepare(`${SELECT} ORDER BY d.name`).all() as RawSchedule[]).map(toRow);
   }
 
-  get(id: number): ScheduleRow | undefined {
+  async get(id: number): Promise<ScheduleRow | undefined> {
+    return this.getSync(id);
+  }
+
+  private getSync(id: number): ScheduleRow | undefined {
     const r = this.db.prepare(`${SELECT} WHERE s.id = ?`).get(id) as RawSchedule | undefined;
     return r && toRow(r);
   }
 
-  forDictionary(dictionaryId: number): ScheduleRow | undefined {
+  async forDictionary(dictionaryId: number): Promise<ScheduleRow | undefined> {
     const r = this.byDictionaryStmt.get(dictionaryId) as RawSchedule | undefined;
     return r && toRow(r);
   }
 
   /** Enabled schedules whose next run is at or before `now`, oldest due first. */
-  due(now: string): ScheduleRow[] {
+  async due(now: string): Promise<ScheduleRow[]> {
     return (this.db.prepare(`${SELECT} WHERE s.enabled = 1 AND s.next_run <= ? ORDER BY s.next_run, d.name`).all(now) as RawSchedule[]).map(
       toRow,
     );
   }
 
   /** Inserts a schedule; the UNIQUE dictionary_id makes a second one for the dictionary fail. */
-  insert(s: { dictionaryId: number; enabled: boolean; cronExpression: string; nextRun: string | null }, now: string): ScheduleRow {
+  async insert(
+    s: { dictionaryId: number; enabled: boolean; cronExpression: string; nextRun: string | null },
+    now: string,
+  ): Promise<ScheduleRow> {
     const { lastInsertRowid } = this.db
       .prepare(
         `INSERT INTO schedules (dictionary_id, enabled, cron_expression, next_run, modified_time, created_time)
          VALUES (?, ?, ?, ?, ?, ?)`,
       )
       .run(s.dictionaryId, s.enabled ? 1 : 0, s.cronExpression, s.nextRun, now, now);
-    return this.get(Number(lastInsertRowid))!;
+    return this.getSync(Number(lastInsertRowid))!;
   }
 
   /** Changes the cron expression and enabled state together with the next run they imply. */
-  update(id: number, s: { enabled: boolean; cronExpression: string; nextRun: string | null }, now: string): ScheduleRow | undefined {
+  async update(
+    id: number,
+    s: { enabled: boolean; cronExpression: string; nextRun: string | null },
+    now: string,
+  ): Promise<ScheduleRow | undefined> {
     this.db
       .prepare('UPDATE schedules SET enabled = ?, cron_expression = ?, next_run = ?, modified_time = ? WHERE id = ?')
       .run(s.enabled ? 1 : 0, s.cronExpression, s.nextRun, now, id);
-    return this.get(id);
+    return this.getSync(id);
   }
 
-  remove(id: number): boolean {
+  async remove(id: number): Promise<boolean> {
     return this.db.prepare('DELETE FROM schedules WHERE id = ?').run(id).changes > 0;
   }
 
   /** Records that a run started: last_exit_code -1 means running (docs/scheduler.md#exit-codes-recorded-for-a-run). */
-  markStarted(id: number, run: { lastRun: string; nextRun: string | null; logFile: string | null }, now: string): void {
+  async markStarted(id: number, run: { lastRun: string; nextRun: string | null; logFile: string | null }, now: string): Promise<void> {
     this.db
       .prepare('UPDATE schedules SET last_run = ?, next_run = ?, last_exit_code = -1, last_log_file = ?, modified_time = ? WHERE id = ?')
       .run(run.lastRun, run.nextRun, run.logFile, now, id);
   }
 
   /** Records how a run ended, and the next run when given (undefined leaves next_run as it is). */
-  markEnded(id: number, exitCode: number | null, now: string, nextRun?: string | null): void {
+  async markEnded(id: number, exitCode: number | null, now: string, nextRun?: string | null): Promise<void> {
     if (nextRun === undefined) {
       this.db.prepare('UPDATE schedules SET last_exit_code = ?, modified_time = ? WHERE id = ?').run(exitCode, now, id);
     } else {
@@ -164,11 +175,16 @@ export class SchedulesRepo {
   }
 
   /** Moves next_run on without a run (a skipped run). */
-  setNextRun(id: number, nextRun: string | null, now: string): void {
+  async setNextRun(id: number, nextRun: string | null, now: string): Promise<void> {
     this.db.prepare('UPDATE schedules SET next_run = ?, modified_time = ? WHERE id = ?').run(nextRun, now, id);
   }
 
-  addRun(r: Omit<ScheduleRunRow, 'id'>): number {
+  /**
+   * Inserts a run. A check-and-claim (start a run unless the dictionary is busy) is the caller's
+   * `store.transaction(async (tx) => …)` around its check and `tx.schedules.addRun`: two processes
+   * racing to start the same schedule then cannot both pass the check.
+   */
+  async addRun(r: Omit<ScheduleRunRow, 'id'>): Promise<number> {
     const { lastInsertRowid } = this.db
       .prepare(
         `INSERT INTO schedule_runs (schedule_id, trigger, started_at, ended_at, exit_code, outcome, log_file, message, runner_pid)
@@ -178,22 +194,8 @@ export class SchedulesRepo {
     return Number(lastInsertRowid);
   }
 
-  /**
-   * Check-and-claim in one IMMEDIATE transaction: unless `busy()` (run inside the transaction)
-   * names a reason, inserts the run `r` (outcome running) and returns its id. Two processes
-   * racing to start the same schedule cannot both pass the check.
-   */
-  claimRun(r: Omit<ScheduleRunRow, 'id'>, busy: () => string | undefined): { runId: number } | { busy: string } {
-    return this.db
-      .transaction(() => {
-        const reason = busy();
-        return reason !== undefined ? { busy: reason } : { runId: this.addRun(r) };
-      })
-      .immediate();
-  }
-
   /** Takes over a claimed run still marked running: its watching process and log file. False when it has ended (reaped). */
-  adoptRun(runId: number, r: { runnerPid: number; logFile: string | null; startedAt: string }): boolean {
+  async adoptRun(runId: number, r: { runnerPid: number; logFile: string | null; startedAt: string }): Promise<boolean> {
     return (
       this.db
         .prepare("UPDATE schedule_runs SET runner_pid = ?, log_file = ?, started_at = ? WHERE id = ? AND outcome = 'running'")
@@ -202,13 +204,16 @@ export class SchedulesRepo {
   }
 
   /** The run of that id, if kept. */
-  getRun(runId: number): ScheduleRunRow | undefined {
+  async getRun(runId: number): Promise<ScheduleRunRow | undefined> {
     const r = this.db.prepare('SELECT * FROM schedule_runs WHERE id = ?').get(runId) as RawRun | undefined;
     return r && toRun(r);
   }
 
   /** Ends a run still marked running; false when it had already ended (e.g. reaped). */
-  endRun(runId: number, r: { endedAt: string; exitCode: number | null; outcome: ScheduleRunOutcome; message: string | null }): boolean {
+  async endRun(
+    runId: number,
+    r: { endedAt: string; exitCode: number | null; outcome: ScheduleRunOutcome; message: string | null },
+  ): Promise<boolean> {
     return (
       this.db
         .prepare("UPDATE schedule_runs SET ended_at = ?, exit_code = ?, outcome = ?, message = ? WHERE id = ? AND outcome = 'running'")
@@ -217,31 +222,31 @@ export class SchedulesRepo {
   }
 
   /** A schedule's runs, newest first. */
-  runs(scheduleId: number, limit: number): ScheduleRunRow[] {
+  async runs(scheduleId: number, limit: number): Promise<ScheduleRunRow[]> {
     return (
       this.db.prepare('SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY id DESC LIMIT ?').all(scheduleId, limit) as RawRun[]
     ).map(toRun);
   }
 
   /** How many runs of a schedule are kept. */
-  countRuns(scheduleId: number): number {
+  async countRuns(scheduleId: number): Promise<number> {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM schedule_runs WHERE schedule_id = ?').get(scheduleId) as { n: number }).n;
   }
 
   /** Every run still marked running, of every schedule. */
-  runningRuns(): ScheduleRunRow[] {
+  async runningRuns(): Promise<ScheduleRunRow[]> {
     return (this.db.prepare("SELECT * FROM schedule_runs WHERE outcome = 'running' ORDER BY id").all() as RawRun[]).map(toRun);
   }
 
   /** The newest run of a schedule. */
-  latestRun(scheduleId: number): ScheduleRunRow | undefined {
+  async latestRun(scheduleId: number): Promise<ScheduleRunRow | undefined> {
     const r = this.db.prepare('SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY id DESC LIMIT 1').get(scheduleId) as
       RawRun | undefined;
     return r && toRun(r);
   }
 
   /** Keeps the newest `keep` runs of a schedule; returns the log files of the runs removed. */
-  pruneRuns(scheduleId: number, keep: number): string[] {
+  async pruneRuns(scheduleId: number, keep: number): Promise<string[]> {
     const old = this.db
       .prepare('SELECT id, log_file FROM schedule_runs WHERE schedule_id = ? ORDER BY id DESC LIMIT -1 OFFSET ?')
       .all(scheduleId, keep) as { id: number; log_file: string | null }[];

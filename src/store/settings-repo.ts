@@ -11,24 +11,28 @@ export class SettingsRepo {
     this.setStmt = db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
   }
 
-  get(name: string): string | undefined {
+  async get(name: string): Promise<string | undefined> {
     return this.getStmt.get(name)?.value;
   }
 
-  set(name: string, value: string): void {
+  async set(name: string, value: string): Promise<void> {
     this.setStmt.run(name, value);
   }
 
   /** Returns the value, creating it once with `make` when absent (first writer wins). */
-  getOrCreate(name: string, make: () => string): string {
-    const existing = this.get(name);
+  async getOrCreate(name: string, make: () => string): Promise<string> {
+    return this.getOrCreateSync(name, make);
+  }
+
+  private getOrCreateSync(name: string, make: () => string): string {
+    const existing = this.getStmt.get(name)?.value;
     if (existing !== undefined) return existing;
     this.setStmt.run(name, make());
-    return this.get(name)!;
+    return this.getStmt.get(name)!.value;
   }
 
   /** This store's device id in vector clocks (32 hex characters, like CSWeb's). */
-  serverDeviceId(): string {
-    return this.getOrCreate('server_device_id', () => randomBytes(16).toString('hex'));
+  async serverDeviceId(): Promise<string> {
+    return this.getOrCreateSync('server_device_id', () => randomBytes(16).toString('hex'));
   }
 }

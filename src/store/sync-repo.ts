@@ -134,7 +134,7 @@ export class SyncRepo {
   }
 
   /** The newest revision of the whole store (the counter is global, as CSWeb's), 0 when empty. */
-  maxRevision(): number {
+  async maxRevision(): Promise<number> {
     return this.maxRevisionStmt.get()!.r ?? 0;
   }
 
@@ -185,7 +185,7 @@ export class SyncRepo {
   }
 
   /** Up to `limit` cases of the range, by revision then guid. */
-  chunk(dictionaryId: number, range: SyncRange, limit: number): SyncCaseRow[] {
+  async chunk(dictionaryId: number, range: SyncRange, limit: number): Promise<SyncCaseRow[]> {
     return this.chunkStmt(range)
       .all({ ...this.params(dictionaryId, range), limit })
       .map(toStored);
@@ -197,7 +197,12 @@ export class SyncRepo {
    * are read first, without the text, then only the cases that fit. `seen` is how many cases
    * the range holds up to `limit`: when it is below `limit`, the range ends within this read.
    */
-  chunkWithin(dictionaryId: number, range: SyncRange, limit: number, budget: number): { cases: SyncCaseRow[]; seen: number } {
+  async chunkWithin(
+    dictionaryId: number,
+    range: SyncRange,
+    limit: number,
+    budget: number,
+  ): Promise<{ cases: SyncCaseRow[]; seen: number }> {
     const params = this.params(dictionaryId, range);
     const sizes = this.sizeStmt(range).all({ ...params, limit });
     const n = fitting(sizes, budget);
@@ -216,7 +221,7 @@ export class SyncRepo {
    * every page walks the rest of the range, quadratic over a whole download. `scope` tells
    * apart dictionaries that reuse an id after a delete.
    */
-  count(dictionaryId: number, scope: string, range: SyncRange): number {
+  async count(dictionaryId: number, scope: string, range: SyncRange): Promise<number> {
     const carried = this.carried.get(carryKey(dictionaryId, scope, range));
     if (carried !== undefined) return carried;
     return this.countStmts.get(this.shape(range))!.get(this.params(dictionaryId, range))!.n;
@@ -227,7 +232,7 @@ export class SyncRepo {
    * whose snapshot (`upTo`) is the newest revision: every later change to a case creates a newer
    * revision, so a request that sees a newer snapshot has a different key and counts afresh.
    */
-  carry(dictionaryId: number, scope: string, range: SyncRange, total: number): void {
+  async carry(dictionaryId: number, scope: string, range: SyncRange, total: number): Promise<void> {
     const key = carryKey(dictionaryId, scope, range);
     this.carried.delete(key);
     this.carried.set(key, total);
@@ -236,7 +241,7 @@ export class SyncRepo {
   }
 
   /** Records a sync of `device` (created on first sight) in the history. */
-  record(entry: {
+  async record(entry: {
     dictionaryId: number;
     device: string;
     username: string;
@@ -244,7 +249,7 @@ export class SyncRepo {
     revision: number;
     universe?: string;
     cases: number;
-  }): void {
+  }): Promise<void> {
     const now = nowIso();
     this.touchDevice.run({ device: entry.device, user: entry.username, now });
     this.insertHistory.run(
@@ -260,18 +265,18 @@ export class SyncRepo {
   }
 
   /** The newest history rows of a dictionary, newest first. */
-  history(dictionaryId: number, limit: number): SyncHistoryRow[] {
+  async history(dictionaryId: number, limit: number): Promise<SyncHistoryRow[]> {
     return this.historyStmt.all(dictionaryId, limit).map(toHistory);
   }
 
   /** The last sync of a device for a dictionary (the 412 body of an upload). */
-  lastOfDevice(device: string, dictionaryId: number): SyncHistoryRow | undefined {
+  async lastOfDevice(device: string, dictionaryId: number): Promise<SyncHistoryRow | undefined> {
     const r = this.lastOfDeviceStmt.get(device, dictionaryId);
     return r && toHistory(r);
   }
 
   /** Keeps a message a device sent, received at `receivedAt` (default now); returns its id. */
-  recordMessage(m: SyncMessage, receivedAt = nowIso()): number {
+  async recordMessage(m: SyncMessage, receivedAt = nowIso()): Promise<number> {
     return Number(
       this.db
         .prepare('INSERT INTO sync_messages (device_id, username, name, value, sent_at, received_at) VALUES (?, ?, ?, ?, ?, ?)')
@@ -284,7 +289,7 @@ export class SyncRepo {
    * `limit`. The table is bounded by retention (docs/logs.md#retention), so the filters need no
    * index: the newest rows are read first and the read stops at `limit`.
    */
-  messages(filter: SyncMessageFilter, page: { limit: number; offset: number }): StoredSyncMessage[] {
+  async messages(filter: SyncMessageFilter, page: { limit: number; offset: number }): Promise<StoredSyncMessage[]> {
     const { where, params } = messageWhere(filter);
     const rows = this.db
       .prepare(
@@ -303,7 +308,7 @@ export class SyncRepo {
   }
 
   /** How many kept messages `filter` selects. */
-  countMessages(filter: SyncMessageFilter): number {
+  async countMessages(filter: SyncMessageFilter): Promise<number> {
     const { where, params } = messageWhere(filter);
     return (this.db.prepare(`SELECT count(*) AS n FROM sync_messages ${where}`).get(params) as { n: number }).n;
   }

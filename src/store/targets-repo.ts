@@ -45,7 +45,7 @@ interface RawTarget {
 export class TargetsRepo {
   constructor(private readonly db: Database) {}
 
-  get(dictionaryId: number): TargetRow | undefined {
+  async get(dictionaryId: number): Promise<TargetRow | undefined> {
     const r = this.db.prepare('SELECT * FROM targets WHERE dictionary_id = ?').get(dictionaryId) as RawTarget | undefined;
     if (!r) return undefined;
     return {
@@ -67,7 +67,7 @@ export class TargetsRepo {
     };
   }
 
-  set(dictionaryId: number, t: Omit<TargetRow, 'createdAt' | 'updatedAt'>): void {
+  async set(dictionaryId: number, t: Omit<TargetRow, 'createdAt' | 'updatedAt'>): Promise<void> {
     const now = nowIso();
     this.db
       .prepare(
@@ -99,7 +99,7 @@ export class TargetsRepo {
       );
   }
 
-  clear(dictionaryId: number): boolean {
+  async clear(dictionaryId: number): Promise<boolean> {
     return this.db.prepare('DELETE FROM targets WHERE dictionary_id = ?').run(dictionaryId).changes > 0;
   }
 }

@@ -83,13 +83,17 @@ function toUser(r: RawUser): UserRow {
 export class UsersRepo {
   constructor(private readonly db: Database) {}
 
-  find(username: string): (UserRow & { passwordHash: string }) | undefined {
+  async find(username: string): Promise<(UserRow & { passwordHash: string }) | undefined> {
+    return this.findSync(username);
+  }
+
+  private findSync(username: string): (UserRow & { passwordHash: string }) | undefined {
     const r = this.db.prepare('SELECT * FROM users WHERE username = ?').get(username) as RawUser | undefined;
     return r && { ...toUser(r), passwordHash: r.password_hash };
   }
 
   /** The account whose `uuid` this is, with its password hash; undefined once it was removed. */
-  findByUuid(uuid: string): (UserRow & { passwordHash: string }) | undefined {
+  async findByUuid(uuid: string): Promise<(UserRow & { passwordHash: string }) | undefined> {
     const r = this.db.prepare('SELECT * FROM users WHERE uuid = ?').get(uuid) as RawUser | undefined;
     return r && { ...toUser(r), passwordHash: r.password_hash };
   }
@@ -99,14 +103,14 @@ export class UsersRepo {
    * undefined when none is left: a failed login checks it too, so its time does not tell which
    * accounts still have one (docs/migrating-from-csweb.md#passwords).
    */
-  anyBcryptHash(): string | undefined {
+  async anyBcryptHash(): Promise<string | undefined> {
     const r = this.db.prepare("SELECT password_hash FROM users WHERE password_hash LIKE '$2%' LIMIT 1").get() as
       { password_hash: string } | undefined;
     return r?.password_hash;
   }
 
   /** Every account by name, with its password hash (to tell its scheme; never shown). */
-  listWithHashes(): (UserRow & { passwordHash: string })[] {
+  async listWithHashes(): Promise<(UserRow & { passwordHash: string })[]> {
     return (this.db.prepare('SELECT * FROM users ORDER BY username').all() as RawUser[]).map((r) => ({
       ...toUser(r),
       passwordHash: r.password_hash,
@@ -114,7 +118,7 @@ export class UsersRepo {
   }
 
   /** Creates an account with a new random `uuid`: a name used before never brings back its old id. */
-  insert(username: string, role: Role, passwordHash: string): UserRow {
+  async insert(username: string, role: Role, passwordHash: string): Promise<UserRow> {
     const now = nowIso();
     this.db
       .prepare('INSERT INTO users (uuid, username, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
@@ -126,8 +130,8 @@ export class UsersRepo {
    * Changes an account. A new role also bumps the token version, in the same statement, so no
    * token issued under the old role outlives the change.
    */
-  update(username: string, change: { role?: Role; passwordHash?: string; disabled?: boolean }): void {
-    const u = this.find(username);
+  async update(username: string, change: { role?: Role; passwordHash?: string; disabled?: boolean }): Promise<void> {
+    const u = this.findSync(username);
     if (!u) return;
     const role = change.role ?? u.role;
     this.db
@@ -139,7 +143,7 @@ export class UsersRepo {
    * Disables or enables an account. Disabling also bumps the token version, so access and
    * refresh tokens issued before stay refused after the account is enabled again.
    */
-  setDisabled(username: string, disabled: boolean): boolean {
+  async setDisabled(username: string, disabled: boolean): Promise<boolean> {
     const sql = disabled
       ? 'UPDATE users SET disabled = 1, token_version = token_version + 1, updated_at = ? WHERE username = ?'
       : 'UPDATE users SET disabled = 0, updated_at = ? WHERE username = ?';
@@ -150,7 +154,7 @@ export class UsersRepo {
    * Sets the password hash of account `id` to `next` only if it is still `expected`; false when
    * it was not (changed since it was read, or the account is gone).
    */
-  replaceHash(id: number, expected: string, next: string): boolean {
+  async replaceHash(id: number, expected: string, next: string): Promise<boolean> {
     return (
       this.db
         .prepare('UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ? AND password_hash = ?')
@@ -159,14 +163,14 @@ export class UsersRepo {
   }
 
   /** Accounts whose name equals `username` ignoring ASCII case (names are otherwise matched exactly). */
-  findIgnoringCase(username: string): UserRow[] {
+  async findIgnoringCase(username: string): Promise<UserRow[]> {
     return (this.db.prepare('SELECT * FROM users WHERE username = ? COLLATE NOCASE ORDER BY username').all(username) as RawUser[]).map(
       toUser,
     );
   }
 
   /** What the last CSWeb import recorded of account `userId`, or undefined for an account not imported. */
-  cswebRecord(userId: number): CswebUserRecord | undefined {
+  async cswebRecord(userId: number): Promise<CswebUserRecord | undefined> {
     const r = this.db.prepare('SELECT * FROM csweb_users WHERE user_id = ?').get(userId) as RawCswebUser | undefined;
     return (
       r && {
@@ -184,7 +188,7 @@ export class UsersRepo {
   }
 
   /** Names of the accounts that came from a CSWeb import, as sds holds them. */
-  cswebUsernames(): string[] {
+  async cswebUsernames(): Promise<string[]> {
     return (
       this.db.prepare('SELECT u.username FROM csweb_users c JOIN users u ON u.id = c.user_id ORDER BY u.username').all() as {
         username: string;
@@ -193,7 +197,7 @@ export class UsersRepo {
   }
 
   /** Records (or replaces) what a CSWeb import took for account `userId`. */
-  putCswebRecord(userId: number, rec: Omit<CswebUserRecord, 'importedAt' | 'updatedAt'>): void {
+  async putCswebRecord(userId: number, rec: Omit<CswebUserRecord, 'importedAt' | 'updatedAt'>): Promise<void> {
     const now = nowIso();
     this.db
       .prepare(
@@ -207,11 +211,11 @@ export class UsersRepo {
   }
 
   /** Records a successful login at `at` (ISO 8601). */
-  recordLogin(id: number, at: string): void {
+  async recordLogin(id: number, at: string): Promise<void> {
     this.db.prepare('UPDATE users SET last_login_at = ? WHERE id = ?').run(at, id);
   }
 
-  remove(username: string): boolean {
+  async remove(username: string): Promise<boolean> {
     return this.db.prepare('DELETE FROM users WHERE username = ?').run(username).changes > 0;
   }
 }

@@ -200,37 +200,37 @@ export class WebhookQueueRepo {
   }
 
   /** The oldest captured changes, in the order they were made. */
-  outbox(limit: number): OutboxRow[] {
+  async outbox(limit: number): Promise<OutboxRow[]> {
     return (this.db.prepare('SELECT * FROM webhook_outbox ORDER BY id LIMIT ?').all(limit) as RawOutbox[]).map(toOutbox);
   }
 
-  deleteOutbox(ids: number[]): void {
+  async deleteOutbox(ids: number[]): Promise<void> {
     const del = this.db.prepare('DELETE FROM webhook_outbox WHERE id = ?');
     for (const id of ids) del.run(id);
   }
 
   /** The id of the newest captured change (0 when none): a writer that must not raise events notes it first. */
-  lastOutboxId(): number {
+  async lastOutboxId(): Promise<number> {
     return (this.db.prepare('SELECT coalesce(max(id), 0) AS id FROM webhook_outbox').get() as { id: number }).id;
   }
 
   /** Drops the changes captured after `afterId`; call in the writer's own transaction, where they are all its own. */
-  discardCapturesAfter(afterId: number): void {
+  async discardCapturesAfter(afterId: number): Promise<void> {
     this.db.prepare('DELETE FROM webhook_outbox WHERE id > ?').run(afterId);
   }
 
-  hasOutbox(): boolean {
+  async hasOutbox(): Promise<boolean> {
     return this.db.prepare('SELECT 1 FROM webhook_outbox LIMIT 1').get() !== undefined;
   }
 
-  addDelivery(d: NewDelivery): number {
+  async addDelivery(d: NewDelivery): Promise<number> {
     return Number(
       this.insertDeliveryStmt.run(d.webhookId, d.event, d.messageId, d.body, d.state, d.nextAttemptMs, d.createdAt).lastInsertRowid,
     );
   }
 
   /** True when some delivery of an active webhook is due and not leased: a read, no write lock. */
-  hasDue(nowMs: number): boolean {
+  async hasDue(nowMs: number): Promise<boolean> {
     return (
       this.db
         .prepare(
@@ -242,7 +242,7 @@ export class WebhookQueueRepo {
   }
 
   /** Leases the oldest due delivery until `leaseUntilMs`, or returns undefined when none is due. */
-  claim(nowMs: number, leaseUntilMs: number, token: string): ClaimedDelivery | undefined {
+  async claim(nowMs: number, leaseUntilMs: number, token: string): Promise<ClaimedDelivery | undefined> {
     return this.write(() => {
       const hit = this.claimStmt.get({ until: leaseUntilMs, token, now: nowMs });
       if (!hit) return undefined;
@@ -260,11 +260,11 @@ export class WebhookQueueRepo {
    * only while `token` still holds its lease. False when the lease was lost or the webhook
    * deleted meanwhile: then nothing is written.
    */
-  complete(
+  async complete(
     token: string,
     attempt: AttemptRecord,
     next: { state: 'pending' | 'success' | 'failed'; nextAttemptMs: number | null },
-  ): boolean {
+  ): Promise<boolean> {
     return this.write(() => {
       const changed = this.db
         .prepare(
@@ -273,12 +273,16 @@ export class WebhookQueueRepo {
         )
         .run(next.state, next.nextAttemptMs, attempt.deliveryId, token).changes;
       if (changed === 0) return false;
-      this.addAttempt(attempt);
+      this.addAttemptSync(attempt);
       return true;
     });
   }
 
-  addAttempt(a: AttemptRecord): void {
+  async addAttempt(a: AttemptRecord): Promise<void> {
+    this.addAttemptSync(a);
+  }
+
+  private addAttemptSync(a: AttemptRecord): void {
     this.db
       .prepare(
         `INSERT INTO webhook_attempts (delivery_id, webhook_id, event, status, response_status, response_ms, error, retry_count, redelivery, attempted_at)
@@ -299,7 +303,7 @@ export class WebhookQueueRepo {
   }
 
   /** The newest `limit` attempts of a webhook, newest first. */
-  attempts(webhookId: number, limit: number): AttemptRow[] {
+  async attempts(webhookId: number, limit: number): Promise<AttemptRow[]> {
     return this.db
       .prepare(
         `SELECT id, delivery_id AS deliveryId, event, status, response_status AS responseStatus, response_ms AS responseMs, error, retry_count AS retryCount,
@@ -309,7 +313,7 @@ export class WebhookQueueRepo {
       .all(webhookId, limit) as AttemptRow[];
   }
 
-  attemptCounts(webhookId: number): { total: number; successful: number; failed: number } {
+  async attemptCounts(webhookId: number): Promise<{ total: number; successful: number; failed: number }> {
     const r = this.db
       .prepare(
         `SELECT count(*) AS total, coalesce(sum(status = 'success'), 0) AS successful, coalesce(sum(status = 'failed'), 0) AS failed
@@ -320,20 +324,20 @@ export class WebhookQueueRepo {
   }
 
   /** Queue state of the deliveries of a webhook (all when `webhookId` is undefined), oldest first. */
-  deliveries(webhookId?: number): DeliveryStateRow[] {
+  async deliveries(webhookId?: number): Promise<DeliveryStateRow[]> {
     const sql = `SELECT id, webhook_id AS webhookId, event, message_id AS messageId, body, state, attempts, next_attempt_ms AS nextAttemptMs
                  FROM webhook_deliveries ${webhookId === undefined ? '' : 'WHERE webhook_id = ?'} ORDER BY id`;
     return (webhookId === undefined ? this.db.prepare(sql).all() : this.db.prepare(sql).all(webhookId)) as DeliveryStateRow[];
   }
 
   /** The failed deliveries of a webhook, oldest first, at most `limit`, with their last attempt. */
-  failedDeliveries(webhookId: number, limit: number): DeliveryViewRow[] {
+  async failedDeliveries(webhookId: number, limit: number): Promise<DeliveryViewRow[]> {
     return this.db
       .prepare(`${VIEW_SQL} WHERE d.webhook_id = ? AND d.state = 'failed' ORDER BY d.id LIMIT ?`)
       .all(webhookId, limit) as DeliveryViewRow[];
   }
 
-  countFailed(webhookId: number): number {
+  async countFailed(webhookId: number): Promise<number> {
     return (
       this.db.prepare(`SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND state = 'failed'`).get(webhookId) as {
         n: number;
@@ -342,7 +346,7 @@ export class WebhookQueueRepo {
   }
 
   /** Deliveries of a webhook by id, in id order; ids of other webhooks are left out. */
-  deliveryViews(webhookId: number, ids: number[]): DeliveryViewRow[] {
+  async deliveryViews(webhookId: number, ids: number[]): Promise<DeliveryViewRow[]> {
     const one = this.db.prepare(`${VIEW_SQL} WHERE d.webhook_id = ? AND d.id = ?`);
     return [...ids]
       .sort((a, b) => a - b)
@@ -355,7 +359,7 @@ export class WebhookQueueRepo {
    * attempts; the row keeps its id, body and message id. In one transaction, so two operators
    * redelivering it at once queue it once (the second finds it pending).
    */
-  redeliver(webhookId: number, deliveryId: number, nowMs: number): RedeliverOutcome {
+  async redeliver(webhookId: number, deliveryId: number, nowMs: number): Promise<RedeliverOutcome> {
     return this.write(() => {
       const r = this.db.prepare('SELECT state FROM webhook_deliveries WHERE id = ? AND webhook_id = ?').get(deliveryId, webhookId) as
         { state: 'pending' | 'success' | 'failed' } | undefined;
@@ -367,7 +371,7 @@ export class WebhookQueueRepo {
   }
 
   /** Puts every failed delivery of a webhook back in the queue (see `redeliver`); their ids, in order. */
-  redeliverAllFailed(webhookId: number, nowMs: number): number[] {
+  async redeliverAllFailed(webhookId: number, nowMs: number): Promise<number[]> {
     return this.write(() =>
       (this.db.prepare(`${REQUEUE_SQL} WHERE webhook_id = ? AND state = 'failed' RETURNING id`).all(nowMs, webhookId) as { id: number }[])
         .map((r) => r.id)
@@ -376,7 +380,7 @@ export class WebhookQueueRepo {
   }
 
   /** Deliveries waiting to be sent, and when the next one is due (null when none waits). */
-  pending(): { count: number; nextDueMs: number | null } {
+  async pending(): Promise<{ count: number; nextDueMs: number | null }> {
     const r = this.db
       .prepare(
         `SELECT count(*) AS count, min(d.next_attempt_ms) AS nextDueMs FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id

@@ -51,16 +51,20 @@ function toRow(r: RawWebhook): WebhookRow {
 export class WebhooksRepo {
   constructor(private readonly db: Database) {}
 
-  list(): WebhookRow[] {
+  async list(): Promise<WebhookRow[]> {
     return (this.db.prepare(`SELECT ${COLUMNS} FROM webhooks ORDER BY id`).all() as RawWebhook[]).map(toRow);
   }
 
-  get(id: number): WebhookRow | undefined {
+  async get(id: number): Promise<WebhookRow | undefined> {
+    return this.getSync(id);
+  }
+
+  private getSync(id: number): WebhookRow | undefined {
     const r = this.db.prepare(`SELECT ${COLUMNS} FROM webhooks WHERE id = ?`).get(id) as RawWebhook | undefined;
     return r && toRow(r);
   }
 
-  create(w: WebhookInput): WebhookRow {
+  async create(w: WebhookInput): Promise<WebhookRow> {
     return this.db
       .transaction(() => {
         const at = nowIso();
@@ -72,12 +76,12 @@ export class WebhooksRepo {
             .run(w.name, w.url, JSON.stringify(w.events), w.active ? 1 : 0, w.secret, Date.parse(at), at, at).lastInsertRowid,
         );
         this.index(id, w);
-        return this.get(id)!;
+        return this.getSync(id)!;
       })
       .immediate();
   }
 
-  update(id: number, w: WebhookInput): WebhookRow | undefined {
+  async update(id: number, w: WebhookInput): Promise<WebhookRow | undefined> {
     return this.db
       .transaction(() => {
         const changed = this.db
@@ -85,13 +89,13 @@ export class WebhooksRepo {
           .run(w.name, w.url, JSON.stringify(w.events), w.active ? 1 : 0, w.secret, nowIso(), id).changes;
         if (changed === 0) return undefined;
         this.index(id, w);
-        return this.get(id)!;
+        return this.getSync(id)!;
       })
       .immediate();
   }
 
   /** Deletes a webhook; its queued deliveries and history go with it (ON DELETE CASCADE). */
-  delete(id: number): boolean {
+  async delete(id: number): Promise<boolean> {
     return this.db.prepare('DELETE FROM webhooks WHERE id = ?').run(id).changes === 1;
   }
 
@@ -103,7 +107,7 @@ export class WebhooksRepo {
   }
 
   /** Active webhooks subscribed to `event` that existed when the change was made. */
-  subscribers(event: string, atMs: number): { id: number; lastEventUs: number }[] {
+  async subscribers(event: string, atMs: number): Promise<{ id: number; lastEventUs: number }[]> {
     return this.db
       .prepare(
         `SELECT w.id, w.last_event_us AS lastEventUs FROM webhook_subscriptions s JOIN webhooks w ON w.id = s.webhook_id
@@ -113,7 +117,7 @@ export class WebhooksRepo {
   }
 
   /** Takes the next event timestamp of a webhook: `atUs`, or just after the last one taken. */
-  reserveEventUs(id: number, atUs: number): number {
+  async reserveEventUs(id: number, atUs: number): Promise<number> {
     const r = this.db
       .prepare('UPDATE webhooks SET last_event_us = max(last_event_us + 1, ?) WHERE id = ? RETURNING last_event_us AS us')
       .get(atUs, id) as { us: number } | undefined;
@@ -121,7 +125,7 @@ export class WebhooksRepo {
   }
 
   /** Records the timestamp of the newest event queued for a webhook. */
-  setLastEventUs(id: number, us: number): void {
+  async setLastEventUs(id: number, us: number): Promise<void> {
     this.db.prepare('UPDATE webhooks SET last_event_us = ? WHERE id = ?').run(us, id);
   }
 }

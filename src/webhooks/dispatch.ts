@@ -42,14 +42,15 @@ export async function deliverDue(
 ): Promise<DeliverReport> {
   const { now, settings } = opts;
   const report: DeliverReport = { queued: 0, attempted: 0, succeeded: 0, retrying: 0, gave_up: 0, pending: 0, next_due: null };
-  report.queued = fanOut(store, now());
+  report.queued = await fanOut(store, now());
   const sender = opts.sender ?? createSender({ connectMs: settings.connectTimeoutMs, responseMs: settings.responseTimeoutMs });
   try {
     const worker = async () => {
       for (;;) {
         const t = now();
-        if (!store.webhookQueue.hasDue(t)) return;
-        const claimed = store.webhookQueue.claim(t, t + settings.leaseMs, randomBytes(12).toString('hex'));
+        if (!(await store.webhookQueue.hasDue(t))) return;
+        // The claim is one transaction of the queue (its read and lease together), so two workers never claim one delivery.
+        const claimed = await store.webhookQueue.claim(t, t + settings.leaseMs, randomBytes(12).toString('hex'));
         if (!claimed) return;
         await attempt(store, claimed, sender, now, settings, report);
       }
@@ -58,7 +59,7 @@ export async function deliverDue(
   } finally {
     if (!opts.sender) await sender.close();
   }
-  const p = store.webhookQueue.pending();
+  const p = await store.webhookQueue.pending();
   report.pending = p.count;
   report.next_due = p.nextDueMs === null ? null : new Date(p.nextDueMs).toISOString();
   return report;
@@ -78,7 +79,7 @@ async function attempt(
   const failedAttempts = d.attempts + 1;
   const retryAt = ok ? null : nextRetryAt(failedAttempts, now(), settings.retryDelaysMs);
   const state = ok ? 'success' : retryAt === null ? 'failed' : 'pending';
-  const recorded = store.webhookQueue.complete(
+  const recorded = await store.webhookQueue.complete(
     d.leaseToken,
     {
       deliveryId: d.id,

@@ -42,6 +42,11 @@ export function caseEventKinds(old: CaseImage | null, now: CaseImage): EventKind
   return kinds;
 }
 
+/** The kinds of event one captured change can give, before `eventsFromChange` keeps the wanted ones. Pure. */
+export function changeKinds(row: OutboxRow): EventKind[] {
+  return row.topic === 'dictionary' ? ['dictionary_uploaded'] : caseEventKinds(row.old, row.new!);
+}
+
 /**
  * The events of one captured change, restricted to the kinds in `wanted` so the diff of a
  * modified case is computed only when someone subscribes to `case_modified`. Pure.

@@ -24,7 +24,7 @@ export async function sendTestMessage(
 ): Promise<TestOutcome> {
   const { settings } = opts;
   const startedMs = opts.now();
-  const us = store.webhooks.reserveEventUs(w.id, startedMs * 1000);
+  const us = await store.webhooks.reserveEventUs(w.id, startedMs * 1000);
   const data = { message: opts.message };
   const timestamp = isoMicros(us);
   const body = envelope(TEST_EVENT, timestamp, w.id, data);
@@ -40,8 +40,8 @@ export async function sendTestMessage(
     await sender.close();
   }
   const ok = result.outcome === 'ok';
-  store.transaction(() => {
-    const deliveryId = store.webhookQueue.addDelivery({
+  await store.transaction(async (tx) => {
+    const deliveryId = await tx.webhookQueue.addDelivery({
       webhookId: w.id,
       event: TEST_EVENT,
       messageId,
@@ -50,7 +50,7 @@ export async function sendTestMessage(
       nextAttemptMs: null,
       createdAt: new Date(startedMs).toISOString(),
     });
-    store.webhookQueue.addAttempt({
+    await tx.webhookQueue.addAttempt({
       deliveryId,
       webhookId: w.id,
       event: TEST_EVENT,

@@ -73,23 +73,23 @@ export function rawNumeric(line: string, item: Pick<DictItem, 'start' | 'length'
 }
 
 /** A store with the Popstan dictionary (label `popstan`), the given .dat files imported and the target set. */
-export async function popstanStore(files: string[], target?: TargetConfig): Promise<ReturnType<typeof tempStore>> {
-  const t = tempStore();
-  uploadDictionary(t.store, { source: readFileSync(fixture('popstan-census.json.dcf')), label: 'popstan' });
+export async function popstanStore(files: string[], target?: TargetConfig): ReturnType<typeof tempStore> {
+  const t = await tempStore();
+  await uploadDictionary(t.store, { source: readFileSync(fixture('popstan-census.json.dcf')), label: 'popstan' });
   const r = await importCases(t.store, POPSTAN, files);
   if (r.total.failed !== 0) throw new Error(`import failed: ${JSON.stringify(r.files.map((f) => f.errors))}`);
-  if (target) setTargetConfig(t.store, POPSTAN, target);
+  if (target) await setTargetConfig(t.store, POPSTAN, target);
   return t;
 }
 
 /** setTarget from a test TargetConfig. */
-export function setTargetConfig(store: Store, dictionary: string, config: TargetConfig): void {
-  if (config.type === 'sqlite') setTarget(store, dictionary, { type: 'sqlite', file: config.file });
-  else setTarget(store, dictionary, { type: config.type, url: config.url });
+export async function setTargetConfig(store: Store, dictionary: string, config: TargetConfig): Promise<void> {
+  if (config.type === 'sqlite') await setTarget(store, dictionary, { type: 'sqlite', file: config.file });
+  else await setTarget(store, dictionary, { type: config.type, url: config.url });
 }
 
-export function popstanModel(store: Store) {
-  return requireDictionary(store, POPSTAN).model;
+export async function popstanModel(store: Store) {
+  return (await requireDictionary(store, POPSTAN)).model;
 }
 
 /** A minimal query client over pg, mysql2/promise or better-sqlite3. */
@@ -196,9 +196,14 @@ export function runCli(home: string, args: string[], timeoutMs = 60_000): Promis
  * of polls. A guard against a hang, not a speed check: it counts polls, not the clock, so a slow
  * machine only waits longer.
  */
-export async function until<T>(what: string, test: () => T | undefined | false, timeoutMs = 30_000, everyMs = 20): Promise<T> {
+export async function until<T>(
+  what: string,
+  test: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+  everyMs = 20,
+): Promise<T> {
   for (let polls = Math.ceil(timeoutMs / everyMs); ; polls--) {
-    const v = test();
+    const v = await test();
     if (v !== undefined && v !== false) return v;
     if (polls <= 0) throw new Error(`gave up waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));

@@ -11,20 +11,20 @@ import { createJob } from '../../src/core/breakout/jobs/jobs.js';
 import { runJob } from '../../src/core/breakout/jobs/run-job.js';
 
 const [home, marker, pageSize, everyPages] = process.argv.slice(2) as [string, string, string, string];
-const store = openStore(resolveHome(home));
+const store = await openStore(resolveHome(home));
 const fd = openSync(marker, 'a');
 const saved: unknown[] = [];
 const advance = store.breakoutState.advance.bind(store.breakoutState);
-store.breakoutState.advance = (dictionaryId, cursor, jobId) => {
+store.breakoutState.advance = async (dictionaryId, cursor, jobId) => {
   writeSync(fd, `advance ${JSON.stringify(cursor)}\n`);
   saved.push(cursor);
-  advance(dictionaryId, cursor, jobId);
+  await advance(dictionaryId, cursor, jobId);
 };
-const job = createJob(store, { dictionaries: ['CEN2000'], mode: 'full', threads: 1, overwrite: true, origin: 'cli' });
+const job = await createJob(store, { dictionaries: ['CEN2000'], mode: 'full', threads: 1, overwrite: true, origin: 'cli' });
 const final = await runJob(store, job.id, {
   pageSize: Number(pageSize),
   cursorSaving: { everyPages: Number(everyPages), everyMs: 3_600_000 },
 });
 closeSync(fd);
-store.close();
+await store.close();
 console.log(JSON.stringify({ status: final.status, saved }));

@@ -44,23 +44,25 @@ function popstanGroups(): string[][] {
  */
 export async function seedFuzzHome(root: string, cases = 200): Promise<Omit<FuzzWorld, 'tokens' | 'caseIds'>> {
   const home = resolveHome(root);
-  initHome(home);
-  const store = openStore(home);
+  await initHome(home);
+  const store = await openStore(home);
   try {
     for (const u of Object.values(USERS)) await addUser(store, u.username, u.role, u.password);
-    store.users.update(USERS.disabled.username, { disabled: true });
+    await store.users.update(USERS.disabled.username, { disabled: true });
     const dcfFile = fixture('popstan-census.json.dcf');
     const dcf = readFileSync(dcfFile);
-    const popstan = uploadDictionary(store, { source: dcf, label: 'popstan', file: dcfFile }).name;
+    const popstan = (await uploadDictionary(store, { source: dcf, label: 'popstan', file: dcfFile })).name;
     const groups = popstanGroups();
     const dat = join(root, 'seed.dat');
     writeFileSync(dat, groups.slice(0, cases).flat().join('\n') + '\n');
     await importCases(store, popstan, [dat]);
-    const simple = uploadDictionary(store, {
-      source: readFileSync(fixture('simple-capi.dcf')),
-      label: 'simple',
-      file: fixture('simple-capi.dcf'),
-    }).name;
+    const simple = (
+      await uploadDictionary(store, {
+        source: readFileSync(fixture('simple-capi.dcf')),
+        label: 'simple',
+        file: fixture('simple-capi.dcf'),
+      })
+    ).name;
     const files = ['photos/house 1.jpg', 'media/photo.jpg', 'docs/readme.txt'];
     for (const f of files) await putFile(store, f, Readable.from([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4, 5])]));
     const g = groups[0]!;
@@ -73,7 +75,7 @@ export async function seedFuzzHome(root: string, cases = 200): Promise<Omit<Fuzz
       sampleCase: { caseids: g[0]!.slice(1, 19), level: levelFromLines(g) },
     };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

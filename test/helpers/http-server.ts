@@ -41,11 +41,11 @@ export interface TestServer {
 export async function startTestServer(
   opts: { config?: Partial<HttpConfig>; seed?: (store: Store) => Promise<void> | void } = {},
 ): Promise<TestServer> {
-  const t = tempStore();
+  const t = await tempStore();
   let now = Date.UTC(2025, 0, 15, 9, 0, 0);
   const logs: string[] = [];
   for (const u of Object.values(USERS)) await addUser(t.store, u.username, u.role, u.password);
-  t.store.users.update(USERS.disabled.username, { disabled: true });
+  await t.store.users.update(USERS.disabled.username, { disabled: true });
   await opts.seed?.(t.store);
   const server = await startServer({
     store: t.store,
@@ -85,7 +85,7 @@ export async function startTestServer(
     },
     async close() {
       await server.close();
-      t.cleanup();
+      await t.cleanup();
     },
   };
   return ts;
@@ -94,15 +94,15 @@ export async function startTestServer(
 /** Seeds the Popstan census dictionary (label popstan) with its cases from the fixtures. */
 export async function seedPopstan(store: Store): Promise<string> {
   const file = fixture('popstan-census.json.dcf');
-  const up = uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
+  const up = await uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
   await importCases(store, up.name, [fixture('popstan-census.dat')]);
   return up.name;
 }
 
 /** Seeds a dictionary without cases (deletable). */
-export function seedEmptyDictionary(store: Store): string {
+export async function seedEmptyDictionary(store: Store): Promise<string> {
   const file = fixture('simple-capi.dcf');
-  return uploadDictionary(store, { source: readFileSync(file), label: 'simple', file }).name;
+  return (await uploadDictionary(store, { source: readFileSync(file), label: 'simple', file })).name;
 }
 
 /** Seeds a media file `photos/house 1.jpg` with known bytes. */

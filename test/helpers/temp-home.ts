@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveHome, type HomePaths } from '../../src/shared/home.js';
 import { initHome } from '../../src/core/home/index.js';
-import { openStore, type Store } from '../../src/store/open-store.js';
+import { openStore, SqliteStore, type Store } from '../../src/store/open-store.js';
+import type { Database } from 'better-sqlite3';
 
 /**
  * A fresh, empty directory under the system temp dir, with the paths of a home in it but no home
@@ -18,24 +19,30 @@ export function tempDir(): HomePaths & { cleanup(): void } {
  * A fresh home under the system temp dir, made as `sds init` makes one (every command but
  * `init` and `quickstart` needs an existing home); `cleanup` removes it.
  */
-export function tempHome(): HomePaths & { cleanup(): void } {
+export async function tempHome(): Promise<HomePaths & { cleanup(): void }> {
   const home = tempDir();
-  initHome(home);
+  await initHome(home);
   return home;
 }
 
-/** A fresh home with its store open. */
-export function tempStore(): { store: Store; home: HomePaths; cleanup(): void } {
-  const home = tempHome();
-  const store = openStore(home);
+/** A fresh home with its store open; `cleanup` closes the store and removes the home. */
+export async function tempStore(): Promise<{ store: Store; home: HomePaths; cleanup(): Promise<void> }> {
+  const home = await tempHome();
+  const store = await openStore(home);
   return {
     store,
     home,
-    cleanup() {
-      store.close();
+    async cleanup() {
+      await store.close();
       home.cleanup();
     },
   };
+}
+
+/** The SQLite connection of a store, for tests that look at the file itself. */
+export function sqliteDb(store: Store): Database {
+  if (!(store instanceof SqliteStore)) throw new Error('not a SQLite store');
+  return store.db;
 }
 
 /** Path of a fixture file of the repository. */

@@ -117,14 +117,18 @@ async function followJob(
         process.exit(SIGNAL_EXIT[sig]);
       }
       process.stderr.write(`sds: ${sig}: stopping job ${jobId} after the page it is writing (again to exit at once)\n`);
-      try {
-        cancelJob(ctx.store(), jobId);
-      } catch (err) {
-        // CONFLICT: the job ended meanwhile, and the wait below reads how. Anything else is said.
-        const e = toAppError(err);
-        if (e.code !== 'CONFLICT')
-          process.stderr.write(`sds: could not ask job ${jobId} to stop: ${e.code}: ${e.message}; stop it: sds breakout cancel ${jobId}\n`);
-      }
+      void (async () => {
+        try {
+          await cancelJob(await ctx.store(), jobId);
+        } catch (err) {
+          // CONFLICT: the job ended meanwhile, and the wait below reads how. Anything else is said.
+          const e = toAppError(err);
+          if (e.code !== 'CONFLICT')
+            process.stderr.write(
+              `sds: could not ask job ${jobId} to stop: ${e.code}: ${e.message}; stop it: sds breakout cancel ${jobId}\n`,
+            );
+        }
+      })();
     },
     again: () => `job ${jobId} may still be stopping; ${follow}`,
   });
@@ -133,7 +137,7 @@ async function followJob(
   const bar = progressBar(ctx, JOB_BAR, 0, { dictionary: 'waiting', remaining: '--' });
   let final: JobStatusReply;
   try {
-    final = await waitForJob(ctx.store(), jobId, (s) => {
+    final = await waitForJob(await ctx.store(), jobId, (s) => {
       if (s.status === 'running') {
         bar.update(s.progress.processed, s.progress.total, {
           dictionary: s.progress.dictionary,
@@ -180,7 +184,7 @@ export function registerBreakoutCommands(program: Command): void {
     )
     .action(
       action(async (ctx, dicts: string[], o: { threads: number | string; overwrite?: boolean; wait?: boolean }) => {
-        const r = await startBreakout(ctx.store(), {
+        const r = await startBreakout(await ctx.store(), {
           dictionaries: dicts,
           threads: o.threads,
           overwrite: o.overwrite === true,
@@ -206,7 +210,7 @@ export function registerBreakoutCommands(program: Command): void {
     .action(
       action(async (ctx, job: string, o: { watch?: boolean }) => {
         if (o.watch) return followJob(ctx, job);
-        printJob(ctx, jobStatus(ctx.store(), job));
+        printJob(ctx, await jobStatus(await ctx.store(), job));
       }),
     );
 
@@ -217,8 +221,8 @@ export function registerBreakoutCommands(program: Command): void {
     .option('--limit <n>', 'at most this many (1-1000)', '50')
     .addHelpText('after', examples('sds breakout jobs', 'sds breakout jobs --status failed --limit 10 --json'))
     .action(
-      action((ctx, o: { status?: string; limit: string }) => {
-        const r = listJobs(ctx.store(), { status: o.status, limit: o.limit });
+      action(async (ctx, o: { status?: string; limit: string }) => {
+        const r = await listJobs(await ctx.store(), { status: o.status, limit: o.limit });
         ctx.print(r, () =>
           ctx.table(
             ['job_id', 'status', 'dictionaries', 'cases', 'execution_time', 'started_at'],
@@ -236,7 +240,7 @@ export function registerBreakoutCommands(program: Command): void {
     .addHelpText('after', examples('sds breakout tables CEN2000', 'sds breakout tables CEN2000 --json'))
     .action(
       action(async (ctx, dict: string) => {
-        const r = await breakoutTables(ctx.store(), dict);
+        const r = await breakoutTables(await ctx.store(), dict);
         const stale = r.tables.filter((t) => t.stale).length;
         ctx.print(r, () =>
           [
@@ -258,7 +262,7 @@ export function registerBreakoutCommands(program: Command): void {
     .addHelpText('after', examples('sds breakout drop CEN2000'))
     .action(
       action(async (ctx, dict: string) => {
-        const r = await dropBreakoutTables(ctx.store(), dict);
+        const r = await dropBreakoutTables(await ctx.store(), dict);
         ctx.print(r, () => `${r.message} (${r.freed_space} freed)`);
       }),
     );
@@ -268,8 +272,8 @@ export function registerBreakoutCommands(program: Command): void {
     .description('stop a job cleanly after the page it is writing (a job that has ended: conflict, exit 4)')
     .addHelpText('after', examples('sds breakout cancel 6f1c…', 'sds breakout cancel 6f1c… && sds breakout status 6f1c… --watch'))
     .action(
-      action((ctx, job: string) => {
-        const s = cancelJob(ctx.store(), job);
+      action(async (ctx, job: string) => {
+        const s = await cancelJob(await ctx.store(), job);
         if (s.status === 'running')
           ctx.note(
             `Cancel requested: job ${s.job_id} stops after the page it is writing. Follow it: sds breakout status ${s.job_id} --watch`,
@@ -287,12 +291,15 @@ export function registerBreakoutCommands(program: Command): void {
         // and polled here too so a connect to a target that never answers is abandoned as well.
         const stop = new AbortController();
         abortOnSignals().addEventListener('abort', () => stop.abort(), { once: true });
+        const store = await ctx.store();
         const poll = setInterval(() => {
-          if (ctx.store().jobs.isCancelRequested(job)) stop.abort();
+          void (async () => {
+            if (await store.jobs.isCancelRequested(job)) stop.abort();
+          })();
         }, CANCEL_POLL_MS);
         let final;
         try {
-          final = await runJob(ctx.store(), job, {
+          final = await runJob(store, job, {
             signal: stop.signal,
             log: (l) => process.stderr.write(`${new Date().toISOString()} ${l}\n`),
           });

@@ -44,8 +44,9 @@ export function registerCasesCommands(program: Command): void {
     .action(
       action(async (ctx, dict: string, files: string[]) => {
         const bar = progressBar(ctx, IMPORT_BAR, 1000, { cases: 0 });
+        const store = await ctx.store();
         // Batches commit without stopping to checkpoint the WAL (store/wal-checkpointer.ts).
-        ctx.store().checkpointInBackground();
+        store.checkpointInBackground();
         // Ctrl-C / SIGTERM: stop after the batch being written, keep what is committed (docs/cli.md, "Ctrl-C and SIGTERM").
         const interrupt = interruptOnSignals({
           onFirst: (sig) =>
@@ -55,8 +56,8 @@ export function registerCasesCommands(program: Command): void {
         let report;
         try {
           // Acknowledged at exit, so the batches skip their own fsync and all is synced once at the end (docs/durability.md).
-          report = await ctx.store().deferSync(() =>
-            importCases(ctx.store(), dict, files, {
+          report = await store.deferSync(() =>
+            importCases(store, dict, files, {
               onProgress: (cases, share) => bar.update(Math.round(share * 1000), undefined, { cases }),
               signal: interrupt.signal,
             }),
@@ -108,8 +109,8 @@ export function registerCasesCommands(program: Command): void {
     .option('--offset <n>', 'cases to skip (default 0)')
     .addHelpText('after', examples('sds cases list CEN2000', 'sds cases list CEN2000 --limit 10 --offset 20 --json'))
     .action(
-      action((ctx, dict: string, opts: { limit?: string; offset?: string }) => {
-        const page = listCases(ctx.store(), dict, parsePaging(opts.limit, opts.offset));
+      action(async (ctx, dict: string, opts: { limit?: string; offset?: string }) => {
+        const page = await listCases(await ctx.store(), dict, parsePaging(opts.limit, opts.offset));
         ctx.print(page, () =>
           [
             ctx.table(
@@ -133,8 +134,8 @@ export function registerCasesCommands(program: Command): void {
       ),
     )
     .action(
-      action((ctx, dict: string, guid: string) => {
-        const c = getCase(ctx.store(), dict, guid);
+      action(async (ctx, dict: string, guid: string) => {
+        const c = await getCase(await ctx.store(), dict, guid);
         ctx.print(c, () =>
           [
             fields([
@@ -158,8 +159,8 @@ export function registerCasesCommands(program: Command): void {
     .description('soft-delete a case: kept in the store flagged deleted; the next incremental breakout removes it from the target')
     .addHelpText('after', examples('sds cases delete CEN2000 1f0e4a8c-2f0b-5c4e-9a51-0d5e1c2b3a49'))
     .action(
-      action((ctx, dict: string, guid: string) => {
-        const r = deleteCase(ctx.store(), dict, guid);
+      action(async (ctx, dict: string, guid: string) => {
+        const r = await deleteCase(await ctx.store(), dict, guid);
         ctx.print(r, () => r.message);
       }),
     );
@@ -172,9 +173,9 @@ export function registerCasesCommands(program: Command): void {
     .option('--limit <n>', 'rows to show (1-10000, default 100)')
     .addHelpText('after', examples('sds cases sync-history CEN2000', 'sds cases sync-history CEN2000 --limit 10 --json'))
     .action(
-      action((ctx, dict: string, opts: { limit?: string }) => {
+      action(async (ctx, dict: string, opts: { limit?: string }) => {
         const { limit } = parsePaging(opts.limit, 0, 10000);
-        const r = syncHistory(ctx.store(), dict, opts.limit === undefined ? 100 : limit);
+        const r = await syncHistory(await ctx.store(), dict, opts.limit === undefined ? 100 : limit);
         ctx.print(r, () =>
           r.history.length === 0
             ? `no sync of ${r.dictionary} yet`

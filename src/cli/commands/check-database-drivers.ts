@@ -12,7 +12,7 @@ export function registerCheckDatabaseDriversCommand(program: Command): void {
     .addHelpText('after', examples('sds check-database-drivers', 'sds check-database-drivers --json'))
     .action(
       action(async (ctx) => {
-        const r = await checkDatabaseDrivers(ctx.store());
+        const r = await checkDatabaseDrivers(await ctx.store());
         ctx.print(r, () =>
           [
             ctx.table(

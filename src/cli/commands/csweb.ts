@@ -86,7 +86,8 @@ export function registerCswebCommands(program: Command): void {
         const password = passwordOf(flags.passwordEnv);
         const conn = await openCsweb(flags.from, password);
         const bar = progressBar(ctx, IMPORT_BAR, 1);
-        ctx.store().checkpointInBackground();
+        const store = await ctx.store();
+        store.checkpointInBackground();
         // Ctrl-C / SIGTERM: stop after the page being written, keep what is committed (docs/cli.md, "Ctrl-C and SIGTERM").
         const interrupt = interruptOnSignals({
           onFirst: (sig) => process.stderr.write(`sds: ${sig}: stopping the import after the page it is writing (again to exit at once)\n`),
@@ -94,8 +95,8 @@ export function registerCswebCommands(program: Command): void {
         });
         let report: CswebImportReport;
         try {
-          report = await ctx.store().deferSync(() =>
-            importFromCsweb(ctx.store(), conn, {
+          report = await store.deferSync(() =>
+            importFromCsweb(store, conn, {
               ...(flags.dictionary ? { dictionaries: flags.dictionary } : {}),
               ...(flags.timezone !== undefined ? { timeZone: flags.timezone } : {}),
               ...(flags.cswebConfig !== undefined ? { cswebConfig: flags.cswebConfig } : {}),
@@ -142,7 +143,7 @@ export function registerCswebCommands(program: Command): void {
         });
         if (!ctx.json) {
           // Warnings seen on an earlier run are counted, not repeated: a scheduled run would print them every time.
-          const shown = warningsToShow(ctx.store(), report, {
+          const shown = await warningsToShow(store, report, {
             all: flags.allWarnings === true,
             record: !report.dryRun && !ctx.quiet,
           });
@@ -197,7 +198,7 @@ export function registerCswebCommands(program: Command): void {
         const conn = await openCsweb(flags.from, passwordOf(flags.passwordEnv));
         let report;
         try {
-          report = await verifyCsweb(ctx.store(), conn, {
+          report = await verifyCsweb(await ctx.store(), conn, {
             ...(flags.dictionary ? { dictionaries: flags.dictionary } : {}),
             ...(flags.timezone !== undefined ? { timeZone: flags.timezone } : {}),
             ...(flags.cswebConfig !== undefined ? { cswebConfig: flags.cswebConfig } : {}),

@@ -55,8 +55,8 @@ export function registerDictCommands(program: Command): void {
       ),
     )
     .action(
-      action((ctx, file: string, opts: { label: string }) => {
-        const r = uploadDictionary(ctx.store(), { source: readInput(file), label: opts.label, file });
+      action(async (ctx, file: string, opts: { label: string }) => {
+        const r = await uploadDictionary(await ctx.store(), { source: readInput(file), label: opts.label, file });
         const about = `label ${r.label}${r.sync_name === null ? '' : `, syncable name ${r.sync_name}`}`;
         const head = `${r.created ? 'uploaded' : 'replaced'} ${r.name} (${about})`;
         ctx.print({ message: r.message, name: r.name, sync_name: r.sync_name, label: r.label, breakout_rebuild: r.breakout_rebuild }, () =>
@@ -70,8 +70,8 @@ export function registerDictCommands(program: Command): void {
     .description('list dictionaries: name in URLs, dictionary name, label, version, created_at')
     .addHelpText('after', examples('sds dict list', 'sds dict list --json'))
     .action(
-      action((ctx) => {
-        const list = listDictionaries(ctx.store());
+      action(async (ctx) => {
+        const list = await listDictionaries(await ctx.store());
         ctx.print(list, () =>
           list.length
             ? ctx.table(
@@ -89,8 +89,8 @@ export function registerDictCommands(program: Command): void {
     .option('--short', 'only name, label, levels and records')
     .addHelpText('after', examples('sds dict show CEN2000', 'sds dict show CEN2000 --short --json', 'sds dict show HOUSEHOLDS_2025'))
     .action(
-      action((ctx, name: string, opts: { short?: boolean }) => {
-        const d = getDictionary(ctx.store(), name, { short: opts.short });
+      action(async (ctx, name: string, opts: { short?: boolean }) => {
+        const d = await getDictionary(await ctx.store(), name, { short: opts.short });
         ctx.print(d, () => {
           const full = d as Partial<DictionaryDetail>;
           const head = fields([
@@ -140,12 +140,12 @@ export function registerDictCommands(program: Command): void {
         if (opts.dropTables && !opts.withCases)
           throw new AppError('USAGE', '--drop-tables needs --with-cases (sds breakout drop NAME drops only the tables)', {});
         if (!opts.withCases) {
-          const r = deleteDictionary(ctx.store(), name);
+          const r = await deleteDictionary(await ctx.store(), name);
           ctx.print(r, () => r.message);
           return;
         }
-        const store = ctx.store();
-        const cases = purgeCaseCount(store, name);
+        const store = await ctx.store();
+        const cases = await purgeCaseCount(store, name);
         const what = `Purge dictionary ${name} with its ${cases} cases${opts.dropTables ? ' and drop its breakout tables' : ''}?`;
         if (!(await confirmDestructive(what, { yes: opts.yes, flagHint: `sds dict delete ${name} --with-cases --yes` }))) {
           ctx.note('not purged');

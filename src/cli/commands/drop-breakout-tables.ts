@@ -12,7 +12,7 @@ export function registerDropBreakoutTablesCommand(program: Command): void {
     .addHelpText('after', examples('sds drop-breakout-tables CEN2000'))
     .action(
       action(async (ctx, name: string) => {
-        const r = await dropBreakoutTables(ctx.store(), dictionaryArgument(name));
+        const r = await dropBreakoutTables(await ctx.store(), dictionaryArgument(name));
         ctx.print(r, () => `${r.message} (${r.freed_space} freed)`);
       }),
     );

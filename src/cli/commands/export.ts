@@ -119,7 +119,7 @@ export function registerExportCommand(program: Command): void {
         let r: ExportResult;
         try {
           if (toStdout) {
-            const zip = await exportZip(ctx.store(), input, { onProgress, signal: interrupt.signal });
+            const zip = await exportZip(await ctx.store(), input, { onProgress, signal: interrupt.signal });
             bar?.stop();
             // A reader that goes away (`| head`) ends the process at once (closed-pipe.ts).
             process.once('exit', zip.discard);
@@ -131,7 +131,7 @@ export function registerExportCommand(program: Command): void {
             r = { ...zip.result, folder: STDOUT };
           } else {
             r = await exportToFolder(
-              ctx.store(),
+              await ctx.store(),
               { ...input, out: o.out },
               { force: o.force === true, onProgress, signal: interrupt.signal },
             );

@@ -29,7 +29,7 @@ export function registerFilesCommands(program: Command): void {
           );
         });
         await opened;
-        const info = await putFile(ctx.store(), opts.name ?? basename(src), source);
+        const info = await putFile(await ctx.store(), opts.name ?? basename(src), source);
         ctx.print(info, () => `Stored ${info.name} (${info.size} bytes)`);
       }),
     );
@@ -41,7 +41,7 @@ export function registerFilesCommands(program: Command): void {
     .addHelpText('after', examples('sds files get photo.jpg -o /tmp/photo.jpg', 'sds files get apps/census.pen > census.pen'))
     .action(
       action(async (ctx, name: string, opts: { output?: string }) => {
-        const { info, snapshot } = await openFile(ctx.store(), name);
+        const { info, snapshot } = await openFile(await ctx.store(), name);
         await pipeline(snapshot.stream(), opts.output ? createWriteStream(opts.output) : process.stdout);
         if (opts.output) ctx.print(info, () => `Wrote ${info.name} to ${opts.output} (${info.size} bytes)`);
       }),
@@ -52,8 +52,8 @@ export function registerFilesCommands(program: Command): void {
     .description('metadata of a media file')
     .addHelpText('after', examples('sds files info photo.jpg --json'))
     .action(
-      action((ctx, name: string) => {
-        const i = fileInfo(ctx.store(), name);
+      action(async (ctx, name: string) => {
+        const i = await fileInfo(await ctx.store(), name);
         ctx.print(i, () => fields(Object.entries(i)));
       }),
     );
@@ -63,8 +63,8 @@ export function registerFilesCommands(program: Command): void {
     .description('list media files')
     .addHelpText('after', examples('sds files list', 'sds files list --json'))
     .action(
-      action((ctx) => {
-        const list = listFiles(ctx.store());
+      action(async (ctx) => {
+        const list = await listFiles(await ctx.store());
         ctx.print(list, () =>
           list.length
             ? ctx.table(
@@ -81,8 +81,8 @@ export function registerFilesCommands(program: Command): void {
     .description('delete a media file')
     .addHelpText('after', examples('sds files rm photo.jpg'))
     .action(
-      action((ctx, name: string) => {
-        const r = removeFile(ctx.store(), name);
+      action(async (ctx, name: string) => {
+        const r = await removeFile(await ctx.store(), name);
         ctx.print(r, () => r.message);
       }),
     );

@@ -22,8 +22,8 @@ export function registerHomeCommands(program: Command): void {
         'never migrates (that is sds migrate).\n',
     )
     .action(
-      action((ctx) => {
-        const r = initHome(ctx.home);
+      action(async (ctx) => {
+        const r = await initHome(ctx.home);
         ctx.print(r, () =>
           fields([
             ['home', r.home],

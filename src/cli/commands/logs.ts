@@ -17,7 +17,7 @@ export function registerLogsCommand(program: Command): void {
     .addHelpText('after', examples('sds logs', 'sds logs --dictionary CEN2000 --limit 20', 'sds logs --json', 'sds logs prune --dry-run'))
     .action(
       action(async (ctx, o: { dictionary?: string; limit: string }) => {
-        const r = listBreakoutLogs(ctx.store(), { dictionary: o.dictionary, limit: o.limit });
+        const r = await listBreakoutLogs(await ctx.store(), { dictionary: o.dictionary, limit: o.limit });
         ctx.print(r, () =>
           r.logs.length === 0
             ? 'no breakout log entries'
@@ -46,7 +46,7 @@ export function registerLogsCommand(program: Command): void {
     .addHelpText('after', examples('sds logs prune', 'sds logs prune --older-than 7 --keep 200', 'sds logs prune --dry-run --json'))
     .action(
       action(async (ctx, o: { olderThan?: string; keep?: string; dryRun?: boolean }) => {
-        const r = pruneLogs(ctx.store(), { olderThanDays: o.olderThan, keep: o.keep, dryRun: o.dryRun === true });
+        const r = await pruneLogs(await ctx.store(), { olderThanDays: o.olderThan, keep: o.keep, dryRun: o.dryRun === true });
         ctx.print(r, () => {
           const verb = r.dry_run ? 'would delete' : 'deleted';
           const m = r.messages;

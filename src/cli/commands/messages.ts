@@ -37,8 +37,8 @@ export function registerMessagesCommands(program: Command): void {
       ),
     )
     .action(
-      action((ctx, o: { since?: string; device?: string; name?: string; limit: string; offset: string; before?: string }) => {
-        const r = listSyncMessages(ctx.store(), o);
+      action(async (ctx, o: { since?: string; device?: string; name?: string; limit: string; offset: string; before?: string }) => {
+        const r = await listSyncMessages(await ctx.store(), o);
         ctx.print(r, () => {
           if (r.data.length === 0) return r.total > 0 ? `no messages on this page (${r.total} in all)` : 'no messages';
           const rows = r.data.map((m) => [m.id, m.received_at, m.device, m.username, m.name, shown(m)]);

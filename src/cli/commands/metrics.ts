@@ -17,7 +17,7 @@ export function registerMetricsCommand(program: Command): void {
     )
     .action(
       action(async (ctx) => {
-        const m = metrics(ctx.store());
+        const m = await metrics(await ctx.store());
         const names = Object.keys(m.cases_by_dictionary);
         ctx.print(m, () =>
           [

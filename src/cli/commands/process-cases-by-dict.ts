@@ -45,7 +45,7 @@ export function registerProcessCasesCommand(program: Command): void {
         });
         const signal = interrupt.signal;
         const r = await runBreakoutNow(
-          ctx.store(),
+          await ctx.store(),
           {
             dictionary: dictionaryArgument(name),
             threads: o.threads,

@@ -69,8 +69,8 @@ export function registerScheduleCommands(program: Command): void {
     .description('the schedules, and the dictionaries with a target that can still be scheduled')
     .addHelpText('after', examples('sds schedule list', 'sds schedule list --json'))
     .action(
-      action((ctx) => {
-        const r = listSchedules(ctx.store(), schedulerSettings(ctx.home));
+      action(async (ctx) => {
+        const r = await listSchedules(await ctx.store(), schedulerSettings(ctx.home));
         ctx.print(r, () =>
           [
             r.schedules.length
@@ -109,10 +109,14 @@ export function registerScheduleCommands(program: Command): void {
       ),
     )
     .action(
-      action((ctx, dict: string, o: { cron: string; enable?: boolean }) => {
+      action(async (ctx, dict: string, o: { cron: string; enable?: boolean }) => {
         printSchedule(
           ctx,
-          addSchedule(ctx.store(), { dictionary: dict, cron_expression: o.cron, enabled: o.enable === true }, schedulerSettings(ctx.home)),
+          await addSchedule(
+            await ctx.store(),
+            { dictionary: dict, cron_expression: o.cron, enabled: o.enable === true },
+            schedulerSettings(ctx.home),
+          ),
         );
       }),
     );
@@ -125,11 +129,11 @@ export function registerScheduleCommands(program: Command): void {
     .option('--disable', 'disable it (next_run is cleared; the schedule is kept)')
     .addHelpText('after', examples('sds schedule update CEN2000 --cron "0 3 * * *"', 'sds schedule update CEN2000 --disable'))
     .action(
-      action((ctx, dict: string, o: { cron?: string; enable?: boolean; disable?: boolean }) => {
+      action(async (ctx, dict: string, o: { cron?: string; enable?: boolean; disable?: boolean }) => {
         printSchedule(
           ctx,
-          updateSchedule(
-            ctx.store(),
+          await updateSchedule(
+            await ctx.store(),
             { dictionary: dict },
             { cron_expression: o.cron, enabled: enabledFlag(o) },
             schedulerSettings(ctx.home),
@@ -143,8 +147,8 @@ export function registerScheduleCommands(program: Command): void {
     .description('switch a schedule on or off')
     .addHelpText('after', examples('sds schedule toggle CEN2000'))
     .action(
-      action((ctx, dict: string) => {
-        printSchedule(ctx, toggleSchedule(ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home)));
+      action(async (ctx, dict: string) => {
+        printSchedule(ctx, await toggleSchedule(await ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home)));
       }),
     );
 
@@ -153,8 +157,8 @@ export function registerScheduleCommands(program: Command): void {
     .description('delete the schedule of a dictionary and its run history (log files are kept)')
     .addHelpText('after', examples('sds schedule remove CEN2000'))
     .action(
-      action((ctx, dict: string) => {
-        const r = removeSchedule(ctx.store(), { dictionary: dict });
+      action(async (ctx, dict: string) => {
+        const r = await removeSchedule(await ctx.store(), { dictionary: dict });
         ctx.print(r, () => r.message);
       }),
     );
@@ -186,7 +190,7 @@ export function registerScheduleCommands(program: Command): void {
         });
         let r;
         try {
-          r = await runNow(ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }), {
+          r = await runNow(await ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }), {
             claimedRunId,
             stop: interrupt.signal,
           });
@@ -206,8 +210,8 @@ export function registerScheduleCommands(program: Command): void {
     .option('--limit <n>', 'at most this many (1-1000)', '20')
     .addHelpText('after', examples('sds schedule runs CEN2000', 'sds schedule runs CEN2000 --limit 5 --json'))
     .action(
-      action((ctx, dict: string, o: { limit: string }) => {
-        const r = scheduleRuns(ctx.store(), { dictionary: dict }, { limit: o.limit });
+      action(async (ctx, dict: string, o: { limit: string }) => {
+        const r = await scheduleRuns(await ctx.store(), { dictionary: dict }, { limit: o.limit });
         ctx.print(r, () =>
           r.runs.length
             ? ctx.table(
@@ -237,7 +241,7 @@ export function registerScheduleCommands(program: Command): void {
     )
     .action(
       action(async (ctx, o: { timeout?: string }) => {
-        const r = await schedulerRun(ctx.store(), schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }), {
+        const r = await schedulerRun(await ctx.store(), schedulerSettings(ctx.home, { timeoutSeconds: o.timeout }), {
           log: (line) => {
             if (!ctx.json && !ctx.quiet) process.stdout.write(`${new Date().toISOString()} ${line}\n`);
           },

@@ -90,7 +90,7 @@ export function registerServeCommand(program: Command): void {
           let started: { format: LogFormat; log: ServerLog } | undefined;
           const start = async () => {
             const format = opts.logFormat ?? logSettings(ctx.home).format;
-            const store = ctx.store();
+            const store = await ctx.store();
             // Loaded on use: the HTTP stack (hono, zod, OpenAPI) would double the start-up time of every other command.
             const { shutdownSignal, startServer } = await import('../../http/serve.js');
             const { serverLog } = await import('../../http/server-log.js');

@@ -54,7 +54,7 @@ export function registerStatusCommand(program: Command): void {
         try {
           const connectTimeoutMs = statusConnectTimeout(o.connectTimeout);
           const r = await breakoutStatus(
-            ctx.store(),
+            await ctx.store(),
             {
               dictionary: o.dictionary,
               dictionaries: o.dictionaries,

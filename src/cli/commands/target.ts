@@ -45,8 +45,8 @@ export function registerTargetCommands(program: Command): void {
     .action(
       action(
         // commander's camel-cased options are the core's input, field for field.
-        (ctx, dict: string, o: TargetInput) => {
-          const v = setTarget(ctx.store(), dict, o);
+        async (ctx, dict: string, o: TargetInput) => {
+          const v = await setTarget(await ctx.store(), dict, o);
           ctx.print(v, () => `Target of ${v.dictionary}: ${v.target} (TLS ${v.tls})`);
         },
       ),
@@ -57,8 +57,8 @@ export function registerTargetCommands(program: Command): void {
     .description('show the effective target of a dictionary, where it comes from and the TLS in force')
     .addHelpText('after', examples('sds target show CEN2000', 'sds target show CEN2000 --json   # .tls, e.g. "verify-full (CA ...)"'))
     .action(
-      action((ctx, dict: string) => {
-        const v = showTarget(ctx.store(), dict);
+      action(async (ctx, dict: string) => {
+        const v = await showTarget(await ctx.store(), dict);
         ctx.print(v, () => fields(Object.entries(v)));
       }),
     );
@@ -68,8 +68,8 @@ export function registerTargetCommands(program: Command): void {
     .description("remove a dictionary's own target (the global default then applies)")
     .addHelpText('after', examples('sds target clear CEN2000'))
     .action(
-      action((ctx, dict: string) => {
-        const r = clearTarget(ctx.store(), dict);
+      action(async (ctx, dict: string) => {
+        const r = await clearTarget(await ctx.store(), dict);
         ctx.print(r, () => r.message);
       }),
     );
@@ -80,7 +80,7 @@ export function registerTargetCommands(program: Command): void {
     .addHelpText('after', examples('sds target test CEN2000', 'CENSUS_PW=secret sds target test CEN2000 --json   # .tls_version'))
     .action(
       action(async (ctx, dict: string) => {
-        const r = await testTarget(ctx.store(), dict);
+        const r = await testTarget(await ctx.store(), dict);
         ctx.print(r, () => `${r.target}: ok (${r.server_version}; TLS ${r.tls_version}, mode ${r.tls_mode})`);
       }),
     );

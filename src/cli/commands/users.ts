@@ -39,7 +39,7 @@ export function registerUsersCommands(program: Command): void {
     )
     .action(
       action(async (ctx, name: string, opts: { role: string }) => {
-        const u = await addUser(ctx.store(), name, opts.role, await readSecret(`password for ${name}: `));
+        const u = await addUser(await ctx.store(), name, opts.role, await readSecret(`password for ${name}: `));
         ctx.print(u, () => `User ${u.username} added with role ${u.role}`);
       }),
     );
@@ -49,8 +49,8 @@ export function registerUsersCommands(program: Command): void {
     .description('list accounts: role, state, last login, failed logins in the current throttle window, and id')
     .addHelpText('after', examples('sds users list', 'sds users list --json'))
     .action(
-      action((ctx) => {
-        const list = listUsers(ctx.store(), { windowMs: loadLoginGuardSettings(ctx.home).throttle.windowMs });
+      action(async (ctx) => {
+        const list = await listUsers(await ctx.store(), { windowMs: loadLoginGuardSettings(ctx.home).throttle.windowMs });
         ctx.print(list, () =>
           list.length
             ? ctx.table(
@@ -78,8 +78,8 @@ export function registerUsersCommands(program: Command): void {
     .description('disable an account: logins are refused, and its access and refresh tokens stop working at once')
     .addHelpText('after', examples('sds users disable alice', 'sds users disable alice --json'))
     .action(
-      action((ctx, name: string) => {
-        const u = disableUser(ctx.store(), name);
+      action(async (ctx, name: string) => {
+        const u = await disableUser(await ctx.store(), name);
         ctx.print(u, () => `User ${u.username} disabled; its tokens are revoked`);
       }),
     );
@@ -89,8 +89,8 @@ export function registerUsersCommands(program: Command): void {
     .description('enable a disabled account again and lift its login throttle (it must log in anew)')
     .addHelpText('after', examples('sds users enable alice', 'sds users enable alice --json'))
     .action(
-      action((ctx, name: string) => {
-        const u = enableUser(ctx.store(), name);
+      action(async (ctx, name: string) => {
+        const u = await enableUser(await ctx.store(), name);
         ctx.print(u, () => `User ${u.username} enabled`);
       }),
     );
@@ -101,8 +101,8 @@ export function registerUsersCommands(program: Command): void {
     .requiredOption('--role <role>', 'Administrator, API or Standard')
     .addHelpText('after', examples('sds users set-role alice --role Administrator', 'sds users set-role alice --role Standard --json'))
     .action(
-      action((ctx, name: string, opts: { role: string }) => {
-        const u = setUserRole(ctx.store(), name, opts.role);
+      action(async (ctx, name: string, opts: { role: string }) => {
+        const u = await setUserRole(await ctx.store(), name, opts.role);
         ctx.print(u, () =>
           u.changed
             ? `Role of ${u.username} changed from ${u.previous_role} to ${u.role}; its tokens are revoked, it must log in again`
@@ -116,8 +116,8 @@ export function registerUsersCommands(program: Command): void {
     .description('delete an account; its access and refresh tokens stop working at once')
     .addHelpText('after', examples('sds users remove alice'))
     .action(
-      action((ctx, name: string) => {
-        const r = removeUser(ctx.store(), name);
+      action(async (ctx, name: string) => {
+        const r = await removeUser(await ctx.store(), name);
         ctx.print(r, () => r.message);
       }),
     );
@@ -129,7 +129,7 @@ export function registerUsersCommands(program: Command): void {
     .addHelpText('after', examples('printf "%s\\n" "$NEW" | sds users passwd alice --password-stdin'))
     .action(
       action(async (ctx, name: string) => {
-        const u = await changePassword(ctx.store(), name, await readSecret(`new password for ${name}: `));
+        const u = await changePassword(await ctx.store(), name, await readSecret(`new password for ${name}: `));
         ctx.print({ message: `Password of ${u.username} changed`, username: u.username }, () => `Password of ${u.username} changed`);
       }),
     );

@@ -60,8 +60,8 @@ export function registerWebhooksCommands(program: Command): void {
     .description('list webhooks, secrets included')
     .addHelpText('after', examples('sds webhooks list', 'sds webhooks list --json'))
     .action(
-      action((ctx) => {
-        const all = listWebhooks(ctx.store());
+      action(async (ctx) => {
+        const all = await listWebhooks(await ctx.store());
         ctx.print(all, () =>
           all.length
             ? ctx.table(
@@ -89,8 +89,8 @@ export function registerWebhooksCommands(program: Command): void {
       ),
     )
     .action(
-      action((ctx, o: FieldOptions & { inactive?: boolean }) => {
-        const w = addWebhook(ctx.store(), toFields({ ...o, active: o.inactive ? false : undefined }));
+      action(async (ctx, o: FieldOptions & { inactive?: boolean }) => {
+        const w = await addWebhook(await ctx.store(), toFields({ ...o, active: o.inactive ? false : undefined }));
         ctx.print(w, () => `Webhook ${w.id} (${w.name}) added\n${fields([['secret', w.secret]])}`);
       }),
     );
@@ -112,9 +112,9 @@ export function registerWebhooksCommands(program: Command): void {
       ),
     )
     .action(
-      action((ctx, id: string, o: FieldOptions & { inactive?: boolean }) => {
+      action(async (ctx, id: string, o: FieldOptions & { inactive?: boolean }) => {
         const active = o.active ? true : o.inactive ? false : undefined;
-        const w = updateWebhook(ctx.store(), parseWebhookId(id), toFields({ ...o, active }));
+        const w = await updateWebhook(await ctx.store(), parseWebhookId(id), toFields({ ...o, active }));
         ctx.print(w, () => `Webhook ${w.id} updated`);
       }),
     );
@@ -124,8 +124,8 @@ export function registerWebhooksCommands(program: Command): void {
     .description('delete a webhook; its queued deliveries are never sent')
     .addHelpText('after', examples('sds webhooks remove 1'))
     .action(
-      action((ctx, id: string) => {
-        const r = removeWebhook(ctx.store(), parseWebhookId(id));
+      action(async (ctx, id: string) => {
+        const r = await removeWebhook(await ctx.store(), parseWebhookId(id));
         ctx.print(r, () => r.message);
       }),
     );
@@ -136,7 +136,7 @@ export function registerWebhooksCommands(program: Command): void {
     .addHelpText('after', examples('sds webhooks test 1', 'SDS_WEBHOOK_TEST_TIMEOUT_MS=5000 sds webhooks test 1 --json'))
     .action(
       action(async (ctx, id: string) => {
-        const r = await testWebhook(ctx.store(), parseWebhookId(id), { settings: webhookSettings() });
+        const r = await testWebhook(await ctx.store(), parseWebhookId(id), { settings: webhookSettings() });
         ctx.print(r, () =>
           r.status === 'success'
             ? `Webhook ${r.webhook_id}: HTTP ${r.response_status} in ${r.response_time}`
@@ -161,11 +161,11 @@ export function registerWebhooksCommands(program: Command): void {
       ),
     )
     .action(
-      action((ctx, id: string, o: { limit: string; failed?: boolean }) => {
+      action(async (ctx, id: string, o: { limit: string; failed?: boolean }) => {
         const webhookId = parseWebhookId(id);
         const limit = parseDeliveriesLimit(o.limit);
         if (o.failed) {
-          const f = failedWebhookDeliveries(ctx.store(), webhookId, limit);
+          const f = await failedWebhookDeliveries(await ctx.store(), webhookId, limit);
           ctx.print(f, () =>
             [
               `Webhook ${f.webhook_id}: ${f.failed} failed deliveries${f.failed > f.deliveries.length ? ` (the oldest ${f.deliveries.length} listed)` : ''}`,
@@ -191,7 +191,7 @@ export function registerWebhooksCommands(program: Command): void {
           );
           return;
         }
-        const h = webhookDeliveries(ctx.store(), webhookId, limit);
+        const h = await webhookDeliveries(await ctx.store(), webhookId, limit);
         ctx.print(h, () =>
           [
             `Webhook ${h.webhook_id}: ${h.total_deliveries} attempts, ${h.successful} successful, ${h.failed} failed`,
@@ -244,7 +244,7 @@ export function registerWebhooksCommands(program: Command): void {
           );
         }
         const target = o.delivery !== undefined ? { delivery: parseDeliveryId(o.delivery) } : ({ allFailed: true } as const);
-        const r = await redeliverAndSend(ctx.store(), webhookId, target, { settings: webhookSettings(), queueOnly: o.queueOnly });
+        const r = await redeliverAndSend(await ctx.store(), webhookId, target, { settings: webhookSettings(), queueOnly: o.queueOnly });
         const delivered = r.deliveries.filter((d) => d.status === 'success').length;
         ctx.print(r, () => {
           const head = `Webhook ${r.webhook_id}: ${r.redelivered} deliveries queued again`;
@@ -281,7 +281,7 @@ export function registerWebhooksCommands(program: Command): void {
     )
     .action(
       action(async (ctx) => {
-        const r = await deliverDueWebhooks(ctx.store(), { settings: webhookSettings() });
+        const r = await deliverDueWebhooks(await ctx.store(), { settings: webhookSettings() });
         ctx.print(
           r,
           () =>

@@ -73,7 +73,7 @@ export async function verifyAccessToken(store: Store, key: Uint8Array, token: st
   }
   // One indexed read per request (users.uuid is UNIQUE): the price of revocable JWTs. A token of
   // an older release named the user name, which no UUID equals: it is refused, and its holder refreshes.
-  const user = store.users.findByUuid(sub);
+  const user = await store.users.findByUuid(sub);
   if (!user) throw oauthError('AUTH-003', 'invalid_token', 'the account of this access token no longer exists; log in again');
   if (user.disabled) throw oauthError('AUTH-003', 'invalid_token', 'the account of this access token is no longer active');
   if (ver !== user.tokenVersion)

@@ -1,5 +1,6 @@
 import { AppError } from '../../shared/errors.js';
 import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { ThrottleKey, ThrottleState } from '../../store/login-throttle-repo.js';
 import type { LoginThrottlePolicy } from './login-throttle-policy.js';
 import { admission, afterClear, afterGiveBack, afterSettledFailure } from './login-throttle-steps.js';
@@ -72,13 +73,13 @@ export interface LoginGuard {
    * `clock` is read again after each wait.
    */
   begin(grant: LoginEvent['grant'], username: string | null, address: string, clock: () => number): Promise<LoginAttempt>;
-  /** The credential was refused: returns the error to answer with, `refused` or API-004 when this failure reached a limit. */
-  failed(attempt: LoginAttempt, now: number, refused: AppError): AppError;
+  /** The credential was refused: resolves to the error to answer with, `refused` or API-004 when this failure reached a limit. */
+  failed(attempt: LoginAttempt, now: number, refused: AppError): Promise<AppError>;
   /**
    * The credential was right: clears the (user, address) counter and gives the address its
    * charge back. With `clearUser` false (the check failed for another reason) both get their charge back.
    */
-  succeeded(attempt: LoginAttempt, now: number, clearUser?: boolean): void;
+  succeeded(attempt: LoginAttempt, now: number, clearUser?: boolean): Promise<void>;
 }
 
 /**
@@ -92,7 +93,6 @@ export interface LoginGuard {
  * (a field team behind one NAT) wait for each other instead of being refused.
  */
 export function createLoginGuard(store: Store, policy: LoginThrottlePolicy, onEvent: (e: LoginEvent) => void = () => {}): LoginGuard {
-  const repo = store.loginThrottle;
   const inFlight = new InFlightLogins();
   const limit = (k: ThrottleKey) => (k.scope === 'user' ? policy.maxFailuresPerUser : policy.maxFailuresPerAddress);
   const keys = (username: string | null, address: string): ThrottleKey[] => {
@@ -116,18 +116,36 @@ export function createLoginGuard(store: Store, policy: LoginThrottlePolicy, onEv
     return new AppError('API-004', `${what} from ${address}; retry after ${retry} seconds`, { retry_after: retry });
   }
 
-  /** Counts the attempt out of the in-flight set (waking the waiters) after `step` ran, whatever happened. */
-  function settle<T>(a: LoginAttempt, step: () => T): T {
+  // The counters and the attempts in flight (`inFlight`) are read and changed together inside one
+  // store transaction, which no other attempt of this process can interleave with: an attempt is
+  // counted in flight with its charge, and counted out with its settlement, in the transaction
+  // that writes them.
+
+  /**
+   * Runs `step` in one store transaction that settles the attempt: counts it out of the in-flight
+   * set (waking the waiters) with the step's writes, or after the step failed, whatever happened.
+   */
+  async function settle<T>(a: LoginAttempt, step: (tx: StoreScope) => Promise<T>): Promise<T> {
     if (a.settled)
       throw new AppError(
         'INTERNAL',
         `the login attempt of ${a.username ?? 'a refresh token'} from ${a.address} was settled twice (an attempt settles once)`,
       );
     a.settled = true;
-    try {
-      return step();
-    } finally {
+    let counted = true;
+    const countOut = () => {
+      if (!counted) return;
+      counted = false;
       inFlight.remove(a.keys);
+    };
+    try {
+      return await store.transaction(async (tx) => {
+        const result = await step(tx);
+        countOut();
+        return result;
+      });
+    } finally {
+      countOut();
     }
   }
 
@@ -136,65 +154,76 @@ export function createLoginGuard(store: Store, policy: LoginThrottlePolicy, onEv
       const ks = keys(username, address);
       for (;;) {
         const now = clock();
-        const look = () => {
-          const before = ks.map((k) => repo.get(k));
+        const look = async (tx: StoreScope) => {
+          const before: (ThrottleState | undefined)[] = [];
+          for (const k of ks) before.push(await tx.loginThrottle.get(k));
           const each = ks.map((k, i) => admission(before[i], now, limit(k), inFlight.count(k), policy));
           const until = Math.max(0, ...each.map((v) => (v.kind === 'blocked' ? v.until : 0)));
           if (until > now) return { kind: 'blocked' as const, until };
           const w = each.findIndex((v) => v.kind === 'wait');
-          if (w >= 0) return { kind: 'wait' as const, key: ks[w]! };
+          if (w >= 0) {
+            if (inFlight.waitersFrom(address) >= policy.maxWaiting) return { kind: 'full' as const };
+            // Waiting from now on, in the transaction: the attempts waited for cannot settle unseen.
+            return { kind: 'wait' as const, woken: inFlight.wait(ks[w]!) };
+          }
           return { kind: 'free' as const, before, after: each.map((v) => (v as { next: ThrottleState }).next) };
         };
-        // A plain read first, so that the many attempts woken to look again take no write lock
-        // just to wait again; then looked at again and charged in one transaction, as another
+        // A read first, so that the many attempts woken to look again take no write lock just to
+        // wait again; then looked at again and charged in one write transaction, as another
         // process may have written in between.
-        const first = look();
-        const verdict =
-          first.kind !== 'free'
-            ? first
-            : repo.transaction(() => {
-                const v = look();
-                if (v.kind === 'free') ks.forEach((k, i) => repo.put(k, v.after[i]!));
-                return v;
-              });
+        const first = await store.readTransaction(look);
+        let verdict = first;
+        if (first.kind === 'free') {
+          let added = false;
+          try {
+            verdict = await store.transaction(async (tx) => {
+              const v = await look(tx);
+              if (v.kind === 'free') {
+                for (const [i, k] of ks.entries()) await tx.loginThrottle.put(k, v.after[i]!);
+                inFlight.add(ks);
+                added = true;
+              }
+              return v;
+            });
+          } catch (err) {
+            // Not committed: an attempt counted in flight must be settled, or others would wait for it forever.
+            if (added) inFlight.remove(ks);
+            throw err;
+          }
+        }
         if (verdict.kind === 'free') {
-          // Only once committed: an attempt counted in flight must be settled, or others would wait for it forever.
-          inFlight.add(ks);
           return { grant, username, address, keys: ks, before: verdict.before, after: verdict.after, settled: false };
         }
         if (verdict.kind === 'blocked') throw throttled(grant, username, address, now, secondsUntil(verdict.until, now), 'blocked');
-        if (inFlight.waitersFrom(address) >= policy.maxWaiting)
-          throw throttled(grant, username, address, now, WAITING_FULL_RETRY_SECONDS, 'waiting full');
-        await inFlight.wait(verdict.key);
+        if (verdict.kind === 'full') throw throttled(grant, username, address, now, WAITING_FULL_RETRY_SECONDS, 'waiting full');
+        await verdict.woken;
       }
     },
-    failed(a, now, refused) {
-      const after = settle(a, () =>
-        repo.transaction(() =>
-          a.keys.map((k) => {
-            const s = afterSettledFailure(repo.get(k), now, limit(k), inFlight.count(k) - 1, policy);
-            repo.put(k, s);
-            return s;
-          }),
-        ),
-      );
+    async failed(a, now, refused) {
+      const after = await settle(a, async (tx) => {
+        const states: ThrottleState[] = [];
+        for (const k of a.keys) {
+          const s = afterSettledFailure(await tx.loginThrottle.get(k), now, limit(k), inFlight.count(k) - 1, policy);
+          await tx.loginThrottle.put(k, s);
+          states.push(s);
+        }
+        return states;
+      });
       onEvent({ kind: 'failed', grant: a.grant, username: shown(a.username), address: a.address, at: now, reason: refused.message });
-      repo.purgeQuiet(now - policy.windowMs);
+      await store.loginThrottle.purgeQuiet(now - policy.windowMs);
       const until = Math.max(...after.map((s) => s.blockedUntil));
       return until > now ? throttled(a.grant, a.username, a.address, now, secondsUntil(until, now), 'blocked') : refused;
     },
-    succeeded(a, now, clearUser = true) {
-      settle(a, () =>
-        repo.transaction(() =>
-          a.keys.forEach((k, i) => {
-            const cur = repo.get(k);
-            repo.put(
-              k,
-              k.scope === 'user' && clearUser ? afterClear(cur, now, inFlight.count(k) - 1) : afterGiveBack(cur, a.before[i], a.after[i]!),
-            );
-          }),
-        ),
-      );
+    async succeeded(a, now, clearUser = true) {
+      await settle(a, async (tx) => {
+        for (const [i, k] of a.keys.entries()) {
+          const cur = await tx.loginThrottle.get(k);
+          await tx.loginThrottle.put(
+            k,
+            k.scope === 'user' && clearUser ? afterClear(cur, now, inFlight.count(k) - 1) : afterGiveBack(cur, a.before[i], a.after[i]!),
+          );
+        }
+      });
     },
   };
 }

@@ -25,9 +25,9 @@ type Account = UserRow & { passwordHash: string };
 async function rehash(store: Store, user: Account, password: string, onRehash: (o: RehashOutcome) => void): Promise<Account> {
   try {
     const next = await hashPassword(password);
-    const { replaced, current } = store.transaction(() => ({
-      replaced: store.users.replaceHash(user.id, user.passwordHash, next),
-      current: store.users.find(user.username),
+    const { replaced, current } = await store.transaction(async (tx) => ({
+      replaced: await tx.users.replaceHash(user.id, user.passwordHash, next),
+      current: await tx.users.find(user.username),
     }));
     if (replaced) onRehash({ username: user.username, ok: true });
     // The refresh token about to be issued is stamped with the hash now stored.
@@ -69,12 +69,12 @@ export async function checkPassword(
   onRehash: (o: RehashOutcome) => void = () => {},
   verify: PasswordVerifier = verifyPassword,
 ): Promise<Account> {
-  const user = store.users.find(username);
+  const user = await store.users.find(username);
   const ok = user !== undefined && (await verify(user.passwordHash, password));
   if (!ok) {
     dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
     const done = user?.passwordHash;
-    for (const h of failureChecks(done, await dummyHash, store.users.anyBcryptHash())) {
+    for (const h of failureChecks(done, await dummyHash, await store.users.anyBcryptHash())) {
       // The account's own hash was checked above; every other check of the list costs its time.
       if (h !== done) await verify(h, password);
     }

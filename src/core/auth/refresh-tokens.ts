@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Store } from '../../store/open-store.js';
+import type { AppError } from '../../shared/errors.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { RefreshTokenRow } from '../../store/refresh-tokens-repo.js';
 import type { UserRow } from '../../store/users-repo.js';
 import { oauthError } from './oauth-error.js';
@@ -35,10 +36,10 @@ function whyEnded(user: Account | undefined, row: RefreshTokenRow): string | nul
 }
 
 /** Starts a new family (one per password login) and returns its first refresh token. */
-export function issueRefreshToken(store: Store, user: Account, clientId: string | null, nowMs: number): string {
-  store.refreshTokens.purgeExpired(nowMs);
+export async function issueRefreshToken(store: StoreScope, user: Account, clientId: string | null, nowMs: number): Promise<string> {
+  await store.refreshTokens.purgeExpired(nowMs);
   const token = randomBytes(32).toString('base64url');
-  store.refreshTokens.insert({
+  await store.refreshTokens.insert({
     tokenHash: hashRefreshToken(token),
     familyId: randomUUID(),
     userId: user.id,
@@ -58,49 +59,59 @@ export function issueRefreshToken(store: Store, user: Account, clientId: string 
  * whole family is revoked and both must log in again (RFC 9700 §4.14.2). Every failure is the
  * spec's `invalid_grant`.
  */
-export function rotateRefreshToken(
-  store: Store,
+export async function rotateRefreshToken(
+  store: StoreScope,
   token: string,
   clientId: string | null,
   nowMs: number,
-): { user: Account; refreshToken: string } {
-  const row = store.refreshTokens.findByHash(hashRefreshToken(token));
-  if (!row) throw oauthError('AUTH-001', 'invalid_grant', 'invalid refresh token');
-  if (row.revokedAt !== null) throw oauthError('AUTH-001', 'invalid_grant', 'the refresh token was revoked; log in again');
-  const reuse = () => {
-    store.refreshTokens.revokeFamily(row.familyId, nowMs);
-    return oauthError(
-      'AUTH-001',
-      'invalid_grant',
-      'the refresh token was already used; every token of this login is revoked, log in again',
+): Promise<{ user: Account; refreshToken: string }> {
+  // The token is read, checked and rotated (or its family revoked) in one transaction, so no other
+  // request can rotate or revoke it in between. A refusal is returned, not thrown, from the
+  // transaction: a revocation made on the way to it must commit.
+  const out = await store.transaction(async (tx): Promise<{ user: Account; refreshToken: string } | { refused: AppError }> => {
+    const row = await tx.refreshTokens.findByHash(hashRefreshToken(token));
+    if (!row) return { refused: oauthError('AUTH-001', 'invalid_grant', 'invalid refresh token') };
+    if (row.revokedAt !== null) return { refused: oauthError('AUTH-001', 'invalid_grant', 'the refresh token was revoked; log in again') };
+    const reuse = async () => {
+      await tx.refreshTokens.revokeFamily(row.familyId, nowMs);
+      return {
+        refused: oauthError(
+          'AUTH-001',
+          'invalid_grant',
+          'the refresh token was already used; every token of this login is revoked, log in again',
+        ),
+      };
+    };
+    if (row.replacedAt !== null) return reuse();
+    if (row.expiresAt <= nowMs) return { refused: oauthError('AUTH-001', 'invalid_grant', 'the refresh token has expired; log in again') };
+    if (row.clientId !== clientId)
+      return { refused: oauthError('AUTH-001', 'invalid_grant', 'the refresh token was issued to another client') };
+    const user = await tx.users.find(row.username);
+    const ended = whyEnded(user, row);
+    if (!user || ended !== null) {
+      await tx.refreshTokens.revokeFamily(row.familyId, nowMs);
+      return { refused: oauthError('AUTH-001', 'invalid_grant', `${ended ?? 'the account is gone'}; log in again`) };
+    }
+    const next = randomBytes(32).toString('base64url');
+    const won = await tx.refreshTokens.rotate(
+      row.id,
+      {
+        tokenHash: hashRefreshToken(next),
+        familyId: row.familyId,
+        userId: user.id,
+        username: user.username,
+        clientId,
+        credentialStamp: row.credentialStamp,
+        tokenVersion: row.tokenVersion,
+        issuedAt: nowMs,
+        expiresAt: nowMs + REFRESH_TOKEN_TTL_MS,
+      },
+      nowMs,
     );
-  };
-  if (row.replacedAt !== null) throw reuse();
-  if (row.expiresAt <= nowMs) throw oauthError('AUTH-001', 'invalid_grant', 'the refresh token has expired; log in again');
-  if (row.clientId !== clientId) throw oauthError('AUTH-001', 'invalid_grant', 'the refresh token was issued to another client');
-  const user = store.users.find(row.username);
-  const ended = whyEnded(user, row);
-  if (!user || ended !== null) {
-    store.refreshTokens.revokeFamily(row.familyId, nowMs);
-    throw oauthError('AUTH-001', 'invalid_grant', `${ended ?? 'the account is gone'}; log in again`);
-  }
-  const next = randomBytes(32).toString('base64url');
-  const won = store.refreshTokens.rotate(
-    row.id,
-    {
-      tokenHash: hashRefreshToken(next),
-      familyId: row.familyId,
-      userId: user.id,
-      username: user.username,
-      clientId,
-      credentialStamp: row.credentialStamp,
-      tokenVersion: row.tokenVersion,
-      issuedAt: nowMs,
-      expiresAt: nowMs + REFRESH_TOKEN_TTL_MS,
-    },
-    nowMs,
-  );
-  // Losing the race means another request rotated this token between our read and write: reuse.
-  if (!won) throw reuse();
-  return { user, refreshToken: next };
+    // Losing the race (another writer rotated this token since our read) would mean reuse.
+    if (!won) return reuse();
+    return { user, refreshToken: next };
+  });
+  if ('refused' in out) throw out.refused;
+  return out;
 }

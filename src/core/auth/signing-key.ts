@@ -12,7 +12,7 @@ const SETTING = 'jwt_hs256_key';
  * restored store can share it), else a random key generated once and kept in the store's
  * settings, so tokens survive a restart without any configuration.
  */
-export function accessTokenKey(store: Store, env: NodeJS.ProcessEnv = process.env): Uint8Array {
+export async function accessTokenKey(store: Store, env: NodeJS.ProcessEnv = process.env): Promise<Uint8Array> {
   const secret = env.SDS_JWT_SECRET;
   if (secret !== undefined && secret !== '') {
     const bytes = Buffer.from(secret, 'utf8');
@@ -23,6 +23,6 @@ export function accessTokenKey(store: Store, env: NodeJS.ProcessEnv = process.en
     }
     return new Uint8Array(bytes);
   }
-  const stored = store.settings.getOrCreate(SETTING, () => randomBytes(32).toString('base64url'));
+  const stored = await store.settings.getOrCreate(SETTING, () => randomBytes(32).toString('base64url'));
   return new Uint8Array(Buffer.from(stored, 'base64url'));
 }

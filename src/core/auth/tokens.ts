@@ -82,11 +82,11 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
     try {
       result = await check();
     } catch (err) {
-      if (err instanceof AppError && err.code === 'AUTH-001') throw guard.failed(attempt, clock(), err);
-      guard.succeeded(attempt, clock(), false); // not a credential failure (e.g. a store error): no charge
+      if (err instanceof AppError && err.code === 'AUTH-001') throw await guard.failed(attempt, clock(), err);
+      await guard.succeeded(attempt, clock(), false); // not a credential failure (e.g. a store error): no charge
       throw err;
     }
-    guard.succeeded(attempt, clock());
+    await guard.succeeded(attempt, clock());
     return result;
   }
 
@@ -129,8 +129,8 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
           });
         const user = await guarded('password', username, address, () => checkPassword(store, username, password, onRehash));
         const now = clock();
-        store.users.recordLogin(user.id, new Date(now).toISOString());
-        return respond('password', user, issueRefreshToken(store, user, clientId, now), now);
+        await store.users.recordLogin(user.id, new Date(now).toISOString());
+        return respond('password', user, await issueRefreshToken(store, user, clientId, now), now);
       }
       if (!req.refresh_token) throw oauthError('USAGE', 'invalid_request', 'missing parameter: "refresh_token" is required');
       const presented = req.refresh_token;

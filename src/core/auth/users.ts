@@ -73,19 +73,30 @@ export async function addUser(store: Store, username: string, role: unknown, pas
   }
   const r = parseRole(role);
   checkPassword(password);
-  if (store.users.find(username)) throw new AppError('CONFLICT', `user ${username} already exists`, { user: username });
-  store.users.insert(username, r, await hashPassword(password));
-  return view(store.users.find(username)!);
+  if (await store.users.find(username)) throw new AppError('CONFLICT', `user ${username} already exists`, { user: username });
+  const hash = await hashPassword(password);
+  // Looked for again with the insert, in one transaction: another request may have created it while the password was hashed.
+  return store.transaction(async (tx) => {
+    if (await tx.users.find(username)) throw new AppError('CONFLICT', `user ${username} already exists`, { user: username });
+    await tx.users.insert(username, r, hash);
+    return view((await tx.users.find(username))!);
+  });
 }
 
 /**
  * All accounts, by name, each with its failed logins: the failures of its (username, address)
  * counters whose window, `windowMs` long, is still open at `now`.
  */
-export function listUsers(store: Store, opts: { now?: number; windowMs?: number } = {}): UserListItem[] {
+export async function listUsers(store: Store, opts: { now?: number; windowMs?: number } = {}): Promise<UserListItem[]> {
   const now = opts.now ?? Date.now();
-  const failures = store.loginThrottle.failuresByUser(now - (opts.windowMs ?? DEFAULT_LOGIN_THROTTLE.windowMs));
-  return store.users.listWithHashes().map((u) => ({ ...view(u), failed_logins: failures.get(userKeyName(u.username)) ?? 0 }));
+  const [failures, users] = await store.readTransaction(
+    async (tx) =>
+      [
+        await tx.loginThrottle.failuresByUser(now - (opts.windowMs ?? DEFAULT_LOGIN_THROTTLE.windowMs)),
+        await tx.users.listWithHashes(),
+      ] as const,
+  );
+  return users.map((u) => ({ ...view(u), failed_logins: failures.get(userKeyName(u.username)) ?? 0 }));
 }
 
 /**
@@ -93,21 +104,25 @@ export function listUsers(store: Store, opts: { now?: number; windowMs?: number 
  * and its access tokens are refused from the next request on (the token version is bumped, so
  * they stay refused even after the account is enabled again).
  */
-export function disableUser(store: Store, username: string, now: number = Date.now()): UserView {
-  const u = store.users.find(username);
-  if (!u) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
-  // Disabled first: from then on no refresh can succeed, so the revocation cannot miss a rotation.
-  store.users.setDisabled(username, true);
-  store.refreshTokens.revokeUser(u.id, now);
-  return view(store.users.find(username)!);
+export async function disableUser(store: Store, username: string, now: number = Date.now()): Promise<UserView> {
+  return store.transaction(async (tx) => {
+    const u = await tx.users.find(username);
+    if (!u) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
+    // Disabled first: from then on no refresh can succeed, so the revocation cannot miss a rotation.
+    await tx.users.setDisabled(username, true);
+    await tx.refreshTokens.revokeUser(u.id, now);
+    return view((await tx.users.find(username))!);
+  });
 }
 
 /** Enables an account again and lifts its login throttle, so its owner can log in at once. */
-export function enableUser(store: Store, username: string): UserView {
-  if (!store.users.find(username)) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
-  store.users.setDisabled(username, false);
-  store.loginThrottle.clearUser(userKeyName(username));
-  return view(store.users.find(username)!);
+export async function enableUser(store: Store, username: string): Promise<UserView> {
+  return store.transaction(async (tx) => {
+    if (!(await tx.users.find(username))) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
+    await tx.users.setDisabled(username, false);
+    await tx.loginThrottle.clearUser(userKeyName(username));
+    return view((await tx.users.find(username))!);
+  });
 }
 
 /**
@@ -115,21 +130,21 @@ export function enableUser(store: Store, username: string): UserView {
  * is bumped and the refresh tokens revoked, in one transaction): its holder logs in again and gets
  * tokens of the new role (docs/http-api.md#what-ends-a-token). The same role again changes nothing.
  */
-export function setUserRole(
+export async function setUserRole(
   store: Store,
   username: string,
   role: unknown,
   now: number = Date.now(),
-): UserView & { changed: boolean; previous_role: Role } {
+): Promise<UserView & { changed: boolean; previous_role: Role }> {
   const r = parseRole(role);
-  return store.transaction(() => {
-    const u = store.users.find(username);
+  return store.transaction(async (tx) => {
+    const u = await tx.users.find(username);
     if (!u) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
     if (u.role !== r) {
-      store.users.update(username, { role: r });
-      store.refreshTokens.revokeUser(u.id, now);
+      await tx.users.update(username, { role: r });
+      await tx.refreshTokens.revokeUser(u.id, now);
     }
-    return { ...view(store.users.find(username)!), changed: u.role !== r, previous_role: u.role };
+    return { ...view((await tx.users.find(username))!), changed: u.role !== r, previous_role: u.role };
   });
 }
 
@@ -137,15 +152,20 @@ export function setUserRole(
  * Deletes an account, and with it its refresh tokens. Its access tokens name its UUID, which no
  * later account gets, even one of the same name: they are refused from the next request on.
  */
-export function removeUser(store: Store, username: string): { message: string; username: string } {
-  if (!store.users.remove(username)) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
+export async function removeUser(store: Store, username: string): Promise<{ message: string; username: string }> {
+  if (!(await store.users.remove(username))) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
   return { message: `User ${username} removed`, username };
 }
 
 /** Replaces the password of an account. */
 export async function changePassword(store: Store, username: string, password: string): Promise<UserView> {
-  if (!store.users.find(username)) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
+  if (!(await store.users.find(username))) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
   checkPassword(password);
-  store.users.update(username, { passwordHash: await hashPassword(password) });
-  return view(store.users.find(username)!);
+  const hash = await hashPassword(password);
+  // Looked for again with the update, in one transaction: the account may have been removed while the password was hashed.
+  return store.transaction(async (tx) => {
+    if (!(await tx.users.find(username))) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });
+    await tx.users.update(username, { passwordHash: hash });
+    return view((await tx.users.find(username))!);
+  });
 }

@@ -1,4 +1,4 @@
-import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { DictionaryRow } from '../../store/dictionaries-repo.js';
 
 /**
@@ -27,11 +27,11 @@ export interface BreakoutInterruption {
  * cursor. A case changed (or added) after the last run is above the cursor, so it counts as
  * pending until the next run. No breakout state (never run, or tables dropped) means none.
  */
-export function casesBrokenOut(store: Store, dict: DictionaryRow): { brokenOut: number; active: number } {
-  const active = store.cases.countActive(dict.id);
-  const state = store.breakoutState.get(dict.id);
+export async function casesBrokenOut(store: StoreScope, dict: DictionaryRow): Promise<{ brokenOut: number; active: number }> {
+  const active = await store.cases.countActive(dict.id);
+  const state = await store.breakoutState.get(dict.id);
   if (!state) return { brokenOut: 0, active };
-  const pending = store.cases.countChanged(dict.id, state.cursor, store.cases.maxRevision(dict.id), true);
+  const pending = await store.cases.countChanged(dict.id, state.cursor, await store.cases.maxRevision(dict.id), true);
   return { brokenOut: Math.max(0, active - pending), active };
 }
 
@@ -44,13 +44,13 @@ const count = (n: number): string => n.toLocaleString('en-US');
  * the incremental run that resumes from the saved cursor in the spec's words (the
  * process-cases-by-dict command, the selective trigger); the CLI adds its own command line.
  */
-export function breakoutInterruption(store: Store, dict: DictionaryRow, target?: string): BreakoutInterruption | null {
-  const state = store.breakoutState.get(dict.id);
+export async function breakoutInterruption(store: StoreScope, dict: DictionaryRow, target?: string): Promise<BreakoutInterruption | null> {
+  const state = await store.breakoutState.get(dict.id);
   if (!state?.loadingJobId || (target !== undefined && state.target !== target)) return null;
-  const job = store.jobs.get(state.loadingJobId);
+  const job = await store.jobs.get(state.loadingJobId);
   const status = job?.status ?? null;
   if (status === 'pending' || status === 'running') return null;
-  const { brokenOut, active } = casesBrokenOut(store, dict);
+  const { brokenOut, active } = await casesBrokenOut(store, dict);
   return {
     job_id: state.loadingJobId,
     job_status: status,

@@ -1,4 +1,5 @@
 import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { BreakoutLogEntry, BreakoutLogLevel } from '../../store/breakout-log-repo.js';
 import type { JobError, JobProgress } from '../../store/jobs-repo.js';
 import { AppError } from '../../shared/errors.js';
@@ -26,7 +27,10 @@ export interface BreakoutLogItem {
  * The breakout log (docs/http-api.md#breakout-routes, `GET /api/logs/breakout`), newest first: of one dictionary (which
  * must exist) or of all. `limit` is 1 to 1000, default 100.
  */
-export function listBreakoutLogs(store: Store, opts: { dictionary?: string; limit?: unknown } = {}): { logs: BreakoutLogItem[] } {
+export async function listBreakoutLogs(
+  store: Store,
+  opts: { dictionary?: string; limit?: unknown } = {},
+): Promise<{ logs: BreakoutLogItem[] }> {
   const given = opts.limit;
   let limit = DEFAULT_LOGS_LIMIT;
   if (typeof given === 'number') limit = given;
@@ -36,8 +40,8 @@ export function listBreakoutLogs(store: Store, opts: { dictionary?: string; limi
       field: 'limit',
     });
   }
-  const dictionary = opts.dictionary === undefined ? undefined : requireDictionary(store, opts.dictionary).name;
-  const entries = store.breakoutLog.newest({ dictionary, limit });
+  const dictionary = opts.dictionary === undefined ? undefined : (await requireDictionary(store, opts.dictionary)).name;
+  const entries = await store.breakoutLog.newest({ dictionary, limit });
   return { logs: entries.map(logItem) };
 }
 
@@ -59,10 +63,10 @@ export interface LogReaderReply {
  * errors), `since` (an ISO 8601 time; entries written at or after it) and `limit` (1 to 1000,
  * default 100). Bad values are USAGE naming the parameter.
  */
-export function readBreakoutLog(
+export async function readBreakoutLog(
   store: Store,
   opts: { dictionary?: string; level?: string; since?: string; limit?: unknown } = {},
-): LogReaderReply {
+): Promise<LogReaderReply> {
   const limit = parseLogsLimit(opts.limit);
   let levels: BreakoutLogLevel[] | undefined;
   if (opts.level !== undefined) {
@@ -79,8 +83,8 @@ export function readBreakoutLog(
       throw new AppError('USAGE', `since must be an ISO 8601 time such as 2025-01-31T08:00:00Z; got "${opts.since}"`, { field: 'since' });
     since = new Date(t).toISOString();
   }
-  const dictionary = opts.dictionary === undefined ? undefined : requireDictionary(store, opts.dictionary).name;
-  const entries = store.breakoutLog.search({ dictionary, levels, since, limit });
+  const dictionary = opts.dictionary === undefined ? undefined : (await requireDictionary(store, opts.dictionary)).name;
+  const entries = await store.breakoutLog.search({ dictionary, levels, since, limit });
   return { logs: entries.map((e) => ({ ...logItem(e), job_id: e.jobId })) };
 }
 
@@ -106,15 +110,15 @@ export class JobLogWriter {
   private warnings = 0;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: StoreScope,
     private readonly jobId: string,
     private readonly now: () => Date = () => new Date(),
     private readonly onWriteError: (message: string) => void = () => {},
   ) {}
 
-  private write(dictionary: string, level: BreakoutLogLevel, message: string): void {
+  private async write(dictionary: string, level: BreakoutLogLevel, message: string): Promise<void> {
     try {
-      this.store.breakoutLog.add({
+      await this.store.breakoutLog.add({
         jobId: this.jobId,
         dictionary,
         level,
@@ -132,30 +136,30 @@ export class JobLogWriter {
     this.percent.set(dictionary, Math.max(0, Math.min(100, Math.floor(percent))));
   }
 
-  started(dictionary: string, message: string): void {
+  async started(dictionary: string, message: string): Promise<void> {
     this.percent.set(dictionary, 0);
     this.tenths.set(dictionary, 0);
-    this.write(dictionary, 'info', message);
+    await this.write(dictionary, 'info', message);
   }
 
   /** Writes an entry when the dictionary passes a further tenth (not at 0 % or 100 %: started and finished say those). */
-  progress(dictionary: string, processed: number, total: number): void {
+  async progress(dictionary: string, processed: number, total: number): Promise<void> {
     if (total <= 0) return;
     const pct = Math.min(100, Math.floor((processed * 100) / total));
     this.percent.set(dictionary, pct);
     const tenth = Math.floor(pct / 10);
     if (pct >= 100 || tenth <= (this.tenths.get(dictionary) ?? 0)) return;
     this.tenths.set(dictionary, tenth);
-    this.write(dictionary, 'info', `${dictionary}: ${processed} of ${total} cases (${pct}%)`);
+    await this.write(dictionary, 'info', `${dictionary}: ${processed} of ${total} cases (${pct}%)`);
   }
 
   /** The first MAX_LOGGED_WARNINGS warnings of the job, then one line saying the rest are in the job's log file. */
-  warning(dictionary: string, message: string): void {
+  async warning(dictionary: string, message: string): Promise<void> {
     this.warnings += 1;
-    if (this.warnings <= MAX_LOGGED_WARNINGS) this.write(dictionary, 'warn', message);
+    if (this.warnings <= MAX_LOGGED_WARNINGS) await this.write(dictionary, 'warn', message);
     else if (this.warnings === MAX_LOGGED_WARNINGS + 1) {
       const file = `logs/breakout/job-${this.jobId}.log`;
-      this.write(
+      await this.write(
         dictionary,
         'warn',
         `more than ${MAX_LOGGED_WARNINGS} warnings in job ${this.jobId}: the others are only in its log file ${file}`,
@@ -167,33 +171,33 @@ export class JobLogWriter {
    * One entry per table dropped (warn: its rows are gone until the run reloads them) and one per
    * table created, each with the table's name and why (docs/breakout.md#destructive-changes).
    */
-  tables(dictionary: string, change: { dropped: string[]; created: string[]; reason: string; detail: string }): void {
+  async tables(dictionary: string, change: { dropped: string[]; created: string[]; reason: string; detail: string }): Promise<void> {
     for (const t of change.dropped)
-      this.write(dictionary, 'warn', `${dictionary}: dropped table ${t} (${change.reason}: ${change.detail})`);
+      await this.write(dictionary, 'warn', `${dictionary}: dropped table ${t} (${change.reason}: ${change.detail})`);
     for (const t of change.created)
-      this.write(dictionary, 'info', `${dictionary}: created table ${t} (${change.reason}: ${change.detail})`);
+      await this.write(dictionary, 'info', `${dictionary}: created table ${t} (${change.reason}: ${change.detail})`);
   }
 
   /** One entry when the label tables were rewritten (nothing when they already matched). */
-  labels(dictionary: string, sync: { written: boolean; valueSetRows: number; itemRows: number; tables: string[] }): void {
+  async labels(dictionary: string, sync: { written: boolean; valueSetRows: number; itemRows: number; tables: string[] }): Promise<void> {
     if (!sync.written) return;
-    this.write(
+    await this.write(
       dictionary,
       'info',
       `${dictionary}: wrote value sets and item labels (${sync.valueSetRows} value rows, ${sync.itemRows} item columns) to ${sync.tables.join(', ')}`,
     );
   }
 
-  finished(dictionary: string, message: string): void {
+  async finished(dictionary: string, message: string): Promise<void> {
     this.percent.set(dictionary, 100);
-    this.write(dictionary, 'info', message);
+    await this.write(dictionary, 'info', message);
   }
 
   /** How the job ended, once per dictionary of the job; old entries are pruned afterwards. */
-  ended(dictionaries: string[], level: BreakoutLogLevel, message: string): void {
-    for (const d of dictionaries) this.write(d, level, message);
+  async ended(dictionaries: string[], level: BreakoutLogLevel, message: string): Promise<void> {
+    for (const d of dictionaries) await this.write(d, level, message);
     try {
-      this.store.breakoutLog.prune(LOG_ENTRIES_KEPT);
+      await this.store.breakoutLog.prune(LOG_ENTRIES_KEPT);
     } catch (err) {
       this.onWriteError(`could not prune the breakout log: ${(err as Error).message}`);
     }
@@ -201,13 +205,13 @@ export class JobLogWriter {
 }
 
 /** Logs a job that failed without running (its target was down at start, or its process died). */
-export function logJobFailure(
-  store: Store,
+export async function logJobFailure(
+  store: StoreScope,
   job: { id: string; dictionaries: string[]; progress?: JobProgress | null },
   error: JobError,
-): void {
+): Promise<void> {
   const writer = new JobLogWriter(store, job.id);
   const p = job.progress;
   if (p && p.total > 0) writer.at(p.dictionary, (p.processed * 100) / p.total);
-  writer.ended(job.dictionaries, 'error', `job ${job.id} failed: ${jobErrorLabel(error)}: ${error.message}`);
+  await writer.ended(job.dictionaries, 'error', `job ${job.id} failed: ${jobErrorLabel(error)}: ${error.message}`);
 }

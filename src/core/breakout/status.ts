@@ -164,22 +164,24 @@ interface Row {
   config: TargetConfig | null;
 }
 
-function describe(store: Store, dict: DictionaryRow, env: NodeJS.ProcessEnv): Row {
+async function describe(store: Store, dict: DictionaryRow, env: NodeJS.ProcessEnv): Promise<Row> {
   let shown: EffectiveTarget | null;
   try {
-    shown = effectiveTargetWithoutSecrets(store, dict);
+    shown = await effectiveTargetWithoutSecrets(store, dict);
   } catch {
     shown = null; // an invalid BREAKOUT_DB_TYPE: shown as not configured, never a failed page
   }
   let config: TargetConfig | null;
   try {
-    config = effectiveTarget(store, dict, env).config;
+    config = (await effectiveTarget(store, dict, env)).config;
   } catch {
     config = null;
   }
-  const configured = isBreakoutConfigured(store, dict);
+  const configured = await isBreakoutConfigured(store, dict);
   const place = configured && shown ? targetPlace(shown.config) : { host: null, schema: null };
-  const schedule = store.schedules.forDictionary(dict.id);
+  const schedule = await store.schedules.forDictionary(dict.id);
+  const totalCases = await store.cases.countActive(dict.id);
+  const interrupted = await breakoutInterruption(store, dict);
   return {
     dict,
     config: configured ? config : null,
@@ -195,13 +197,13 @@ function describe(store: Store, dict: DictionaryRow, env: NodeJS.ProcessEnv): Ro
       last_run: statusTime(schedule?.lastRun),
       next_run: statusTime(schedule?.nextRun),
       last_exit_code: schedule?.lastExitCode ?? null,
-      total_cases: store.cases.countActive(dict.id),
+      total_cases: totalCases,
       processed_cases: null,
       cases_pending: null,
       completion_rate: null,
       is_up_to_date: null,
       last_processed_time: null,
-      breakout_interrupted: breakoutInterruption(store, dict),
+      breakout_interrupted: interrupted,
     },
   };
 }
@@ -210,12 +212,13 @@ function describe(store: Store, dict: DictionaryRow, env: NodeJS.ProcessEnv): Ro
  * Soft-deleted cases the breakout has not applied yet: deleted after its cursor, so their rows
  * may still be in the target. Zero when the dictionary was never broken out.
  */
-function pendingDeletions(store: Store, dictionaryId: number): number {
-  const state = store.breakoutState.get(dictionaryId);
+async function pendingDeletions(store: Store, dictionaryId: number): Promise<number> {
+  const state = await store.breakoutState.get(dictionaryId);
   if (!state) return 0;
-  const upTo = store.cases.maxRevision(dictionaryId);
+  const upTo = await store.cases.maxRevision(dictionaryId);
   return (
-    store.cases.countChanged(dictionaryId, state.cursor, upTo, false) - store.cases.countChanged(dictionaryId, state.cursor, upTo, true)
+    (await store.cases.countChanged(dictionaryId, state.cursor, upTo, false)) -
+    (await store.cases.countChanged(dictionaryId, state.cursor, upTo, true))
   );
 }
 
@@ -268,14 +271,14 @@ async function readTarget(store: Store, config: TargetConfig, rows: Row[], conne
     const session = await dialect.connect({ ...config, connectTimeoutMs, existingOnly: true });
     try {
       for (const row of rows) {
-        const dict = store.dictionaries.findWithModel(row.dict.name);
+        const dict = await store.dictionaries.findWithModel(row.dict.name);
         if (!dict) continue;
         const plan = planBreakout(dict.model, dict.label, { maxIdentifierLength: dialect.capabilities.maxIdentifierLength });
         const cases = plan.tables.find((t) => t.kind === 'main')!.name;
         const jobs = plan.tables.find((t) => t.kind === 'jobs')!.name;
         try {
           const p = await session.breakoutProgress(cases, jobs);
-          fillProgress(row.item, p.cases, p.lastCompleted, pendingDeletions(store, row.dict.id));
+          fillProgress(row.item, p.cases, p.lastCompleted, await pendingDeletions(store, row.dict.id));
         } catch {
           // this dictionary's fields stay null; the others of the target are still read
         }
@@ -306,16 +309,17 @@ export async function breakoutStatus(store: Store, query: StatusQuery, opts: Sta
   const env = opts.env ?? process.env;
   const connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_STATUS_CONNECT_TIMEOUT_MS;
   // A job whose process died is failed before any interruption is read (a killed load shows as one).
-  reapDeadJobs(store);
-  const dicts = store.dictionaries.list().filter((d) => f.names === null || [...f.names].some((n) => answersTo(d, n)));
+  await reapDeadJobs(store);
+  const dicts = (await store.dictionaries.list()).filter((d) => f.names === null || [...f.names].some((n) => answersTo(d, n)));
   const matching: DictionaryRow[] = [];
   for (const d of dicts) {
-    if (f.cronEnabled !== null && (store.schedules.forDictionary(d.id)?.enabled ?? false) !== f.cronEnabled) continue;
-    if (f.configured !== null && isBreakoutConfigured(store, d) !== f.configured) continue;
+    if (f.cronEnabled !== null && ((await store.schedules.forDictionary(d.id))?.enabled ?? false) !== f.cronEnabled) continue;
+    if (f.configured !== null && (await isBreakoutConfigured(store, d)) !== f.configured) continue;
     matching.push(d);
   }
   const total = matching.length;
-  const rows = matching.slice((f.page - 1) * f.limit, f.page * f.limit).map((d) => describe(store, d, env));
+  const rows: Row[] = [];
+  for (const d of matching.slice((f.page - 1) * f.limit, f.page * f.limit)) rows.push(await describe(store, d, env));
   const byTarget = new Map<string, { config: TargetConfig; rows: Row[] }>();
   for (const row of rows) {
     if (!row.config) continue;

@@ -37,7 +37,7 @@ async function withTables<T>(
     store,
     dict,
     async (session, plan, target) => {
-      const state = store.breakoutState.get(dict.id);
+      const state = await store.breakoutState.get(dict.id);
       const recorded = state && state.target === target.identity ? state.tables : [];
       const known = new Set([...plan.tables.map((t) => t.name), ...recorded]);
       const prefixes = [...new Set([`${plan.prefix}_`, commonPrefix(recorded)].filter((p) => p !== ''))];
@@ -58,8 +58,8 @@ async function withTables<T>(
  * into them that stopped half way is `interrupted` (docs/breakout.md#interrupted-breakouts).
  */
 export async function breakoutTables(store: Store, dictionaryName: string): Promise<BreakoutTablesReply> {
-  const dict = requireDictionary(store, dictionaryName);
-  reapDeadJobs(store);
+  const dict = await requireDictionary(store, dictionaryName);
+  await reapDeadJobs(store);
   return withTables(store, dict, async (session, plan, tables, recorded, target) => {
     if (tables.length === 0) {
       throw new AppError('NOT_FOUND', `dictionary ${dict.name} has no breakout tables in ${session.databaseName()}`, {
@@ -75,7 +75,7 @@ export async function breakoutTables(store: Store, dictionaryName: string): Prom
         .map((t) => t.createdAt)
         .filter((c): c is string => c !== null)
         .sort()[0] ??
-      store.breakoutState.get(dict.id)?.updatedAt ??
+      (await store.breakoutState.get(dict.id))?.updatedAt ??
       null;
     return {
       dictionary: dict.name,
@@ -90,7 +90,7 @@ export async function breakoutTables(store: Store, dictionaryName: string): Prom
       })),
       total_size: humanSize(tables.reduce((n, t) => n + t.sizeBytes, 0)),
       created_at: created,
-      interrupted: breakoutInterruption(store, dict, target),
+      interrupted: await breakoutInterruption(store, dict, target),
     };
   });
 }
@@ -100,7 +100,7 @@ export async function dropBreakoutTables(
   store: Store,
   dictionaryName: string,
 ): Promise<{ message: string; dictionary: string; deleted_tables: string[]; freed_space: string }> {
-  const dict = requireDictionary(store, dictionaryName);
+  const dict = await requireDictionary(store, dictionaryName);
   // Looked at first without changing anything: with no tables there is nothing to open for
   // writing (a SQLite target file that was never made is not made just to drop nothing).
   const present = await withTables(store, dict, async (_session, _plan, tables) => tables.length, { probe: true }).catch((err: unknown) => {
@@ -109,13 +109,13 @@ export async function dropBreakoutTables(
     throw err;
   });
   if (present === 0) {
-    store.breakoutState.clear(dict.id);
+    await store.breakoutState.clear(dict.id);
     return { message: `${dict.name} had no breakout tables`, dictionary: dict.name, deleted_tables: [], freed_space: humanSize(0) };
   }
   return withTables(store, dict, async (session, _plan, tables) => {
     // Stale tables under an old prefix go too: they belong to this dictionary.
     const dropped = await session.dropTables(tables.map((t) => t.name));
-    store.breakoutState.clear(dict.id);
+    await store.breakoutState.clear(dict.id);
     const freed = tables.filter((t) => dropped.includes(t.name)).reduce((n, t) => n + t.sizeBytes, 0);
     return {
       message: dropped.length ? `Dropped ${dropped.length} breakout tables of ${dict.name}` : `${dict.name} had no breakout tables`,

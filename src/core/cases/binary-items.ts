@@ -7,6 +7,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { CaseWrite } from '../../store/cases-repo.js';
 import type { BinaryItemRow } from '../../store/binary-items-repo.js';
 import { binaryRefsOf } from '../../cspro/case/binary-descriptor.js';
@@ -78,17 +79,17 @@ export async function storeBinaryContent(
  * (call inside the transaction that writes it). `known` gives a size and time per signature
  * where the source kept them (a CSWeb import); otherwise the descriptor's length and `now`.
  */
-export function recordBinaryItems(
-  store: Store,
+export async function recordBinaryItems(
+  store: StoreScope,
   dictionaryId: number,
   write: Pick<CaseWrite, 'guid' | 'data'>,
   now: string,
   known?: ReadonlyMap<string, { size: number | null; modifiedTime: string }>,
-): void {
+): Promise<void> {
   const refs = binaryRefsOf(write.data);
   const rows: Omit<BinaryItemRow, 'caseGuid'>[] = refs.map((r) => {
     const k = known?.get(r.signature);
     return { signature: r.signature, size: k?.size ?? r.length ?? null, modifiedTime: k?.modifiedTime ?? now };
   });
-  store.binaryItems.replaceForCase(dictionaryId, write.guid, rows);
+  await store.binaryItems.replaceForCase(dictionaryId, write.guid, rows);
 }

@@ -1,4 +1,6 @@
 import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
+import type { DictionaryRecord } from '../../store/dictionaries-repo.js';
 import type { StoredCase } from '../../store/cases-repo.js';
 import { AppError } from '../../shared/errors.js';
 import type { CaseLimits } from '../../cspro/case/case-limits.js';
@@ -34,17 +36,35 @@ export function tombstoneOf(c: StoredCase, limits: CaseLimits): StoredCase {
  * it from the target. Deleting a tombstone again changes nothing, unless it holds a field over
  * the limits: then that field is emptied at a new revision.
  */
-export function deleteCase(store: Store, dictionaryName: string, guid: string): { message: string; guid: string; revision: number } {
-  const dict = requireDictionary(store, dictionaryName);
-  return store.transaction(() => {
-    const c = store.cases.get(dict.id, guid);
+export async function deleteCase(
+  store: Store,
+  dictionaryName: string,
+  guid: string,
+): Promise<{ message: string; guid: string; revision: number }> {
+  const dict = await requireDictionary(store, dictionaryName);
+  return deleteCaseOf(store, dict, guid, limitsOf(store));
+}
+
+/**
+ * `deleteCase` of a dictionary already found, under the store's `limits`, in one transaction of
+ * `scope` (a savepoint when `scope` is a transaction: a sync client's delete records its history
+ * in the same one).
+ */
+export async function deleteCaseOf(
+  scope: StoreScope,
+  dict: Pick<DictionaryRecord, 'id' | 'name'>,
+  guid: string,
+  limits: CaseLimits,
+): Promise<{ message: string; guid: string; revision: number }> {
+  return scope.transaction(async (tx) => {
+    const c = await tx.cases.get(dict.id, guid);
     if (!c) throw new AppError('NOT_FOUND', `case ${guid} not found in dictionary ${dict.name}`, { dictionary: dict.name, case: guid });
-    const tombstone = tombstoneOf(c, limitsOf(store));
+    const tombstone = tombstoneOf(c, limits);
     // A tombstone written before the limits sheds its oversize fields when deleted again.
     const shed = tombstone.label !== c.label || tombstone.data !== c.data || tombstone.notes !== c.notes;
     if (c.deleted && !shed) return { message: `Case ${guid} was already deleted`, guid, revision: c.revision };
-    const revision = newRevision(store, dict.id, 'delete');
-    putCase(store, dict.id, { ...tombstone, clock: tickClock(c.clock, store.settings.serverDeviceId()) }, revision);
+    const revision = await newRevision(tx, dict.id, 'delete');
+    await putCase(tx, dict.id, { ...tombstone, clock: tickClock(c.clock, await tx.settings.serverDeviceId()) }, revision);
     return {
       message: c.deleted ? `Case ${guid} was already deleted; its fields over the limits were emptied` : `Case ${guid} deleted`,
       guid,
@@ -61,28 +81,33 @@ const CLEAR_PAGE = 500;
  * CSPro 8.1 data source's "delete the data": docs/sync.md#the-81-data-source). Each case becomes a
  * tombstone as `deleteCase` makes it, so devices and the incremental breakout see the deletions;
  * positions are kept, so none is given again. Reads the cases a page at a time in position order.
- * Returns the revision (the newest of the dictionary when nothing was live) and the count.
+ * Returns the revision (the newest of the dictionary when nothing was live) and the count. The
+ * transaction is `scope`'s (a savepoint when `scope` is a transaction); `limits` are the store's.
  */
-export function deleteAllCases(store: Store, dictionaryId: number, origin: string): { revision: number; cases: number } {
-  return store.transaction(() => {
-    const limits = limitsOf(store);
-    const device = store.settings.serverDeviceId();
+export async function deleteAllCases(
+  scope: StoreScope,
+  dictionaryId: number,
+  origin: string,
+  limits: CaseLimits,
+): Promise<{ revision: number; cases: number }> {
+  return scope.transaction(async (tx) => {
+    const device = await tx.settings.serverDeviceId();
     let revision: number | undefined;
     let count = 0;
     let after = 0;
     for (;;) {
-      const page = store.caseQueries.cases(
+      const page = await tx.caseQueries.cases(
         dictionaryId,
         { status: 'notDeletedOnly', order: 'position', ascending: true, filter: { field: 'position', operator: '>', value: after } },
         CLEAR_PAGE,
         0,
       );
       if (page.length === 0) break;
-      revision ??= newRevision(store, dictionaryId, origin);
-      for (const c of page) putCase(store, dictionaryId, { ...tombstoneOf(c, limits), clock: tickClock(c.clock, device) }, revision);
+      revision ??= await newRevision(tx, dictionaryId, origin);
+      for (const c of page) await putCase(tx, dictionaryId, { ...tombstoneOf(c, limits), clock: tickClock(c.clock, device) }, revision);
       count += page.length;
       after = page.at(-1)!.position;
     }
-    return { revision: revision ?? store.cases.maxRevision(dictionaryId), cases: count };
+    return { revision: revision ?? (await tx.cases.maxRevision(dictionaryId)), cases: count };
   });
 }

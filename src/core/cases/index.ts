@@ -4,7 +4,7 @@
  * (`writeMergedCases`), tombstones, the CSWeb import's "replace as it is" (`replaceCases`) and
  * revision allocation; and the import of case files (`import/`).
  */
-export { deleteAllCases, deleteCase } from './delete.js';
+export { deleteAllCases, deleteCase, deleteCaseOf } from './delete.js';
 export { importCases, warningLine } from './import/index.js';
 export type { ImportReport } from './import/index.js';
 export { DEFAULT_CASES_LIMIT, MAX_CASES_LIMIT, getCase, listCases, parsePaging } from './list.js';

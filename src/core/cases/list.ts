@@ -1,5 +1,6 @@
 import type { LevelObject, SyncCase } from '../../cspro/case/model.js';
 import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { StoredCase } from '../../store/cases-repo.js';
 import { AppError } from '../../shared/errors.js';
 import { requireDictionary } from '../dictionaries/index.js';
@@ -44,13 +45,17 @@ function toWhole(v: unknown, field: string): number {
 /**
  * One page of a dictionary's cases (deleted ones included, flagged), ordered by case key: up to
  * `limit`, and no more than fit in the page byte budget (always at least one; docs/limits.md).
- * A page shorter than `limit` with `offset + data.length < total` has more after it.
+ * A page shorter than `limit` with `offset + data.length < total` has more after it. The page
+ * and the total are read in one snapshot.
  */
-export function listCases(store: Store, dictionaryName: string, paging: { limit: number; offset: number }): CaseList {
-  const dict = requireDictionary(store, dictionaryName);
-  const rows = store.cases.page(dict.id, paging.limit, paging.offset, limitsOf(store).pageBytes);
+export async function listCases(store: Store, dictionaryName: string, paging: { limit: number; offset: number }): Promise<CaseList> {
+  const dict = await requireDictionary(store, dictionaryName);
+  const budget = limitsOf(store).pageBytes;
+  const [rows, total] = await store.readTransaction(
+    async (tx) => [await tx.cases.page(dict.id, paging.limit, paging.offset, budget), await tx.cases.count(dict.id)] as const,
+  );
   return {
-    total: store.cases.count(dict.id),
+    total,
     limit: paging.limit,
     offset: paging.offset,
     data: rows.map((c) => ({
@@ -64,9 +69,9 @@ export function listCases(store: Store, dictionaryName: string, paging: { limit:
 }
 
 /** One case in the data-collection client's sync JSON shape, `level-1` as an object (docs/cspro-formats.md#the-case-model). */
-export function getCase(store: Store, dictionaryName: string, guid: string): SyncCase {
-  const dict = requireDictionary(store, dictionaryName);
-  const c = store.cases.get(dict.id, guid);
+export async function getCase(store: StoreScope, dictionaryName: string, guid: string): Promise<SyncCase> {
+  const dict = await requireDictionary(store, dictionaryName);
+  const c = await store.cases.get(dict.id, guid);
   if (!c) throw new AppError('NOT_FOUND', `case ${guid} not found in dictionary ${dict.name}`, { dictionary: dict.name, case: guid });
   return toSyncCase(c);
 }

@@ -1,8 +1,7 @@
-import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { CaseWrite } from '../../store/cases-repo.js';
 import type { BinaryItemRow } from '../../store/binary-items-repo.js';
-import { checkCaseFields } from '../../cspro/case/case-limits.js';
-import { limitsOf } from '../home/index.js';
+import { checkCaseFields, type CaseLimits } from '../../cspro/case/case-limits.js';
 import { sameClock, sameContent } from './content.js';
 import { keepRevision } from './revisions.js';
 import { inStoredForm } from './stored-text.js';
@@ -28,17 +27,18 @@ function sameBinary(a: readonly Omit<BinaryItemRow, 'caseGuid'>[], b: readonly O
  * `origin`, so the store's counter continues above it), with its clock and its binary-item rows
  * as given. A case whose revision, clock and content (`sameContent`, the merge's own equality)
  * are those stored is left unchanged, only its binary-item rows brought up to date. Over a limit
- * of docs/limits.md is CASE_TOO_LARGE, as on the merge path. Call inside a store transaction.
+ * of docs/limits.md (`limits`, the store's: limitsOf) is CASE_TOO_LARGE, as on the merge path.
+ * Call inside a store transaction, with its scope.
  */
-export function replaceCases(
-  store: Store,
+export async function replaceCases(
+  store: StoreScope,
   dictionaryId: number,
   cases: readonly CaseAsItIs[],
   origin: string,
-): { written: number; unchanged: number } {
-  const limits = limitsOf(store);
+  limits: CaseLimits,
+): Promise<{ written: number; unchanged: number }> {
   for (const c of cases) checkCaseFields(c.write, limits);
-  const existing = store.cases.getMany(
+  const existing = await store.cases.getMany(
     dictionaryId,
     cases.map((c) => c.write.guid),
   );
@@ -50,15 +50,15 @@ export function replaceCases(
     if (stored && stored.revision === c.revision && sameClock(write.clock, stored.clock) && sameContent(write, stored)) {
       unchanged += 1;
       // A case written before its binary items were (or whose rows changed alone) gets them now.
-      if (!sameBinary(c.binary, store.binaryItems.forCase(dictionaryId, write.guid))) {
-        store.binaryItems.replaceForCase(dictionaryId, write.guid, c.binary);
+      if (!sameBinary(c.binary, await store.binaryItems.forCase(dictionaryId, write.guid))) {
+        await store.binaryItems.replaceForCase(dictionaryId, write.guid, c.binary);
       }
       continue;
     }
-    keepRevision(store, c.revision, dictionaryId, origin);
-    putCase(store, dictionaryId, write, c.revision);
+    await keepRevision(store, c.revision, dictionaryId, origin);
+    await putCase(store, dictionaryId, write, c.revision);
     // The rows as given rather than the descriptors: the import carries what CSWeb held.
-    store.binaryItems.replaceForCase(dictionaryId, write.guid, c.binary);
+    await store.binaryItems.replaceForCase(dictionaryId, write.guid, c.binary);
     written += 1;
   }
   return { written, unchanged };

@@ -1,11 +1,11 @@
-import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 
 /**
  * Allocates the next revision of the store for a write to a dictionary's cases; `origin` says who
  * wrote (`sync:<device>`, `import:<file>`, `delete`, …). Call inside the write transaction that
  * uses it, so a revision never exists without its cases.
  */
-export function newRevision(store: Store, dictionaryId: number, origin: string): number {
+export async function newRevision(store: StoreScope, dictionaryId: number, origin: string): Promise<number> {
   return store.cases.nextRevision(dictionaryId, origin);
 }
 
@@ -15,6 +15,6 @@ export function newRevision(store: Store, dictionaryId: number, origin: string):
  * Dictionary 0 records a number that belongs to no dictionary (CSWeb's highest, which may have
  * written no case). Call inside the write transaction.
  */
-export function keepRevision(store: Store, revision: number, dictionaryId: number, origin: string): void {
-  store.cases.recordRevision(revision, dictionaryId, origin);
+export async function keepRevision(store: StoreScope, revision: number, dictionaryId: number, origin: string): Promise<void> {
+  await store.cases.recordRevision(revision, dictionaryId, origin);
 }

@@ -4,11 +4,10 @@
  * `sameContent` (content.ts). The merge of sync uploads and imports is here; the tombstones of
  * delete.ts and the CSWeb import's "replace as it is" (replace.ts) call `putCase` too.
  */
-import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { CaseWrite } from '../../store/cases-repo.js';
 import { nowIso } from '../../store/clock.js';
-import { checkCaseFields } from '../../cspro/case/case-limits.js';
-import { limitsOf } from '../home/index.js';
+import { checkCaseFields, type CaseLimits } from '../../cspro/case/case-limits.js';
 import { mergeCaseWrite, type MergeOutcome } from './merge.js';
 import { recordBinaryItems } from './binary-items.js';
 import { inStoredForm } from './stored-text.js';
@@ -18,36 +17,36 @@ import { inStoredForm } from './stored-text.js';
  * position are kept). The only call of the store's case upsert: callers decide what to write.
  * Call inside the store transaction of the write.
  */
-export function putCase(store: Store, dictionaryId: number, write: CaseWrite, revision: number, now = nowIso()): void {
-  store.cases.upsert(dictionaryId, write, revision, now);
+export async function putCase(store: StoreScope, dictionaryId: number, write: CaseWrite, revision: number, now = nowIso()): Promise<void> {
+  await store.cases.upsert(dictionaryId, write, revision, now);
 }
 
 /**
  * The merge path: merges a batch with the stored cases (vector clocks, merge.ts) and writes what
  * changed at the revision `revision()` gives (asked only when something changes). Import and the
  * sync upload both write through here, inside their own `store.transaction`, so every case they
- * bring follows one rule; a case over a limit of docs/limits.md throws CASE_TOO_LARGE and the
- * transaction stores nothing. Text a UTF-8 column cannot hold is put in its stored form first
+ * bring follows one rule; a case over a limit of docs/limits.md (`limits`, the store's: limitsOf)
+ * throws CASE_TOO_LARGE and the transaction stores nothing. Text a UTF-8 column cannot hold is put in its stored form first
  * (stored-text.ts), so it compares equal to what was stored from it. Each written case's
  * binary-item rows are replaced with the descriptors it holds.
  */
-export function writeMergedCases(
-  store: Store,
+export async function writeMergedCases(
+  store: StoreScope,
   dictionaryId: number,
   cases: CaseWrite[],
   serverDeviceId: string,
-  revision: () => number,
+  revision: () => number | Promise<number>,
   tally: Record<MergeOutcome, number>,
-): void {
+  limits: CaseLimits,
+): Promise<void> {
   // The backstop of every path (docs/limits.md): callers check each case first to name it in
   // their own way; nothing over a limit reaches the store whoever calls.
-  const limits = limitsOf(store);
   const guids = new Set<string>();
   for (const c of cases) {
     checkCaseFields(c, limits);
     guids.add(c.guid);
   }
-  const existing = store.cases.getMany(dictionaryId, [...guids]);
+  const existing = await store.cases.getMany(dictionaryId, [...guids]);
   // Only a guid that comes again later in the batch needs this write remembered.
   const repeats = guids.size < cases.length;
   const now = nowIso();
@@ -55,10 +54,10 @@ export function writeMergedCases(
     const { outcome, write } = mergeCaseWrite(inStoredForm(c), existing.get(c.guid), serverDeviceId);
     tally[outcome] += 1;
     if (!write) continue;
-    const r = revision();
-    putCase(store, dictionaryId, write, r, now);
+    const r = await revision();
+    await putCase(store, dictionaryId, write, r, now);
     // The case's binary items follow it: its rows now name the descriptors of this version.
-    recordBinaryItems(store, dictionaryId, write, now);
+    await recordBinaryItems(store, dictionaryId, write, now);
     // A case repeated later in the same batch must compare against this version.
     if (repeats) existing.set(c.guid, { ...write, revision: r, createdAt: '', modifiedAt: '' });
   }

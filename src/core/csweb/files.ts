@@ -93,7 +93,7 @@ async function importSyncedFile(
     out.report.push({ level: 'error', code: 'CSWEB_FILE_REFUSED', file: path, message: `${path} was not copied: ${reason(err)}` });
     return;
   }
-  const row = store.files.find(name);
+  const row = await store.files.find(name);
   const have = await statOrUndefined(target);
   if (row && have?.isFile() && have.size === source.size && row.size === source.size && whole(have.mtimeMs) === whole(source.mtimeMs)) {
     out.files.unchanged++;
@@ -133,9 +133,9 @@ const rfc3339 = (ms: number): string => new Date(whole(ms) * 1000).toISOString()
  * Keeps the package's `cspro_apps` metadata with the zip it describes, so `GET /api/apps` lists its
  * description and version and a download answers CSWeb's signature (docs/sync.md#apps).
  */
-function keepMetadata(store: Store, app: CswebApp, zip: { size: number; md5: string; buildMs: number }): void {
-  store.transaction(() =>
-    store.appPackages.save({
+async function keepMetadata(store: Store, app: CswebApp, zip: { size: number; md5: string; buildMs: number }): Promise<void> {
+  await store.transaction((tx) =>
+    tx.appPackages.save({
       name: app.name,
       description: app.description,
       version: app.version,
@@ -183,7 +183,7 @@ async function importApp(store: Store, filesDir: string, app: CswebApp, dryRun: 
   const sourceMd5 = await md5Of(source);
   if (have?.isFile() && have.size === st.size && whole(have.mtimeMs) === whole(buildMs) && (await md5Of(target)) === sourceMd5) {
     // The zip is there as it is in CSWeb; its metadata is kept again (a home from before it was kept, or a changed row).
-    if (!dryRun) keepMetadata(store, app, { size: st.size, md5: sourceMd5, buildMs });
+    if (!dryRun) await keepMetadata(store, app, { size: st.size, md5: sourceMd5, buildMs });
     out.apps.unchanged++;
     return;
   }
@@ -199,7 +199,7 @@ async function importApp(store: Store, filesDir: string, app: CswebApp, dryRun: 
       }
       await commitStaged(staged);
       // After the zip: metadata saved first would describe a zip not there yet (and be ignored).
-      keepMetadata(store, app, { size: staged.size, md5: staged.md5, buildMs });
+      await keepMetadata(store, app, { size: staged.size, md5: staged.md5, buildMs });
     } catch (err) {
       return refuse('CSWEB_APP_REFUSED', `${label} was not copied: ${reason(err)}`);
     }

@@ -58,13 +58,13 @@ export async function importDictionaryCases(
     // Contents first, outside the transaction: a file named by its md5 is harmless before its row.
     for (const d of decoded) for (const b of d.binary) await copyBinaryItem(store, dict.name, d.write.guid, b.signature, ctx);
     if (!ctx.dryRun) {
-      store.transaction(() => {
-        const mark = store.webhookQueue.lastOutboxId();
-        const r = replaceCases(store, dict.id, decoded, 'csweb');
+      await store.transaction(async (tx) => {
+        const mark = await tx.webhookQueue.lastOutboxId();
+        const r = await replaceCases(tx, dict.id, decoded, 'csweb', limits);
         result.written += r.written;
         result.unchanged += r.unchanged;
-        if (!ctx.emitEvents) store.webhookQueue.discardCapturesAfter(mark);
-        saveCursor(store, ctx.source, dict.name, { dictionaryId: dict.id, ...cursor });
+        if (!ctx.emitEvents) await tx.webhookQueue.discardCapturesAfter(mark);
+        await saveCursor(tx, ctx.source, dict.name, { dictionaryId: dict.id, ...cursor });
       });
     } else {
       result.written += decoded.length;
@@ -82,7 +82,7 @@ export async function importDictionaryCases(
  * (docs/migrating-from-csweb.md#binary-case-items).
  */
 async function copyBinaryItem(store: Store, dictionary: string, guid: string, signature: string, ctx: CasesContext): Promise<void> {
-  if (hasBinaryContent(store, dictionary, signature)) return;
+  if (await hasBinaryContent(store, dictionary, signature)) return;
   const rel = `binary-items/${dictionary.toLowerCase()}/${signature}`;
   const at = { dictionary, guid, file: rel };
   const fail = (code: string, message: string) => ctx.entries.add({ level: 'error', code, ...at, message });

@@ -89,9 +89,9 @@ export async function importFromCsweb(store: Store, conn: Connection, opts: Cswe
   const dryRun = opts.dryRun === true;
   // An unknown --dictionary is refused before the home is tied to the source.
   const wanted = selectDictionaries(await readCswebDictionaries(conn), opts.dictionaries);
-  if (dryRun) checkSource(store, source.serverDeviceId);
+  if (dryRun) await checkSource(store, source.serverDeviceId);
   else {
-    const claim = store.transaction(() => claimSource(store, source.serverDeviceId));
+    const claim = await store.transaction((tx) => claimSource(tx, source.serverDeviceId));
     if (claim.replacedDeviceId !== undefined) {
       entries.add({
         level: 'warn',
@@ -110,8 +110,8 @@ export async function importFromCsweb(store: Store, conn: Connection, opts: Cswe
 
   const plans: { csweb: CswebDictionary; total: number }[] = [];
   for (const d of wanted) {
-    const existing = store.dictionaries.find(d.name);
-    const after = existing ? readCursor(store, source.serverDeviceId, d.name, existing.id) : { revision: 0, guid: '' };
+    const existing = await store.dictionaries.find(d.name);
+    const after = existing ? await readCursor(store, source.serverDeviceId, d.name, existing.id) : { revision: 0, guid: '' };
     const missing = await missingDictionaryTables(conn, d.name);
     plans.push({ csweb: d, total: missing.length === 0 ? await countCswebCases(conn, d.name, after, highest) : 0 });
   }
@@ -141,7 +141,7 @@ export async function importFromCsweb(store: Store, conn: Connection, opts: Cswe
   }
   if (!dryRun && !opts.signal?.aborted) {
     // The counter continues above CSWeb's highest revision, even one that wrote no case (docs/migrating-from-csweb.md#revisions-and-tablets).
-    if (highest > 0) store.transaction(() => keepRevision(store, highest, 0, 'csweb'));
+    if (highest > 0) await store.transaction((tx) => keepRevision(tx, highest, 0, 'csweb'));
   }
   const files =
     opts.filesDir === undefined || opts.signal?.aborted ? undefined : await importCswebFiles(store, conn, opts.filesDir, { dryRun });
@@ -210,13 +210,8 @@ async function importOne(store: Store, conn: Connection, csweb: CswebDictionary,
     );
     return result;
   }
-  const existing = store.dictionaries.find(csweb.name);
-  const taken = new Set(
-    store.dictionaries
-      .list()
-      .filter((d) => d.name !== csweb.name)
-      .map((d) => d.label.toLowerCase()),
-  );
+  const existing = await store.dictionaries.find(csweb.name);
+  const taken = new Set((await store.dictionaries.list()).filter((d) => d.name !== csweb.name).map((d) => d.label.toLowerCase()));
   const label = existing?.label ?? mapLabel(csweb.label, csweb.name, taken);
   result.label = label;
   if (!existing && label !== csweb.label) {
@@ -228,13 +223,13 @@ async function importOne(store: Store, conn: Connection, csweb: CswebDictionary,
     });
   }
   const source = Buffer.from(csweb.content, 'utf8');
-  const stored = existing ? store.dictionaries.source(csweb.name) : undefined;
+  const stored = existing ? await store.dictionaries.source(csweb.name) : undefined;
   const changed = !existing || stored === undefined || !stored.equals(source);
   if (changed) {
     // A syncable name the stored file carries (a CSPro 8.1 JSON dictionary) goes with it; one the
     // upload would refuse is reported now, in a dry run too (docs/sync.md#syncable-names).
     try {
-      settleSyncName(store, model, existing);
+      await settleSyncName(store, model, existing);
     } catch (err) {
       const e = toAppError(err);
       if (e.code !== 'SYNC_NAME_TAKEN' && e.code !== 'SYNC_NAME_LOCKED') throw e;
@@ -245,20 +240,20 @@ async function importOne(store: Store, conn: Connection, csweb: CswebDictionary,
   result.dictionary = !existing ? 'created' : changed ? 'replaced' : 'unchanged';
   let dictionaryId = existing?.id ?? 0;
   if (changed && !ctx.dryRun) {
-    const reply = store.transaction(() => {
-      const mark = store.webhookQueue.lastOutboxId();
-      const r = uploadDictionary(store, { source, label, file: csweb.name });
-      if (!ctx.emitEvents) store.webhookQueue.discardCapturesAfter(mark);
+    const reply = await store.transaction(async (tx) => {
+      const mark = await tx.webhookQueue.lastOutboxId();
+      const r = await uploadDictionary(tx, { source, label, file: csweb.name });
+      if (!ctx.emitEvents) await tx.webhookQueue.discardCapturesAfter(mark);
       return r;
     });
     if (reply.breakout_rebuild) result.breakoutRebuild = reply.breakout_rebuild.message;
-    dictionaryId = store.dictionaries.find(csweb.name)!.id;
+    dictionaryId = (await store.dictionaries.find(csweb.name))!.id;
   }
-  const after = existing ? readCursor(store, ctx.source, csweb.name, existing.id) : { revision: 0, guid: '' };
+  const after = existing ? await readCursor(store, ctx.source, csweb.name, existing.id) : { revision: 0, guid: '' };
   result.cursor = after;
   // sds must not have written this dictionary itself since the last import: its revisions would
   // interleave with CSWeb's (docs/migrating-from-csweb.md#running-beside-csweb).
-  const localMax = existing ? store.cases.maxRevision(existing.id) : 0;
+  const localMax = existing ? await store.cases.maxRevision(existing.id) : 0;
   if (localMax > after.revision) {
     fail(
       'CSWEB_LOCAL_CHANGES',

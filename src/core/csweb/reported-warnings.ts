@@ -32,7 +32,11 @@ export interface WarningsToShow {
  * `--json`) or nothing may be written (`--dry-run`). Errors are never remembered: they print
  * on every run until fixed (docs/migrating-from-csweb.md#the-report).
  */
-export function warningsToShow(store: Store, report: CswebImportReport, opts: { all?: boolean; record: boolean }): WarningsToShow {
+export async function warningsToShow(
+  store: Store,
+  report: CswebImportReport,
+  opts: { all?: boolean; record: boolean },
+): Promise<WarningsToShow> {
   const source = report.source.serverDeviceId;
   const entries: ReportEntry[] = [];
   const fresh: string[] = [];
@@ -43,7 +47,7 @@ export function warningsToShow(store: Store, report: CswebImportReport, opts: { 
       continue;
     }
     const key = reportedKey(source, e);
-    const seen = store.settings.get(key) !== undefined;
+    const seen = (await store.settings.get(key)) !== undefined;
     if (seen && opts.all !== true) {
       alreadyReported += 1;
       continue;
@@ -53,8 +57,8 @@ export function warningsToShow(store: Store, report: CswebImportReport, opts: { 
   }
   if (opts.record && fresh.length > 0) {
     const at = new Date().toISOString();
-    store.transaction(() => {
-      for (const key of fresh) store.settings.set(key, at);
+    await store.transaction(async (tx) => {
+      for (const key of fresh) await tx.settings.set(key, at);
     });
   }
   return { entries, alreadyReported };

@@ -1,5 +1,6 @@
 import type { Connection } from 'mysql2/promise';
 import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { Role } from '../../store/users-repo.js';
 import { readCswebAccounts, type CswebUser } from '../../csweb/users-reader.js';
 import type { CswebReportEntry } from '../../csweb/report-entry.js';
@@ -41,7 +42,12 @@ function details(u: CswebUser) {
  * Decides, and unless `dryRun` writes, what becomes of each CSWeb account; runs inside the
  * caller's store transaction so that the decisions hold when the writes happen.
  */
-function apply(store: Store, users: CswebUser[], mappings: Map<number, { name: string; mapping: RoleMapping }>, dryRun: boolean) {
+async function apply(
+  store: StoreScope,
+  users: CswebUser[],
+  mappings: Map<number, { name: string; mapping: RoleMapping }>,
+  dryRun: boolean,
+): Promise<{ outcomes: CswebUserOutcome[]; report: CswebReportEntry[] }> {
   const outcomes: CswebUserOutcome[] = [];
   const report: CswebReportEntry[] = [];
   const skip = (u: CswebUser, code: string, level: 'warn' | 'error', message: string) => {
@@ -73,9 +79,9 @@ function apply(store: Store, users: CswebUser[], mappings: Map<number, { name: s
       continue;
     }
     const record = { cswebUsername: u.username, passwordHash: u.password, cswebRole: role.name, ...details(u) };
-    const existing = store.users.find(u.username);
+    const existing = await store.users.find(u.username);
     if (!existing) {
-      const lookalike = store.users.findIgnoringCase(u.username);
+      const lookalike = await store.users.findIgnoringCase(u.username);
       if (lookalike.length) {
         skip(
           u,
@@ -85,11 +91,11 @@ function apply(store: Store, users: CswebUser[], mappings: Map<number, { name: s
         );
         continue;
       }
-      if (!dryRun) store.users.putCswebRecord(store.users.insert(u.username, role.mapping.role, u.password).id, record);
+      if (!dryRun) await store.users.putCswebRecord((await store.users.insert(u.username, role.mapping.role, u.password)).id, record);
       outcomes.push({ username: u.username, action: 'add', role: role.mapping.role });
       continue;
     }
-    const previous = store.users.cswebRecord(existing.id);
+    const previous = await store.users.cswebRecord(existing.id);
     if (!previous) {
       skip(u, 'CSWEB_USER_EXISTS', 'warn', `sds already has an account ${u.username} that was not imported from CSWeb; left as it is`);
       continue;
@@ -105,12 +111,12 @@ function apply(store: Store, users: CswebUser[], mappings: Map<number, { name: s
       if (changed.includes('password') || changed.includes('role')) {
         // A new role ends the account's tokens (the update bumps its token version), as
         // `sds users set-role` does (docs/http-api.md#what-ends-a-token).
-        store.users.update(existing.username, {
+        await store.users.update(existing.username, {
           role: role.mapping.role,
           ...(changed.includes('password') ? { passwordHash: u.password } : {}),
         });
       }
-      store.users.putCswebRecord(existing.id, record);
+      await store.users.putCswebRecord(existing.id, record);
     }
     outcomes.push(
       changed.length
@@ -119,7 +125,7 @@ function apply(store: Store, users: CswebUser[], mappings: Map<number, { name: s
     );
   }
   const present = new Set(users.map((u) => u.username));
-  for (const gone of store.users.cswebUsernames()) {
+  for (const gone of await store.users.cswebUsernames()) {
     if (!present.has(gone)) {
       report.push({
         level: 'warn',
@@ -150,8 +156,8 @@ export async function importCswebUsers(store: Store, conn: Connection, opts: { d
     mappings.set(id, { name: role.name, mapping: mapCswebRole(role, source.dictionaries, holders.get(id) ?? []) });
   }
   const { outcomes, report } = dryRun
-    ? apply(store, source.users, mappings, true)
-    : store.transaction(() => apply(store, source.users, mappings, false));
+    ? await apply(store, source.users, mappings, true)
+    : await store.transaction((tx) => apply(tx, source.users, mappings, false));
   // Role lines first, once per role that someone holds: they explain the roles the users got.
   const roleLines = [...mappings.entries()].filter(([id]) => holders.has(id)).flatMap(([, m]) => m.mapping.report);
   const count = (a: CswebUserOutcome['action']) => outcomes.filter((o) => o.action === a).length;

@@ -131,7 +131,7 @@ export async function verifyCsweb(
         }
       }
     }
-    const dict = store.dictionaries.find(d.name);
+    const dict = await store.dictionaries.find(d.name);
     if (!dict) {
       out.push({ name: d.name, csweb: csweb.out(), sds: null, differences: ['the dictionary is not in sds'] });
       continue;
@@ -139,9 +139,9 @@ export async function verifyCsweb(
     const sds = new Figures();
     let after = { revision: 0, guid: '' };
     for (;;) {
-      const page = store.cases.changedPage(dict.id, after, Number.MAX_SAFE_INTEGER, limits.cswebPageCases, false);
+      const page = await store.cases.changedPage(dict.id, after, Number.MAX_SAFE_INTEGER, limits.cswebPageCases, false);
       if (page.length === 0) break;
-      const binary = store.binaryItems.forCases(
+      const binary = await store.binaryItems.forCases(
         dict.id,
         page.map((c) => c.guid),
       );

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { parseDictionary } from '../../cspro/dictionary/parse-dictionary.js';
 import { labelOf } from '../../cspro/dictionary/model.js';
-import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { DictionaryRecord, DictionaryRow } from '../../store/dictionaries-repo.js';
 import { AppError } from '../../shared/errors.js';
 import { tablePrefix, validateLabel } from './label.js';
@@ -74,54 +74,57 @@ export interface UploadReply {
  * and must not be used by another dictionary, since it prefixes that dictionary's tables. An
  * upload under an existing name replaces its file and label (as CSWeb does); an invalid file
  * changes nothing. A syncable name the file sets is stored with it and checked by
- * `settleSyncName` (docs/sync.md#syncable-names).
+ * `settleSyncName` (docs/sync.md#syncable-names). The checks and the save are one transaction
+ * (a savepoint when `store` is one), so no other upload comes between them.
  */
-export function uploadDictionary(store: Store, input: { source: Buffer; label: unknown; file?: string }): UploadReply {
+export async function uploadDictionary(store: StoreScope, input: { source: Buffer; label: unknown; file?: string }): Promise<UploadReply> {
   const label = validateLabel(input.label);
   const model = parseDictionary(input.source, { file: input.file });
-  const clash = store.dictionaries.list().find((d) => d.name !== model.name && tablePrefix(d.label) === tablePrefix(label));
-  if (clash) {
-    throw new AppError('CONFLICT', `label "${label}" is already used by dictionary ${clash.name}; breakout tables would collide`, {
-      label,
-      dictionary: clash.name,
-    });
-  }
-  const syncName = settleSyncName(store, model, store.dictionaries.find(model.name));
   const format = firstSignificantChar(input.source) === '[' ? 'text' : 'json';
-  const { row, created } = store.dictionaries.save({
-    name: model.name,
-    label,
-    version: model.version,
-    description: labelOf(model),
-    source: input.source,
-    sourceFormat: format,
-    syncName,
-    model,
+  return store.transaction(async (tx) => {
+    const clash = (await tx.dictionaries.list()).find((d) => d.name !== model.name && tablePrefix(d.label) === tablePrefix(label));
+    if (clash) {
+      throw new AppError('CONFLICT', `label "${label}" is already used by dictionary ${clash.name}; breakout tables would collide`, {
+        label,
+        dictionary: clash.name,
+      });
+    }
+    const syncName = await settleSyncName(tx, model, await tx.dictionaries.find(model.name));
+    const { row, created } = await tx.dictionaries.save({
+      name: model.name,
+      label,
+      version: model.version,
+      description: labelOf(model),
+      source: input.source,
+      sourceFormat: format,
+      syncName,
+      model,
+    });
+    const notice = created ? null : await rebuildNotice(tx, row.id, row.name, model, label);
+    const message = created ? `Dictionary ${row.name} uploaded` : `Dictionary ${row.name} replaced`;
+    return {
+      message: notice ? `${message}; ${notice.message}` : message,
+      name: row.name,
+      sync_name: row.syncName,
+      label: row.label,
+      created,
+      breakout_rebuild: notice,
+    };
   });
-  const notice = created ? null : rebuildNotice(store, row.id, row.name, model, label);
-  const message = created ? `Dictionary ${row.name} uploaded` : `Dictionary ${row.name} replaced`;
-  return {
-    message: notice ? `${message}; ${notice.message}` : message,
-    name: row.name,
-    sync_name: row.syncName,
-    label: row.label,
-    created,
-    breakout_rebuild: notice,
-  };
 }
 
 /**
  * What the next incremental breakout will drop and create because of this upload: the pure
  * planner against the breakout state, on the dialect of the target the state was recorded in.
  */
-function rebuildNotice(
-  store: Store,
+async function rebuildNotice(
+  store: StoreScope,
   dictionaryId: number,
   name: string,
   model: ReturnType<typeof parseDictionary>,
   label: string,
-): BreakoutRebuildNotice | null {
-  const state = store.breakoutState.get(dictionaryId);
+): Promise<BreakoutRebuildNotice | null> {
+  const state = await store.breakoutState.get(dictionaryId);
   if (!state) return null;
   let rebuild;
   try {
@@ -164,16 +167,20 @@ function firstSignificantChar(source: Buffer): string {
  * `name` is the name in URLs (the syncable name when there is one) and `dictionaryName` the
  * dictionary's own.
  */
-export function listDictionaries(store: Store): DictionaryListItem[] {
-  return store.dictionaries.list().map((d) => ({
-    name: urlName(d),
-    label: d.label,
-    version: d.version,
-    created_at: d.createdAt,
-    caseCount: store.cases.countActive(d.id),
-    dictionaryName: d.name,
-    modifiedTime: d.updatedAt.replace(/\.\d+Z$/, 'Z'),
-  }));
+export async function listDictionaries(store: StoreScope): Promise<DictionaryListItem[]> {
+  const out: DictionaryListItem[] = [];
+  for (const d of await store.dictionaries.list()) {
+    out.push({
+      name: urlName(d),
+      label: d.label,
+      version: d.version,
+      created_at: d.createdAt,
+      caseCount: await store.cases.countActive(d.id),
+      dictionaryName: d.name,
+      modifiedTime: d.updatedAt.replace(/\.\d+Z$/, 'Z'),
+    });
+  }
+  return out;
 }
 
 /**
@@ -181,19 +188,18 @@ export function listDictionaries(store: Store): DictionaryListItem[] {
  * (docs/sync.md#syncable-names), or fails with DICTIONARY_NOT_FOUND naming close matches. Callers
  * go on with the record's `name`, never the name they were given.
  */
-export function requireDictionary(store: Store, name: string): DictionaryRecord {
-  const row = findDictionaryRow(store, name);
-  return (row && store.dictionaries.findWithModel(row.name)) ?? notFound(store, name);
+export async function requireDictionary(store: StoreScope, name: string): Promise<DictionaryRecord> {
+  const row = await findDictionaryRow(store, name);
+  return (row && (await store.dictionaries.findWithModel(row.name))) ?? notFound(store, name);
 }
 
 /** The dictionary's row without its model (no JSON to parse), named and refused as above. */
-export function requireDictionaryRow(store: Store, name: string): DictionaryRow {
-  return findDictionaryRow(store, name) ?? notFound(store, name);
+export async function requireDictionaryRow(store: StoreScope, name: string): Promise<DictionaryRow> {
+  return (await findDictionaryRow(store, name)) ?? notFound(store, name);
 }
 
-function notFound(store: Store, name: string): never {
-  const near = store.dictionaries
-    .list()
+async function notFound(store: StoreScope, name: string): Promise<never> {
+  const near = (await store.dictionaries.list())
     .flatMap((d) => (d.syncName === null ? [d.name] : [d.name, d.syncName]))
     .filter((n) => n.toLowerCase() === name.toLowerCase() || n.toLowerCase().includes(name.toLowerCase()));
   const hint = near.length ? ` (names are case-sensitive; did you mean ${near.join(', ')}?)` : '';
@@ -204,16 +210,20 @@ function notFound(store: Store, name: string): never {
  * The dictionary file as it was uploaded, byte for byte (text or JSON form): what CSPro clients
  * download, since they parse it as a dictionary (docs/sync.md#dictionaries).
  */
-export function dictionarySource(store: Store, name: string): { source: Buffer; format: 'text' | 'json' } {
-  const row = requireDictionaryRow(store, name);
-  const source = store.dictionaries.source(row.name);
-  if (!source) notFound(store, name);
+export async function dictionarySource(store: StoreScope, name: string): Promise<{ source: Buffer; format: 'text' | 'json' }> {
+  const row = await requireDictionaryRow(store, name);
+  const source = await store.dictionaries.source(row.name);
+  if (!source) return notFound(store, name);
   return { source, format: row.sourceFormat };
 }
 
 /** The detail form of a dictionary (docs/http-api.md#routes), or the short form with `short`. */
-export function getDictionary(store: Store, name: string, opts: { short?: boolean } = {}): DictionaryDetail | DictionaryShort {
-  const d = requireDictionary(store, name);
+export async function getDictionary(
+  store: StoreScope,
+  name: string,
+  opts: { short?: boolean } = {},
+): Promise<DictionaryDetail | DictionaryShort> {
+  const d = await requireDictionary(store, name);
   const levels = d.model.levels.map((l) => ({ name: l.name, label: labelOf(l) }));
   const records = d.model.levels.flatMap((l) => l.records.map((r) => ({ name: r.name, label: labelOf(r) })));
   if (opts.short) return { name: d.name, label: d.label, levels, records };
@@ -232,25 +242,28 @@ export function getDictionary(store: Store, name: string, opts: { short?: boolea
 
 /**
  * Deletes a dictionary that has no cases and no breakout tables: deleting it would otherwise
- * orphan data analysts rely on.
+ * orphan data analysts rely on. The checks and the delete are one transaction, so no case
+ * written meanwhile is deleted with it.
  */
-export function deleteDictionary(store: Store, given: string): { message: string; name: string } {
-  const d = requireDictionary(store, given);
-  const name = d.name;
-  const cases = store.cases.count(d.id);
-  if (cases > 0) {
-    throw new AppError('DICT_IN_USE', `dictionary ${name} has ${cases} cases; it can be deleted only without cases and breakout tables`, {
-      dictionary: name,
-      cases,
-    });
-  }
-  const state = store.breakoutState.get(d.id);
-  if (state) {
-    throw new AppError('DICT_IN_USE', `dictionary ${name} has breakout tables in ${state.target}; drop them first`, {
-      dictionary: name,
-      tables: state.tables,
-    });
-  }
-  store.dictionaries.delete(d.id);
-  return { message: `Dictionary ${name} deleted`, name };
+export async function deleteDictionary(store: StoreScope, given: string): Promise<{ message: string; name: string }> {
+  return store.transaction(async (tx) => {
+    const d = await requireDictionary(tx, given);
+    const name = d.name;
+    const cases = await tx.cases.count(d.id);
+    if (cases > 0) {
+      throw new AppError('DICT_IN_USE', `dictionary ${name} has ${cases} cases; it can be deleted only without cases and breakout tables`, {
+        dictionary: name,
+        cases,
+      });
+    }
+    const state = await tx.breakoutState.get(d.id);
+    if (state) {
+      throw new AppError('DICT_IN_USE', `dictionary ${name} has breakout tables in ${state.target}; drop them first`, {
+        dictionary: name,
+        tables: state.tables,
+      });
+    }
+    await tx.dictionaries.delete(d.id);
+    return { message: `Dictionary ${name} deleted`, name };
+  });
 }

@@ -27,14 +27,14 @@ export interface PurgeReply {
  * schedules runs. All store changes are one transaction.
  */
 export async function purgeDictionary(store: Store, given: string, opts: { dropTables?: boolean } = {}): Promise<PurgeReply> {
-  const dict = requireDictionaryRow(store, given);
+  const dict = await requireDictionaryRow(store, given);
   // Jobs, logs and messages know the dictionary by its own name, whichever name it was given by.
   const name = dict.name;
-  reapDeadJobs(store);
-  refuseWhenBusy(store, dict.id, name);
-  const known = store.breakoutState.get(dict.id)?.tables ?? [];
+  await reapDeadJobs(store);
+  await refuseWhenBusy(store, dict.id, name);
+  const known = (await store.breakoutState.get(dict.id))?.tables ?? [];
   const dropped = opts.dropTables ? (await dropBreakoutTables(store, name)).deleted_tables : [];
-  const result = store.dictionaries.purge(dict.id, name);
+  const result = await store.dictionaries.purge(dict.id, name);
   if ('busy' in result) throw busyError(name, result.busy);
   let logFiles = 0;
   const paths = [...result.scheduleLogs.map((f) => join(store.home.breakoutLogs, f)), ...result.jobIds.map((id) => jobLogPath(store, id))];
@@ -64,18 +64,18 @@ export async function purgeDictionary(store: Store, given: string, opts: { dropT
 }
 
 /** Cases of a dictionary a purge would remove, soft-deleted ones included (for the confirmation). */
-export function purgeCaseCount(store: Store, name: string): number {
-  return store.cases.count(requireDictionaryRow(store, name).id);
+export async function purgeCaseCount(store: Store, name: string): Promise<number> {
+  return store.cases.count((await requireDictionaryRow(store, name)).id);
 }
 
-function refuseWhenBusy(store: Store, dictionaryId: number, name: string): void {
-  const job = store.jobs.unfinished().find((j) => j.dictionaries.includes(name));
+async function refuseWhenBusy(store: Store, dictionaryId: number, name: string): Promise<void> {
+  const job = (await store.jobs.unfinished()).find((j) => j.dictionaries.includes(name));
   if (job) throw busyError(name, { kind: 'job', id: job.id, status: job.status });
   // A run whose runner died is left `running` until the scheduler reaps it: it must not block.
-  const schedule = store.schedules.forDictionary(dictionaryId);
+  const schedule = await store.schedules.forDictionary(dictionaryId);
   const run =
     schedule &&
-    store.schedules.runningRuns().find((r) => r.scheduleId === schedule.id && r.runnerPid !== null && processAlive(r.runnerPid));
+    (await store.schedules.runningRuns()).find((r) => r.scheduleId === schedule.id && r.runnerPid !== null && processAlive(r.runnerPid));
   if (run) throw busyError(name, { kind: 'schedule-run', id: String(run.id), status: 'running' });
 }
 

@@ -1,4 +1,4 @@
-import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { DictionaryRow } from '../../store/dictionaries-repo.js';
 import type { Dictionary } from '../../cspro/dictionary/model.js';
 import { AppError } from '../../shared/errors.js';
@@ -9,8 +9,8 @@ import { AppError } from '../../shared/errors.js';
  * Both are exact (names are case-sensitive); an upload keeps them apart whatever the case, so at
  * most one dictionary answers.
  */
-export function findDictionaryRow(store: Store, name: string): DictionaryRow | undefined {
-  return store.dictionaries.find(name) ?? store.dictionaries.findBySyncName(name);
+export async function findDictionaryRow(store: StoreScope, name: string): Promise<DictionaryRow | undefined> {
+  return (await store.dictionaries.find(name)) ?? (await store.dictionaries.findBySyncName(name));
 }
 
 /** True when `name` names this dictionary, by its own name or its syncable name (a filter's test). */
@@ -33,15 +33,15 @@ const same = (a: string | null, b: string) => a !== null && a.toUpperCase() === 
  * with another's), and with SYNC_NAME_TAKEN when the name or the syncable name is, whatever the
  * case, the name or syncable name of another dictionary: a URL would then name two dictionaries.
  */
-export function settleSyncName(
-  store: Store,
+export async function settleSyncName(
+  store: StoreScope,
   model: Pick<Dictionary, 'name' | 'syncableName'>,
   existing: DictionaryRow | undefined,
-): string | null {
+): Promise<string | null> {
   const wanted = model.syncableName ?? existing?.syncName ?? null;
   // Only a file that sets one can change it: one without keeps the stored name.
   if (existing && model.syncableName !== undefined && model.syncableName !== existing.syncName) {
-    const cases = store.cases.count(existing.id);
+    const cases = await store.cases.count(existing.id);
     if (cases > 0) {
       const from =
         existing.syncName === null ? `has no syncable name (its URLs use ${existing.name})` : `has the syncable name ${existing.syncName}`;
@@ -53,7 +53,7 @@ export function settleSyncName(
       );
     }
   }
-  for (const other of store.dictionaries.list()) {
+  for (const other of await store.dictionaries.list()) {
     if (other.name === model.name) continue;
     if (wanted !== null && (same(other.name, wanted) || same(other.syncName, wanted))) {
       const what = same(other.name, wanted) ? 'the name' : 'the syncable name';

@@ -59,7 +59,7 @@ export async function downloadPrepared(store: Store, prepared: PreparedExport): 
     // The writer first: a format that refuses its options must not leave a snapshot open.
     let snapshot: ExportSnapshot;
     try {
-      snapshot = openSnapshot(store, prepared);
+      snapshot = await openSnapshot(store, prepared);
     } catch (err) {
       await writer.abort().catch(() => undefined);
       throw err;
@@ -74,7 +74,7 @@ export async function downloadPrepared(store: Store, prepared: PreparedExport): 
         await writer.abort().catch(() => undefined);
         out.destroy(err as Error);
       } finally {
-        reading.close();
+        await reading.close();
       }
     })();
     return { fileName: exportFileNames(prepared)[0]!, mediaType: format.mediaType, body: out };

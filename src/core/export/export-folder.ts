@@ -132,7 +132,7 @@ export async function exportPrepared(
     }
   }
   const exportTime = (opts.now?.() ?? new Date()).toISOString();
-  const snapshot = openSnapshot(store, prepared);
+  const snapshot = await openSnapshot(store, prepared);
   const staged: Staged[] = [];
   const stamp = randomBytes(6).toString('hex');
   const stage = async (name: string): Promise<Staged> => {
@@ -196,6 +196,6 @@ export async function exportPrepared(
     }
     throw err;
   } finally {
-    snapshot.close();
+    await snapshot.close();
   }
 }

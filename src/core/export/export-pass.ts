@@ -58,7 +58,7 @@ export async function exportPass(
   let skipped = 0;
   for (;;) {
     opts.signal?.throwIfAborted();
-    const page = snapshot.cases.changedPage(sel.dictionaryId, after, sel.upTo, sel.pageSize, sel.activeOnly);
+    const page = await snapshot.cases.changedPage(sel.dictionaryId, after, sel.upTo, sel.pageSize, sel.activeOnly);
     if (page.length === 0) break;
     for (const c of page) {
       let flat;

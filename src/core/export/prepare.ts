@@ -66,7 +66,7 @@ export async function prepareExport(store: Store, input: ExportInput, alwaysCase
       field: 'since_revision',
     });
   }
-  const dict = requireDictionary(store, input.dictionary);
+  const dict = await requireDictionary(store, input.dictionary);
   const plan = planExport(dict.model, dict.label, { records: input.records, includeDeleted: input.includeDeleted, alwaysCases });
   const limits = limitsOf(store);
   const options: WriterOptions = { labels: input.labels ?? 'codes', rowGroupRows: limits.exportRowGroupRows };
@@ -80,7 +80,7 @@ export interface ExportSnapshot {
   selection: CaseSelection;
   /** Cases the selection holds (for progress). */
   total: number;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
@@ -88,29 +88,29 @@ export interface ExportSnapshot {
  * export sees the store as it was at this moment, whatever is synced or imported meanwhile
  * (WAL mode keeps that snapshot; the WAL file cannot be checkpointed past it until `close`).
  */
-export function openSnapshot(store: Store, prepared: PreparedExport): ExportSnapshot {
-  const snap = openStore(store.home, { readonly: true });
+export async function openSnapshot(store: Store, prepared: PreparedExport): Promise<ExportSnapshot> {
+  const snap = await openStore(store.home, { readonly: true });
   try {
     const reading = snap.beginReadSnapshot();
     const id = prepared.dict.id;
-    const upTo = snap.cases.maxRevision(id);
+    const upTo = await snap.cases.maxRevision(id);
     // A guid above every stored one: the keyset starts after all cases of revision N.
     const after =
       prepared.input.sinceRevision === undefined ? { revision: 0, guid: '' } : { revision: prepared.input.sinceRevision, guid: '\uffff' };
     const activeOnly = prepared.input.includeDeleted !== true;
     const selection: CaseSelection = { dictionaryId: id, after, upTo, activeOnly, pageSize: limitsOf(store).exportPageCases };
-    const total = snap.cases.countChanged(id, after, upTo, activeOnly);
+    const total = await snap.cases.countChanged(id, after, upTo, activeOnly);
     return {
       store: snap,
       selection,
       total,
-      close() {
+      async close() {
         reading.end();
-        snap.close();
+        await snap.close();
       },
     };
   } catch (err) {
-    snap.close();
+    await snap.close();
     throw err;
   }
 }

@@ -1,5 +1,6 @@
 import { statSync, type Stats } from 'node:fs';
 import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { FileRow } from '../../store/files-repo.js';
 import type { Role } from '../../store/users-repo.js';
 import { AppError } from '../../shared/errors.js';
@@ -47,10 +48,14 @@ export interface StoredFile {
   mtimeMs: number;
 }
 
-function info(store: Store, name: string): FileInfo {
-  const f = store.files.find(name);
-  if (!f) throw new AppError('NOT_FOUND', `file ${name} not found in the media area`, { file: name });
+function infoOf(f: FileRow): FileInfo {
   return { name: f.name, size: f.size, content_type: f.contentType, sha256: f.sha256, created_at: f.createdAt, updated_at: f.updatedAt };
+}
+
+async function info(store: StoreScope, name: string): Promise<FileInfo> {
+  const f = await store.files.find(name);
+  if (!f) throw new AppError('NOT_FOUND', `file ${name} not found in the media area`, { file: name });
+  return infoOf(f);
 }
 
 /**
@@ -80,11 +85,11 @@ function statOf(target: string, file: string): Stats | undefined {
   }
 }
 
-function checkReplace(store: Store, name: string, target: string, opts: PutFileOptions): void {
+async function checkReplace(store: Store, name: string, target: string, opts: PutFileOptions): Promise<void> {
   const file = opts.file ?? name;
   const st = statOf(target, file);
   if (st?.isDirectory()) throw new AppError('PATH_INVALID', `${file} is a folder, not a file`, { file });
-  if (!mayReplace(store.files.find(name), st !== undefined, opts.writer)) {
+  if (!mayReplace(await store.files.find(name), st !== undefined, opts.writer)) {
     throw new AppError(
       'AUTH-004',
       `the ${opts.writer!.role} role may not replace ${file}: it was put there by an account with files.write or by the operator (a field account may create files and replace those field accounts synced)`,
@@ -123,26 +128,29 @@ export async function storeFile(
 ): Promise<StoredFile> {
   name = mediaName(name);
   const target = mediaPath(store.home.media, name);
-  checkReplace(store, name, target, opts);
+  await checkReplace(store, name, target, opts);
   const staged = await stageFile(target, content, { file: opts.file ?? name, maxBytes: opts.maxBytes, expectedMd5: opts.expectedMd5 });
   return inTurn(target, async () => {
     try {
-      checkReplace(store, name, target, opts);
+      await checkReplace(store, name, target, opts);
     } catch (err) {
       await discardStaged(staged);
       throw err;
     }
     await commitStaged(staged);
     const office = opts.recordAsField === undefined && (opts.writer === undefined || can(opts.writer.role, 'files.write'));
-    store.files.save({
-      name,
-      size: staged.size,
-      sha256: staged.sha256,
-      contentType: contentTypeOf(name, staged.head),
-      writtenBy: opts.recordAsField ?? opts.writer?.username ?? null,
-      office,
+    const saved = await store.transaction(async (tx) => {
+      await tx.files.save({
+        name,
+        size: staged.size,
+        sha256: staged.sha256,
+        contentType: contentTypeOf(name, staged.head),
+        writtenBy: opts.recordAsField ?? opts.writer?.username ?? null,
+        office,
+      });
+      return info(tx, name);
     });
-    return { info: info(store, name), md5: staged.md5, mtimeMs: staged.mtimeMs };
+    return { info: saved, md5: staged.md5, mtimeMs: staged.mtimeMs };
   });
 }
 
@@ -157,13 +165,13 @@ export async function putFile(
 }
 
 /** Metadata of one media file. */
-export function fileInfo(store: Store, name: string): FileInfo {
+export async function fileInfo(store: Store, name: string): Promise<FileInfo> {
   return info(store, mediaName(name));
 }
 
 /** Metadata of every media file, by name. */
-export function listFiles(store: Store): FileInfo[] {
-  return store.files.list().map((f) => info(store, f.name));
+export async function listFiles(store: Store): Promise<FileInfo[]> {
+  return (await store.files.list()).map(infoOf);
 }
 
 /**
@@ -174,7 +182,7 @@ export function listFiles(store: Store): FileInfo[] {
 export async function openFile(store: Store, name: string): Promise<{ info: FileInfo; snapshot: FileSnapshot }> {
   name = mediaName(name);
   const path = mediaPath(store.home.media, name);
-  const meta = info(store, name);
+  const meta = await info(store, name);
   const snapshot = await openSnapshot(path, name);
   if (snapshot === undefined || snapshot === 'directory') {
     throw new AppError('NOT_FOUND', `file ${name} is registered but missing from the media area (${path})`, { file: name });
@@ -182,21 +190,26 @@ export async function openFile(store: Store, name: string): Promise<{ info: File
   return { info: { ...meta, size: snapshot.size, sha256: snapshot.sha256, content_type: contentTypeOf(name, snapshot.head) }, snapshot };
 }
 
-/** Deletes a media file (durably: its folder is fsynced) and its metadata. */
-export function removeFile(store: Store, name: string): { message: string; name: string } {
+/**
+ * Deletes a media file (durably: its folder is fsynced) and its metadata, in the turn of the
+ * name's writers: none puts a version in place between the check and the removal.
+ */
+export async function removeFile(store: Store, name: string): Promise<{ message: string; name: string }> {
   name = mediaName(name);
   const path = mediaPath(store.home.media, name);
-  info(store, name);
-  try {
-    removeDurably(path);
-  } catch (err) {
-    throw new AppError(
-      'IO_ERROR',
-      `could not remove ${name}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      { file: name },
-      { cause: err },
-    );
-  }
-  store.files.remove(name);
-  return { message: `File ${name} removed`, name };
+  return inTurn(path, async () => {
+    await info(store, name);
+    try {
+      removeDurably(path);
+    } catch (err) {
+      throw new AppError(
+        'IO_ERROR',
+        `could not remove ${name}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        { file: name },
+        { cause: err },
+      );
+    }
+    await store.files.remove(name);
+    return { message: `File ${name} removed`, name };
+  });
 }

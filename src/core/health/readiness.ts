@@ -40,17 +40,17 @@ let shippedLatest: number | undefined;
  * home's file system has more free space than the floor. Each check runs even when another
  * fails, so the reply names every failing one. Messages name no paths: the route is public.
  */
-function checkReadiness(store: Store, opts: ReadinessOptions): Readiness {
+async function checkReadiness(store: Store, opts: ReadinessOptions): Promise<Readiness> {
   const checks: ReadyCheck[] = [];
   try {
-    store.monitoring.probeWrite();
+    await store.monitoring.probeWrite();
     checks.push({ name: 'store', ok: true });
   } catch (err) {
     checks.push({ name: 'store', ok: false, message: `the store cannot take a write: ${reason(err)}` });
   }
   const latest = opts.latestSchema ?? (shippedLatest ??= loadMigrations().at(-1)?.version ?? 0);
   try {
-    const applied = store.monitoring.schemaVersion();
+    const applied = await store.monitoring.schemaVersion();
     const ok = applied === latest;
     checks.push({
       name: 'migrations',
@@ -90,15 +90,21 @@ function checkReadiness(store: Store, opts: ReadinessOptions): Readiness {
 /**
  * `checkReadiness` behind a short memory (docs/http-api.md#health-and-readiness): an answer is
  * reused for `maxAgeMs` of `clock` time, so however often the public route is polled, the store
- * takes at most one probe write per period. 0 checks on every call.
+ * takes at most one probe write per period. 0 checks on every call. The answer kept is the
+ * check's promise, so probes that arrive while a check runs share it rather than each writing.
  */
-export function readinessProbe(store: Store, opts: ReadinessOptions, clock: () => number, maxAgeMs: number): () => Readiness {
-  let last: { at: number; readiness: Readiness } | undefined;
+export function readinessProbe(store: Store, opts: ReadinessOptions, clock: () => number, maxAgeMs: number): () => Promise<Readiness> {
+  let last: { at: number; readiness: Promise<Readiness> } | undefined;
   return () => {
     const now = clock();
     // A clock that went back (a corrected system time) starts a new period.
     if (last && now >= last.at && now - last.at < maxAgeMs) return last.readiness;
-    last = { at: now, readiness: checkReadiness(store, opts) };
-    return last.readiness;
+    const readiness = checkReadiness(store, opts);
+    last = { at: now, readiness };
+    // A check that threw is not kept: the next probe checks again.
+    readiness.catch(() => {
+      if (last?.readiness === readiness) last = undefined;
+    });
+    return readiness;
   };
 }

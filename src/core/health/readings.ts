@@ -47,18 +47,18 @@ const seconds = (iso: string | null): number | null => {
  * they count the work of job processes and `sds scheduler-run` too, and pruning never lowers
  * them; docs/decisions.md), the webhook queue depth and each schedule's last run.
  */
-export function monitoringReadings(store: Store, nowMs: number): MonitoringReadings {
+export async function monitoringReadings(store: Store, nowMs: number): Promise<MonitoringReadings> {
   const breakoutJobs: Record<string, number> = { completed: 0, failed: 0, cancelled: 0 };
   const webhookAttempts: Record<string, number> = { success: 0, failed: 0 };
   let breakoutCases = 0;
   let breakoutSeconds = 0;
-  for (const c of store.monitoring.counters()) {
+  for (const c of await store.monitoring.counters()) {
     if (c.name === 'breakout_jobs') breakoutJobs[c.label] = c.value;
     else if (c.name === 'webhook_attempts') webhookAttempts[c.label] = c.value;
     else if (c.name === 'breakout_cases') breakoutCases = c.value;
     else if (c.name === 'breakout_seconds') breakoutSeconds = c.value;
   }
-  const schedules = store.schedules.list().map((s) => ({
+  const schedules = (await store.schedules.list()).map((s) => ({
     dictionary: s.dictionary,
     lastRunSeconds: seconds(s.lastRun),
     lastExitCode: s.lastExitCode,
@@ -70,7 +70,7 @@ export function monitoringReadings(store: Store, nowMs: number): MonitoringReadi
     breakoutCases,
     breakoutSeconds,
     webhookAttempts,
-    webhookQueue: store.monitoring.queueDepth(nowMs),
+    webhookQueue: await store.monitoring.queueDepth(nowMs),
     schedules,
   };
 }

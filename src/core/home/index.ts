@@ -4,7 +4,7 @@
  * `sds config`, is core/config/) (README, "Layout").
  */
 export { openStore } from '../../store/open-store.js';
-export type { Store } from '../../store/open-store.js';
+export type { Store, StoreScope } from '../../store/open-store.js';
 export { schemaVersions } from './schema-versions.js';
 export type { SchemaVersions } from './schema-versions.js';
 export { initHome, migrateHome, migrationStatus } from './init.js';

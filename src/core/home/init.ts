@@ -24,9 +24,9 @@ export interface InitReply {
  * (docs/upgrading.md#permissions-of-an-existing-home). With `sds quickstart`, the only way a
  * home is made.
  */
-export function initHome(home: HomePaths): InitReply {
+export async function initHome(home: HomePaths): Promise<InitReply> {
   const created = !existsSync(home.db);
-  const store = openStore(home, { create: true });
+  const store = await openStore(home, { create: true });
   try {
     const tightened = created ? [] : tightenHomePermissions(home);
     return {
@@ -39,7 +39,7 @@ export function initHome(home: HomePaths): InitReply {
       permissions_tightened: tightened,
     };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -108,7 +108,7 @@ export async function migrateHome(home: HomePaths, opts: MigrateOptions = {}): P
   const before = readSchemaStatus(home);
   let backup: string | null = null;
   if (before.pending.length > 0 && opts.backup) backup = (await opts.backup(home, opts.backupDir ?? defaultBackupDir(home))).path;
-  const store = openStore(home, { migrate: true });
+  const store = await openStore(home, { migrate: true });
   try {
     return {
       home: home.root,
@@ -118,6 +118,6 @@ export async function migrateHome(home: HomePaths, opts: MigrateOptions = {}): P
       backup,
     };
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -1,4 +1,5 @@
 import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import { LOG_KINDS } from './prune-plan.js';
 import { pruneLogs, type PruneReport } from './prune-logs.js';
 import { logSettings, type LogSettings } from './retention-settings.js';
@@ -13,20 +14,20 @@ const LAST_AUTO_PRUNE = 'logs_last_auto_prune';
  * `scheduler-run`) one prunes and the others do nothing. A clock that went back further than the
  * interval counts as due. Returns the report, or undefined when it was not this process's turn.
  */
-export function autoPruneLogs(store: Store, opts: { now: Date; settings?: LogSettings }): PruneReport | undefined {
+export async function autoPruneLogs(store: Store, opts: { now: Date; settings?: LogSettings }): Promise<PruneReport | undefined> {
   const settings = opts.settings ?? logSettings(store.home);
   const intervalMs = settings.pruneIntervalMinutes * 60_000;
   if (intervalMs === 0) return undefined;
   const now = opts.now.getTime();
-  const due = () => {
-    const last = Date.parse(store.settings.get(LAST_AUTO_PRUNE) ?? '');
+  const due = async (scope: StoreScope) => {
+    const last = Date.parse((await scope.settings.get(LAST_AUTO_PRUNE)) ?? '');
     return Number.isNaN(last) || now - last >= intervalMs || last - now > intervalMs;
   };
   // A read first: most checks find it not due and need no write lock.
-  if (!due()) return undefined;
-  const claimed = store.transaction(() => {
-    if (!due()) return false;
-    store.settings.set(LAST_AUTO_PRUNE, opts.now.toISOString());
+  if (!(await due(store))) return undefined;
+  const claimed = await store.transaction(async (tx) => {
+    if (!(await due(tx))) return false;
+    await tx.settings.set(LAST_AUTO_PRUNE, opts.now.toISOString());
     return true;
   });
   return claimed ? pruneLogs(store, { now: opts.now, settings }) : undefined;
@@ -43,7 +44,8 @@ export function pruneSummary(r: PruneReport): string {
 
 /** A running automatic pruner (startLogPruner). */
 export interface LogPruner {
-  stop(): void;
+  /** Stops checking, and waits for the check in progress to finish. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -57,14 +59,26 @@ export function startLogPruner(
 ): LogPruner {
   const now = opts.now ?? (() => new Date());
   const settings = opts.settings ?? logSettings(store.home);
+  let check: Promise<void> | undefined;
   const timer = setInterval(() => {
-    try {
-      const r = autoPruneLogs(store, { now: now(), settings });
-      if (r && r.total.rows + r.total.files > 0) opts.log(`logs pruned: ${pruneSummary(r)}`);
-    } catch (err) {
-      opts.log(`logs not pruned: ${(err as Error).message}`, 'warn');
-    }
+    // One check at a time: a tick while the last one still runs is skipped.
+    if (check) return;
+    check = (async () => {
+      try {
+        const r = await autoPruneLogs(store, { now: now(), settings });
+        if (r && r.total.rows + r.total.files > 0) opts.log(`logs pruned: ${pruneSummary(r)}`);
+      } catch (err) {
+        opts.log(`logs not pruned: ${(err as Error).message}`, 'warn');
+      }
+    })().finally(() => {
+      check = undefined;
+    });
   }, opts.checkEveryMs ?? 60_000);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    async stop() {
+      clearInterval(timer);
+      await check;
+    },
+  };
 }

@@ -2,6 +2,7 @@ import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../../shared/errors.js';
 import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import { LOG_KINDS, planPrune, type LogFile, type LogKind, type PrunePlan } from './prune-plan.js';
 import { logSettings, type LogSettings } from './retention-settings.js';
 
@@ -87,7 +88,7 @@ function rulesAt(days: number, keep: number, now: Date): PruneRules {
  * deleted in one store transaction, then the files are deleted (one already gone is skipped).
  * `dryRun` deletes nothing and reports what would go.
  */
-export function pruneLogs(store: Store, opts: PruneOptions = {}): PruneReport {
+export async function pruneLogs(store: Store, opts: PruneOptions = {}): Promise<PruneReport> {
   const settings = opts.settings ?? logSettings(store.home);
   const olderThanDays = wholeOption(opts.olderThanDays, settings.retentionDays, 'older-than', 'the age in days', 36_500);
   const keep = wholeOption(opts.keep, settings.retentionCount, 'keep', 'the number of entries kept', 10_000_000);
@@ -100,13 +101,14 @@ export function pruneLogs(store: Store, opts: PruneOptions = {}): PruneReport {
   );
   const kinds = Object.fromEntries(LOG_KINDS.map((k) => [k, zero()])) as Record<LogKind, PruneCounts>;
 
-  const plan = (): PrunePlan =>
+  // The folders are listed inside the transaction, synchronously, as the rows are read: one view of both.
+  const plan = async (tx: StoreScope): Promise<PrunePlan> =>
     planPrune(
       {
-        jobs: store.logRetention.jobs(),
-        logEntries: store.logRetention.logEntries(),
-        runs: store.logRetention.runs(),
-        scheduleLogFiles: store.logRetention.scheduleLogFiles(),
+        jobs: await tx.logRetention.jobs(),
+        logEntries: await tx.logRetention.logEntries(),
+        runs: await tx.logRetention.runs(),
+        scheduleLogFiles: await tx.logRetention.scheduleLogFiles(),
         files: [...listFiles(store.home.importLogs, 'import'), ...listFiles(store.home.breakoutLogs, 'breakout')],
       },
       { olderThanDays, keep, now },
@@ -114,8 +116,8 @@ export function pruneLogs(store: Store, opts: PruneOptions = {}): PruneReport {
 
   let files: PrunePlan['files'];
   if (opts.dryRun) {
-    const [p, messages] = store.readTransaction(
-      () => [plan(), store.logRetention.messagesToPrune(messageRules.cutoff, messageRules.keep)] as const,
+    const [p, messages] = await store.readTransaction(
+      async (tx) => [await plan(tx), await tx.logRetention.messagesToPrune(messageRules.cutoff, messageRules.keep)] as const,
     );
     kinds.jobs.rows = p.jobs.length;
     kinds.runs.rows = p.runs.length;
@@ -123,13 +125,13 @@ export function pruneLogs(store: Store, opts: PruneOptions = {}): PruneReport {
     kinds.messages.rows = messages;
     files = p.files;
   } else {
-    files = store.transaction(() => {
-      const p = plan();
-      const deleted = store.logRetention.delete({ jobs: p.jobs, logEntries: p.logEntries, runs: p.runs });
+    files = await store.transaction(async (tx) => {
+      const p = await plan(tx);
+      const deleted = await tx.logRetention.delete({ jobs: p.jobs, logEntries: p.logEntries, runs: p.runs });
       kinds.jobs.rows = deleted.jobs;
       kinds.runs.rows = deleted.runs;
       kinds.breakout.rows = deleted.logEntries + deleted.jobLogEntries;
-      kinds.messages.rows = store.logRetention.deleteMessages(messageRules.cutoff, messageRules.keep);
+      kinds.messages.rows = await tx.logRetention.deleteMessages(messageRules.cutoff, messageRules.keep);
       return p.files;
     });
   }

@@ -27,10 +27,15 @@ export interface MetricsReply {
  * or `failed`; `not_started` when there is none. Cancelled jobs (including starts refused with
  * TABLES_ALREADY_EXIST) that stopped no load leave the state as it was.
  */
-function breakoutState(store: Store, name: string, running: Set<string>, interruption: BreakoutInterruption | null): BreakoutState {
+async function breakoutState(
+  store: Store,
+  name: string,
+  running: Set<string>,
+  interruption: BreakoutInterruption | null,
+): Promise<BreakoutState> {
   if (running.has(name)) return 'in_progress';
-  const completed = store.jobs.lastFinishedFor(name, 'completed');
-  const failed = store.jobs.lastFinishedFor(name, 'failed');
+  const completed = await store.jobs.lastFinishedFor(name, 'completed');
+  const failed = await store.jobs.lastFinishedFor(name, 'failed');
   if (interruption) {
     const failedSince = failed !== undefined && (failed.finishedAt ?? '') >= (interruption.stopped_at ?? '');
     return failedSince ? 'failed' : 'interrupted';
@@ -54,9 +59,9 @@ function percent(part: number, whole: number): string {
  * spec's name, though it measures the breakout, not the sync of devices), the same share per
  * dictionary, and each dictionary's interrupted breakout.
  */
-export function metrics(store: Store): MetricsReply {
-  reapDeadJobs(store);
-  const running = new Set(store.jobs.unfinished().flatMap((j) => j.dictionaries));
+export async function metrics(store: Store): Promise<MetricsReply> {
+  await reapDeadJobs(store);
+  const running = new Set((await store.jobs.unfinished()).flatMap((j) => j.dictionaries));
   const reply: MetricsReply = {
     total_cases: 0,
     cases_by_dictionary: {},
@@ -66,12 +71,12 @@ export function metrics(store: Store): MetricsReply {
     breakout_interrupted: {},
   };
   let synced = 0;
-  for (const dict of store.dictionaries.list()) {
-    const { brokenOut, active } = casesBrokenOut(store, dict);
-    const interruption = running.has(dict.name) ? null : breakoutInterruption(store, dict);
+  for (const dict of await store.dictionaries.list()) {
+    const { brokenOut, active } = await casesBrokenOut(store, dict);
+    const interruption = running.has(dict.name) ? null : await breakoutInterruption(store, dict);
     reply.total_cases += active;
     reply.cases_by_dictionary[dict.name] = active;
-    reply.breakout_status[dict.name] = breakoutState(store, dict.name, running, interruption);
+    reply.breakout_status[dict.name] = await breakoutState(store, dict.name, running, interruption);
     reply.sync_rate_by_dictionary[dict.name] = percent(brokenOut, active);
     reply.breakout_interrupted[dict.name] = interruption;
     synced += brokenOut;

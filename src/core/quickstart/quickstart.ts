@@ -45,18 +45,19 @@ export interface QuickstartOptions {
  */
 export async function quickstart(home: HomePaths, options: QuickstartOptions | ((cases: number) => void) = {}): Promise<QuickstartReply> {
   const opts: QuickstartOptions = typeof options === 'function' ? { onProgress: options } : options;
-  initHome(home);
-  const store = openStore(home);
+  await initHome(home);
+  const store = await openStore(home);
   try {
     const dictFile = bundledFixture(QUICKSTART_DICTIONARY_FILE);
-    const up = uploadDictionary(store, { source: readFileSync(dictFile), label: QUICKSTART_LABEL, file: dictFile });
+    const up = await uploadDictionary(store, { source: readFileSync(dictFile), label: QUICKSTART_LABEL, file: dictFile });
     const report = await importCases(store, up.name, [bundledFixture(QUICKSTART_DATA_FILE)], {
       onProgress: opts.onProgress,
       signal: opts.signal,
     });
-    const dict = store.dictionaries.find(up.name)!;
+    const dict = (await store.dictionaries.find(up.name))!;
     const base = { home: home.root, dictionary: up.name, label: up.label, import: report.total };
-    if (opts.signal?.aborted) return { ...base, cases_stored: store.cases.countActive(dict.id), breakout: null, interrupted: 'import' };
+    if (opts.signal?.aborted)
+      return { ...base, cases_stored: await store.cases.countActive(dict.id), breakout: null, interrupted: 'import' };
     const job = await runBreakoutNow(store, { dictionary: up.name, origin: 'quickstart' }, { signal: opts.signal, onJob: opts.onJob });
     if (job.status === 'failed')
       throw new AppError(isErrorCode(job.error.code) ? job.error.code : 'BRK-002', `quickstart breakout failed: ${job.error.message}`, {
@@ -64,10 +65,10 @@ export async function quickstart(home: HomePaths, options: QuickstartOptions | (
       });
     // Stopped: the target may be the reason (one that never answers), so it is not asked for its tables.
     if (job.status === 'cancelled') {
-      const where = effectiveTargetWithoutSecrets(store, dict).identity;
+      const where = (await effectiveTargetWithoutSecrets(store, dict)).identity;
       return {
         ...base,
-        cases_stored: store.cases.countActive(dict.id),
+        cases_stored: await store.cases.countActive(dict.id),
         breakout: { job, tables: [], database: where },
         interrupted: 'breakout',
       };
@@ -75,10 +76,10 @@ export async function quickstart(home: HomePaths, options: QuickstartOptions | (
     const tables = await breakoutTables(store, up.name);
     return {
       ...base,
-      cases_stored: store.cases.countActive(dict.id),
+      cases_stored: await store.cases.countActive(dict.id),
       breakout: { job, tables: tables.tables, database: tables.database },
     };
   } finally {
-    store.close();
+    await store.close();
   }
 }

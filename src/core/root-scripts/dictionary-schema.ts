@@ -53,13 +53,13 @@ function typeName(t: ColumnType): string {
 }
 
 async function describeSchema(store: Store, name: string): Promise<SchemaReply> {
-  const dict = requireDictionary(store, name);
-  const shown = effectiveTargetWithoutSecrets(store, dict);
+  const dict = await requireDictionary(store, name);
+  const shown = await effectiveTargetWithoutSecrets(store, dict);
   const dialect = getDialect(shown.config.type);
   const plan = planBreakout(dict.model, dict.label, { maxIdentifierLength: dialect.capabilities.maxIdentifierLength });
   let present: Set<string> | null = null;
   try {
-    const session = await dialect.connect({ ...effectiveTarget(store, dict).config, existingOnly: true });
+    const session = await dialect.connect({ ...(await effectiveTarget(store, dict)).config, existingOnly: true });
     try {
       // One at a time: a session runs one query at a time. (listTables would count every row.)
       present = new Set<string>();
@@ -103,16 +103,16 @@ export function dictionarySchema(store: Store, name: string): Promise<SchemaRepl
  * running (it owns the tables then); a target that is down fails with its DB-00x code.
  */
 export async function applyDictionarySchema(store: Store, name: string): Promise<SchemaApplyReply> {
-  const dict = requireDictionary(store, name);
-  reapDeadJobs(store);
-  const busy = store.jobs.unfinished().find((j) => j.dictionaries.includes(dict.name));
+  const dict = await requireDictionary(store, name);
+  await reapDeadJobs(store);
+  const busy = (await store.jobs.unfinished()).find((j) => j.dictionaries.includes(dict.name));
   if (busy) {
     throw new AppError('BREAKOUT_BUSY', `breakout job ${busy.id} of ${dict.name} is still ${busy.status}; apply the schema after it`, {
       job_id: busy.id,
       status: busy.status,
     });
   }
-  const target = effectiveTarget(store, dict);
+  const target = await effectiveTarget(store, dict);
   const r = await prepareDictionaryTables({ store, dict, dialect: getDialect(target.config.type), target, jobId: 'schema-webhook' });
   const after = await describeSchema(store, name);
   return {

@@ -51,7 +51,7 @@ function field(body: Record<string, unknown>, name: string, required: boolean): 
  * the tables to the new dictionary. A missing `event` means `case_uploaded` (the PHP script read
  * only `dictionary`).
  */
-export function receiveEvent(store: Store, body: unknown, opts: { spawn?: boolean } = {}): IncomingReply {
+export async function receiveEvent(store: Store, body: unknown, opts: { spawn?: boolean } = {}): Promise<IncomingReply> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new AppError('WHK-003', 'invalid payload: the body must be a JSON object with event and dictionary', { field: 'body' });
   }
@@ -74,10 +74,10 @@ export function receiveEvent(store: Store, body: unknown, opts: { spawn?: boolea
       job_id: null,
     };
   }
-  const dict = requireDictionary(store, name);
+  const dict = await requireDictionary(store, name);
   // An event never configures breakout: without a target (isBreakoutConfigured, as the status
   // webhook and the scheduler define it) nothing runs, so nothing lands in the embedded default.
-  if (!isBreakoutConfigured(store, dict)) {
+  if (!(await isBreakoutConfigured(store, dict))) {
     return {
       status: 'accepted',
       message: `${event} for ${dict.name} accepted; breakout is not configured for it (it has no breakout target), so nothing runs`,
@@ -86,14 +86,14 @@ export function receiveEvent(store: Store, body: unknown, opts: { spawn?: boolea
       job_id: null,
     };
   }
-  reapDeadJobs(store);
-  const out = store.followUps.request(
+  await reapDeadJobs(store);
+  const out = await store.followUps.request(
     dict.id,
     { id: randomUUID(), dictionaries: [dict.name], mode: 'incremental', threads: 1, overwrite: false, origin: WEBHOOK_ORIGIN },
     nowIso(),
   );
   if ('started' in out) {
-    if (opts.spawn !== false) spawnJobProcess(store, out.started.id);
+    if (opts.spawn !== false) await spawnJobProcess(store, out.started.id);
     return {
       status: 'scheduled',
       message: `incremental breakout of ${dict.name} scheduled (job ${out.started.id})`,

@@ -19,14 +19,14 @@ const DEFAULT_RATE_LIMIT: RateLimit = { max: 60, windowMs: 60_000 };
  * token are counted too, under the token they present: the check runs before the token check.
  * Over the limit: `rate_limited` with `retry_after` (whole seconds, at least 1) in the details.
  */
-export function enforceRateLimit(
+export async function enforceRateLimit(
   store: Store,
   caller: { token: string; address: string },
   nowMs: number,
   limit: RateLimit = DEFAULT_RATE_LIMIT,
-): void {
+): Promise<void> {
   const key = `${tokenFingerprint(caller.token)}|${caller.address}`;
-  const d = store.rateLimit.hit(key, nowMs, limit.max, limit.windowMs);
+  const d = await store.rateLimit.hit(key, nowMs, limit.max, limit.windowMs);
   if (d.allowed) return;
   const seconds = Math.max(1, Math.ceil(d.retryAfterMs / 1000));
   throw new AppError('rate_limited', `Too many requests. Retry after ${seconds} seconds.`, { retry_after: seconds });

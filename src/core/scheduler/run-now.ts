@@ -16,8 +16,8 @@ export async function runNow(
   settings: SchedulerSettings,
   opts: { claimedRunId?: number; stop?: AbortSignal } = {},
 ): Promise<RunOutcome> {
-  const s = requireSchedule(store, ref);
-  reapDeadRuns(store, settings.now());
+  const s = await requireSchedule(store, ref);
+  await reapDeadRuns(store, settings.now());
   return runSchedule(store, s, 'run-now', settings, { claimedRunId: opts.claimedRunId, stop: opts.stop });
 }
 
@@ -36,12 +36,16 @@ export interface RunNowStarted {
  * (the `run-now` entry point), which takes it over; if that process dies first, the
  * next reaper closes the run as failed.
  */
-export function startRunNow(store: Store, ref: ScheduleRef, opts: { env?: NodeJS.ProcessEnv; now?: () => Date } = {}): RunNowStarted {
-  const s = requireSchedule(store, ref);
+export async function startRunNow(
+  store: Store,
+  ref: ScheduleRef,
+  opts: { env?: NodeJS.ProcessEnv; now?: () => Date } = {},
+): Promise<RunNowStarted> {
+  const s = await requireSchedule(store, ref);
   const now = (opts.now ?? (() => new Date()))();
-  reapDeadJobs(store);
-  reapDeadRuns(store, now);
-  const claim = claimScheduleRun(store, s, 'run-now', now);
+  await reapDeadJobs(store);
+  await reapDeadRuns(store, now);
+  const claim = await claimScheduleRun(store, s, 'run-now', now);
   if ('busy' in claim) {
     throw new AppError('BREAKOUT_BUSY', `the breakout of ${s.dictionary} is already running (${claim.busy})`, { dictionary: s.dictionary });
   }
@@ -52,7 +56,7 @@ export function startRunNow(store: Store, ref: ScheduleRef, opts: { env?: NodeJS
       env: opts.env,
     });
   } catch (err) {
-    store.schedules.endRun(claim.runId, {
+    await store.schedules.endRun(claim.runId, {
       endedAt: now.toISOString(),
       exitCode: SPAWN_FAILED_EXIT_CODE,
       outcome: 'failed',
@@ -61,14 +65,22 @@ export function startRunNow(store: Store, ref: ScheduleRef, opts: { env?: NodeJS
     throw err;
   }
   // From here the child watches the run: if it dies before taking it over, the reaper closes it.
-  if (child.pid !== undefined) store.schedules.adoptRun(claim.runId, { runnerPid: child.pid, logFile: null, startedAt: now.toISOString() });
+  if (child.pid !== undefined)
+    await store.schedules.adoptRun(claim.runId, { runnerPid: child.pid, logFile: null, startedAt: now.toISOString() });
   child.once('error', (err) => {
-    store.schedules.endRun(claim.runId, {
-      endedAt: new Date().toISOString(),
-      exitCode: SPAWN_FAILED_EXIT_CODE,
-      outcome: 'failed',
-      message: `the breakout could not be started: ${err.message}`,
-    });
+    // Nobody awaits an event listener: a write that fails here must not become an unhandled rejection.
+    void (async () => {
+      try {
+        await store.schedules.endRun(claim.runId, {
+          endedAt: new Date().toISOString(),
+          exitCode: SPAWN_FAILED_EXIT_CODE,
+          outcome: 'failed',
+          message: `the breakout could not be started: ${err.message}`,
+        });
+      } catch {
+        // the run stays `running` until a reaper finds its process gone
+      }
+    })();
   });
   return {
     status: 'started',

@@ -2,6 +2,7 @@ import { closeSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { constants } from 'node:os';
 import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { ScheduleRow, ScheduleRunOutcome, ScheduleRunTrigger } from '../../store/schedules-repo.js';
 import { nextOccurrence } from '../../scheduler/cron.js';
 import type { ChildResult } from '../../scheduler/run-child.js';
@@ -34,15 +35,18 @@ export interface RunOutcome {
  * restarted): recorded as failed, so no run shows `running` and no schedule keeps
  * last_exit_code -1 forever.
  */
-export function reapDeadRuns(store: Store, now: Date): void {
-  for (const run of store.schedules.runningRuns()) {
+export async function reapDeadRuns(store: Store, now: Date): Promise<void> {
+  for (const run of await store.schedules.runningRuns()) {
     if (run.runnerPid !== null && processAlive(run.runnerPid)) continue;
     const message = `the scheduler process (pid ${run.runnerPid ?? '?'}) ended before the run finished; the breakout may not have completed`;
-    if (!store.schedules.endRun(run.id, { endedAt: now.toISOString(), exitCode: null, outcome: 'failed', message })) continue;
-    const s = store.schedules.get(run.scheduleId);
-    if (s && s.lastExitCode === -1 && store.schedules.latestRun(s.id)?.id === run.id) {
-      store.schedules.markEnded(s.id, RUNNER_DIED_EXIT_CODE, now.toISOString());
-    }
+    // The end of the run and the check of its schedule in one transaction, as when they could not be interleaved.
+    await store.transaction(async (tx) => {
+      if (!(await tx.schedules.endRun(run.id, { endedAt: now.toISOString(), exitCode: null, outcome: 'failed', message }))) return;
+      const s = await tx.schedules.get(run.scheduleId);
+      if (s && s.lastExitCode === -1 && (await tx.schedules.latestRun(s.id))?.id === run.id) {
+        await tx.schedules.markEnded(s.id, RUNNER_DIED_EXIT_CODE, now.toISOString());
+      }
+    });
   }
 }
 
@@ -50,14 +54,16 @@ export function reapDeadRuns(store: Store, now: Date): void {
  * Records a run of `schedule` as running, owned by this process, unless its dictionary is busy
  * (checked in the same store transaction, so two claimers cannot both win).
  */
-export function claimScheduleRun(
+export async function claimScheduleRun(
   store: Store,
   schedule: ScheduleRow,
   trigger: ScheduleRunTrigger,
   startedAt: Date,
-): { runId: number } | { busy: string } {
-  return store.schedules.claimRun(
-    {
+): Promise<{ runId: number } | { busy: string }> {
+  return store.transaction(async (tx): Promise<{ runId: number } | { busy: string }> => {
+    const busy = await busyReason(tx, schedule);
+    if (busy !== undefined) return { busy };
+    const runId = await tx.schedules.addRun({
       scheduleId: schedule.id,
       trigger,
       startedAt: startedAt.toISOString(),
@@ -67,16 +73,16 @@ export function claimScheduleRun(
       logFile: null,
       message: null,
       runnerPid: process.pid,
-    },
-    () => busyReason(store, schedule),
-  );
+    });
+    return { runId };
+  });
 }
 
 /** Why a dictionary cannot run now, or undefined when it can (called inside the claim's transaction). */
-function busyReason(store: Store, s: ScheduleRow): string | undefined {
-  const job = store.jobs.unfinished().find((j) => j.dictionaries.includes(s.dictionary));
+async function busyReason(tx: StoreScope, s: ScheduleRow): Promise<string | undefined> {
+  const job = (await tx.jobs.unfinished()).find((j) => j.dictionaries.includes(s.dictionary));
   if (job) return `breakout job ${job.id} of ${s.dictionary} (${job.origin}) is still ${job.status}`;
-  const run = store.schedules.runningRuns().find((r) => r.scheduleId === s.id);
+  const run = (await tx.schedules.runningRuns()).find((r) => r.scheduleId === s.id);
   if (run) return `a ${run.trigger} run of ${s.dictionary} started at ${run.startedAt} is still running`;
   return undefined;
 }
@@ -157,8 +163,8 @@ function equivalentCommand(store: Store, dictionary: string): string {
 }
 
 /** Deletes the runs beyond the kept number, with their log files (only inside logs/breakout/). */
-function prune(store: Store, scheduleId: number, keep: number): void {
-  for (const file of store.schedules.pruneRuns(scheduleId, keep)) {
+async function prune(store: Store, scheduleId: number, keep: number): Promise<void> {
+  for (const file of await store.schedules.pruneRuns(scheduleId, keep)) {
     rmSync(join(store.home.breakoutLogs, basename(file)), { force: true });
   }
 }
@@ -181,8 +187,8 @@ export async function runSchedule(
   opts: { env?: NodeJS.ProcessEnv; claimedRunId?: number; stop?: AbortSignal } = {},
 ): Promise<RunOutcome> {
   const startedAt = settings.now();
-  const scheduledNext = () => {
-    const s = store.schedules.get(schedule.id);
+  const scheduledNext = async (scope: StoreScope): Promise<string | null> => {
+    const s = await scope.schedules.get(schedule.id);
     return s?.enabled ? nextOccurrence(s.cronExpression, settings.now(), settings.zone).toISOString() : null;
   };
   const base = { schedule_id: schedule.id, dictionary: schedule.dictionary, trigger };
@@ -190,10 +196,10 @@ export async function runSchedule(
   // Check-and-claim in one store transaction: two starts of the same dictionary (a tick and a
   // Run Now, two Run Nows) cannot both pass the busy check. A Run Now started over HTTP was
   // claimed by the server before this process started (docs/scheduler.md, "Run Now").
-  reapDeadJobs(store);
+  await reapDeadJobs(store);
   let runId: number;
   if (opts.claimedRunId !== undefined) {
-    const claimed = store.schedules.getRun(opts.claimedRunId);
+    const claimed = await store.schedules.getRun(opts.claimedRunId);
     if (!claimed || claimed.scheduleId !== schedule.id || claimed.outcome !== 'running') {
       throw new AppError('USAGE', `run ${opts.claimedRunId} is not a running run of the schedule of ${schedule.dictionary}`, {
         run_id: opts.claimedRunId,
@@ -201,22 +207,26 @@ export async function runSchedule(
     }
     runId = claimed.id;
   } else {
-    const claim = claimScheduleRun(store, schedule, trigger, startedAt);
+    const claim = await claimScheduleRun(store, schedule, trigger, startedAt);
     if ('busy' in claim) {
       const message = `skipped: ${claim.busy}`;
-      const skippedId = store.schedules.addRun({
-        scheduleId: schedule.id,
-        trigger,
-        startedAt: startedAt.toISOString(),
-        endedAt: startedAt.toISOString(),
-        exitCode: null,
-        outcome: 'skipped',
-        logFile: null,
-        message,
-        runnerPid: null,
+      // next_run is computed from the schedule as it is and written in the same transaction.
+      const skippedId = await store.transaction(async (tx) => {
+        const id = await tx.schedules.addRun({
+          scheduleId: schedule.id,
+          trigger,
+          startedAt: startedAt.toISOString(),
+          endedAt: startedAt.toISOString(),
+          exitCode: null,
+          outcome: 'skipped',
+          logFile: null,
+          message,
+          runnerPid: null,
+        });
+        if (trigger === 'scheduled') await tx.schedules.setNextRun(schedule.id, await scheduledNext(tx), startedAt.toISOString());
+        return id;
       });
-      if (trigger === 'scheduled') store.schedules.setNextRun(schedule.id, scheduledNext(), startedAt.toISOString());
-      prune(store, schedule.id, settings.keepRuns);
+      await prune(store, schedule.id, settings.keepRuns);
       return { ...base, run_id: skippedId, outcome: 'skipped', exit_code: null, log_file: null, message };
     }
     runId = claim.runId;
@@ -224,12 +234,14 @@ export async function runSchedule(
 
   const logFile = reserveLogFile(store.home.breakoutLogs, schedule.dictionary, startedAt);
   const previousExitCode = schedule.lastExitCode;
-  store.schedules.markStarted(
-    schedule.id,
-    { lastRun: startedAt.toISOString(), nextRun: trigger === 'scheduled' ? scheduledNext() : schedule.nextRun, logFile },
-    startedAt.toISOString(),
-  );
-  store.schedules.adoptRun(runId, { runnerPid: process.pid, logFile, startedAt: startedAt.toISOString() });
+  await store.transaction(async (tx) => {
+    await tx.schedules.markStarted(
+      schedule.id,
+      { lastRun: startedAt.toISOString(), nextRun: trigger === 'scheduled' ? await scheduledNext(tx) : schedule.nextRun, logFile },
+      startedAt.toISOString(),
+    );
+    await tx.schedules.adoptRun(runId, { runnerPid: process.pid, logFile, startedAt: startedAt.toISOString() });
+  });
 
   const result = await processLauncher.run('scheduled-breakout', ['--home', store.home.root, schedule.dictionary], {
     env: opts.env ?? process.env,
@@ -254,14 +266,15 @@ export async function runSchedule(
 
   // The run's end and the schedule's last exit code in one transaction: nobody reads a run that
   // ended while its schedule still says running (-1).
-  const kept = store.transaction(() => {
-    store.schedules.endRun(runId, { endedAt: endedAt.toISOString(), exitCode: v.exitCode, outcome: v.outcome, message: v.message });
-    if (!store.schedules.get(schedule.id)) return false;
+  const kept = await store.transaction(async (tx) => {
+    await tx.schedules.endRun(runId, { endedAt: endedAt.toISOString(), exitCode: v.exitCode, outcome: v.outcome, message: v.message });
+    if (!(await tx.schedules.get(schedule.id))) return false;
     // A skipped child did no work: the schedule keeps the exit code of its last real run.
     const recorded = v.outcome === 'skipped' ? previousExitCode : v.exitCode;
-    store.schedules.markEnded(schedule.id, recorded, endedAt.toISOString(), trigger === 'scheduled' ? scheduledNext() : undefined);
+    const next = trigger === 'scheduled' ? await scheduledNext(tx) : undefined;
+    await tx.schedules.markEnded(schedule.id, recorded, endedAt.toISOString(), next);
     return true;
   });
-  if (kept) prune(store, schedule.id, settings.keepRuns);
+  if (kept) await prune(store, schedule.id, settings.keepRuns);
   return { ...base, run_id: runId, outcome: v.outcome, exit_code: v.exitCode, log_file: logFile, message: v.message };
 }

@@ -51,15 +51,19 @@ export async function schedulerRun(
   const log = opts.log ?? (() => {});
   const now = settings.now();
   const webhooks = await deliverWebhooks(store, log);
-  const base = { now: now.toISOString(), timezone: settings.zone, logs_pruned: pruneLogsIfDue(store, opts.logsNow?.() ?? new Date(), log) };
+  const base = {
+    now: now.toISOString(),
+    timezone: settings.zone,
+    logs_pruned: await pruneLogsIfDue(store, opts.logsNow?.() ?? new Date(), log),
+  };
   const lock = await tryLock(join(store.home.locks, SCHEDULER_LOCK));
   if (!lock) {
     log('the scheduler is already running in another process; no breakouts started');
     return { lock: 'held', ...base, due: 0, runs: [], failed: 0, webhooks };
   }
   try {
-    reapDeadRuns(store, now);
-    const due = store.schedules.due(now.toISOString());
+    await reapDeadRuns(store, now);
+    const due = await store.schedules.due(now.toISOString());
     if (due.length === 0) log('no schedules due');
     const runs: RunOutcome[] = [];
     for (const s of due) {
@@ -87,10 +91,10 @@ export async function schedulerRun(
 }
 
 /** The automatic log prune of a tick; like webhooks, its failure never fails the tick. */
-function pruneLogsIfDue(store: Store, now: Date, log: (line: string) => void): PruneReport | null {
+async function pruneLogsIfDue(store: Store, now: Date, log: (line: string) => void): Promise<PruneReport | null> {
   try {
     // The real clock, as for webhooks: SDS_NOW only makes schedules due.
-    const r = autoPruneLogs(store, { now }) ?? null;
+    const r = (await autoPruneLogs(store, { now })) ?? null;
     if (r) log(`logs pruned: ${pruneSummary(r)}`);
     return r;
   } catch (err) {

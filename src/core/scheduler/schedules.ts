@@ -1,4 +1,5 @@
 import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { DictionaryRow } from '../../store/dictionaries-repo.js';
 import type { ScheduleRow, ScheduleRunRow } from '../../store/schedules-repo.js';
 import { AppError } from '../../shared/errors.js';
@@ -59,8 +60,8 @@ export interface ScheduleRuns {
 /** How a schedule is named: its id (HTTP) or its dictionary's name (CLI). */
 export type ScheduleRef = { id: number } | { dictionary: string };
 
-function scheduleItem(store: Store, s: ScheduleRow): ScheduleItem {
-  const label = store.dictionaries.find(s.dictionary)?.label ?? s.dictionary;
+async function scheduleItem(store: StoreScope, s: ScheduleRow): Promise<ScheduleItem> {
+  const label = (await store.dictionaries.find(s.dictionary))?.label ?? s.dictionary;
   return {
     id: s.id,
     dictionary_id: s.dictionaryId,
@@ -90,19 +91,19 @@ function runItem(r: ScheduleRunRow): ScheduleRunItem {
   };
 }
 
-function findDictionary(store: Store, name: string): DictionaryRow {
+async function findDictionary(store: Store, name: string): Promise<DictionaryRow> {
   return requireDictionaryRow(store, name);
 }
 
 /** The schedule named by `ref`, or SCHEDULE_NOT_FOUND (DICTIONARY_NOT_FOUND for an unknown name). */
-export function requireSchedule(store: Store, ref: ScheduleRef): ScheduleRow {
+export async function requireSchedule(store: Store, ref: ScheduleRef): Promise<ScheduleRow> {
   if ('id' in ref) {
-    const s = store.schedules.get(ref.id);
+    const s = await store.schedules.get(ref.id);
     if (!s) throw new AppError('SCHEDULE_NOT_FOUND', `schedule ${ref.id} not found`, { schedule_id: ref.id });
     return s;
   }
-  const dict = findDictionary(store, ref.dictionary);
-  const s = store.schedules.forDictionary(dict.id);
+  const dict = await findDictionary(store, ref.dictionary);
+  const s = await store.schedules.forDictionary(dict.id);
   if (!s) throw new AppError('SCHEDULE_NOT_FOUND', `dictionary ${dict.name} has no schedule`, { dictionary: dict.name });
   return s;
 }
@@ -119,14 +120,16 @@ function parseEnabled(value: unknown, field: string): boolean | undefined {
 }
 
 /** The schedules (by dictionary name) and the dictionaries with a target that have none yet. */
-export function listSchedules(store: Store, settings: Pick<SchedulerSettings, 'zone'>): ScheduleList {
-  const schedules = store.schedules.list();
+export async function listSchedules(store: Store, settings: Pick<SchedulerSettings, 'zone'>): Promise<ScheduleList> {
+  const schedules = await store.schedules.list();
   const scheduled = new Set(schedules.map((s) => s.dictionaryId));
-  const unscheduled = store.dictionaries
-    .list()
-    .filter((d) => !scheduled.has(d.id) && isBreakoutConfigured(store, d))
-    .map((d) => ({ id: d.id, name: d.name, label: d.label }));
-  return { timezone: settings.zone, schedules: schedules.map((s) => scheduleItem(store, s)), unscheduled_dictionaries: unscheduled };
+  const unscheduled: SchedulableDictionary[] = [];
+  for (const d of await store.dictionaries.list()) {
+    if (!scheduled.has(d.id) && (await isBreakoutConfigured(store, d))) unscheduled.push({ id: d.id, name: d.name, label: d.label });
+  }
+  const items: ScheduleItem[] = [];
+  for (const s of schedules) items.push(await scheduleItem(store, s));
+  return { timezone: settings.zone, schedules: items, unscheduled_dictionaries: unscheduled };
 }
 
 /**
@@ -134,31 +137,31 @@ export function listSchedules(store: Store, settings: Pick<SchedulerSettings, 'z
  * unless told otherwise. Only a dictionary whose breakout is configured (isBreakoutConfigured,
  * the status webhook's definition) can be scheduled.
  */
-export function addSchedule(
+export async function addSchedule(
   store: Store,
   input: { dictionary: string; cron_expression?: unknown; enabled?: unknown },
   settings: Pick<SchedulerSettings, 'zone' | 'now'>,
-): ScheduleItem {
-  const dict = findDictionary(store, input.dictionary);
+): Promise<ScheduleItem> {
+  const dict = await findDictionary(store, input.dictionary);
   const cron = input.cron_expression === undefined ? DEFAULT_CRON : checkCron(input.cron_expression);
   const enabled = parseEnabled(input.enabled, 'enabled') ?? false;
-  if (!isBreakoutConfigured(store, dict)) {
+  if (!(await isBreakoutConfigured(store, dict))) {
     throw new AppError('TARGET_NOT_CONFIGURED', `dictionary ${dict.name} has no breakout target; set one first`, {
       dictionary: dict.name,
     });
   }
-  if (store.schedules.forDictionary(dict.id)) {
+  if (await store.schedules.forDictionary(dict.id)) {
     throw new AppError('SCHEDULE_EXISTS', `dictionary ${dict.name} already has a schedule (one per dictionary); change it instead`, {
       dictionary: dict.name,
     });
   }
   const now = settings.now();
   try {
-    const row = store.schedules.insert(
+    const row = await store.schedules.insert(
       { dictionaryId: dict.id, enabled, cronExpression: cron, nextRun: nextRunOf(enabled, cron, now, settings.zone) },
       now.toISOString(),
     );
-    return scheduleItem(store, row);
+    return await scheduleItem(store, row);
   } catch (err) {
     // Two adds racing: the UNIQUE dictionary_id lets one win.
     if (/UNIQUE/.test((err as Error).message))
@@ -171,34 +174,63 @@ export function addSchedule(
  * Changes a schedule's cron expression and/or enabled state. next_run is recomputed from now
  * when the schedule stays or becomes enabled, and cleared when it is disabled.
  */
-export function updateSchedule(
+export async function updateSchedule(
   store: Store,
   ref: ScheduleRef,
   input: { cron_expression?: unknown; enabled?: unknown },
   settings: Pick<SchedulerSettings, 'zone' | 'now'>,
-): ScheduleItem {
-  const s = requireSchedule(store, ref);
-  const cron = input.cron_expression === undefined ? s.cronExpression : checkCron(input.cron_expression);
-  const enabled = parseEnabled(input.enabled, 'enabled') ?? s.enabled;
-  const now = settings.now();
-  const row = store.schedules.update(
-    s.id,
-    { enabled, cronExpression: cron, nextRun: nextRunOf(enabled, cron, now, settings.zone) },
-    now.toISOString(),
+): Promise<ScheduleItem> {
+  const found = await requireSchedule(store, ref);
+  return changeSchedule(
+    store,
+    found.id,
+    (s) => ({
+      cron: input.cron_expression === undefined ? s.cronExpression : checkCron(input.cron_expression),
+      enabled: parseEnabled(input.enabled, 'enabled') ?? s.enabled,
+    }),
+    settings,
   );
-  return scheduleItem(store, row!);
+}
+
+/**
+ * Reads the schedule of that id and writes the change `change` makes of it, in one transaction:
+ * what is kept of it (the cron expression, the enabled state) is what it holds at the write, not
+ * what a request racing this one replaced meanwhile.
+ */
+async function changeSchedule(
+  store: Store,
+  id: number,
+  change: (s: ScheduleRow) => { cron: string; enabled: boolean },
+  settings: Pick<SchedulerSettings, 'zone' | 'now'>,
+): Promise<ScheduleItem> {
+  return store.transaction(async (tx) => {
+    const s = await tx.schedules.get(id);
+    if (!s) throw new AppError('SCHEDULE_NOT_FOUND', `schedule ${id} not found`, { schedule_id: id });
+    const { cron, enabled } = change(s);
+    const now = settings.now();
+    const row = await tx.schedules.update(
+      s.id,
+      { enabled, cronExpression: cron, nextRun: nextRunOf(enabled, cron, now, settings.zone) },
+      now.toISOString(),
+    );
+    return scheduleItem(tx, row!);
+  });
 }
 
 /** Switches a schedule on (next_run computed) or off (next_run cleared; the schedule is kept). */
-export function toggleSchedule(store: Store, ref: ScheduleRef, settings: Pick<SchedulerSettings, 'zone' | 'now'>): ScheduleItem {
-  const s = requireSchedule(store, ref);
-  return updateSchedule(store, { id: s.id }, { enabled: !s.enabled }, settings);
+export async function toggleSchedule(
+  store: Store,
+  ref: ScheduleRef,
+  settings: Pick<SchedulerSettings, 'zone' | 'now'>,
+): Promise<ScheduleItem> {
+  const found = await requireSchedule(store, ref);
+  return changeSchedule(store, found.id, (s) => ({ cron: s.cronExpression, enabled: !s.enabled }), settings);
 }
 
 /** Deletes a schedule and its run history; the run log files stay in logs/breakout/. */
-export function removeSchedule(store: Store, ref: ScheduleRef): { message: string; id: number; dictionary: string } {
-  const s = requireSchedule(store, ref);
-  store.schedules.remove(s.id);
+export async function removeSchedule(store: Store, ref: ScheduleRef): Promise<{ message: string; id: number; dictionary: string }> {
+  const s = await requireSchedule(store, ref);
+  await store.schedules.remove(s.id);
   return { message: `schedule of ${s.dictionary} deleted`, id: s.id, dictionary: s.dictionary };
 }
 
@@ -206,8 +238,8 @@ const DEFAULT_RUNS_LIMIT = 20;
 const MAX_RUNS_LIMIT = 1000;
 
 /** The run history of a schedule, newest first. */
-export function scheduleRuns(store: Store, ref: ScheduleRef, opts: { limit?: unknown } = {}): ScheduleRuns {
-  const s = requireSchedule(store, ref);
+export async function scheduleRuns(store: Store, ref: ScheduleRef, opts: { limit?: unknown } = {}): Promise<ScheduleRuns> {
+  const s = await requireSchedule(store, ref);
   const limit = opts.limit === undefined ? DEFAULT_RUNS_LIMIT : Number(opts.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RUNS_LIMIT) {
     throw new AppError('USAGE', `limit must be a whole number from 1 to ${MAX_RUNS_LIMIT}; got "${String(opts.limit)}"`, {
@@ -217,7 +249,7 @@ export function scheduleRuns(store: Store, ref: ScheduleRef, opts: { limit?: unk
   return {
     schedule_id: s.id,
     dictionary: s.dictionary,
-    total: store.schedules.countRuns(s.id),
-    runs: store.schedules.runs(s.id, limit).map(runItem),
+    total: await store.schedules.countRuns(s.id),
+    runs: (await store.schedules.runs(s.id, limit)).map(runItem),
   };
 }

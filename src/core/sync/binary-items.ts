@@ -16,7 +16,7 @@ import type { SyncApiVersion } from '../../sync/client-version.js';
 export function binaryItemSink(store: Store, dictionaryName: string): BinaryItemSink {
   let name: string | undefined;
   return async (header, content) => {
-    name ??= requireDictionaryRow(store, dictionaryName).name;
+    name ??= (await requireDictionaryRow(store, dictionaryName)).name;
     await storeBinaryContent(store, name, header.signature, content);
   };
 }
@@ -35,10 +35,15 @@ interface ChunkItem {
  * is left out and its case goes with the descriptor alone. Each item's header names its case as
  * the client's version does: `{caseid, signature, length}` (2), `{uuid, signature}` (3).
  */
-export function chunkBinaryItems(store: Store, dictionaryName: string, chunk: DownloadChunk, apiVersion: SyncApiVersion = 2): ChunkItem[] {
+export async function chunkBinaryItems(
+  store: Store,
+  dictionaryName: string,
+  chunk: DownloadChunk,
+  apiVersion: SyncApiVersion = 2,
+): Promise<ChunkItem[]> {
   if (chunk.cases.length === 0) return [];
-  const dict = requireDictionaryRow(store, dictionaryName);
-  const rows = store.binaryItems.forCases(
+  const dict = await requireDictionaryRow(store, dictionaryName);
+  const rows = await store.binaryItems.forCases(
     dict.id,
     chunk.cases.map((c) => c.guid),
   );

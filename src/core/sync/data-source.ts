@@ -33,12 +33,12 @@ export interface DataSourceMetadata {
  * dictionary's cases (its cache is current while this does not move). DICTIONARY_NOT_FOUND when
  * the dictionary does not exist: the client then uploads it.
  */
-export function dataSourceMetadata(store: Store, dictionaryName: string, role: Role): DataSourceMetadata {
-  const dict = requireDictionary(store, dictionaryName);
+export async function dataSourceMetadata(store: Store, dictionaryName: string, role: Role): Promise<DataSourceMetadata> {
+  const dict = await requireDictionary(store, dictionaryName);
   return {
     permissions: dataSourcePermissions(role),
     dictionaryKeyStructure: dictionaryKeyStructure(dict.model),
-    maxRevision: store.cases.maxRevision(dict.id),
+    maxRevision: await store.cases.maxRevision(dict.id),
   };
 }
 
@@ -84,21 +84,26 @@ function replyJson(content: string, items: readonly string[], rest: Record<strin
  * (position and revision), and a case the client's cache (`cache`) already holds unchanged since
  * its revision is sent as `{}`.
  */
-export function queryDataSource(store: Store, dictionaryName: string, options: CasesOptions, cache: CasesCache | undefined): string {
+export async function queryDataSource(
+  store: Store,
+  dictionaryName: string,
+  options: CasesOptions,
+  cache: CasesCache | undefined,
+): Promise<string> {
   // Only whole cases need the model (to write V3 JSON); the other contents read the row alone.
-  const record = options.content === 'cases' ? requireDictionary(store, dictionaryName) : undefined;
-  const dict = record ?? requireDictionaryRow(store, dictionaryName);
+  const record = options.content === 'cases' ? await requireDictionary(store, dictionaryName) : undefined;
+  const dict = record ?? (await requireDictionaryRow(store, dictionaryName));
   const q = options.query;
-  if (options.content === 'count') return JSON.stringify({ count: store.caseQueries.count(dict.id, q) });
+  if (options.content === 'count') return JSON.stringify({ count: await store.caseQueries.count(dict.id, q) });
   const limits = limitsOf(store);
   const { take, capped } = pageBounds(options.limit, limits.dataSourceCases);
   const peek = capped ? take + 1 : take;
-  return store.readTransaction(() => {
+  return store.readTransaction(async (tx) => {
     if (options.content === 'identifiers' || options.content === 'summaries') {
       const rows =
         options.content === 'identifiers'
-          ? store.caseQueries.identifiers(dict.id, q, peek, options.offset).map(identifierJson)
-          : store.caseQueries.summaries(dict.id, q, peek, options.offset).map(summaryJson);
+          ? (await tx.caseQueries.identifiers(dict.id, q, peek, options.offset)).map(identifierJson)
+          : (await tx.caseQueries.summaries(dict.id, q, peek, options.offset)).map(summaryJson);
       const cut = rows.length > take;
       return replyJson(
         options.content,
@@ -108,13 +113,13 @@ export function queryDataSource(store: Store, dictionaryName: string, options: C
     }
     // Whole cases: the sizes first (record headers only), then as many cases as fit the budget.
     const model = record!.model;
-    const sizes = store.caseQueries.sizes(dict.id, q, peek, options.offset);
+    const sizes = await tx.caseQueries.sizes(dict.id, q, peek, options.offset);
     const n = fitting(
       sizes.slice(0, take).map((size) => ({ size })),
       limits.pageBytes,
     );
     const cut = sizes.length > n && (n < take || capped);
-    const cases = n === 0 ? [] : store.caseQueries.cases(dict.id, q, n, options.offset);
+    const cases = n === 0 ? [] : await tx.caseQueries.cases(dict.id, q, n, options.offset);
     const items: string[] = [];
     const metadata: { position: number; revision: number }[] = [];
     for (const c of cases) {
@@ -130,17 +135,18 @@ export function queryDataSource(store: Store, dictionaryName: string, options: C
  * Soft-deletes every live case of a dictionary for the data source (`DELETE …/data`), recorded in
  * the device's sync history in the same transaction: see `deleteAllCases`.
  */
-export function clearDataSource(
+export async function clearDataSource(
   store: Store,
   dictionaryName: string,
   device: string,
   username: string,
-): { revision: number; cases: number } {
-  const dict = requireDictionaryRow(store, dictionaryName);
-  return store.transaction(() => {
-    const r = deleteAllCases(store, dict.id, `clear:${device}`);
+): Promise<{ revision: number; cases: number }> {
+  const dict = await requireDictionaryRow(store, dictionaryName);
+  const limits = limitsOf(store);
+  return store.transaction(async (tx) => {
+    const r = await deleteAllCases(tx, dict.id, `clear:${device}`, limits);
     if (r.cases > 0) {
-      store.sync.record({ dictionaryId: dict.id, device, username, direction: 'put', revision: r.revision, cases: r.cases });
+      await tx.sync.record({ dictionaryId: dict.id, device, username, direction: 'put', revision: r.revision, cases: r.cases });
     }
     return r;
   });
@@ -150,12 +156,12 @@ export function clearDataSource(
  * The stored content of a binary item of a dictionary, by its signature (the md5 of the content,
  * so also its `Content-MD5`); NOT_FOUND when this server does not hold it.
  */
-export function openDataSourceBinary(
+export async function openDataSourceBinary(
   store: Store,
   dictionaryName: string,
   signature: string,
-): { md5: string; size: number; open: () => Readable } {
-  const dict = requireDictionaryRow(store, dictionaryName);
+): Promise<{ md5: string; size: number; open: () => Readable }> {
+  const dict = await requireDictionaryRow(store, dictionaryName);
   const content = openBinaryContent(store, dict.name, signature);
   if (!content) {
     throw new AppError('NOT_FOUND', `binary item ${signature} of dictionary ${dict.name} is not stored on this server`, {

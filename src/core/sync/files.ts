@@ -182,8 +182,8 @@ const seconds = (ms: number): number => Math.floor(ms / 1000);
  * same size and build time to the second (and, given, the same md5). A zip replaced by hand since
  * has none, and is listed as a hand-made package (docs/sync.md#apps).
  */
-function metadataOf(store: Store, app: AppFile, md5?: string): AppPackageRow | undefined {
-  const row = store.appPackages.find(app.name);
+async function metadataOf(store: Store, app: AppFile, md5?: string): Promise<AppPackageRow | undefined> {
+  const row = await store.appPackages.find(app.name);
   if (row === undefined || row.zipSize !== app.size || seconds(Date.parse(row.buildTime)) !== seconds(app.mtimeMs)) return undefined;
   return md5 === undefined || md5 === row.zipMd5 ? row : undefined;
 }
@@ -194,17 +194,19 @@ function metadataOf(store: Store, app: AppFile, md5?: string): AppPackageRow | u
  * modification time; the description and version are those kept with the package by a
  * deployment or an import from CSWeb, empty for a zip put there by hand (docs/sync.md#apps).
  */
-export function listApps(store: Store): AppInfo[] {
-  return appFiles(store).map((a) => {
-    const meta = metadataOf(store, a);
-    return {
+export async function listApps(store: Store): Promise<AppInfo[]> {
+  const out: AppInfo[] = [];
+  for (const a of appFiles(store)) {
+    const meta = await metadataOf(store, a);
+    out.push({
       name: a.name,
       description: meta?.description ?? '',
       buildTime: rfc3339(a.mtimeMs),
       version: meta?.version ?? '',
       FileType: 'Application Deployment Specification',
-    };
-  });
+    });
+  }
+  return out;
 }
 
 /**
@@ -228,7 +230,7 @@ export async function openApp(
   const snapshot = app && (await openSnapshot(app.path, name));
   if (!app || snapshot === undefined || snapshot === 'directory')
     throw new AppError('NOT_FOUND', `application ${name} not found`, { app: name });
-  const meta = metadataOf(store, { ...app, size: snapshot.size, mtimeMs: snapshot.mtimeMs }, snapshot.md5);
+  const meta = await metadataOf(store, { ...app, size: snapshot.size, mtimeMs: snapshot.mtimeMs }, snapshot.md5);
   return {
     name: app.name,
     md5: snapshot.md5,
@@ -297,10 +299,10 @@ export async function putApp(
     }
   }
   await commitStaged(staged);
-  store.transaction(() => {
-    if (spec === undefined) store.appPackages.remove(name);
+  await store.transaction(async (tx) => {
+    if (spec === undefined) await tx.appPackages.remove(name);
     else
-      store.appPackages.save({
+      await tx.appPackages.save({
         name,
         description: spec.description,
         version: spec.version,
@@ -330,5 +332,5 @@ export async function deleteApp(store: Store, name: string): Promise<void> {
   const target = appZipPath(store, name);
   if (!appFiles(store).some((a) => a.name === name)) throw new AppError('NOT_FOUND', `application ${name} not found`, { app: name });
   await rm(target, { force: true });
-  store.appPackages.remove(name);
+  await store.appPackages.remove(name);
 }

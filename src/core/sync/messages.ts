@@ -13,7 +13,13 @@ const MAX_NAME = 1024;
  * time). The value is kept as its JSON text. Refused (USAGE) when the body is not an object
  * naming the message.
  */
-export function receiveSyncMessage(store: Store, raw: unknown, device: string, username: string, now = new Date()): { id: number } {
+export async function receiveSyncMessage(
+  store: Store,
+  raw: unknown,
+  device: string,
+  username: string,
+  now = new Date(),
+): Promise<{ id: number }> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new AppError('USAGE', 'a message must be a JSON object {timestamp, name, value}');
   }
@@ -24,7 +30,7 @@ export function receiveSyncMessage(store: Store, raw: unknown, device: string, u
   if (name.length > MAX_NAME) throw new AppError('USAGE', `the message name is longer than ${MAX_NAME} characters`, { field: 'name' });
   const sentAt = typeof body.timestamp === 'string' || typeof body.timestamp === 'number' ? String(body.timestamp) : '';
   const value = body.value === undefined ? null : JSON.stringify(body.value);
-  const id = store.transaction(() => store.sync.recordMessage({ device, username, name, value, sentAt }, now.toISOString()));
+  const id = await store.transaction((tx) => tx.sync.recordMessage({ device, username, name, value, sentAt }, now.toISOString()));
   return { id };
 }
 
@@ -69,12 +75,12 @@ function item(m: StoredSyncMessage): SyncMessageItem {
  * `before` (the last id of the previous page), which stays put while new messages arrive. The
  * count and the page are read in one snapshot. Bad values are USAGE naming the field.
  */
-export function listSyncMessages(store: Store, opts: SyncMessageOptions = {}): SyncMessageList {
+export async function listSyncMessages(store: Store, opts: SyncMessageOptions = {}): Promise<SyncMessageList> {
   const q = parseSyncMessageQuery(opts);
-  return store.readTransaction(() => ({
-    total: store.sync.countMessages(q.filter),
+  return store.readTransaction(async (tx) => ({
+    total: await tx.sync.countMessages(q.filter),
     limit: q.limit,
     offset: q.offset,
-    data: store.sync.messages(q.filter, { limit: q.limit, offset: q.offset }).map(item),
+    data: (await tx.sync.messages(q.filter, { limit: q.limit, offset: q.offset })).map(item),
   }));
 }

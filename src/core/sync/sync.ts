@@ -15,7 +15,7 @@ import {
   MAX_LABEL_LENGTH,
 } from '../dictionaries/index.js';
 import { parseDictionary } from '../../cspro/dictionary/parse-dictionary.js';
-import { toCaseWrite, type MergeOutcome, writeMergedCases, deleteCase, newRevision } from '../cases/index.js';
+import { toCaseWrite, type MergeOutcome, writeMergedCases, deleteCaseOf, newRevision } from '../cases/index.js';
 import { checkCaseFields } from '../../cspro/case/case-limits.js';
 import { limitsOf } from '../home/index.js';
 import { inflateWhole } from './inflate-body.js';
@@ -24,8 +24,8 @@ import { inflateWhole } from './inflate-body.js';
  * `GET /api/server`: this server's device id in vector clocks, and the sync API version the
  * asking client gets (docs/sync.md#client-versions).
  */
-export function serverInfo(store: Store, apiVersion: SyncApiVersion): { deviceId: string; apiVersion: SyncApiVersion } {
-  return { deviceId: store.settings.serverDeviceId(), apiVersion };
+export async function serverInfo(store: Store, apiVersion: SyncApiVersion): Promise<{ deviceId: string; apiVersion: SyncApiVersion }> {
+  return { deviceId: await store.settings.serverDeviceId(), apiVersion };
 }
 
 export interface DownloadChunk extends ChunkPlan {
@@ -41,11 +41,12 @@ export interface DownloadChunk extends ChunkPlan {
  * is told to sync in full (412). The chunk that completes the range is recorded in the device's
  * sync history.
  */
-export function downloadCases(store: Store, dictionaryName: string, req: DownloadRequest, username: string): DownloadChunk {
+export async function downloadCases(store: Store, dictionaryName: string, req: DownloadRequest, username: string): Promise<DownloadChunk> {
   // The row is enough: a download never reads the model, whose JSON is costly to parse per page.
-  const dict = requireDictionaryRow(store, dictionaryName);
-  const chunk = store.readTransaction(() => {
-    const snapshot = store.sync.maxRevision();
+  const dict = await requireDictionaryRow(store, dictionaryName);
+  const budget = limitsOf(store).pageBytes;
+  const chunk = await store.readTransaction(async (tx) => {
+    const snapshot = await tx.sync.maxRevision();
     if (req.lastRevision > snapshot) {
       throw new AppError(
         'SYNC_REVISION_UNKNOWN',
@@ -65,14 +66,14 @@ export function downloadCases(store: Store, dictionaryName: string, req: Downloa
     };
     // Bounded by bytes as well as by count (docs/limits.md): a chunk cut short by the budget is a
     // 206 like a full one, and the client resumes after its last case.
-    const { cases, seen } = store.sync.chunkWithin(dict.id, range, req.count, limitsOf(store).pageBytes);
+    const { cases, seen } = await tx.sync.chunkWithin(dict.id, range, req.count, budget);
     // Counting is only needed when the read reached the count: a shorter range ends in it.
-    const total = seen < req.count ? seen : store.sync.count(dict.id, dict.createdAt, range);
+    const total = seen < req.count ? seen : await tx.sync.count(dict.id, dict.createdAt, range);
     const last = cases.at(-1);
     if (last && total > cases.length) {
       // The client asks next for the cases after the last one sent, within the same snapshot
       // unless something was written meanwhile: that range holds exactly the rest of this one.
-      store.sync.carry(dict.id, dict.createdAt, { ...range, after: { revision: last.revision, guid: last.guid } }, total - cases.length);
+      await tx.sync.carry(dict.id, dict.createdAt, { ...range, after: { revision: last.revision, guid: last.guid } }, total - cases.length);
     }
     return {
       cases,
@@ -84,8 +85,8 @@ export function downloadCases(store: Store, dictionaryName: string, req: Downloa
     };
   });
   if (chunk.status === 200) {
-    store.transaction(() =>
-      store.sync.record({
+    await store.transaction((tx) =>
+      tx.sync.record({
         dictionaryId: dict.id,
         device: req.device,
         username,
@@ -124,9 +125,9 @@ export async function uploadCases(
   req: UploadRequest,
   username: string,
 ): Promise<UploadReply> {
-  const dict = requireDictionary(store, dictionaryName);
-  if (req.ifRevisionExists !== undefined && req.ifRevisionExists > store.sync.maxRevision()) {
-    const last = store.sync.lastOfDevice(req.device, dict.id);
+  const dict = await requireDictionary(store, dictionaryName);
+  if (req.ifRevisionExists !== undefined && req.ifRevisionExists > (await store.sync.maxRevision())) {
+    const last = await store.sync.lastOfDevice(req.device, dict.id);
     throw new AppError('SYNC_REVISION_UNKNOWN', `revision ${req.ifRevisionExists} is not known to this server; sync in full`, {
       revision: req.ifRevisionExists,
       last_sync: last ? lastSyncBody(last, dict.name) : {},
@@ -155,12 +156,14 @@ export async function uploadCases(
       index += 1;
     }
   }
-  const deviceId = store.settings.serverDeviceId();
+  const deviceId = await store.settings.serverDeviceId();
   const tally: Record<MergeOutcome, number> = { inserted: 0, updated: 0, unchanged: 0, older: 0 };
-  const revision = store.transaction(() => {
-    const r = newRevision(store, dict.id, `sync:${req.device}`);
-    for (let i = 0; i < writes.length; i += BATCH) writeMergedCases(store, dict.id, writes.slice(i, i + BATCH), deviceId, () => r, tally);
-    store.sync.record({ dictionaryId: dict.id, device: req.device, username, direction: 'put', revision: r, cases: writes.length });
+  const revision = await store.transaction(async (tx) => {
+    const r = await newRevision(tx, dict.id, `sync:${req.device}`);
+    for (let i = 0; i < writes.length; i += BATCH) {
+      await writeMergedCases(tx, dict.id, writes.slice(i, i + BATCH), deviceId, () => r, tally, limits);
+    }
+    await tx.sync.record({ dictionaryId: dict.id, device: req.device, username, direction: 'put', revision: r, cases: writes.length });
     return r;
   });
   return { revision, cases: writes.length, tally };
@@ -172,9 +175,9 @@ function lastSyncBody(h: SyncHistoryRow, dictionary: string): Record<string, unk
 }
 
 /** One case in the wire form of the client's sync API version: `level-1` as a JSON string (2), CSPro 8.1's case JSON (3). */
-export function getSyncCaseJson(store: Store, dictionaryName: string, guid: string, apiVersion: SyncApiVersion = 2): string {
-  const dict = requireDictionary(store, dictionaryName);
-  const c = store.cases.get(dict.id, guid.toLowerCase());
+export async function getSyncCaseJson(store: Store, dictionaryName: string, guid: string, apiVersion: SyncApiVersion = 2): Promise<string> {
+  const dict = await requireDictionary(store, dictionaryName);
+  const c = await store.cases.get(dict.id, guid.toLowerCase());
   if (!c) throw new AppError('NOT_FOUND', `case ${guid} not found in dictionary ${dict.name}`, { dictionary: dict.name, case: guid });
   return apiVersion === 3 ? v3CaseJson(c, dict.model) : wireCaseJson(c);
 }
@@ -184,25 +187,30 @@ export function getSyncCaseJson(store: Store, dictionaryName: string, guid: stri
  * a new revision, so devices and the incremental breakout see it), recorded as a `put` of the
  * device in the same transaction.
  */
-export function deleteSyncedCase(
+export async function deleteSyncedCase(
   store: Store,
   dictionaryName: string,
   guid: string,
   device: string,
   username: string,
-): { revision: number } {
-  const dict = requireDictionary(store, dictionaryName);
-  return store.transaction(() => {
-    const r = deleteCase(store, dictionaryName, guid.toLowerCase());
-    store.sync.record({ dictionaryId: dict.id, device, username, direction: 'put', revision: r.revision, cases: 1 });
+): Promise<{ revision: number }> {
+  const dict = await requireDictionary(store, dictionaryName);
+  const limits = limitsOf(store);
+  return store.transaction(async (tx) => {
+    const r = await deleteCaseOf(tx, dict, guid.toLowerCase(), limits);
+    await tx.sync.record({ dictionaryId: dict.id, device, username, direction: 'put', revision: r.revision, cases: 1 });
     return { revision: r.revision };
   });
 }
 
 /** The newest sync history rows of a dictionary (device, direction, revision, time), newest first. */
-export function syncHistory(store: Store, dictionaryName: string, limit = 100): { dictionary: string; history: SyncHistoryRow[] } {
-  const dict = requireDictionary(store, dictionaryName);
-  return { dictionary: dict.name, history: store.sync.history(dict.id, limit) };
+export async function syncHistory(
+  store: Store,
+  dictionaryName: string,
+  limit = 100,
+): Promise<{ dictionary: string; history: SyncHistoryRow[] }> {
+  const dict = await requireDictionary(store, dictionaryName);
+  return { dictionary: dict.name, history: await store.sync.history(dict.id, limit) };
 }
 
 /**
@@ -210,8 +218,13 @@ export function syncHistory(store: Store, dictionaryName: string, limit = 100): 
  * whose `level-1` is the stored text as it is, or CSPro 8.1's case JSON (3), rebuilt from it
  * against the dictionary (docs/sync.md#v3-case-json).
  */
-export function chunkJson(store: Store, dictionaryName: string, chunk: DownloadChunk, apiVersion: SyncApiVersion = 2): string {
-  if (apiVersion === 3) return v3CasesJson(chunk.cases, requireDictionary(store, dictionaryName).model);
+export async function chunkJson(
+  store: Store,
+  dictionaryName: string,
+  chunk: DownloadChunk,
+  apiVersion: SyncApiVersion = 2,
+): Promise<string> {
+  if (apiVersion === 3) return v3CasesJson(chunk.cases, (await requireDictionary(store, dictionaryName)).model);
   return '[' + chunk.cases.map(wireCaseJson).join(',') + ']';
 }
 
@@ -230,13 +243,13 @@ function labelFor(name: string): string {
  * JSON form, zlib-compressed: inflated first, at most `maxBytes`; docs/sync.md#compressed-bodies),
  * creating it or replacing an existing one (which keeps its label). A new dictionary gets a label
  * derived from its name unless one is given. With `expectedName` (PUT to a named URL) a file
- * holding another dictionary is refused.
+ * holding another dictionary is refused. The label is read and the file stored in one transaction.
  */
-export function uploadRawDictionary(
+export async function uploadRawDictionary(
   store: Store,
   body: Buffer,
   opts: { expectedName?: string; label?: string; maxBytes?: number } = {},
-): UploadDictionaryReply {
+): Promise<UploadDictionaryReply> {
   const source = inflateWhole(body, opts.maxBytes ?? Number.MAX_SAFE_INTEGER, 'the dictionary');
   const model = parseDictionary(source);
   // The URL may name the dictionary by its syncable name, as CSPro 8.1 does (docs/sync.md#syncable-names).
@@ -245,6 +258,8 @@ export function uploadRawDictionary(
       dictionary: opts.expectedName,
     });
   }
-  const existing = store.dictionaries.find(model.name);
-  return uploadDictionary(store, { source, label: opts.label ?? existing?.label ?? labelFor(model.name) });
+  return store.transaction(async (tx) => {
+    const existing = await tx.dictionaries.find(model.name);
+    return uploadDictionary(tx, { source, label: opts.label ?? existing?.label ?? labelFor(model.name) });
+  });
 }

@@ -90,7 +90,7 @@ export interface WebhookTestFailure {
  * WEBHOOK_REJECTED (another status). The attempt is recorded in the delivery history.
  */
 export async function testWebhook(store: Store, id: number, opts: DeliverOptions = {}): Promise<WebhookTestSuccess | WebhookTestFailure> {
-  const w = requireWebhook(store, id);
+  const w = await requireWebhook(store, id);
   const { payload, result } = await sendTestMessage(store, w, {
     now: opts.now ?? Date.now,
     settings: opts.settings ?? webhookSettings(),
@@ -155,10 +155,12 @@ export function parseDeliveriesLimit(v: unknown): number {
  * The delivery history of a webhook: its newest `limit` attempts, newest first, and counts over
  * all its attempts (each attempt, retries included, is one record).
  */
-export function webhookDeliveries(store: Store, id: number, limit = DEFAULT_DELIVERIES_LIMIT): DeliveryHistory {
-  requireWebhook(store, id);
-  const counts = store.webhookQueue.attemptCounts(id);
-  const deliveries = store.webhookQueue.attempts(id, limit).map((a): DeliveryRecord => ({
+export async function webhookDeliveries(store: Store, id: number, limit = DEFAULT_DELIVERIES_LIMIT): Promise<DeliveryHistory> {
+  const [counts, attempts] = await store.readTransaction(async (tx) => {
+    await requireWebhook(tx, id);
+    return [await tx.webhookQueue.attemptCounts(id), await tx.webhookQueue.attempts(id, limit)] as const;
+  });
+  const deliveries = attempts.map((a): DeliveryRecord => ({
     id: a.id,
     delivery_id: a.deliveryId,
     event: a.event,

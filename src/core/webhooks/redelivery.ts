@@ -71,14 +71,15 @@ export function parseDeliveryId(v: unknown): number {
  * most `limit`, each with its payload and last error. Nothing removes them but a redelivery
  * (which puts them back in the queue) or deleting the webhook.
  */
-export function failedWebhookDeliveries(store: Store, id: number, limit: number): FailedDeliveries {
-  requireWebhook(store, id);
+export async function failedWebhookDeliveries(store: Store, id: number, limit: number): Promise<FailedDeliveries> {
+  const [failed, rows] = await store.readTransaction(async (tx) => {
+    await requireWebhook(tx, id);
+    return [await tx.webhookQueue.countFailed(id), await tx.webhookQueue.failedDeliveries(id, limit)] as const;
+  });
   return {
     webhook_id: id,
-    failed: store.webhookQueue.countFailed(id),
-    deliveries: store.webhookQueue
-      .failedDeliveries(id, limit)
-      .map((r) => ({ ...toState(r), status: 'failed' as const, payload: JSON.parse(r.body) as unknown })),
+    failed,
+    deliveries: rows.map((r) => ({ ...toState(r), status: 'failed' as const, payload: JSON.parse(r.body) as unknown })),
   };
 }
 
@@ -89,29 +90,31 @@ export function failedWebhookDeliveries(store: Store, id: number, limit: number)
  * unknown webhook or a delivery that is not one of its own; CONFLICT for a delivery that is not
  * failed (still pending, or delivered).
  */
-export function redeliverWebhookDelivery(
+export async function redeliverWebhookDelivery(
   store: Store,
   webhookId: number,
   deliveryId: number,
   opts: { now?: () => number } = {},
-): DeliveryState {
-  requireWebhook(store, webhookId);
-  const r = store.webhookQueue.redeliver(webhookId, deliveryId, (opts.now ?? Date.now)());
-  if (r.kind === 'missing')
-    throw new AppError('NOT_FOUND', `webhook ${webhookId} has no delivery ${deliveryId}`, { webhook: webhookId, delivery: deliveryId });
-  if (r.kind === 'not-failed') {
-    const why = r.state === 'pending' ? 'it is still queued (waiting for its next attempt or being sent)' : 'it was delivered';
-    throw new AppError(
-      'CONFLICT',
-      `delivery ${deliveryId} of webhook ${webhookId} is not failed: ${why}; only failed deliveries are redelivered`,
-      {
-        webhook: webhookId,
-        delivery: deliveryId,
-        status: r.state,
-      },
-    );
-  }
-  return toState(store.webhookQueue.deliveryViews(webhookId, [deliveryId])[0]!);
+): Promise<DeliveryState> {
+  return store.transaction(async (tx) => {
+    await requireWebhook(tx, webhookId);
+    const r = await tx.webhookQueue.redeliver(webhookId, deliveryId, (opts.now ?? Date.now)());
+    if (r.kind === 'missing')
+      throw new AppError('NOT_FOUND', `webhook ${webhookId} has no delivery ${deliveryId}`, { webhook: webhookId, delivery: deliveryId });
+    if (r.kind === 'not-failed') {
+      const why = r.state === 'pending' ? 'it is still queued (waiting for its next attempt or being sent)' : 'it was delivered';
+      throw new AppError(
+        'CONFLICT',
+        `delivery ${deliveryId} of webhook ${webhookId} is not failed: ${why}; only failed deliveries are redelivered`,
+        {
+          webhook: webhookId,
+          delivery: deliveryId,
+          status: r.state,
+        },
+      );
+    }
+    return toState((await tx.webhookQueue.deliveryViews(webhookId, [deliveryId]))[0]!);
+  });
 }
 
 export interface RedeliveredAll {
@@ -121,9 +124,15 @@ export interface RedeliveredAll {
 }
 
 /** Puts every failed delivery of a webhook back in the queue (see `redeliverWebhookDelivery`); none failed is not an error. */
-export function redeliverFailedWebhookDeliveries(store: Store, webhookId: number, opts: { now?: () => number } = {}): RedeliveredAll {
-  requireWebhook(store, webhookId);
-  const ids = store.webhookQueue.redeliverAllFailed(webhookId, (opts.now ?? Date.now)());
+export async function redeliverFailedWebhookDeliveries(
+  store: Store,
+  webhookId: number,
+  opts: { now?: () => number } = {},
+): Promise<RedeliveredAll> {
+  const ids = await store.transaction(async (tx) => {
+    await requireWebhook(tx, webhookId);
+    return tx.webhookQueue.redeliverAllFailed(webhookId, (opts.now ?? Date.now)());
+  });
   return { webhook_id: webhookId, redelivered: ids.length, delivery_ids: ids };
 }
 
@@ -154,9 +163,9 @@ export async function redeliverAndSend(
   const now = opts.now ?? Date.now;
   const ids =
     'delivery' in target
-      ? [redeliverWebhookDelivery(store, webhookId, target.delivery, { now }).id]
-      : redeliverFailedWebhookDeliveries(store, webhookId, { now }).delivery_ids;
-  const active = requireWebhook(store, webhookId).active;
+      ? [(await redeliverWebhookDelivery(store, webhookId, target.delivery, { now })).id]
+      : (await redeliverFailedWebhookDeliveries(store, webhookId, { now })).delivery_ids;
+  const active = (await requireWebhook(store, webhookId)).active;
   let pass: DeliverReport | undefined;
   if (!opts.queueOnly && ids.length > 0 && active)
     pass = await deliverDueWebhooks(store, { now, settings: opts.settings ?? webhookSettings() });
@@ -165,7 +174,7 @@ export async function redeliverAndSend(
     redelivered: ids.length,
     sent: pass !== undefined,
     ...(pass ? { pass } : {}),
-    deliveries: store.webhookQueue.deliveryViews(webhookId, ids).map(toState),
+    deliveries: (await store.webhookQueue.deliveryViews(webhookId, ids)).map(toState),
     active,
   };
 }

@@ -1,4 +1,5 @@
 import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { WebhookInput, WebhookRow } from '../../store/webhooks-repo.js';
 import { AppError } from '../../shared/errors.js';
 import { EVENT_KINDS, isEventKind, TEST_EVENT, type EventKind } from '../../webhooks/event-kinds.js';
@@ -120,22 +121,22 @@ export function parseWebhookId(v: unknown): number {
 }
 
 /** The webhook of `id`, or NOT_FOUND. */
-export function requireWebhook(store: Store, id: number): WebhookRow {
-  const w = store.webhooks.get(id);
+export async function requireWebhook(store: StoreScope, id: number): Promise<WebhookRow> {
+  const w = await store.webhooks.get(id);
   if (!w) throw new AppError('NOT_FOUND', `webhook ${id} not found`, { webhook: id });
   return w;
 }
 
 /** All webhooks by id, secrets included (docs/webhooks.md#managing-webhooks). */
-export function listWebhooks(store: Store): WebhookReply[] {
-  return store.webhooks.list().map(toReply);
+export async function listWebhooks(store: Store): Promise<WebhookReply[]> {
+  return (await store.webhooks.list()).map(toReply);
 }
 
 /**
  * Creates a webhook. Without a secret one is generated (`whsec_` + 32 random bytes in base64)
  * and returned in the reply: the only time the caller needs to ask for it.
  */
-export function addWebhook(store: Store, input: WebhookFields): WebhookCreated {
+export async function addWebhook(store: Store, input: WebhookFields): Promise<WebhookCreated> {
   const w: WebhookInput = {
     name: checkName(input.name),
     url: checkUrl(input.url),
@@ -143,7 +144,7 @@ export function addWebhook(store: Store, input: WebhookFields): WebhookCreated {
     secret: input.secret === undefined ? generateSecret() : checkSecret(input.secret),
     active: input.active === undefined ? true : checkActive(input.active),
   };
-  const { updated_at: _, ...created } = toReply(store.webhooks.create(w));
+  const { updated_at: _, ...created } = toReply(await store.webhooks.create(w));
   return created;
 }
 
@@ -151,24 +152,27 @@ export function addWebhook(store: Store, input: WebhookFields): WebhookCreated {
  * Changes the given fields of a webhook, the others kept. Deactivating it stops new events at
  * once; deliveries already queued wait, unsent, until it is active again.
  */
-export function updateWebhook(store: Store, id: number, patch: WebhookFields): WebhookUpdated {
-  const cur = requireWebhook(store, id);
-  const keys = (Object.keys(patch) as (keyof WebhookFields)[]).filter((k) => patch[k] !== undefined);
-  if (keys.length === 0) throw new AppError('USAGE', 'nothing to change: give at least one of name, url, events, secret, active');
-  const next: WebhookInput = {
-    name: patch.name === undefined ? cur.name : checkName(patch.name),
-    url: patch.url === undefined ? cur.url : checkUrl(patch.url),
-    events: patch.events === undefined ? cur.events : checkEvents(patch.events),
-    secret: patch.secret === undefined ? cur.secret : checkSecret(patch.secret),
-    active: patch.active === undefined ? cur.active : checkActive(patch.active),
-  };
-  const w = store.webhooks.update(id, next);
-  if (!w) throw new AppError('NOT_FOUND', `webhook ${id} not found`, { webhook: id });
-  return { id: w.id, name: w.name, url: w.url, events: w.events.filter(isEventKind), active: w.active, updated_at: w.updatedAt };
+export async function updateWebhook(store: Store, id: number, patch: WebhookFields): Promise<WebhookUpdated> {
+  // Read and rewritten in one transaction: a concurrent update cannot be lost between the two.
+  return store.transaction(async (tx) => {
+    const cur = await requireWebhook(tx, id);
+    const keys = (Object.keys(patch) as (keyof WebhookFields)[]).filter((k) => patch[k] !== undefined);
+    if (keys.length === 0) throw new AppError('USAGE', 'nothing to change: give at least one of name, url, events, secret, active');
+    const next: WebhookInput = {
+      name: patch.name === undefined ? cur.name : checkName(patch.name),
+      url: patch.url === undefined ? cur.url : checkUrl(patch.url),
+      events: patch.events === undefined ? cur.events : checkEvents(patch.events),
+      secret: patch.secret === undefined ? cur.secret : checkSecret(patch.secret),
+      active: patch.active === undefined ? cur.active : checkActive(patch.active),
+    };
+    const w = await tx.webhooks.update(id, next);
+    if (!w) throw new AppError('NOT_FOUND', `webhook ${id} not found`, { webhook: id });
+    return { id: w.id, name: w.name, url: w.url, events: w.events.filter(isEventKind), active: w.active, updated_at: w.updatedAt };
+  });
 }
 
 /** Deletes a webhook with its queued deliveries (never sent) and its history. */
-export function removeWebhook(store: Store, id: number): { message: string; id: number } {
-  if (!store.webhooks.delete(id)) throw new AppError('NOT_FOUND', `webhook ${id} not found`, { webhook: id });
+export async function removeWebhook(store: Store, id: number): Promise<{ message: string; id: number }> {
+  if (!(await store.webhooks.delete(id))) throw new AppError('NOT_FOUND', `webhook ${id} not found`, { webhook: id });
   return { message: `Webhook ${id} deleted`, id };
 }

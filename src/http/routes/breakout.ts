@@ -89,9 +89,9 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     permission: 'breakout.read',
     request: { params: JobIdParams },
     responses: { 200: json(JobStatus, 'the job'), 404: json(ErrorBody, 'no such job (`NOT_FOUND`)') },
-    handler: (c) => {
+    handler: async (c) => {
       const { job_id } = validate(JobIdParams, c.req.param(), 'path');
-      return c.json(hideServerPathsIn(jobStatus(store, job_id)));
+      return c.json(hideServerPathsIn(await jobStatus(store, job_id)));
     },
   });
 
@@ -103,9 +103,9 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     permission: 'breakout.read',
     request: { query: JobsQuery },
     responses: { 200: json(JobList, 'job list envelope'), 400: json(ErrorBody, 'unknown status or limit not 1 to 1000 (`USAGE`)') },
-    handler: (c) => {
+    handler: async (c) => {
       const q = validate(JobsQuery, c.req.query(), 'query');
-      return c.json(hideServerPathsIn(listJobs(store, { status: q.status, limit: q.limit })));
+      return c.json(hideServerPathsIn(await listJobs(store, { status: q.status, limit: q.limit })));
     },
   });
 
@@ -174,7 +174,7 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     },
     handler: async (c) => {
       const body = await readJson(c, TriggerBody);
-      return c.json(triggerBreakout(store, { ...body, origin: 'api-trigger' }), 202);
+      return c.json(await triggerBreakout(store, { ...body, origin: 'api-trigger' }), 202);
     },
   });
 
@@ -193,9 +193,9 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
       400: json(ErrorBody, 'limit not 1 to 1000 (`USAGE`)'),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
     },
-    handler: (c) => {
+    handler: async (c) => {
       const q = validate(LogsQuery, c.req.query(), 'query');
-      return c.json(hideServerPathsIn(listBreakoutLogs(store, { dictionary: q.dictionary, limit: q.limit })));
+      return c.json(hideServerPathsIn(await listBreakoutLogs(store, { dictionary: q.dictionary, limit: q.limit })));
     },
   });
 
@@ -210,6 +210,6 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     tags: ['breakout'],
     permission: 'breakout.read',
     responses: { 200: json(Metrics, 'metrics') },
-    handler: (c) => c.json(metrics(store)),
+    handler: async (c) => c.json(await metrics(store)),
   });
 }

@@ -51,12 +51,12 @@ export function caseRoutes(api: ApiBuilder, { store, prometheus }: RouteDeps): v
       ),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
     },
-    handler: (c) => {
+    handler: async (c) => {
       if (isDataSourceQuery(c)) return dataSourceQueryResponse(c, store);
       if (isSyncDownload((h) => c.req.header(h), c.req.raw.headers.keys())) return syncDownloadResponse(c, store, prometheus?.metrics);
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
       const q = validate(CasesQuery, c.req.query(), 'query');
-      return c.json(listCases(store, name, parsePaging(q.limit, q.offset)));
+      return c.json(await listCases(store, name, parsePaging(q.limit, q.offset)));
     },
   });
 }

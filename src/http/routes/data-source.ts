@@ -32,13 +32,13 @@ export function isDataSourceQuery(c: Context<AppEnv>): boolean {
  * `GET …/cases` in the data source's form (docs/sync.md#queries): the options header read, the
  * cache header read when it can be, one core query, its JSON text sent as it is.
  */
-export function dataSourceQueryResponse(c: Context<AppEnv>, store: Store): Response {
+export async function dataSourceQueryResponse(c: Context<AppEnv>, store: Store): Promise<Response> {
   const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
   const limits = limitsOf(store);
   const options = parseCasesOptions(c.req.header(CASES_OPTIONS_HEADER) ?? '', limits.jsonDepth);
   const cacheHeader = c.req.header(CASES_CACHE_HEADER);
   const cache = cacheHeader === undefined ? undefined : parseCasesCache(cacheHeader, limits.dataSourceCacheBytes, limits.jsonDepth);
-  return c.body(queryDataSource(store, name, options, cache), 200, { 'Content-Type': JSON_TYPE });
+  return c.body(await queryDataSource(store, name, options, cache), 200, { 'Content-Type': JSON_TYPE });
 }
 
 /** The CSPro 8.1 data source's own routes (docs/sync.md#the-81-data-source): metadata, binary content, clearing the cases. */
@@ -58,9 +58,9 @@ export function dataSourceRoutes(api: ApiBuilder, { store }: RouteDeps): void {
       200: json(DataSourceMetadata, 'the metadata'),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
     },
-    handler: (c) => {
+    handler: async (c) => {
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
-      return c.json(dataSourceMetadata(store, name, c.get('principal').role));
+      return c.json(await dataSourceMetadata(store, name, c.get('principal').role));
     },
   });
 
@@ -83,9 +83,9 @@ export function dataSourceRoutes(api: ApiBuilder, { store }: RouteDeps): void {
       400: json(ErrorBody, 'the signature is not 32 hex digits (`USAGE`)'),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`) or content (`NOT_FOUND`)'),
     },
-    handler: (c) => {
+    handler: async (c) => {
       const { name, signature } = validate(BinaryDataParams, c.req.param(), 'path');
-      const content = openDataSourceBinary(store, name, signature);
+      const content = await openDataSourceBinary(store, name, signature);
       return new Response(Readable.toWeb(content.open()) as ReadableStream, {
         status: 200,
         headers: {
@@ -114,9 +114,9 @@ export function dataSourceRoutes(api: ApiBuilder, { store }: RouteDeps): void {
       200: json(SyncSuccess, 'deleted; the revision is in x-csw-current-revision'),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
     },
-    handler: (c) => {
+    handler: async (c) => {
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
-      const r = clearDataSource(
+      const r = await clearDataSource(
         store,
         name,
         deviceOf((h) => c.req.header(h)),

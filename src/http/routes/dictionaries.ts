@@ -59,7 +59,7 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       tags: ['dictionaries'],
       permission: 'dictionaries.read',
       responses: { 200: json(DictionaryList, 'dictionaries, by name') },
-      handler: (c) => c.json(listDictionaries(store)),
+      handler: async (c) => c.json(await listDictionaries(store)),
     });
   }
 
@@ -86,14 +86,14 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       400: json(ErrorBody, '`form` is not `full`, `short` or `source` (`USAGE`)'),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
     },
-    handler: (c) => {
+    handler: async (c) => {
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
       const { form } = validate(DictionaryFormQuery, c.req.query(), 'query');
       if (form === 'source' || (form === undefined && isCsproClient(c.req.header('user-agent')))) {
-        const { source } = dictionarySource(store, name);
+        const { source } = await dictionarySource(store, name);
         return c.body(new Uint8Array(source), 200, { 'Content-Type': 'text/plain; charset=utf-8' });
       }
-      return c.json(getDictionary(store, name, { short: form === 'short' }));
+      return c.json(await getDictionary(store, name, { short: form === 'short' }));
     },
   });
 
@@ -144,11 +144,17 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       // multipart is the spec's form, a web form is a mistake (USAGE below); any other body is the raw .dcf.
       if (!/^(multipart\/|application\/x-www-form-urlencoded)/i.test(c.req.header('content-type') ?? '')) {
         const body = await rawBody(c, config.maxUploadBytes);
-        return c.json(rawUploadReply(uploadRawDictionary(store, body, { label: c.req.query('label'), maxBytes: config.maxUploadBytes })));
+        return c.json(
+          rawUploadReply(await uploadRawDictionary(store, body, { label: c.req.query('label'), maxBytes: config.maxUploadBytes })),
+        );
       }
       const form = await readUpload(c, { fileField: 'file', maxBytes: config.maxUploadBytes });
       if (!form.file) throw new AppError('USAGE', 'the multipart form needs a "file" part holding the .dcf file');
-      const reply = uploadDictionary(store, { source: form.file.data, label: form.fields.label, file: form.file.filename || undefined });
+      const reply = await uploadDictionary(store, {
+        source: form.file.data,
+        label: form.fields.label,
+        file: form.file.filename || undefined,
+      });
       return c.json(
         {
           message: reply.message,
@@ -185,7 +191,7 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
       return c.json(
         rawUploadReply(
-          uploadRawDictionary(store, await rawBody(c, config.maxUploadBytes), {
+          await uploadRawDictionary(store, await rawBody(c, config.maxUploadBytes), {
             expectedName: name,
             label: c.req.query('label'),
             maxBytes: config.maxUploadBytes,
@@ -224,7 +230,7 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       const dropTables = q.drop_tables === 'true';
       if (q.with_cases !== 'true') {
         if (dropTables) throw new AppError('USAGE', 'drop_tables=true needs with_cases=true', { parameter: 'drop_tables' });
-        return c.json(deleteDictionary(store, name));
+        return c.json(await deleteDictionary(store, name));
       }
       return c.json(await purgeDictionary(store, name, { dropTables }));
     },

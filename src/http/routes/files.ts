@@ -80,10 +80,10 @@ export function fileRoutes(api: ApiBuilder, { store }: RouteDeps): void {
     permission: 'files.read',
     request: { params: FilenameParams },
     responses: { 200: json(FileInfo, 'metadata (not the content)'), ...errors },
-    handler: (c) => {
+    handler: async (c) => {
       const { filename } = validate(FilenameParams, c.req.param(), 'path');
       try {
-        return c.json(fileInfo(store, filename));
+        return c.json(await fileInfo(store, filename));
       } catch (err) {
         return notFound(c, err, filename);
       }

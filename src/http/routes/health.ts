@@ -42,8 +42,8 @@ export function healthRoutes(api: ApiBuilder, deps: RouteDeps): void {
     tags: ['health'],
     permission: 'public',
     responses: { 200: json(Ready, 'every check passed'), 503: json(NotReady, 'a check failed; `failed` names it') },
-    handler: (c) => {
-      const r = readiness();
+    handler: async (c) => {
+      const r = await readiness();
       if (r.ready) return c.json({ status: 'ready' as const, checks: r.checks }, 200, NO_STORE);
       return c.json({ status: 'not_ready' as const, failed: r.failed, checks: r.checks }, 503, NO_STORE);
     },
@@ -72,7 +72,7 @@ export function healthRoutes(api: ApiBuilder, deps: RouteDeps): void {
         c.header('WWW-Authenticate', 'Bearer realm="sds-metrics"');
         return errorResponse(c, new AppError('METRICS_TOKEN_INVALID', 'the metrics route needs Authorization: Bearer <SDS_METRICS_TOKEN>'));
       }
-      const text = await prometheus.metrics.scrape(monitoringReadings(store, clock()), deps.uploadMemory);
+      const text = await prometheus.metrics.scrape(await monitoringReadings(store, clock()), deps.uploadMemory);
       return c.body(text, 200, { 'Content-Type': prometheus.metrics.registry.contentType, ...NO_STORE });
     },
   });

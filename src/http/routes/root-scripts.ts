@@ -108,11 +108,11 @@ export function rootScriptRoutes(api: ApiBuilder, { store, config, clock }: Rout
   });
 
   /** Rate limit then token check of the incoming scripts; errors leave as `{error, message}`. */
-  const incoming = (c: Context<AppEnv>): void => {
+  const incoming = async (c: Context<AppEnv>): Promise<void> => {
     scriptHeaders(c);
     const token = c.req.header('x-webhook-token');
     configuredToken(config.env, 'SURVEY_WEBHOOK_TOKEN');
-    enforceRateLimit(
+    await enforceRateLimit(
       store,
       { token: token ?? '', address: clientAddress(c, config.trustedProxies ?? []) },
       clock(),
@@ -141,7 +141,7 @@ export function rootScriptRoutes(api: ApiBuilder, { store, config, clock }: Rout
         if (c.req.method !== 'GET') throw new AppError('method_not_allowed', 'Method not allowed. Use: GET.');
         configuredToken(config.env, 'BREAKOUT_WEBHOOK_TOKEN');
         const authorization = c.req.header('authorization');
-        enforceRateLimit(
+        await enforceRateLimit(
           store,
           { token: bearerOf(authorization), address: clientAddress(c, config.trustedProxies ?? []) },
           clock(),
@@ -183,7 +183,7 @@ export function rootScriptRoutes(api: ApiBuilder, { store, config, clock }: Rout
       ...INCOMING_ERRORS,
     },
     handler: async (c) => {
-      incoming(c);
+      await incoming(c);
       const text = await c.req.text();
       let body: unknown = {};
       if (text.trim() !== '') {
@@ -193,7 +193,7 @@ export function rootScriptRoutes(api: ApiBuilder, { store, config, clock }: Rout
           throw new AppError('API-003', 'the request body is not valid JSON');
         }
       }
-      return c.json(receiveEvent(store, body), 200);
+      return c.json(await receiveEvent(store, body), 200);
     },
   });
 
@@ -214,10 +214,10 @@ export function rootScriptRoutes(api: ApiBuilder, { store, config, clock }: Rout
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
       ...INCOMING_ERRORS,
     },
-    handler: (c) => {
-      incoming(c);
+    handler: async (c) => {
+      await incoming(c);
       const q = c.req.query();
-      return c.json(readBreakoutLog(store, { dictionary: q.dictionary, level: q.level, since: q.since, limit: q.limit }), 200);
+      return c.json(await readBreakoutLog(store, { dictionary: q.dictionary, level: q.level, since: q.since, limit: q.limit }), 200);
     },
   });
 
@@ -239,7 +239,7 @@ export function rootScriptRoutes(api: ApiBuilder, { store, config, clock }: Rout
       ...INCOMING_ERRORS,
     },
     handler: async (c) => {
-      incoming(c);
+      await incoming(c);
       const name = c.req.query('dictionary');
       if (!name) throw new AppError('WHK-003', 'invalid request: missing required parameter "dictionary"', { field: 'dictionary' });
       return c.json(await dictionarySchema(store, name), 200);
@@ -267,7 +267,7 @@ export function rootScriptRoutes(api: ApiBuilder, { store, config, clock }: Rout
       ...INCOMING_ERRORS,
     },
     handler: async (c) => {
-      incoming(c);
+      await incoming(c);
       const text = await c.req.text();
       let body: unknown;
       try {

@@ -45,7 +45,7 @@ export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): 
     tags: TAGS,
     permission: 'scheduler.manage',
     responses: { 200: json(ScheduleList, 'schedules, ordered by dictionary name') },
-    handler: (c) => c.json(listSchedules(store, settings())),
+    handler: async (c) => c.json(await listSchedules(store, settings())),
   });
 
   api.route({
@@ -66,7 +66,7 @@ export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): 
     },
     handler: async (c) => {
       const body = await readJson(c, ScheduleAddBody);
-      return c.json(addSchedule(store, body, settings()), 201);
+      return c.json(await addSchedule(store, body, settings()), 201);
     },
   });
 
@@ -86,7 +86,7 @@ export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): 
     },
     handler: async (c) => {
       const { id, ...change } = await readJson(c, ScheduleUpdateBody);
-      return c.json(updateSchedule(store, { id }, change, settings()));
+      return c.json(await updateSchedule(store, { id }, change, settings()));
     },
   });
 
@@ -101,7 +101,7 @@ export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): 
     responses: { 200: json(Schedule, 'the schedule as switched'), 400: json(ErrorBody, BAD_BODY), 404: NO_SCHEDULE },
     handler: async (c) => {
       const { id } = await readJson(c, ScheduleToggleBody);
-      return c.json(toggleSchedule(store, { id }, settings()));
+      return c.json(await toggleSchedule(store, { id }, settings()));
     },
   });
 
@@ -114,9 +114,9 @@ export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): 
     permission: 'scheduler.manage',
     request: { params: ScheduleIdParams },
     responses: { 200: json(ScheduleDeleted, 'deleted'), 400: json(ErrorBody, 'id is not a whole number (`USAGE`)'), 404: NO_SCHEDULE },
-    handler: (c) => {
+    handler: async (c) => {
       const { id } = validate(ScheduleIdParams, c.req.param(), 'path');
-      return c.json(removeSchedule(store, { id: Number(id) }));
+      return c.json(await removeSchedule(store, { id: Number(id) }));
     },
   });
 
@@ -136,9 +136,9 @@ export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): 
       404: NO_SCHEDULE,
       409: json(ErrorBody, 'a breakout of the dictionary is already running (`BREAKOUT_BUSY`)'),
     },
-    handler: (c) => {
+    handler: async (c) => {
       const { id } = validate(ScheduleIdParams, c.req.param(), 'path');
-      return c.json(startRunNow(store, { id: Number(id) }), 202);
+      return c.json(await startRunNow(store, { id: Number(id) }), 202);
     },
   });
 
@@ -150,10 +150,10 @@ export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): 
     permission: 'scheduler.manage',
     request: { params: ScheduleIdParams, query: RunsQuery },
     responses: { 200: json(ScheduleRuns, 'runs'), 400: json(ErrorBody, 'limit not 1 to 1000 (`USAGE`)'), 404: NO_SCHEDULE },
-    handler: (c) => {
+    handler: async (c) => {
       const { id } = validate(ScheduleIdParams, c.req.param(), 'path');
       const q = validate(RunsQuery, c.req.query(), 'query');
-      return c.json(scheduleRuns(store, { id: Number(id) }, { limit: q.limit }));
+      return c.json(await scheduleRuns(store, { id: Number(id) }, { limit: q.limit }));
     },
   });
 }

@@ -89,21 +89,21 @@ function preconditionFailed(c: Context<AppEnv>, err: unknown): Response {
  * `GET …/cases` in the sync form (headers chosen by `isSyncDownload`): a chunk of cases with
  * the revision headers, 206 while more remains.
  */
-export function syncDownloadResponse(c: Context<AppEnv>, store: Store, metrics?: ServerMetrics): Response {
+export async function syncDownloadResponse(c: Context<AppEnv>, store: Store, metrics?: ServerMetrics): Promise<Response> {
   const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
   const req = parseDownloadHeaders(header(c));
   let chunk;
   try {
-    chunk = downloadCases(store, name, req, c.get('principal').username);
+    chunk = await downloadCases(store, name, req, c.get('principal').username);
   } catch (err) {
     return preconditionFailed(c, err);
   }
   const revision = String(chunk.chunkMaxRevision);
   const version = apiVersionOf(c);
-  const body = chunkJson(store, name, chunk, version);
+  const body = await chunkJson(store, name, chunk, version);
   metrics?.syncDownloaded(name, chunk.cases.length);
   // Cases with binary items travel in the cssync container with their contents (docs/sync.md#binary-items).
-  const items = chunkBinaryItems(store, name, chunk, version);
+  const items = await chunkBinaryItems(store, name, chunk, version);
   if (items.length > 0) {
     return c.body(Readable.toWeb(Readable.from(chunkContainer(body, items))) as unknown as ReadableStream, chunk.status, {
       'Content-Type': 'application/octet-stream',
@@ -133,8 +133,8 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
     tags: ['sync'],
     permission: 'cases.read',
     responses: { 200: json(ServerInfo, 'server info') },
-    handler: (c) => {
-      const info = serverInfo(store, apiVersionOf(c));
+    handler: async (c) => {
+      const info = await serverInfo(store, apiVersionOf(c));
       // CSWeb writes the version as 2.0, not 2; the client reads either, the bytes stay the same.
       return c.body(`{"deviceId":${JSON.stringify(info.deviceId)},"apiVersion":${info.apiVersion.toFixed(1)}}`, 200, {
         'Content-Type': JSON_TYPE,
@@ -212,9 +212,9 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
       200: json(AnyWireCase, 'the case (CSPro 8.1’s case JSON to CSPro 8.1 and later)'),
       404: json(ErrorBody, 'no such dictionary or case'),
     },
-    handler: (c) => {
+    handler: async (c) => {
       const { name, id } = validate(CaseIdParams, c.req.param(), 'path');
-      return c.body(getSyncCaseJson(store, name, id, apiVersionOf(c)), 200, { 'Content-Type': JSON_TYPE });
+      return c.body(await getSyncCaseJson(store, name, id, apiVersionOf(c)), 200, { 'Content-Type': JSON_TYPE });
     },
   });
 
@@ -228,9 +228,9 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
     permission: 'cases.delete',
     request: { params: CaseIdParams },
     responses: { 200: json(SyncSuccess, 'deleted (or already deleted)'), 404: json(ErrorBody, 'no such dictionary or case') },
-    handler: (c) => {
+    handler: async (c) => {
       const { name, id } = validate(CaseIdParams, c.req.param(), 'path');
-      const r = deleteSyncedCase(store, name, id, deviceOf(header(c)), c.get('principal').username);
+      const r = await deleteSyncedCase(store, name, id, deviceOf(header(c)), c.get('principal').username);
       return c.body(SUCCESS, 200, { 'Content-Type': JSON_TYPE, 'x-csw-current-revision': String(r.revision) });
     },
   });
@@ -254,7 +254,7 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
     },
     handler: async (c) => {
       const body = await readJson(c, SyncMessageBody);
-      receiveSyncMessage(store, body, deviceOf(header(c)), c.get('principal').username, new Date(clock()));
+      await receiveSyncMessage(store, body, deviceOf(header(c)), c.get('principal').username, new Date(clock()));
       return c.body(MESSAGE_REPLY, 200, { 'Content-Type': JSON_TYPE });
     },
   });
@@ -274,9 +274,9 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
       200: json(SyncMessageList, 'the page of messages'),
       400: json(ErrorBody, '`since` not an ISO 8601 time, `limit` not 1 to 1000, `offset` or `before` not a whole number (`USAGE`)'),
     },
-    handler: (c) => {
+    handler: async (c) => {
       const q = validate(MessagesQuery, c.req.query(), 'query');
-      return c.json(listSyncMessages(store, q));
+      return c.json(await listSyncMessages(store, q));
     },
   });
 
@@ -441,7 +441,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     tags: ['sync'],
     permission: 'files.sync',
     responses: { 200: json(AppList, 'the packages') },
-    handler: (c) => c.json(listApps(store)),
+    handler: async (c) => c.json(await listApps(store)),
   });
 
   api.route({

@@ -55,7 +55,7 @@ export function webhookRoutes(api: ApiBuilder, { store, config, clock }: RouteDe
     tags: ['webhooks'],
     permission: 'webhooks.manage',
     responses: { 200: json(WebhookList, 'webhooks, by id') },
-    handler: (c) => c.json(listWebhooks(store)),
+    handler: async (c) => c.json(await listWebhooks(store)),
   });
 
   api.route({
@@ -70,7 +70,7 @@ export function webhookRoutes(api: ApiBuilder, { store, config, clock }: RouteDe
     bodyLimit: BODY_LIMIT,
     request: { body: { required: true, content: { 'application/json': { schema: WebhookCreateBody } } } },
     responses: { 201: json(WebhookCreated, 'created'), 400: BAD_BODY },
-    handler: async (c) => c.json(addWebhook(store, await readJson(c, WebhookCreateBody)), 201),
+    handler: async (c) => c.json(await addWebhook(store, await readJson(c, WebhookCreateBody)), 201),
   });
 
   api.route({
@@ -86,7 +86,7 @@ export function webhookRoutes(api: ApiBuilder, { store, config, clock }: RouteDe
     responses: { 200: json(WebhookUpdated, 'updated'), 400: BAD_BODY, ...NOT_FOUND },
     handler: async (c) => {
       const webhookId = id(c.req.param());
-      return c.json(updateWebhook(store, webhookId, await readJson(c, WebhookUpdateBody)));
+      return c.json(await updateWebhook(store, webhookId, await readJson(c, WebhookUpdateBody)));
     },
   });
 
@@ -98,7 +98,7 @@ export function webhookRoutes(api: ApiBuilder, { store, config, clock }: RouteDe
     permission: 'webhooks.manage',
     request: { params: WebhookIdParams },
     responses: { 200: json(WebhookDeleted, 'deleted'), 400: BAD_ID, ...NOT_FOUND },
-    handler: (c) => c.json(removeWebhook(store, id(c.req.param()))),
+    handler: async (c) => c.json(await removeWebhook(store, id(c.req.param()))),
   });
 
   api.route({
@@ -144,11 +144,13 @@ export function webhookRoutes(api: ApiBuilder, { store, config, clock }: RouteDe
       400: json(ErrorBody, 'bad id, limit or status (`USAGE`)'),
       ...NOT_FOUND,
     },
-    handler: (c) => {
+    handler: async (c) => {
       const webhookId = id(c.req.param());
       const q = validate(DeliveriesQuery, c.req.query(), 'query');
       const limit = parseDeliveriesLimit(q.limit);
-      return c.json(q.status === 'failed' ? failedWebhookDeliveries(store, webhookId, limit) : webhookDeliveries(store, webhookId, limit));
+      return c.json(
+        q.status === 'failed' ? await failedWebhookDeliveries(store, webhookId, limit) : await webhookDeliveries(store, webhookId, limit),
+      );
     },
   });
 
@@ -170,9 +172,9 @@ export function webhookRoutes(api: ApiBuilder, { store, config, clock }: RouteDe
       404: json(ErrorBody, 'no webhook of that id, or no delivery of that id for this webhook (`NOT_FOUND`)'),
       409: json(ErrorBody, 'the delivery is not failed: still pending, or delivered (`CONFLICT`; the message says which)'),
     },
-    handler: (c) => {
+    handler: async (c) => {
       const p = validate(DeliveryIdParams, c.req.param(), 'path');
-      return c.json(redeliverWebhookDelivery(store, parseWebhookId(p.id), parseDeliveryId(p.delivery_id), { now: clock }), 202);
+      return c.json(await redeliverWebhookDelivery(store, parseWebhookId(p.id), parseDeliveryId(p.delivery_id), { now: clock }), 202);
     },
   });
 
@@ -187,6 +189,6 @@ export function webhookRoutes(api: ApiBuilder, { store, config, clock }: RouteDe
     permission: 'webhooks.manage',
     request: { params: WebhookIdParams },
     responses: { 202: json(RedeliveredAll, 'queued again'), 400: BAD_ID, ...NOT_FOUND },
-    handler: (c) => c.json(redeliverFailedWebhookDeliveries(store, id(c.req.param()), { now: clock }), 202),
+    handler: async (c) => c.json(await redeliverFailedWebhookDeliveries(store, id(c.req.param()), { now: clock }), 202),
   });
 }

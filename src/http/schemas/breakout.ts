@@ -307,6 +307,6 @@ export const schemasMatchCore: [
   Describes<typeof BreakoutLogEntry, CoreLogItem>,
   Describes<typeof Metrics, CoreMetrics>,
   Describes<typeof JobListItem, CoreJobListItem>,
-  Describes<typeof JobList, ReturnType<typeof listJobs>>,
+  Describes<typeof JobList, Awaited<ReturnType<typeof listJobs>>>,
   Describes<typeof BreakoutTablesDeleted, Awaited<ReturnType<typeof dropBreakoutTables>>>,
 ] = [true, true, true, true, true, true, true, true, true];

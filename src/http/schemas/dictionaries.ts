@@ -181,5 +181,5 @@ export const schemasMatchCore: [
   Describes<typeof DictionaryPurgeReply, CorePurgeReply>,
   Describes<typeof BreakoutRebuildNotice, CoreRebuild>,
   Describes<typeof DictionaryList, CoreListItem[]>,
-  Describes<typeof DictionaryDeleteReply, ReturnType<typeof deleteDictionary>>,
+  Describes<typeof DictionaryDeleteReply, Awaited<ReturnType<typeof deleteDictionary>>>,
 ] = [true, true, true, true, true, true, true];

@@ -117,5 +117,5 @@ export const schedulerSchemasMatchCore: [
   Describes<typeof ScheduleList, CoreScheduleList>,
   Describes<typeof ScheduleRuns, CoreScheduleRuns>,
   Describes<typeof RunNowStarted, CoreRunNowStarted>,
-  Describes<typeof ScheduleDeleted, ReturnType<typeof removeSchedule>>,
+  Describes<typeof ScheduleDeleted, Awaited<ReturnType<typeof removeSchedule>>>,
 ] = [true, true, true, true, true];

@@ -197,6 +197,6 @@ export const schemasMatchCore: [
   Describes<typeof DeliveryState, CoreDeliveryState>,
   Describes<typeof FailedDeliveries, CoreFailedDeliveries>,
   Describes<typeof RedeliveredAll, CoreRedeliveredAll>,
-  Describes<typeof WebhookDeleted, ReturnType<typeof removeWebhook>>,
+  Describes<typeof WebhookDeleted, Awaited<ReturnType<typeof removeWebhook>>>,
   Describes<typeof WebhookList, CoreWebhook[]>,
 ] = [true, true, true, true, true, true, true, true, true, true, true];

@@ -17,8 +17,8 @@ interface ErrorReply {
   details: Record<string, unknown>;
 }
 
-test('a destination whose parent is missing is refused, naming the parent, and nothing is made', () => {
-  const home = tempHome();
+test('a destination whose parent is missing is refused, naming the parent, and nothing is made', async () => {
+  const home = await tempHome();
   const work = tempDir();
   try {
     // /mnt/usb not mounted: /mnt/usb/backups is not there, and must not be made on the system disk.
@@ -47,8 +47,8 @@ test('a destination whose parent is missing is refused, naming the parent, and n
   }
 });
 
-test('a destination inside the home is refused, through a symbolic link too, and not made', () => {
-  const home = tempHome();
+test('a destination inside the home is refused, through a symbolic link too, and not made', async () => {
+  const home = await tempHome();
   const work = tempDir();
   try {
     symlinkSync(home.root, join(work.root, 'link-to-home'));
@@ -92,8 +92,8 @@ test("sds migrate still backs up into the home's backups/ before it upgrades", (
   }
 });
 
-test('restore of a folder of backups names them and how to pick one; --latest takes the newest complete one', () => {
-  const home = tempHome();
+test('restore of a folder of backups names them and how to pick one; --latest takes the newest complete one', async () => {
+  const home = await tempHome();
   const work = tempDir();
   try {
     const dest = join(work.root, 'backups');

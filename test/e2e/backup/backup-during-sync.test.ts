@@ -29,13 +29,13 @@ async function token(url: string): Promise<string> {
 }
 
 test('a backup taken during a steady sync upload restores every case acknowledged before it began', async () => {
-  const home = tempHome();
+  const home = await tempHome();
   const out = tempDir();
-  const setup = openStore(home);
+  const setup = await openStore(home);
   const file = fixture('popstan-census.json.dcf');
-  const dict = uploadDictionary(setup, { source: readFileSync(file), label: 'popstan', file }).name;
+  const dict = (await uploadDictionary(setup, { source: readFileSync(file), label: 'popstan', file })).name;
   await addUser(setup, USER.username, 'Standard', USER.password);
-  setup.close();
+  await setup.close();
 
   const server = await startServe(home.root);
   try {

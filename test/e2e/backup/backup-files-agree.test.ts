@@ -16,12 +16,12 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 // Media files are copied after the store's snapshot (docs/backup.md#consistency): a file replaced
 // or removed in between must leave the backup's rows describing the bytes the backup holds.
 test("media replaced or removed during a backup: the backup's rows match its files, and restore keeps them so", async () => {
-  const home = tempHome();
+  const home = await tempHome();
   const dest = tempDir();
   try {
-    const store = openStore(home);
+    const store = await openStore(home);
     for (const name of ['a.jpg', 'b.jpg', 'c.jpg']) await putFile(store, name, Readable.from([Buffer.from(`first version of ${name}`)]));
-    store.close();
+    await store.close();
     const newer = Buffer.from('second version of b.jpg, longer than the first');
 
     let touched = false;
@@ -53,17 +53,17 @@ test("media replaced or removed during a backup: the backup's rows match its fil
     const target = resolveHome(join(dest.root, 'restored'));
     const restored = await restoreHome(r.path, target);
     assert.equal(restored.needs_migration, false);
-    const back = openStore(target);
+    const back = await openStore(target);
     try {
       assert.deepEqual(
-        back.files.list().map((f) => [f.name, f.sha256]),
+        (await back.files.list()).map((f) => [f.name, f.sha256]),
         [
           ['a.jpg', sha256(readFileSync(join(target.media, 'a.jpg')))],
           ['b.jpg', sha256(readFileSync(join(target.media, 'b.jpg')))],
         ],
       );
     } finally {
-      back.close();
+      await back.close();
     }
   } finally {
     home.cleanup();

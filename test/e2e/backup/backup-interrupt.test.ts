@@ -9,7 +9,7 @@ import { tempDir, tempHome } from '../../helpers/temp-home.js';
 // Ctrl-C during a backup (docs/cli.md, "Ctrl-C and SIGTERM"): the copy stops, its hidden partial
 // folder is removed, and the command exits 130, so no half-made backup is left in DEST.
 test('SIGINT during the file copy removes the partial backup and exits 130', async () => {
-  const home = tempHome();
+  const home = await tempHome();
   const dest = tempDir();
   try {
     // A large (sparse) media file, so the copy is still running when the signal comes.

@@ -9,8 +9,8 @@ import { tempDir, tempHome } from '../../helpers/temp-home.js';
 
 const backupsIn = (dir: string) => readdirSync(dir).filter((n) => /^sds-backup-\d{8}T\d{6}Z(-\d+)?$/.test(n));
 
-test('--keep 2 keeps the two newest complete backups and never touches anything else in DEST', () => {
-  const home = tempHome();
+test('--keep 2 keeps the two newest complete backups and never touches anything else in DEST', async () => {
+  const home = await tempHome();
   const dest = tempDir();
   try {
     // Things in DEST that are not complete backups of ours: each must survive every prune.
@@ -42,8 +42,8 @@ test('--keep 2 keeps the two newest complete backups and never touches anything 
   }
 });
 
-test('--keep must be a whole number of 1 or more; a destination inside files/ is refused', () => {
-  const home = tempHome();
+test('--keep must be a whole number of 1 or more; a destination inside files/ is refused', async () => {
+  const home = await tempHome();
   const dest = tempDir();
   try {
     for (const bad of ['0', '-1', 'two', '1.5']) {

@@ -26,21 +26,21 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const HMS = /^\d\d:\d\d:\d\d$/;
 const NO_DEFAULT = { BREAKOUT_DB_TYPE: undefined, BREAKOUT_DB_URL: undefined };
 
-let home: ReturnType<typeof tempHome>;
+let home: Awaited<ReturnType<typeof tempHome>>;
 let store: Store;
 let db: TestDatabase;
 const dirs: string[] = [];
 
 before(async () => {
-  home = tempHome();
+  home = await tempHome();
   db = await createPostgresDatabase();
   const up = await sds(home.root, ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan']);
   assert.equal(up.code, 0, show(up));
-  store = openStore(home);
+  store = await openStore(home);
 });
 
 after(async () => {
-  store?.close();
+  await store?.close();
   home?.cleanup();
   await db?.drop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -71,8 +71,8 @@ test(
     // Cancel once the first page is in.
     await until(
       'the first page',
-      () => {
-        const j = store.jobs.get(jobId)!;
+      async () => {
+        const j = (await store.jobs.get(jobId))!;
         assert.ok(j.status === 'pending' || j.status === 'running', `the job ended before it could be cancelled: ${j.status}`);
         return j.status === 'running' && (j.progress?.processed ?? 0) > 0;
       },
@@ -90,7 +90,7 @@ test(
       await holder.end().catch(() => undefined);
     };
     after(release);
-    assert.equal(store.jobs.get(jobId)!.status, 'running');
+    assert.equal((await store.jobs.get(jobId))!.status, 'running');
     const cancel = await sds(home.root, ['breakout', 'cancel', jobId]);
     assert.equal(cancel.code, 0, show(cancel));
     assert.equal(
@@ -105,7 +105,7 @@ test(
     assert.match(shown[3]!, /^elapsed {4}\d\d:\d\d:\d\d$/);
     assert.match(shown[4]!, /^remaining {2}\d\d:\d\d:\d\d$/);
     assert.equal(shown[5], '');
-    assert.equal(store.jobs.get(jobId)!.cancelRequested, true);
+    assert.equal((await store.jobs.get(jobId))!.cancelRequested, true);
     await release();
 
     // --watch follows it to its end: cancelled, exit 1.
@@ -148,7 +148,7 @@ test(
     assert.match(listed.data[0].execution_time, HMS);
     assert.equal(listed.data[0].completed_at, final.cancelled_at);
     // The job process is gone.
-    const pid = store.jobs.get(jobId)!.pid!;
+    const pid = (await store.jobs.get(jobId))!.pid!;
     await until('the job process to exit', () => !processAlive(pid), 10_000);
 
     const expectedPersons = new Map(cases.map((c) => [c.guid, c.persons.length]));
@@ -224,7 +224,7 @@ test(
         late.stderr,
         `sds: CONFLICT: breakout job ${done.job_id} has already ended (completed); only a pending or running job can be cancelled\n`,
       );
-      assert.equal(store.jobs.get(done.job_id)!.status, 'completed');
+      assert.equal((await store.jobs.get(done.job_id))!.status, 'completed');
     } finally {
       await q.close();
     }
@@ -239,7 +239,7 @@ test('cancel a pending job: cancelled at once, its process is not signalled and 
   assert.equal(other.code, 0, show(other));
   assert.equal((await sds(home.root, ['target', 'set', 'SIMPLECAPI_DICT', '--type', 'sqlite', '--file', file])).code, 0);
   // A job handed to a process that has not started its work yet (a stand-in that only sleeps).
-  const job = store.jobs.create({
+  const job = await store.jobs.create({
     id: randomUUID(),
     dictionaries: ['SIMPLECAPI_DICT'],
     mode: 'full',
@@ -249,7 +249,7 @@ test('cancel a pending job: cancelled at once, its process is not signalled and 
   });
   const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' });
   try {
-    store.jobs.setPid(job.id, sleeper.pid!);
+    await store.jobs.setPid(job.id, sleeper.pid!);
     const human = await sds(home.root, ['breakout', 'status', job.id]);
     assert.equal(
       human.stdout,
@@ -300,7 +300,7 @@ test('cancel an unknown job is NOT_FOUND (exit 3); a job whose process died is r
 
   // A running job whose process is gone (a pid that has exited).
   const gone = spawnSync(process.execPath, ['-e', '0']);
-  const job = store.jobs.create({
+  const job = await store.jobs.create({
     id: randomUUID(),
     dictionaries: [POPSTAN],
     mode: 'incremental',
@@ -308,7 +308,7 @@ test('cancel an unknown job is NOT_FOUND (exit 3); a job whose process died is r
     overwrite: false,
     origin: 'cli',
   });
-  assert.ok(store.jobs.markRunning(job.id, gone.pid!));
+  assert.ok(await store.jobs.markRunning(job.id, gone.pid!));
   const r = await sds(home.root, ['breakout', 'cancel', job.id, '--json']);
   assert.equal(r.code, 4, show(r));
   assert.deepEqual(r.json(), {

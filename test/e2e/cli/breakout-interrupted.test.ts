@@ -28,14 +28,14 @@ const WEBHOOK_TOKEN = 'status-token-for-the-interrupted-test';
 const PASSWORD = 'interrupted-breakout-pw';
 const RESUME = `sds process-cases-by-dict ${POPSTAN}`;
 
-let home: ReturnType<typeof tempHome>;
+let home: Awaited<ReturnType<typeof tempHome>>;
 let store: Store;
 let db: TestDatabase;
 let dir: string;
 let total: number;
 
 before(async () => {
-  home = tempHome();
+  home = await tempHome();
   db = await createPostgresDatabase();
   dir = mkdtempSync(join(tmpdir(), 'sds-interrupted-'));
   // Three copies of Popstan under provinces 30–32: 14,616 cases, 8 pages of 2,000.
@@ -52,11 +52,11 @@ before(async () => {
   }
   const add = runCli(home.root, ['users', 'add', 'ops', '--role', 'API', '--password-stdin'], { stdin: PASSWORD + '\n' });
   assert.equal(add.code, 0, show(add));
-  store = openStore(home);
+  store = await openStore(home);
 });
 
 after(async () => {
-  store?.close();
+  await store?.close();
   home?.cleanup();
   await db?.drop();
   rmSync(dir, { recursive: true, force: true });
@@ -90,8 +90,8 @@ test(
     const cli = startWaiting();
     const jobId = await until(
       'the job to commit its first page',
-      () => {
-        const [j] = store.jobs.list({ limit: 1 }).jobs;
+      async () => {
+        const [j] = (await store.jobs.list({ limit: 1 })).jobs;
         return j && j.status === 'running' && (j.progress?.processed ?? 0) > 0 ? j.id : undefined;
       },
       60_000,
@@ -105,12 +105,12 @@ test(
     await holder.query('LOCK TABLE popstan_cases IN ACCESS EXCLUSIVE MODE');
     await until('the CLI to follow the job', () => cli.stderr().includes('Ctrl-C cancels it'), 10_000);
     cli.kill('SIGINT');
-    await until('the cancel to be asked', () => store.jobs.get(jobId)!.cancelRequested, 10_000);
+    await until('the cancel to be asked', async () => (await store.jobs.get(jobId))!.cancelRequested, 10_000);
     await holder.query('COMMIT');
     await holder.end();
     assert.equal(await cli.exit, 130, cli.stderr());
 
-    const job = store.jobs.get(jobId)!;
+    const job = (await store.jobs.get(jobId))!;
     assert.equal(job.status, 'cancelled');
     const processed = job.result!.total_cases;
     assert.ok(processed > 0 && processed < total, `stopped half way: ${processed} of ${total}`);

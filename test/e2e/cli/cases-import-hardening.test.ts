@@ -13,7 +13,7 @@ async function uploadTrimmed(root: string): Promise<void> {
 
 describe('cases import: nothing valid lost, nothing mismatched passes, warnings readable', { concurrency: true }, () => {
   test('a .dat with a line trimmed inside the id area (BOM, CRLF) imports every case; the warnings are listed and logged', async () => {
-    const home = tempHome();
+    const home = await tempHome();
     try {
       await uploadTrimmed(home.root);
       const r = await sds(home.root, ['cases', 'import', 'TRIMMED_IDS_DICT', TRIMMED_DAT, '--json']);
@@ -60,7 +60,7 @@ describe('cases import: nothing valid lost, nothing mismatched passes, warnings 
   });
 
   test('a .csdb written with another dictionary exits 2 with DICTIONARY_MISMATCH and stores nothing', async () => {
-    const home = tempHome();
+    const home = await tempHome();
     try {
       await uploadTrimmed(home.root);
       const other = join(home.root, 'other.csdb');
@@ -89,7 +89,7 @@ describe('cases import: nothing valid lost, nothing mismatched passes, warnings 
   });
 
   test('--verbose lists 50 warnings of a file and says how many more the log holds', async () => {
-    const home = tempHome();
+    const home = await tempHome();
     try {
       const up = await sds(home.root, ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan']);
       assert.equal(up.code, 0, show(up));

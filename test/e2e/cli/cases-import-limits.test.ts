@@ -7,7 +7,7 @@ import { fixture, tempHome } from '../../helpers/temp-home.js';
 import { popstanCases } from '../../helpers/sync-client.js';
 
 test('cases import: a case over a limit is reported CASE_TOO_LARGE (case, field, limit) and not stored; the others are; limits come from config.json and SDS_LIMIT_*', async () => {
-  const home = tempHome();
+  const home = await tempHome();
   try {
     const up = await sds(home.root, ['dict', 'upload', fixture('popstan-census.text.dcf'), '--label', 'popstan', '--json']);
     assert.equal(up.code, 0, show(up));

@@ -17,8 +17,8 @@ import { datLines, groupPopstan, writeDat } from '../../helpers/breakout-helpers
 
 const POPSTAN_DAT = fixture('popstan-census.dat');
 
-async function homeWith(dcf: string, label: string): Promise<ReturnType<typeof tempHome>> {
-  const home = tempHome();
+async function homeWith(dcf: string, label: string): Promise<Awaited<ReturnType<typeof tempHome>>> {
+  const home = await tempHome();
   const r = await sds(home.root, ['dict', 'upload', fixture(dcf), '--label', label]);
   assert.equal(r.code, 0, show(r));
   return home;

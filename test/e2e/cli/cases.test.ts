@@ -27,8 +27,8 @@ async function uploadPopstan(root: string): Promise<void> {
   assert.equal(r.code, 0, show(r));
 }
 
-describe('cases import of the census .dat', () => {
-  const home = tempHome();
+describe('cases import of the census .dat', async () => {
+  const home = await tempHome();
   after(() => home.cleanup());
 
   test('imports 4872 cases, then finds them unchanged, then updates exactly the 2 corrected ones', async () => {
@@ -143,7 +143,7 @@ describe('cases import of the census .dat', () => {
 
 describe('cases import, other formats and failures', { concurrency: true }, () => {
   test('a .dat with two broken cases stores the others, reports both with file:line and case key, exits 2', async () => {
-    const home = tempHome();
+    const home = await tempHome();
     try {
       await uploadPopstan(home.root);
       const src = DAT_LINES.slice(0, 35);
@@ -204,7 +204,7 @@ describe('cases import, other formats and failures', { concurrency: true }, () =
   });
 
   test('an unknown file extension exits 2 (FILE_FORMAT_UNKNOWN) and an unknown dictionary exits 3', async () => {
-    const home = tempHome();
+    const home = await tempHome();
     try {
       await uploadPopstan(home.root);
       const file = join(home.root, 'cases.xlsx');
@@ -224,7 +224,7 @@ describe('cases import, other formats and failures', { concurrency: true }, () =
   });
 
   test('a .csdb imports 4 cases; the partial save shows in cases show --json', async () => {
-    const home = tempHome();
+    const home = await tempHome();
     try {
       const up = await sds(home.root, ['dict', 'upload', fixture('capi-household.dcf'), '--label', 'hh', '--json']);
       assert.equal(up.code, 0, show(up));
@@ -248,7 +248,7 @@ describe('cases import, other formats and failures', { concurrency: true }, () =
   });
 
   test('a sync JSON array imports; cases show --json returns level-1 as an object with notes and clock', async () => {
-    const home = tempHome();
+    const home = await tempHome();
     try {
       await uploadPopstan(home.root);
       const ids = { PROVINCE: 1, DISTRICT: 1, VILLAGE: 30, EA: 1, UR: 1, BUILDING: 21, HU: 24, HH: 1 };

@@ -15,7 +15,7 @@ import { createMysqlDatabase, createPostgresDatabase, type TestDatabase } from '
 import { openQuery } from '../../helpers/breakout-helpers.js';
 import { table } from '../../../src/cli/render.js';
 
-const homes: ReturnType<typeof tempHome>[] = [];
+const homes: Awaited<ReturnType<typeof tempHome>>[] = [];
 const databases: TestDatabase[] = [];
 after(async () => {
   for (const h of homes) h.cleanup();
@@ -67,7 +67,7 @@ const DRIVER_TABLE = table(
 const NO_DEFAULT = { BREAKOUT_DB_TYPE: undefined, BREAKOUT_DB_URL: undefined, SDS_TEST_UNSET_PW: undefined };
 
 test('no dictionaries: the four drivers load with their installed versions, no targets, exit 0', async () => {
-  const home = tempHome();
+  const home = await tempHome();
   homes.push(home);
   assert.deepEqual(
     DRIVERS.map((d) => d.version),
@@ -91,7 +91,7 @@ test('no dictionaries: the four drivers load with their installed versions, no t
 });
 
 test('configured targets: live PostgreSQL and MariaDB answer, a closed port is DB-001, an unset password variable CONFIG_INVALID; exit 5, then 0 once cleared', async () => {
-  const home = tempHome();
+  const home = await tempHome();
   homes.push(home);
   const [pg, my] = await Promise.all([createPostgresDatabase(), createMysqlDatabase()]);
   databases.push(pg, my);

@@ -127,8 +127,8 @@ interface ConfigJson {
   settings: { name: string; value: unknown; source: string; from?: string }[];
 }
 
-test('sds config: each setting says whether it came from the environment, config.json or the default', (t) => {
-  const home = tempHome();
+test('sds config: each setting says whether it came from the environment, config.json or the default', async (t) => {
+  const home = await tempHome();
   t.after(home.cleanup);
   mkdirSync(home.root, { recursive: true });
   writeFileSync(
@@ -178,8 +178,8 @@ test('sds config: each setting says whether it came from the environment, config
   assert.match(human.stdout, /^jwt_secret +not set .*default$/m);
 });
 
-test('unknown config.json keys are warned about by every command reading the file and listed by sds config', (t) => {
-  const home = tempHome();
+test('unknown config.json keys are warned about by every command reading the file and listed by sds config', async (t) => {
+  const home = await tempHome();
   t.after(home.cleanup);
   assert.equal(runCli(home.root, ['init']).code, 0);
   const file = join(home.root, 'config.json');

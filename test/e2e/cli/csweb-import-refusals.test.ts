@@ -16,7 +16,7 @@ const SIMPLE = readFileSync(fixture('simple-capi.dcf'), 'utf8');
 
 test('a CSWeb database of schema version 6 is refused by its version, even where its tables lack columns', async () => {
   const f = await createCswebFixture({ schemaVersion: '6' });
-  const home = tempHome();
+  const home = await tempHome();
   try {
     await f.addDictionary('SIMPLECAPI_DICT', 'simple CAPI', SIMPLE);
     // An older layout: a column CSWeb 8 has is not there.
@@ -48,7 +48,7 @@ test('a CSWeb database of schema version 6 is refused by its version, even where
 
 test('a misspelt time zone is CSWEB_TIMEZONE_UNKNOWN naming the zone meant; no zone at all is CSWEB_TIMEZONE_REQUIRED', async () => {
   const f = await createCswebFixture();
-  const home = tempHome();
+  const home = await tempHome();
   try {
     await f.addDictionary('SIMPLECAPI_DICT', 'simple CAPI', SIMPLE);
     for (const command of ['import', 'verify']) {

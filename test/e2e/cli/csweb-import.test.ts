@@ -18,7 +18,7 @@ const json = (hh: number) => JSON.stringify({ id: { CLUSTER: 1, HHNO: hh }, POPU
 
 test('sds csweb import and verify: dry run, import, partial failure, config.php zone, rerun', async () => {
   const f = await createCswebFixture();
-  const home = tempHome();
+  const home = await tempHome();
   try {
     await f.addDictionary('SIMPLECAPI_DICT', 'simple CAPI', SIMPLE);
     await f.upload('SIMPLECAPI_DICT', [
@@ -73,7 +73,7 @@ test('sds csweb import and verify: dry run, import, partial failure, config.php 
 
 test('sds csweb import brings the accounts (their CSWeb passwords) and, with --files, the synced files; --no-users leaves accounts out', async () => {
   const f = await createCswebFixture();
-  const home = tempHome();
+  const home = await tempHome();
   const files = tempDir();
   try {
     await f.addDictionary('SIMPLECAPI_DICT', 'simple CAPI', SIMPLE);
@@ -118,7 +118,7 @@ test('sds csweb import brings the accounts (their CSWeb passwords) and, with --f
 
 test('sds csweb import run twice: each warning prints once, errors every time; --json and --all-warnings list them all; names in any script', async () => {
   const f = await createCswebFixture();
-  const home = tempHome();
+  const home = await tempHome();
   const files = tempDir();
   const put = (path: string, content: string) => {
     const full = join(files.root, ...path.split('/'));

@@ -18,8 +18,8 @@ function seeded(root: string): string {
   return name;
 }
 
-test('dict delete: without --with-cases the spec refusal (DICT_IN_USE); --with-cases without a terminal and without --yes is USAGE (exit 2) and removes nothing', () => {
-  const home = tempHome();
+test('dict delete: without --with-cases the spec refusal (DICT_IN_USE); --with-cases without a terminal and without --yes is USAGE (exit 2) and removes nothing', async () => {
+  const home = await tempHome();
   try {
     const name = seeded(home.root);
     const plain = runCli(home.root, ['dict', 'delete', name]);
@@ -39,8 +39,8 @@ test('dict delete: without --with-cases the spec refusal (DICT_IN_USE); --with-c
   }
 });
 
-test('dict delete --with-cases --yes --json: the reply counts what went; the dictionary is gone', () => {
-  const home = tempHome();
+test('dict delete --with-cases --yes --json: the reply counts what went; the dictionary is gone', async () => {
+  const home = await tempHome();
   try {
     const name = seeded(home.root);
     const r = runCli(home.root, ['dict', 'delete', name, '--with-cases', '--yes', '--json']);
@@ -57,8 +57,8 @@ test('dict delete --with-cases --yes --json: the reply counts what went; the dic
   }
 });
 
-test('dict delete --with-cases --drop-tables --yes after a breakout into a SQLite target drops its tables there', () => {
-  const home = tempHome();
+test('dict delete --with-cases --drop-tables --yes after a breakout into a SQLite target drops its tables there', async () => {
+  const home = await tempHome();
   try {
     const name = seeded(home.root);
     const file = join(home.root, 'target.sqlite');
@@ -91,8 +91,8 @@ test('dict delete --with-cases --drop-tables --yes after a breakout into a SQLit
   }
 });
 
-test('dict delete --with-cases --drop-tables with no target configured creates no default SQLite file to drop nothing', () => {
-  const home = tempHome();
+test('dict delete --with-cases --drop-tables with no target configured creates no default SQLite file to drop nothing', async () => {
+  const home = await tempHome();
   try {
     const name = seeded(home.root);
     const embedded = join(home.root, 'targets', 'breakout.sqlite');
@@ -132,7 +132,7 @@ test(
   'on a terminal dict delete --with-cases asks y/N on the terminal: n keeps everything (exit 1), y purges',
   { skip: !hasScript && !process.env.CI && 'no util-linux script for a pseudo-terminal' },
   async () => {
-    const home = tempHome();
+    const home = await tempHome();
     try {
       const name = seeded(home.root);
       const no = await onTerminal(home.root, ['dict', 'delete', name, '--with-cases'], 'n');

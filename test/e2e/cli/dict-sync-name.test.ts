@@ -30,8 +30,8 @@ interface ListItem {
   caseCount: number;
 }
 
-test('sds dict: upload stores the syncable name, list shows both names, every command takes either, clashes exit 4', () => {
-  const home = tempHome();
+test('sds dict: upload stores the syncable name, list shows both names, every command takes either, clashes exit 4', async () => {
+  const home = await tempHome();
   try {
     const file = (name: string, text: string) => {
       const path = join(home.root, name);
@@ -104,7 +104,7 @@ test('sds dict: upload stores the syncable name, list shows both names, every co
 
 test('sds csweb import keeps the syncable name of the dictionary CSWeb stored, and reports one that clashes (dictionaries are read by name)', async () => {
   const f = await createCswebFixture();
-  const home = tempHome();
+  const home = await tempHome();
   try {
     await f.addDictionary(DICT, 'simple CAPI', dictionaryJson({ sync: SYNC }));
     await f.addDictionary('ZONES_DICT', 'zones', dictionaryJson({ name: 'ZONES_DICT', sync: 'Households_2025' }));

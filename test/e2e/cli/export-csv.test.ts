@@ -48,8 +48,8 @@ async function ok(home: string, args: string[]) {
   return r;
 }
 
-describe('sds export --format csv on the Popstan census', () => {
-  const home = tempHome();
+describe('sds export --format csv on the Popstan census', async () => {
+  const home = await tempHome();
   const out = join(home.root, 'export-csv');
   after(() => home.cleanup());
 
@@ -208,8 +208,8 @@ print(json.dumps({'checked': checked, 'labelled': labelled, 'bad': bad}))`,
   });
 });
 
-describe('sds export --format csv of an adversarial dictionary', () => {
-  const home = tempHome();
+describe('sds export --format csv of an adversarial dictionary', async () => {
+  const home = await tempHome();
   const out = join(home.root, 'adv');
   const LONG_A = 'HOUSEHOLD_MEMBER_SEX_AS_REPORTED_BY_RESPONDENT_A';
   const LONG_B = 'HOUSEHOLD_MEMBER_SEX_AS_REPORTED_BY_RESPONDENT_B';

@@ -59,8 +59,8 @@ function byCase(files: Map<string, ReadBack>, name: string): unknown[] {
   return [...h.rows].sort((a, b) => (key(a) < key(b) ? -1 : 1)).map((r) => r[i]);
 }
 
-describe('sds export of decimals, 1,000-character texts, empty tables and --labels labels, in every format', () => {
-  const home = tempHome();
+describe('sds export of decimals, 1,000-character texts, empty tables and --labels labels, in every format', async () => {
+  const home = await tempHome();
   after(() => home.cleanup());
 
   before(async () => {

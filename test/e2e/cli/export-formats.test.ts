@@ -52,8 +52,8 @@ async function exportAndCompare(
   return codebook;
 }
 
-describe('sds export --format stata|spss|parquet on the Popstan census, read back with pandas, PSPP and DuckDB', () => {
-  const home = tempHome();
+describe('sds export --format stata|spss|parquet on the Popstan census, read back with pandas, PSPP and DuckDB', async () => {
+  const home = await tempHome();
   after(() => home.cleanup());
 
   before(async () => {
@@ -75,8 +75,8 @@ describe('sds export --format stata|spss|parquet on the Popstan census, read bac
   }
 });
 
-describe('sds export --format stata|spss|parquet of an adversarial dictionary', () => {
-  const home = tempHome();
+describe('sds export --format stata|spss|parquet of an adversarial dictionary', async () => {
+  const home = await tempHome();
   const LONG_A = 'HOUSEHOLD_MEMBER_SEX_AS_REPORTED_BY_RESPONDENT_A';
   const LONG_B = 'HOUSEHOLD_MEMBER_SEX_AS_REPORTED_BY_RESPONDENT_B';
   const SEX_LABEL = 'Sex, "as reported"\nby the respondent; l\'âge «exact» — 女';

@@ -106,8 +106,8 @@ function cells(view: LabelledView, name: string): { code: string | null; shows: 
   return view.codes.map((r, k) => ({ code: r[i]!, shows: view.labels[k]![i]! }));
 }
 
-describe('sds export --labels labels of the Popstan census keeps every value, in every format', () => {
-  const home = tempHome();
+describe('sds export --labels labels of the Popstan census keeps every value, in every format', async () => {
+  const home = await tempHome();
   after(() => home.cleanup());
   let sets: ValueSets;
 
@@ -152,8 +152,8 @@ describe('sds export --labels labels of the Popstan census keeps every value, in
   }
 });
 
-describe('sds export --labels labels with blank labels on codes, a special code and a range', () => {
-  const home = tempHome();
+describe('sds export --labels labels with blank labels on codes, a special code and a range', async () => {
+  const home = await tempHome();
   after(() => home.cleanup());
   const dcfFile = join(home.root, 'blank-labels.dcf');
   let sets: ValueSets;

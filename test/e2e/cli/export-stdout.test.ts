@@ -32,8 +32,8 @@ with zipfile.ZipFile(sys.argv[1]) as z:
   );
 }
 
-describe('sds export --out -', () => {
-  const home = tempHome();
+describe('sds export --out -', async () => {
+  const home = await tempHome();
   after(() => home.cleanup());
   const cwd = join(home.root, 'work');
   const tmp = join(home.root, 'tmp');

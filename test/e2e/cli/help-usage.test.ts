@@ -101,8 +101,8 @@ test('<command> --help shows an Examples: section for every visible command and 
   assert.equal(r.stdout, helpOf(['dict', 'upload']).replace(/\r/g, ''));
 });
 
-test('an unknown command exits 2 with a message; with --json the error is JSON on stdout', () => {
-  const home = tempHome();
+test('an unknown command exits 2 with a message; with --json the error is JSON on stdout', async () => {
+  const home = await tempHome();
   try {
     const r = runCli(home.root, ['frobnicate']);
     assert.equal(r.code, 2, show(r));
@@ -120,8 +120,8 @@ test('an unknown command exits 2 with a message; with --json the error is JSON o
   }
 });
 
-test('an unknown option, a missing argument and a missing required option exit 2 (USAGE), in text and JSON', () => {
-  const home = tempHome();
+test('an unknown option, a missing argument and a missing required option exit 2 (USAGE), in text and JSON', async () => {
+  const home = await tempHome();
   try {
     const r = runCli(home.root, ['dict', 'list', '--bogus']);
     assert.equal(r.code, 2, show(r));

@@ -67,7 +67,10 @@ test('init --json on a fresh home reports created and the migrations it applied;
 });
 
 describe('dict', () => {
-  const home = tempHome();
+  let home!: Awaited<ReturnType<typeof tempHome>>;
+  before(async () => {
+    home = await tempHome();
+  });
   after(() => home.cleanup());
 
   test('upload → {message, name: CEN2000, label, breakout_rebuild: null}', () => {
@@ -226,8 +229,9 @@ describe('dict', () => {
 });
 
 describe('dict upload of a malformed dictionary', () => {
-  const home = tempHome();
-  before(() => {
+  let home!: Awaited<ReturnType<typeof tempHome>>;
+  before(async () => {
+    home = await tempHome();
     writeFileSync(join(home.root, 'truncated.dcf'), readFileSync(POPSTAN_DCF).subarray(0, 3000));
     writeFileSync(
       join(home.root, 'bad-text.dcf'),

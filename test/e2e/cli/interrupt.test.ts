@@ -18,12 +18,12 @@ import { openStore, type Store } from '../../../src/store/open-store.js';
 import { processAlive } from '../../../src/core/breakout/jobs/job-process.js';
 
 const NO_DEFAULT = { BREAKOUT_DB_TYPE: undefined, BREAKOUT_DB_URL: undefined };
-let home: ReturnType<typeof tempHome>;
+let home: Awaited<ReturnType<typeof tempHome>>;
 let store: Store;
 let hang: Awaited<ReturnType<typeof silentServer>>;
 
 before(async () => {
-  home = tempHome();
+  home = await tempHome();
   hang = await silentServer();
   const dat = writeDat(
     home.root,
@@ -41,11 +41,11 @@ before(async () => {
     const r = await sds(home.root, args);
     assert.equal(r.code, 0, show(r));
   }
-  store = openStore(home);
+  store = await openStore(home);
 });
 
 after(async () => {
-  store?.close();
+  await store?.close();
   await hang?.close();
   home?.cleanup();
 });
@@ -76,8 +76,8 @@ const seen = new Set<string>();
 async function runningJob(): Promise<{ id: string; pid: number }> {
   const job = await until(
     'a running job',
-    () => {
-      const [j] = store.jobs.list({ limit: 1 }).jobs;
+    async () => {
+      const [j] = (await store.jobs.list({ limit: 1 })).jobs;
       return j && !seen.has(j.id) && j.status === 'running' && j.pid !== null ? { id: j.id, pid: j.pid } : undefined;
     },
     30_000,
@@ -157,11 +157,11 @@ test('breakout status --watch: Ctrl-C only stops following; the job goes on', { 
     `following job ${id}; Ctrl-C stops following, the job goes on\n` +
       `sds: interrupted by SIGINT: stopped following job ${id}; the job goes on (follow it: sds breakout status ${id} --watch; stop it: sds breakout cancel ${id})\n`,
   );
-  assert.equal(store.jobs.get(id)!.status, 'running');
-  assert.equal(store.jobs.get(id)!.cancelRequested, false);
+  assert.equal((await store.jobs.get(id))!.status, 'running');
+  assert.equal((await store.jobs.get(id))!.cancelRequested, false);
   const cancel = await sds(home.root, ['breakout', 'cancel', id]);
   assert.equal(cancel.code, 0, show(cancel));
-  await until('the job to end', () => store.jobs.get(id)!.status === 'cancelled', 20_000);
+  await until('the job to end', async () => (await store.jobs.get(id))!.status === 'cancelled', 20_000);
 });
 
 test('schedule run-now: a second Ctrl-C exits at once with a note; the breakout still stops by itself', { timeout: 60_000 }, async () => {
@@ -178,7 +178,7 @@ test('schedule run-now: a second Ctrl-C exits at once with a note; the breakout 
       cli.stderr(),
       new RegExp(`\nsds: SIGINT again: exiting now; the breakout of ${POPSTAN} may still be stopping; see sds schedule runs ${POPSTAN}\n$`),
     );
-    assert.equal(store.jobs.get(job.id)!.status, 'running');
+    assert.equal((await store.jobs.get(job.id))!.status, 'running');
   } finally {
     process.kill(job.pid, 'SIGCONT');
   }
@@ -197,13 +197,13 @@ test(
     const lines = Array.from({ length: 10 }, (_, i) => withProvince(datLines(), 40 + i)).flat();
     const total = groupPopstan(lines).length;
     const file = writeDat(home.root, 'big.dat', lines);
-    const dictId = requireDictionary(store, POPSTAN).id;
-    const before = store.cases.countActive(dictId);
+    const dictId = (await requireDictionary(store, POPSTAN)).id;
+    const before = await store.cases.countActive(dictId);
     const cli = start(['cases', 'import', POPSTAN, file]);
-    await until('the first batch', () => store.cases.countActive(dictId) > before, 60_000, 5);
+    await until('the first batch', async () => (await store.cases.countActive(dictId)) > before, 60_000, 5);
     cli.child.kill('SIGINT');
     assert.equal(await cli.exit, 130, cli.stderr());
-    const stored = store.cases.countActive(dictId) - before;
+    const stored = (await store.cases.countActive(dictId)) - before;
     assert.ok(stored > 0 && stored < total, `stopped half way: ${stored} of ${total}`);
     const lines2 = cli.stderr().split('\n').filter(Boolean);
     assert.equal(lines2[0], 'sds: SIGINT: stopping the import after the batch it is writing (again to exit at once)');
@@ -215,7 +215,7 @@ test(
     const again = await sds(home.root, ['cases', 'import', POPSTAN, file, '--json']);
     assert.equal(again.code, 0, show(again));
     assert.deepEqual([again.json().total.inserted, again.json().total.unchanged], [total - stored, stored]);
-    assert.equal(store.cases.countActive(dictId) - before, total);
+    assert.equal((await store.cases.countActive(dictId)) - before, total);
   },
 );
 

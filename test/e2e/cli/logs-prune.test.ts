@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { runCli as sds, show } from '../../helpers/run-cli.js';
 import { tempHome } from '../../helpers/temp-home.js';
 
-const home = tempHome();
+const home = await tempHome();
 after(() => home.cleanup());
 
 /** An import log written `days` days ago. */

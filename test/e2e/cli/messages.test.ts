@@ -11,17 +11,17 @@ import { runCli as sds, show } from '../../helpers/run-cli.js';
 import { tempHome } from '../../helpers/temp-home.js';
 import type { HomePaths } from '../../../src/shared/home.js';
 
-const home = tempHome();
+const home = await tempHome();
 after(() => home.cleanup());
 
 /** Keeps messages in a home's store, each `[device, name, value, received at]`. */
-function keep(into: HomePaths, messages: [string, string, unknown, Date][]): void {
-  const store = openStore(into);
+async function keep(into: HomePaths, messages: [string, string, unknown, Date][]): Promise<void> {
+  const store = await openStore(into);
   try {
     for (const [device, name, value, at] of messages)
-      receiveSyncMessage(store, { timestamp: at.toISOString().slice(0, 16), name, value }, device, 'interviewer', at);
+      await receiveSyncMessage(store, { timestamp: at.toISOString().slice(0, 16), name, value }, device, 'interviewer', at);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -34,8 +34,8 @@ interface Listed {
   data: { id: number; device: string; username: string; name: string; value: unknown; sent_at: string; received_at: string }[];
 }
 
-before(() => {
-  keep(home, [
+before(async () => {
+  await keep(home, [
     ['tablet-1', 'status', 'started', day(10)],
     ['tablet-2', 'status', { done: 3, of: 10 }, day(11)],
     ['tablet-1', 'ping', null, day(12)],
@@ -137,11 +137,11 @@ test('sds messages list --help has examples', () => {
   assert.match(r.stdout, /\nExamples:\n {2}\$ sds messages list\n/);
 });
 
-test('sds logs prune removes old messages and says how many, in text and --json', () => {
-  const other = tempHome();
+test('sds logs prune removes old messages and says how many, in text and --json', async () => {
+  const other = await tempHome();
   try {
     const ago = (days: number) => new Date(Date.now() - days * 86_400_000);
-    keep(other, [
+    await keep(other, [
       ['tablet-3', 'oldest', 1, ago(300)],
       ['tablet-3', 'older', 2, ago(150)],
       ['tablet-3', 'old', 3, ago(100)],

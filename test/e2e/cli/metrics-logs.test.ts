@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { runCliAsync as sds, show } from '../../helpers/run-cli.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';
 
-const home = tempHome();
+const home = await tempHome();
 after(() => home.cleanup());
 
 test('metrics and logs before and after a breakout, in JSON and for humans', { timeout: 120_000 }, async () => {

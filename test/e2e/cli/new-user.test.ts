@@ -80,8 +80,8 @@ test('bin/sds before `npm run build` says to build first, without a module trace
   }
 });
 
-describe('with the census imported', () => {
-  const home = tempHome();
+describe('with the census imported', async () => {
+  const home = await tempHome();
   after(() => home.cleanup());
   before(async () => {
     const up = await sds(home.root, ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan']);
@@ -128,8 +128,8 @@ describe('with the census imported', () => {
   });
 });
 
-describe('target set never ignores a flag', () => {
-  const home = tempHome();
+describe('target set never ignores a flag', async () => {
+  const home = await tempHome();
   after(() => home.cleanup());
   before(async () => {
     const up = await sds(home.root, ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan']);

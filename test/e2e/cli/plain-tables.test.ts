@@ -10,7 +10,7 @@ import { runCliAsync as sds, SDS_BIN, show } from '../../helpers/run-cli.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';
 
 const BOX = /[│┌┐└┘├┤┬┴┼─]/;
-const home = tempHome();
+const home = await tempHome();
 after(() => home.cleanup());
 
 before(async () => {

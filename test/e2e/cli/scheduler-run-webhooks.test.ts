@@ -12,7 +12,7 @@ import { runCliAsync as sds, show } from '../../helpers/run-cli.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';
 import { startReceiver } from '../../helpers/webhook-receiver.js';
 
-const home = tempHome();
+const home = await tempHome();
 after(() => home.cleanup());
 
 const DAT_LINES = readFileSync(fixture('popstan-census.dat'), 'utf8')

@@ -26,7 +26,7 @@ const later = { SDS_NOW: LATER };
 
 let pg: TestDatabase;
 let datFile: string;
-const cleanups: (() => void)[] = [];
+const cleanups: (() => void | Promise<void>)[] = [];
 
 before(async () => {
   delete process.env.BREAKOUT_DB_TYPE;
@@ -41,7 +41,7 @@ before(async () => {
 });
 
 after(async () => {
-  for (const c of cleanups) c();
+  for (const c of cleanups) await c();
   await pg.drop();
 });
 
@@ -49,7 +49,7 @@ after(async () => {
 async function home(target?: Parameters<typeof setTargetConfig>[2] | 'sqlite'): Promise<{ store: Store; root: string }> {
   const t = await popstanStore([datFile], target === 'sqlite' ? undefined : target);
   cleanups.push(t.cleanup);
-  if (target === 'sqlite') setTargetConfig(t.store, POPSTAN, { type: 'sqlite', file: join(t.home.targets, 'popstan.sqlite') });
+  if (target === 'sqlite') await setTargetConfig(t.store, POPSTAN, { type: 'sqlite', file: join(t.home.targets, 'popstan.sqlite') });
   return { store: t.store, root: t.home.root };
 }
 
@@ -58,8 +58,8 @@ function ok(r: CliResult, code = 0): CliResult {
   return r;
 }
 
-function schedule(store: Store, dict = POPSTAN) {
-  return store.schedules.forDictionary(store.dictionaries.find(dict)!.id)!;
+async function schedule(store: Store, dict = POPSTAN) {
+  return (await store.schedules.forDictionary((await store.dictionaries.find(dict))!.id))!;
 }
 
 /** The sections of a run log file, by their headers. */
@@ -88,14 +88,14 @@ function logSections(text: string): {
 test('a due schedule runs its breakout into PostgreSQL, writes its log file and records the run; a schedule not due does not run', async () => {
   const { store, root } = await home(pg.config);
   ok(runCli(root, ['schedule', 'add', POPSTAN, '--cron', '0 2 * * *', '--enable']));
-  const added = schedule(store);
+  const added = await schedule(store);
   assert.ok(added.nextRun && added.nextRun.endsWith('T02:00:00.000Z'), added.nextRun ?? 'no next_run');
 
   // Not due: the clock stands a minute before next_run.
   const before = new Date(Date.parse(added.nextRun!) - 60_000).toISOString();
   const idle = ok(runCli(root, ['scheduler-run'], { env: { SDS_NOW: before } }));
   assert.match(idle.stdout, /no schedules due/);
-  assert.equal(store.schedules.countRuns(added.id), 0);
+  assert.equal(await store.schedules.countRuns(added.id), 0);
   assert.deepEqual(
     readdirSync(join(root, 'logs', 'breakout')).filter((f) => f.startsWith(POPSTAN)),
     [],
@@ -108,7 +108,7 @@ test('a due schedule runs its breakout into PostgreSQL, writes its log file and 
   assert.equal(reply.runs.length, 1);
   assert.equal(reply.runs[0].outcome, 'succeeded');
 
-  const s = schedule(store);
+  const s = await schedule(store);
   assert.equal(s.lastExitCode, 0);
   assert.equal(s.lastRun, added.nextRun);
   assert.equal(s.nextRun, new Date(Date.parse(added.nextRun!) + 86_400_000).toISOString(), 'next_run is the next occurrence after now');
@@ -135,7 +135,7 @@ test('a due schedule runs its breakout into PostgreSQL, writes its log file and 
 
   // Run again at the same moment: next_run has moved on, so nothing is due.
   assert.deepEqual(ok(runCli(root, ['--json', 'scheduler-run'], { env: { SDS_NOW: added.nextRun! } })).json().runs, []);
-  assert.equal(store.schedules.countRuns(added.id), 1);
+  assert.equal(await store.schedules.countRuns(added.id), 1);
 });
 
 test('a breakout still running past the time limit is stopped, logged as interrupted and recorded as a failure', async () => {
@@ -146,9 +146,9 @@ test('a breakout still running past the time limit is stopped, logged as interru
     const r = runCli(root, ['scheduler-run'], { env: { ...later, SDS_SCHEDULER_TIMEOUT: '2', SDS_SCHEDULER_KILL_GRACE: '1' } });
     assert.equal(r.code, 1, show(r));
     assert.match(r.stdout, /CEN2000: interrupted \(exit code 124\)/);
-    const s = schedule(store);
+    const s = await schedule(store);
     assert.equal(s.lastExitCode, 124);
-    const [run] = store.schedules.runs(s.id, 5);
+    const [run] = await store.schedules.runs(s.id, 5);
     assert.equal(run!.outcome, 'interrupted');
     assert.match(run!.message!, /longer than the limit of 2 s/);
     const log = logSections(readFileSync(join(root, 'logs', 'breakout', s.lastLogFile!), 'utf8'));
@@ -174,9 +174,9 @@ test('a run past its limit against a target that never answers stops on SIGTERM 
     assert.deepEqual([out.outcome, out.exit_code], ['interrupted', 124], JSON.stringify(out));
     assert.match(out.message, /longer than the limit of 2 s and was stopped \(SIGTERM\)$/);
     assert.ok(took < 12_000, `scheduler-run took ${took} ms`);
-    const s = schedule(store);
+    const s = await schedule(store);
     assert.equal(s.lastExitCode, 124);
-    const [job] = store.jobs.list({ limit: 5 }).jobs;
+    const [job] = (await store.jobs.list({ limit: 5 })).jobs;
     assert.equal(job!.status, 'cancelled', JSON.stringify(job));
     const log = logSections(readFileSync(join(root, 'logs', 'breakout', s.lastLogFile!), 'utf8'));
     assert.equal(log.exit, '124');
@@ -189,8 +189,8 @@ test('a run past its limit against a target that never answers stops on SIGTERM 
 test('a failing target gives exit 1 and a recorded failure, and does not stop the other due schedules', async () => {
   const port = await unusedPort();
   const { store, root } = await home({ type: 'postgresql', url: `postgresql://postgres@127.0.0.1:${port}/nothing` });
-  const simple = uploadDictionary(store, { source: readFileSync(fixture('simple-capi.dcf')), label: 'simple' }).name;
-  setTarget(store, simple, { type: 'sqlite', file: join(root, 'targets', 'simple.sqlite') });
+  const simple = (await uploadDictionary(store, { source: readFileSync(fixture('simple-capi.dcf')), label: 'simple' })).name;
+  await setTarget(store, simple, { type: 'sqlite', file: join(root, 'targets', 'simple.sqlite') });
   ok(runCli(root, ['schedule', 'add', POPSTAN, '--enable']));
   ok(runCli(root, ['schedule', 'add', simple, '--enable', '--cron', '15 3 * * *']));
 
@@ -201,9 +201,9 @@ test('a failing target gives exit 1 and a recorded failure, and does not stop th
   assert.equal(byDict[POPSTAN].exit_code, 5, 'the breakout exits 5 when the target fails');
   assert.match(byDict[POPSTAN].message, /^DB_CONNECTION_ERROR: /, "the spec's breakout code (DB-001 is in the job's details)");
   assert.equal(byDict[simple].outcome, 'succeeded');
-  assert.equal(schedule(store).lastExitCode, 5);
-  assert.equal(schedule(store, simple).lastExitCode, 0);
-  const log = logSections(readFileSync(join(root, 'logs', 'breakout', schedule(store).lastLogFile!), 'utf8'));
+  assert.equal((await schedule(store)).lastExitCode, 5);
+  assert.equal((await schedule(store, simple)).lastExitCode, 0);
+  const log = logSections(readFileSync(join(root, 'logs', 'breakout', (await schedule(store)).lastLogFile!), 'utf8'));
   assert.equal(log.exit, '5');
   assert.match(log.stdout, /DB-001/);
 });
@@ -216,8 +216,8 @@ test('ten concurrent scheduler-run processes give one breakout per due schedule'
   const ran = results.flatMap((r) => r.json().runs);
   assert.equal(ran.length, 1, JSON.stringify(results.map((r) => r.json())));
   assert.equal(ran[0].outcome, 'succeeded');
-  assert.equal(store.schedules.countRuns(schedule(store).id), 1);
-  assert.equal(store.jobs.list({ limit: 100 }).total, 1, 'one breakout job');
+  assert.equal(await store.schedules.countRuns((await schedule(store)).id), 1);
+  assert.equal((await store.jobs.list({ limit: 100 })).total, 1, 'one breakout job');
 });
 
 test('a held lock makes scheduler-run exit 0 at once; a stale lock (holder died) is taken over', async () => {
@@ -229,7 +229,7 @@ test('a held lock makes scheduler-run exit 0 at once; a stale lock (holder died)
   try {
     const r = ok(runCli(root, ['scheduler-run'], { env: later }));
     assert.match(r.stdout, /already running in another process/);
-    assert.equal(store.schedules.countRuns(schedule(store).id), 0);
+    assert.equal(await store.schedules.countRuns((await schedule(store)).id), 0);
   } finally {
     await release();
   }
@@ -247,7 +247,7 @@ test('a dictionary whose breakout is already running is skipped with the reason,
   const { store, root } = await home('sqlite');
   ok(runCli(root, ['schedule', 'add', POPSTAN, '--enable', '--cron', '0 * * * *']));
   // A job started by hand, its process alive (this test process).
-  const job = store.jobs.create({
+  const job = await store.jobs.create({
     id: randomUUID(),
     dictionaries: [POPSTAN],
     mode: 'incremental',
@@ -255,14 +255,14 @@ test('a dictionary whose breakout is already running is skipped with the reason,
     overwrite: false,
     origin: 'cli',
   });
-  store.jobs.markRunning(job.id, process.pid);
+  await store.jobs.markRunning(job.id, process.pid);
   const r = ok(runCli(root, ['--json', 'scheduler-run'], { env: later }));
   const [run] = r.json().runs;
   assert.equal(run.outcome, 'skipped');
   assert.match(run.message, new RegExp(`breakout job ${job.id} of CEN2000 \\(cli\\) is still running`));
-  assert.equal(schedule(store).nextRun, '2099-01-01T01:00:00.000Z');
-  assert.equal(schedule(store).lastExitCode, null);
-  store.jobs.finish(job.id, 'cancelled');
+  assert.equal((await schedule(store)).nextRun, '2099-01-01T01:00:00.000Z');
+  assert.equal((await schedule(store)).lastExitCode, null);
+  await store.jobs.finish(job.id, 'cancelled');
 });
 
 test('schedule run-now runs at once through the same code, leaves next_run alone, and old runs are pruned with their logs', async () => {
@@ -276,11 +276,11 @@ test('schedule run-now runs at once through the same code, leaves next_run alone
     assert.equal(r.outcome, 'succeeded');
     logs.push(r.log_file);
   }
-  const s = schedule(store);
+  const s = await schedule(store);
   assert.equal(s.enabled, false);
   assert.equal(s.nextRun, null, 'run-now does not compute a next_run for a disabled schedule');
   assert.equal(s.lastRun, '2030-01-01T00:02:00.000Z');
-  const runs = store.schedules.runs(s.id, 10);
+  const runs = await store.schedules.runs(s.id, 10);
   assert.deepEqual(
     runs.map((x) => x.logFile),
     [logs[2], logs[1]],
@@ -296,7 +296,7 @@ test('schedule commands: validation with the field named, one schedule per dicti
   assert.equal(noTarget.json().error, 'TARGET_NOT_CONFIGURED');
   assert.deepEqual(ok(runCli(root, ['--json', 'schedule', 'list'])).json().unscheduled_dictionaries, []);
 
-  setTargetConfig(store, POPSTAN, { type: 'sqlite', file: join(store.home.targets, 'popstan.sqlite') });
+  await setTargetConfig(store, POPSTAN, { type: 'sqlite', file: join(store.home.targets, 'popstan.sqlite') });
   assert.deepEqual(
     ok(runCli(root, ['--json', 'schedule', 'list']))
       .json()
@@ -326,10 +326,10 @@ test('schedule commands: validation with the field named, one schedule per dicti
   assert.equal(ok(runCli(root, ['--json', 'schedule', 'runs', POPSTAN]), 3).json().error, 'SCHEDULE_NOT_FOUND');
 
   // Deleting the dictionary deletes its schedule.
-  const simple = uploadDictionary(store, { source: readFileSync(fixture('simple-capi.dcf')), label: 'simple' }).name;
-  setTarget(store, simple, { type: 'sqlite', file: join(root, 'targets', 'simple.sqlite') });
+  const simple = (await uploadDictionary(store, { source: readFileSync(fixture('simple-capi.dcf')), label: 'simple' })).name;
+  await setTarget(store, simple, { type: 'sqlite', file: join(root, 'targets', 'simple.sqlite') });
   ok(runCli(root, ['schedule', 'add', simple]));
-  assert.equal(store.schedules.list().length, 1);
+  assert.equal((await store.schedules.list()).length, 1);
   ok(runCli(root, ['dict', 'delete', simple]));
-  assert.equal(store.schedules.list().length, 0);
+  assert.equal((await store.schedules.list()).length, 0);
 });

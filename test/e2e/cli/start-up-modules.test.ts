@@ -42,8 +42,8 @@ function modulesOf(home: string, args: string[]): string[] {
 const packagesOf = (urls: string[]) => new Set(urls.flatMap((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1] ?? []));
 const commandModulesOf = (urls: string[]) => urls.flatMap((u) => /\/dist\/cli\/commands\/([\w-]+)\.js$/.exec(u)?.[1] ?? []);
 
-test('sds --version and sds dict list load only their own commands and none of the late libraries', () => {
-  const home = tempHome();
+test('sds --version and sds dict list load only their own commands and none of the late libraries', async () => {
+  const home = await tempHome();
   try {
     const version = modulesOf(home.root, ['--version']);
     const list = modulesOf(home.root, ['dict', 'list']);

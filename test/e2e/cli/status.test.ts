@@ -8,7 +8,7 @@ import { seedEmptyDictionary, seedPopstan } from '../../helpers/http-server.js';
 import { setTarget } from '../../../src/core/breakout/targets/targets.js';
 import { runBreakoutNow } from '../../../src/core/breakout/jobs/jobs.js';
 
-let home: ReturnType<typeof tempStore>;
+let home: Awaited<ReturnType<typeof tempStore>>;
 let popstan: string;
 let simple: string;
 let targetFile: string;
@@ -16,18 +16,18 @@ let targetFile: string;
 before(async () => {
   delete process.env.BREAKOUT_DB_TYPE;
   delete process.env.BREAKOUT_DB_URL;
-  home = tempStore();
+  home = await tempStore();
   popstan = await seedPopstan(home.store);
-  simple = seedEmptyDictionary(home.store);
+  simple = await seedEmptyDictionary(home.store);
   targetFile = join(home.home.root, 'target.sqlite');
-  setTarget(home.store, popstan, { type: 'sqlite', file: targetFile });
+  await setTarget(home.store, popstan, { type: 'sqlite', file: targetFile });
   await runBreakoutNow(home.store, { dictionary: popstan });
-  const id = home.store.dictionaries.find(popstan)!.id;
-  home.store.schedules.insert(
+  const id = (await home.store.dictionaries.find(popstan))!.id;
+  await home.store.schedules.insert(
     { dictionaryId: id, enabled: true, cronExpression: '15 3 * * *', nextRun: '2025-02-01T03:15:00.000Z' },
     '2025-01-31T00:00:00.000Z',
   );
-  home.store.close();
+  await home.store.close();
 });
 after(() => home.cleanup());
 

@@ -15,14 +15,14 @@ import { datLines, groupPopstan, POPSTAN, writeDat } from '../../helpers/breakou
 
 const NO_DEFAULT = { BREAKOUT_DB_TYPE: undefined, BREAKOUT_DB_URL: undefined };
 
-let home: ReturnType<typeof tempHome>;
+let home: Awaited<ReturnType<typeof tempHome>>;
 let pgNoSchema: TestDatabase;
 let pgReadOnly: TestDatabase;
 let my: TestDatabase;
 const role = uniqueName('sds_noschema').slice(0, 40);
 
 before(async () => {
-  home = tempHome();
+  home = await tempHome();
   [pgNoSchema, pgReadOnly, my] = await Promise.all([createPostgresDatabase(), createPostgresDatabase(), createMysqlDatabase()]);
   // An account that may connect but has no schema to create in: PUBLIC loses CREATE on public
   // (as on PostgreSQL 15 and later) and the account's search_path names no schema at all.

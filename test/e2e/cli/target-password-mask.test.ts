@@ -16,13 +16,13 @@ const NO_DEFAULT = { BREAKOUT_DB_TYPE: undefined, BREAKOUT_DB_URL: undefined };
 /** One letter, and words every message of the servers holds. */
 const PASSWORDS = ['e', 'the', 'postgres', 'password', 'user', 'a'];
 
-let home: ReturnType<typeof tempHome>;
+let home: Awaited<ReturnType<typeof tempHome>>;
 let pg: TestDatabase;
 let my: TestDatabase;
 const myUser = uniqueName('sds_pw').slice(0, 32);
 
 before(async () => {
-  home = tempHome();
+  home = await tempHome();
   [pg, my] = await Promise.all([createPostgresDatabase(), createMysqlDatabase()]);
   await my.admin(`CREATE USER '${myUser}'@'%' IDENTIFIED BY 'the-right-one'`);
   const up = await sds(home.root, ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan']);

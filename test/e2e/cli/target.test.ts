@@ -22,14 +22,14 @@ const DICT = 'CEN2000';
 const NO_DEFAULT = { BREAKOUT_DB_TYPE: undefined, BREAKOUT_DB_URL: undefined };
 const PW_VAR = 'SDS_TEST_TARGET_PW';
 
-let home: ReturnType<typeof tempHome>;
+let home: Awaited<ReturnType<typeof tempHome>>;
 let pg: TestDatabase;
 let my: TestDatabase;
 let pgVersion: string;
 let myVersion: string;
 
 before(async () => {
-  home = tempHome();
+  home = await tempHome();
   [pg, my] = await Promise.all([createPostgresDatabase(), createMysqlDatabase()]);
   const up = await sds(home.root, ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan']);
   assert.equal(up.code, 0, show(up));

@@ -8,7 +8,7 @@ import { tempHome } from '../../helpers/temp-home.js';
 
 describe('users and files', { concurrency: true }, () => {
   test('users add (password on stdin), list without hash, duplicate, bad role, passwd, remove twice', async () => {
-    const home = tempHome();
+    const home = await tempHome();
     try {
       const add = await sds(home.root, ['users', 'add', 'alice', '--role', 'API', '--json'], { stdin: 'correct horse battery\n' });
       assert.equal(add.code, 0, show(add));
@@ -80,7 +80,7 @@ describe('users and files', { concurrency: true }, () => {
   });
 
   test('files put/info/list/get -o/get to stdout/rm', async () => {
-    const home = tempHome();
+    const home = await tempHome();
     try {
       // A JPEG signature first: the content type is the extension's only when the bytes carry it.
       const content = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(200_000), Buffer.from([0, 255, 10, 13, 0])]);
@@ -143,7 +143,7 @@ describe('users and files', { concurrency: true }, () => {
   });
 
   test('files put with a name escaping the media area exits 2 (PATH_INVALID) and writes nothing outside', async () => {
-    const home = tempHome();
+    const home = await tempHome();
     try {
       const src = join(home.root, 'x');
       writeFileSync(src, 'escape attempt');

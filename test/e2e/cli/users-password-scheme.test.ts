@@ -6,13 +6,13 @@ import { tempHome } from '../../helpers/temp-home.js';
 import { openStore } from '../../../src/store/open-store.js';
 
 test('users list tells an account that still has a CSWeb bcrypt hash from one with its own argon2 hash', async () => {
-  const home = tempHome();
+  const home = await tempHome();
   try {
     assert.equal((await sds(home.root, ['users', 'add', 'own', '--role', 'API'], { stdin: 'own-password-1\n' })).code, 0);
     // As an import from CSWeb leaves it: the PHP-written hash, copied unchanged.
-    const store = openStore(home);
-    store.users.insert('fromcsweb', 'Standard', (await hash('csweb-password', 4)).replace(/^\$2b\$/, '$2y$'));
-    store.close();
+    const store = await openStore(home);
+    await store.users.insert('fromcsweb', 'Standard', (await hash('csweb-password', 4)).replace(/^\$2b\$/, '$2y$'));
+    await store.close();
 
     const json = await sds(home.root, ['users', 'list', '--json']);
     assert.equal(json.code, 0, show(json));

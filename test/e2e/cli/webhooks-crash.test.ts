@@ -34,7 +34,7 @@ const ENV = {
   SDS_WEBHOOK_RESPONSE_TIMEOUT_MS: '1500',
 };
 
-const home = tempHome();
+const home = await tempHome();
 after(() => home.cleanup());
 
 test('webhooks CLI: add, list, update, test, deliveries, remove with --json; errors exit with their codes', async () => {

@@ -30,7 +30,7 @@ const SECRET = 'cli-redeliver-secret-0123456789';
 const ENV = { SDS_WEBHOOK_CONNECT_TIMEOUT_MS: '1000', SDS_WEBHOOK_RESPONSE_TIMEOUT_MS: '2000' };
 const settings = webhookSettings({}, { connectTimeoutMs: 1000, responseTimeoutMs: 2000 });
 
-const home = tempHome();
+const home = await tempHome();
 const receivers: Receiver[] = [];
 after(async () => {
   for (const r of receivers) await r.close();
@@ -39,7 +39,7 @@ after(async () => {
 
 /** Runs the dispatcher over the store on an injected clock, jumping to each retry, until nothing waits. */
 async function failThroughEveryRetry(): Promise<void> {
-  const store = openStore(home);
+  const store = await openStore(home);
   try {
     let now = Date.UTC(2030, 0, 1, 12, 0, 0);
     for (;;) {
@@ -48,17 +48,17 @@ async function failThroughEveryRetry(): Promise<void> {
       now = Date.parse(r.next_due);
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 /** The stored bodies of the webhook's deliveries by delivery id: what every failed attempt sent. */
-function storedBodies(webhookId: number): Map<number, string> {
-  const store = openStore(home);
+async function storedBodies(webhookId: number): Promise<Map<number, string>> {
+  const store = await openStore(home);
   try {
-    return new Map(store.webhookQueue.deliveries(webhookId).map((d) => [d.id, d.body]));
+    return new Map((await store.webhookQueue.deliveries(webhookId)).map((d) => [d.id, d.body]));
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -91,7 +91,7 @@ test('after an outage: deliveries --failed lists them with payloads; redeliver -
   assert.equal(listed.code, 0, show(listed));
   const failed = listed.json();
   assert.equal(failed.failed, 3);
-  const bodies = storedBodies(Number(id));
+  const bodies = await storedBodies(Number(id));
   for (const d of failed.deliveries) {
     assert.deepEqual([d.status, d.event, d.attempts], ['failed', 'case_uploaded', 4]);
     assert.match(d.last_error, /ECONNREFUSED/);

@@ -107,14 +107,14 @@ test("nginx -t accepts the site in Debian's own nginx.conf, beside its default s
 
 let sds: ServeProcess | undefined;
 let nginx: ChildProcess | undefined;
-let home: ReturnType<typeof tempHome> | undefined;
+let home: Awaited<ReturnType<typeof tempHome>> | undefined;
 const ports = { http: 0, https: 0 };
 let ca: Buffer;
 let liveDir: string;
 
 before(async () => {
   if (noNginx) return;
-  home = tempHome();
+  home = await tempHome();
   sds = await startServe(home.root, { SDS_TRUSTED_PROXIES: '127.0.0.1' });
   ports.http = await freePort();
   ports.https = await freePort();

@@ -81,8 +81,8 @@ test('the scheduler is a oneshot service started every minute, the backup nightl
   assert.match(nightly.get('OnCalendar')!.at(-1)!, /^\*-\*-\* \d\d:\d\d:00$/);
 });
 
-test("the scheduler unit's command line runs as written against a real home (exit 0, nothing due)", () => {
-  const home = tempHome();
+test("the scheduler unit's command line runs as written against a real home (exit 0, nothing due)", async () => {
+  const home = await tempHome();
   try {
     const exec = unitSettings(readDeploy('systemd/sds-scheduler.service')).get('ExecStart')!.at(-1)!;
     const argv = exec.split(' ');

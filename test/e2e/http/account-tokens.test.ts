@@ -15,7 +15,7 @@ import { tempHome } from '../../helpers/temp-home.js';
 
 const PASSWORD = 'alice-password-1';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const home = tempHome();
+const home = await tempHome();
 let s: ServeProcess;
 // One connection per request: a CLI command between two requests takes about as long as the
 // server keeps an idle connection (5 s), so a pooled one could be closed just as it is reused.

@@ -7,6 +7,7 @@ import { TokenResponse } from '../../../src/http/schemas/token.js';
 import { changePassword, removeUser } from '../../../src/core/auth/users.js';
 import { accessTokenKey } from '../../../src/core/auth/signing-key.js';
 import { startTestServer, USERS, type TestServer } from '../../helpers/http-server.js';
+import { sqliteDb } from '../../helpers/temp-home.js';
 
 let s: TestServer;
 before(async () => {
@@ -48,7 +49,7 @@ test('password grant as a form: the 4-field token response, a JWT with sub/role/
   assert.equal(body.expires_in, 3600);
   assert.deepEqual(decodeProtectedHeader(body.access_token), { alg: 'HS256', typ: 'JWT' });
   const claims = decodeJwt(body.access_token);
-  assert.equal(claims.sub, s.store.users.find(A.username)!.uuid, "sub is the account's UUID, never its name");
+  assert.equal(claims.sub, (await s.store.users.find(A.username))!.uuid, "sub is the account's UUID, never its name");
   assert.match(String(claims.sub), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   assert.equal(claims.role, 'API');
   assert.match(String(claims.jti), /^[0-9a-f-]{36}$/);
@@ -57,7 +58,7 @@ test('password grant as a form: the 4-field token response, a JWT with sub/role/
   assert.match(body.refresh_token, /^[A-Za-z0-9_-]{43}$/);
   // Stored hashed: the token itself is nowhere in the store.
   const hash = createHash('sha256').update(body.refresh_token).digest('hex');
-  const rows = s.store.db.prepare('SELECT token_hash FROM refresh_tokens').all() as { token_hash: string }[];
+  const rows = sqliteDb(s.store).prepare('SELECT token_hash FROM refresh_tokens').all() as { token_hash: string }[];
   assert.ok(rows.some((x) => x.token_hash === hash));
   assert.ok(!rows.some((x) => x.token_hash === body.refresh_token));
   // The token works.
@@ -153,7 +154,7 @@ test('refresh grant: new access and refresh tokens; the old refresh token is dea
   const second = TokenResponse.parse(await r.json());
   assert.notEqual(second.refresh_token, first.refresh_token);
   assert.notEqual(second.access_token, first.access_token);
-  assert.equal(decodeJwt(second.access_token).sub, s.store.users.find(A.username)!.uuid);
+  assert.equal(decodeJwt(second.access_token).sub, (await s.store.users.find(A.username))!.uuid);
   // Refresh again with the new one (JSON this time): works.
   const third = await token(jsonBody({ grant_type: 'refresh_token', refresh_token: second.refresh_token }));
   assert.equal(third.status, 200);
@@ -243,7 +244,7 @@ test('access tokens expire after 3600 s of the injected clock: 401 invalid_token
 test('forged, alg:none, tampered, malformed or missing tokens: 401 invalid_token', async () => {
   const real = await s.login('standard');
   const claims = decodeJwt(real.access_token);
-  const adminId = s.store.users.find(USERS.admin.username)!.uuid;
+  const adminId = (await s.store.users.find(USERS.admin.username))!.uuid;
   const forged = await new SignJWT({ role: 'Administrator' })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer('sds')
@@ -292,7 +293,7 @@ test("a token signed with the server's key that names the account by its user na
     .setJti('old-form')
     .setIssuedAt(claims.iat!)
     .setExpirationTime(claims.exp!)
-    .sign(accessTokenKey(s.store, {}));
+    .sign(await accessTokenKey(s.store, {}));
   const call = (t: string) => fetch(`${s.base}/api/dictionaries`, { headers: { authorization: `Bearer ${t}` } });
   await expectOAuthError(await call(byName), 401, 'invalid_token', /no longer exists/);
   assert.equal((await call(real.access_token)).status, 200, 'the same claims naming the UUID pass: only the subject differs');
@@ -302,11 +303,11 @@ test('disabling or deleting an account cuts its live access token at once', asyn
   const t = await s.login('admin');
   const call = () => fetch(`${s.base}/api/dictionaries`, { headers: { authorization: `Bearer ${t.access_token}` } });
   assert.equal((await call()).status, 200);
-  s.store.users.update(USERS.admin.username, { disabled: true });
+  await s.store.users.update(USERS.admin.username, { disabled: true });
   await expectOAuthError(await call(), 401, 'invalid_token', /no longer active/);
-  s.store.users.update(USERS.admin.username, { disabled: false });
+  await s.store.users.update(USERS.admin.username, { disabled: false });
   assert.equal((await call()).status, 200);
-  removeUser(s.store, USERS.admin.username);
+  await removeUser(s.store, USERS.admin.username);
   await expectOAuthError(await call(), 401, 'invalid_token');
   await expectOAuthError(await token(form({ grant_type: 'refresh_token', refresh_token: t.refresh_token })), 401, 'invalid_grant');
 });

@@ -23,9 +23,9 @@ before(async () => {
   hang = await silentServer();
   s = await startTestServer({
     config: { env: { SDS_BREAKOUT_CHECK_CONNECT_TIMEOUT_MS: String(CHECK_MS) } },
-    seed: (store) => {
-      dict = seedEmptyDictionary(store);
-      setTarget(store, dict, { type: 'postgresql', url: `postgresql://postgres@127.0.0.1:${hang.port}/hangs` });
+    seed: async (store) => {
+      dict = await seedEmptyDictionary(store);
+      await setTarget(store, dict, { type: 'postgresql', url: `postgresql://postgres@127.0.0.1:${hang.port}/hangs` });
     },
   });
 });
@@ -58,10 +58,10 @@ test('a start against a target that never answers gets its 202 within the check 
 test('a check timeout that is not a whole number of milliseconds is refused (CONFIG_INVALID), never replaced by the default', async () => {
   const bad = await startTestServer({
     config: { env: { SDS_BREAKOUT_CHECK_CONNECT_TIMEOUT_MS: '3s' } },
-    seed: (store) => void seedEmptyDictionary(store),
+    seed: async (store) => void (await seedEmptyDictionary(store)),
   });
   try {
-    const name = bad.store.dictionaries.list()[0]!.name;
+    const name = (await bad.store.dictionaries.list())[0]!.name;
     const r = await bad.call('admin', '/api/breakout/start', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -41,9 +41,9 @@ before(async () => {
   s = await startTestServer({
     seed: async (store) => {
       popstan = await seedPopstan(store);
-      simple = seedEmptyDictionary(store);
+      simple = await seedEmptyDictionary(store);
       const first = groupPopstan(datLines()).slice(0, DELETED);
-      for (const c of first) deleteCase(store, popstan, c.guid);
+      for (const c of first) await deleteCase(store, popstan, c.guid);
     },
   });
   doc = (await (await s.call(null, '/api/openapi.json')).json()) as OpenApiDoc;
@@ -75,8 +75,8 @@ const post = (body: unknown): RequestInit => ({
 });
 const start = (user: UserKey, body: unknown) => s.call(user, '/api/breakout/start', post(body));
 const trigger = (user: UserKey, body: unknown) => s.call(user, '/api/breakout/trigger', post(body));
-const dictId = (name: string) => s.store.dictionaries.find(name)!.id;
-const activeCases = () => s.store.cases.countActive(dictId(popstan));
+const dictId = async (name: string) => (await s.store.dictionaries.find(name))!.id;
+const activeCases = async () => await s.store.cases.countActive(await dictId(popstan));
 
 /** Polls the status route until the job ends; returns every reply seen, the last one final. */
 async function follow(jobId: string): Promise<z.infer<typeof JobStatus>[]> {
@@ -122,7 +122,7 @@ const floorPercent = (part: number, whole: number) => `${(Math.floor((part * 100
 
 test('GET /api/metrics before any breakout: active cases counted, nothing started, 0.0% synced', async () => {
   assert.ok(FIXTURE_CASES > 1000);
-  assert.equal(activeCases(), FIXTURE_CASES - DELETED);
+  assert.equal(await activeCases(), FIXTURE_CASES - DELETED);
   const m = await metricsNow();
   assert.deepEqual(m, {
     total_cases: FIXTURE_CASES - DELETED,
@@ -162,7 +162,7 @@ test('POST /api/breakout/start → 202; status polled to completed, each reply a
     ]);
     assert.equal(st.progress.dictionary, popstan);
     assert.ok(st.progress.processed <= st.progress.total);
-    assert.ok([0, activeCases()].includes(st.progress.total), JSON.stringify(st));
+    assert.ok([0, await activeCases()].includes(st.progress.total), JSON.stringify(st));
     assert.ok(Number.isInteger(st.progress.percentage) && st.progress.percentage >= 0 && st.progress.percentage <= 100);
     assert.match(st.progress.elapsed_time, HMS);
     assert.match(st.progress.estimated_remaining, HMS);
@@ -206,7 +206,7 @@ test('start again without overwrite: 409 with existing_tables; with overwrite: 2
 });
 
 test('start with bad input: threads 0, 11, 1.5, "x" or "2" → 400 INVALID_THREADS; unknown dictionary 404; bad bodies 400; no job created', async () => {
-  const before = s.store.jobs.list({ limit: 1 }).total;
+  const before = (await s.store.jobs.list({ limit: 1 })).total;
   for (const threads of [0, 11, 1.5, 'x', -1, '2']) {
     await apiError(
       await start('api', { dictionaries: [popstan], threads, overwrite: true }),
@@ -237,7 +237,7 @@ test('start with bad input: threads 0, 11, 1.5, "x" or "2" → 400 INVALID_THREA
     400,
     'API-003',
   );
-  assert.equal(s.store.jobs.list({ limit: 1 }).total, before);
+  assert.equal((await s.store.jobs.list({ limit: 1 })).total, before);
 });
 
 test('GET /api/breakout/status/{job_id} of an unknown job: 404 NOT_FOUND', async () => {
@@ -293,7 +293,7 @@ test('GET /api/breakout/tables/{dictionary}: main and record tables with the row
 });
 
 test('a start whose target is down answers 202 (spec flow); the job ends failed with DB_CONNECTION_ERROR, DB-001 in its details', async () => {
-  setTarget(s.store, simple, { type: 'postgresql', url: 'postgresql://nobody@127.0.0.1:1/nowhere' });
+  await setTarget(s.store, simple, { type: 'postgresql', url: 'postgresql://nobody@127.0.0.1:1/nowhere' });
   const started = await reply(await start('api', { dictionaries: [simple] }), 'POST /api/breakout/start', 202, BreakoutStartReply);
   assert.equal(started.status, 'started');
   const failed = await reply(await s.call('api', '/api/breakout/jobs?status=failed'), 'GET /api/breakout/jobs', 200, JobList);
@@ -381,7 +381,7 @@ test('metrics after a breakout: completed, failed, in_progress; sync rate of the
   assert.equal(m.sync_rate, floorPercent(FIXTURE_CASES - DELETED, active));
   assert.notEqual(m.sync_rate, '100.0%');
   // A job waiting for its process: in_progress.
-  const pending = s.store.jobs.create({
+  const pending = await s.store.jobs.create({
     id: 'pending-simple',
     dictionaries: [simple],
     mode: 'incremental',
@@ -392,7 +392,7 @@ test('metrics after a breakout: completed, failed, in_progress; sync rate of the
   try {
     assert.equal((await metricsNow()).breakout_status[simple], 'in_progress');
   } finally {
-    s.store.jobs.finish(pending.id, 'cancelled');
+    await s.store.jobs.finish(pending.id, 'cancelled');
   }
   // A cancelled job leaves the state as it was.
   assert.equal((await metricsNow()).breakout_status[simple], 'failed');
@@ -443,7 +443,7 @@ test('trigger and start refusals: unknown mode 400, unknown dictionary 404, bad 
     'INVALID_THREADS',
     /got "2"/,
   );
-  const waiting = s.store.jobs.create({
+  const waiting = await s.store.jobs.create({
     id: 'waiting-popstan',
     dictionaries: [popstan],
     mode: 'incremental',
@@ -468,7 +468,7 @@ test('trigger and start refusals: unknown mode 400, unknown dictionary 404, bad 
     assert.equal(e.error, 'BREAKOUT_BUSY');
     assert.deepEqual(Object.keys(e).sort(), ['error', 'message']);
   } finally {
-    s.store.jobs.finish(waiting.id, 'cancelled');
+    await s.store.jobs.finish(waiting.id, 'cancelled');
   }
 });
 
@@ -578,14 +578,14 @@ test('roles: Standard may not start, read or drop breakouts (403); API may not d
     ['/api/logs/breakout', 'GET /api/logs/breakout'],
     ['/api/metrics', 'GET /api/metrics'],
   ];
-  const jobs = s.store.jobs.list({ limit: 1 }).total;
+  const jobs = (await s.store.jobs.list({ limit: 1 })).total;
   for (const [path, route, init] of calls) {
     const r = await s.call(null, path, init);
     assert.match(r.headers.get('www-authenticate') ?? '', /^Bearer /, route);
     const e = await reply(r, route, 401, OAuthErrorBody);
     assert.equal(e.error, 'invalid_token');
   }
-  assert.equal(s.store.jobs.list({ limit: 1 }).total, jobs, 'no job started without a permitted token');
+  assert.equal((await s.store.jobs.list({ limit: 1 })).total, jobs, 'no job started without a permitted token');
 });
 
 test('/api/openapi.json documents every breakout route with its security, parameters, body and replies', () => {

@@ -20,7 +20,7 @@ const BODY_TIMEOUT_MS = 600;
 const REQUEST_TIMEOUT_MS = 4000;
 const PASSWORD = 'a-long-password-1';
 
-let home: ReturnType<typeof tempHome>;
+let home: Awaited<ReturnType<typeof tempHome>>;
 let child: ChildProcessWithoutNullStreams;
 let stderr = '';
 let base = '';
@@ -30,7 +30,7 @@ let dict = '';
 
 before(async () => {
   assert.ok(existsSync(built), 'dist/ has no serve command: run `npm run build` first');
-  home = tempHome();
+  home = await tempHome();
   const add = runCli(home.root, ['users', 'add', 'ops', '--role', 'API', '--password-stdin'], { stdin: PASSWORD + '\n' });
   assert.equal(add.code, 0, show(add));
   const up = runCli(home.root, ['dict', 'upload', fixture('simple-capi.dcf'), '--label', 'simple', '--json']);

@@ -21,7 +21,7 @@ const PASSWORD = 'correct horse battery staple';
 const DICT = 'SIMPLECAPI_DICT';
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const PHOTO = Buffer.from(Array.from({ length: 40_000 }, (_, i) => (i * 7 + 3) % 256));
-const home = tempHome();
+const home = await tempHome();
 /** Each account's UUID as `sds users list --json` shows it: the wrapped token reply's `user.id`. */
 const ids = new Map<string, string>();
 let s: ServeProcess;

@@ -78,7 +78,7 @@ test('a tablet that synced revision R with CSWeb gets exactly the cases changed 
       ]);
       assert.equal(up.status, 200);
       const revision = Number(up.headers.get('x-csw-current-revision'));
-      const stored = ts.store.cases.get(ts.store.dictionaries.find('SIMPLECAPI_DICT')!.id, G(2))!;
+      const stored = (await ts.store.cases.get((await ts.store.dictionaries.find('SIMPLECAPI_DICT'))!.id, G(2)))!;
       assert.ok(revision > highest, `revision ${revision} continues above CSWeb's ${highest}`);
       assert.equal(stored.revision, revision);
       assert.deepEqual(

@@ -67,9 +67,9 @@ const upload = (ts: TestServer, body: Buffer) =>
  * No case of the refused uploads is stored and no temporary file is left under files/binary-items.
  * A content that arrived whole before the cut may stay, under its md5 (docs/decisions.md#binary-case-items-issue-20).
  */
-function assertNothingStored(ts: TestServer): void {
-  const dict = ts.store.dictionaries.find(DICT)!;
-  assert.equal(ts.store.cases.count(dict.id), 0, 'no case stored');
+async function assertNothingStored(ts: TestServer): Promise<void> {
+  const dict = (await ts.store.dictionaries.find(DICT))!;
+  assert.equal(await ts.store.cases.count(dict.id), 0, 'no case stored');
   const dir = ts.store.home.binaryItems;
   const files = existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()) : [];
   for (const f of files) {
@@ -120,7 +120,7 @@ test('a cssync upload cut anywhere in its zlib or gzip stream is 400 SYNC_CONTAI
         /^the cssync container is cut short or corrupt inside its compression \(.+\) \(at byte \d+\); nothing was stored$/,
       );
     }
-    assertNothingStored(ts);
+    await assertNothingStored(ts);
   }
 
   // The whole container, compressed either way, is stored.
@@ -147,7 +147,7 @@ test('other compressed bodies cut short: JSON upload, file, application package,
     assert.equal(r.status, 400, JSON.stringify(r.body));
     assert.equal(r.body.error, plainCut.body.error);
   }
-  assertNothingStored(ts);
+  await assertNothingStored(ts);
 
   const content = randomBytes(50_000);
   for (const zip of [deflateSync, gzipSync]) {

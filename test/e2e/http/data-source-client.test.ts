@@ -35,7 +35,7 @@ const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const pad = (n: number) => String(n).padStart(3, '0');
 
 const dictionaryJson = simpleCapiWithPhoto(fixture('simple-capi.dcf'));
-const home = tempHome();
+const home = await tempHome();
 const env = { SDS_LIMIT_DATA_SOURCE_CASES: String(CAP), SDS_JWT_SECRET: 'a-secret-of-the-data-source-test-0123456789' };
 let serve: ServeProcess;
 
@@ -65,9 +65,9 @@ const client = (user: keyof typeof USERS, dictionary = DICT, dcf = dictionaryJso
 const positionOf = (cluster: number, hh: number) => (cluster - 1) * 500 + hh;
 
 before(async () => {
-  const store = openStore(home);
+  const store = await openStore(home);
   for (const u of Object.values(USERS)) await addUser(store, u.username, u.role, u.password);
-  uploadDictionary(store, { source: Buffer.from(dictionaryJson), label: 'simplecapi' });
+  await uploadDictionary(store, { source: Buffer.from(dictionaryJson), label: 'simplecapi' });
   // Clusters 1–6, households 1–500: the import numbers them 1…3000 in file order.
   const lines: string[] = [];
   for (let cluster = 1; cluster <= 6; cluster++) {
@@ -80,7 +80,7 @@ before(async () => {
   writeFileSync(dat, lines.join('\r\n') + '\r\n');
   const report = await importCases(store, DICT, [dat]);
   assert.equal(report.total.inserted, CASES, JSON.stringify(report.total));
-  store.close();
+  await store.close();
   serve = await startServe(home.root, env);
 });
 

@@ -24,7 +24,7 @@ before(async () => {
   s = await startTestServer({
     seed: async (store) => {
       popstan = await seedPopstan(store);
-      setTargetConfig(store, popstan, db.config);
+      await setTargetConfig(store, popstan, db.config);
     },
   });
   doc = (await (await s.call(null, '/api/openapi.json')).json()) as OpenApiDoc;

@@ -24,7 +24,7 @@ before(async () => {
     config: { maxUploadBytes: MAX_UPLOAD },
     seed: async (store) => {
       popstan = await seedPopstan(store);
-      simple = seedEmptyDictionary(store);
+      simple = await seedEmptyDictionary(store);
     },
   });
 });
@@ -50,7 +50,7 @@ function uploadForm(file: Buffer | string | null, label: string | null, filename
   return f;
 }
 
-const countDictionaries = () => s.store.dictionaries.list().length;
+const countDictionaries = async () => (await s.store.dictionaries.list()).length;
 
 test('GET /api/dictionaries and the /api/dictionnaires alias: the same list of list items', async () => {
   const list = await body(await s.call('standard', '/api/dictionaries'), 200, DictionaryList);
@@ -113,7 +113,7 @@ test('POST /api/dictionaries: multipart file + label → 201 {message, name, lab
 });
 
 test('POST /api/dictionaries with an invalid file, label or form: 400 and nothing stored', async () => {
-  const before = countDictionaries();
+  const before = await countDictionaries();
   const post = (f: FormData | string, headers: Record<string, string> = {}) =>
     s.call('api', '/api/dictionaries', { method: 'POST', body: f, headers });
   await apiError(await post(uploadForm('[Dictionary]\nName=BROKEN\nthis is not a dictionary', 'broken')), 400, 'DICT_INVALID');
@@ -127,11 +127,11 @@ test('POST /api/dictionaries with an invalid file, label or form: 400 and nothin
   await apiError(await post('--x\r\nbroken', { 'content-type': 'multipart/form-data' }), 400, 'MULTIPART_INVALID', /no boundary/);
   // A label used by another dictionary would make breakout tables collide.
   await apiError(await post(uploadForm(readFileSync(fixture('idb-population.dcf')), 'popstan')), 409, 'CONFLICT', /popstan/);
-  assert.equal(countDictionaries(), before);
+  assert.equal(await countDictionaries(), before);
 });
 
 test('POST /api/dictionaries larger than the limit: 413, streamed or declared, nothing stored', async () => {
-  const before = countDictionaries();
+  const before = await countDictionaries();
   const big = Buffer.alloc(MAX_UPLOAD + 1, 0x20);
   // Declared Content-Length far above the limit: refused before reading.
   await apiError(
@@ -155,7 +155,7 @@ test('POST /api/dictionaries larger than the limit: 413, streamed or declared, n
     duplex: 'half',
   } as RequestInit);
   await apiError(chunked, 413, 'PAYLOAD_TOO_LARGE');
-  assert.equal(countDictionaries(), before);
+  assert.equal(await countDictionaries(), before);
   // The server is still fine afterwards.
   assert.equal((await s.call('api', '/api/dictionaries')).status, 200);
 });
@@ -170,13 +170,13 @@ test('roles: Standard may read but not upload or delete; API may upload but not 
   );
   await denied(await s.call('standard', `/api/dictionaries/${simple}`, { method: 'DELETE' }));
   await denied(await s.call('api', `/api/dictionaries/${simple}`, { method: 'DELETE' }));
-  assert.ok(s.store.dictionaries.find(simple));
+  assert.ok(await s.store.dictionaries.find(simple));
   assert.equal((await s.call('standard', `/api/dictionaries/${popstan}/cases?limit=1`)).status, 200);
 });
 
 test('DELETE /api/dictionaries/{name}: 200 {message, name}; 409 with cases; 404 unknown', async () => {
   await apiError(await s.call('admin', `/api/dictionaries/${popstan}`, { method: 'DELETE' }), 409, 'DICT_IN_USE', /cases/);
-  assert.ok(s.store.dictionaries.find(popstan));
+  assert.ok(await s.store.dictionaries.find(popstan));
   const r = await body(await s.call('admin', `/api/dictionaries/${simple}`, { method: 'DELETE' }), 200, DictionaryDeleteReply);
   assert.deepEqual(r, { message: `Dictionary ${simple} deleted`, name: simple });
   await apiError(await s.call('admin', `/api/dictionaries/${simple}`, { method: 'DELETE' }), 404, 'DICTIONARY_NOT_FOUND');
@@ -187,7 +187,7 @@ test('GET /api/dictionaries/{name}/cases: the envelope with defaults 100/0, pagi
   assert.equal(all.limit, 100);
   assert.equal(all.offset, 0);
   assert.equal(all.data.length, 100);
-  assert.equal(all.total, s.store.cases.count(s.store.dictionaries.find(popstan)!.id));
+  assert.equal(all.total, await s.store.cases.count((await s.store.dictionaries.find(popstan))!.id));
   assert.ok(all.total > 1000);
   const c = all.data[0]!;
   assert.deepEqual(Object.keys(c).sort(), ['case_label', 'deleted', 'guid', 'modified_date', 'verified']);

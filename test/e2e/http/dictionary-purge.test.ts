@@ -32,17 +32,17 @@ test('DELETE /api/dictionaries/{name}?with_cases=true: API 403; 409 DICT_IN_USE 
   assert.equal((await error(await del('admin', ''), 409)).error, 'DICT_IN_USE');
   assert.equal((await error(await del('admin', '?drop_tables=true'), 400)).error, 'USAGE');
   assert.equal((await error(await del('admin', '?with_cases=yes'), 400)).error, 'USAGE');
-  assert.ok(s.store.dictionaries.find(popstan));
+  assert.ok(await s.store.dictionaries.find(popstan));
 });
 
 test('a running breakout job of the dictionary: 409 BREAKOUT_BUSY naming the job; then, once it ended, Administrator purges with 200 and the counts', async () => {
-  s.store.jobs.create({ id: 'busy-job', dictionaries: [popstan], mode: 'full', threads: 1, overwrite: false, origin: 'test' });
-  s.store.jobs.markRunning('busy-job', process.pid);
+  await s.store.jobs.create({ id: 'busy-job', dictionaries: [popstan], mode: 'full', threads: 1, overwrite: false, origin: 'test' });
+  await s.store.jobs.markRunning('busy-job', process.pid);
   const busy = await error(await del('admin', '?with_cases=true'), 409);
   assert.equal(busy.error, 'BREAKOUT_BUSY');
   assert.match(busy.message, /busy-job/);
-  const cases = s.store.cases.count(s.store.dictionaries.find(popstan)!.id);
-  s.store.jobs.finish('busy-job', 'completed');
+  const cases = await s.store.cases.count((await s.store.dictionaries.find(popstan))!.id);
+  await s.store.jobs.finish('busy-job', 'completed');
 
   const r = await del('admin', '?with_cases=true');
   const text = await r.text();
@@ -52,6 +52,6 @@ test('a running breakout job of the dictionary: 409 BREAKOUT_BUSY naming the job
   assert.equal(body.removed.cases, cases);
   assert.equal(body.removed.breakout_jobs, 1);
   assert.deepEqual(body.dropped_tables, []);
-  assert.equal(s.store.dictionaries.find(popstan), undefined);
+  assert.equal(await s.store.dictionaries.find(popstan), undefined);
   assert.equal((await error(await del('admin', '?with_cases=true'), 404)).error, 'DICTIONARY_NOT_FOUND');
 });

@@ -26,9 +26,9 @@ let jsonName: string;
 
 before(async () => {
   s = await startTestServer({
-    seed: (store) => {
-      textName = uploadDictionary(store, { source: TEXT_SOURCE, label: 'twolevel' }).name;
-      jsonName = uploadDictionary(store, { source: JSON_SOURCE, label: 'popstan' }).name;
+    seed: async (store) => {
+      textName = (await uploadDictionary(store, { source: TEXT_SOURCE, label: 'twolevel' })).name;
+      jsonName = (await uploadDictionary(store, { source: JSON_SOURCE, label: 'popstan' })).name;
     },
   });
 });

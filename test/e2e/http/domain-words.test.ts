@@ -22,8 +22,8 @@ before(async () => {
     config: { env: { SURVEY_WEBHOOK_TOKEN: TOKEN } },
     seed: async (store) => {
       popstan = await seedPopstan(store);
-      simple = seedEmptyDictionary(store);
-      setTarget(store, simple, { type: 'sqlite', file: join(store.home.targets, 'simple.sqlite') });
+      simple = await seedEmptyDictionary(store);
+      await setTarget(store, simple, { type: 'sqlite', file: join(store.home.targets, 'simple.sqlite') });
     },
   });
 });

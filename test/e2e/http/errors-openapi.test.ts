@@ -9,7 +9,7 @@ import { errorResponse } from '../../../src/http/render-error.js';
 import { ErrorBody } from '../../../src/http/schemas/common.js';
 import { DictionaryList, DictionaryUploadReply } from '../../../src/http/schemas/dictionaries.js';
 import { addUser } from '../../../src/core/auth/users.js';
-import { fixture, tempStore } from '../../helpers/temp-home.js';
+import { fixture, sqliteDb, tempStore } from '../../helpers/temp-home.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
 
 let s: TestServer;
@@ -73,7 +73,7 @@ test('an internal failure is 500 INTERNAL with a generic message; the stack goes
   const t = await startTestServer();
   try {
     const token = (await t.login('admin')).access_token;
-    t.store.db.close();
+    sqliteDb(t.store).close();
     const r = await fetch(`${t.base}/api/dictionaries`, { headers: { authorization: `Bearer ${token}` } });
     const e = await apiError(r, 500, 'INTERNAL');
     assert.equal(e.message, 'internal error; the server log has the details');
@@ -170,10 +170,10 @@ test('/api/openapi.json: OpenAPI 3.1 with every route, its security and resolvab
 });
 
 test('createApp works without a port through app.request(), uploads included', async () => {
-  const t = tempStore();
+  const t = await tempStore();
   try {
     await addUser(t.store, 'ops', 'API', 'ops-password-1');
-    const app = createApp({ store: t.store, config: { log: () => {}, env: {} } });
+    const app = await createApp({ store: t.store, config: { log: () => {}, env: {} } });
     const tok = await app.request('/api/token', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -200,21 +200,21 @@ test('createApp works without a port through app.request(), uploads included', a
       [reply.name],
     );
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });
 
 test('SDS_JWT_SECRET: too short is refused; when set, tokens survive a new app over another store', async () => {
-  const t = tempStore();
+  const t = await tempStore();
   try {
-    assert.throws(() => createApp({ store: t.store, config: { env: { SDS_JWT_SECRET: 'short' } } }), /SDS_JWT_SECRET/);
+    await assert.rejects(createApp({ store: t.store, config: { env: { SDS_JWT_SECRET: 'short' } } }), /SDS_JWT_SECRET/);
     // Without the variable, the key is generated once and kept in the store.
-    createApp({ store: t.store, config: { env: {}, log: () => {} } });
-    const key = t.store.settings.get('jwt_hs256_key');
+    await createApp({ store: t.store, config: { env: {}, log: () => {} } });
+    const key = await t.store.settings.get('jwt_hs256_key');
     assert.match(key ?? '', /^[A-Za-z0-9_-]{43}$/);
-    createApp({ store: t.store, config: { env: {}, log: () => {} } });
-    assert.equal(t.store.settings.get('jwt_hs256_key'), key);
+    await createApp({ store: t.store, config: { env: {}, log: () => {} } });
+    assert.equal(await t.store.settings.get('jwt_hs256_key'), key);
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });

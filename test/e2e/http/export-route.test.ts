@@ -13,7 +13,7 @@ import { fixture, tempHome } from '../../helpers/temp-home.js';
 import { python } from '../../helpers/export-readback.js';
 
 const PASSWORD = 'correct horse battery staple';
-const home = tempHome();
+const home = await tempHome();
 let s: ServeProcess;
 const tokens: Record<string, string> = {};
 

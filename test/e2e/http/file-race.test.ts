@@ -83,6 +83,6 @@ test('concurrent PUT/GET: every GET is one version whole, its Content-Length and
   assert.deepEqual(readdirSync(folder), ['data.bin']);
   const onDisk = readFileSync(join(folder, 'data.bin'));
   assert.ok(byMd5.has(md5(onDisk)));
-  const row = s.store.files.find('race/data.bin')!;
+  const row = (await s.store.files.find('race/data.bin'))!;
   assert.deepEqual([row.size, row.sha256], [onDisk.length, sha256(onDisk)], 'the metadata row is that of the version in place');
 });

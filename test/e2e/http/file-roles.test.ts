@@ -167,7 +167,7 @@ test('file-size limit: 413 PAYLOAD_TOO_LARGE as soon as it is crossed, declared 
     [],
     'no temporary file left',
   );
-  assert.equal(s.store.files.find(path)!.size, old.length);
+  assert.equal((await s.store.files.find(path))!.size, old.length);
   // Exactly the limit is stored; the server goes on answering.
   const exact = Buffer.alloc(LIMIT, 0x65);
   assert.equal((await put('standard', path, exact)).status, 200);
@@ -206,7 +206,7 @@ test('a client that goes away mid-upload: nothing stored, the old version intact
   }
   assert.deepEqual(left, [], 'the temporary file is removed');
   assert.deepEqual(await bytesOf(path), old);
-  assert.equal(s.store.files.find(path)!.size, old.length);
+  assert.equal((await s.store.files.find(path))!.size, old.length);
   assert.deepEqual(
     s.logs.filter((l) => /internal error/.test(l)),
     [],

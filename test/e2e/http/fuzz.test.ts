@@ -36,7 +36,7 @@ test(`fuzz: ${REQUESTS} seeded requests over every route (seed ${SEED}) leave th
     Number.isSafeInteger(SEED) && Number.isSafeInteger(REQUESTS) && REQUESTS > 0,
     'SDS_FUZZ_SEED and SDS_FUZZ_REQUESTS are whole numbers',
   );
-  const home = tempHome();
+  const home = await tempHome();
   const failures: FuzzFailure[] = [];
   const servers: ServeProcess[] = [];
   let server: ServeProcess | undefined;

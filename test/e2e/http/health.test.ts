@@ -8,9 +8,9 @@ import { runCli, runCliAsync, show } from '../../helpers/run-cli.js';
 import { startServe } from '../../helpers/serve-process.js';
 import { startTestServer } from '../../helpers/http-server.js';
 import { checkReply, type OpenApiDoc } from '../../helpers/openapi-validate.js';
-import { tempDir, tempHome } from '../../helpers/temp-home.js';
+import { sqliteDb, tempDir, tempHome } from '../../helpers/temp-home.js';
 import { loadMigrations, migrate } from '../../../src/store/migrate.js';
-import { Store, openStore } from '../../../src/store/open-store.js';
+import { SqliteStore, openStore } from '../../../src/store/open-store.js';
 import { startServer } from '../../../src/http/serve.js';
 
 interface Check {
@@ -40,7 +40,7 @@ async function get(base: string, path: string, doc?: OpenApiDoc): Promise<{ stat
 }
 
 test('sds serve: /healthz is ok; /readyz is ready with store, migrations and disk; both as documented', async () => {
-  const home = tempHome();
+  const home = await tempHome();
   const serve = await startServe(home.root);
   try {
     const doc = (await (await fetch(`${serve.url}/api/openapi.json`)).json()) as OpenApiDoc;
@@ -68,7 +68,7 @@ test('sds serve: /healthz is ok; /readyz is ready with store, migrations and dis
 });
 
 test('sds serve: a free-space floor above the disk is 503 naming `disk`; a floor that is not a number stops the start', async () => {
-  const home = tempHome();
+  const home = await tempHome();
   const huge = String(Number.MAX_SAFE_INTEGER);
   const serve = await startServe(home.root, { SDS_READY_MIN_FREE_BYTES: huge });
   try {
@@ -98,8 +98,8 @@ test('sds serve: a free-space floor above the disk is 503 naming `disk`; a floor
   }
 });
 
-test('config.json health.min_free_bytes sets the floor; sds config shows it and where it came from', () => {
-  const home = tempHome();
+test('config.json health.min_free_bytes sets the floor; sds config shows it and where it came from', async () => {
+  const home = await tempHome();
   try {
     writeFileSync(`${home.root}/config.json`, JSON.stringify({ health: { min_free_bytes: 5000 } }));
     const r = runCli(home.root, ['config', '--json'], { env: { SDS_READY_MIN_FREE_BYTES: '' } });
@@ -146,7 +146,7 @@ test('a store whose schema is behind this build is 503 naming `migrations`, and 
   db.pragma('journal_mode = WAL');
   const behind = migrate(db, loadMigrations().slice(0, -1));
   assert.equal(behind.to, PREVIOUS);
-  const store = new Store(db, home, behind);
+  const store = new SqliteStore(db, home, behind);
   const server = await startServer({ store, port: 0, webhookDispatcher: false, config: { env: JWT, log: () => {} } });
   try {
     const r = await get(server.url, '/readyz');
@@ -157,15 +157,15 @@ test('a store whose schema is behind this build is 503 naming `migrations`, and 
     assert.match(m.message!, /run sds migrate/);
   } finally {
     await server.close();
-    store.close();
+    await store.close();
     home.cleanup();
   }
 });
 
 test('a store that cannot take a write is 503 naming `store`, while /healthz stays 200', async () => {
-  const home = tempHome();
-  openStore(home).close();
-  const store = openStore(home, { readonly: true });
+  const home = await tempHome();
+  await (await openStore(home)).close();
+  const store = await openStore(home, { readonly: true });
   const server = await startServer({ store, port: 0, webhookDispatcher: false, config: { env: JWT, log: () => {} } });
   try {
     const r = await get(server.url, '/readyz');
@@ -175,7 +175,7 @@ test('a store that cannot take a write is 503 naming `store`, while /healthz sta
     assert.equal((await get(server.url, '/healthz')).status, 200);
   } finally {
     await server.close();
-    store.close();
+    await store.close();
     home.cleanup();
   }
 });
@@ -183,7 +183,7 @@ test('a store that cannot take a write is 503 naming `store`, while /healthz sta
 test('/healthz does not touch the store: with the store closed it is still 200, and /readyz is 503', async () => {
   const ts = await startTestServer();
   try {
-    ts.store.db.close();
+    sqliteDb(ts.store).close();
     assert.deepEqual(await get(ts.base, '/healthz'), { status: 200, body: { status: 'ok' } });
     const r = await get(ts.base, '/readyz');
     assert.equal(r.status, 503);
@@ -224,7 +224,7 @@ test('a /readyz answer is reused for health.ready_cache_ms of the server clock, 
 });
 
 test('SDS_READY_CACHE_MS above 60000 stops the start with CONFIG_INVALID naming it', async () => {
-  const home = tempHome();
+  const home = await tempHome();
   try {
     const r = await runCliAsync(home.root, ['serve', '--port', '0'], { env: { SDS_READY_CACHE_MS: '60001' } });
     assert.equal(r.code, 2, show(r));
@@ -238,10 +238,10 @@ test('SDS_READY_CACHE_MS above 60000 stops the start with CONFIG_INVALID naming 
 test('the write probe of /readyz does not grow the store', async () => {
   const ts = await startTestServer({ config: { health: { readyCacheMs: 0 } } });
   try {
-    ts.store.db.pragma('wal_checkpoint(TRUNCATE)');
+    sqliteDb(ts.store).pragma('wal_checkpoint(TRUNCATE)');
     const before = statSync(ts.store.home.db).size;
     for (let i = 0; i < 25; i++) assert.equal((await get(ts.base, '/readyz')).status, 200);
-    ts.store.db.pragma('wal_checkpoint(TRUNCATE)');
+    sqliteDb(ts.store).pragma('wal_checkpoint(TRUNCATE)');
     assert.equal(statSync(ts.store.home.db).size, before);
   } finally {
     await ts.close();

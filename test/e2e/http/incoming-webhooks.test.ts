@@ -32,9 +32,9 @@ before(async () => {
     seed: async (store) => {
       popstan = await seedPopstan(store);
       const hh = fixture('capi-household.dcf');
-      household = uploadDictionary(store, { source: readFileSync(hh), label: 'household', file: hh }).name;
+      household = (await uploadDictionary(store, { source: readFileSync(hh), label: 'household', file: hh })).name;
       await importCases(store, household, [fixture('capi-household.csdb')]);
-      setTarget(store, household, { type: 'postgresql', url: pgdb.config.url });
+      await setTarget(store, household, { type: 'postgresql', url: pgdb.config.url });
     },
   });
   doc = (await (await s.call(null, '/api/openapi.json')).json()) as OpenApiDoc;
@@ -89,7 +89,7 @@ test('token: absent or different is 401 WHK-001 on all three scripts', async () 
     await error(await schemaGet(`?dictionary=${household}`, token), 'get', '/dictionary-schema-webhook.php', 401, 'WHK-001');
     await error(await schemaPost({ dictionary: household }, token), 'post', '/dictionary-schema-webhook.php', 401, 'WHK-001');
   }
-  assert.equal(s.store.jobs.list({ limit: 10 }).total, 0, 'no job started without the token');
+  assert.equal((await s.store.jobs.list({ limit: 10 })).total, 0, 'no job started without the token');
 });
 
 test('SURVEY_WEBHOOK_TOKEN unset: 500 server_misconfigured on all three scripts', async () => {
@@ -142,7 +142,7 @@ test('bad requests: a missing dictionary is named (400 WHK-003), bad JSON is API
     assert.equal(r.status, 405, `${method} ${path}`);
     assert.equal(ErrorBody.parse(await r.json()).error, 'API-001');
   }
-  assert.equal(s.store.jobs.list({ limit: 10 }).total, 0);
+  assert.equal((await s.store.jobs.list({ limit: 10 })).total, 0);
 });
 
 test('dictionary_uploaded is accepted and starts nothing', async () => {
@@ -155,7 +155,7 @@ test('dictionary_uploaded is accepted and starts nothing', async () => {
   );
   assert.equal(r.status, 'accepted');
   assert.equal(r.job_id, null);
-  assert.equal(s.store.jobs.list({ limit: 10 }).total, 0);
+  assert.equal((await s.store.jobs.list({ limit: 10 })).total, 0);
 });
 
 test('rate limit: 60 requests per sliding 60 s per token and address, then 429 with retry_after and Retry-After', async () => {
@@ -178,12 +178,12 @@ test('rate limit: 60 requests per sliding 60 s per token and address, then 429 w
 });
 
 test('500 case_uploaded events fired concurrently give one job plus one follow-up', async () => {
-  const dictId = s.store.dictionaries.find(popstan)!.id;
+  const dictId = (await s.store.dictionaries.find(popstan))!.id;
   // Hold the write lock of the SQLite target, so the first job cannot finish while the burst
   // arrives: every later event must find it pending or running. The job waits for the lock
   // (busy_timeout) instead of failing after the default 10 s.
   const targetFile = join(s.store.home.root, 'popstan-target.sqlite');
-  setTarget(s.store, popstan, { type: 'sqlite', url: `sqlite://${targetFile}?busy_timeout=600000` });
+  await setTarget(s.store, popstan, { type: 'sqlite', url: `sqlite://${targetFile}?busy_timeout=600000` });
   const lock = new Database(targetFile);
   lock.pragma('journal_mode = WAL');
   lock.exec('BEGIN IMMEDIATE');
@@ -209,7 +209,7 @@ test('500 case_uploaded events fired concurrently give one job plus one follow-u
       ['pending', 'running'].includes(during.data[0]!.status),
       `the first job ended during the burst: ${JSON.stringify(during.data[0])}`,
     );
-    assert.equal(s.store.followUps.pending(dictId), 499);
+    assert.equal(await s.store.followUps.pending(dictId), 499);
   } finally {
     lock.exec('ROLLBACK');
     lock.close();
@@ -227,16 +227,19 @@ test('500 case_uploaded events fired concurrently give one job plus one follow-u
     ['completed', 'completed'],
     JSON.stringify(list),
   );
-  const [followUp, first] = [s.store.jobs.get(list.data[0]!.job_id)!, s.store.jobs.get(list.data[1]!.job_id)!].sort((a, b) =>
-    a.createdAt < b.createdAt ? 1 : -1,
+  const [followUp, first] = [(await s.store.jobs.get(list.data[0]!.job_id))!, (await s.store.jobs.get(list.data[1]!.job_id))!].sort(
+    (a, b) => (a.createdAt < b.createdAt ? 1 : -1),
   );
   assert.equal(first!.origin, 'webhook');
   assert.equal(followUp!.origin, 'webhook-follow-up');
   assert.equal(followUp!.mode, 'incremental');
-  assert.equal(s.store.followUps.pending(dictId), 0, 'the flag is cleared');
+  assert.equal(await s.store.followUps.pending(dictId), 0, 'the flag is cleared');
   const cases = new Database(targetFile, { readonly: true });
   try {
-    assert.equal((cases.prepare('SELECT count(*) AS n FROM popstan_cases').get() as { n: number }).n, s.store.cases.countActive(dictId));
+    assert.equal(
+      (cases.prepare('SELECT count(*) AS n FROM popstan_cases').get() as { n: number }).n,
+      await s.store.cases.countActive(dictId),
+    );
   } finally {
     cases.close();
   }
@@ -246,7 +249,7 @@ test('500 case_uploaded events fired concurrently give one job plus one follow-u
   assert.equal(r.status, 'scheduled');
   assert.equal(r.event, 'case_uploaded');
   assert.equal((await jobsNow()).total, 3);
-  for (let polls = 1200; ['pending', 'running'].includes(s.store.jobs.get(r.job_id!)!.status); polls--) {
+  for (let polls = 1200; ['pending', 'running'].includes((await s.store.jobs.get(r.job_id!))!.status); polls--) {
     assert.ok(polls > 0);
     await new Promise((res) => setTimeout(res, 100));
   }
@@ -254,10 +257,17 @@ test('500 case_uploaded events fired concurrently give one job plus one follow-u
 });
 
 test('log reader: dictionary, level, since and limit filters, newest first', async () => {
-  const add = (level: 'info' | 'warn' | 'error', day: number) => {
-    s.store.jobs.create({ id: `job-${day}`, dictionaries: [household], mode: 'incremental', threads: 1, overwrite: false, origin: 'test' });
-    s.store.jobs.finish(`job-${day}`, 'cancelled');
-    s.store.breakoutLog.add({
+  const add = async (level: 'info' | 'warn' | 'error', day: number) => {
+    await s.store.jobs.create({
+      id: `job-${day}`,
+      dictionaries: [household],
+      mode: 'incremental',
+      threads: 1,
+      overwrite: false,
+      origin: 'test',
+    });
+    await s.store.jobs.finish(`job-${day}`, 'cancelled');
+    await s.store.breakoutLog.add({
       jobId: `job-${day}`,
       dictionary: household,
       level,
@@ -266,10 +276,10 @@ test('log reader: dictionary, level, since and limit filters, newest first', asy
       createdAt: `2025-01-0${day}T00:00:00.000Z`,
     });
   };
-  add('info', 1);
-  add('warn', 2);
-  add('error', 3);
-  add('info', 4);
+  await add('info', 1);
+  await add('warn', 2);
+  await add('error', 3);
+  await add('info', 4);
   const read = async (q: string) =>
     (await reply(await logs(q), 'get', '/log-reader-webhook.php', 200, (v) => LogReaderReply.parse(v))).logs;
   const all = await read(`?dictionary=${household}`);
@@ -390,7 +400,7 @@ test('dictionary schema: GET describes the planned tables, POST creates them in 
 });
 
 test('dictionary schema POST while a job of the dictionary is pending: 409 BREAKOUT_BUSY, nothing touched', async () => {
-  const job = s.store.jobs.create({
+  const job = await s.store.jobs.create({
     id: 'held-job',
     dictionaries: [household],
     mode: 'incremental',
@@ -401,6 +411,6 @@ test('dictionary schema POST while a job of the dictionary is pending: 409 BREAK
   try {
     await error(await schemaPost({ dictionary: household }), 'post', '/dictionary-schema-webhook.php', 409, 'BREAKOUT_BUSY', /held-job/);
   } finally {
-    s.store.jobs.finish(job.id, 'cancelled');
+    await s.store.jobs.finish(job.id, 'cancelled');
   }
 });

@@ -14,7 +14,7 @@ import { startServe, type ServeProcess } from '../../helpers/serve-process.js';
 import { tempHome } from '../../helpers/temp-home.js';
 
 const PASSWORD = 'correct horse battery staple';
-const home = tempHome();
+const home = await tempHome();
 
 before(() => {
   const add = runCli(home.root, ['users', 'add', 'ops', '--role', 'API', '--password-stdin'], { stdin: PASSWORD + '\n' });

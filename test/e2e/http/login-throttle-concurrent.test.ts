@@ -22,7 +22,7 @@ const TEAM = Array.from({ length: 60 }, (_, i) => ({
 }));
 const ONE = TEAM[0]!;
 
-const home = tempHome();
+const home = await tempHome();
 const now = Date.UTC(2026, 10, 23, 7, 0, 0);
 let store: Store;
 let server: RunningServer;
@@ -30,7 +30,7 @@ const logs: string[] = [];
 
 before(async () => {
   writeFileSync(join(home.root, 'config.json'), JSON.stringify(CONFIG));
-  store = openStore(home);
+  store = await openStore(home);
   await Promise.all(TEAM.map((u) => addUser(store, u.username, 'Standard', u.password)));
   server = await startServer({
     store,
@@ -43,7 +43,7 @@ before(async () => {
 });
 after(async () => {
   await server.close();
-  store.close();
+  await store.close();
   home.cleanup();
 });
 
@@ -69,8 +69,8 @@ test('30 concurrent right logins of one account from one address all get 200 (li
   assert.deepEqual(statusesOf(replies), { 200: 30 }, JSON.stringify(replies.find((r) => r.status !== 200)?.body));
   assert.deepEqual(auditOf(A, 'throttled'), []);
   // Every charge was given back: no counter is left, so a mistyped password is a plain 401.
-  assert.equal(store.loginThrottle.get(counter(A, ONE.username)), undefined);
-  assert.equal(store.loginThrottle.get(counter(A)), undefined);
+  assert.equal(await store.loginThrottle.get(counter(A, ONE.username)), undefined);
+  assert.equal(await store.loginThrottle.get(counter(A)), undefined);
   assert.equal((await wrong(server.url, A, ONE.username)).status, 401);
 });
 
@@ -79,7 +79,7 @@ test('60 concurrent right logins of 60 accounts from one address all get 200 (li
   const replies = await Promise.all(TEAM.map((u) => login(server.url, A, u)));
   assert.deepEqual(statusesOf(replies), { 200: 60 }, JSON.stringify(replies.find((r) => r.status !== 200)?.body));
   assert.deepEqual(auditOf(A, 'throttled'), []);
-  assert.equal(store.loginThrottle.get(counter(A)), undefined);
+  assert.equal(await store.loginThrottle.get(counter(A)), undefined);
 });
 
 test('concurrent wrong passwords of 30 names from one address: only 6 are checked, the rest are refused', async () => {
@@ -88,7 +88,7 @@ test('concurrent wrong passwords of 30 names from one address: only 6 are checke
   assert.deepEqual(statusesOf(replies), { 401: 5, 429: 25 });
   assert.ok(replies.filter((r) => r.status === 429).every((r) => isThrottled(r, 60)));
   assert.equal(auditOf(A, 'failed').length, 6, 'the 6th failure is checked and answered 429; no more are checked');
-  const c = store.loginThrottle.get(counter(A))!;
+  const c = (await store.loginThrottle.get(counter(A)))!;
   assert.equal(c.failures, 6);
   assert.equal(c.blockedUntil, now + 60_000);
   assert.ok(isThrottled(await login(server.url, A, ONE), 60), 'a blocked address refuses the right password too');
@@ -104,8 +104,8 @@ test('2 wrong and 20 right passwords of one account at once: the right ones get 
   );
   assert.equal(auditOf(A, 'failed').length, 2);
   // The right passwords gave their address charges back; the two failures stay on it.
-  assert.equal(store.loginThrottle.get(counter(A))?.failures, 2);
-  assert.ok((store.loginThrottle.get(counter(A, ONE.username))?.failures ?? 0) <= 2);
+  assert.equal((await store.loginThrottle.get(counter(A)))?.failures, 2);
+  assert.ok(((await store.loginThrottle.get(counter(A, ONE.username)))?.failures ?? 0) <= 2);
 });
 
 test('6 wrong passwords among 30 right logins from one address: exactly 6 are checked, then the address is blocked', async () => {
@@ -120,7 +120,7 @@ test('6 wrong passwords among 30 right logins from one address: exactly 6 are ch
     else assert.ok(r.status === 200 || isThrottled(r, 60), `${r.status} ${JSON.stringify(r.body)}`);
   });
   assert.equal(replies.filter((r) => r.status === 401).length + replies.filter((r, i) => kinds[i]!.wrong && r.status === 429).length, 6);
-  const c = store.loginThrottle.get(counter(A))!;
+  const c = (await store.loginThrottle.get(counter(A)))!;
   assert.equal(c.failures, 6);
   assert.equal(c.blockedUntil, now + 60_000);
 });
@@ -151,7 +151,7 @@ test('past max_waiting, an attempt is answered 429 with Retry-After 1 and no blo
     assert.equal(throttled.length, replies.filter((r) => r.status === 429).length);
     for (const line of throttled) assert.match(line, / retry_after=1$/);
     // Nothing is blocked: the clock has not moved and the next login gets in.
-    assert.equal(store.loginThrottle.get(counter(A, ONE.username)), undefined);
+    assert.equal(await store.loginThrottle.get(counter(A, ONE.username)), undefined);
     assert.equal((await login(tight.url, A, ONE)).status, 200);
   } finally {
     await tight.close();

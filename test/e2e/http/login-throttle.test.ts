@@ -18,7 +18,7 @@ const CONFIG = {
 const API = { username: 'integration', password: 'api-password-12' };
 const STD = { username: 'interviewer', password: 'standard-pass-1' };
 
-const home = tempHome();
+const home = await tempHome();
 // Near the real time, so `sds users list` (which reads the wall clock) sees the same window.
 let now = Math.floor(Date.now() / 1000) * 1000;
 let store: Store;
@@ -26,7 +26,7 @@ let server: RunningServer;
 const logs: string[] = [];
 
 async function start(): Promise<void> {
-  store = openStore(home);
+  store = await openStore(home);
   server = await startServer({
     store,
     host: '127.0.0.1',
@@ -38,14 +38,14 @@ async function start(): Promise<void> {
 }
 async function stop(): Promise<void> {
   await server.close();
-  store.close();
+  await store.close();
 }
 
 before(async () => {
-  store = openStore(home);
+  store = await openStore(home);
   writeFileSync(join(home.root, 'config.json'), JSON.stringify(CONFIG));
   for (const u of [API, STD]) await addUser(store, u.username, u.username === API.username ? 'API' : 'Standard', u.password);
-  store.close();
+  await store.close();
   await start();
 });
 after(async () => {

@@ -9,7 +9,7 @@ import { addWebhook } from '../../../src/core/webhooks/index.js';
 import { join } from 'node:path';
 import { setTargetConfig } from '../../helpers/breakout-helpers.js';
 import { seedPopstan } from '../../helpers/http-server.js';
-import { tempStore } from '../../helpers/temp-home.js';
+import { sqliteDb, tempStore } from '../../helpers/temp-home.js';
 import { startServer } from '../../../src/http/serve.js';
 import type { Store } from '../../../src/store/open-store.js';
 
@@ -28,10 +28,10 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-function finishJob(store: Store, dict: string, id: string, status: 'completed' | 'failed', cases: number): void {
-  store.jobs.create({ id, dictionaries: [dict], mode: 'full', threads: 1, overwrite: false, origin: 'test' });
-  store.jobs.markRunning(id, process.pid);
-  store.jobs.finish(
+async function finishJob(store: Store, dict: string, id: string, status: 'completed' | 'failed', cases: number): Promise<void> {
+  await store.jobs.create({ id, dictionaries: [dict], mode: 'full', threads: 1, overwrite: false, origin: 'test' });
+  await store.jobs.markRunning(id, process.pid);
+  await store.jobs.finish(
     id,
     status,
     status === 'completed'
@@ -41,10 +41,10 @@ function finishJob(store: Store, dict: string, id: string, status: 'completed' |
 }
 
 test('job, webhook, queue and schedule figures come from the store, and pruning old rows never lowers a counter', async () => {
-  const t = tempStore();
+  const t = await tempStore();
   const store = t.store;
   const dict = await seedPopstan(store);
-  setTargetConfig(store, dict, { type: 'sqlite', file: join(store.home.targets, 'popstan.sqlite') });
+  await setTargetConfig(store, dict, { type: 'sqlite', file: join(store.home.targets, 'popstan.sqlite') });
   // No webhook dispatcher: it would send the due delivery and change the figures under test.
   const server = await startServer({
     store,
@@ -55,9 +55,9 @@ test('job, webhook, queue and schedule figures come from the store, and pruning 
   });
   const base = server.url;
   try {
-    finishJob(store, dict, 'job-1', 'completed', 40);
-    finishJob(store, dict, 'job-2', 'failed', 0);
-    const hook = addWebhook(store, { name: 'h', url: 'http://127.0.0.1:9/hook', events: ['case_uploaded'] });
+    await finishJob(store, dict, 'job-1', 'completed', 40);
+    await finishJob(store, dict, 'job-2', 'failed', 0);
+    const hook = await addWebhook(store, { name: 'h', url: 'http://127.0.0.1:9/hook', events: ['case_uploaded'] });
     const delivery = (state: 'pending' | 'failed', next: number | null, n: number) =>
       store.webhookQueue.addDelivery({
         webhookId: hook.id,
@@ -68,11 +68,11 @@ test('job, webhook, queue and schedule figures come from the store, and pruning 
         nextAttemptMs: next,
         createdAt: new Date(NOW).toISOString(),
       });
-    const due = delivery('pending', NOW - 1000, 1);
-    delivery('pending', NOW + 60_000, 2);
-    delivery('failed', null, 3);
+    const due = await delivery('pending', NOW - 1000, 1);
+    await delivery('pending', NOW + 60_000, 2);
+    await delivery('failed', null, 3);
     for (const status of ['success', 'success', 'failed'] as const) {
-      store.webhookQueue.addAttempt({
+      await store.webhookQueue.addAttempt({
         deliveryId: due,
         webhookId: hook.id,
         event: 'case_uploaded',
@@ -85,13 +85,13 @@ test('job, webhook, queue and schedule figures come from the store, and pruning 
         attemptedAt: new Date(NOW).toISOString(),
       });
     }
-    const schedule = addSchedule(store, { dictionary: dict, enabled: true }, { zone: 'UTC', now: () => new Date(NOW) });
-    store.schedules.markStarted(
+    const schedule = await addSchedule(store, { dictionary: dict, enabled: true }, { zone: 'UTC', now: () => new Date(NOW) });
+    await store.schedules.markStarted(
       schedule.id,
       { lastRun: '2025-01-15T02:00:00.000Z', nextRun: null, logFile: null },
       '2025-01-15T02:00:00.000Z',
     );
-    store.schedules.markEnded(schedule.id, 5, '2025-01-15T02:01:00.000Z');
+    await store.schedules.markEnded(schedule.id, 5, '2025-01-15T02:01:00.000Z');
 
     const text = await scrape(base);
     assert.equal(sample(text, 'sds_breakout_jobs_total{outcome="completed"}'), 1);
@@ -106,8 +106,8 @@ test('job, webhook, queue and schedule figures come from the store, and pruning 
     assert.equal(sample(text, `sds_schedule_last_exit_code{dictionary="${dict}"}`), 5);
 
     // Retention deletes old rows; the counters stay, and the next job adds to them.
-    store.db.exec('DELETE FROM webhook_attempts; DELETE FROM jobs;');
-    finishJob(store, dict, 'job-3', 'completed', 2);
+    sqliteDb(store).exec('DELETE FROM webhook_attempts; DELETE FROM jobs;');
+    await finishJob(store, dict, 'job-3', 'completed', 2);
     const later = await scrape(base);
     assert.equal(sample(later, 'sds_breakout_jobs_total{outcome="completed"}'), 2);
     assert.equal(sample(later, 'sds_breakout_jobs_total{outcome="failed"}'), 1);
@@ -115,10 +115,10 @@ test('job, webhook, queue and schedule figures come from the store, and pruning 
     assert.equal(sample(later, 'sds_webhook_delivery_attempts_total{outcome="success"}'), 2);
 
     // A deleted schedule leaves the output instead of keeping its last value.
-    store.schedules.remove(schedule.id);
+    await store.schedules.remove(schedule.id);
     assert.equal(sample(await scrape(base), `sds_schedule_last_exit_code{dictionary="${dict}"}`), undefined);
   } finally {
     await server.close();
-    t.cleanup();
+    await t.cleanup();
   }
 });

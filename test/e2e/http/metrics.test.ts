@@ -18,7 +18,7 @@ const TOKEN = 'metrics-token-0123456789abcdef';
 const PASSWORD = 'a-long-password-1';
 const UPLOADED = 7;
 
-let home: ReturnType<typeof tempHome>;
+let home: Awaited<ReturnType<typeof tempHome>>;
 let serve: ServeProcess;
 let dict = '';
 let access = '';
@@ -55,7 +55,7 @@ function value(text: string, name: string, labels: Record<string, string> = {}):
 const scrape = (token = TOKEN) => fetch(`${serve.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
 
 before(async () => {
-  home = tempHome();
+  home = await tempHome();
   const add = runCli(home.root, ['users', 'add', 'ops', '--role', 'Administrator', '--password-stdin'], { stdin: PASSWORD + '\n' });
   assert.equal(add.code, 0, show(add));
   const up = runCli(home.root, ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan', '--json']);

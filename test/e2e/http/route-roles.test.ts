@@ -25,7 +25,7 @@ before(async () => {
   t = await startTestServer({
     seed: async (store) => {
       await seedPopstan(store);
-      seedEmptyDictionary(store);
+      await seedEmptyDictionary(store);
       await seedMedia(store);
     },
   });

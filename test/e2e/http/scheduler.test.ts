@@ -21,8 +21,8 @@ before(async () => {
   s = await startTestServer({
     seed: async (store) => {
       popstan = await seedPopstan(store);
-      simple = seedEmptyDictionary(store);
-      setTarget(store, simple, { type: 'sqlite', file: join(store.home.targets, 'simple.sqlite') });
+      simple = await seedEmptyDictionary(store);
+      await setTarget(store, simple, { type: 'sqlite', file: join(store.home.targets, 'simple.sqlite') });
     },
   });
   doc = (await (await s.call(null, '/api/openapi.json')).json()) as OpenApiDoc;
@@ -75,7 +75,7 @@ test('every scheduler route refuses accounts that are not Administrator (403) an
     }
     assert.equal((await s.call(null, path, init)).status, 401, `${method} ${path} without a token`);
   }
-  assert.equal(s.store.schedules.list().length, 0);
+  assert.equal((await s.store.schedules.list()).length, 0);
 });
 
 test('GET /scheduler/schedules lists the dictionaries with a target that can be scheduled; add checks cron, target and uniqueness', async () => {
@@ -83,7 +83,7 @@ test('GET /scheduler/schedules lists the dictionaries with a target that can be 
   assert.deepEqual(empty, {
     timezone: 'UTC',
     schedules: [],
-    unscheduled_dictionaries: [{ id: s.store.dictionaries.find(simple)!.id, name: simple, label: 'simple' }],
+    unscheduled_dictionaries: [{ id: (await s.store.dictionaries.find(simple))!.id, name: simple, label: 'simple' }],
   });
 
   await apiError(
@@ -132,7 +132,7 @@ test('GET /scheduler/schedules lists the dictionaries with a target that can be 
 });
 
 test('PUT /scheduler/update and /scheduler/toggle: next_run computed while enabled, cleared when disabled', async () => {
-  const id = s.store.schedules.list()[0]!.id;
+  const id = (await s.store.schedules.list())[0]!.id;
   const off = await reply(await update({ id, enabled: false }), 'PUT /scheduler/update', 200, Schedule);
   assert.deepEqual([off.enabled, off.next_run, off.cron_expression], [false, null, '*/30 * * * *']);
   await apiError(
@@ -155,7 +155,7 @@ test('PUT /scheduler/update and /scheduler/toggle: next_run computed while enabl
 });
 
 test('POST /scheduler/{id}/run-now answers at once and the run appears in GET /scheduler/{id}/runs with its log file', async () => {
-  const id = s.store.schedules.list()[0]!.id;
+  const id = (await s.store.schedules.list())[0]!.id;
   const started = await reply(
     await s.call('admin', `/scheduler/${id}/run-now`, { method: 'POST' }),
     'POST /scheduler/{id}/run-now',
@@ -175,7 +175,7 @@ test('POST /scheduler/{id}/run-now answers at once and the run appears in GET /s
   const log = readFileSync(join(s.store.home.breakoutLogs, run.log_file!), 'utf8');
   assert.match(log, /^Command: .*process-cases-by-dict/m);
   assert.match(log, /^Exit code: 0$/m);
-  const sch = s.store.schedules.get(id)!;
+  const sch = (await s.store.schedules.get(id))!;
   assert.deepEqual([sch.lastExitCode, sch.lastLogFile, sch.nextRun], [0, run.log_file, null]);
 
   await apiError(await s.call('admin', `/scheduler/${id}/runs?limit=0`), 'GET /scheduler/{id}/runs', 400, 'USAGE', /limit/);
@@ -189,8 +189,8 @@ test('POST /scheduler/{id}/run-now answers at once and the run appears in GET /s
 });
 
 test('two concurrent POST /scheduler/{id}/run-now: one 202, the other 409 BREAKOUT_BUSY, and one run in the history', async () => {
-  const id = s.store.schedules.list()[0]!.id;
-  const before = s.store.schedules.countRuns(id);
+  const id = (await s.store.schedules.list())[0]!.id;
+  const before = await s.store.schedules.countRuns(id);
   const both = await Promise.all([0, 1].map(() => s.call('admin', `/scheduler/${id}/run-now`, { method: 'POST' })));
   const statuses = both.map((r) => r.status).sort();
   assert.deepEqual(statuses, [202, 409]);
@@ -210,19 +210,19 @@ test('two concurrent POST /scheduler/{id}/run-now: one 202, the other 409 BREAKO
     if (runs.runs[0] && runs.runs[0].outcome !== 'running') break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  assert.equal(s.store.schedules.countRuns(id), before + 1, 'the refused requests leave no skipped entry');
+  assert.equal(await s.store.schedules.countRuns(id), before + 1, 'the refused requests leave no skipped entry');
   const run = runs!.runs[0]!;
   assert.deepEqual([run.trigger, run.outcome, run.exit_code], ['run-now', 'succeeded', 0], JSON.stringify(run));
   assert.ok(run.log_file, 'the detached process took the claimed run over and wrote its log');
 });
 
 test('DELETE /scheduler/{id} deletes the schedule and its history; the log files stay', async () => {
-  const id = s.store.schedules.list()[0]!.id;
-  const logFile = s.store.schedules.get(id)!.lastLogFile!;
+  const id = (await s.store.schedules.list())[0]!.id;
+  const logFile = (await s.store.schedules.get(id))!.lastLogFile!;
   const r = await reply(await s.call('admin', `/scheduler/${id}`, { method: 'DELETE' }), 'DELETE /scheduler/{id}', 200, ScheduleDeleted);
   assert.deepEqual([r.id, r.dictionary], [id, simple]);
-  assert.equal(s.store.schedules.get(id), undefined);
-  assert.equal(s.store.schedules.countRuns(id), 0);
+  assert.equal(await s.store.schedules.get(id), undefined);
+  assert.equal(await s.store.schedules.countRuns(id), 0);
   assert.ok(existsSync(join(s.store.home.breakoutLogs, logFile)));
   await apiError(await s.call('admin', `/scheduler/${id}`, { method: 'DELETE' }), 'DELETE /scheduler/{id}', 404, 'SCHEDULE_NOT_FOUND');
   await apiError(await s.call('admin', '/scheduler/abc', { method: 'DELETE' }), 'DELETE /scheduler/{id}', 400, 'USAGE');

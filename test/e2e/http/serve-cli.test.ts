@@ -12,7 +12,7 @@ const built = fileURLToPath(new URL('../../../dist/cli/commands/serve.js', impor
 
 test('bin/sds serve: prints its URL, serves /api/openapi.json, exits 0 on SIGTERM', async () => {
   assert.ok(existsSync(built), 'dist/ has no serve command: run `npm run build` first');
-  const home = tempHome();
+  const home = await tempHome();
   const child = spawn(process.execPath, [SDS_BIN, '--home', home.root, 'serve', '--port', '0'], { env: { ...process.env, NO_COLOR: '1' } });
   let stdout = '';
   let stderr = '';
@@ -48,8 +48,8 @@ test('bin/sds serve: prints its URL, serves /api/openapi.json, exits 0 on SIGTER
   }
 });
 
-test('bin/sds serve with a bad port, upload limit or timeout: exit 2, nothing served', () => {
-  const home = tempHome();
+test('bin/sds serve with a bad port, upload limit or timeout: exit 2, nothing served', async () => {
+  const home = await tempHome();
   try {
     for (const args of [
       ['--port', '70000'],
@@ -68,8 +68,8 @@ test('bin/sds serve with a bad port, upload limit or timeout: exit 2, nothing se
   }
 });
 
-test('bin/sds serve with a bad SDS_HTTP_*_TIMEOUT_MS: exit 2 CONFIG_INVALID naming the variable', () => {
-  const home = tempHome();
+test('bin/sds serve with a bad SDS_HTTP_*_TIMEOUT_MS: exit 2 CONFIG_INVALID naming the variable', async () => {
+  const home = await tempHome();
   try {
     for (const [name, value] of [
       ['SDS_HTTP_HEADERS_TIMEOUT_MS', '0'],
@@ -88,7 +88,7 @@ test('bin/sds serve with a bad SDS_HTTP_*_TIMEOUT_MS: exit 2 CONFIG_INVALID nami
 test('startServer on a port in use fails with USAGE naming the port', async () => {
   const { startServer } = await import('../../../src/http/serve.js');
   const { tempStore } = await import('../../helpers/temp-home.js');
-  const t = tempStore();
+  const t = await tempStore();
   const first = await startServer({ store: t.store, port: 0, config: { log: () => {}, env: {} } });
   try {
     await assert.rejects(
@@ -101,6 +101,6 @@ test('startServer on a port in use fails with USAGE naming the port', async () =
     );
   } finally {
     await first.close();
-    t.cleanup();
+    await t.cleanup();
   }
 });

@@ -7,7 +7,7 @@ import { tempHome } from '../../helpers/temp-home.js';
 
 // bin/sds runs the compiled dist/: build first.
 test('bin/sds serve --max-file-mb: the file routes refuse a larger file with 413; a bad value is exit 2', async () => {
-  const home = tempHome();
+  const home = await tempHome();
   try {
     for (const v of ['0', 'abc', '65537']) {
       const r = runCli(home.root, ['serve', '--port', '0', '--max-file-mb', v]);

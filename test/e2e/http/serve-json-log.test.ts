@@ -16,7 +16,7 @@ import { tempHome } from '../../helpers/temp-home.js';
 
 const PASSWORD = 'correct horse battery staple';
 const QUERY_SECRET = 'QuerySecret123';
-const home = tempHome();
+const home = await tempHome();
 let s: ServeProcess;
 
 before(async () => {
@@ -193,7 +193,7 @@ test('the text format keeps its line, and its replies carry X-Request-Id too', a
 });
 
 test('an unknown config.json key, with the JSON format set in config.json itself, is a warn JSON line; in text a text line', async () => {
-  const own = tempHome();
+  const own = await tempHome();
   try {
     const init = runCli(own.root, ['init']);
     assert.equal(init.code, 0, show(init));

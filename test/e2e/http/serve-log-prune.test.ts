@@ -11,7 +11,7 @@ import { startServer } from '../../../src/http/serve.js';
 import { tempStore } from '../../helpers/temp-home.js';
 
 test('sds serve prunes old logs when due and records when, for the other processes', async () => {
-  const t = tempStore();
+  const t = await tempStore();
   const old = join(t.home.importLogs, 'CEN2000_2026-01-01_00-00-00.log');
   mkdirSync(t.home.importLogs, { recursive: true });
   writeFileSync(old, 'x'.repeat(10));
@@ -29,11 +29,11 @@ test('sds serve prunes old logs when due and records when, for the other process
   try {
     assert.match(await line, /^logs pruned: import: 0 rows, 1 files \(10 bytes\);/);
     assert.ok(!existsSync(old));
-    assert.ok(t.store.settings.get('logs_last_auto_prune'), 'the time of the prune is in the store, for the other processes');
+    assert.ok(await t.store.settings.get('logs_last_auto_prune'), 'the time of the prune is in the store, for the other processes');
     const r = await fetch(`${server.url}/api/openapi.json`);
     assert.equal(r.status, 200, 'the server serves while it prunes');
   } finally {
     await server.close();
-    t.cleanup();
+    await t.cleanup();
   }
 });

@@ -26,9 +26,9 @@ before(async () => {
     seed: async (store) => {
       popstan = await seedPopstan(store);
       targetFile = join(store.home.root, 'popstan-target.sqlite');
-      setTarget(store, popstan, { type: 'sqlite', file: targetFile });
+      await setTarget(store, popstan, { type: 'sqlite', file: targetFile });
       await runBreakoutNow(store, { dictionary: popstan });
-      simple = seedEmptyDictionary(store); // no target, never broken out
+      simple = await seedEmptyDictionary(store); // no target, never broken out
     },
   });
 });
@@ -59,9 +59,9 @@ test('a soft-deleted case still in the target is pending: not up to date, rate b
   const total = before.total_cases as number;
   assert.deepEqual([before.processed_cases, before.cases_pending, before.completion_rate, before.is_up_to_date], [total, 0, 100, true]);
 
-  const dict = s.store.dictionaries.find(popstan)!;
-  const [victim] = s.store.cases.page(dict.id, 1, 0);
-  deleteCase(s.store, popstan, victim!.guid);
+  const dict = (await s.store.dictionaries.find(popstan))!;
+  const [victim] = await s.store.cases.page(dict.id, 1, 0);
+  await deleteCase(s.store, popstan, victim!.guid);
   const pending = await status(popstan);
   // The target still holds the deleted case's row: processed is one above the active cases.
   assert.equal(pending.total_cases, total - 1);
@@ -92,7 +92,7 @@ test('one definition of configured: an event for a dictionary without a target r
   assert.equal(reply.job_id, null);
   assert.match(reply.message, /breakout is not configured/);
   assert.equal(
-    s.store.breakoutState.get(s.store.dictionaries.find(simple)!.id),
+    await s.store.breakoutState.get((await s.store.dictionaries.find(simple))!.id),
     undefined,
     'nothing was broken out into the embedded default',
   );
@@ -119,7 +119,7 @@ test('HTTP replies never name absolute server paths: the tables 404 and DICT_IN_
   assert.doesNotMatch(nfText, /"\/|\s\/(tmp|home|srv|var|work)\//, nfText);
 
   // A dictionary without cases but with tables in a SQLite target: DICT_IN_USE names the file, not its path.
-  setTarget(s.store, simple, { type: 'sqlite', file: targetFile });
+  await setTarget(s.store, simple, { type: 'sqlite', file: targetFile });
   const run = await runBreakoutNow(s.store, { dictionary: simple });
   assert.equal(run.status, 'completed', JSON.stringify(run));
   const del = await s.call('admin', `/api/dictionaries/${simple}`, { method: 'DELETE' });
@@ -132,7 +132,7 @@ test('HTTP replies never name absolute server paths: the tables 404 and DICT_IN_
 });
 
 test('tables left in a target since cleared do not make a dictionary configured', async () => {
-  clearTarget(s.store, popstan); // its tables stay in the SQLite file; its target is now the embedded default
+  await clearTarget(s.store, popstan); // its tables stay in the SQLite file; its target is now the embedded default
   const st = await status(popstan);
   assert.deepEqual([st.breakout_configured, st.db_type, st.processed_cases], [false, null, null]);
   const r = await fetch(`${s.base}/breakout-webhook.php`, {

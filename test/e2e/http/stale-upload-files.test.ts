@@ -36,10 +36,10 @@ function deadPid(): number {
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000);
 
 test('an upload cut by kill -9 leaves its .part; the next start removes it and keeps what a live process writes', async () => {
-  const home = tempHome();
-  const setup = openStore(home);
+  const home = await tempHome();
+  const setup = await openStore(home);
   await addUser(setup, USER.username, 'Standard', USER.password);
-  setup.close();
+  await setup.close();
 
   let server = await startServe(home.root);
   try {
@@ -96,7 +96,7 @@ test('an upload cut by kill -9 leaves its .part; the next start removes it and k
 });
 
 test('at start: dead writers and files untouched past stale_part_seconds go, in every files/ folder; sds backup leaves all of them out', async () => {
-  const home = tempHome();
+  const home = await tempHome();
   const work = tempDir();
   try {
     const dead = deadPid();

@@ -41,36 +41,40 @@ before(async () => {
     seed: async (store) => {
       popstan = await seedPopstan(store);
       sqliteFile = join(store.home.root, 'popstan-target.sqlite');
-      setTarget(store, popstan, { type: 'sqlite', file: sqliteFile });
+      await setTarget(store, popstan, { type: 'sqlite', file: sqliteFile });
       await runBreakoutNow(store, { dictionary: popstan });
 
       const hh = fixture('capi-household.dcf');
-      household = uploadDictionary(store, { source: readFileSync(hh), label: 'household', file: hh }).name;
+      household = (await uploadDictionary(store, { source: readFileSync(hh), label: 'household', file: hh })).name;
       await importCases(store, household, [fixture('capi-household.csdb')]);
-      setTarget(store, household, { type: 'postgresql', url: pgdb.config.url });
+      await setTarget(store, household, { type: 'postgresql', url: pgdb.config.url });
       await runBreakoutNow(store, { dictionary: household });
 
       const sc = fixture('simple-capi.dcf');
-      simple = uploadDictionary(store, { source: readFileSync(sc), label: 'simple', file: sc }).name;
-      setTarget(store, simple, { type: 'postgresql', host: '127.0.0.1', port: silentPort, database: 'nowhere', user: 'nobody' });
+      simple = (await uploadDictionary(store, { source: readFileSync(sc), label: 'simple', file: sc })).name;
+      await setTarget(store, simple, { type: 'postgresql', host: '127.0.0.1', port: silentPort, database: 'nowhere', user: 'nobody' });
 
       const ip = fixture('idb-population.dcf');
-      idb = uploadDictionary(store, { source: readFileSync(ip), label: 'idb', file: ip }).name;
+      idb = (await uploadDictionary(store, { source: readFileSync(ip), label: 'idb', file: ip })).name;
 
       const at = '2025-01-15T08:00:00.000Z';
-      const sch = store.schedules.insert(
+      const sch = await store.schedules.insert(
         {
-          dictionaryId: store.dictionaries.find(popstan)!.id,
+          dictionaryId: (await store.dictionaries.find(popstan))!.id,
           enabled: true,
           cronExpression: '*/30 * * * *',
           nextRun: '2025-01-15T09:30:00.000Z',
         },
         at,
       );
-      store.schedules.markStarted(sch.id, { lastRun: '2025-01-15T09:00:00.000Z', nextRun: '2025-01-15T09:30:00.000Z', logFile: null }, at);
-      store.schedules.markEnded(sch.id, 0, at);
-      store.schedules.insert(
-        { dictionaryId: store.dictionaries.find(idb)!.id, enabled: false, cronExpression: '0 2 * * *', nextRun: null },
+      await store.schedules.markStarted(
+        sch.id,
+        { lastRun: '2025-01-15T09:00:00.000Z', nextRun: '2025-01-15T09:30:00.000Z', logFile: null },
+        at,
+      );
+      await store.schedules.markEnded(sch.id, 0, at);
+      await store.schedules.insert(
+        { dictionaryId: (await store.dictionaries.find(idb))!.id, enabled: false, cronExpression: '0 2 * * *', nextRun: null },
         at,
       );
     },
@@ -157,7 +161,7 @@ test('every dictionary, ordered by name, with real counts from a SQLite and a Po
     last_run: '2025-01-15 09:00:00',
     next_run: '2025-01-15 09:30:00',
     last_exit_code: 0,
-    total_cases: s.store.cases.countActive(s.store.dictionaries.find(popstan)!.id),
+    total_cases: await s.store.cases.countActive((await s.store.dictionaries.find(popstan))!.id),
     processed_cases: sqliteCases,
     cases_pending: 0,
     completion_rate: 100,

@@ -94,7 +94,7 @@ test('a photo uploaded in a cssync container by one tablet reaches another with 
   );
   assert.equal(tooBig.status, 413);
   assert.equal(((await tooBig.json()) as { error: string }).error, 'PAYLOAD_TOO_LARGE');
-  const dict = ts.store.dictionaries.find(DICT)!;
-  assert.equal(ts.store.cases.get(dict.id, other), undefined);
-  assert.equal(ts.store.cases.count(dict.id), 4);
+  const dict = (await ts.store.dictionaries.find(DICT))!;
+  assert.equal(await ts.store.cases.get(dict.id, other), undefined);
+  assert.equal(await ts.store.cases.count(dict.id), 4);
 });

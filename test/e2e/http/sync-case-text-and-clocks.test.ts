@@ -19,7 +19,7 @@ import { ClientError, CsproClient } from '../../helpers/cspro-client.js';
 
 const PASSWORD = 'correct horse battery staple';
 const DICT = 'SIMPLECAPI_DICT';
-const home = tempHome();
+const home = await tempHome();
 let s: ServeProcess;
 
 before(async () => {

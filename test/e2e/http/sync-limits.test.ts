@@ -15,9 +15,9 @@ const DICT = 'CEN2000';
 async function popstanServer(limits: Partial<Limits> = {}): Promise<TestServer> {
   return startTestServer({
     config: { limits },
-    seed: (store) => {
+    seed: async (store) => {
       const file = fixture('popstan-census.json.dcf');
-      uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
+      await uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
     },
   });
 }
@@ -146,9 +146,9 @@ test('sync limits: pages of GET …/cases and of the sync download are cut by th
   assert.equal((await a.put(DICT, popstanCases(30, 'tablet-a'))).status, 200);
   // Rows written straight through the store, as a server before the limits stored them: labels
   // of 40 KB (two per page), one of 200 KB (over the budget alone) and one over the label limit.
-  const dict = ts.store.dictionaries.list().find((d) => d.name === DICT)!;
-  const stored = ts.store.cases.page(dict.id, 1, 0)[0]!;
-  const template = ts.store.cases.get(dict.id, stored.guid)!;
+  const dict = (await ts.store.dictionaries.list()).find((d) => d.name === DICT)!;
+  const stored = (await ts.store.cases.page(dict.id, 1, 0))[0]!;
+  const template = (await ts.store.cases.get(dict.id, stored.guid))!;
   const bigLabels = [40_000, 40_000, 40_000, 200_000, 40_000, DEFAULT_LIMITS.labelChars * 10];
   const big = bigLabels.map((n, i) => ({
     ...template,
@@ -156,9 +156,9 @@ test('sync limits: pages of GET …/cases and of the sync download are cut by th
     caseKey: `9${String(i).padStart(17, '0')}`,
     label: 'B'.repeat(n),
   }));
-  ts.store.transaction(() => {
-    const r = ts.store.cases.nextRevision(dict.id, 'test');
-    for (const c of big) ts.store.cases.upsert(dict.id, c, r);
+  await ts.store.transaction(async (tx) => {
+    const r = await tx.cases.nextRevision(dict.id, 'test');
+    for (const c of big) await tx.cases.upsert(dict.id, c, r);
   });
   const all = 30 + big.length;
 
@@ -213,7 +213,7 @@ test('sync limits: pages of GET …/cases and of the sync download are cut by th
   const over = big.at(-1)!;
   const del = await ts.call('api', `/api/dictionaries/${DICT}/cases/${over.guid}`, { method: 'DELETE' });
   assert.equal(del.status, 200);
-  const tomb = ts.store.cases.get(dict.id, over.guid)!;
+  const tomb = (await ts.store.cases.get(dict.id, over.guid))!;
   assert.equal(tomb.deleted, true);
   assert.equal(tomb.label, '');
   assert.equal(tomb.data, over.data, 'a level-1 within its limit is kept');
@@ -225,21 +225,21 @@ test('sync limits: pages of GET …/cases and of the sync download are cut by th
 
   // A tombstone stored before the limits, with its oversize label, sheds it when deleted again.
   const old = { ...template, guid: randomUUID(), caseKey: '8', label: 'T'.repeat(DEFAULT_LIMITS.labelChars + 1), deleted: true };
-  ts.store.transaction(() => ts.store.cases.upsert(dict.id, old, ts.store.cases.nextRevision(dict.id, 'test')));
+  await ts.store.transaction(async (tx) => tx.cases.upsert(dict.id, old, await tx.cases.nextRevision(dict.id, 'test')));
   const again2 = await ts.call('api', `/api/dictionaries/${DICT}/cases/${old.guid}`, { method: 'DELETE' });
   assert.equal(again2.status, 200);
-  assert.equal(ts.store.cases.get(dict.id, old.guid)!.label, '');
-  const before = ts.store.cases.get(dict.id, old.guid)!.revision;
+  assert.equal((await ts.store.cases.get(dict.id, old.guid))!.label, '');
+  const before = (await ts.store.cases.get(dict.id, old.guid))!.revision;
   assert.equal((await ts.call('api', `/api/dictionaries/${DICT}/cases/${old.guid}`, { method: 'DELETE' })).status, 200);
-  assert.equal(ts.store.cases.get(dict.id, old.guid)!.revision, before, 'deleting a clean tombstone again changes nothing');
+  assert.equal((await ts.store.cases.get(dict.id, old.guid))!.revision, before, 'deleting a clean tombstone again changes nothing');
 });
 
 test('sync limits: config.json limits apply to the server; a bad value stops the start with CONFIG_INVALID', async (t) => {
   const ts = await startTestServer({
-    seed: (store) => {
+    seed: async (store) => {
       writeFileSync(join(store.home.root, 'config.json'), JSON.stringify({ limits: { label_chars: 10 } }));
       const file = fixture('popstan-census.json.dcf');
-      uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
+      await uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
     },
   });
   t.after(() => ts.close());

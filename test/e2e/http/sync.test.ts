@@ -15,9 +15,9 @@ const DICT = 'CEN2000';
 
 async function popstanServer(): Promise<TestServer> {
   return startTestServer({
-    seed: (store) => {
+    seed: async (store) => {
       const file = fixture('popstan-census.json.dcf');
-      uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
+      await uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
     },
   });
 }
@@ -330,7 +330,7 @@ test('sync: a deployed package is described by its package.json; a zip without o
   };
   assert.deepEqual(await put.json(), described);
   assert.deepEqual(await list(), [described]);
-  const kept = ts.store.appPackages.find('Census')!;
+  const kept = (await ts.store.appPackages.find('Census'))!;
   assert.equal(kept.files, '[{"path":"census.pen","signature":"f00d"},{"path":"lookup.csdb","onlyOnFirstInstall":true}]');
   assert.equal(kept.source, 'deploy');
   // The client sends the md5 of the package.json it installed: this one is current, another is not.
@@ -358,7 +358,7 @@ test('sync: a deployed package is described by its package.json; a zip without o
     (await list()).map((a) => [a.description, a.buildTime, a.version]),
     [['Census 2025 (v2)', '2024-05-01T00:00:00Z', '2.0']],
   );
-  assert.equal(ts.store.appPackages.find('Census')!.signature, md5(spec2));
+  assert.equal((await ts.store.appPackages.find('Census'))!.signature, md5(spec2));
   assert.equal((await ts.call('standard', '/api/apps/Census', { headers: { 'if-none-match': md5(spec2) } })).status, 304);
   const stale = await ts.call('standard', '/api/apps/Census', { headers: { 'if-none-match': md5(spec) } });
   assert.equal(stale.status, 200);
@@ -373,7 +373,7 @@ test('sync: a deployed package is described by its package.json; a zip without o
     (await list()).map((a) => [a.name, a.description, a.version]),
     [['Census', '', '']],
   );
-  assert.equal(ts.store.appPackages.find('Census'), undefined);
+  assert.equal(await ts.store.appPackages.find('Census'), undefined);
   const fetched = await ts.call('standard', '/api/apps/Census', { headers: { 'if-none-match': md5(spec2) } });
   assert.equal(fetched.status, 200, 'the old signature no longer names the package');
   assert.ok(Buffer.from(await fetched.arrayBuffer()).equals(bare));
@@ -384,21 +384,21 @@ test('sync: a deployed package is described by its package.json; a zip without o
   assert.equal((await deploy('Household Survey', garbage)).status, 200);
   const served = await ts.call('standard', '/api/apps/Household%20Survey');
   assert.ok(Buffer.from(await served.arrayBuffer()).equals(garbage));
-  assert.equal(ts.store.appPackages.find('Household Survey'), undefined);
+  assert.equal(await ts.store.appPackages.find('Household Survey'), undefined);
   assert.ok(
     ts.logs.some((l) => /warning: application package Household Survey .*not a zip/.test(l)),
     ts.logs.join('\n'),
   );
   // A package.json that is not JSON: stored, no metadata.
   assert.equal((await deploy('Broken', await packageZip({ 'package.json': '{"description": "cut' }))).status, 200);
-  assert.equal(ts.store.appPackages.find('Broken'), undefined);
+  assert.equal(await ts.store.appPackages.find('Broken'), undefined);
   assert.ok(ts.logs.some((l) => /warning: application package Broken .*package\.json cannot be used: it is not JSON/.test(l)));
 
   // DELETE removes the metadata with the zip.
   assert.equal((await deploy('Census', zip)).status, 200);
-  assert.ok(ts.store.appPackages.find('Census'));
+  assert.ok(await ts.store.appPackages.find('Census'));
   assert.equal((await ts.call('api', '/api/apps/Census', { method: 'DELETE' })).status, 200);
-  assert.equal(ts.store.appPackages.find('Census'), undefined);
+  assert.equal(await ts.store.appPackages.find('Census'), undefined);
 });
 
 test('sync: file names in any script go up and come down; NFD and NFC name the same file; unsafe names are refused', async (t) => {
@@ -435,7 +435,7 @@ test('sync: file names in any script go up and come down; NFD and NFC name the s
   assert.equal(replaced.status, 200, await replaced.clone().text());
   assert.equal(await (await ts.call('standard', url('données/énumération_1.csv'))).text(), 'from a Mac\n');
   assert.deepEqual(readdirSync(join(ts.store.home.media, 'données')), ['énumération_1.csv']);
-  assert.equal(ts.store.files.find(nfd), undefined);
+  assert.equal(await ts.store.files.find(nfd), undefined);
   // Still refused: a right-to-left override, a zero-width space, a control character, a hidden name.
   for (const bad of ['report\u202Etxt.exe', 'zero\u200Bwidth.txt', 'bell\u0007.txt', '.hidden']) {
     const r = await ts.call('standard', url(bad), { method: 'PUT', body: 'x' });

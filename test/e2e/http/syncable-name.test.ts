@@ -23,7 +23,7 @@ const DICT = 'SIMPLECAPI_DICT';
 const SYNC = 'HOUSEHOLDS_2025';
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const PHOTO = Buffer.from(Array.from({ length: 30_000 }, (_, i) => (i * 13 + 5) % 256));
-const home = tempHome();
+const home = await tempHome();
 let s: ServeProcess;
 let doc: OpenApiDoc;
 const clients: CsproClient[] = [];

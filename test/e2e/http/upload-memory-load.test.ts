@@ -49,13 +49,13 @@ function zlib(parts: Buffer[]): Promise<Buffer> {
 }
 
 test('40 uploads of 62 MB of notes at once: peak memory under the bound, each stored whole or refused whole with Retry-After, a refused one stored when sent again', async (t) => {
-  const home = tempHome();
-  const setup = openStore(home);
+  const home = await tempHome();
+  const setup = await openStore(home);
   const file = fixture('popstan-census.json.dcf');
-  const dict = uploadDictionary(setup, { source: readFileSync(file), label: 'popstan', file }).name;
+  const dict = (await uploadDictionary(setup, { source: readFileSync(file), label: 'popstan', file })).name;
   const users = Array.from({ length: ACCOUNTS }, (_, i) => `interviewer${i}`);
   await Promise.all(users.map((u) => addUser(setup, u, 'Standard', PASSWORD)));
-  setup.close();
+  await setup.close();
   const server = await startServe(home.root);
   try {
     const tokens: string[] = [];

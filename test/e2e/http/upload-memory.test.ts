@@ -25,9 +25,9 @@ const BUDGET = UPLOAD_MEMORY_FACTOR * REQUEST_BYTES;
 async function server(): Promise<TestServer> {
   return startTestServer({
     config: { limits: { requestBytes: REQUEST_BYTES, uploadMemoryBytes: BUDGET }, metricsToken: METRICS_TOKEN },
-    seed: (store) => {
+    seed: async (store) => {
       const file = fixture('popstan-census.json.dcf');
-      uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
+      await uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
     },
   });
 }
@@ -176,8 +176,8 @@ test('an upload whose client leaves mid-body gives back what it held: then one u
   assert.equal(await held(ts), 0);
 });
 
-test('sds serve refuses to start with a budget that cannot hold one upload at the request limit', () => {
-  const home = tempHome();
+test('sds serve refuses to start with a budget that cannot hold one upload at the request limit', async () => {
+  const home = await tempHome();
   try {
     const r = runCli(home.root, ['serve', '--port', '0'], {
       env: { SDS_LIMIT_REQUEST_BYTES: String(REQUEST_BYTES), SDS_LIMIT_UPLOAD_MEMORY_BYTES: String(BUDGET - 1) },

@@ -38,7 +38,7 @@ test(
     const t = await popstanStore([fixture('popstan-census.dat')]);
     try {
       // Port 1 on the loopback: nothing listens there.
-      setTarget(t.store, POPSTAN, { type: 'postgresql', url: 'postgresql://postgres@127.0.0.1:1/nothing' });
+      await setTarget(t.store, POPSTAN, { type: 'postgresql', url: 'postgresql://postgres@127.0.0.1:1/nothing' });
       const start = await runCli(t.home.root, ['breakout', 'start', POPSTAN, '--wait', '--json']);
       assert.equal(start.code, 5, start.stdout + start.stderr);
       // The start itself succeeds (202 over HTTP); the followed job is what failed.
@@ -47,7 +47,7 @@ test(
       assert.equal(err.error.code, 'DB_CONNECTION_ERROR');
       assert.equal(JSON.parse(err.error.details).diagnostic, 'DB-001');
       assert.match(err.job_id, UUID);
-      const failedStart = jobStatus(t.store, err.job_id);
+      const failedStart = await jobStatus(t.store, err.job_id);
       assert.deepEqual(failedStart, err);
 
       const run = await runCli(t.home.root, ['process-cases-by-dict', POPSTAN, '--json']);
@@ -64,7 +64,7 @@ test(
       assert.ok(reply.error.message.length > 0);
       assert.equal(typeof reply.error.details, 'string');
       assert.match(reply.failed_at, ISO);
-      assert.deepEqual(jobStatus(t.store, reply.job_id), reply);
+      assert.deepEqual(await jobStatus(t.store, reply.job_id), reply);
 
       const status = await runCli(t.home.root, ['breakout', 'status', reply.job_id, '--json']);
       assert.equal(status.code, 0);
@@ -97,10 +97,10 @@ test(
         assert.match(j.execution_time, HMS);
         assert.match(j.completed_at, ISO);
       }
-      assert.deepEqual(listJobs(t.store, { status: 'failed' }).total, 2);
-      assert.deepEqual(listJobs(t.store, { status: 'completed' }).total, 0);
+      assert.deepEqual((await listJobs(t.store, { status: 'failed' })).total, 2);
+      assert.deepEqual((await listJobs(t.store, { status: 'completed' })).total, 0);
     } finally {
-      t.cleanup();
+      await t.cleanup();
     }
   },
 );
@@ -133,7 +133,7 @@ test(
       assert.deepEqual(done.result.tables_created, TABLES);
       assert.match(done.result.execution_time, HMS);
       assert.equal(done.result.warnings, 0);
-      assert.deepEqual(jobStatus(t.store, done.job_id), done);
+      assert.deepEqual(await jobStatus(t.store, done.job_id), done);
 
       // Start reply (without --wait) is refused: TABLES_ALREADY_EXIST with the tables, exit 4.
       const again = await runCli(t.home.root, ['breakout', 'start', POPSTAN, '--json']);
@@ -141,7 +141,7 @@ test(
       const conflict = JSON.parse(again.stdout);
       assert.equal(conflict.error, 'TABLES_ALREADY_EXIST');
       assert.deepEqual([...conflict.details.existing_tables].sort(), [...TABLES].sort());
-      assert.equal(jobStatus(t.store, conflict.details.job_id).status, 'cancelled');
+      assert.equal((await jobStatus(t.store, conflict.details.job_id)).status, 'cancelled');
 
       // Start reply shape (docs/http-api.md#breakout-routes), then the job rebuilt with overwrite.
       const over = await runCli(t.home.root, ['breakout', 'start', POPSTAN, '--overwrite', '--threads', '2', '--json']);
@@ -246,7 +246,7 @@ test(
       const none = await runCli(t.home.root, ['breakout', 'tables', POPSTAN, '--json']);
       assert.equal(JSON.parse(none.stdout).error, 'NOT_FOUND');
     } finally {
-      t.cleanup();
+      await t.cleanup();
     }
   },
 );
@@ -271,16 +271,16 @@ test(
       assert.equal(JSON.parse(again.stdout).error, 'BREAKOUT_BUSY');
       // A refused start creates no job: the list still holds only the first.
       assert.deepEqual(
-        listJobs(t.store).data.map((j) => j.job_id),
+        (await listJobs(t.store)).data.map((j) => j.job_id),
         [first.job_id],
       );
 
-      cancelJob(t.store, first.job_id);
+      await cancelJob(t.store, first.job_id);
       const run = await runCli(t.home.root, ['process-cases-by-dict', POPSTAN, '--json']);
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.equal(JSON.parse(run.stdout).status, 'completed');
     } finally {
-      t.cleanup();
+      await t.cleanup();
     }
   },
 );

@@ -39,8 +39,8 @@ test('PostgreSQL: a SIGKILLed job is failed BRK-002 and the incremental rerun is
     // Wait for the first committed page, then kill the process hard.
     const pid = await until(
       'progress > 0',
-      () => {
-        const j = t.store.jobs.get(start.job_id)!;
+      async () => {
+        const j = (await t.store.jobs.get(start.job_id))!;
         assert.ok(j.status === 'pending' || j.status === 'running', `job ended before it could be killed: ${j.status}`);
         return j.status === 'running' && j.pid !== null && (j.progress?.processed ?? 0) > 0 ? j.pid : undefined;
       },
@@ -49,16 +49,16 @@ test('PostgreSQL: a SIGKILLed job is failed BRK-002 and the incremental rerun is
     );
     process.kill(pid, 'SIGKILL');
     await until('the job process to be gone', () => !processAlive(pid), 10_000);
-    const killedAt = t.store.jobs.get(start.job_id)!;
+    const killedAt = (await t.store.jobs.get(start.job_id))!;
     assert.ok(killedAt.progress!.processed < killedAt.progress!.total, 'killed before the end');
 
-    const s = jobStatus(t.store, start.job_id);
+    const s = await jobStatus(t.store, start.job_id);
     assert.equal(s.status, 'failed');
     if (s.status === 'failed') {
       assert.equal(s.error.code, 'BRK-002');
       assert.equal(s.error.message, `the job process (pid ${pid}) ended without finishing the job`);
     }
-    assert.equal(jobStatus(t.store, start.job_id).status, 'failed');
+    assert.equal((await jobStatus(t.store, start.job_id)).status, 'failed');
 
     const q = await openQuery(db.config);
     try {
@@ -94,6 +94,6 @@ test('PostgreSQL: a SIGKILLed job is failed BRK-002 and the incremental rerun is
       await q.close();
     }
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });

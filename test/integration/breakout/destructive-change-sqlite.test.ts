@@ -130,7 +130,7 @@ test(
       const again = await runCli(home, ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'census2', '--json']);
       assert.equal(JSON.parse(again.stdout).breakout_rebuild, null);
     } finally {
-      t.cleanup();
+      await t.cleanup();
     }
   },
 );

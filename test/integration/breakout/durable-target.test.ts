@@ -64,7 +64,7 @@ test(
       const pages = Math.ceil(groupPopstan(datLines()).length / pageSize);
       // A save every 2 pages, and one at the end (over the last page and up to the last case).
       assert.equal(out.saved.length, Math.floor(pages / everyPages) + 1);
-      assert.deepEqual(t.store.breakoutState.get(1)?.cursor, out.saved.at(-1));
+      assert.deepEqual((await t.store.breakoutState.get(1))?.cursor, out.saved.at(-1));
 
       const lines = readFileSync(trace, 'utf8')
         .split('\n')
@@ -84,7 +84,7 @@ test(
         );
       }
     } finally {
-      t.cleanup();
+      await t.cleanup();
       rmSync(dir, { recursive: true, force: true });
     }
   },

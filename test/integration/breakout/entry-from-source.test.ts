@@ -27,9 +27,12 @@ test('a job started through core from source runs src/entry/run-job.ts under tsx
     const start = await startBreakout(t.store, { dictionaries: [POPSTAN], overwrite: true });
     assert.equal(start.status, 'started');
     // Running: the entry point has loaded and is stuck connecting to the silent target.
-    const pid = await until('the job to run', () => {
-      const j = t.store.jobs.get(start.job_id)!;
-      assert.ok(j.status === 'pending' || j.status === 'running', `job ended early: ${JSON.stringify(jobStatus(t.store, start.job_id))}`);
+    const pid = await until('the job to run', async () => {
+      const j = (await t.store.jobs.get(start.job_id))!;
+      assert.ok(
+        j.status === 'pending' || j.status === 'running',
+        `job ended early: ${JSON.stringify(await jobStatus(t.store, start.job_id))}`,
+      );
       return j.status === 'running' && j.pid !== null ? j.pid : undefined;
     });
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
@@ -38,10 +41,10 @@ test('a job started through core from source runs src/entry/run-job.ts under tsx
     assert.match(argv[2]!, /\/tsx\/dist\/loader\.mjs$/);
     assert.deepEqual(argv.slice(3), [ENTRY, '--home', t.home.root, start.job_id]);
 
-    cancelJob(t.store, start.job_id);
+    await cancelJob(t.store, start.job_id);
     await until('the job process to end', () => !processAlive(pid));
-    assert.equal(jobStatus(t.store, start.job_id).status, 'cancelled');
+    assert.equal((await jobStatus(t.store, start.job_id)).status, 'cancelled');
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });

@@ -44,7 +44,7 @@ async function incremental(db: TestDatabase): Promise<void> {
     if (full.status !== 'completed') return;
     assert.equal(full.result.total_cases, 4872);
 
-    const person = popstanModel(t.store).levels[0]!.records.find((r) => r.name === 'PERSON')!;
+    const person = (await popstanModel(t.store)).levels[0]!.records.find((r) => r.name === 'PERSON')!;
     const age = person.items.find((i) => i.name === 'P04_AGE')!;
     const withPersons = cases.filter((c) => c.persons.length >= 2);
     // 10 modified: the age of the first person becomes 77 (or 66 where it already is 77).
@@ -67,7 +67,7 @@ async function incremental(db: TestDatabase): Promise<void> {
     assert.deepEqual([r.total.updated, r.total.inserted, r.total.unchanged, r.total.failed], [10, 3, 0, 0]);
     // 5 deleted.
     const deleted = withPersons.slice(300, 305);
-    for (const c of deleted) deleteCase(t.store, POPSTAN, c.guid);
+    for (const c of deleted) await deleteCase(t.store, POPSTAN, c.guid);
 
     const incr = await runBreakoutNow(t.store, { dictionary: POPSTAN });
     assert.equal(incr.status, 'completed', JSON.stringify(incr));
@@ -119,7 +119,7 @@ async function incremental(db: TestDatabase): Promise<void> {
     const idle = await runBreakoutNow(t.store, { dictionary: POPSTAN });
     assert.equal(idle.status === 'completed' && idle.result.total_cases, 0);
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 }
 

@@ -19,15 +19,15 @@ import { seedPopstan } from '../../helpers/http-server.js';
 test('a stopped load is interrupted until a run finishes it; a killed one reads failed; dropping the tables ends it', async () => {
   delete process.env.BREAKOUT_DB_TYPE;
   delete process.env.BREAKOUT_DB_URL;
-  const t = tempStore();
+  const t = await tempStore();
   try {
     const { store } = t;
     const dict = await seedPopstan(store);
-    const row = store.dictionaries.find(dict)!;
-    const active = store.cases.countActive(row.id);
-    setTarget(store, dict, { type: 'sqlite', file: join(t.home.root, 'target.sqlite') });
-    assert.equal(breakoutInterruption(store, row), null, 'never run: nothing interrupted');
-    assert.equal(metrics(store).breakout_status[dict], 'not_started');
+    const row = (await store.dictionaries.find(dict))!;
+    const active = await store.cases.countActive(row.id);
+    await setTarget(store, dict, { type: 'sqlite', file: join(t.home.root, 'target.sqlite') });
+    assert.equal(await breakoutInterruption(store, row), null, 'never run: nothing interrupted');
+    assert.equal((await metrics(store)).breakout_status[dict], 'not_started');
 
     // Stopped once its first page (of 2,000 cases) is in: cancelled after the pages it had taken
     // (the next one is read ahead), the cursor over them.
@@ -40,7 +40,7 @@ test('a stopped load is interrupted until a run finishes it; a killed one reads 
     assert.equal(first.status, 'cancelled');
     const done = first.status === 'cancelled' ? first.result.total_cases : 0;
     assert.ok(done > 0 && done < active && done % 2000 === 0, `stopped half way: ${done}`);
-    const stopped = breakoutInterruption(store, row)!;
+    const stopped = (await breakoutInterruption(store, row))!;
     assert.deepEqual(
       { ...stopped, stopped_at: null },
       {
@@ -52,8 +52,8 @@ test('a stopped load is interrupted until a run finishes it; a killed one reads 
         message: `interrupted at ${done.toLocaleString('en-US')} of ${active.toLocaleString('en-US')} cases, resume with an incremental breakout (process-cases-by-dict ${dict}, or the trigger in mode selective)`,
       },
     );
-    assert.equal(stopped.stopped_at, store.jobs.get(first.job_id)!.finishedAt);
-    let m = metrics(store);
+    assert.equal(stopped.stopped_at, (await store.jobs.get(first.job_id))!.finishedAt);
+    let m = await metrics(store);
     assert.equal(m.breakout_status[dict], 'interrupted');
     assert.equal(m.sync_rate_by_dictionary[dict], `${(Math.floor((done * 1000) / active) / 10).toFixed(1)}%`);
     assert.deepEqual(m.breakout_interrupted[dict], stopped);
@@ -62,7 +62,7 @@ test('a stopped load is interrupted until a run finishes it; a killed one reads 
 
     // A job that begins loading and whose process dies: reaped as failed, still interrupted.
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
-    const killed = store.jobs.create({
+    const killed = await store.jobs.create({
       id: randomUUID(),
       dictionaries: [dict],
       mode: 'incremental',
@@ -70,13 +70,13 @@ test('a stopped load is interrupted until a run finishes it; a killed one reads 
       overwrite: false,
       origin: 'cli',
     });
-    assert.ok(store.jobs.markRunning(killed.id, process.pid));
-    store.breakoutState.startLoad(row.id, killed.id);
-    assert.equal(breakoutInterruption(store, row), null, 'a load still running is no interruption');
-    assert.equal(metrics(store).breakout_status[dict], 'in_progress');
-    store.jobs.setPid(killed.id, dead);
-    m = metrics(store);
-    assert.equal(store.jobs.get(killed.id)!.status, 'failed');
+    assert.ok(await store.jobs.markRunning(killed.id, process.pid));
+    await store.breakoutState.startLoad(row.id, killed.id);
+    assert.equal(await breakoutInterruption(store, row), null, 'a load still running is no interruption');
+    assert.equal((await metrics(store)).breakout_status[dict], 'in_progress');
+    await store.jobs.setPid(killed.id, dead);
+    m = await metrics(store);
+    assert.equal((await store.jobs.get(killed.id))!.status, 'failed');
     assert.equal(m.breakout_status[dict], 'failed');
     assert.equal(m.breakout_interrupted[dict]!.job_id, killed.id);
     assert.equal(m.breakout_interrupted[dict]!.job_status, 'failed');
@@ -86,8 +86,8 @@ test('a stopped load is interrupted until a run finishes it; a killed one reads 
     const rest = await runBreakoutNow(store, { dictionary: dict });
     assert.equal(rest.status, 'completed');
     assert.equal(rest.status === 'completed' && rest.result.total_cases, active - done);
-    assert.equal(breakoutInterruption(store, row), null);
-    m = metrics(store);
+    assert.equal(await breakoutInterruption(store, row), null);
+    m = await metrics(store);
     assert.equal(m.breakout_status[dict], 'completed');
     assert.equal(m.sync_rate_by_dictionary[dict], '100.0%');
     assert.equal(m.breakout_interrupted[dict], null);
@@ -100,12 +100,12 @@ test('a stopped load is interrupted until a run finishes it; a killed one reads 
       { signal: again.signal, onProgress: (_d, processed) => processed > 0 && again.abort() },
     );
     assert.equal(second.status, 'cancelled');
-    assert.equal(metrics(store).breakout_status[dict], 'interrupted');
+    assert.equal((await metrics(store)).breakout_status[dict], 'interrupted');
     await dropBreakoutTables(store, dict);
-    assert.equal(breakoutInterruption(store, row), null);
-    assert.equal(metrics(store).breakout_interrupted[dict], null);
-    assert.equal(metrics(store).sync_rate_by_dictionary[dict], '0.0%');
+    assert.equal(await breakoutInterruption(store, row), null);
+    assert.equal((await metrics(store)).breakout_interrupted[dict], null);
+    assert.equal((await metrics(store)).sync_rate_by_dictionary[dict], '0.0%');
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });

@@ -123,7 +123,7 @@ async function labelTables(db: TestDatabase): Promise<void> {
       // One items row per item column, as the dictionary file gives the item.
       const items = rawItems(DCF);
       const itemRows = await q.all('SELECT * FROM popstan_items');
-      const person = popstanModel(t.store).levels[0]!.records.find((r) => r.name === 'PERSON')!;
+      const person = (await popstanModel(t.store)).levels[0]!.records.find((r) => r.name === 'PERSON')!;
       assert.equal(itemRows.filter((r) => r.table_name === 'popstan_person').length, person.items.length);
       assert.equal(itemRows.length, items.size);
       for (const r of itemRows) {
@@ -186,7 +186,7 @@ async function labelTables(db: TestDatabase): Promise<void> {
         '"labels": [ { "text": "Sex of the person" } ], \n              "contentType"',
       );
     assert.notEqual(source, readFileSync(DCF, 'utf8'));
-    const upload = uploadDictionary(t.store, { source: Buffer.from(source), label: 'popstan' });
+    const upload = await uploadDictionary(t.store, { source: Buffer.from(source), label: 'popstan' });
     assert.equal(upload.breakout_rebuild ?? null, null);
     const relabelled = await runBreakoutNow(t.store, { dictionary: POPSTAN });
     assert.equal(relabelled.status, 'completed');
@@ -234,7 +234,7 @@ async function labelTables(db: TestDatabase): Promise<void> {
     const dropped = await dropBreakoutTables(t.store, POPSTAN);
     assert.ok(dropped.deleted_tables.includes('popstan_value_sets') && dropped.deleted_tables.includes('popstan_items'));
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 }
 
@@ -262,7 +262,7 @@ test('SQLite: a record named ITEMS keeps its table; the labels go to popstan_sds
   const t = await popstanStore([], db.config);
   try {
     const source = readFileSync(DCF, 'utf8').replace('"name": "HOUSING"', '"name": "ITEMS"');
-    uploadDictionary(t.store, { source: Buffer.from(source), label: 'popstan' });
+    await uploadDictionary(t.store, { source: Buffer.from(source), label: 'popstan' });
     const { importCases } = await import('../../../src/core/cases/import/import-cases.js');
     const imported = await importCases(t.store, POPSTAN, [fixture('popstan-census.dat')]);
     assert.equal(imported.total.failed, 0);
@@ -277,6 +277,6 @@ test('SQLite: a record named ITEMS keeps its table; the labels go to popstan_sds
       await q.close();
     }
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });

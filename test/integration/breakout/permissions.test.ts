@@ -42,15 +42,15 @@ after(async () => {
 });
 
 async function failedJob(type: 'postgresql' | 'mysql', url: string, user: string) {
-  const t = tempStore();
+  const t = await tempStore();
   try {
     const dict = await seedPopstan(t.store);
     const u = new URL(url);
     u.username = user;
-    setTarget(t.store, dict, { type, url: u.toString() });
+    await setTarget(t.store, dict, { type, url: u.toString() });
     return await runBreakoutNow(t.store, { dictionary: dict });
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 }
 

@@ -54,7 +54,7 @@ async function fullBreakout(db: TestDatabase): Promise<void> {
       'popstan_items',
     ]);
 
-    const model = popstanModel(t.store);
+    const model = await popstanModel(t.store);
     const ids = model.levels[0]!.ids;
     const person = model.levels[0]!.records.find((r) => r.name === 'PERSON')!;
     const housing = model.levels[0]!.records.find((r) => r.name === 'HOUSING')!;
@@ -143,7 +143,7 @@ async function fullBreakout(db: TestDatabase): Promise<void> {
       await q.close();
     }
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 }
 
@@ -170,10 +170,10 @@ test('SQLite: unmapped specials become NULL, each counted as a warning', { timeo
   // cannot occur with its data; unmapped specials sent by a client must be NULL + a warning.
   const db = createSqliteFile();
   databases.push(db);
-  const t = tempStore();
+  const t = await tempStore();
   const dir = mkdtempSync(join(tmpdir(), 'sds-specials-'));
   try {
-    uploadDictionary(t.store, { source: readFileSync(fixture('popstan-census.json.dcf')), label: 'popstan' });
+    await uploadDictionary(t.store, { source: readFileSync(fixture('popstan-census.json.dcf')), label: 'popstan' });
     const ids = { PROVINCE: 1, DISTRICT: 1, VILLAGE: 1, EA: 1, UR: 1, BUILDING: 1, HU: 1, HH: 1 };
     const file = join(dir, 'cases.json');
     writeFileSync(
@@ -196,7 +196,7 @@ test('SQLite: unmapped specials become NULL, each counted as a warning', { timeo
     );
     const r = await importCases(t.store, POPSTAN, [file]);
     assert.equal(r.total.inserted, 1, JSON.stringify(r.files[0]!.errors));
-    setTargetConfig(t.store, POPSTAN, db.config);
+    await setTargetConfig(t.store, POPSTAN, db.config);
     const lines: string[] = [];
     const s = await runBreakoutNow(t.store, { dictionary: POPSTAN }, { log: (l) => lines.push(l) });
     assert.equal(s.status, 'completed');
@@ -215,7 +215,7 @@ test('SQLite: unmapped specials become NULL, each counted as a warning', { timeo
       await q.close();
     }
   } finally {
-    t.cleanup();
+    await t.cleanup();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -39,7 +39,7 @@ test('PostgreSQL: a record that gained an item makes the incremental run rebuild
     const housing = dcf.levels[0].records.find((r: { name: string }) => r.name === 'HOUSING');
     assert.equal(housing.items.at(-1).name, 'H13_PERSONS');
     housing.items.push({ name: 'H14_SOLAR', labels: [{ text: 'Solar panels' }], contentType: 'numeric', length: 1, zeroFill: true });
-    const up = uploadDictionary(t.store, { source: Buffer.from(JSON.stringify(dcf)), label: 'popstan' });
+    const up = await uploadDictionary(t.store, { source: Buffer.from(JSON.stringify(dcf)), label: 'popstan' });
     assert.equal(up.created, false);
 
     const q = await openQuery(db.config);
@@ -66,6 +66,6 @@ test('PostgreSQL: a record that gained an item makes the incremental run rebuild
     const idle = await runBreakoutNow(t.store, { dictionary: POPSTAN });
     assert.equal(idle.status === 'completed' && idle.result.total_cases, 0);
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });

@@ -52,6 +52,6 @@ test('PostgreSQL: threads 4 gives the same tables as threads 1', { timeout: 120_
     assert.equal(four.status === 'completed' && four.result.total_cases, 9744);
     assert.deepEqual(await sums(), single);
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });

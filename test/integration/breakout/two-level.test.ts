@@ -115,12 +115,12 @@ function datOf(buildings: Building[]): string[] {
 async function twoLevel(db: TestDatabase): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sds-two-level-'));
   dirs.push(dir);
-  const t = tempStore();
+  const t = await tempStore();
   try {
-    uploadDictionary(t.store, { source: readFileSync(fixture('two-level.text.dcf')), label: 'tl' });
+    await uploadDictionary(t.store, { source: readFileSync(fixture('two-level.text.dcf')), label: 'tl' });
     const r = await importCases(t.store, 'TWO_LEVEL_DICT', [writeDat(dir, 'two.dat', datOf(BUILDINGS))]);
     assert.deepEqual([r.total.inserted, r.total.failed], [2, 0], JSON.stringify(r.files[0]!.errors));
-    setTargetConfig(t.store, 'TWO_LEVEL_DICT', db.config);
+    await setTargetConfig(t.store, 'TWO_LEVEL_DICT', db.config);
     const s = await runBreakoutNow(t.store, { dictionary: 'TWO_LEVEL_DICT' });
     assert.equal(s.status, 'completed', JSON.stringify(s));
     if (s.status !== 'completed') return;
@@ -177,7 +177,7 @@ async function twoLevel(db: TestDatabase): Promise<void> {
       await q.close();
     }
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 }
 

@@ -13,6 +13,7 @@ import { newRevision, replaceCases, writeMergedCases } from '../../../src/core/c
 import type { MergeOutcome } from '../../../src/core/cases/index.js';
 import type { CaseWrite } from '../../../src/store/cases-repo.js';
 import type { Store } from '../../../src/store/open-store.js';
+import { limitsOf } from '../../../src/core/home/index.js';
 import { fixture, tempStore } from '../../helpers/temp-home.js';
 
 const G = '00000000-0000-4000-8000-000000000001';
@@ -30,71 +31,76 @@ const write = (over: Partial<CaseWrite> = {}): CaseWrite => ({
   ...over,
 });
 
-function withStore(fn: (store: Store, dictionaryId: number) => void): void {
-  const t = tempStore();
+async function withStore(fn: (store: Store, dictionaryId: number) => Promise<void>): Promise<void> {
+  const t = await tempStore();
   try {
-    const up = uploadDictionary(t.store, { source: readFileSync(fixture('simple-capi.dcf')), label: 'simple' });
-    fn(t.store, t.store.dictionaries.find(up.name)!.id);
+    const up = await uploadDictionary(t.store, { source: readFileSync(fixture('simple-capi.dcf')), label: 'simple' });
+    await fn(t.store, (await t.store.dictionaries.find(up.name))!.id);
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 }
 
 /** One merge in its own transaction, as a sync upload writes: returns the tally. */
-function merge(store: Store, dictionaryId: number, c: CaseWrite): Record<MergeOutcome, number> {
+async function merge(store: Store, dictionaryId: number, c: CaseWrite): Promise<Record<MergeOutcome, number>> {
   const tally: Record<MergeOutcome, number> = { inserted: 0, updated: 0, unchanged: 0, older: 0 };
-  store.transaction(() => writeMergedCases(store, dictionaryId, [c], 'srv', () => newRevision(store, dictionaryId, 'test'), tally));
+  const limits = limitsOf(store);
+  await store.transaction((tx) =>
+    writeMergedCases(tx, dictionaryId, [c], 'srv', () => newRevision(tx, dictionaryId, 'test'), tally, limits),
+  );
   return tally;
 }
 
-const replace = (store: Store, dictionaryId: number, c: CaseWrite, revision: number) =>
-  store.transaction(() => replaceCases(store, dictionaryId, [{ write: c, revision, binary: [] }], 'csweb'));
+const replace = (store: Store, dictionaryId: number, c: CaseWrite, revision: number) => {
+  const limits = limitsOf(store);
+  return store.transaction((tx) => replaceCases(tx, dictionaryId, [{ write: c, revision, binary: [] }], 'csweb', limits));
+};
 
-test('merge: a case differing only in its case note is an update, at a new revision', () => {
-  withStore((store, id) => {
-    assert.equal(merge(store, id, write()).inserted, 1);
-    const first = store.cases.get(id, G)!;
-    assert.equal(merge(store, id, write()).unchanged, 1);
-    assert.equal(merge(store, id, write({ caseNote: 'dog in the yard' })).updated, 1);
-    const noted = store.cases.get(id, G)!;
+test('merge: a case differing only in its case note is an update, at a new revision', async () => {
+  await withStore(async (store, id) => {
+    assert.equal((await merge(store, id, write())).inserted, 1);
+    const first = (await store.cases.get(id, G))!;
+    assert.equal((await merge(store, id, write())).unchanged, 1);
+    assert.equal((await merge(store, id, write({ caseNote: 'dog in the yard' }))).updated, 1);
+    const noted = (await store.cases.get(id, G))!;
     assert.equal(noted.caseNote, 'dog in the yard');
     assert.ok(noted.revision > first.revision);
-    assert.equal(merge(store, id, write()).updated, 1, 'taking the note away is a change too');
-    assert.equal(store.cases.get(id, G)!.caseNote, undefined);
+    assert.equal((await merge(store, id, write())).updated, 1, 'taking the note away is a change too');
+    assert.equal((await store.cases.get(id, G))!.caseNote, undefined);
   });
 });
 
-test('replace as it is: a case differing only in its case note is written, at the revision it brings', () => {
-  withStore((store, id) => {
-    assert.deepEqual(replace(store, id, write(), 50), { written: 1, unchanged: 0 });
-    assert.deepEqual(replace(store, id, write(), 50), { written: 0, unchanged: 1 });
+test('replace as it is: a case differing only in its case note is written, at the revision it brings', async () => {
+  await withStore(async (store, id) => {
+    assert.deepEqual(await replace(store, id, write(), 50), { written: 1, unchanged: 0 });
+    assert.deepEqual(await replace(store, id, write(), 50), { written: 0, unchanged: 1 });
     // The import's own equality used to skip the case note: this case stayed as it was.
-    assert.deepEqual(replace(store, id, write({ caseNote: 'dog in the yard' }), 50), { written: 1, unchanged: 0 });
-    assert.equal(store.cases.get(id, G)!.caseNote, 'dog in the yard');
-    assert.deepEqual(replace(store, id, write(), 50), { written: 1, unchanged: 0 });
-    const c = store.cases.get(id, G)!;
+    assert.deepEqual(await replace(store, id, write({ caseNote: 'dog in the yard' }), 50), { written: 1, unchanged: 0 });
+    assert.equal((await store.cases.get(id, G))!.caseNote, 'dog in the yard');
+    assert.deepEqual(await replace(store, id, write(), 50), { written: 1, unchanged: 0 });
+    const c = (await store.cases.get(id, G))!;
     assert.equal(c.caseNote, undefined);
     assert.equal(c.revision, 50);
     // Its own rule for the rest: another clock or revision with the same content is written as it is.
-    assert.deepEqual(replace(store, id, write({ clock: [{ deviceId: 'tab2', revision: 1 }] }), 50), { written: 1, unchanged: 0 });
-    assert.deepEqual(replace(store, id, write({ clock: [{ deviceId: 'tab2', revision: 1 }] }), 51), { written: 1, unchanged: 0 });
-    assert.equal(store.cases.get(id, G)!.revision, 51);
+    assert.deepEqual(await replace(store, id, write({ clock: [{ deviceId: 'tab2', revision: 1 }] }), 50), { written: 1, unchanged: 0 });
+    assert.deepEqual(await replace(store, id, write({ clock: [{ deviceId: 'tab2', revision: 1 }] }), 51), { written: 1, unchanged: 0 });
+    assert.equal((await store.cases.get(id, G))!.revision, 51);
     // The store's counter continues above the revisions kept.
-    assert.equal(merge(store, id, write({ guid: '00000000-0000-4000-8000-000000000002' })).inserted, 1);
-    assert.ok(store.cases.get(id, '00000000-0000-4000-8000-000000000002')!.revision > 51);
+    assert.equal((await merge(store, id, write({ guid: '00000000-0000-4000-8000-000000000002' }))).inserted, 1);
+    assert.ok((await store.cases.get(id, '00000000-0000-4000-8000-000000000002'))!.revision > 51);
   });
 });
 
-test('both paths store a lone surrogate of the key, label and case note as one U+FFFD, and see the same case again as unchanged', () => {
-  withStore((store, id) => {
+test('both paths store a lone surrogate of the key, label and case note as one U+FFFD, and see the same case again as unchanged', async () => {
+  await withStore(async (store, id) => {
     const lone = write({ caseKey: '001\ud800', label: 'Berg \ud800 household', caseNote: '\udc00' });
-    assert.equal(merge(store, id, lone).inserted, 1);
-    assert.equal(merge(store, id, lone).unchanged, 1, 'the stored form compares equal to what it came from');
-    const c = store.cases.get(id, G)!;
+    assert.equal((await merge(store, id, lone)).inserted, 1);
+    assert.equal((await merge(store, id, lone)).unchanged, 1, 'the stored form compares equal to what it came from');
+    const c = (await store.cases.get(id, G))!;
     assert.deepEqual([c.caseKey, c.label, c.caseNote], ['001\ufffd', 'Berg \ufffd household', '\ufffd']);
     const other = { ...lone, guid: '00000000-0000-4000-8000-000000000003' };
-    assert.deepEqual(replace(store, id, other, 60), { written: 1, unchanged: 0 });
-    assert.deepEqual(replace(store, id, other, 60), { written: 0, unchanged: 1 });
+    assert.deepEqual(await replace(store, id, other, 60), { written: 1, unchanged: 0 });
+    assert.deepEqual(await replace(store, id, other, 60), { written: 0, unchanged: 1 });
     // What the file holds: UTF-8 of U+FFFD (EF BF BD), never the surrogate's bytes ED A0 80.
     const db = new Database(store.home.db, { readonly: true });
     try {

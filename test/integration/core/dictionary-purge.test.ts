@@ -8,20 +8,26 @@ import { jobLogPath } from '../../../src/core/breakout/jobs/job-process.js';
 import { AppError } from '../../../src/shared/errors.js';
 import type { Store } from '../../../src/store/open-store.js';
 import { seedPopstan } from '../../helpers/http-server.js';
-import { fixture, tempStore } from '../../helpers/temp-home.js';
+import { fixture, sqliteDb, tempStore } from '../../helpers/temp-home.js';
 
-const count = (store: Store, sql: string, ...args: unknown[]) => (store.db.prepare(sql).get(...args) as { n: number }).n;
+const count = (store: Store, sql: string, ...args: unknown[]) =>
+  (
+    sqliteDb(store)
+      .prepare(sql)
+      .get(...args) as { n: number }
+  ).n;
 
 /** Gives the dictionary one of everything a purge removes, and returns the log files made. */
-function furnish(store: Store, name: string, other: string): { logs: string[] } {
-  const id = store.dictionaries.find(name)!.id;
+async function furnish(store: Store, name: string, other: string): Promise<{ logs: string[] }> {
+  const db = sqliteDb(store);
+  const id = (await store.dictionaries.find(name))!.id;
   const now = new Date().toISOString();
-  const guid = (store.db.prepare('SELECT guid FROM cases WHERE dictionary_id = ? LIMIT 1').get(id) as { guid: string }).guid;
-  store.db.prepare('UPDATE cases SET deleted = 1 WHERE dictionary_id = ? AND guid = ?').run(id, guid);
-  const schedule = store.schedules.insert({ dictionaryId: id, enabled: true, cronExpression: '0 * * * *', nextRun: null }, now);
+  const guid = (db.prepare('SELECT guid FROM cases WHERE dictionary_id = ? LIMIT 1').get(id) as { guid: string }).guid;
+  db.prepare('UPDATE cases SET deleted = 1 WHERE dictionary_id = ? AND guid = ?').run(id, guid);
+  const schedule = await store.schedules.insert({ dictionaryId: id, enabled: true, cronExpression: '0 * * * *', nextRun: null }, now);
   mkdirSync(store.home.breakoutLogs, { recursive: true });
   writeFileSync(join(store.home.breakoutLogs, 'run-1.log'), 'log');
-  store.schedules.addRun({
+  await store.schedules.addRun({
     scheduleId: schedule.id,
     trigger: 'scheduled',
     startedAt: now,
@@ -32,40 +38,40 @@ function furnish(store: Store, name: string, other: string): { logs: string[] } 
     message: null,
     runnerPid: null,
   });
-  store.db.prepare(`INSERT INTO sync_devices (device_id, first_seen, last_seen) VALUES ('dev1', ?, ?)`).run(now, now);
-  store.db
-    .prepare(`INSERT INTO sync_history (dictionary_id, device_id, direction, revision, created_at) VALUES (?, 'dev1', 'put', 1, ?)`)
-    .run(id, now);
-  store.jobs.create({ id: 'own', dictionaries: [name], mode: 'full', threads: 1, overwrite: false, origin: 'test' });
-  store.jobs.finish('own', 'completed');
+  db.prepare(`INSERT INTO sync_devices (device_id, first_seen, last_seen) VALUES ('dev1', ?, ?)`).run(now, now);
+  db.prepare(`INSERT INTO sync_history (dictionary_id, device_id, direction, revision, created_at) VALUES (?, 'dev1', 'put', 1, ?)`).run(
+    id,
+    now,
+  );
+  await store.jobs.create({ id: 'own', dictionaries: [name], mode: 'full', threads: 1, overwrite: false, origin: 'test' });
+  await store.jobs.finish('own', 'completed');
   writeFileSync(jobLogPath(store, 'own'), 'job log');
-  store.jobs.create({ id: 'shared', dictionaries: [name, other], mode: 'full', threads: 1, overwrite: false, origin: 'test' });
-  store.jobs.finish('shared', 'completed');
-  const log = store.db.prepare(
+  await store.jobs.create({ id: 'shared', dictionaries: [name, other], mode: 'full', threads: 1, overwrite: false, origin: 'test' });
+  await store.jobs.finish('shared', 'completed');
+  const log = db.prepare(
     `INSERT INTO breakout_log (job_id, dictionary, level, message, progress, created_at) VALUES (?, ?, 'info', 'x', 0, ?)`,
   );
   log.run('shared', name, now);
   log.run('shared', other, now);
-  store.db
-    .prepare(`INSERT INTO webhook_outbox (topic, created_ms, dictionary_id, dictionary_name, guid) VALUES ('case', 1, ?, ?, ?)`)
-    .run(id, name, guid);
-  store.breakoutState.reset(id, 'sqlite:x', 'h', ['popstan_cases', 'popstan_person'], 'shared');
+  db.prepare(`INSERT INTO webhook_outbox (topic, created_ms, dictionary_id, dictionary_name, guid) VALUES ('case', 1, ?, ?, ?)`).run(
+    id,
+    name,
+    guid,
+  );
+  await store.breakoutState.reset(id, 'sqlite:x', 'h', ['popstan_cases', 'popstan_person'], 'shared');
   return { logs: [join(store.home.breakoutLogs, 'run-1.log'), jobLogPath(store, 'own')] };
 }
 
 test('purge removes cases with tombstones, schedules, runs and their logs, sync history, own jobs and log entries, webhook events; other dictionaries keep theirs', async () => {
-  const t = tempStore();
+  const t = await tempStore();
   try {
     const name = await seedPopstan(t.store);
-    const other = uploadDictionary(t.store, { source: readFileSync(fixture('simple-capi.dcf')), label: 'simple' }).name;
-    const id = t.store.dictionaries.find(name)!.id;
-    const total = t.store.cases.count(id);
+    const other = (await uploadDictionary(t.store, { source: readFileSync(fixture('simple-capi.dcf')), label: 'simple' })).name;
+    const id = (await t.store.dictionaries.find(name))!.id;
+    const total = await t.store.cases.count(id);
     assert.ok(total > 0);
-    const { logs } = furnish(t.store, name, other);
-    assert.throws(
-      () => deleteDictionary(t.store, name),
-      (e: AppError) => e.code === 'DICT_IN_USE',
-    );
+    const { logs } = await furnish(t.store, name, other);
+    await assert.rejects(deleteDictionary(t.store, name), (e: AppError) => e.code === 'DICT_IN_USE');
     const r = await purgeDictionary(t.store, name);
     assert.equal(r.removed.cases, total);
     assert.equal(r.removed.deleted_cases, 1);
@@ -79,74 +85,74 @@ test('purge removes cases with tombstones, schedules, runs and their logs, sync 
     assert.deepEqual(r.dropped_tables, []);
     assert.equal(r.removed.breakout_state, 1);
     assert.deepEqual(r.tables_left, ['popstan_cases', 'popstan_person'], 'tables the store knew of are named as left in the target');
-    assert.equal(t.store.dictionaries.find(name), undefined);
+    assert.equal(await t.store.dictionaries.find(name), undefined);
     assert.equal(count(t.store, 'SELECT count(*) AS n FROM cases WHERE dictionary_id = ?', id), 0);
     assert.equal(count(t.store, 'SELECT count(*) AS n FROM revisions WHERE dictionary_id = ?', id), 0);
     assert.equal(count(t.store, 'SELECT count(*) AS n FROM case_counts WHERE dictionary_id = ?', id), 0);
     assert.equal(count(t.store, 'SELECT count(*) AS n FROM schedules'), 0);
     assert.equal(count(t.store, 'SELECT count(*) AS n FROM schedule_runs'), 0);
     assert.ok(logs.every((f) => !existsSync(f)));
-    assert.ok(t.store.jobs.get('shared'), 'a job of several dictionaries stays');
+    assert.ok(await t.store.jobs.get('shared'), 'a job of several dictionaries stays');
     assert.equal(count(t.store, 'SELECT count(*) AS n FROM breakout_log WHERE dictionary = ?', other), 1);
-    assert.ok(t.store.dictionaries.find(other));
+    assert.ok(await t.store.dictionaries.find(other));
     assert.equal(count(t.store, 'SELECT count(*) AS n FROM pragma_foreign_key_check'), 0);
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });
 
 test('a running breakout job of the dictionary refuses the purge with BREAKOUT_BUSY and nothing is removed', async () => {
-  const t = tempStore();
+  const t = await tempStore();
   try {
     const name = await seedPopstan(t.store);
-    const id = t.store.dictionaries.find(name)!.id;
-    const before = t.store.cases.count(id);
+    const id = (await t.store.dictionaries.find(name))!.id;
+    const before = await t.store.cases.count(id);
     // A job with a live pid (this process) is not reaped as dead.
-    t.store.jobs.create({ id: 'busy', dictionaries: [name], mode: 'full', threads: 1, overwrite: false, origin: 'test' });
-    t.store.jobs.markRunning('busy', process.pid);
+    await t.store.jobs.create({ id: 'busy', dictionaries: [name], mode: 'full', threads: 1, overwrite: false, origin: 'test' });
+    await t.store.jobs.markRunning('busy', process.pid);
     await assert.rejects(
       purgeDictionary(t.store, name),
       (e: AppError) => e.code === 'BREAKOUT_BUSY' && e.details.job_id === 'busy' && /busy/.test(e.message),
     );
-    assert.equal(t.store.cases.count(id), before);
+    assert.equal(await t.store.cases.count(id), before);
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });
 
 test('a 100,000-case dictionary is purged whole in one call (how long it takes is a measure, noted in docs/decisions.md, not a test)', async () => {
-  const t = tempStore();
+  const t = await tempStore();
   try {
     const name = await seedPopstan(t.store);
-    const id = t.store.dictionaries.find(name)!.id;
-    const row = t.store.db.prepare('SELECT * FROM cases WHERE dictionary_id = ? LIMIT 1').get(id) as Record<string, unknown>;
+    const id = (await t.store.dictionaries.find(name))!.id;
+    const row = sqliteDb(t.store).prepare('SELECT * FROM cases WHERE dictionary_id = ? LIMIT 1').get(id) as Record<string, unknown>;
     // Each case needs a position of its own (migration 0020): after the seeded ones.
-    const last = (t.store.db.prepare('SELECT max(position) AS p FROM cases WHERE dictionary_id = ?').get(id) as { p: number }).p;
-    t.store.db
+    const last = (sqliteDb(t.store).prepare('SELECT max(position) AS p FROM cases WHERE dictionary_id = ?').get(id) as { p: number }).p;
+    sqliteDb(t.store)
       .prepare(
         `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000)
          INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, created_at, modified_at, position)
          SELECT ?, 'g' || i, 'k' || i, ?, ?, 0, i % 10 = 0, ?, ?, ?, ?, ?, ?, ? + i FROM n`,
       )
       .run(id, row.label, row.data, row.revision, row.clock, row.partial_save, row.notes, row.created_at, row.modified_at, last);
-    const total = t.store.cases.count(id);
+    const total = await t.store.cases.count(id);
     assert.ok(total >= 100_000);
     const r = await purgeDictionary(t.store, name);
     assert.equal(r.removed.cases, total);
-    assert.equal((t.store.db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = ?').get(id) as { n: number }).n, 0);
+    assert.equal((sqliteDb(t.store).prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = ?').get(id) as { n: number }).n, 0);
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });
 
 test('a schedule run of the dictionary with a live runner refuses the purge (BREAKOUT_BUSY); one whose runner died does not', async () => {
-  const t = tempStore();
+  const t = await tempStore();
   try {
     const name = await seedPopstan(t.store);
-    const id = t.store.dictionaries.find(name)!.id;
+    const id = (await t.store.dictionaries.find(name))!.id;
     const now = new Date().toISOString();
-    const schedule = t.store.schedules.insert({ dictionaryId: id, enabled: true, cronExpression: '0 * * * *', nextRun: null }, now);
-    const run = t.store.schedules.addRun({
+    const schedule = await t.store.schedules.insert({ dictionaryId: id, enabled: true, cronExpression: '0 * * * *', nextRun: null }, now);
+    const run = await t.store.schedules.addRun({
       scheduleId: schedule.id,
       trigger: 'run-now',
       startedAt: now,
@@ -161,12 +167,12 @@ test('a schedule run of the dictionary with a live runner refuses the purge (BRE
       purgeDictionary(t.store, name),
       (e: AppError) => e.code === 'BREAKOUT_BUSY' && e.details.schedule_run_id === String(run),
     );
-    assert.ok(t.store.dictionaries.find(name));
+    assert.ok(await t.store.dictionaries.find(name));
     // A pid far above pid_max (4194304 on Linux) belongs to no process: the runner is dead.
-    t.store.db.prepare('UPDATE schedule_runs SET runner_pid = 99999999 WHERE id = ?').run(run);
+    sqliteDb(t.store).prepare('UPDATE schedule_runs SET runner_pid = 99999999 WHERE id = ?').run(run);
     const r = await purgeDictionary(t.store, name);
     assert.equal(r.removed.schedule_runs, 1);
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { openFile, putFile } from '../../../src/core/files/files.js';
 import { listClientFolder, openClientFile, putClientFile } from '../../../src/core/sync/files.js';
 import { AppError } from '../../../src/shared/errors.js';
-import { tempStore } from '../../helpers/temp-home.js';
+import { sqliteDb, tempStore } from '../../helpers/temp-home.js';
 
 const code =
   (c: string, check: (e: AppError) => void = () => {}) =>
@@ -39,7 +39,7 @@ function counted(n: number, size: number): { body: AsyncIterable<Buffer>; taken:
 }
 
 test('size limit: refused at the chunk that crosses it, 413 details {file, limit}, the old version and nothing else left', async () => {
-  const { store, home, cleanup } = tempStore();
+  const { store, home, cleanup } = await tempStore();
   try {
     await putFile(store, 'paradata/log.zip', Readable.from([Buffer.from('old version')]));
     const { body, taken } = counted(100, 1000);
@@ -53,17 +53,17 @@ test('size limit: refused at the chunk that crosses it, 413 details {file, limit
     assert.equal(taken(), 5, 'the body was not read past the chunk that crossed the limit');
     assert.equal(readFileSync(join(home.media, 'paradata/log.zip'), 'utf8'), 'old version');
     assert.deepEqual(readdirSync(join(home.media, 'paradata')), ['log.zip'], 'no temporary file left');
-    assert.equal(store.files.find('paradata/log.zip')!.size, 'old version'.length);
+    assert.equal((await store.files.find('paradata/log.zip'))!.size, 'old version'.length);
     // Exactly the limit is accepted.
     const exact = await putFile(store, 'paradata/log.zip', counted(3, 1500).body, { maxBytes: 4500 });
     assert.equal(exact.size, 4500);
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
 test('a wrong Content-MD5 or a body that fails midway: the old version stays, no temporary file', async () => {
-  const { store, home, cleanup } = tempStore();
+  const { store, home, cleanup } = await tempStore();
   try {
     const writer = { username: 'interviewer', role: 'Standard' as const };
     await putClientFile(store, 'paradata/pds.txt', Readable.from([Buffer.from('uuid-1')]), { writer });
@@ -88,16 +88,19 @@ test('a wrong Content-MD5 or a body that fails midway: the old version stays, no
       { type: 'file', name: 'pds.txt', directory: 'paradata', md5, size: 6, lastModified: undefined },
     );
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
 test('overwrite rule in core: a field account may not replace an office file, may replace a field file; the row records the writer', async () => {
-  const { store, home, cleanup } = tempStore();
+  const { store, home, cleanup } = await tempStore();
   try {
     const standard = { username: 'interviewer', role: 'Standard' as const };
     await putFile(store, 'photos/logo.jpg', Readable.from([Buffer.from([0xff, 0xd8, 0xff, 1])]));
-    assert.deepEqual([store.files.find('photos/logo.jpg')!.writtenBy, store.files.find('photos/logo.jpg')!.office], [null, true]);
+    assert.deepEqual(
+      [(await store.files.find('photos/logo.jpg'))!.writtenBy, (await store.files.find('photos/logo.jpg'))!.office],
+      [null, true],
+    );
     const denied = code('AUTH-004', (e) => {
       assert.equal(e.details.oauth_error, 'access_denied');
       assert.equal(e.details.permission, 'files.write');
@@ -107,36 +110,36 @@ test('overwrite rule in core: a field account may not replace an office file, ma
 
     await putFile(store, 'photos/case-1.jpg', Readable.from([Buffer.from('v1')]), { writer: standard });
     assert.deepEqual(
-      [store.files.find('photos/case-1.jpg')!.writtenBy, store.files.find('photos/case-1.jpg')!.office],
+      [(await store.files.find('photos/case-1.jpg'))!.writtenBy, (await store.files.find('photos/case-1.jpg'))!.office],
       ['interviewer', false],
     );
     await putFile(store, 'photos/case-1.jpg', Readable.from([Buffer.from('v2')]), { writer: { username: 'second', role: 'Standard' } });
-    assert.equal(store.files.find('photos/case-1.jpg')!.writtenBy, 'second');
+    assert.equal((await store.files.find('photos/case-1.jpg'))!.writtenBy, 'second');
     // An API account takes the file over: from then on it is an office file.
     await putFile(store, 'photos/case-1.jpg', Readable.from([Buffer.from('v3')]), { writer: { username: 'integration', role: 'API' } });
-    assert.equal(store.files.find('photos/case-1.jpg')!.office, true);
+    assert.equal((await store.files.find('photos/case-1.jpg'))!.office, true);
     await assert.rejects(putFile(store, 'photos/case-1.jpg', Readable.from([Buffer.from('v4')]), { writer: standard }), denied);
 
     // A file put in the folder by hand (no metadata) is the office's too.
     writeFileSync(join(home.media, 'by-hand.csv'), 'a,b\n');
     await assert.rejects(putFile(store, 'by-hand.csv', Readable.from([Buffer.from('x')]), { writer: standard }), denied);
     // Rows from before migration 0014 count as office files.
-    store.db
+    sqliteDb(store)
       .prepare(
         "INSERT INTO files (name, size, sha256, content_type, created_at, updated_at) VALUES ('old.pdf', 1, ?, 'application/pdf', 'x', 'x')",
       )
       .run('0'.repeat(64));
-    assert.equal(store.files.find('old.pdf')!.office, true);
+    assert.equal((await store.files.find('old.pdf'))!.office, true);
 
     // A folder of the path that is a file: PATH_INVALID, not an I/O error.
     await assert.rejects(putFile(store, 'by-hand.csv/inner.txt', Readable.from([Buffer.from('x')])), code('PATH_INVALID'));
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
 test('a snapshot keeps the version it opened: headers and bytes agree while the file is replaced', async () => {
-  const { store, cleanup } = tempStore();
+  const { store, cleanup } = await tempStore();
   try {
     const v1 = Buffer.alloc(300_000, 0x31);
     const v2 = Buffer.alloc(70_000, 0x32);
@@ -159,6 +162,6 @@ test('a snapshot keeps the version it opened: headers and bytes agree while the 
       [['media.bin', v2.length, createHash('md5').update(v2).digest('hex')]],
     );
   } finally {
-    cleanup();
+    await cleanup();
   }
 });

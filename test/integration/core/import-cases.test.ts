@@ -38,9 +38,9 @@ function censusWithBadAges(n: number): string {
 
 describe('importCases', { concurrency: true }, () => {
   test('lists the first warnings with case, line, item and value, counts the rest, and logs them all', async () => {
-    const t = tempStore();
+    const t = await tempStore();
     try {
-      const up = uploadDictionary(t.store, { source: readFileSync(fixture('popstan-census.json.dcf')), label: 'popstan' });
+      const up = await uploadDictionary(t.store, { source: readFileSync(fixture('popstan-census.json.dcf')), label: 'popstan' });
       const file = join(t.home.root, 'bad-ages.dat');
       writeFileSync(file, censusWithBadAges(7));
       const now = () => new Date(Date.UTC(2025, 4, 6, 7, 8, 9));
@@ -77,14 +77,14 @@ describe('importCases', { concurrency: true }, () => {
       assert.equal(again.log, join(t.home.root, 'logs', 'import', 'CEN2000_2025-05-06_07-08-09_2.log'));
       assert.equal(again.files[0]!.warningList.length, 7);
     } finally {
-      t.cleanup();
+      await t.cleanup();
     }
   });
 
   test('keeps the case with a line trimmed inside the id area, with a blank-id warning', async () => {
-    const t = tempStore();
+    const t = await tempStore();
     try {
-      const up = uploadDictionary(t.store, { source: readFileSync(TRIMMED_DCF), label: 'trim' });
+      const up = await uploadDictionary(t.store, { source: readFileSync(TRIMMED_DCF), label: 'trim' });
       const r = await importCases(t.store, up.name, [TRIMMED_DAT]);
       assert.deepEqual([r.total.read, r.total.inserted, r.total.failed, r.total.warnings], [3, 3, 0, 2]);
       assert.deepEqual(
@@ -94,16 +94,16 @@ describe('importCases', { concurrency: true }, () => {
           ['blank-id', '310001  ', 11, 'VISIT'],
         ],
       );
-      assert.equal(t.store.cases.countActive(t.store.dictionaries.find(up.name)!.id), 3);
+      assert.equal(await t.store.cases.countActive((await t.store.dictionaries.find(up.name))!.id), 3);
     } finally {
-      t.cleanup();
+      await t.cleanup();
     }
   });
 
   test('refuses a .csdb of another dictionary before storing anything, even the files before it', async () => {
-    const t = tempStore();
+    const t = await tempStore();
     try {
-      const up = uploadDictionary(t.store, { source: readFileSync(TRIMMED_DCF), label: 'trim' });
+      const up = await uploadDictionary(t.store, { source: readFileSync(TRIMMED_DCF), label: 'trim' });
       const own = join(t.home.root, 'own.csdb');
       const other = join(t.home.root, 'other.csdb');
       writeOwnCsdb(own);
@@ -118,7 +118,7 @@ describe('importCases', { concurrency: true }, () => {
         assert.match(err.message, /no file was imported$/);
         return true;
       });
-      assert.equal(t.store.cases.countActive(t.store.dictionaries.find(up.name)!.id), 0);
+      assert.equal(await t.store.cases.countActive((await t.store.dictionaries.find(up.name))!.id), 0);
       assert.equal(existsSync(t.home.importLogs), false, 'a refused import writes no log');
 
       // A .csdb of its own dictionary imports; its warnings are located by the case's position.
@@ -144,7 +144,7 @@ describe('importCases', { concurrency: true }, () => {
         new RegExp(`warning invalid-value: ${odd} case #2 \\(case "101002 1", record PERSON, item AGE\\) value "forty"`),
       );
     } finally {
-      t.cleanup();
+      await t.cleanup();
     }
   });
 });

@@ -13,7 +13,7 @@ import { hashPassword, passwordScheme, verifyPassword } from '../../../src/core/
 import type { Store } from '../../../src/core/home/index.js';
 import { tempStore } from '../../helpers/temp-home.js';
 
-let t: ReturnType<typeof tempStore>;
+let t: Awaited<ReturnType<typeof tempStore>>;
 let store: Store;
 
 /** What one login attempt checked: the scheme and bcrypt cost of each hash, in order, and how it ended. */
@@ -35,10 +35,10 @@ async function attempt(username: string, password: string): Promise<{ checks: st
 const sorted = (a: string[]) => [...a].sort();
 
 before(async () => {
-  t = tempStore();
+  t = await tempStore();
   store = t.store;
-  store.users.insert('own', 'Standard', await hashPassword('own-password'));
-  store.users.insert('broken', 'Standard', 'not-a-hash');
+  await store.users.insert('own', 'Standard', await hashPassword('own-password'));
+  await store.users.insert('broken', 'Standard', 'not-a-hash');
 });
 after(() => t.cleanup());
 
@@ -55,7 +55,7 @@ test('without CSWeb hashes: every failure is one argon2 check; a success costs n
 
 test('with an account imported from CSWeb: every failure is one argon2 and one bcrypt check of the same cost', async () => {
   // PHP's password_hash at its default cost 10, as CSWeb stores it.
-  store.users.insert('ann', 'Standard', (await hash('csweb-pass', 10)).replace(/^\$2b\$/, '$2y$'));
+  await store.users.insert('ann', 'Standard', (await hash('csweb-pass', 10)).replace(/^\$2b\$/, '$2y$'));
   const results = {
     unknown: await attempt('nobody', 'whatever-2'),
     argon2Account: await attempt('own', 'whatever-2'),
@@ -67,11 +67,11 @@ test('with an account imported from CSWeb: every failure is one argon2 and one b
   }
   // The right CSWeb password logs in with one check, and the account is re-hashed with argon2.
   assert.deepEqual(await attempt('ann', 'csweb-pass'), { checks: ['bcrypt-10'], ok: true });
-  assert.equal(passwordScheme(store.users.find('ann')!.passwordHash), 'argon2');
+  assert.equal(passwordScheme((await store.users.find('ann'))!.passwordHash), 'argon2');
 });
 
 test('once the last CSWeb hash is re-hashed, failures are back to one argon2 check', async () => {
-  assert.equal(store.users.anyBcryptHash(), undefined);
+  assert.equal(await store.users.anyBcryptHash(), undefined);
   assert.deepEqual(await attempt('nobody', 'whatever-3'), { checks: ['argon2'], ok: false });
   assert.deepEqual(await attempt('own', 'whatever-3'), { checks: ['argon2'], ok: false });
 });

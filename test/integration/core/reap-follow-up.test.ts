@@ -20,39 +20,41 @@ const incremental = (dictionary: string, origin: string) => ({
   origin,
 });
 
-test('reaping a dead job starts the follow-up queued behind it, once', () => {
-  const t = tempStore();
+test('reaping a dead job starts the follow-up queued behind it, once', async () => {
+  const t = await tempStore();
   try {
     const { store } = t;
     const dcf = fixture('popstan-census.text.dcf');
-    const dict = uploadDictionary(store, { source: readFileSync(dcf), label: 'popstan', file: dcf });
-    const id = store.dictionaries.find(dict.name)!.id;
+    const dict = await uploadDictionary(store, { source: readFileSync(dcf), label: 'popstan', file: dcf });
+    const id = (await store.dictionaries.find(dict.name))!.id;
 
-    const first = store.jobs.create(incremental(dict.name, 'webhook'));
+    const first = await store.jobs.create(incremental(dict.name, 'webhook'));
     // The pid of a process that has already exited: the job's process is gone.
-    store.jobs.setPid(first.id, spawnSync(process.execPath, ['-e', '']).pid!);
-    const queued = store.followUps.request(id, incremental(dict.name, 'webhook'), new Date().toISOString());
+    await store.jobs.setPid(first.id, spawnSync(process.execPath, ['-e', '']).pid!);
+    const queued = await store.followUps.request(id, incremental(dict.name, 'webhook'), new Date().toISOString());
     assert.ok('queued' in queued, 'a job of the dictionary is unfinished, so the event is queued');
-    assert.equal(store.followUps.pending(id), 1);
+    assert.equal(await store.followUps.pending(id), 1);
 
-    reapDeadJobs(store, Date.now(), { spawn: false });
-    const failed = store.jobs.get(first.id)!;
+    await reapDeadJobs(store, Date.now(), { spawn: false });
+    const failed = (await store.jobs.get(first.id))!;
     assert.equal(failed.status, 'failed');
     assert.equal(failed.error?.code, 'BRK-002');
-    const followUps = store.jobs.unfinished();
+    const followUps = await store.jobs.unfinished();
     assert.equal(followUps.length, 1);
     assert.equal(followUps[0]!.origin, FOLLOW_UP_ORIGIN);
     assert.deepEqual(followUps[0]!.dictionaries, [dict.name]);
-    assert.equal(store.followUps.pending(id), 0);
-    assert.ok(store.breakoutLog.newest({ limit: 10 }).some((e) => e.message.includes(`follow-up incremental job ${followUps[0]!.id}`)));
+    assert.equal(await store.followUps.pending(id), 0);
+    assert.ok(
+      (await store.breakoutLog.newest({ limit: 10 })).some((e) => e.message.includes(`follow-up incremental job ${followUps[0]!.id}`)),
+    );
 
     // The follow-up is young and pending: a second reap leaves it, and starts nothing more.
-    reapDeadJobs(store, Date.now(), { spawn: false });
+    await reapDeadJobs(store, Date.now(), { spawn: false });
     assert.deepEqual(
-      store.jobs.unfinished().map((j) => j.id),
+      (await store.jobs.unfinished()).map((j) => j.id),
       [followUps[0]!.id],
     );
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });

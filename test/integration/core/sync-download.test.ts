@@ -5,7 +5,7 @@ import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js
 import { downloadCases, uploadCases } from '../../../src/core/sync/sync.js';
 import { openStore, type Store } from '../../../src/store/open-store.js';
 import type { DownloadRequest } from '../../../src/sync/headers.js';
-import { fixture, tempHome } from '../../helpers/temp-home.js';
+import { fixture, sqliteDb, tempHome } from '../../helpers/temp-home.js';
 import { popstanCases } from '../../helpers/sync-client.js';
 
 const DICT = 'CEN2000';
@@ -15,15 +15,15 @@ async function* items(values: unknown[]): AsyncGenerator<unknown[]> {
   for (let i = 0; i < values.length; i += 2) yield values.slice(i, i + 2);
 }
 
-function popstanStore(t: { after(fn: () => void): void }): Store {
-  const home = tempHome();
-  const store = openStore(home);
-  t.after(() => {
-    store.close();
+async function popstanStore(t: { after(fn: () => Promise<void>): void }): Promise<Store> {
+  const home = await tempHome();
+  const store = await openStore(home);
+  t.after(async () => {
+    await store.close();
     home.cleanup();
   });
   const file = fixture('popstan-census.json.dcf');
-  uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
+  await uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
   return store;
 }
 
@@ -39,45 +39,50 @@ const request = (over: Partial<DownloadRequest>): DownloadRequest => ({
 });
 
 test('sync download: a carried page total answers the next page; a write in between is counted afresh', async (t) => {
-  const store = popstanStore(t);
+  const store = await popstanStore(t);
   await uploadCases(store, DICT, items(popstanCases(5, 'tablet-a')), { device: 'tablet-a' }, 'u');
-  const dict = store.dictionaries.find(DICT)!;
+  const dict = (await store.dictionaries.find(DICT))!;
 
-  const first = downloadCases(store, DICT, request({}), 'u');
+  const first = await downloadCases(store, DICT, request({}), 'u');
   assert.equal(first.rangeCount, '2/5');
   const last = first.cases.at(-1)!;
   const next = { after: { revision: last.revision, guid: last.guid }, upTo: first.cases[0]!.revision, universe: '', excludeRevisions: [] };
   // The next page's range total is remembered (not recounted) under this dictionary and snapshot.
-  store.sync.carry(dict.id, dict.createdAt, next, 42);
-  assert.equal(store.sync.count(dict.id, dict.createdAt, next), 42);
-  assert.equal(store.sync.count(dict.id, 'another dictionary created later', next), 3, 'another scope counts the store');
-  store.sync.carry(dict.id, dict.createdAt, next, 3);
+  await store.sync.carry(dict.id, dict.createdAt, next, 42);
+  assert.equal(await store.sync.count(dict.id, dict.createdAt, next), 42);
+  assert.equal(await store.sync.count(dict.id, 'another dictionary created later', next), 3, 'another scope counts the store');
+  await store.sync.carry(dict.id, dict.createdAt, next, 3);
 
   const cursor = { lastRevision: last.revision, hasLastRevision: true, startAfter: last.guid };
-  const second = downloadCases(store, DICT, request(cursor), 'u');
+  const second = await downloadCases(store, DICT, request(cursor), 'u');
   assert.equal(second.rangeCount, '2/3');
   assert.equal(second.status, 206);
 
   // Another upload between pages: a new snapshot, so the rest of the range is counted again.
   const last2 = second.cases.at(-1)!;
   await uploadCases(store, DICT, items(popstanCases(4, 'tablet-c')), { device: 'tablet-c' }, 'u');
-  const third = downloadCases(store, DICT, request({ lastRevision: last2.revision, hasLastRevision: true, startAfter: last2.guid }), 'u');
+  const third = await downloadCases(
+    store,
+    DICT,
+    request({ lastRevision: last2.revision, hasLastRevision: true, startAfter: last2.guid }),
+    'u',
+  );
   assert.equal(third.rangeCount, '2/5', 'the 1 case left of the first upload and the 4 new ones');
   let page = third;
   const seen = [...first.cases, ...second.cases, ...third.cases].map((c) => c.guid);
   while (page.status === 206) {
     const l = page.cases.at(-1)!;
-    page = downloadCases(store, DICT, request({ lastRevision: l.revision, hasLastRevision: true, startAfter: l.guid }), 'u');
+    page = await downloadCases(store, DICT, request({ lastRevision: l.revision, hasLastRevision: true, startAfter: l.guid }), 'u');
     seen.push(...page.cases.map((c) => c.guid));
   }
   assert.equal(new Set(seen).size, 9);
   assert.equal(seen.length, 9);
 });
 
-test('sync download: the revision index carries case_key, so a universe-filtered count reads the index alone', (t) => {
-  const store = popstanStore(t);
+test('sync download: the revision index carries case_key, so a universe-filtered count reads the index alone', async (t) => {
+  const store = await popstanStore(t);
   const columns = (
-    store.db.prepare("SELECT name FROM pragma_index_info('cases_by_revision') ORDER BY seqno").all() as { name: string }[]
+    sqliteDb(store).prepare("SELECT name FROM pragma_index_info('cases_by_revision') ORDER BY seqno").all() as { name: string }[]
   ).map((r) => r.name);
   assert.deepEqual(columns, ['dictionary_id', 'revision', 'guid', 'deleted', 'case_key']);
 });

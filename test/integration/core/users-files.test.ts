@@ -12,11 +12,11 @@ import { tempStore } from '../../helpers/temp-home.js';
 const code = (c: string) => (e: unknown) => e instanceof AppError && e.code === c;
 
 test('users: add with an argon2id hash, refuse duplicates and bad input, change password, remove', async () => {
-  const { store, cleanup } = tempStore();
+  const { store, cleanup } = await tempStore();
   try {
     const u = await addUser(store, 'alice', 'API', 'correct horse');
     assert.equal(u.role, 'API');
-    const row = store.users.find('alice')!;
+    const row = (await store.users.find('alice'))!;
     assert.match(row.passwordHash, /^\$argon2id\$/);
     assert.equal(await verifyPassword(row.passwordHash, 'correct horse'), true);
     assert.equal(await verifyPassword(row.passwordHash, 'wrong'), false);
@@ -25,47 +25,47 @@ test('users: add with an argon2id hash, refuse duplicates and bad input, change 
     await assert.rejects(addUser(store, 'bob', 'Standard', 'short'), code('USAGE'));
     await assert.rejects(addUser(store, '../bob', 'Standard', 'long enough'), code('USAGE'));
     await changePassword(store, 'alice', 'battery staple');
-    assert.equal(await verifyPassword(store.users.find('alice')!.passwordHash, 'battery staple'), true);
+    assert.equal(await verifyPassword((await store.users.find('alice'))!.passwordHash, 'battery staple'), true);
     assert.deepEqual(
-      listUsers(store).map((x) => x.username),
+      (await listUsers(store)).map((x) => x.username),
       ['alice'],
     );
-    removeUser(store, 'alice');
-    assert.throws(() => removeUser(store, 'alice'), code('NOT_FOUND'));
+    await removeUser(store, 'alice');
+    await assert.rejects(removeUser(store, 'alice'), code('NOT_FOUND'));
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
 test('files: put, info, get, list and rm in the media area; traversal refused', async () => {
-  const { store, home, cleanup } = tempStore();
+  const { store, home, cleanup } = await tempStore();
   try {
     const info = await putFile(store, 'photos/a.txt', Readable.from([Buffer.from('hello '), Buffer.from('world')]));
     assert.equal(info.size, 11);
     assert.equal(info.content_type, 'text/plain');
     assert.equal(info.sha256, 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9');
     assert.equal(readFileSync(join(home.media, 'photos/a.txt'), 'utf8'), 'hello world');
-    assert.deepEqual(fileInfo(store, 'photos/a.txt').size, 11);
+    assert.deepEqual((await fileInfo(store, 'photos/a.txt')).size, 11);
     const { snapshot } = await openFile(store, 'photos/a.txt');
     const chunks: Buffer[] = [];
     for await (const c of snapshot.stream()) chunks.push(c as Buffer);
     assert.equal(Buffer.concat(chunks).toString(), 'hello world');
     await putFile(store, 'photos/a.txt', Readable.from([Buffer.from('v2')]));
-    assert.equal(fileInfo(store, 'photos/a.txt').size, 2);
+    assert.equal((await fileInfo(store, 'photos/a.txt')).size, 2);
     assert.deepEqual(
-      listFiles(store).map((f) => f.name),
+      (await listFiles(store)).map((f) => f.name),
       ['photos/a.txt'],
     );
     await assert.rejects(putFile(store, '../escape.txt', Readable.from([Buffer.from('x')])), code('PATH_INVALID'));
     assert.equal(existsSync(join(home.media, '..', 'escape.txt')), false);
-    assert.throws(
-      () => fileInfo(store, 'missing.jpg'),
+    await assert.rejects(
+      fileInfo(store, 'missing.jpg'),
       (e: unknown) => e instanceof AppError && e.code === 'NOT_FOUND' && /missing\.jpg/.test(e.message),
     );
-    removeFile(store, 'photos/a.txt');
+    await removeFile(store, 'photos/a.txt');
     assert.equal(existsSync(join(home.media, 'photos/a.txt')), false);
-    assert.deepEqual(listFiles(store), []);
+    assert.deepEqual(await listFiles(store), []);
   } finally {
-    cleanup();
+    await cleanup();
   }
 });

@@ -14,7 +14,7 @@ import { importFromCsweb, openCsweb, verifyCsweb } from '../../../src/core/csweb
 import { purgeDictionary } from '../../../src/core/dictionaries/index.js';
 import { uploadCases } from '../../../src/core/sync/index.js';
 import type { Store } from '../../../src/store/open-store.js';
-import { fixture, tempStore } from '../../helpers/temp-home.js';
+import { fixture, sqliteDb, tempStore } from '../../helpers/temp-home.js';
 import {
   createCswebFixture,
   photoDescriptor,
@@ -61,13 +61,13 @@ async function withFixture(
   fn: (f: CswebFixture, store: Store, filesDir: string, home: { binaryItems: string }) => Promise<void>,
 ): Promise<void> {
   const f = await createCswebFixture();
-  const t = tempStore();
+  const t = await tempStore();
   const filesDir = mkdtempSync(join(tmpdir(), 'sds-csweb-files-'));
   try {
     await setUp(f, filesDir);
     await fn(f, t.store, filesDir, t.home);
   } finally {
-    t.cleanup();
+    await t.cleanup();
     rmSync(filesDir, { recursive: true, force: true });
     await f.drop();
   }
@@ -91,27 +91,27 @@ test('binary items come over with their cases: contents copied and checked, rows
     assert.equal(r.total.failed, 0);
     assert.deepEqual(lines(r), [`error CSWEB_BINARY_CONTENT_CORRUPT ${G(3)}`, `error CSWEB_BINARY_CONTENT_MISSING ${G(2)}`]);
     assert.equal(r.errors, 2);
-    const dict = store.dictionaries.find(DICT)!;
+    const dict = (await store.dictionaries.find(DICT))!;
     // The content, byte for byte, where sds keeps it; nothing for the missing or corrupt ones.
     const dir = join(home.binaryItems, 'simplecapi_dict');
     assert.deepEqual(readFileSync(join(dir, md5(PHOTO_1))), PHOTO_1);
     assert.equal(existsSync(join(dir, md5(PHOTO_2))), false);
     assert.equal(existsSync(join(dir, md5(PHOTO_3))), false);
     // The rows: CSWeb's wall time (Nairobi, UTC+3) in UTC, the size the descriptor gives.
-    assert.deepEqual(store.binaryItems.forCase(dict.id, G(1)), [
+    assert.deepEqual(await store.binaryItems.forCase(dict.id, G(1)), [
       { caseGuid: G(1), signature: md5(PHOTO_1), size: PHOTO_1.length, modifiedTime: '2024-06-01T09:00:00Z' },
     ]);
-    assert.equal(store.binaryItems.forCase(dict.id, G(2))[0]!.signature, md5(PHOTO_2));
-    assert.deepEqual(store.binaryItems.forCase(dict.id, G(4)), []);
+    assert.equal((await store.binaryItems.forCase(dict.id, G(2)))[0]!.signature, md5(PHOTO_2));
+    assert.deepEqual(await store.binaryItems.forCase(dict.id, G(4)), []);
     // The case keeps its descriptor as CSWeb held it.
-    const stored = JSON.parse(store.cases.get(dict.id, G(1))!.data) as { HOUSING_REC: { PHOTO: unknown } };
+    const stored = JSON.parse((await store.cases.get(dict.id, G(1)))!.data) as { HOUSING_REC: { PHOTO: unknown } };
     assert.deepEqual(stored.HOUSING_REC.PHOTO, photoDescriptor(G(1), PHOTO_1));
 
     // Again: the cursor is past every case, so nothing is read or written and the rows stay single.
     const again = await run(f, store, { filesDir });
     assert.deepEqual([again.total.read, again.total.written], [0, 0]);
     assert.deepEqual(lines(again), []);
-    assert.equal(store.binaryItems.forCase(dict.id, G(1)).length, 1);
+    assert.equal((await store.binaryItems.forCase(dict.id, G(1))).length, 1);
 
     // The missing file appears in CSWeb's folder: a run after a CSWeb change brings it.
     writeCswebBinaryItem(filesDir, DICT, PHOTO_2);
@@ -165,7 +165,7 @@ test('verify compares the binary items of each case', async () => {
 test('rows follow the case: replaced when it is written again, removed with a purge', async () => {
   await withFixture(async (f, store, filesDir) => {
     await run(f, store, { filesDir });
-    const dict = store.dictionaries.find(DICT)!;
+    const dict = (await store.dictionaries.find(DICT))!;
     // A sync upload of case 1 without its photo, then of case 4 with one: rows follow the data.
     const batch = async function* () {
       yield [
@@ -174,14 +174,14 @@ test('rows follow the case: replaced when it is written again, removed with a pu
       ];
     };
     await uploadCases(store, DICT, batch(), { device: 'tablet' }, 'tester');
-    assert.deepEqual(store.binaryItems.forCase(dict.id, G(1)), []);
-    const four = store.binaryItems.forCase(dict.id, G(4));
+    assert.deepEqual(await store.binaryItems.forCase(dict.id, G(1)), []);
+    const four = await store.binaryItems.forCase(dict.id, G(4));
     assert.equal(four.length, 1);
     assert.equal(four[0]!.signature, md5(PHOTO_1));
     assert.equal(four[0]!.size, PHOTO_1.length);
-    assert.equal(store.binaryItems.casesHolding(dict.id, md5(PHOTO_1)), 1);
+    assert.equal(await store.binaryItems.casesHolding(dict.id, md5(PHOTO_1)), 1);
     await purgeDictionary(store, DICT);
-    const left = store.db.prepare('SELECT count(*) AS n FROM case_binary_items').get() as { n: number };
+    const left = sqliteDb(store).prepare('SELECT count(*) AS n FROM case_binary_items').get() as { n: number };
     assert.equal(left.n, 0);
   });
 });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importCswebFiles, type CswebFilesResult } from '../../../src/core/csweb/index.js';
-import { tempStore } from '../../helpers/temp-home.js';
+import { sqliteDb, tempStore } from '../../helpers/temp-home.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { createCswebSource, md5, randomContent, zipOf, type CswebSource } from '../../helpers/csweb-files-fixture.js';
 
@@ -91,7 +91,7 @@ const syncedBytes = Object.values(SYNCED).reduce((n, b) => n + b.length, 0) + 'd
 const SYNCED_COUNT = Object.keys(SYNCED).length + 1;
 
 test('a dry run reports what would be copied and writes nothing', async () => {
-  const t = tempStore();
+  const t = await tempStore();
   try {
     const progress: { files: number; apps: number; bytes: number }[] = [];
     const r = await importCswebFiles(t.store, source.conn, source.filesDir, { dryRun: true, onProgress: (p) => progress.push(p) });
@@ -102,17 +102,17 @@ test('a dry run reports what would be copied and writes nothing', async () => {
     assert.equal(r.binaryItems, 3);
     assert.equal(r.appUpdates, 1);
     assert.deepEqual(codes(r), EXPECTED_REPORT);
-    assert.deepEqual(t.store.files.list(), []);
+    assert.deepEqual(await t.store.files.list(), []);
     assert.deepEqual(readdirSync(t.home.media), []);
     assert.equal(existsSync(join(t.home.apps, 'Census.zip')), false);
-    assert.deepEqual(t.store.appPackages.list(), []);
+    assert.deepEqual(await t.store.appPackages.list(), []);
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });
 
 test('a missing files folder is refused with CSWEB_FILES_FOLDER_MISSING', async () => {
-  const t = tempStore();
+  const t = await tempStore();
   try {
     await assert.rejects(importCswebFiles(t.store, source.conn, join(source.filesDir, 'nope')), (err: Error & { code?: string }) => {
       assert.equal(err.code, 'CSWEB_FILES_FOLDER_MISSING');
@@ -120,7 +120,7 @@ test('a missing files folder is refused with CSWEB_FILES_FOLDER_MISSING', async 
       return true;
     });
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });
 
@@ -157,8 +157,8 @@ test('files and packages come over with their paths, bytes, md5 and times; re-ru
       assert.equal(r.headers.get('content-md5'), md5(bytes), path);
     }
     // The decomposed name is stored composed; either form of the name reaches it.
-    assert.ok(ts.store.files.find(NFC_PATH));
-    assert.equal(ts.store.files.find(NFD_PATH), undefined);
+    assert.ok(await ts.store.files.find(NFC_PATH));
+    assert.equal(await ts.store.files.find(NFD_PATH), undefined);
     assert.deepEqual(readdirSync(join(ts.store.home.media, 'café')), ['notes.txt']);
     for (const name of [NFC_PATH, NFD_PATH]) {
       const r = await ts.call('standard', `/api/files/${name.split('/').map(encodeURIComponent).join('/')}/content`);
@@ -190,7 +190,7 @@ test('files and packages come over with their paths, bytes, md5 and times; re-ru
       ['big', 'café', 'données', 'empty.txt', 'enquête', 'lookup', 'paradata', 'بيانات.txt'].sort(),
     );
     // Recorded as a field account's write: a Standard account may replace them, as on CSWeb (docs/sync.md).
-    const row = ts.store.files.find('lookup/regions.csv')!;
+    const row = (await ts.store.files.find('lookup/regions.csv'))!;
     assert.equal(row.writtenBy, 'csweb-import');
     assert.equal(row.office, false);
     assert.equal(row.contentType, 'text/csv');
@@ -206,7 +206,7 @@ test('files and packages come over with their paths, bytes, md5 and times; re-ru
         FileType: 'Application Deployment Specification',
       },
     ]);
-    const kept = ts.store.appPackages.find('Census')!;
+    const kept = (await ts.store.appPackages.find('Census'))!;
     assert.equal(kept.files, '[{"path":"census.pen"}]');
     assert.equal(kept.signature, md5(PACKAGE_JSON));
     assert.equal(kept.zipMd5, md5(ZIP));
@@ -231,13 +231,13 @@ test('files and packages come over with their paths, bytes, md5 and times; re-ru
     assert.deepEqual(again.files, { copied: 0, unchanged: SYNCED_COUNT, refused: 3, bytes: 0 });
     assert.deepEqual(again.apps, { copied: 0, unchanged: 1, refused: 1, bytes: 0 });
     assert.deepEqual(codes(again), EXPECTED_REPORT);
-    assert.deepEqual(ts.store.appPackages.find('Census'), kept, 'a re-run keeps the metadata as it was');
+    assert.deepEqual(await ts.store.appPackages.find('Census'), kept, 'a re-run keeps the metadata as it was');
     // A home that imported before the metadata was kept (the zip there, no row) gets it at the next run, copying nothing.
-    ts.store.db.prepare('DELETE FROM app_packages').run();
+    sqliteDb(ts.store).prepare('DELETE FROM app_packages').run();
     assert.equal(((await (await ts.call('standard', '/api/apps')).json()) as { description: string }[])[0]!.description, '');
     const fill = await importCswebFiles(ts.store, source.conn, source.filesDir);
     assert.deepEqual(fill.apps, { copied: 0, unchanged: 1, refused: 1, bytes: 0 });
-    assert.equal(ts.store.appPackages.find('Census')!.signature, md5(PACKAGE_JSON));
+    assert.equal((await ts.store.appPackages.find('Census'))!.signature, md5(PACKAGE_JSON));
 
     // A package dropped in by hand: listed without metadata, as before the import kept any.
     const manual = zipOf({ 'package.json': '{"name":"Listing"}' });

@@ -35,13 +35,13 @@ const lines = (cluster: number, hh: number, name: string) => {
 
 async function withFixture(fn: (f: CswebFixture, store: Store) => Promise<void>): Promise<void> {
   const f = await createCswebFixture();
-  const t = tempStore();
+  const t = await tempStore();
   const conn = await openCsweb(f.url, undefined);
   try {
     await fn(f, t.store);
   } finally {
     await conn.end();
-    t.cleanup();
+    await t.cleanup();
     await f.drop();
   }
 }
@@ -89,12 +89,16 @@ test('every field of every case comes over with its CSWeb revision, and the coun
     assert.equal(report.total.failed, 0);
     assert.equal(report.total.written, 3);
     assert.equal(report.source.highestRevision, empty);
-    const dict = store.dictionaries.find('SIMPLECAPI_DICT')!;
+    const dict = (await store.dictionaries.find('SIMPLECAPI_DICT'))!;
     assert.equal(dict.label, 'simpleCAPI');
-    assert.equal(store.dictionaries.source('SIMPLECAPI_DICT')!.toString('utf8'), SIMPLE, 'the dictionary is kept as CSWeb stored it');
-    assert.equal(store.settings.get('server_device_id'), f.serverDeviceId);
+    assert.equal(
+      (await store.dictionaries.source('SIMPLECAPI_DICT'))!.toString('utf8'),
+      SIMPLE,
+      'the dictionary is kept as CSWeb stored it',
+    );
+    assert.equal(await store.settings.get('server_device_id'), f.serverDeviceId);
 
-    const c1 = store.cases.get(dict.id, G(1))!;
+    const c1 = (await store.cases.get(dict.id, G(1)))!;
     assert.equal(c1.revision, r2);
     assert.equal(c1.caseKey, '001001');
     assert.equal(c1.label, 'Berg household');
@@ -105,7 +109,7 @@ test('every field of every case comes over with its CSWeb revision, and the coun
     // CSWeb's notes are re-sent by each upload: the fixture's second upload sent none.
     assert.deepEqual(c1.notes, []);
 
-    const c2 = store.cases.get(dict.id, G(2))!;
+    const c2 = (await store.cases.get(dict.id, G(2)))!;
     assert.equal(c2.revision, r1);
     assert.deepEqual(JSON.parse(c2.data), {
       id: { CLUSTER: 1, HHNO: 2 },
@@ -118,13 +122,13 @@ test('every field of every case comes over with its CSWeb revision, and the coun
     });
     assert.ok(report.entries.some((e) => e.code === 'CSWEB_TEXT_FORM' && e.guid === G(2)));
 
-    const c3 = store.cases.get(dict.id, G(3))!;
+    const c3 = (await store.cases.get(dict.id, G(3)))!;
     assert.equal(c3.deleted, true);
     assert.equal(c3.revision, r3);
     assert.deepEqual(c3.partialSave, { mode: 'modify' });
 
     // The next revision sds gives continues above CSWeb's highest, even the one without cases.
-    const next = store.transaction(() => store.cases.nextRevision(dict.id, 'test'));
+    const next = await store.transaction((tx) => tx.cases.nextRevision(dict.id, 'test'));
     assert.equal(next, empty + 1);
   });
 });
@@ -144,7 +148,7 @@ test('note times are read in the CSWeb zone, converted to UTC, with a repeated h
       },
     ]);
     const report = await run(f, store, { timeZone: 'Europe/Berlin' });
-    const c = store.cases.get(store.dictionaries.find('SIMPLECAPI_DICT')!.id, G(1))!;
+    const c = (await store.cases.get((await store.dictionaries.find('SIMPLECAPI_DICT'))!.id, G(1)))!;
     assert.deepEqual(
       c.notes.map((n) => [n.content, n.modifiedTime, n.operatorId, n.field.name]),
       [
@@ -201,10 +205,10 @@ test('a second run brings exactly the changes; a third brings nothing', async ()
     assert.equal(second.dictionaries[0]!.dictionary, 'replaced');
     assert.equal(second.total.read, 2);
     assert.equal(second.total.written, 2);
-    const dict = store.dictionaries.find('SIMPLECAPI_DICT')!;
-    assert.equal(store.cases.get(dict.id, G(2))!.revision, r);
-    assert.equal(JSON.parse(store.cases.get(dict.id, G(2))!.data).POPULATION_REC[0].P1, 'P2 again');
-    assert.equal(store.cases.count(dict.id), 4);
+    const dict = (await store.dictionaries.find('SIMPLECAPI_DICT'))!;
+    assert.equal((await store.cases.get(dict.id, G(2)))!.revision, r);
+    assert.equal(JSON.parse((await store.cases.get(dict.id, G(2)))!.data).POPULATION_REC[0].P1, 'P2 again');
+    assert.equal(await store.cases.count(dict.id), 4);
     const third = await run(f, store);
     assert.equal(third.dictionaries[0]!.dictionary, 'unchanged');
     assert.equal(third.total.read, 0);
@@ -215,22 +219,21 @@ test('an interrupted import resumes where it stopped, without duplicates or a se
   await withFixture(async (f, store) => {
     await f.addDictionary('SIMPLECAPI_DICT', 'simpleCAPI', SIMPLE);
     for (let n = 1; n <= 5; n++) await f.upload('SIMPLECAPI_DICT', [{ guid: G(n), caseids: `00100${n}`, level1: json(1, n, `P${n}`) }]);
-    store.settings.set('unused', 'x');
+    await store.settings.set('unused', 'x');
     const stop = new AbortController();
     process.env.SDS_LIMIT_CSWEB_PAGE_CASES = '2';
     try {
       const first = await run(f, store, { signal: stop.signal, onProgress: (done) => done >= 2 && stop.abort() });
       assert.equal(first.stopped, true);
       assert.equal(first.total.written, 2);
-      const dict = store.dictionaries.find('SIMPLECAPI_DICT')!;
-      assert.equal(store.cases.count(dict.id), 2);
+      const dict = (await store.dictionaries.find('SIMPLECAPI_DICT'))!;
+      assert.equal(await store.cases.count(dict.id), 2);
       const second = await run(f, store);
       assert.equal(second.total.read, 3, 'only the cases after the committed page are read again');
-      assert.equal(store.cases.count(dict.id), 5);
-      assert.deepEqual(
-        [1, 2, 3, 4, 5].map((n) => store.cases.get(dict.id, G(n))!.revision),
-        [1, 2, 3, 4, 5],
-      );
+      assert.equal(await store.cases.count(dict.id), 5);
+      const revisions: number[] = [];
+      for (const n of [1, 2, 3, 4, 5]) revisions.push((await store.cases.get(dict.id, G(n)))!.revision);
+      assert.deepEqual(revisions, [1, 2, 3, 4, 5]);
     } finally {
       delete process.env.SDS_LIMIT_CSWEB_PAGE_CASES;
     }
@@ -242,11 +245,11 @@ test('sds cases written to an imported dictionary stop the import of that dictio
     await f.addDictionary('SIMPLECAPI_DICT', 'simpleCAPI', SIMPLE);
     await f.upload('SIMPLECAPI_DICT', [{ guid: G(1), caseids: '001001', level1: json(1, 1, 'A') }]);
     await run(f, store);
-    const dict = store.dictionaries.find('SIMPLECAPI_DICT')!;
-    store.transaction(() => {
-      const r = store.cases.nextRevision(dict.id, 'upload');
-      const c = store.cases.get(dict.id, G(1))!;
-      store.cases.upsert(dict.id, { ...c, label: 'changed in sds' }, r);
+    const dict = (await store.dictionaries.find('SIMPLECAPI_DICT'))!;
+    await store.transaction(async (tx) => {
+      const r = await tx.cases.nextRevision(dict.id, 'upload');
+      const c = (await tx.cases.get(dict.id, G(1)))!;
+      await tx.cases.upsert(dict.id, { ...c, label: 'changed in sds' }, r);
     });
     await f.upload('SIMPLECAPI_DICT', [{ guid: G(2), caseids: '001002', level1: json(1, 2, 'B') }]);
     const report = await run(f, store);
@@ -254,13 +257,13 @@ test('sds cases written to an imported dictionary stop the import of that dictio
       report.entries.filter((e) => e.level === 'error').map((e) => e.code),
       ['CSWEB_LOCAL_CHANGES'],
     );
-    assert.equal(store.cases.get(dict.id, G(2)), undefined);
+    assert.equal(await store.cases.get(dict.id, G(2)), undefined);
   });
 });
 
 test('a database that is not CSWeb, or of another schema version, is refused naming what is missing', async () => {
   const f = await createCswebFixture({ schemaVersion: '6' });
-  const t = tempStore();
+  const t = await tempStore();
   try {
     const conn = await openCsweb(f.url, undefined);
     await assert.rejects(
@@ -288,9 +291,9 @@ test('a database that is not CSWeb, or of another schema version, is refused nam
       openCsweb(f.url.replace(/\/[^/]+$/, '/no_such_db_here'), undefined),
       (e: AppError) => e.code === 'CSWEB_CONNECT_FAILED' && /no_such_db_here/.test(e.message),
     );
-    assert.equal(t.store.settings.get('csweb_source'), undefined, 'nothing was written');
+    assert.equal(await t.store.settings.get('csweb_source'), undefined, 'nothing was written');
   } finally {
-    t.cleanup();
+    await t.cleanup();
     await f.drop();
   }
 });
@@ -343,32 +346,33 @@ test('a Popstan text dictionary and a pre-7.5 case read as the .dat import reads
       .split(/\r?\n/);
     const key = dat[0]!.slice(1, 16);
     const caseLines = dat.filter((l, i) => i < 200 && l.slice(1, 16) === key);
-    addWebhook(store, { name: 'hook', url: 'https://example.org/hook', events: ['case_uploaded', 'dictionary_uploaded'] });
+    await addWebhook(store, { name: 'hook', url: 'https://example.org/hook', events: ['case_uploaded', 'dictionary_uploaded'] });
     await f.upload('CEN2000', [{ guid: G(1), caseids: key, lines: caseLines }]);
     const report = await run(f, store);
     assert.equal(report.total.failed, 0, JSON.stringify(report.entries));
-    assert.equal(store.webhookQueue.hasOutbox(), false, 'no event without emitEvents');
-    const dict = store.dictionaries.find('CEN2000')!;
+    assert.equal(await store.webhookQueue.hasOutbox(), false, 'no event without emitEvents');
+    const dict = (await store.dictionaries.find('CEN2000'))!;
     assert.equal(dict.label, 'Popstan_Census');
-    assert.equal(store.dictionaries.source('CEN2000')!.toString('utf8'), dcf, 'the text form, BOM and all, is kept');
+    assert.equal((await store.dictionaries.source('CEN2000'))!.toString('utf8'), dcf, 'the text form, BOM and all, is kept');
 
     // The same lines through `sds cases import` of a .dat give the same content.
-    const other = tempStore();
+    const other = await tempStore();
     try {
-      uploadDictionary(other.store, { source: Buffer.from(dcf), label: 'other' });
+      await uploadDictionary(other.store, { source: Buffer.from(dcf), label: 'other' });
       const file = join(other.home.root, 'one.dat');
       writeFileSync(file, `${caseLines.join('\n')}\n`);
       await importCases(other.store, 'CEN2000', [file]);
-      const fromDat = other.store.cases.page(other.store.dictionaries.find('CEN2000')!.id, 1, 0)[0]!;
-      const datCase = other.store.cases.get(other.store.dictionaries.find('CEN2000')!.id, fromDat.guid)!;
-      assert.equal(store.cases.get(dict.id, G(1))!.data, datCase.data);
+      const otherId = (await other.store.dictionaries.find('CEN2000'))!.id;
+      const fromDat = (await other.store.cases.page(otherId, 1, 0))[0]!;
+      const datCase = (await other.store.cases.get(otherId, fromDat.guid))!;
+      assert.equal((await store.cases.get(dict.id, G(1)))!.data, datCase.data);
     } finally {
-      other.cleanup();
+      await other.cleanup();
     }
 
     await f.upload('CEN2000', [{ guid: G(2), caseids: key, lines: caseLines }]);
     await run(f, store, { emitEvents: true });
-    assert.equal(store.webhookQueue.hasOutbox(), true, 'emitEvents queues the imported change');
+    assert.equal(await store.webhookQueue.hasOutbox(), true, 'emitEvents queues the imported change');
   });
 });
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { importCswebUsers, type CswebUsersResult } from '../../../src/core/csweb/index.js';
 import { listUsers } from '../../../src/core/auth/users.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
+import { sqliteDb } from '../../helpers/temp-home.js';
 import {
   addCswebDictionary,
   addCswebRole,
@@ -85,18 +86,18 @@ const refresh = (refresh_token: string) =>
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token }),
   });
-const hashOf = (username: string) => s.store.users.find(username)?.passwordHash ?? '';
+const hashOf = async (username: string) => (await s.store.users.find(username))?.passwordHash ?? '';
 const outcome = (r: CswebUsersResult, username: string) => r.users.find((u) => u.username === username);
 const codes = (r: CswebUsersResult) => r.report.map((e) => [e.code, e.user ?? e.dictionary ?? null]);
 
 describe('importing CSWeb accounts', () => {
   test('a dry run says what it would do and writes nothing', async () => {
-    const before = s.store.users.listWithHashes().map((u) => u.username);
+    const before = (await s.store.users.listWithHashes()).map((u) => u.username);
     const r = await importCswebUsers(s.store, db.conn, { dryRun: true });
     assert.equal(r.dryRun, true);
     assert.deepEqual([r.added, r.updated, r.unchanged, r.skipped], [7, 0, 0, 3]);
     assert.deepEqual(
-      s.store.users.listWithHashes().map((u) => u.username),
+      (await s.store.users.listWithHashes()).map((u) => u.username),
       before,
     );
   });
@@ -122,17 +123,17 @@ describe('importing CSWeb accounts', () => {
     const [row] = (await db.conn.query('SELECT password FROM cspro_users WHERE username = ?', ['ann'])) as unknown as [
       { password: string }[],
     ];
-    assert.equal(hashOf('ann'), row![0]!.password, 'the hash is copied unchanged');
-    assert.match(hashOf('ann'), /^\$2y\$08\$/);
-    assert.match(hashOf('Boss'), /^\$2y\$10\$/);
-    assert.equal(s.store.users.find('Boss')!.role, 'Administrator');
-    assert.equal(s.store.users.find('ann')!.role, 'Standard');
-    const record = s.store.users.cswebRecord(s.store.users.find('ann')!.id)!;
+    assert.equal(await hashOf('ann'), row![0]!.password, 'the hash is copied unchanged');
+    assert.match(await hashOf('ann'), /^\$2y\$08\$/);
+    assert.match(await hashOf('Boss'), /^\$2y\$10\$/);
+    assert.equal((await s.store.users.find('Boss'))!.role, 'Administrator');
+    assert.equal((await s.store.users.find('ann'))!.role, 'Standard');
+    const record = (await s.store.users.cswebRecord((await s.store.users.find('ann'))!.id))!;
     assert.deepEqual(
       [record.firstName, record.lastName, record.email, record.phone, record.cswebRole],
       ['Ann', 'Field', null, '+1 555 0100', 'Standard User'],
     );
-    assert.equal(s.store.users.cswebRecord(s.store.users.find('Boss')!.id)!.email, 'boss@example.org');
+    assert.equal((await s.store.users.cswebRecord((await s.store.users.find('Boss'))!.id))!.email, 'boss@example.org');
 
     const report = codes(r);
     // Role lines: the Supervisor lost reports_all and gained upload on HHSURVEY_DICT; Accounts
@@ -164,10 +165,10 @@ describe('importing CSWeb accounts', () => {
     assert.ok(report.some(([c, u]) => c === 'CSWEB_USER_HASH_UNKNOWN' && u === 'md5user'));
     assert.equal(r.report.find((e) => e.code === 'CSWEB_USER_NAME_CASE')!.level, 'error');
     // Left alone: sds's own admin keeps its password, no lookalike account was made.
-    assert.match(hashOf('admin'), /^\$argon2/);
-    assert.equal(s.store.users.find('Interviewer'), undefined);
-    assert.equal(s.store.users.find('md5user'), undefined);
-    const schemes = Object.fromEntries(listUsers(s.store).map((u) => [u.username, u.password_scheme]));
+    assert.match(await hashOf('admin'), /^\$argon2/);
+    assert.equal(await s.store.users.find('Interviewer'), undefined);
+    assert.equal(await s.store.users.find('md5user'), undefined);
+    const schemes = Object.fromEntries((await listUsers(s.store)).map((u) => [u.username, u.password_scheme]));
     assert.equal(schemes.ann, 'bcrypt');
     assert.equal(schemes.admin, 'argon2');
   });
@@ -180,7 +181,7 @@ describe('importing CSWeb accounts', () => {
       const r = await token(username, password);
       const body = (await r.json()) as { access_token: string; refresh_token: string };
       assert.equal(r.status, 200, `${username}: ${JSON.stringify(body)}`);
-      assert.match(hashOf(username), /^\$argon2id\$/, `${username} was re-hashed`);
+      assert.match(await hashOf(username), /^\$argon2id\$/, `${username} was re-hashed`);
       // The refresh token issued at that login is stamped with the new hash.
       const again = await refresh(body.refresh_token);
       assert.equal(again.status, 200, `${username} refresh: ${await again.text()}`);
@@ -188,14 +189,14 @@ describe('importing CSWeb accounts', () => {
       assert.equal((await token(username, password)).status, 200);
     }
     assert.ok(s.logs.some((l) => /auth login-rehashed grant=password user="ann"/.test(l)));
-    assert.equal(listUsers(s.store).find((u) => u.username === 'ann')!.password_scheme, 'argon2');
+    assert.equal((await listUsers(s.store)).find((u) => u.username === 'ann')!.password_scheme, 'argon2');
   });
 
   test('two first logins at once both succeed, store one argon2 hash, and both refresh tokens work', async () => {
     const [a, b] = await Promise.all([token('pair', PW.pair), token('pair', PW.pair)]);
     assert.equal(a.status, 200);
     assert.equal(b.status, 200);
-    assert.match(hashOf('pair'), /^\$argon2id\$/);
+    assert.match(await hashOf('pair'), /^\$argon2id\$/);
     for (const r of [a, b]) {
       const { refresh_token } = (await r.json()) as { refresh_token: string };
       assert.equal((await refresh(refresh_token)).status, 200);
@@ -204,52 +205,52 @@ describe('importing CSWeb accounts', () => {
   });
 
   test('a re-hash the store refuses does not fail the login: the bcrypt hash stays and the log says why', async () => {
-    const bcryptHash = hashOf('stuck');
-    const id = s.store.users.find('stuck')!.id;
-    s.store.db.exec(`CREATE TRIGGER refuse_rehash BEFORE UPDATE OF password_hash ON users WHEN OLD.id = ${id}
+    const bcryptHash = await hashOf('stuck');
+    const id = (await s.store.users.find('stuck'))!.id;
+    sqliteDb(s.store).exec(`CREATE TRIGGER refuse_rehash BEFORE UPDATE OF password_hash ON users WHEN OLD.id = ${id}
       BEGIN SELECT RAISE(ABORT, 'the disk is full'); END`);
     try {
       const r = await token('stuck', PW.stuck);
       const body = (await r.json()) as { refresh_token: string };
       assert.equal(r.status, 200, JSON.stringify(body));
-      assert.equal(hashOf('stuck'), bcryptHash);
+      assert.equal(await hashOf('stuck'), bcryptHash);
       assert.ok(s.logs.some((l) => /auth login-rehash-failed grant=password user="stuck" .*the disk is full/.test(l)));
       assert.equal((await refresh(body.refresh_token)).status, 200, 'its refresh token matches the hash kept');
     } finally {
-      s.store.db.exec('DROP TRIGGER refuse_rehash');
+      sqliteDb(s.store).exec('DROP TRIGGER refuse_rehash');
     }
     assert.equal((await token('stuck', PW.stuck)).status, 200);
-    assert.match(hashOf('stuck'), /^\$argon2id\$/, 'the next login re-hashes');
+    assert.match(await hashOf('stuck'), /^\$argon2id\$/, 'the next login re-hashes');
   });
 
   test('a wrong password is refused and leaves the bcrypt hash; wrong CSWeb passwords are throttled as any', async () => {
-    const before = hashOf('sup');
+    const before = await hashOf('sup');
     const r = await token('sup', 'not-the-password');
     assert.equal(r.status, 401);
     assert.equal(((await r.json()) as { error: string }).error, 'invalid_grant');
-    assert.equal(hashOf('sup'), before);
+    assert.equal(await hashOf('sup'), before);
     // The sds account "admin" was not replaced by CSWeb's: CSWeb's password does not open it.
     assert.equal((await token('admin', PW.admin)).status, 401);
     // The throttle counts bcrypt failures as it counts argon2 ones: the 5th failure is answered 429.
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await token('tries', `wrong-${i}`)).status);
     assert.deepEqual(statuses, [401, 401, 401, 401, 429]);
-    assert.match(hashOf('tries'), /^\$2y\$/, 'no failed attempt re-hashes');
+    assert.match(await hashOf('tries'), /^\$2y\$/, 'no failed attempt re-hashes');
   });
 
   test('a malformed hash in the store is a refused login, not a crash', async () => {
-    s.store.users.insert('broken', 'Standard', '$2y$10$tooshort');
+    await s.store.users.insert('broken', 'Standard', '$2y$10$tooshort');
     const r = await token('broken', 'whatever-pass');
     assert.equal(r.status, 401);
     assert.equal(((await r.json()) as { error: string }).error, 'invalid_grant');
   });
 
   test('running it again changes nothing, even for the accounts sds has re-hashed', async () => {
-    const annHash = hashOf('ann');
+    const annHash = await hashOf('ann');
     const r = await importCswebUsers(s.store, db.conn);
     assert.deepEqual([r.added, r.updated, r.unchanged, r.skipped], [0, 0, 7, 3]);
-    assert.equal(hashOf('ann'), annHash, "sds's argon2 hash is kept while CSWeb's hash is the same");
-    assert.equal(s.store.users.listWithHashes().filter((u) => u.username.toLowerCase() === 'ann').length, 1);
+    assert.equal(await hashOf('ann'), annHash, "sds's argon2 hash is kept while CSWeb's hash is the same");
+    assert.equal((await s.store.users.listWithHashes()).filter((u) => u.username.toLowerCase() === 'ann').length, 1);
   });
 
   test('a password, role or detail changed in CSWeb is taken on the next run; a user gone from CSWeb is reported', async () => {
@@ -268,17 +269,17 @@ describe('importing CSWeb accounts', () => {
 
     const dry = await importCswebUsers(s.store, db.conn, { dryRun: true });
     assert.deepEqual([dry.added, dry.updated, dry.unchanged, dry.skipped], [1, 3, 3, 3]);
-    assert.match(hashOf('ann'), /^\$argon2/, 'the dry run wrote nothing');
+    assert.match(await hashOf('ann'), /^\$argon2/, 'the dry run wrote nothing');
 
     const r = await importCswebUsers(s.store, db.conn);
     assert.deepEqual([r.added, r.updated, r.unchanged, r.skipped], [1, 3, 3, 3]);
     assert.deepEqual(outcome(r, 'ann')!.changed, ['password']);
     assert.deepEqual(outcome(r, 'sup')!.changed, ['role', 'details']);
     assert.deepEqual(outcome(r, 'Boss')!.changed, ['details']);
-    assert.equal(s.store.users.find('sup')!.role, 'Administrator');
-    assert.equal(s.store.users.cswebRecord(s.store.users.find('Boss')!.id)!.phone, '+1 555 0199');
+    assert.equal((await s.store.users.find('sup'))!.role, 'Administrator');
+    assert.equal((await s.store.users.cswebRecord((await s.store.users.find('Boss'))!.id))!.phone, '+1 555 0199');
     assert.ok(r.report.some((e) => e.code === 'CSWEB_USER_GONE' && e.user === 'acct' && e.level === 'warn'));
-    assert.ok(s.store.users.find('acct'), 'an account gone from CSWeb is left in sds');
+    assert.ok(await s.store.users.find('acct'), 'an account gone from CSWeb is left in sds');
 
     assert.equal((await token('ann', PW.ann)).status, 401, 'the old password no longer opens it');
     assert.equal((await token('ann', newAnn)).status, 200, 'the password set in CSWeb does');

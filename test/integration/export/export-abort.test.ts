@@ -26,12 +26,12 @@ import { csvFormat } from '../../../src/export/formats/csv/index.js';
 import type { ByteSink, ExportCell, ExportFormat } from '../../../src/export/model.js';
 import { AppError } from '../../../src/shared/errors.js';
 
-const home = tempHome();
+const home = await tempHome();
 const tmp = join(home.root, 'tmp');
 let store: Store;
 const TABLES = ['edge_cases', 'edge_household', 'edge_emptyrec', 'edge_notes'];
 
-before(() => {
+before(async () => {
   const { dcf, dat } = writeEdgeFixture(home.root);
   for (const args of [
     ['dict', 'upload', dcf, '--label', EDGE_LABEL],
@@ -40,13 +40,13 @@ before(() => {
     const r = runCli(home.root, args);
     assert.equal(r.code, 0, show(r));
   }
-  store = openStore(home);
+  store = await openStore(home);
   mkdirSync(tmp);
   // os.tmpdir() reads TMPDIR on each call: the spools and download folders of this process go here.
   process.env.TMPDIR = tmp;
 });
-after(() => {
-  store.close();
+after(async () => {
+  await store.close();
   home.cleanup();
 });
 

@@ -16,10 +16,10 @@ import { exportPrepared } from '../../../src/core/export/export-folder.js';
 import { prepareExport } from '../../../src/core/export/prepare.js';
 import type { ExportFormat, TableStats } from '../../../src/export/model.js';
 
-const home = tempHome();
+const home = await tempHome();
 let store: Store;
 
-before(() => {
+before(async () => {
   for (const args of [
     ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan'],
     ['cases', 'import', 'CEN2000', fixture('popstan-census.dat'), '-q'],
@@ -27,10 +27,10 @@ before(() => {
     const r = runCli(home.root, args);
     assert.equal(r.code, 0, show(r));
   }
-  store = openStore(home);
+  store = await openStore(home);
 });
-after(() => {
-  store.close();
+after(async () => {
+  await store.close();
   home.cleanup();
 });
 
@@ -60,20 +60,22 @@ const measured: ExportFormat = {
 
 test('rows and longest UTF-8 texts measured are those written, though a case is deleted between the passes', async () => {
   const prepared = { ...(await prepareExport(store, { dictionary: 'CEN2000', format: 'csv' })), format: measured };
-  const victim = store.cases.changedPage(prepared.dict.id, { revision: 0, guid: '' }, Number.MAX_SAFE_INTEGER, 1, true)[0]!.guid;
+  const victim = (await store.cases.changedPage(prepared.dict.id, { revision: 0, guid: '' }, Number.MAX_SAFE_INTEGER, 1, true))[0]!.guid;
   const phases: string[] = [];
   const out = join(home.root, 'measured');
+  let deleting: Promise<unknown> | undefined;
   const result = await exportPrepared(store, prepared, out, {
     onProgress: (p) => {
       if (phases.at(-1) !== p.phase) {
         phases.push(p.phase);
-        // Committed on the main connection while the export holds its snapshot.
-        if (p.phase === 'write') deleteCase(store, 'CEN2000', victim);
+        // Committed on the main connection while the export holds its snapshot (awaited below).
+        if (p.phase === 'write') deleting = deleteCase(store, 'CEN2000', victim);
       }
     },
   });
+  await deleting;
   assert.deepEqual(phases, ['count', 'write']);
-  assert.equal(store.cases.get(prepared.dict.id, victim)!.deleted, true, 'the case was deleted meanwhile');
+  assert.equal((await store.cases.get(prepared.dict.id, victim))!.deleted, true, 'the case was deleted meanwhile');
   for (const f of result.files.filter((x) => x.table !== null)) {
     const [statsLine, ...lines] = readFileSync(join(out, f.file), 'utf8').trimEnd().split('\n');
     const stats = JSON.parse(statsLine!) as TableStats;

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { loadMigrations, migrate } from '../../../src/store/migrate.js';
 import { openStore } from '../../../src/store/open-store.js';
 import { createTokenService } from '../../../src/core/auth/tokens.js';
-import { tempDir } from '../../helpers/temp-home.js';
+import { sqliteDb, tempDir } from '../../helpers/temp-home.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const NOW = Date.UTC(2026, 0, 1);
@@ -42,13 +42,13 @@ test('0023 gives each account a distinct UUID and keeps the refresh tokens in us
     addToken.run(sha256('kim-old-token'), 'f3', ids[2], 'kim', stamp('hash-kim'), NOW - 5000, later, NOW - 4000);
     db.close();
 
-    const store = openStore(home, { migrate: true });
+    const store = await openStore(home, { migrate: true });
     try {
       assert.ok(store.migration.applied.includes('0023-account-uuids'), JSON.stringify(store.migration));
-      const users = store.users.listWithHashes();
+      const users = await store.users.listWithHashes();
       for (const u of users) assert.match(u.uuid, UUID, u.username);
       assert.equal(new Set(users.map((u) => u.uuid)).size, 3, 'no two accounts share a UUID');
-      const versions = store.db.prepare('SELECT username, token_version FROM refresh_tokens ORDER BY id').all();
+      const versions = sqliteDb(store).prepare('SELECT username, token_version FROM refresh_tokens ORDER BY id').all();
       assert.deepEqual(versions, [
         { username: 'ann', token_version: 0 },
         { username: 'kim', token_version: 1 },
@@ -62,17 +62,17 @@ test('0023 gives each account a distinct UUID and keeps the refresh tokens in us
       ] as const) {
         const g = await tokens.grant({ grant_type: 'refresh_token', refresh_token: token });
         assert.equal(g.user.username, name);
-        assert.equal(g.user.uuid, store.users.find(name)!.uuid, 'the new access token names the UUID');
+        assert.equal(g.user.uuid, (await store.users.find(name))!.uuid, 'the new access token names the UUID');
         assert.equal((await tokens.authenticate(g.tokens.access_token)).username, name);
       }
       await assert.rejects(tokens.grant({ grant_type: 'refresh_token', refresh_token: 'kim-old-token' }), /revoked/);
 
       // A new account gets a fresh UUID, unique beside the migrated ones.
-      const added = store.users.insert('dan', 'API', 'hash-dan');
+      const added = await store.users.insert('dan', 'API', 'hash-dan');
       assert.match(added.uuid, UUID);
-      assert.equal(new Set(store.users.listWithHashes().map((u) => u.uuid)).size, 4);
+      assert.equal(new Set((await store.users.listWithHashes()).map((u) => u.uuid)).size, 4);
     } finally {
-      store.close();
+      await store.close();
     }
   } finally {
     home.cleanup();

@@ -16,25 +16,25 @@ import Database from 'better-sqlite3';
 import { Command } from 'commander';
 import { openStore } from '../../../src/store/open-store.js';
 import { contextOf } from '../../../src/cli/context.js';
-import { fixture, tempDir, tempHome } from '../../helpers/temp-home.js';
+import { fixture, sqliteDb, tempDir, tempHome } from '../../helpers/temp-home.js';
 import { runCli, SDS_BIN } from '../../helpers/run-cli.js';
 
 /** SQLite's numbering of `PRAGMA synchronous`: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA. */
 const FULL = 2;
 
-test('openStore opens the store file with synchronous = FULL in WAL mode, new or existing, read-only too', () => {
+test('openStore opens the store file with synchronous = FULL in WAL mode, new or existing, read-only too', async () => {
   const home = tempDir();
   try {
-    const created = openStore(home, { create: true });
-    assert.equal(created.db.pragma('synchronous', { simple: true }), FULL);
-    assert.equal(created.db.pragma('journal_mode', { simple: true }), 'wal');
-    created.close();
-    const reopened = openStore(home);
-    assert.equal(reopened.db.pragma('synchronous', { simple: true }), FULL);
-    reopened.close();
-    const readonly = openStore(home, { readonly: true });
-    assert.equal(readonly.db.pragma('synchronous', { simple: true }), FULL);
-    readonly.close();
+    const created = await openStore(home, { create: true });
+    assert.equal(sqliteDb(created).pragma('synchronous', { simple: true }), FULL);
+    assert.equal(sqliteDb(created).pragma('journal_mode', { simple: true }), 'wal');
+    await created.close();
+    const reopened = await openStore(home);
+    assert.equal(sqliteDb(reopened).pragma('synchronous', { simple: true }), FULL);
+    await reopened.close();
+    const readonly = await openStore(home, { readonly: true });
+    assert.equal(sqliteDb(readonly).pragma('synchronous', { simple: true }), FULL);
+    await readonly.close();
     // The setting belongs to the connection, not the file: a plain connection gets SQLite's
     // default, so the check above really reads what openStore set.
     const plain = new Database(home.db);
@@ -46,17 +46,17 @@ test('openStore opens the store file with synchronous = FULL in WAL mode, new or
   }
 });
 
-test('the CLI opens the store through the same path (every command, sds serve included)', () => {
-  const home = tempHome();
+test('the CLI opens the store through the same path (every command, sds serve included)', async () => {
+  const home = await tempHome();
   try {
     const cmd = new Command().option('--home <dir>').option('--json');
     cmd.parse(['--home', home.root], { from: 'user' });
     const ctx = contextOf(cmd);
     try {
-      assert.equal(ctx.store().db.name, home.db);
-      assert.equal(ctx.store().db.pragma('synchronous', { simple: true }), FULL);
+      assert.equal(sqliteDb(await ctx.store()).name, home.db);
+      assert.equal(sqliteDb(await ctx.store()).pragma('synchronous', { simple: true }), FULL);
     } finally {
-      ctx.close();
+      await ctx.close();
     }
   } finally {
     home.cleanup();
@@ -184,27 +184,28 @@ test('sds serve fsyncs the WAL on the thread that committed, before it answers 2
 });
 
 test('deferSync turns the per-commit fsync off only while it runs, failing or not', async () => {
-  const home = tempHome();
-  const store = openStore(home);
+  const home = await tempHome();
+  const store = await openStore(home);
+  const db = sqliteDb(store);
   try {
-    store.db.exec('CREATE TABLE t (x)');
+    db.exec('CREATE TABLE t (x)');
     const inside = await store.deferSync(async () => {
-      store.db.prepare('INSERT INTO t VALUES (1)').run();
-      return store.db.pragma('synchronous', { simple: true });
+      db.prepare('INSERT INTO t VALUES (1)').run();
+      return db.pragma('synchronous', { simple: true });
     });
     assert.equal(inside, 1);
-    assert.equal(store.db.pragma('synchronous', { simple: true }), FULL);
+    assert.equal(db.pragma('synchronous', { simple: true }), FULL);
     await assert.rejects(
       store.deferSync(async () => {
-        store.db.prepare('INSERT INTO t VALUES (2)').run();
+        db.prepare('INSERT INTO t VALUES (2)').run();
         throw new Error('the import failed');
       }),
       /the import failed/,
     );
-    assert.equal(store.db.pragma('synchronous', { simple: true }), FULL);
-    assert.equal((store.db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n, 2);
+    assert.equal(db.pragma('synchronous', { simple: true }), FULL);
+    assert.equal((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n, 2);
   } finally {
-    store.close();
+    await store.close();
     home.cleanup();
   }
 });

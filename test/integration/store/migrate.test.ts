@@ -5,42 +5,42 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { loadMigrations, migrate } from '../../../src/store/migrate.js';
 import { openStore, readSchemaStatus } from '../../../src/store/open-store.js';
 import { AppError } from '../../../src/shared/errors.js';
-import { tempDir } from '../../helpers/temp-home.js';
+import { sqliteDb, tempDir } from '../../helpers/temp-home.js';
 
-test('a new store gets the home layout, WAL, foreign keys and every migration', () => {
+test('a new store gets the home layout, WAL, foreign keys and every migration', async () => {
   const home = tempDir();
   try {
-    const store = openStore(home, { create: true });
+    const store = await openStore(home, { create: true });
     const latest = loadMigrations().at(-1)!.version;
     assert.equal(store.migration.from, 0);
     assert.equal(store.migration.to, latest);
     assert.equal(store.migration.applied[0], '0001-init');
-    assert.equal(store.db.pragma('journal_mode', { simple: true }), 'wal');
-    assert.equal(store.db.pragma('foreign_keys', { simple: true }), 1);
-    const tables = (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map(
-      (r) => r.name,
-    );
+    assert.equal(sqliteDb(store).pragma('journal_mode', { simple: true }), 'wal');
+    assert.equal(sqliteDb(store).pragma('foreign_keys', { simple: true }), 1);
+    const tables = (
+      sqliteDb(store).prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]
+    ).map((r) => r.name);
     for (const t of ['cases', 'dictionaries', 'files', 'revisions', 'settings', 'users']) assert.ok(tables.includes(t), `table ${t}`);
-    store.close();
+    await store.close();
     for (const dir of [home.media, home.breakoutLogs, home.locks]) assert.ok(existsSync(dir), dir);
-    const again = openStore(home);
+    const again = await openStore(home);
     assert.deepEqual(again.migration.applied, []);
     assert.equal(again.migration.from, latest);
-    again.close();
+    await again.close();
   } finally {
     home.cleanup();
   }
 });
 
-test('a store written by a newer sds is refused with STORE_TOO_NEW and left untouched', () => {
+test('a store written by a newer sds is refused with STORE_TOO_NEW and left untouched', async () => {
   const home = tempDir();
   try {
-    openStore(home, { create: true }).close();
+    await (await openStore(home, { create: true })).close();
     const db = new Database(home.db);
     db.pragma('user_version = 999');
     db.close();
-    assert.throws(
-      () => openStore(home),
+    await assert.rejects(
+      openStore(home),
       (e: unknown) => e instanceof AppError && e.code === 'STORE_TOO_NEW' && /version 999/.test(e.message),
     );
     const check = new Database(home.db);
@@ -66,7 +66,7 @@ test('a failing migration rolls back and leaves the version where it was', () =>
   }
 });
 
-test('0005 moves stored cases to the rowid table unchanged, with the revision index carrying guid and deleted', () => {
+test('0005 moves stored cases to the rowid table unchanged, with the revision index carrying guid and deleted', async () => {
   const home = tempDir();
   try {
     const db = new Database(home.db);
@@ -87,20 +87,20 @@ test('0005 moves stored cases to the rowid table unchanged, with the revision in
     const before = db.prepare('SELECT * FROM cases ORDER BY guid').all();
     db.close();
 
-    const store = openStore(home, { migrate: true });
+    const store = await openStore(home, { migrate: true });
     assert.deepEqual(store.migration.applied.includes('0005-cases-rowid'), true);
     // The columns 0005 moved (later migrations add their own: 0020 the position, 0021 the case note).
     const moved = Object.keys(before[0] as object).join(', ');
-    assert.deepEqual(store.db.prepare(`SELECT ${moved} FROM cases ORDER BY guid`).all(), before);
-    const ddl = (store.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'cases'").get() as { sql: string }).sql;
+    assert.deepEqual(sqliteDb(store).prepare(`SELECT ${moved} FROM cases ORDER BY guid`).all(), before);
+    const ddl = (sqliteDb(store).prepare("SELECT sql FROM sqlite_master WHERE name = 'cases'").get() as { sql: string }).sql;
     assert.doesNotMatch(ddl, /WITHOUT ROWID/);
     const columns = (
-      store.db.prepare("SELECT name FROM pragma_index_info('cases_by_revision') ORDER BY seqno").all() as { name: string }[]
+      sqliteDb(store).prepare("SELECT name FROM pragma_index_info('cases_by_revision') ORDER BY seqno").all() as { name: string }[]
     ).map((r) => r.name);
     // 0012 appends case_key (sync universe counts); the leading columns are 0005's.
     assert.deepEqual(columns, ['dictionary_id', 'revision', 'guid', 'deleted', 'case_key']);
     // The breakout's keyset page reads follow the index, in (revision, guid) order, from a cursor.
-    const page = store.cases.changedPage(1, { revision: 1, guid: 'g030' }, 99, 5, false);
+    const page = await store.cases.changedPage(1, { revision: 1, guid: 'g030' }, 99, 5, false);
     assert.deepEqual(
       page.map((c) => [c.revision, c.guid]),
       [
@@ -112,16 +112,16 @@ test('0005 moves stored cases to the rowid table unchanged, with the revision in
       ],
     );
     assert.equal(
-      store.cases.countChanged(1, { revision: 2, guid: '' }, 99, true),
+      await store.cases.countChanged(1, { revision: 2, guid: '' }, 99, true),
       before.filter((r) => (r as { revision: number; deleted: number }).revision >= 2 && (r as { deleted: number }).deleted === 0).length,
     );
-    store.close();
+    await store.close();
   } finally {
     home.cleanup();
   }
 });
 
-test('0006 counts the cases already stored, then triggers keep each dictionary count exact', () => {
+test('0006 counts the cases already stored, then triggers keep each dictionary count exact', async () => {
   const home = tempDir();
   try {
     const db = new Database(home.db);
@@ -145,43 +145,43 @@ test('0006 counts the cases already stored, then triggers keep each dictionary c
     raw.run(2, 'b0', 'k0');
     db.close();
 
-    const store = openStore(home, { migrate: true });
-    assert.equal(store.cases.count(1), 7);
-    assert.equal(store.cases.count(2), 1);
+    const store = await openStore(home, { migrate: true });
+    assert.equal(await store.cases.count(1), 7);
+    assert.equal(await store.cases.count(2), 1);
     const write = (guid: string, deleted = false) =>
-      store.transaction(() =>
-        store.cases.upsert(
+      store.transaction(async (tx) =>
+        tx.cases.upsert(
           1,
           { guid, caseKey: guid, label: '', data: '{}', verified: false, deleted, clock: [], partialSave: null, notes: [] },
-          store.cases.nextRevision(1, 'test'),
+          await tx.cases.nextRevision(1, 'test'),
         ),
       );
-    write('new-1');
-    write('new-2');
-    assert.equal(store.cases.count(1), 9);
+    await write('new-1');
+    await write('new-2');
+    assert.equal(await store.cases.count(1), 9);
     // Replacing a case and soft-deleting one are updates: the count stays.
-    write('new-1');
-    write('a0', true);
-    assert.equal(store.cases.count(1), 9);
-    assert.equal(store.cases.countActive(1), 8);
-    store.db.prepare("DELETE FROM cases WHERE dictionary_id = 1 AND guid IN ('a1', 'a2')").run();
-    assert.equal(store.cases.count(1), 7);
+    await write('new-1');
+    await write('a0', true);
+    assert.equal(await store.cases.count(1), 9);
+    assert.equal(await store.cases.countActive(1), 8);
+    sqliteDb(store).prepare("DELETE FROM cases WHERE dictionary_id = 1 AND guid IN ('a1', 'a2')").run();
+    assert.equal(await store.cases.count(1), 7);
     assert.equal(
-      store.cases.count(1),
-      (store.db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = 1').get() as { n: number }).n,
+      await store.cases.count(1),
+      (sqliteDb(store).prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = 1').get() as { n: number }).n,
     );
-    assert.equal(store.cases.count(3), 0, 'a dictionary without cases counts 0');
+    assert.equal(await store.cases.count(3), 0, 'a dictionary without cases counts 0');
     // A dictionary deleted (after its cases) takes its count with it.
-    store.db.prepare('DELETE FROM cases WHERE dictionary_id = 2').run();
-    store.dictionaries.delete(2);
-    assert.equal((store.db.prepare('SELECT count(*) AS n FROM case_counts WHERE dictionary_id = 2').get() as { n: number }).n, 0);
-    store.close();
+    sqliteDb(store).prepare('DELETE FROM cases WHERE dictionary_id = 2').run();
+    await store.dictionaries.delete(2);
+    assert.equal((sqliteDb(store).prepare('SELECT count(*) AS n FROM case_counts WHERE dictionary_id = 2').get() as { n: number }).n, 0);
+    await store.close();
   } finally {
     home.cleanup();
   }
 });
 
-test('0020 numbers the cases already stored per dictionary, by creation then row order, without webhook events; new cases get the next', () => {
+test('0020 numbers the cases already stored per dictionary, by creation then row order, without webhook events; new cases get the next', async () => {
   const home = tempDir();
   try {
     const db = new Database(home.db);
@@ -214,9 +214,9 @@ test('0020 numbers the cases already stored per dictionary, by creation then row
     const eventsBefore = outbox();
     db.close();
 
-    const store = openStore(home, { migrate: true });
+    const store = await openStore(home, { migrate: true });
     const positions = () =>
-      store.db.prepare('SELECT dictionary_id AS d, guid, position FROM cases ORDER BY dictionary_id, position').all() as {
+      sqliteDb(store).prepare('SELECT dictionary_id AS d, guid, position FROM cases ORDER BY dictionary_id, position').all() as {
         d: number;
         guid: string;
         position: number;
@@ -228,22 +228,22 @@ test('0020 numbers the cases already stored per dictionary, by creation then row
       { d: 1, guid: 'c', position: 4 },
       { d: 2, guid: 'x', position: 1 },
     ]);
-    assert.equal((store.db.prepare('SELECT count(*) AS n FROM webhook_outbox').get() as { n: number }).n, eventsBefore);
+    assert.equal((sqliteDb(store).prepare('SELECT count(*) AS n FROM webhook_outbox').get() as { n: number }).n, eventsBefore);
     // The capture trigger is back as it was: an update of a case is captured again.
     const write = (dict: number, guid: string, label = '') =>
-      store.transaction(() =>
-        store.cases.upsert(
+      store.transaction(async (tx) =>
+        tx.cases.upsert(
           dict,
           { guid, caseKey: guid, label, data: '{}', verified: false, deleted: false, clock: [], partialSave: null, notes: [] },
-          store.cases.nextRevision(dict, 'test'),
+          await tx.cases.nextRevision(dict, 'test'),
         ),
       );
-    write(1, 'c', 'changed');
-    assert.equal((store.db.prepare('SELECT count(*) AS n FROM webhook_outbox').get() as { n: number }).n, eventsBefore + 1);
+    await write(1, 'c', 'changed');
+    assert.equal((sqliteDb(store).prepare('SELECT count(*) AS n FROM webhook_outbox').get() as { n: number }).n, eventsBefore + 1);
     // A new case takes the next position of its dictionary; an update keeps its own.
-    write(1, 'new');
-    write(2, 'new');
-    write(1, 'a', 'again');
+    await write(1, 'new');
+    await write(2, 'new');
+    await write(1, 'a', 'again');
     assert.deepEqual(
       positions().filter((p) => p.guid === 'new' || p.guid === 'a' || p.guid === 'c'),
       [
@@ -254,8 +254,8 @@ test('0020 numbers the cases already stored per dictionary, by creation then row
       ],
     );
     // A position names one case of its dictionary.
-    assert.throws(() => store.db.prepare("UPDATE cases SET position = 1 WHERE guid = 'c'").run(), /UNIQUE/);
-    store.close();
+    assert.throws(() => sqliteDb(store).prepare("UPDATE cases SET position = 1 WHERE guid = 'c'").run(), /UNIQUE/);
+    await store.close();
   } finally {
     home.cleanup();
   }
@@ -343,7 +343,7 @@ test('0013 keeps a failed webhook delivery of an older store, with its body, rea
   }
 });
 
-test('a store one migration behind is refused (STORE_NEEDS_MIGRATION), read-only too, and left untouched; migrate: true applies it', () => {
+test('a store one migration behind is refused (STORE_NEEDS_MIGRATION), read-only too, and left untouched; migrate: true applies it', async () => {
   const home = tempDir();
   try {
     const all = loadMigrations();
@@ -358,8 +358,8 @@ test('a store one migration behind is refused (STORE_NEEDS_MIGRATION), read-only
     db.close();
     const pending = `${String(latest.version).padStart(4, '0')}-${latest.name}`;
     for (const opts of [{}, { readonly: true }, { create: true }]) {
-      assert.throws(
-        () => openStore(home, opts),
+      await assert.rejects(
+        openStore(home, opts),
         (e: unknown) =>
           e instanceof AppError &&
           e.code === 'STORE_NEEDS_MIGRATION' &&
@@ -381,29 +381,29 @@ test('a store one migration behind is refused (STORE_NEEDS_MIGRATION), read-only
     assert.deepEqual(status.migrations.at(-1), { version: latest.version, name: latest.name, state: 'pending' });
     assert.ok(status.migrations.slice(0, -1).every((m) => m.state === 'applied'));
 
-    const store = openStore(home, { migrate: true });
+    const store = await openStore(home, { migrate: true });
     assert.deepEqual(store.migration, { from: previous, to: latest.version, applied: [pending] });
-    store.close();
-    const again = openStore(home);
+    await store.close();
+    const again = await openStore(home);
     assert.deepEqual(again.migration, { from: latest.version, to: latest.version, applied: [] });
-    again.close();
+    await again.close();
   } finally {
     home.cleanup();
   }
 });
 
-test('an empty store left by an init that stopped before its first migration: other opens refuse it, create finishes it', () => {
+test('an empty store left by an init that stopped before its first migration: other opens refuse it, create finishes it', async () => {
   const home = tempDir();
   try {
     writeFileSync(home.db, '');
-    assert.throws(
-      () => openStore(home),
+    await assert.rejects(
+      openStore(home),
       (e: unknown) => e instanceof AppError && e.code === 'STORE_NEEDS_MIGRATION' && (e.details as { version: number }).version === 0,
     );
-    const store = openStore(home, { create: true });
+    const store = await openStore(home, { create: true });
     assert.equal(store.migration.from, 0);
     assert.equal(store.migration.to, loadMigrations().at(-1)!.version);
-    store.close();
+    await store.close();
   } finally {
     home.cleanup();
   }

@@ -15,16 +15,16 @@ test('fitting: the leading rows within the budget, at least one, none of none', 
   assert.equal(fitting(s(1, 2, 3), 100), 3);
 });
 
-test('store pages: the case list and a sync chunk stop at the byte budget, reading sizes without the text', (t) => {
-  const home = tempHome();
-  const store = openStore(home);
-  t.after(() => {
-    store.close();
+test('store pages: the case list and a sync chunk stop at the byte budget, reading sizes without the text', async (t) => {
+  const home = await tempHome();
+  const store = await openStore(home);
+  t.after(async () => {
+    await store.close();
     home.cleanup();
   });
   const file = fixture('popstan-census.json.dcf');
-  uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
-  const dictId = store.dictionaries.list()[0]!.id;
+  await uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
+  const dictId = (await store.dictionaries.list())[0]!.id;
   const labels = [1000, 1000, 5000, 10, 10];
   const base: Omit<CaseWrite, 'guid' | 'caseKey' | 'label'> = {
     data: '{}',
@@ -34,36 +34,27 @@ test('store pages: the case list and a sync chunk stop at the byte budget, readi
     partialSave: null,
     notes: [],
   };
-  store.transaction(() => {
-    const r = store.cases.nextRevision(dictId, 'test');
-    labels.forEach((n, i) =>
-      store.cases.upsert(
+  await store.transaction(async (tx) => {
+    const r = await tx.cases.nextRevision(dictId, 'test');
+    for (const [i, n] of labels.entries()) {
+      await tx.cases.upsert(
         dictId,
         { ...base, guid: `0000000${i}-0000-4000-8000-000000000000`, caseKey: `k${i}`, label: 'x'.repeat(n) },
         r,
         't',
-      ),
-    );
+      );
+    }
   });
-  assert.deepEqual(
-    store.cases.page(dictId, 100, 0, 2200).map((c) => c.caseKey),
-    ['k0', 'k1'],
-  );
-  assert.deepEqual(
-    store.cases.page(dictId, 100, 2, 2200).map((c) => c.caseKey),
-    ['k2'],
-    'one row over the budget alone',
-  );
-  assert.deepEqual(
-    store.cases.page(dictId, 100, 3, 2200).map((c) => c.caseKey),
-    ['k3', 'k4'],
-  );
-  assert.equal(store.cases.page(dictId, 100, 0).length, 5, 'no budget: the count alone');
-  assert.deepEqual(store.cases.page(dictId, 100, 5, 2200), []);
+  const keys = async (offset: number) => (await store.cases.page(dictId, 100, offset, 2200)).map((c) => c.caseKey);
+  assert.deepEqual(await keys(0), ['k0', 'k1']);
+  assert.deepEqual(await keys(2), ['k2'], 'one row over the budget alone');
+  assert.deepEqual(await keys(3), ['k3', 'k4']);
+  assert.equal((await store.cases.page(dictId, 100, 0)).length, 5, 'no budget: the count alone');
+  assert.deepEqual(await store.cases.page(dictId, 100, 5, 2200), []);
 
   const range = { after: { revision: 0, guid: '~' }, upTo: 1e9, universe: '', excludeRevisions: [] };
-  const first = store.sync.chunkWithin(dictId, range, 100, 2400);
+  const first = await store.sync.chunkWithin(dictId, range, 100, 2400);
   assert.deepEqual([first.cases.map((c) => c.caseKey), first.seen], [['k0', 'k1'], 5]);
-  const limited = store.sync.chunkWithin(dictId, range, 3, 1e6);
+  const limited = await store.sync.chunkWithin(dictId, range, 3, 1e6);
   assert.deepEqual([limited.cases.length, limited.seen], [3, 3]);
 });

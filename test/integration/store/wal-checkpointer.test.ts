@@ -4,17 +4,18 @@ import { existsSync, statSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { openStore, type Store } from '../../../src/store/open-store.js';
-import { tempHome } from '../../helpers/temp-home.js';
+import { sqliteDb, tempHome } from '../../helpers/temp-home.js';
 
 const HOUR = 3_600_000;
 
 /** Writes `rows` rows of 3 KB (about one page each with SQLite's 4 KB pages) in transactions of 100. */
 function fill(store: Store, rows: number): void {
-  store.db.exec('CREATE TABLE IF NOT EXISTS filler (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
-  const insert = store.db.prepare('INSERT INTO filler (body) VALUES (?)');
+  const db = sqliteDb(store);
+  db.exec('CREATE TABLE IF NOT EXISTS filler (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO filler (body) VALUES (?)');
   const body = 'x'.repeat(3000);
   for (let done = 0; done < rows; done += 100)
-    store.db.transaction(() => {
+    db.transaction(() => {
       for (let k = 0; k < Math.min(100, rows - done); k++) insert.run(body);
     })();
 }
@@ -22,8 +23,8 @@ function fill(store: Store, rows: number): void {
 const dbBytes = (store: Store) => statSync(store.home.db).size;
 
 test('checkpoints move to the worker: the writer leaves the WAL to it, and a checkpoint copies every frame back', async () => {
-  const home = tempHome();
-  const store = openStore(home);
+  const home = await tempHome();
+  const store = await openStore(home);
   try {
     // The timer never fires during this test: only checkpointNow checkpoints.
     const checkpointer = store.checkpointInBackground({ intervalMs: HOUR })!;
@@ -43,27 +44,27 @@ test('checkpoints move to the worker: the writer leaves the WAL to it, and a che
     assert.equal((reader.prepare('SELECT count(*) AS n FROM filler').get() as { n: number }).n, 2000);
     reader.close();
   } finally {
-    store.close();
+    await store.close();
     home.cleanup();
   }
 });
 
-test('without the worker the writer checkpoints by itself at SQLite’s default', () => {
-  const home = tempHome();
-  const store = openStore(home);
+test('without the worker the writer checkpoints by itself at SQLite’s default', async () => {
+  const home = await tempHome();
+  const store = await openStore(home);
   try {
     const before = dbBytes(store);
     fill(store, 2000);
     assert.ok(dbBytes(store) > before + 2_000_000, 'the writer copied pages back itself');
   } finally {
-    store.close();
+    await store.close();
     home.cleanup();
   }
 });
 
 test('the worker checkpoints on its timer', async () => {
-  const home = tempHome();
-  const store = openStore(home);
+  const home = await tempHome();
+  const store = await openStore(home);
   try {
     store.checkpointInBackground({ intervalMs: 5 });
     const before = dbBytes(store);
@@ -76,20 +77,20 @@ test('the worker checkpoints on its timer', async () => {
     }
     assert.ok(dbBytes(store) >= before + 5_000_000, `the timer's checkpoints never copied the pages back (${polls} polls)`);
   } finally {
-    store.close();
+    await store.close();
     home.cleanup();
   }
 });
 
 test('once the store is closed the worker has closed its connection too: the WAL is gone', async () => {
-  const home = tempHome();
+  const home = await tempHome();
   try {
-    const store = openStore(home);
+    const store = await openStore(home);
     const checkpointer = store.checkpointInBackground({ intervalMs: 5 })!;
     // The worker is running: it has answered a checkpoint of a write.
-    store.settings.set('probe', 'x');
+    await store.settings.set('probe', 'x');
     await checkpointer.checkpointNow();
-    store.close();
+    await store.close();
     // SQLite removes the WAL when the last connection closes: it is gone at once only if close()
     // waited for the worker's connection, so that the home may be moved or removed right away.
     assert.equal(existsSync(`${home.db}-wal`), false);
@@ -99,17 +100,17 @@ test('once the store is closed the worker has closed its connection too: the WAL
 });
 
 test('closing the store stops the worker; a read-only store starts none', async () => {
-  const home = tempHome();
-  const store = openStore(home);
+  const home = await tempHome();
+  const store = await openStore(home);
   const checkpointer = store.checkpointInBackground({ intervalMs: HOUR })!;
-  store.close();
+  await store.close();
   assert.equal(checkpointer.running, false);
   await assert.rejects(checkpointer.checkpointNow(), /stopped/);
-  const readonly = openStore(home, { readonly: true });
+  const readonly = await openStore(home, { readonly: true });
   try {
     assert.equal(readonly.checkpointInBackground(), undefined);
   } finally {
-    readonly.close();
+    await readonly.close();
     home.cleanup();
   }
 });

@@ -42,7 +42,7 @@ after(async () => {
 });
 
 async function setup(answer?: Parameters<typeof startReceiver>[0]): Promise<{ store: Store; dir: string; rx: Receiver }> {
-  const t = tempStore();
+  const t = await tempStore();
   const rx = await startReceiver(answer);
   cleanups.push(
     () => t.cleanup(),
@@ -51,20 +51,20 @@ async function setup(answer?: Parameters<typeof startReceiver>[0]): Promise<{ st
   return { store: t.store, dir: t.home.root, rx };
 }
 
-function uploadPopstan(store: Store): string {
+async function uploadPopstan(store: Store): Promise<string> {
   const file = fixture('popstan-census.json.dcf');
-  return uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file }).name;
+  return (await uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file })).name;
 }
 
 test('import, modification, verification and delete emit their events once, with the changes map; both signatures verify', async () => {
   const { store, dir, rx } = await setup();
-  const hook = addWebhook(store, {
+  const hook = await addWebhook(store, {
     name: 'all',
     url: rx.url,
     events: ['case_uploaded', 'case_modified', 'case_deleted', 'dictionary_uploaded'],
     secret: SECRET,
   });
-  const dict = uploadPopstan(store);
+  const dict = await uploadPopstan(store);
   const lines = firstCases(3);
   const file = join(dir, 'three.dat');
   writeFileSync(file, lines.join('\r\n') + '\r\n');
@@ -76,8 +76,8 @@ test('import, modification, verification and delete emit their events once, with
   changed[1] = changed[1]!.slice(0, 23) + '45' + changed[1]!.slice(25);
   writeFileSync(file, changed.join('\n'));
   await importCases(store, dict, [file]);
-  const first = listCases(store, dict, { limit: 10, offset: 0 }).data.find((c) => c.case_label === keyOf(lines[0]!))!;
-  deleteCase(store, dict, first.guid);
+  const first = (await listCases(store, dict, { limit: 10, offset: 0 })).data.find((c) => c.case_label === keyOf(lines[0]!))!;
+  await deleteCase(store, dict, first.guid);
 
   const report = await deliverDueWebhooks(store, { settings });
   assert.equal(report.queued, 6);
@@ -118,9 +118,9 @@ test('import, modification, verification and delete emit their events once, with
 
 test('a generated whsec_ secret verifies with the Standard Webhooks library as given', async () => {
   const { store, rx } = await setup();
-  const hook = addWebhook(store, { name: 'dict', url: rx.url, events: ['dictionary_uploaded'] });
+  const hook = await addWebhook(store, { name: 'dict', url: rx.url, events: ['dictionary_uploaded'] });
   assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
-  uploadPopstan(store);
+  await uploadPopstan(store);
   await deliverDueWebhooks(store, { settings });
   const r = rx.received[0]!;
   assert.equal(new Webhook(hook.secret).verify(r.body, r.headers) !== undefined, true);
@@ -132,8 +132,8 @@ test('a generated whsec_ secret verifies with the Standard Webhooks library as g
 
 test('a receiver answering 500 then 200: two attempts, the retry due exactly 1 minute after the failure', async () => {
   const { store, rx } = await setup((i) => (i === 0 ? 500 : 200));
-  const hook = addWebhook(store, { name: 'd', url: rx.url, events: ['dictionary_uploaded'], secret: SECRET });
-  uploadPopstan(store);
+  const hook = await addWebhook(store, { name: 'd', url: rx.url, events: ['dictionary_uploaded'], secret: SECRET });
+  await uploadPopstan(store);
   let now = Date.UTC(2030, 0, 1, 12, 0, 0);
   const clock = () => now;
   const r1 = await deliverDueWebhooks(store, { now: clock, settings });
@@ -150,7 +150,7 @@ test('a receiver answering 500 then 200: two attempts, the retry due exactly 1 m
   assert.equal(rx.received[0]!.headers['webhook-timestamp'], String(Date.UTC(2030, 0, 1, 12, 0, 0) / 1000));
   assert.equal(rx.received[1]!.headers['webhook-timestamp'], String(Date.UTC(2030, 0, 1, 12, 1, 0) / 1000));
 
-  const h = webhookDeliveries(store, hook.id);
+  const h = await webhookDeliveries(store, hook.id);
   assert.deepEqual([h.total_deliveries, h.successful, h.failed], [2, 1, 1]);
   const [ok, failed] = h.deliveries;
   assert.equal(ok!.status, 'success');
@@ -166,8 +166,8 @@ test('a receiver answering 500 then 200: two attempts, the retry due exactly 1 m
 
 test('a receiver that stays down gets 4 attempts at +0, +1, +6 and +21 minutes, then the delivery is failed (not sent again unless redelivered)', async () => {
   const { store, rx } = await setup(() => 503);
-  const hook = addWebhook(store, { name: 'd', url: rx.url, events: ['dictionary_uploaded'], secret: SECRET });
-  uploadPopstan(store);
+  const hook = await addWebhook(store, { name: 'd', url: rx.url, events: ['dictionary_uploaded'], secret: SECRET });
+  await uploadPopstan(store);
   const t0 = Date.UTC(2030, 0, 1, 12, 0, 0);
   let now = t0;
   const clock = () => now;
@@ -179,7 +179,7 @@ test('a receiver that stays down gets 4 attempts at +0, +1, +6 and +21 minutes, 
     now = Date.parse(r.next_due);
   }
   assert.deepEqual(dues, ['2030-01-01T12:01:00.000Z', '2030-01-01T12:06:00.000Z', '2030-01-01T12:21:00.000Z', null]);
-  const h = webhookDeliveries(store, hook.id);
+  const h = await webhookDeliveries(store, hook.id);
   assert.deepEqual([h.total_deliveries, h.failed], [4, 4]);
   assert.deepEqual(
     h.deliveries.map((d) => d.retry_count),
@@ -193,36 +193,36 @@ test('a receiver that stays down gets 4 attempts at +0, +1, +6 and +21 minutes, 
 
 test('an inactive webhook receives nothing; a deleted one loses its pending deliveries; a new one gets only later changes', async () => {
   const { store, dir, rx } = await setup(() => 500);
-  const off = addWebhook(store, { name: 'off', url: rx.url, events: ['case_uploaded'], secret: SECRET, active: false });
-  const doomed = addWebhook(store, { name: 'doomed', url: rx.url, events: ['dictionary_uploaded'], secret: SECRET });
-  const dict = uploadPopstan(store);
+  const off = await addWebhook(store, { name: 'off', url: rx.url, events: ['case_uploaded'], secret: SECRET, active: false });
+  const doomed = await addWebhook(store, { name: 'doomed', url: rx.url, events: ['dictionary_uploaded'], secret: SECRET });
+  const dict = await uploadPopstan(store);
   const file = join(dir, 'one.dat');
   writeFileSync(file, firstCases(1).join('\n'));
   await importCases(store, dict, [file]);
   const now = Date.UTC(2030, 0, 1);
   const r1 = await deliverDueWebhooks(store, { now: () => now, settings });
   assert.deepEqual([r1.queued, r1.attempted, r1.pending], [1, 1, 1]);
-  removeWebhook(store, doomed.id);
+  await removeWebhook(store, doomed.id);
   const r2 = await deliverDueWebhooks(store, { now: () => now + 3_600_000, settings });
   assert.deepEqual([r2.attempted, r2.pending], [0, 0]);
   assert.equal(rx.received.length, 1);
 
   // Activated after the import: the earlier case is not sent to it.
-  updateWebhook(store, off.id, { active: true });
+  await updateWebhook(store, off.id, { active: true });
   const r3 = await deliverDueWebhooks(store, { now: () => now, settings });
   assert.equal(r3.queued, 0);
-  assert.equal(webhookDeliveries(store, off.id).total_deliveries, 0);
+  assert.equal((await webhookDeliveries(store, off.id)).total_deliveries, 0);
 });
 
 test('a write that rolls back captures nothing', async () => {
   const { store, rx } = await setup();
-  addWebhook(store, { name: 'd', url: rx.url, events: ['dictionary_uploaded'], secret: SECRET });
+  await addWebhook(store, { name: 'd', url: rx.url, events: ['dictionary_uploaded'], secret: SECRET });
   const file = fixture('popstan-census.json.dcf');
-  assert.throws(() =>
-    store.db.transaction(() => {
-      uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
+  await assert.rejects(
+    store.transaction(async (tx) => {
+      await uploadDictionary(tx, { source: readFileSync(file), label: 'popstan', file });
       throw new Error('abort');
-    })(),
+    }),
   );
   assert.equal((await deliverDueWebhooks(store, { settings })).queued, 0);
 });

@@ -11,19 +11,26 @@ import { metrics } from '../../../src/core/metrics/index.js';
 import { autoPruneLogs, logSettingsFrom, pruneLogs, startLogPruner } from '../../../src/core/logs/index.js';
 import type { Store } from '../../../src/store/open-store.js';
 import { AppError } from '../../../src/shared/errors.js';
-import { fixture, tempStore } from '../../helpers/temp-home.js';
+import { fixture, sqliteDb, tempStore } from '../../helpers/temp-home.js';
 
 const NOW = new Date('2026-06-30T12:00:00Z');
 const DAY = 86_400_000;
 const daysAgo = (d: number) => new Date(NOW.getTime() - d * DAY);
 
 /** A finished job of `dict`, ended `age` days before NOW, with a log entry and (optionally) its log file. */
-function finishedJob(store: Store, id: string, dict: string, status: 'completed' | 'failed' | 'cancelled', age: number, file = true): void {
-  store.jobs.create({ id, dictionaries: [dict], mode: 'full', threads: 1, overwrite: false, origin: 'cli' });
-  store.jobs.finish(id, status);
+async function finishedJob(
+  store: Store,
+  id: string,
+  dict: string,
+  status: 'completed' | 'failed' | 'cancelled',
+  age: number,
+  file = true,
+): Promise<void> {
+  await store.jobs.create({ id, dictionaries: [dict], mode: 'full', threads: 1, overwrite: false, origin: 'cli' });
+  await store.jobs.finish(id, status);
   const at = daysAgo(age).toISOString();
-  store.db.prepare('UPDATE jobs SET created_at = ?, finished_at = ? WHERE id = ?').run(at, at, id);
-  store.breakoutLog.add({ jobId: id, dictionary: dict, level: 'info', message: `job ${id} ended`, progress: 100, createdAt: at });
+  sqliteDb(store).prepare('UPDATE jobs SET created_at = ?, finished_at = ? WHERE id = ?').run(at, at, id);
+  await store.breakoutLog.add({ jobId: id, dictionary: dict, level: 'info', message: `job ${id} ended`, progress: 100, createdAt: at });
   if (file) writeFileSync(join(store.home.breakoutLogs, `job-${id}.log`), `log of ${id}\n`);
 }
 
@@ -34,18 +41,18 @@ function oldFile(path: string, age: number, text = 'x'.repeat(100)): void {
   utimesSync(path, t, t);
 }
 
-test('pruneLogs deletes old jobs, entries and files, keeps what the metrics read, and a dry run deletes nothing', () => {
-  const t = tempStore();
+test('pruneLogs deletes old jobs, entries and files, keeps what the metrics read, and a dry run deletes nothing', async () => {
+  const t = await tempStore();
   try {
     const { store, home } = t;
-    const dict = uploadDictionary(store, { source: readFileSync(fixture('two-level.text.dcf')), label: 'tl' }).name;
-    finishedJob(store, 'c-old', dict, 'completed', 90);
-    finishedJob(store, 'c-last', dict, 'completed', 80);
-    finishedJob(store, 'f-last', dict, 'failed', 70);
-    finishedJob(store, 'x-old', dict, 'cancelled', 60, false); // its file is already gone
-    finishedJob(store, 'x-new', dict, 'cancelled', 1);
-    store.jobs.create({ id: 'running', dictionaries: ['OTHER'], mode: 'full', threads: 1, overwrite: false, origin: 'cli' });
-    store.breakoutLog.add({
+    const dict = (await uploadDictionary(store, { source: readFileSync(fixture('two-level.text.dcf')), label: 'tl' })).name;
+    await finishedJob(store, 'c-old', dict, 'completed', 90);
+    await finishedJob(store, 'c-last', dict, 'completed', 80);
+    await finishedJob(store, 'f-last', dict, 'failed', 70);
+    await finishedJob(store, 'x-old', dict, 'cancelled', 60, false); // its file is already gone
+    await finishedJob(store, 'x-new', dict, 'cancelled', 1);
+    await store.jobs.create({ id: 'running', dictionaries: ['OTHER'], mode: 'full', threads: 1, overwrite: false, origin: 'cli' });
+    await store.breakoutLog.add({
       jobId: 'running',
       dictionary: 'OTHER',
       level: 'info',
@@ -57,95 +64,80 @@ test('pruneLogs deletes old jobs, entries and files, keeps what the metrics read
     oldFile(join(home.importLogs, `${dict}_2026-06-30_00-00-00.log`), 0.5);
     oldFile(join(home.breakoutLogs, 'job-orphan.log'), 45, 'orphan');
 
-    const before = metrics(store);
+    const before = await metrics(store);
     assert.equal(before.breakout_status[dict], 'failed');
 
-    const dry = pruneLogs(store, { now: NOW, dryRun: true });
+    const dry = await pruneLogs(store, { now: NOW, dryRun: true });
     assert.equal(dry.dry_run, true);
-    assert.equal(store.logRetention.jobs().length, 6, 'a dry run deletes no row');
+    assert.equal((await store.logRetention.jobs()).length, 6, 'a dry run deletes no row');
     assert.ok(existsSync(join(home.breakoutLogs, 'job-c-old.log')), 'a dry run deletes no file');
 
-    const r = pruneLogs(store, { now: NOW });
+    const r = await pruneLogs(store, { now: NOW });
     assert.deepEqual(r.kinds, dry.kinds, 'the dry run announced exactly what the prune did');
     assert.deepEqual(r.kinds.jobs, { rows: 2, files: 2, bytes: 'log of c-old\n'.length + 'orphan'.length });
     // Those of the two pruned jobs, and the old ones of the jobs kept for the metrics.
     assert.deepEqual(r.kinds.breakout, { rows: 4, files: 0, bytes: 0 });
     assert.deepEqual(r.kinds.import, { rows: 0, files: 1, bytes: 100 });
     assert.deepEqual(r.total, { rows: 6, files: 3, bytes: r.kinds.jobs.bytes + 100 });
+    assert.deepEqual((await store.logRetention.jobs()).map((j) => j.id).sort(), ['c-last', 'f-last', 'running', 'x-new']);
     assert.deepEqual(
-      store.logRetention
-        .jobs()
-        .map((j) => j.id)
-        .sort(),
-      ['c-last', 'f-last', 'running', 'x-new'],
-    );
-    assert.deepEqual(
-      store.logRetention
-        .logEntries()
-        .map((e) => e.jobId)
-        .sort(),
+      (await store.logRetention.logEntries()).map((e) => e.jobId).sort(),
       ['running', 'x-new'],
       'old entries went (with their job or by age); the running job keeps its old entry',
     );
     assert.ok(!existsSync(join(home.breakoutLogs, 'job-c-old.log')));
     assert.ok(!existsSync(join(home.breakoutLogs, 'job-orphan.log')));
     assert.ok(existsSync(join(home.breakoutLogs, 'job-x-new.log')));
-    assert.deepEqual(metrics(store), before, 'GET /api/metrics reads the same after the prune');
+    assert.deepEqual(await metrics(store), before, 'GET /api/metrics reads the same after the prune');
 
     // Everything beyond the count, whatever its age, except what is still needed.
-    const all = pruneLogs(store, { now: NOW, olderThanDays: '0', keep: '0' });
+    const all = await pruneLogs(store, { now: NOW, olderThanDays: '0', keep: '0' });
     assert.equal(all.kinds.jobs.rows, 1);
-    assert.deepEqual(
-      store.logRetention
-        .jobs()
-        .map((j) => j.id)
-        .sort(),
-      ['c-last', 'f-last', 'running'],
-    );
-    assert.deepEqual(metrics(store), before);
+    assert.deepEqual((await store.logRetention.jobs()).map((j) => j.id).sort(), ['c-last', 'f-last', 'running']);
+    assert.deepEqual(await metrics(store), before);
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });
 
-test('bad --older-than and --keep values are USAGE naming the setting', () => {
-  const t = tempStore();
+test('bad --older-than and --keep values are USAGE naming the setting', async () => {
+  const t = await tempStore();
   try {
     for (const [opts, field] of [
       [{ olderThanDays: '-1' }, 'older-than'],
       [{ olderThanDays: '36501' }, 'older-than'],
       [{ keep: 'ten' }, 'keep'],
     ] as const) {
-      assert.throws(
-        () => pruneLogs(t.store, { now: NOW, ...opts }),
+      await assert.rejects(
+        pruneLogs(t.store, { now: NOW, ...opts }),
         (e: unknown) => e instanceof AppError && e.code === 'USAGE' && e.details.field === field,
       );
     }
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });
 
-test('the automatic prune runs once per interval whichever process asks, and not at all with interval 0', () => {
-  const t = tempStore();
+test('the automatic prune runs once per interval whichever process asks, and not at all with interval 0', async () => {
+  const t = await tempStore();
   try {
     const settings = logSettingsFrom({}, {});
     const file = join(t.home.importLogs, 'D_old.log');
     oldFile(file, 40);
-    const first = autoPruneLogs(t.store, { now: NOW, settings });
+    const first = await autoPruneLogs(t.store, { now: NOW, settings });
     assert.equal(first?.kinds.import.files, 1);
     oldFile(file, 40);
-    assert.equal(autoPruneLogs(t.store, { now: new Date(NOW.getTime() + 59 * 60_000), settings }), undefined);
+    assert.equal(await autoPruneLogs(t.store, { now: new Date(NOW.getTime() + 59 * 60_000), settings }), undefined);
     assert.ok(existsSync(file), 'not due: another process pruned within the hour');
-    assert.equal(autoPruneLogs(t.store, { now: new Date(NOW.getTime() + 60 * 60_000), settings })?.kinds.import.files, 1);
+    assert.equal((await autoPruneLogs(t.store, { now: new Date(NOW.getTime() + 60 * 60_000), settings }))?.kinds.import.files, 1);
     oldFile(file, 40);
     assert.equal(
-      autoPruneLogs(t.store, { now: new Date(NOW.getTime() + 9 * DAY), settings: { ...settings, pruneIntervalMinutes: 0 } }),
+      await autoPruneLogs(t.store, { now: new Date(NOW.getTime() + 9 * DAY), settings: { ...settings, pruneIntervalMinutes: 0 } }),
       undefined,
     );
     assert.ok(existsSync(file));
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });
 
@@ -189,17 +181,17 @@ test('log settings: environment over config.json over defaults; bad values are C
 });
 
 test("the server's pruner prunes on its timer and logs what it removed", async () => {
-  const t = tempStore();
+  const t = await tempStore();
   try {
     oldFile(join(t.home.importLogs, 'D_old.log'), 40);
-    let pruner: { stop(): void } | undefined;
+    let pruner: { stop(): Promise<void> } | undefined;
     const line = await new Promise<string>((resolve) => {
       pruner = startLogPruner(t.store, { log: resolve, now: () => NOW, checkEveryMs: 1, settings: logSettingsFrom({}, {}) });
     });
-    pruner!.stop();
+    await pruner!.stop();
     assert.match(line, /^logs pruned: import: 0 rows, 1 files \(100 bytes\); jobs: 0 rows/);
     assert.ok(!existsSync(join(t.home.importLogs, 'D_old.log')));
   } finally {
-    t.cleanup();
+    await t.cleanup();
   }
 });

@@ -19,8 +19,8 @@ const P: LoginThrottlePolicy = {
 const A = '10.1.1.1';
 const refused = () => new AppError('AUTH-001', 'invalid username and password combination');
 
-function setup(policy = P) {
-  const t = tempStore();
+async function setup(policy = P) {
+  const t = await tempStore();
   const events: LoginEvent[] = [];
   let now = 1_000_000;
   const guard = createLoginGuard(t.store, policy, (e) => events.push(e));
@@ -45,7 +45,7 @@ function isThrottled(e: unknown, retryAfter: number): boolean {
 }
 
 test('an attempt that would pass the limit waits for those in flight; right passwords give their charges back and let it in', async () => {
-  const g = setup();
+  const g = await setup();
   try {
     const first = [g.start('alice'), g.start('alice'), g.start('alice')];
     await tick();
@@ -53,8 +53,8 @@ test('an attempt that would pass the limit waits for those in flight; right pass
       first.every((s) => s.done && s.attempt),
       'three charges fit the limit of 3',
     );
-    assert.equal(g.user('alice')?.failures, 3);
-    assert.equal(g.user('alice')?.blockedUntil, 0, 'a charge in flight never blocks');
+    assert.equal((await g.user('alice'))?.failures, 3);
+    assert.equal((await g.user('alice'))?.blockedUntil, 0, 'a charge in flight never blocks');
     const fourth = g.start('alice');
     const fifth = g.start('alice');
     const sixth = g.start('alice');
@@ -63,33 +63,34 @@ test('an attempt that would pass the limit waits for those in flight; right pass
     assert.ok(isThrottled(sixth.error, 1), 'past maxWaiting (2): 429 with Retry-After 1, not a block');
     assert.equal(g.events.at(-1)?.reason, '2 logins from this address waiting already');
 
-    g.guard.succeeded(first[0]!.attempt!, g.clock());
+    await g.guard.succeeded(first[0]!.attempt!, g.clock());
     await tick();
     assert.ok(fourth.attempt, 'the success cleared the counter but for the two still in flight, and the fourth got in');
     assert.equal(fifth.done, false);
-    assert.equal(g.user('alice')?.failures, 3);
+    assert.equal((await g.user('alice'))?.failures, 3);
     for (const s of [first[1]!, first[2]!, fourth]) {
-      g.guard.succeeded(s.attempt!, g.clock());
+      await g.guard.succeeded(s.attempt!, g.clock());
       await tick();
     }
     assert.ok(fifth.attempt);
-    g.guard.succeeded(fifth.attempt!, g.clock());
-    assert.equal(g.user('alice'), undefined, 'every charge given back');
-    assert.equal(g.address()?.failures ?? 0, 0);
+    await g.guard.succeeded(fifth.attempt!, g.clock());
+    assert.equal(await g.user('alice'), undefined, 'every charge given back');
+    assert.equal((await g.address())?.failures ?? 0, 0);
     assert.ok(!g.events.some((e) => e.kind === 'failed'));
   } finally {
-    g.cleanup();
+    await g.cleanup();
   }
 });
 
 test('concurrent wrong passwords: no more than the limit are let through to be checked, the last settled one blocks', async () => {
-  const g = setup();
+  const g = await setup();
   try {
     const all = Array.from({ length: 5 }, () => g.start('bob'));
     await tick();
     const through = all.filter((s) => s.attempt);
     assert.equal(through.length, 3);
-    const answers = through.map((s) => g.guard.failed(s.attempt!, g.clock(), refused()));
+    const answers: AppError[] = [];
+    for (const s of through) answers.push(await g.guard.failed(s.attempt!, g.clock(), refused()));
     await tick();
     assert.deepEqual(
       answers.map((e) => e.code),
@@ -101,8 +102,14 @@ test('concurrent wrong passwords: no more than the limit are let through to be c
       all.filter((s) => !s.attempt).every((s) => isThrottled(s.error, 60)),
       'the waiting ones meet the block',
     );
-    assert.deepEqual(g.user('bob'), { failures: 3, windowStart: 1_000_000, blockedUntil: 1_060_000, strikes: 1, lastFailureAt: 1_000_000 });
-    assert.equal(g.address()?.failures, 3);
+    assert.deepEqual(await g.user('bob'), {
+      failures: 3,
+      windowStart: 1_000_000,
+      blockedUntil: 1_060_000,
+      strikes: 1,
+      lastFailureAt: 1_000_000,
+    });
+    assert.equal((await g.address())?.failures, 3);
     assert.equal(g.events.filter((e) => e.kind === 'failed').length, 3);
 
     // The block ends; the window still holds 3 failures: one attempt at a time is checked.
@@ -112,37 +119,38 @@ test('concurrent wrong passwords: no more than the limit are let through to be c
     await tick();
     assert.ok(probe.attempt);
     assert.equal(next.done, false, 'waits while the probe is checked');
-    assert.ok(isThrottled(g.guard.failed(probe.attempt!, g.clock(), refused()), 120), 'a wrong probe blocks twice as long');
+    assert.ok(isThrottled(await g.guard.failed(probe.attempt!, g.clock(), refused()), 120), 'a wrong probe blocks twice as long');
     await tick();
     assert.ok(isThrottled(next.error, 120));
   } finally {
-    g.cleanup();
+    await g.cleanup();
   }
 });
 
 test('a right password between wrong ones: the wrong ones in flight keep their charges, and only settled failures count', async () => {
-  const g = setup();
+  const g = await setup();
   try {
     const [w1, r, w2] = [g.start('carol'), g.start('carol'), g.start('carol')];
     const w3 = g.start('carol');
     await tick();
     assert.equal(w3.done, false);
-    g.guard.succeeded(r.attempt!, g.clock());
+    await g.guard.succeeded(r.attempt!, g.clock());
     await tick();
     assert.ok(w3.attempt, 'the success made room');
-    assert.equal(g.user('carol')?.failures, 3, 'the two wrong ones in flight and the new one');
-    for (const s of [w1, w2, w3]) assert.equal(g.guard.failed(s.attempt!, g.clock(), refused()).code, s === w3 ? 'API-004' : 'AUTH-001');
-    assert.equal(g.user('carol')?.strikes, 1);
+    assert.equal((await g.user('carol'))?.failures, 3, 'the two wrong ones in flight and the new one');
+    for (const s of [w1, w2, w3])
+      assert.equal((await g.guard.failed(s.attempt!, g.clock(), refused())).code, s === w3 ? 'API-004' : 'AUTH-001');
+    assert.equal((await g.user('carol'))?.strikes, 1);
     // The address counter got the right password's charge back; 3 failures stay on it.
-    assert.equal(g.address()?.failures, 3);
-    assert.equal(g.address()?.blockedUntil, 0);
+    assert.equal((await g.address())?.failures, 3);
+    assert.equal((await g.address())?.blockedUntil, 0);
   } finally {
-    g.cleanup();
+    await g.cleanup();
   }
 });
 
 test('the address counter spans users: attempts of many accounts wait on it, not for a block', async () => {
-  const g = setup();
+  const g = await setup();
   try {
     const names = ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7'];
     const all = names.map((n) => g.start(n));
@@ -153,32 +161,32 @@ test('the address counter spans users: attempts of many accounts wait on it, not
     let settledCount = 0;
     while (settledCount < names.length) {
       const s = all.find((x) => x.attempt && !x.attempt.settled)!;
-      g.guard.succeeded(s.attempt!, g.clock());
+      await g.guard.succeeded(s.attempt!, g.clock());
       settledCount++;
       await tick();
     }
     assert.ok(all.every((s) => s.attempt?.settled));
-    assert.equal(g.address(), undefined, 'every charge given back exactly');
+    assert.equal(await g.address(), undefined, 'every charge given back exactly');
   } finally {
-    g.cleanup();
+    await g.cleanup();
   }
 });
 
 test('another process: a counter it blocked refuses the attempt; a failure settled after the counter was removed still counts', async () => {
-  const g = setup();
+  const g = await setup();
   try {
     const a = await g.guard.begin('password', 'dave', A, g.clock);
-    g.store.loginThrottle.clear({ scope: 'user', username: 'dave', address: A });
-    assert.equal(g.guard.failed(a, g.clock(), refused()).code, 'AUTH-001');
-    assert.equal(g.user('dave')?.failures, 1);
-    g.store.loginThrottle.put(
+    await g.store.loginThrottle.clear({ scope: 'user', username: 'dave', address: A });
+    assert.equal((await g.guard.failed(a, g.clock(), refused())).code, 'AUTH-001');
+    assert.equal((await g.user('dave'))?.failures, 1);
+    await g.store.loginThrottle.put(
       { scope: 'address', username: '', address: A },
       { failures: 5, windowStart: 1_000_000, blockedUntil: 1_030_000, strikes: 1, lastFailureAt: 1_000_000 },
     );
     await assert.rejects(g.guard.begin('password', 'erin', A, g.clock), (e) => isThrottled(e, 30));
-    assert.equal(g.user('erin'), undefined, 'a refused attempt is not charged');
-    assert.throws(() => g.guard.succeeded(a, g.clock()), /settles once/);
+    assert.equal(await g.user('erin'), undefined, 'a refused attempt is not charged');
+    await assert.rejects(g.guard.succeeded(a, g.clock()), /settles once/);
   } finally {
-    g.cleanup();
+    await g.cleanup();
   }
 });

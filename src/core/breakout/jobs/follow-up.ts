@@ -14,38 +14,27 @@ export const FOLLOW_UP_ORIGIN = 'webhook-follow-up';
  * cancelled job starts none: the operator asked to stop; the flag stays and the next event or the
  * next job end of the dictionary takes it.
  */
-export function finishJob(
+export async function finishJob(
   store: Store,
   jobId: string,
   status: 'completed' | 'failed' | 'cancelled',
   payload: { result?: JobResult; error?: JobError; warnings?: number },
   opts: { spawn?: boolean; now?: () => Date } = {},
-): { ended: boolean; started: JobRow[] } {
-  if (status === 'cancelled') return { ended: store.jobs.finish(jobId, status, payload), started: [] };
-  const { ended, started } = store.followUps.finishAndFollowUp(jobId, status, payload, (names) =>
-    names.flatMap((name) => {
-      const dict = store.dictionaries.find(name);
-      if (!dict) return [];
-      return [
-        {
-          dictionaryId: dict.id,
-          job: {
-            id: randomUUID(),
-            dictionaries: [name],
-            mode: 'incremental' as const,
-            threads: 1,
-            overwrite: false,
-            origin: FOLLOW_UP_ORIGIN,
-          },
-        },
-      ];
-    }),
-  );
+): Promise<{ ended: boolean; started: JobRow[] }> {
+  if (status === 'cancelled') return { ended: await store.jobs.finish(jobId, status, payload), started: [] };
+  const { ended, started } = await store.followUps.finishAndFollowUp(jobId, status, payload, (name) => ({
+    id: randomUUID(),
+    dictionaries: [name],
+    mode: 'incremental' as const,
+    threads: 1,
+    overwrite: false,
+    origin: FOLLOW_UP_ORIGIN,
+  }));
   const at = (opts.now ?? (() => new Date()))().toISOString();
   for (const job of started) {
     const dictionary = job.dictionaries[0]!;
     try {
-      store.breakoutLog.add({
+      await store.breakoutLog.add({
         jobId: job.id,
         dictionary,
         level: 'info',
@@ -60,7 +49,7 @@ export function finishJob(
     // next event of the dictionary starts a new one.
     if (opts.spawn !== false) {
       try {
-        spawnJobProcess(store, job.id);
+        await spawnJobProcess(store, job.id);
       } catch {
         // see above
       }
@@ -77,8 +66,8 @@ const PENDING_GRACE_MS = 60_000;
  * so no job shows `running` forever, and starts the follow-up that incoming case events queued
  * behind it, as any other end of the job would. Called before any job is reported.
  */
-export function reapDeadJobs(store: Store, now = Date.now(), opts: { spawn?: boolean } = {}): void {
-  for (const job of store.jobs.unfinished()) {
+export async function reapDeadJobs(store: Store, now = Date.now(), opts: { spawn?: boolean } = {}): Promise<void> {
+  for (const job of await store.jobs.unfinished()) {
     const dead = job.pid !== null ? !processAlive(job.pid) : now - Date.parse(job.createdAt) > PENDING_GRACE_MS;
     if (!dead) continue;
     const error = {
@@ -86,7 +75,7 @@ export function reapDeadJobs(store: Store, now = Date.now(), opts: { spawn?: boo
       message: job.pid !== null ? `the job process (pid ${job.pid}) ended without finishing the job` : 'the job process never started',
       details: JSON.stringify({ pid: job.pid, last_progress: job.progress }),
     };
-    if (finishJob(store, job.id, 'failed', { error }, { spawn: opts.spawn, now: () => new Date(now) }).ended)
-      logJobFailure(store, job, error);
+    if ((await finishJob(store, job.id, 'failed', { error }, { spawn: opts.spawn, now: () => new Date(now) })).ended)
+      await logJobFailure(store, job, error);
   }
 }

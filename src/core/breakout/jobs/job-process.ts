@@ -12,11 +12,11 @@ export function jobLogPath(store: Store, jobId: string): string {
  * Starts a job in its own detached process (the `run-job` entry point), so the CLI and the HTTP
  * server return at once and the job survives them. Its output goes to the job's log file.
  */
-export function spawnJobProcess(store: Store, jobId: string): number {
+export async function spawnJobProcess(store: Store, jobId: string): Promise<number> {
   const fd = openSync(jobLogPath(store, jobId), 'a');
   try {
     const child = processLauncher.detached('run-job', ['--home', store.home.root, jobId], { output: fd });
-    store.jobs.setPid(jobId, child.pid!);
+    await store.jobs.setPid(jobId, child.pid!);
     return child.pid!;
   } finally {
     closeSync(fd);

@@ -53,12 +53,14 @@ export interface StartInput {
   origin?: string;
 }
 
-function parseDictionaryNames(store: Store, value: unknown): string[] {
+async function parseDictionaryNames(store: Store, value: unknown): Promise<string[]> {
   if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && v.length > 0)) {
     throw new AppError('USAGE', 'dictionaries must be a non-empty array of dictionary names', { field: 'dictionaries' });
   }
   // By the dictionaries' own names, whichever name each was given by (docs/sync.md#syncable-names).
-  return [...new Set((value as string[]).map((n) => requireDictionary(store, n).name))];
+  const names: string[] = [];
+  for (const n of value as string[]) names.push((await requireDictionary(store, n)).name);
+  return [...new Set(names)];
 }
 
 /**
@@ -76,15 +78,15 @@ export async function startBreakout(
   opts: { spawn?: boolean; env?: NodeJS.ProcessEnv; checkConnectTimeoutMs?: number } = {},
 ): Promise<StartReply> {
   const checkConnectTimeoutMs = opts.checkConnectTimeoutMs ?? startCheckConnectTimeout(opts.env);
-  const dictionaries = parseDictionaryNames(store, input.dictionaries);
+  const dictionaries = await parseDictionaryNames(store, input.dictionaries);
   const threads = input.threads === undefined ? 1 : parseThreads(input.threads);
   const overwrite = input.overwrite === true;
-  const job = createJob(store, { dictionaries, mode: 'full', threads, overwrite, origin: input.origin ?? 'cli' });
+  const job = await createJob(store, { dictionaries, mode: 'full', threads, overwrite, origin: input.origin ?? 'cli' });
   let failed = false;
   try {
     const existing = overwrite ? [] : await findExistingTables(store, dictionaries, checkConnectTimeoutMs);
     if (existing.length > 0) {
-      store.jobs.finish(job.id, 'cancelled');
+      await store.jobs.finish(job.id, 'cancelled');
       throw new AppError('TABLES_ALREADY_EXIST', `breakout tables already exist: ${existing.join(', ')}; use overwrite to rebuild them`, {
         existing_tables: existing,
         job_id: job.id,
@@ -94,22 +96,23 @@ export async function startBreakout(
     const e = toAppError(err);
     if (e.code === 'TABLES_ALREADY_EXIST') throw e;
     const error = jobError(e);
-    store.jobs.finish(job.id, 'failed', { error });
-    logJobFailure(store, job, error);
+    await store.jobs.finish(job.id, 'failed', { error });
+    await logJobFailure(store, job, error);
     if (!isTargetConnectionError(e)) {
       e.details.job_id = job.id;
       throw e;
     }
     failed = true;
   }
-  if (!failed && opts.spawn !== false) spawnJobProcess(store, job.id);
-  const cases = dictionaries.reduce((n, d) => n + store.cases.countActive(requireDictionary(store, d).id), 0);
+  if (!failed && opts.spawn !== false) await spawnJobProcess(store, job.id);
+  let cases = 0;
+  for (const d of dictionaries) cases += await store.cases.countActive((await requireDictionary(store, d)).id);
   return {
     status: 'started',
     job_id: job.id,
     dictionaries,
     threads,
-    estimated_time: humanDuration(cases / casesPerSecond(store)),
+    estimated_time: humanDuration(cases / (await casesPerSecond(store))),
     message: `Breakout of ${dictionaries.join(', ')} started in the background (${cases} cases)`,
   };
 }
@@ -120,9 +123,9 @@ export async function startBreakout(
  * rebuild dropping tables under a running load, two cursors racing). Dead jobs are reaped first
  * so a killed job never blocks the next run.
  */
-export function createJob(store: Store, spec: Omit<Parameters<Store['jobs']['create']>[0], 'id'>): JobRow {
-  reapDeadJobs(store);
-  const created = store.jobs.createExclusive({ id: randomUUID(), ...spec });
+export async function createJob(store: Store, spec: Omit<Parameters<Store['jobs']['create']>[0], 'id'>): Promise<JobRow> {
+  await reapDeadJobs(store);
+  const created = await store.jobs.createExclusive({ id: randomUUID(), ...spec });
   if ('job' in created) return created.job;
   const { busy } = created;
   const shared = busy.dictionaries.filter((d) => spec.dictionaries.includes(d));
@@ -137,7 +140,7 @@ async function findExistingTables(store: Store, dictionaries: string[], connectT
   const found: string[] = [];
   for (const name of dictionaries) {
     found.push(
-      ...(await withTargetSession(store, requireDictionary(store, name), (session, plan) => existingPlanTables(session, plan), {
+      ...(await withTargetSession(store, await requireDictionary(store, name), (session, plan) => existingPlanTables(session, plan), {
         connectTimeoutMs,
       })),
     );
@@ -145,8 +148,8 @@ async function findExistingTables(store: Store, dictionaries: string[], connectT
   return found;
 }
 
-function casesPerSecond(store: Store): number {
-  const last = store.jobs.list({ status: 'completed', limit: 1 }).jobs[0];
+async function casesPerSecond(store: Store): Promise<number> {
+  const last = (await store.jobs.list({ status: 'completed', limit: 1 })).jobs[0];
   if (last?.result && last.startedAt && last.finishedAt) {
     const s = (Date.parse(last.finishedAt) - Date.parse(last.startedAt)) / 1000;
     if (s > 0 && last.result.total_cases > 100) return last.result.total_cases / s;
@@ -155,9 +158,9 @@ function casesPerSecond(store: Store): number {
 }
 
 /** The status of a job in the shape of docs/http-api.md#breakout-routes; a job whose process died is reported failed. */
-export function jobStatus(store: Store, jobId: string): JobStatusReply {
-  reapDeadJobs(store);
-  const job = store.jobs.get(jobId);
+export async function jobStatus(store: Store, jobId: string): Promise<JobStatusReply> {
+  await reapDeadJobs(store);
+  const job = await store.jobs.get(jobId);
   if (!job) throw new AppError('NOT_FOUND', `breakout job ${jobId} not found`, { job_id: jobId });
   return jobStatusReply(job);
 }
@@ -165,10 +168,10 @@ export function jobStatus(store: Store, jobId: string): JobStatusReply {
 const STATUSES: readonly JobStatus[] = ['pending', 'running', 'completed', 'failed', 'cancelled'];
 
 /** Job list envelope of docs/http-api.md#breakout-routes, newest first. */
-export function listJobs(
+export async function listJobs(
   store: Store,
   opts: { status?: unknown; limit?: unknown } = {},
-): { total: number; limit: number; data: JobListItem[] } {
+): Promise<{ total: number; limit: number; data: JobListItem[] }> {
   if (opts.status !== undefined && !(STATUSES as readonly unknown[]).includes(opts.status)) {
     throw new AppError('USAGE', `status must be one of ${STATUSES.join(', ')}; got "${String(opts.status)}"`, { field: 'status' });
   }
@@ -178,8 +181,8 @@ export function listJobs(
       field: 'limit',
     });
   }
-  reapDeadJobs(store);
-  const { total, jobs } = store.jobs.list({ status: opts.status as JobStatus | undefined, limit });
+  await reapDeadJobs(store);
+  const { total, jobs } = await store.jobs.list({ status: opts.status as JobStatus | undefined, limit });
   return { total, limit, data: jobs.map((j) => jobListItem(j)) };
 }
 
@@ -189,29 +192,35 @@ export function listJobs(
  * was spawned) then finds it final and does nothing. A job that has already ended cannot be
  * cancelled: CONFLICT, with its status in the details.
  */
-export function cancelJob(store: Store, jobId: string): JobStatusReply {
-  reapDeadJobs(store);
-  const job = store.jobs.get(jobId);
-  if (!job) throw new AppError('NOT_FOUND', `breakout job ${jobId} not found`, { job_id: jobId });
-  if (job.status !== 'pending' && job.status !== 'running') {
-    throw new AppError(
-      'CONFLICT',
-      `breakout job ${jobId} has already ended (${job.status}); only a pending or running job can be cancelled`,
-      {
-        job_id: jobId,
-        status: job.status,
-      },
-    );
-  }
-  store.jobs.requestCancel(jobId);
-  // A pending job is claimed (pending → running is atomic) and ended here, so its process finds
-  // it final and never starts the work. A running job reads the cancel flag before each page;
-  // it is not signalled: SIGTERM would take effect at the same point, and would kill a process
-  // that runs the job without handling it (quickstart) or one still starting up.
-  if (job.status === 'pending' && store.jobs.markRunning(jobId, process.pid)) {
-    store.jobs.finish(jobId, 'cancelled', { result: { dictionaries_processed: [], total_cases: 0, tables_created: [], warnings: 0 } });
-  }
-  return jobStatusReply(store.jobs.get(jobId)!);
+export async function cancelJob(store: Store, jobId: string): Promise<JobStatusReply> {
+  await reapDeadJobs(store);
+  // The check of the status and the cancel in one transaction, as when they could not be interleaved.
+  const job = await store.transaction(async (tx) => {
+    const found = await tx.jobs.get(jobId);
+    if (!found) throw new AppError('NOT_FOUND', `breakout job ${jobId} not found`, { job_id: jobId });
+    if (found.status !== 'pending' && found.status !== 'running') {
+      throw new AppError(
+        'CONFLICT',
+        `breakout job ${jobId} has already ended (${found.status}); only a pending or running job can be cancelled`,
+        {
+          job_id: jobId,
+          status: found.status,
+        },
+      );
+    }
+    await tx.jobs.requestCancel(jobId);
+    // A pending job is claimed (pending → running is atomic) and ended here, so its process finds
+    // it final and never starts the work. A running job reads the cancel flag before each page;
+    // it is not signalled: SIGTERM would take effect at the same point, and would kill a process
+    // that runs the job without handling it (quickstart) or one still starting up.
+    if (found.status === 'pending' && (await tx.jobs.markRunning(jobId, process.pid))) {
+      await tx.jobs.finish(jobId, 'cancelled', {
+        result: { dictionaries_processed: [], total_cases: 0, tables_created: [], warnings: 0 },
+      });
+    }
+    return (await tx.jobs.get(jobId))!;
+  });
+  return jobStatusReply(job);
 }
 
 /**
@@ -225,7 +234,7 @@ export async function waitForJob(
   intervalMs = 250,
 ): Promise<JobStatusReply> {
   for (;;) {
-    const s = jobStatus(store, jobId);
+    const s = await jobStatus(store, jobId);
     onUpdate?.(s);
     if (s.status !== 'pending' && s.status !== 'running') return s;
     await new Promise((r) => setTimeout(r, intervalMs));
@@ -242,10 +251,10 @@ export async function runBreakoutNow(
   input: { dictionary: string; threads?: unknown; overwrite?: boolean; origin?: string },
   opts: Pick<RunJobOptions, 'signal' | 'log' | 'onProgress' | 'onTables'> & { onJob?: (jobId: string) => void } = {},
 ): Promise<JobStatusReply> {
-  const [name] = parseDictionaryNames(store, [input.dictionary]);
+  const [name] = await parseDictionaryNames(store, [input.dictionary]);
   const threads = input.threads === undefined ? 1 : parseThreads(input.threads);
   const mode: JobMode = input.overwrite ? 'full' : 'incremental';
-  const job: JobRow = createJob(store, {
+  const job: JobRow = await createJob(store, {
     dictionaries: [name!],
     mode,
     threads,

@@ -41,8 +41,8 @@ export interface RunJobOptions {
 export async function runJob(store: Store, jobId: string, opts: RunJobOptions = {}): Promise<JobRow> {
   const log = opts.log ?? (() => {});
   const now = opts.now ?? (() => new Date());
-  if (!store.jobs.markRunning(jobId, process.pid)) return store.jobs.get(jobId)!;
-  const job = store.jobs.get(jobId)!;
+  if (!(await store.jobs.markRunning(jobId, process.pid))) return (await store.jobs.get(jobId))!;
+  const job = (await store.jobs.get(jobId))!;
   const entries = new JobLogWriter(store, jobId, now, log);
   const started = now();
   const done: string[] = [];
@@ -52,10 +52,13 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
   let stopped = false;
   try {
     for (const name of job.dictionaries) {
-      const dict = requireDictionary(store, name);
-      const target = effectiveTarget(store, dict);
+      const dict = await requireDictionary(store, name);
+      const target = await effectiveTarget(store, dict);
       log(`${name}: ${job.mode} breakout into ${target.identity} with ${job.threads} thread(s)`);
-      entries.started(name, `${name}: ${job.mode} breakout started (job ${jobId}) into ${target.identity} with ${job.threads} thread(s)`);
+      await entries.started(
+        name,
+        `${name}: ${job.mode} breakout started (job ${jobId}) into ${target.identity} with ${job.threads} thread(s)`,
+      );
       const r = await runDictionary({
         store,
         dict,
@@ -67,31 +70,31 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
         threads: job.threads,
         pageSize: opts.pageSize ?? PAGE_SIZE,
         cursorSaving: opts.cursorSaving,
-        shouldStop: () => opts.signal?.aborted === true || store.jobs.isCancelRequested(jobId),
+        shouldStop: async () => opts.signal?.aborted === true || (await store.jobs.isCancelRequested(jobId)),
         signal: opts.signal,
-        onProgress: (processed, dictTotal, w) => {
-          store.jobs.saveProgress(jobId, { dictionary: name, processed, total: dictTotal }, warnings + w);
-          entries.progress(name, processed, dictTotal);
+        onProgress: async (processed, dictTotal, w) => {
+          await store.jobs.saveProgress(jobId, { dictionary: name, processed, total: dictTotal }, warnings + w);
+          await entries.progress(name, processed, dictTotal);
           opts.onProgress?.(name, processed, dictTotal);
         },
-        onWarning: (w: FlattenWarning) => {
+        onWarning: async (w: FlattenWarning) => {
           // The case id and value came from a device: escaped, so the breakout log keeps one line per warning (docs/logs.md#control-characters).
           const line = escapeLogText(
             `warning: case ${w.case}${w.record ? ` record ${w.record}` : ''}${w.occurrence ? `(${w.occurrence})` : ''} item ${w.item}: ${w.reason} (value "${w.value}")`,
           );
           log(line);
-          entries.warning(name, `${name}: ${line}`);
+          await entries.warning(name, `${name}: ${line}`);
         },
-        onTables: (change) => {
+        onTables: async (change) => {
           if (change.dropped.length)
             log(`${name}: dropped ${change.dropped.length} table(s) (${change.reason}: ${change.detail}): ${change.dropped.join(', ')}`);
           if (change.created.length) log(`${name}: created ${change.created.length} table(s): ${change.created.join(', ')}`);
-          entries.tables(name, change);
+          await entries.tables(name, change);
           opts.onTables?.(name, change);
         },
-        onLabels: (sync) => {
+        onLabels: async (sync) => {
           log(`${name}: labels ${sync.written ? 'written' : 'unchanged'} in ${sync.tables.join(', ')}`);
-          entries.labels(name, sync);
+          await entries.labels(name, sync);
         },
         now,
       });
@@ -104,12 +107,15 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
       }
       done.push(name);
       log(`${name}: ${r.processed} cases, ${r.warnings} warnings`);
-      entries.finished(name, `${name}: finished, ${r.processed} cases, ${r.warnings} warnings, ${r.tablesCreated.length} tables created`);
+      await entries.finished(
+        name,
+        `${name}: finished, ${r.processed} cases, ${r.warnings} warnings, ${r.tablesCreated.length} tables created`,
+      );
     }
     const result = { dictionaries_processed: done, total_cases: total, tables_created: created, warnings };
-    finishJob(store, jobId, stopped ? 'cancelled' : 'completed', { result, warnings }, { now });
+    await finishJob(store, jobId, stopped ? 'cancelled' : 'completed', { result, warnings }, { now });
     const took = hms((now().getTime() - started.getTime()) / 1000);
-    entries.ended(
+    await entries.ended(
       job.dictionaries,
       'info',
       stopped
@@ -121,8 +127,8 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
     const error = jobError(e);
     const code = jobErrorLabel(error);
     log(`failed: ${code}: ${e.message}`);
-    finishJob(store, jobId, 'failed', { error, warnings }, { now });
-    entries.ended(job.dictionaries, 'error', `job ${jobId} failed: ${code}: ${e.message}`);
+    await finishJob(store, jobId, 'failed', { error, warnings }, { now });
+    await entries.ended(job.dictionaries, 'error', `job ${jobId} failed: ${code}: ${e.message}`);
   }
-  return store.jobs.get(jobId)!;
+  return (await store.jobs.get(jobId))!;
 }

@@ -22,25 +22,25 @@ export interface TriggerReply {
  * and rebuilds the tables and loads every case (start with overwrite). Refused with BREAKOUT_BUSY
  * while a job of the same dictionary is pending or running, as every start is.
  */
-export function triggerBreakout(
+export async function triggerBreakout(
   store: Store,
   input: { dictionary: string; mode?: unknown; threads?: unknown; origin?: string },
   opts: { spawn?: boolean } = {},
-): TriggerReply {
-  const dict = requireDictionary(store, input.dictionary);
+): Promise<TriggerReply> {
+  const dict = await requireDictionary(store, input.dictionary);
   const mode = input.mode === undefined ? 'selective' : input.mode;
   if (!(TRIGGER_MODES as readonly unknown[]).includes(mode)) {
     throw new AppError('USAGE', `mode must be one of ${TRIGGER_MODES.join(', ')}; got ${JSON.stringify(mode)}`, { field: 'mode' });
   }
   const threads = input.threads === undefined ? 1 : parseThreads(input.threads);
   const full = mode === 'full';
-  const job = createJob(store, {
+  const job = await createJob(store, {
     dictionaries: [dict.name],
     mode: full ? 'full' : 'incremental',
     threads,
     overwrite: full,
     origin: input.origin ?? 'api-trigger',
   });
-  if (opts.spawn !== false) spawnJobProcess(store, job.id);
+  if (opts.spawn !== false) await spawnJobProcess(store, job.id);
   return { status: 'started', job_id: job.id, dictionary: dict.name, started_at: job.createdAt };
 }

@@ -62,9 +62,9 @@ export async function checkDatabaseDrivers(store: Store): Promise<DriverReport> 
     }
   }
   const targets: DriverReport['targets'] = [];
-  for (const dict of store.dictionaries.list()) {
+  for (const dict of await store.dictionaries.list()) {
     try {
-      const t = effectiveTarget(store, dict);
+      const t = await effectiveTarget(store, dict);
       try {
         // probe: a check creates nothing (no SQLite file, no folder).
         const session = await getDialect(t.config.type).connect({ ...t.config, probe: true });
@@ -98,7 +98,7 @@ export async function checkDatabaseDrivers(store: Store): Promise<DriverReport> 
       const e = toAppError(err);
       let shown: { identity: string; source: string } = { identity: '', source: '' };
       try {
-        shown = effectiveTargetWithoutSecrets(store, dict);
+        shown = await effectiveTargetWithoutSecrets(store, dict);
       } catch {
         // BREAKOUT_DB_TYPE itself is invalid: nothing to show but the error.
       }

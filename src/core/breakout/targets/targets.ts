@@ -42,8 +42,8 @@ function defaultSqliteFile(store: Store): string {
  * BREAKOUT_DB_TYPE / BREAKOUT_DB_URL, else the embedded SQLite file. A password is never stored:
  * a dictionary target names the environment variable holding it.
  */
-export function effectiveTarget(store: Store, dict: DictionaryRow, env: NodeJS.ProcessEnv = process.env): EffectiveTarget {
-  const own = store.targets.get(dict.id);
+export async function effectiveTarget(store: Store, dict: DictionaryRow, env: NodeJS.ProcessEnv = process.env): Promise<EffectiveTarget> {
+  const own = await store.targets.get(dict.id);
   let config: TargetConfig;
   let source: TargetSource;
   let foreignKeys = false;
@@ -139,7 +139,7 @@ export async function withTargetSession<T>(
   fn: (session: TargetSession, plan: BreakoutPlan, target: EffectiveTarget) => Promise<T>,
   opts: { connectTimeoutMs?: number; probe?: boolean } = {},
 ): Promise<T> {
-  const target = effectiveTarget(store, dict);
+  const target = await effectiveTarget(store, dict);
   const dialect = getDialect(target.config.type);
   const plan = planBreakout(dict.model, dict.label, { maxIdentifierLength: dialect.capabilities.maxIdentifierLength });
   const config = {
@@ -252,8 +252,8 @@ function tlsFields(dialect: ReturnType<typeof getDialect>, input: TargetInput): 
 }
 
 /** Stores a dictionary's target after checking it is complete; the connection is not tried (see testTarget). */
-export function setTarget(store: Store, dictionaryName: string, given: TargetInput): TargetView {
-  const dict = requireDictionary(store, dictionaryName);
+export async function setTarget(store: Store, dictionaryName: string, given: TargetInput): Promise<TargetView> {
+  const dict = await requireDictionary(store, dictionaryName);
   const type = parseTargetType(given.type, 'type');
   const input = refuseUnusedOptions(type, given);
   const dialect = getDialect(type);
@@ -298,7 +298,7 @@ export function setTarget(store: Store, dictionaryName: string, given: TargetInp
     tls,
   };
   checkTargetConfig(config, dialect);
-  store.targets.set(dict.id, {
+  await store.targets.set(dict.id, {
     type,
     url: input.url ?? null,
     host: input.host ?? null,
@@ -329,10 +329,10 @@ export interface TargetView {
 }
 
 /** The effective target of a dictionary and where it comes from. */
-export function showTarget(store: Store, dictionaryName: string): TargetView {
-  const dict = requireDictionary(store, dictionaryName);
-  const own = store.targets.get(dict.id);
-  const t = effectiveTargetWithoutSecrets(store, dict);
+export async function showTarget(store: Store, dictionaryName: string): Promise<TargetView> {
+  const dict = await requireDictionary(store, dictionaryName);
+  const own = await store.targets.get(dict.id);
+  const t = await effectiveTargetWithoutSecrets(store, dict);
   const tls = describeTls(resolveTarget(t.config, getDialect(t.config.type), { user: '', database: '' }).tls);
   return {
     dictionary: dict.name,
@@ -346,9 +346,9 @@ export function showTarget(store: Store, dictionaryName: string): TargetView {
 }
 
 /** The effective target without its password, for reports: works when the password variable is not set. */
-export function effectiveTargetWithoutSecrets(store: Store, dict: DictionaryRow): EffectiveTarget {
+export async function effectiveTargetWithoutSecrets(store: Store, dict: DictionaryRow): Promise<EffectiveTarget> {
   // Showing a target must work even when its password variable is not set in this shell.
-  const own = store.targets.get(dict.id);
+  const own = await store.targets.get(dict.id);
   const env = own?.passwordEnv ? { ...process.env, [own.passwordEnv]: process.env[own.passwordEnv] ?? '' } : process.env;
   return effectiveTarget(store, dict, env);
 }
@@ -361,23 +361,23 @@ export function effectiveTargetWithoutSecrets(store: Store, dict: DictionaryRow)
  * operator started (not tables in a target since cleared with `sds target clear`). A dictionary that would only fall back to the embedded default and has never
  * been broken out is not configured; an invalid BREAKOUT_DB_TYPE configures nothing.
  */
-export function isBreakoutConfigured(store: Store, dict: DictionaryRow): boolean {
-  if (store.targets.get(dict.id)) return true;
+export async function isBreakoutConfigured(store: Store, dict: DictionaryRow): Promise<boolean> {
+  if (await store.targets.get(dict.id)) return true;
   let target: EffectiveTarget;
   try {
-    target = effectiveTargetWithoutSecrets(store, dict);
+    target = await effectiveTargetWithoutSecrets(store, dict);
   } catch {
     return false;
   }
   if (target.source !== 'default') return true;
   // Tables in the embedded default itself: tables left in a target since cleared do not count.
-  return store.breakoutState.get(dict.id)?.target === target.identity;
+  return (await store.breakoutState.get(dict.id))?.target === target.identity;
 }
 
 /** Removes a dictionary's own target (it then uses the global default). */
-export function clearTarget(store: Store, dictionaryName: string): { message: string; dictionary: string } {
-  const dict = requireDictionary(store, dictionaryName);
-  const removed = store.targets.clear(dict.id);
+export async function clearTarget(store: Store, dictionaryName: string): Promise<{ message: string; dictionary: string }> {
+  const dict = await requireDictionary(store, dictionaryName);
+  const removed = await store.targets.clear(dict.id);
   return {
     message: removed ? `Target of ${dict.name} cleared; the default target applies` : `${dict.name} had no target of its own`,
     dictionary: dict.name,
@@ -403,7 +403,7 @@ export interface TargetTestResult {
  * it does not exist yet (its folder must exist).
  */
 export async function testTarget(store: Store, dictionaryName: string): Promise<TargetTestResult> {
-  const dict = requireDictionary(store, dictionaryName);
+  const dict = await requireDictionary(store, dictionaryName);
   return withTargetSession(
     store,
     dict,

@@ -82,7 +82,7 @@ export async function importCases(
 ): Promise<ImportReport> {
   const opts: ImportOptions = typeof options === 'function' ? { onProgress: options } : options;
   const limit = opts.detailLimit ?? IMPORT_DETAIL_LIMIT;
-  const dict = requireDictionary(store, dictionaryName);
+  const dict = await requireDictionary(store, dictionaryName);
   // Refuse an unknown file type, or a file of another dictionary, before anything is read.
   for (const f of files) caseFileReader(f);
   const { importMismatchCases } = limitsOf(store);
@@ -95,7 +95,7 @@ export async function importCases(
       throw new AppError(e.code, `${e.message}; no file was imported`, e.details, { cause: e });
     }
   }
-  const deviceId = store.settings.serverDeviceId();
+  const deviceId = await store.settings.serverDeviceId();
   const started = (opts.now ?? (() => new Date()))();
   const log = ImportLog.create(store.home.importLogs, dict.name, started);
   try {
@@ -127,7 +127,7 @@ function fileSize(file: string): number {
 
 async function importFiles(
   store: Store,
-  dict: ReturnType<typeof requireDictionary>,
+  dict: Awaited<ReturnType<typeof requireDictionary>>,
   files: string[],
   deviceId: string,
   log: ImportLog,
@@ -141,6 +141,7 @@ async function importFiles(
   const allBytes = sizes.reduce((a, b) => a + b, 0);
   let bytesBefore = 0;
   let share = 0;
+  const limits = limitsOf(store);
   for (const [index, file] of files.entries()) {
     log.write([`file ${file}`]);
     const report: FileImportReport = {
@@ -157,17 +158,18 @@ async function importFiles(
       warningList: [],
       warningsNotListed: 0,
     };
-    const write = (cases: CaseWrite[]) => {
+    const write = async (cases: CaseWrite[]) => {
       if (cases.length === 0) return;
-      store.transaction(() => {
+      await store.transaction(async (tx) => {
         let revision: number | undefined;
-        writeMergedCases(
-          store,
+        await writeMergedCases(
+          tx,
           dict.id,
           cases,
           deviceId,
-          () => (revision ??= newRevision(store, dict.id, `import:${basename(file)}`)),
+          async () => (revision ??= await newRevision(tx, dict.id, `import:${basename(file)}`)),
           report,
+          limits,
         );
       });
       done += cases.length;
@@ -175,7 +177,7 @@ async function importFiles(
     };
     // Reading and encoding run in a worker thread; this thread only merges and commits.
     const onRead = (read: number) => (share = allBytes > 0 ? (bytesBefore + read * sizes[index]!) / allBytes : 0);
-    for await (const items of readCaseFileInWorker(file, dict.model, onRead, limitsOf(store))) {
+    for await (const items of readCaseFileInWorker(file, dict.model, onRead, limits)) {
       const cases: CaseWrite[] = [];
       const lines: string[] = [];
       for (const item of items) {
@@ -196,7 +198,7 @@ async function importFiles(
         }
       }
       log.write(lines);
-      write(cases);
+      await write(cases);
       // Leaving the loop stops the reading thread; what was committed stays.
       if (signal?.aborted) break;
     }

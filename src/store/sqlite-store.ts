@@ -1,0 +1,417 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { existsSync } from 'node:fs';
+import type { Database as Db } from 'better-sqlite3';
+import { AppError } from '../shared/errors.js';
+import { fsyncFile } from '../shared/durable-file.js';
+import type { HomePaths } from '../shared/home.js';
+import type { MigrateResult } from './migrate.js';
+import { DictionariesRepo } from './dictionaries-repo.js';
+import { CasesRepo } from './cases-repo.js';
+import { BinaryItemsRepo } from './binary-items-repo.js';
+import { UsersRepo } from './users-repo.js';
+import { FilesRepo } from './files-repo.js';
+import { SettingsRepo } from './settings-repo.js';
+import { RefreshTokensRepo } from './refresh-tokens-repo.js';
+import { TargetsRepo } from './targets-repo.js';
+import { JobsRepo } from './jobs-repo.js';
+import { BreakoutStateRepo } from './breakout-state-repo.js';
+import { BreakoutLogRepo } from './breakout-log-repo.js';
+import { SchedulesRepo } from './schedules-repo.js';
+import { SyncRepo } from './sync-repo.js';
+import { WebhooksRepo } from './webhooks-repo.js';
+import { WebhookQueueRepo } from './webhook-queue-repo.js';
+import { RateLimitRepo } from './rate-limit-repo.js';
+import { FollowUpsRepo } from './follow-ups-repo.js';
+import { LoginThrottleRepo } from './login-throttle-repo.js';
+import { LogRetentionRepo } from './log-retention-repo.js';
+import { MonitoringRepo } from './monitoring-repo.js';
+import { AppPackagesRepo } from './app-packages-repo.js';
+import { CaseQueriesRepo } from './case-queries-repo.js';
+import { Gate } from './gate.js';
+import type { Store, StoreRepos, StoreScope } from './store-contract.js';
+import { CHECKPOINT_DEFAULTS, WalCheckpointer, type CheckpointOptions } from './wal-checkpointer.js';
+
+/** The repositories over one connection; their methods run their statements at once. */
+function reposOf(db: Db): StoreRepos {
+  return {
+    dictionaries: new DictionariesRepo(db),
+    cases: new CasesRepo(db),
+    binaryItems: new BinaryItemsRepo(db),
+    users: new UsersRepo(db),
+    files: new FilesRepo(db),
+    settings: new SettingsRepo(db),
+    refreshTokens: new RefreshTokensRepo(db),
+    targets: new TargetsRepo(db),
+    jobs: new JobsRepo(db),
+    breakoutState: new BreakoutStateRepo(db),
+    breakoutLog: new BreakoutLogRepo(db),
+    schedules: new SchedulesRepo(db),
+    sync: new SyncRepo(db),
+    webhooks: new WebhooksRepo(db),
+    webhookQueue: new WebhookQueueRepo(db),
+    rateLimit: new RateLimitRepo(db),
+    followUps: new FollowUpsRepo(db),
+    loginThrottle: new LoginThrottleRepo(db),
+    logRetention: new LogRetentionRepo(db),
+    monitoring: new MonitoringRepo(db),
+    appPackages: new AppPackagesRepo(db),
+    caseQueries: new CaseQueriesRepo(db),
+  };
+}
+
+const REPO_NAMES = Object.freeze([
+  'dictionaries',
+  'cases',
+  'binaryItems',
+  'users',
+  'files',
+  'settings',
+  'refreshTokens',
+  'targets',
+  'jobs',
+  'breakoutState',
+  'breakoutLog',
+  'schedules',
+  'sync',
+  'webhooks',
+  'webhookQueue',
+  'rateLimit',
+  'followUps',
+  'loginThrottle',
+  'logRetention',
+  'monitoring',
+  'appPackages',
+  'caseQueries',
+] as const satisfies readonly (keyof StoreRepos)[]);
+
+/** The transaction a piece of async work runs inside, if any (and the ones around it, of other stores). */
+interface TransactionContext {
+  readonly store: SqliteStore;
+  /** False once the transaction has ended: work it left running is then outside it. */
+  open: boolean;
+  readonly outer: TransactionContext | undefined;
+}
+
+const inTransaction = new AsyncLocalStorage<TransactionContext>();
+
+function outsideTransaction(what: string): AppError {
+  return new AppError(
+    'STORE_OUTSIDE_TRANSACTION',
+    `reached the store, not the transaction, inside a transaction (${what}): use the transaction's tx`,
+    { call: what },
+  );
+}
+
+/** The repositories and savepoints of one open transaction (its `tx`); unusable once it ended. */
+class TransactionScope implements StoreScope {
+  private open = true;
+  private depth = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly repos: StoreRepos,
+  ) {}
+
+  private repo<K extends keyof StoreRepos>(name: K): StoreRepos[K] {
+    if (!this.open) throw new AppError('INTERNAL', `a transaction's tx was used after the transaction ended (tx.${name})`);
+    return this.repos[name];
+  }
+
+  get dictionaries() {
+    return this.repo('dictionaries');
+  }
+  get cases() {
+    return this.repo('cases');
+  }
+  get binaryItems() {
+    return this.repo('binaryItems');
+  }
+  get users() {
+    return this.repo('users');
+  }
+  get files() {
+    return this.repo('files');
+  }
+  get settings() {
+    return this.repo('settings');
+  }
+  get refreshTokens() {
+    return this.repo('refreshTokens');
+  }
+  get targets() {
+    return this.repo('targets');
+  }
+  get jobs() {
+    return this.repo('jobs');
+  }
+  get breakoutState() {
+    return this.repo('breakoutState');
+  }
+  get breakoutLog() {
+    return this.repo('breakoutLog');
+  }
+  get schedules() {
+    return this.repo('schedules');
+  }
+  get sync() {
+    return this.repo('sync');
+  }
+  get webhooks() {
+    return this.repo('webhooks');
+  }
+  get webhookQueue() {
+    return this.repo('webhookQueue');
+  }
+  get rateLimit() {
+    return this.repo('rateLimit');
+  }
+  get followUps() {
+    return this.repo('followUps');
+  }
+  get loginThrottle() {
+    return this.repo('loginThrottle');
+  }
+  get logRetention() {
+    return this.repo('logRetention');
+  }
+  get monitoring() {
+    return this.repo('monitoring');
+  }
+  get appPackages() {
+    return this.repo('appPackages');
+  }
+  get caseQueries() {
+    return this.repo('caseQueries');
+  }
+
+  /** A savepoint of this transaction: released when `fn` resolves, rolled back to when it throws. */
+  async transaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T> {
+    if (!this.open) throw new AppError('INTERNAL', "a transaction's tx was used after the transaction ended (tx.transaction)");
+    const name = `sds_savepoint_${++this.depth}`;
+    try {
+      this.db.exec(`SAVEPOINT ${name}`);
+      let result: T;
+      try {
+        result = await fn(this);
+      } catch (err) {
+        // A failed statement may have ended the whole transaction already (SQLite rolls back on some errors).
+        if (this.db.inTransaction) {
+          this.db.exec(`ROLLBACK TO ${name}`);
+          this.db.exec(`RELEASE ${name}`);
+        }
+        throw err;
+      }
+      this.db.exec(`RELEASE ${name}`);
+      return result;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  end(): void {
+    this.open = false;
+  }
+}
+
+/**
+ * The local store in one SQLite file, over one connection. A transaction holds the connection
+ * (the gate) until it commits or rolls back: calls through `store.X` and other transactions wait
+ * for it, in the order they came; while the gate is free a call through `store.X` runs at once.
+ * Only store/ touches the file.
+ */
+export class SqliteStore implements Store {
+  declare readonly dictionaries: DictionariesRepo;
+  declare readonly cases: CasesRepo;
+  declare readonly binaryItems: BinaryItemsRepo;
+  declare readonly users: UsersRepo;
+  declare readonly files: FilesRepo;
+  declare readonly settings: SettingsRepo;
+  declare readonly refreshTokens: RefreshTokensRepo;
+  declare readonly targets: TargetsRepo;
+  declare readonly jobs: JobsRepo;
+  declare readonly breakoutState: BreakoutStateRepo;
+  declare readonly breakoutLog: BreakoutLogRepo;
+  declare readonly schedules: SchedulesRepo;
+  declare readonly sync: SyncRepo;
+  declare readonly webhooks: WebhooksRepo;
+  declare readonly webhookQueue: WebhookQueueRepo;
+  declare readonly rateLimit: RateLimitRepo;
+  declare readonly followUps: FollowUpsRepo;
+  declare readonly loginThrottle: LoginThrottleRepo;
+  declare readonly logRetention: LogRetentionRepo;
+  declare readonly monitoring: MonitoringRepo;
+  declare readonly appPackages: AppPackagesRepo;
+  declare readonly caseQueries: CaseQueriesRepo;
+
+  /** Held by the transaction in progress; calls through the store's repositories wait for it. */
+  private readonly gate = new Gate();
+  private readonly repos: StoreRepos;
+
+  constructor(
+    /** The connection: for store/ and tests that look at the file itself. */
+    readonly db: Db,
+    readonly home: HomePaths,
+    readonly migration: MigrateResult,
+  ) {
+    this.repos = reposOf(db);
+    for (const name of REPO_NAMES) Object.defineProperty(this, name, { value: this.gated(name, this.repos[name]), enumerable: true });
+  }
+
+  /**
+   * The repository `repo` as `store.X` offers it: each of its (async) methods waits for the gate,
+   * and is refused from inside a transaction of this store (that work must use its `tx`).
+   */
+  private gated<R extends object>(name: string, repo: R): R {
+    const out = Object.create(repo) as R;
+    for (
+      let proto: unknown = Object.getPrototypeOf(repo);
+      proto !== null && proto !== Object.prototype;
+      proto = Object.getPrototypeOf(proto)
+    ) {
+      for (const key of Object.getOwnPropertyNames(proto)) {
+        if (key === 'constructor' || Object.hasOwn(out, key)) continue;
+        const method: unknown = Object.getOwnPropertyDescriptor(proto, key)?.value;
+        // The public methods are async; the synchronous helpers stay the repository's own.
+        if (typeof method !== 'function' || method.constructor.name !== 'AsyncFunction') continue;
+        const call = method as (...args: unknown[]) => Promise<unknown>;
+        const what = `store.${name}.${key}`;
+        // Writable like a method of the class: a test may wrap one (test/helpers/durable-breakout-child.ts).
+        Object.defineProperty(out, key, {
+          writable: true,
+          configurable: true,
+          value: (...args: unknown[]): Promise<unknown> => {
+            if (this.insideOwnTransaction()) return Promise.reject(outsideTransaction(what));
+            if (this.gate.tryTake()) return this.callHolding(call, repo, args);
+            return this.gate.take().then(() => this.callHolding(call, repo, args));
+          },
+        });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Runs a repository method with the gate taken, and gives it back: the SQLite repositories'
+   * methods run their statements before they return, so the call is over by then.
+   */
+  private callHolding(method: (...args: unknown[]) => Promise<unknown>, repo: object, args: unknown[]): Promise<unknown> {
+    try {
+      return method.apply(repo, args);
+    } finally {
+      this.gate.release();
+    }
+  }
+
+  private insideOwnTransaction(): boolean {
+    for (let c = inTransaction.getStore(); c !== undefined; c = c.outer) if (c.store === this && c.open) return true;
+    return false;
+  }
+
+  /**
+   * Runs `fn` in one IMMEDIATE write transaction of the whole store (see StoreScope.transaction),
+   * holding the connection: everything else waits until it commits, or rolls back when `fn`
+   * throws (the error is then thrown on).
+   */
+  transaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T> {
+    return this.run('BEGIN IMMEDIATE', 'store.transaction', fn);
+  }
+
+  /**
+   * Runs `fn` in one DEFERRED (read) transaction, so that several reads see the same snapshot
+   * (a download chunk and its count) without taking the write lock up front.
+   */
+  readTransaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T> {
+    return this.run('BEGIN DEFERRED', 'store.readTransaction', fn);
+  }
+
+  private async run<T>(begin: string, what: string, fn: (tx: StoreScope) => Promise<T>): Promise<T> {
+    if (this.insideOwnTransaction()) throw outsideTransaction(what);
+    if (!this.gate.tryTake()) await this.gate.take();
+    try {
+      this.db.exec(begin);
+      const tx = new TransactionScope(this.db, this.repos);
+      const context: TransactionContext = { store: this, open: true, outer: inTransaction.getStore() };
+      try {
+        const result = await inTransaction.run(context, fn, tx);
+        this.db.exec('COMMIT');
+        return result;
+      } catch (err) {
+        // A failed statement may have rolled the transaction back already (SQLite does on some errors).
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw err;
+      } finally {
+        context.open = false;
+        tx.end();
+      }
+    } finally {
+      this.gate.release();
+    }
+  }
+
+  private checkpointer: WalCheckpointer | undefined;
+
+  /**
+   * Moves WAL checkpoints (and their fsyncs) to a worker thread for the rest of this store's
+   * life: for long write-heavy processes (`serve`, an import), whose commits would otherwise
+   * stop to checkpoint. Idempotent; a read-only or in-memory store has nothing to checkpoint.
+   */
+  checkpointInBackground(opts: CheckpointOptions = {}): WalCheckpointer | undefined {
+    if (this.checkpointer?.running) return this.checkpointer;
+    if (this.db.readonly || this.db.memory) return undefined;
+    this.checkpointer = WalCheckpointer.start(this.db.name, opts);
+    this.db.pragma(`wal_autocheckpoint = ${opts.backstopPages ?? CHECKPOINT_DEFAULTS.backstopPages}`);
+    return this.checkpointer;
+  }
+
+  /**
+   * Runs `fn`, a long series of commits that is acknowledged only when it ends (`sds cases
+   * import` reports once, at exit), without an fsync per commit, then makes all of it durable at
+   * once: the connection goes back to `synchronous = FULL` and the WAL and database files are
+   * fsynced, also when `fn` fails (its committed batches stay, durably). A power cut in between
+   * loses only commits nobody was told about. Only for a connection that nothing else writes
+   * through meanwhile (a CLI process): `sds serve`'s requests must keep their fsync per commit.
+   */
+  async deferSync<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.db.readonly || this.db.memory) return fn();
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      return await fn();
+    } finally {
+      this.db.pragma('synchronous = FULL');
+      this.syncToDisk();
+    }
+  }
+
+  /** Fsyncs the store's WAL and database files: every commit made so far is then on disk. */
+  syncToDisk(): void {
+    for (const file of [`${this.db.name}-wal`, this.db.name]) {
+      if (existsSync(file)) fsyncFile(file);
+    }
+  }
+
+  /**
+   * Starts a read transaction: every read until `end()` sees the store as it was at the first
+   * one (WAL keeps that snapshot while others write). For a reader that makes several passes,
+   * such as `sds export` (docs/export.md#how-an-export-runs), on a connection of its own.
+   */
+  beginReadSnapshot(): { end(): void } {
+    this.db.exec('BEGIN');
+    return {
+      end: () => {
+        if (this.db.inTransaction) this.db.exec('COMMIT');
+      },
+    };
+  }
+
+  /** Closes the connection once the transaction in progress, if any, has ended. */
+  async close(): Promise<void> {
+    if (this.insideOwnTransaction()) throw outsideTransaction('store.close');
+    if (!this.gate.tryTake()) await this.gate.take();
+    try {
+      this.checkpointer?.stop();
+      if (this.db.open) this.db.close();
+    } finally {
+      this.gate.release();
+    }
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The store's contract (docs/architecture.md#the-store-contract): what the rest of sds codes
+ * against, whatever database holds the store. Every repository method returns a promise, and a
+ * transaction hands its scope `tx` explicitly: inside `store.transaction(async (tx) => …)` every
+ * store call goes through `tx`, and nothing but store calls and computation is awaited (no file
+ * or network I/O, no timers): the store waits for a transaction to end. Today SQLite implements
+ * it (sqlite-store.ts); a PostgreSQL store is coming (issue 28).
+ */
+import type { HomePaths } from '../shared/home.js';
+import type { AppPackagesRepo } from './app-packages-repo.js';
+import type { BinaryItemsRepo } from './binary-items-repo.js';
+import type { BreakoutLogRepo } from './breakout-log-repo.js';
+import type { BreakoutStateRepo } from './breakout-state-repo.js';
+import type { CaseQueriesRepo } from './case-queries-repo.js';
+import type { CasesRepo } from './cases-repo.js';
+import type { DictionariesRepo } from './dictionaries-repo.js';
+import type { FilesRepo } from './files-repo.js';
+import type { FollowUpsRepo } from './follow-ups-repo.js';
+import type { JobsRepo } from './jobs-repo.js';
+import type { LogRetentionRepo } from './log-retention-repo.js';
+import type { LoginThrottleRepo } from './login-throttle-repo.js';
+import type { MigrateResult } from './migrate.js';
+import type { MonitoringRepo } from './monitoring-repo.js';
+import type { RateLimitRepo } from './rate-limit-repo.js';
+import type { RefreshTokensRepo } from './refresh-tokens-repo.js';
+import type { SchedulesRepo } from './schedules-repo.js';
+import type { SettingsRepo } from './settings-repo.js';
+import type { SyncRepo } from './sync-repo.js';
+import type { TargetsRepo } from './targets-repo.js';
+import type { UsersRepo } from './users-repo.js';
+import type { CheckpointOptions, WalCheckpointer } from './wal-checkpointer.js';
+import type { WebhookQueueRepo } from './webhook-queue-repo.js';
+import type { WebhooksRepo } from './webhooks-repo.js';
+
+/** The repositories, one per table group; every method returns a promise. */
+export interface StoreRepos {
+  readonly dictionaries: DictionariesRepo;
+  readonly cases: CasesRepo;
+  readonly binaryItems: BinaryItemsRepo;
+  readonly users: UsersRepo;
+  readonly files: FilesRepo;
+  readonly settings: SettingsRepo;
+  readonly refreshTokens: RefreshTokensRepo;
+  readonly targets: TargetsRepo;
+  readonly jobs: JobsRepo;
+  readonly breakoutState: BreakoutStateRepo;
+  readonly breakoutLog: BreakoutLogRepo;
+  readonly schedules: SchedulesRepo;
+  readonly sync: SyncRepo;
+  readonly webhooks: WebhooksRepo;
+  readonly webhookQueue: WebhookQueueRepo;
+  readonly rateLimit: RateLimitRepo;
+  readonly followUps: FollowUpsRepo;
+  readonly loginThrottle: LoginThrottleRepo;
+  readonly logRetention: LogRetentionRepo;
+  readonly monitoring: MonitoringRepo;
+  readonly appPackages: AppPackagesRepo;
+  readonly caseQueries: CaseQueriesRepo;
+}
+
+/** What a transaction and the store both offer: the repositories, and transactions. */
+export interface StoreScope extends StoreRepos {
+  /**
+   * Runs `fn` in one write transaction of the whole store: every repository written through `tx`
+   * commits or rolls back together (a case write and its sync history, a change and the
+   * deliveries queued for it). Transactions belong to the store, not to one repository, because
+   * they span several (docs/decisions.md, "Transactions are the store's"). Called on a `tx`, a
+   * savepoint of that transaction: rolled back alone when `fn` throws. `fn` awaits only calls
+   * through `tx` and computation; reaching the store itself from inside is refused
+   * (STORE_OUTSIDE_TRANSACTION). One savepoint at a time: await each before the next.
+   */
+  transaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T>;
+}
+
+/** The local store of a home. */
+export interface Store extends StoreScope {
+  readonly home: HomePaths;
+  /** What opening the store migrated. */
+  readonly migration: MigrateResult;
+  /**
+   * Runs `fn` in one read transaction, so that several reads see the same snapshot (a download
+   * chunk and its count) without taking the write lock up front.
+   */
+  readTransaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T>;
+  /**
+   * Moves WAL checkpoints (and their fsyncs) to a worker thread for the rest of this store's
+   * life: for long write-heavy processes (`serve`, an import). Idempotent; a read-only or
+   * in-memory store has nothing to checkpoint.
+   */
+  checkpointInBackground(opts?: CheckpointOptions): WalCheckpointer | undefined;
+  /**
+   * Runs `fn`, a long series of commits acknowledged only when it ends, without an fsync per
+   * commit, then makes all of it durable at once (also when `fn` fails). Only for a store that
+   * nothing else writes through meanwhile (a CLI process).
+   */
+  deferSync<T>(fn: () => Promise<T>): Promise<T>;
+  /** Makes every commit made so far durable on disk. */
+  syncToDisk(): void;
+  /**
+   * Starts a read transaction: every read until `end()` sees the store as it was at the first
+   * one. For a reader of its own connection that makes several passes, such as `sds export`.
+   */
+  beginReadSnapshot(): { end(): void };
+  /** Closes the store once the transaction in progress, if any, has ended. */
+  close(): Promise<void>;
+}
