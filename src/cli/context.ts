@@ -29,6 +29,7 @@ export interface CliContext {
 
 interface GlobalOptions {
   home?: string;
+  store?: string;
   json?: boolean;
   quiet?: boolean;
   verbose?: boolean;
@@ -44,6 +45,9 @@ export function contextOf(cmd: Command): CliContext {
   const color = o.color !== false && !process.env.NO_COLOR && process.stdout.isTTY === true;
   const plain = plainTables(o.plain, process.stdout.isTTY);
   let store: Promise<Store> | undefined;
+  // The processes a command starts (breakout jobs, scheduled runs) must open the same store: the
+  // flag reaches them as the variable it overrides (docs/production.md#choosing-a-store).
+  if (o.store !== undefined) process.env.SDS_STORE_URL = o.store;
   return {
     json,
     quiet,
@@ -51,7 +55,7 @@ export function contextOf(cmd: Command): CliContext {
     color,
     interactive: process.stderr.isTTY === true && !json && !quiet && !process.env.CI,
     plain,
-    home: resolveHome(o.home),
+    home: o.store === undefined ? resolveHome(o.home) : { ...resolveHome(o.home), storeUrl: o.store },
     store() {
       return (store ??= openStore(this.home));
     },

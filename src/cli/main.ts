@@ -58,7 +58,7 @@ export const COMMAND_GROUPS: readonly { names: readonly string[]; load: () => Pr
 ];
 
 /** Options of the program itself that take a value: the word after them is not a command. */
-const GLOBAL_OPTIONS_WITH_VALUE = new Set(['--home']);
+const GLOBAL_OPTIONS_WITH_VALUE = new Set(['--home', '--store']);
 
 /** The first word of `args` (argv without node and the script) that is not a global option or its value. */
 export function commandWord(args: readonly string[]): string | undefined {
@@ -88,6 +88,10 @@ export function buildProgram(groups: readonly Register[]): Command {
     .description('Survey Data Service: store CSPro dictionaries and cases, and break them out into SQL databases')
     .version(VERSION, '-V, --version', "print the version of sds, the store schema (latest and this home's) and Node")
     .option('--home <dir>', 'home directory (default: $SDS_HOME, else ./var)')
+    .option(
+      '--store <url>',
+      "the store's database: postgresql://… (default: $SDS_STORE_URL, else store.url of config.json, else the home's SQLite file)",
+    )
     .option('--json', 'machine-readable output on stdout (errors too)')
     .option('-q, --quiet', 'print nothing but errors')
     .option('-v, --verbose', 'more detail, including error causes')

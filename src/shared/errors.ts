@@ -150,6 +150,17 @@ export const ERROR_CODES = {
       'the store is at an older schema version than this sds needs; `sds migrate` applies the pending migrations (details: home, version, needs, pending)',
   },
   STORE_BUSY: { http: 503, exit: EXIT.failed, title: 'the store is locked by another process' },
+  BACKUP_STORE_EXTERNAL: {
+    http: 400,
+    exit: EXIT.invalid,
+    title:
+      "the home's store is in PostgreSQL: `sds backup` copies a SQLite store only; back the database up with pg_dump or the office's PostgreSQL backups (details: store)",
+  },
+  STORE_UNAVAILABLE: {
+    http: 503,
+    exit: EXIT.external,
+    title: 'the PostgreSQL server of the store could not be reached or refused the login (details: store, the URL without its password)',
+  },
   STORE_OUTSIDE_TRANSACTION: {
     http: 500,
     exit: EXIT.failed,

@@ -16,6 +16,8 @@ export interface HomePaths {
   targets: string;
   /** How the root was chosen, for messages that name it (HOME_NOT_FOUND); absent when built by hand. */
   source?: HomeSource;
+  /** The store URL given by `--store`, over SDS_STORE_URL and config.json (store/store-setting.ts). */
+  storeUrl?: string;
 }
 
 /**

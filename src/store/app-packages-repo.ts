@@ -21,7 +21,8 @@ export interface AppPackageRow {
   updatedAt: string;
 }
 
-interface RawRow {
+/** An app_packages row as the database returns it (also read by the PostgreSQL repo). */
+export interface RawRow {
   name: string;
   description: string | null;
   version: string | null;
@@ -35,7 +36,8 @@ interface RawRow {
   updated_at: string;
 }
 
-const toRow = (r: RawRow): AppPackageRow => ({
+/** A package's metadata from its database row. */
+export const toRow = (r: RawRow): AppPackageRow => ({
   name: r.name,
   description: r.description,
   version: r.version,
@@ -48,6 +50,15 @@ const toRow = (r: RawRow): AppPackageRow => ({
   importedAt: r.imported_at,
   updatedAt: r.updated_at,
 });
+
+/** The columns of app_packages, in the order a save binds them. */
+export const APP_PACKAGE_COLUMNS =
+  'name, description, version, files, signature, build_time, zip_size, zip_md5, source, imported_at, updated_at';
+
+/** What saving a package does to an existing row: everything but its import time is replaced. */
+export const APP_PACKAGE_UPSERT = `ON CONFLICT (name) DO UPDATE SET description = excluded.description, version = excluded.version, files = excluded.files,
+           signature = excluded.signature, build_time = excluded.build_time, zip_size = excluded.zip_size, zip_md5 = excluded.zip_md5,
+           source = excluded.source, updated_at = excluded.updated_at`;
 
 /** Metadata of the apps area's packages; a package without a row is a zip put there by hand. */
 export class AppPackagesRepo {
@@ -85,11 +96,9 @@ export class AppPackagesRepo {
     const now = nowIso();
     this.db
       .prepare(
-        `INSERT INTO app_packages (name, description, version, files, signature, build_time, zip_size, zip_md5, source, imported_at, updated_at)
+        `INSERT INTO app_packages (${APP_PACKAGE_COLUMNS})
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (name) DO UPDATE SET description = excluded.description, version = excluded.version, files = excluded.files,
-           signature = excluded.signature, build_time = excluded.build_time, zip_size = excluded.zip_size, zip_md5 = excluded.zip_md5,
-           source = excluded.source, updated_at = excluded.updated_at`,
+         ${APP_PACKAGE_UPSERT}`,
       )
       .run(row.name, row.description, row.version, row.files, row.signature, row.buildTime, row.zipSize, row.zipMd5, row.source, now, now);
     return true;

@@ -9,25 +9,44 @@ export interface BinaryItemRow {
   modifiedTime: string;
 }
 
-interface RawRow {
+/** A binary-item row as the database returns it. */
+export interface RawBinaryItem {
   case_guid: string;
   signature: string;
   size: number | null;
   modified_time: string;
 }
 
-const toRow = (r: RawRow): BinaryItemRow => ({
+/** A binary item from its database row. */
+export const toBinaryItem = (r: RawBinaryItem): BinaryItemRow => ({
   caseGuid: r.case_guid,
   signature: r.signature,
   size: r.size,
   modifiedTime: r.modified_time,
 });
 
+/** The binary items one case holds (`replaceForCases`). */
+export interface CaseBinaryItems {
+  guid: string;
+  items: readonly Omit<BinaryItemRow, 'caseGuid'>[];
+}
+
+/** Rows ordered by case guid, as lists keyed by case guid (the result of `forCases` on both stores). */
+export function byCase(rows: readonly RawBinaryItem[]): Map<string, BinaryItemRow[]> {
+  const out = new Map<string, BinaryItemRow[]>();
+  for (const r of rows) {
+    const list = out.get(r.case_guid) ?? [];
+    list.push(toBinaryItem(r));
+    out.set(r.case_guid, list);
+  }
+  return out;
+}
+
 /** Which case holds which binary item; the content files are the caller's (core/cases/binary-items.ts). */
 export class BinaryItemsRepo {
   private readonly deleteStmt: Statement<[number, string]>;
   private readonly insertStmt: Statement<[number, string, string, number | null, string]>;
-  private readonly forCaseStmt: Statement<[number, string], RawRow>;
+  private readonly forCaseStmt: Statement<[number, string], RawBinaryItem>;
   private readonly usedStmt: Statement<[number, string], { n: number }>;
 
   constructor(private readonly db: Database) {
@@ -48,27 +67,29 @@ export class BinaryItemsRepo {
     for (const i of items) this.insertStmt.run(dictionaryId, guid, i.signature, i.size, i.modifiedTime);
   }
 
+  /**
+   * Replaces the rows of several cases, each with its own list, as `replaceForCase` one case after
+   * the other would (a case listed twice keeps its last list); for a batch of case writes.
+   */
+  async replaceForCases(dictionaryId: number, cases: readonly CaseBinaryItems[]): Promise<void> {
+    for (const c of cases) await this.replaceForCase(dictionaryId, c.guid, c.items);
+  }
+
   /** The rows of one case, by signature. */
   async forCase(dictionaryId: number, guid: string): Promise<BinaryItemRow[]> {
-    return this.forCaseStmt.all(dictionaryId, guid).map(toRow);
+    return this.forCaseStmt.all(dictionaryId, guid).map(toBinaryItem);
   }
 
   /** The rows of several cases (one query), keyed by case guid. */
   async forCases(dictionaryId: number, guids: readonly string[]): Promise<Map<string, BinaryItemRow[]>> {
-    const out = new Map<string, BinaryItemRow[]>();
-    if (guids.length === 0) return out;
+    if (guids.length === 0) return new Map();
     const rows = this.db
-      .prepare<unknown[], RawRow>(
+      .prepare<unknown[], RawBinaryItem>(
         `SELECT case_guid, signature, size, modified_time FROM case_binary_items
           WHERE dictionary_id = ? AND case_guid IN (${guids.map(() => '?').join(',')}) ORDER BY case_guid, signature`,
       )
       .all(dictionaryId, ...guids);
-    for (const r of rows) {
-      const list = out.get(r.case_guid) ?? [];
-      list.push(toRow(r));
-      out.set(r.case_guid, list);
-    }
-    return out;
+    return byCase(rows);
   }
 
   /** How many cases of the dictionary hold `signature`. */

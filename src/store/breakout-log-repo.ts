@@ -15,7 +15,8 @@ export interface BreakoutLogEntry {
 
 export type NewBreakoutLogEntry = Omit<BreakoutLogEntry, 'id'>;
 
-interface RawEntry {
+/** A breakout_log row as the database returns it. */
+export interface RawEntry {
   id: number;
   job_id: string;
   dictionary: string;
@@ -25,7 +26,8 @@ interface RawEntry {
   created_at: string;
 }
 
-function toEntry(r: RawEntry): BreakoutLogEntry {
+/** A breakout log entry as the rest of sds sees it. */
+export function toEntry(r: RawEntry): BreakoutLogEntry {
   return {
     id: r.id,
     jobId: r.job_id,

@@ -17,7 +17,8 @@ export interface BreakoutStateRow {
   updatedAt: string;
 }
 
-interface RawState {
+/** A breakout_state row as the database returns it (read by both stores). */
+export interface RawState {
   target: string;
   structure_hash: string;
   tables: string;
@@ -28,22 +29,31 @@ interface RawState {
   updated_at: string;
 }
 
+/** A breakout state as the rest of sds sees it. */
+export function toBreakoutState(r: RawState): BreakoutStateRow {
+  return {
+    target: r.target,
+    structureHash: r.structure_hash,
+    tables: JSON.parse(r.tables) as string[],
+    cursor: { revision: r.last_revision, guid: r.last_guid },
+    lastJobId: r.last_job_id,
+    loadingJobId: r.loading_job_id,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** What `reset` does to a dictionary that has a state already: the cursor back at the start. */
+export const RESET_ON_CONFLICT = `ON CONFLICT (dictionary_id) DO UPDATE SET target = excluded.target, structure_hash = excluded.structure_hash,
+           tables = excluded.tables, last_revision = 0, last_guid = '', last_job_id = excluded.last_job_id,
+           loading_job_id = NULL, updated_at = excluded.updated_at`;
+
 /** The incremental cursor of each dictionary's breakout. */
 export class BreakoutStateRepo {
   constructor(private readonly db: Database) {}
 
   async get(dictionaryId: number): Promise<BreakoutStateRow | undefined> {
     const r = this.db.prepare('SELECT * FROM breakout_state WHERE dictionary_id = ?').get(dictionaryId) as RawState | undefined;
-    if (!r) return undefined;
-    return {
-      target: r.target,
-      structureHash: r.structure_hash,
-      tables: JSON.parse(r.tables) as string[],
-      cursor: { revision: r.last_revision, guid: r.last_guid },
-      lastJobId: r.last_job_id,
-      loadingJobId: r.loading_job_id,
-      updatedAt: r.updated_at,
-    };
+    return r && toBreakoutState(r);
   }
 
   /** Records freshly built tables with the cursor back at the start (and no load begun in them). */
@@ -52,9 +62,7 @@ export class BreakoutStateRepo {
       .prepare(
         `INSERT INTO breakout_state (dictionary_id, target, structure_hash, tables, last_revision, last_guid, last_job_id, updated_at)
          VALUES (?, ?, ?, ?, 0, '', ?, ?)
-         ON CONFLICT (dictionary_id) DO UPDATE SET target = excluded.target, structure_hash = excluded.structure_hash,
-           tables = excluded.tables, last_revision = 0, last_guid = '', last_job_id = excluded.last_job_id,
-           loading_job_id = NULL, updated_at = excluded.updated_at`,
+         ${RESET_ON_CONFLICT}`,
       )
       .run(dictionaryId, target, structureHash, JSON.stringify(tables), jobId, nowIso());
   }

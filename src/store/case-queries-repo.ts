@@ -28,14 +28,16 @@ export interface PositionedCase extends StoredCase {
   position: number;
 }
 
-interface RawIdentifier {
+/** An identifier row as the database returns it. */
+export interface RawIdentifier {
   guid: string;
   case_key: string;
   position: number;
   revision: number;
 }
 
-interface RawSummary extends RawIdentifier {
+/** A summary row as the database returns it. */
+export interface RawQuerySummary extends RawIdentifier {
   label: string;
   deleted: number;
   verified: number;
@@ -44,21 +46,42 @@ interface RawSummary extends RawIdentifier {
   case_note: string | null;
 }
 
-const toIdentifier = (r: RawIdentifier): CaseIdentifierRow => ({
+/** An identifier from its database row. */
+export const toIdentifier = (r: RawIdentifier): CaseIdentifierRow => ({
   guid: r.guid,
   caseKey: r.case_key,
   position: r.position,
   revision: r.revision,
 });
 
-const KINDS = {
+/** A summary from its database row. */
+export function toSummaryQueryRow(r: RawQuerySummary): CaseSummaryQueryRow {
+  return {
+    ...toIdentifier(r),
+    label: r.label,
+    deleted: r.deleted === 1,
+    verified: r.verified === 1,
+    partialSave: r.partial_save === null ? null : (JSON.parse(r.partial_save) as PartialSave),
+    notes: r.notes === '[]' ? [] : (JSON.parse(r.notes) as CaseNote[]),
+    caseNote: r.case_note,
+  };
+}
+
+/** A whole case with its position from its database row. */
+export function toPositioned(r: RawCase & { position: number }): PositionedCase {
+  return { ...toStored(r), position: r.position };
+}
+
+/** The columns each kind of page reads (both stores). */
+export const CASE_QUERY_KINDS = {
   identifiers: 'guid, case_key, position, revision',
   summaries: 'guid, case_key, position, revision, label, deleted, verified, partial_save, notes, case_note',
   cases: `${CASE_COLUMNS}, position`,
   sizes: `${ROW_BYTES} AS size`,
 } as const;
 
-type Kind = keyof typeof KINDS;
+/** What a page of a case query reads. */
+export type CaseQueryKind = keyof typeof CASE_QUERY_KINDS;
 
 /** Statements kept per query shape; the shapes a client can send are a few hundred at most. */
 const MAX_STATEMENTS = 64;
@@ -83,11 +106,11 @@ export class CaseQueriesRepo {
     return stmt;
   }
 
-  private page(kind: Kind, dictionaryId: number, q: CaseQuery, limit: number, offset: number): unknown[] {
+  private page(kind: CaseQueryKind, dictionaryId: number, q: CaseQuery, limit: number, offset: number): unknown[] {
     const plan = caseQuerySql(q);
     const stmt = this.statement(
       `${kind}|${plan.shape}`,
-      () => `SELECT ${KINDS[kind]} ${plan.from} ${plan.orderBy} LIMIT @limit OFFSET @offset`,
+      () => `SELECT ${CASE_QUERY_KINDS[kind]} ${plan.from} ${plan.orderBy} LIMIT @limit OFFSET @offset`,
     );
     return stmt.all({ ...plan.params, dict: dictionaryId, limit, offset });
   }
@@ -106,15 +129,7 @@ export class CaseQueriesRepo {
 
   /** Up to `limit` summaries from `offset`, in the query's order. */
   async summaries(dictionaryId: number, q: CaseQuery, limit: number, offset: number): Promise<CaseSummaryQueryRow[]> {
-    return (this.page('summaries', dictionaryId, q, limit, offset) as RawSummary[]).map((r) => ({
-      ...toIdentifier(r),
-      label: r.label,
-      deleted: r.deleted === 1,
-      verified: r.verified === 1,
-      partialSave: r.partial_save === null ? null : (JSON.parse(r.partial_save) as PartialSave),
-      notes: r.notes === '[]' ? [] : (JSON.parse(r.notes) as CaseNote[]),
-      caseNote: r.case_note,
-    }));
+    return (this.page('summaries', dictionaryId, q, limit, offset) as RawQuerySummary[]).map(toSummaryQueryRow);
   }
 
   /**
@@ -127,9 +142,6 @@ export class CaseQueriesRepo {
 
   /** Up to `limit` whole cases from `offset`, in the query's order. */
   async cases(dictionaryId: number, q: CaseQuery, limit: number, offset: number): Promise<PositionedCase[]> {
-    return (this.page('cases', dictionaryId, q, limit, offset) as (RawCase & { position: number })[]).map((r) => ({
-      ...toStored(r),
-      position: r.position,
-    }));
+    return (this.page('cases', dictionaryId, q, limit, offset) as (RawCase & { position: number })[]).map(toPositioned);
   }
 }

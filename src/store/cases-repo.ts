@@ -22,6 +22,12 @@ export interface StoredCase {
 
 export type CaseWrite = Omit<StoredCase, 'revision' | 'createdAt' | 'modifiedAt'>;
 
+/** A case write and the revision it is written at (`upsertMany`). */
+export interface CaseAtRevision {
+  write: CaseWrite;
+  revision: number;
+}
+
 export interface CaseSummaryRow {
   guid: string;
   label: string;
@@ -48,11 +54,20 @@ export interface RawCase {
   modified_at: string;
 }
 
-type RawSummary = Pick<RawCase, 'guid' | 'case_key' | 'label' | 'modified_at' | 'verified' | 'deleted'>;
+/** A case-list row as the database returns it. */
+export type RawSummary = Pick<RawCase, 'guid' | 'case_key' | 'label' | 'modified_at' | 'verified' | 'deleted'>;
 
 /** Every column of a stored case, in the order of RawCase. */
 export const CASE_COLUMNS =
   'guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, created_at, modified_at';
+
+/**
+ * What a write of a stored case replaces (all but the guid, position and creation time): the
+ * `DO UPDATE SET` of the case upsert on both stores.
+ */
+export const CASE_UPSERT_SET = `case_key = excluded.case_key, label = excluded.label, data = excluded.data, verified = excluded.verified,
+         deleted = excluded.deleted, revision = excluded.revision, clock = excluded.clock,
+         partial_save = excluded.partial_save, notes = excluded.notes, case_note = excluded.case_note, modified_at = excluded.modified_at`;
 
 /** A case as the breakout reads it: no clock, partial-save state or creation time. */
 export type ChangedCase = Pick<
@@ -60,12 +75,18 @@ export type ChangedCase = Pick<
   'guid' | 'caseKey' | 'label' | 'data' | 'verified' | 'deleted' | 'revision' | 'notes' | 'modifiedAt'
 >;
 
-type RawChanged = Pick<RawCase, 'guid' | 'case_key' | 'label' | 'data' | 'verified' | 'deleted' | 'revision' | 'notes' | 'modified_at'>;
+/** A breakout row as the database returns it. */
+export type RawChanged = Pick<
+  RawCase,
+  'guid' | 'case_key' | 'label' | 'data' | 'verified' | 'deleted' | 'revision' | 'notes' | 'modified_at'
+>;
 
-const CHANGED_COLUMNS = 'guid, case_key, label, data, verified, deleted, revision, notes, modified_at';
+/** The columns of a ChangedCase, in the order of RawChanged. */
+export const CHANGED_COLUMNS = 'guid, case_key, label, data, verified, deleted, revision, notes, modified_at';
 
 // Each read shape extends the smaller one: summary (case list) < changed (breakout) < stored.
-function toSummary(r: RawSummary): CaseSummaryRow {
+/** A case-list row from its database row (also the PostgreSQL store's). */
+export function toSummary(r: RawSummary): CaseSummaryRow {
   return {
     guid: r.guid,
     caseKey: r.case_key,
@@ -76,7 +97,8 @@ function toSummary(r: RawSummary): CaseSummaryRow {
   };
 }
 
-function toChanged(r: RawChanged): ChangedCase {
+/** A breakout row from its database row (also the PostgreSQL store's). */
+export function toChanged(r: RawChanged): ChangedCase {
   return {
     ...toSummary(r),
     data: r.data,
@@ -96,6 +118,26 @@ export function toStored(r: RawCase): StoredCase {
   };
   if (r.case_note !== null) stored.caseNote = r.case_note;
   return stored;
+}
+
+/**
+ * The stored values of a case write, in the column order of the upsert from `guid` to
+ * `case_note` (both stores write them alike).
+ */
+export function caseWriteValues(c: CaseWrite, revision: number): unknown[] {
+  return [
+    c.guid,
+    c.caseKey,
+    c.label,
+    c.data,
+    c.verified ? 1 : 0,
+    c.deleted ? 1 : 0,
+    revision,
+    JSON.stringify(c.clock),
+    c.partialSave ? JSON.stringify(c.partialSave) : null,
+    c.notes.length === 0 ? '[]' : JSON.stringify(c.notes),
+    c.caseNote ?? null,
+  ];
 }
 
 /** How many of the leading rows fit in `budget` bytes: at least one when there is any (pure). */
@@ -170,10 +212,7 @@ export class CasesRepo {
       // A new case takes the next position of its dictionary (migration 0020); an update keeps its own.
       `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, created_at, modified_at, position)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(position), 0) + 1 FROM cases WHERE dictionary_id = ?))
-       ON CONFLICT (dictionary_id, guid) DO UPDATE SET
-         case_key = excluded.case_key, label = excluded.label, data = excluded.data, verified = excluded.verified,
-         deleted = excluded.deleted, revision = excluded.revision, clock = excluded.clock,
-         partial_save = excluded.partial_save, notes = excluded.notes, case_note = excluded.case_note, modified_at = excluded.modified_at`,
+       ON CONFLICT (dictionary_id, guid) DO UPDATE SET ${CASE_UPSERT_SET}`,
     ));
   }
 
@@ -222,23 +261,17 @@ export class CasesRepo {
 
   /** Inserts or replaces a case at `revision`; keeps the original created_at. `now` lets a batch share one timestamp. */
   async upsert(dictionaryId: number, c: CaseWrite, revision: number, now = nowIso()): Promise<void> {
-    this.upsertStmt.run(
-      dictionaryId,
-      c.guid,
-      c.caseKey,
-      c.label,
-      c.data,
-      c.verified ? 1 : 0,
-      c.deleted ? 1 : 0,
-      revision,
-      JSON.stringify(c.clock),
-      c.partialSave ? JSON.stringify(c.partialSave) : null,
-      c.notes.length === 0 ? '[]' : JSON.stringify(c.notes),
-      c.caseNote ?? null,
-      now,
-      now,
-      dictionaryId,
-    );
+    this.upsertStmt.run(dictionaryId, ...caseWriteValues(c, revision), now, now, dictionaryId);
+  }
+
+  /**
+   * Upserts a batch of cases in the order given, each at its own revision, as `upsert` one after
+   * the other would (a guid given twice ends as its last write). One call per batch lets a store
+   * over the network write the batch in a few statements (docs/decisions.md, "Concurrent writers
+   * on the PostgreSQL store").
+   */
+  async upsertMany(dictionaryId: number, rows: readonly CaseAtRevision[], now = nowIso()): Promise<void> {
+    for (const r of rows) this.upsertStmt.run(dictionaryId, ...caseWriteValues(r.write, r.revision), now, now, dictionaryId);
   }
 
   async count(dictionaryId: number): Promise<number> {

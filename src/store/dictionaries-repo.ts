@@ -30,7 +30,8 @@ export interface NewDictionary {
   model: Dictionary;
 }
 
-interface RawRow {
+/** A dictionary row as the database returns it (without source and model). */
+export interface RawDictionary {
   id: number;
   name: string;
   label: string;
@@ -42,9 +43,11 @@ interface RawRow {
   updated_at: string;
 }
 
-const COLUMNS = 'id, name, label, version, description, source_format, sync_name, created_at, updated_at';
+/** The columns of a RawDictionary. */
+export const DICTIONARY_COLUMNS = 'id, name, label, version, description, source_format, sync_name, created_at, updated_at';
 
-function toRow(r: RawRow): DictionaryRow {
+/** A dictionary from its database row. */
+export function toDictionaryRow(r: RawDictionary): DictionaryRow {
   return {
     id: r.id,
     name: r.name,
@@ -81,19 +84,107 @@ export interface PurgeCounts {
 export type PurgeResult =
   { busy: { kind: 'job'; id: string; status: string } } | { counts: PurgeCounts; scheduleLogs: string[]; jobIds: string[] };
 
+/** A pending or running job as the purge reads it. */
+export interface UnfinishedJob {
+  id: string;
+  status: string;
+  dictionaries: string;
+}
+
+/**
+ * What a purge reads first (one `?`: the dictionary's id, or for `ownJobs` its name as a JSON
+ * list); the same SQL on both stores.
+ */
+export const PURGE_READS = {
+  unfinishedJobs: `SELECT id, status, dictionaries FROM jobs WHERE status IN ('pending', 'running')`,
+  scheduleLogs:
+    'SELECT r.log_file AS f FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id WHERE s.dictionary_id = ? AND r.log_file IS NOT NULL',
+  ownJobs: 'SELECT id FROM jobs WHERE dictionaries = ?',
+  total: 'SELECT total FROM case_counts WHERE dictionary_id = ?',
+  deleted: 'SELECT count(*) AS n FROM cases WHERE dictionary_id = ? AND deleted = 1',
+} as const;
+
+/** One delete of a purge: its SQL (one `?`), what fills it, and the count it adds to. */
+export interface PurgeDelete {
+  sql: string;
+  /** The dictionary's id, its name, or each of its own jobs' ids in turn. */
+  by: 'id' | 'name' | 'job';
+  counts?: Exclude<keyof PurgeCounts, 'cases' | 'deleted_cases'>;
+}
+
+/**
+ * The deletes of a purge, in order (both stores). Rows first that are not cascaded from
+ * `dictionaries`; then the cascaded ones explicitly, so the reply can count them. case_counts
+ * goes first: the per-row delete trigger then finds nothing to update.
+ */
+export const PURGE_DELETES: readonly PurgeDelete[] = [
+  { sql: 'DELETE FROM case_counts WHERE dictionary_id = ?', by: 'id' },
+  { sql: 'DELETE FROM cases WHERE dictionary_id = ?', by: 'id' },
+  { sql: 'DELETE FROM revisions WHERE dictionary_id = ?', by: 'id', counts: 'revisions' },
+  {
+    sql: 'DELETE FROM schedule_runs WHERE schedule_id IN (SELECT id FROM schedules WHERE dictionary_id = ?)',
+    by: 'id',
+    counts: 'schedule_runs',
+  },
+  { sql: 'DELETE FROM schedules WHERE dictionary_id = ?', by: 'id', counts: 'schedules' },
+  { sql: 'DELETE FROM sync_history WHERE dictionary_id = ?', by: 'id', counts: 'sync_history' },
+  { sql: 'DELETE FROM breakout_log WHERE dictionary = ?', by: 'name', counts: 'breakout_log_entries' },
+  { sql: 'DELETE FROM jobs WHERE id = ?', by: 'job', counts: 'breakout_jobs' },
+  { sql: 'DELETE FROM breakout_state WHERE dictionary_id = ?', by: 'id', counts: 'breakout_state' },
+  { sql: 'DELETE FROM breakout_follow_ups WHERE dictionary_id = ?', by: 'id' },
+  { sql: 'DELETE FROM webhook_outbox WHERE dictionary_id = ?', by: 'id', counts: 'webhook_events' },
+  { sql: 'DELETE FROM targets WHERE dictionary_id = ?', by: 'id', counts: 'target' },
+  { sql: 'DELETE FROM dictionaries WHERE id = ?', by: 'id' },
+];
+
+/** The values a purge step runs with, one run each. */
+export function purgeArgs(step: PurgeDelete, id: number, name: string, ownJobs: readonly string[]): readonly (number | string)[] {
+  return step.by === 'id' ? [id] : step.by === 'name' ? [name] : ownJobs;
+}
+
+/** The purge's refusal when one of `unfinished` (pending or running jobs) breaks out `name`. */
+export function busyJob(unfinished: readonly UnfinishedJob[], name: string): PurgeResult | undefined {
+  const job = unfinished.find((j) => (JSON.parse(j.dictionaries) as string[]).includes(name));
+  return job && { busy: { kind: 'job', id: job.id, status: job.status } };
+}
+
+/** A purge's counts before its deletes: the cases it removes, of which `deleted` tombstones. */
+export function purgeCounts(cases: number, deleted: number): PurgeCounts {
+  return {
+    cases,
+    deleted_cases: deleted,
+    revisions: 0,
+    schedules: 0,
+    schedule_runs: 0,
+    sync_history: 0,
+    breakout_jobs: 0,
+    breakout_log_entries: 0,
+    breakout_state: 0,
+    webhook_events: 0,
+    target: 0,
+  };
+}
+
 /** Stored dictionaries: original bytes, parsed model and metadata. */
 export class DictionariesRepo {
-  private readonly byName: Statement<[string], RawRow>;
-  private readonly bySyncName: Statement<[string], RawRow>;
-  private readonly modelByName: Statement<[string], RawRow & { model: string }>;
-  private readonly all: Statement<[], RawRow>;
+  private readonly byName: Statement<[string], RawDictionary>;
+  private readonly bySyncName: Statement<[string], RawDictionary>;
+  private readonly modelByName: Statement<[string], RawDictionary & { model: string }>;
+  private readonly all: Statement<[], RawDictionary>;
 
   constructor(private readonly db: Database) {
-    this.byName = db.prepare(`SELECT ${COLUMNS} FROM dictionaries WHERE name = ?`);
-    this.bySyncName = db.prepare(`SELECT ${COLUMNS} FROM dictionaries WHERE sync_name = ?`);
-    this.modelByName = db.prepare(`SELECT ${COLUMNS}, model FROM dictionaries WHERE name = ?`);
-    this.all = db.prepare(`SELECT ${COLUMNS} FROM dictionaries ORDER BY name`);
+    this.byName = db.prepare(`SELECT ${DICTIONARY_COLUMNS} FROM dictionaries WHERE name = ?`);
+    this.bySyncName = db.prepare(`SELECT ${DICTIONARY_COLUMNS} FROM dictionaries WHERE sync_name = ?`);
+    this.modelByName = db.prepare(`SELECT ${DICTIONARY_COLUMNS}, model FROM dictionaries WHERE name = ?`);
+    this.all = db.prepare(`SELECT ${DICTIONARY_COLUMNS} FROM dictionaries ORDER BY name`);
   }
+
+  /**
+   * Holds the lock that serialises changes to the set of dictionaries until the transaction
+   * ends: on SQLite the IMMEDIATE transaction holds the one writer lock already, so nothing more
+   * (the PostgreSQL store takes an advisory lock).
+   */
+  async lockForChanges(): Promise<void> {}
 
   async find(name: string): Promise<DictionaryRow | undefined> {
     return this.findSync(name);
@@ -101,22 +192,22 @@ export class DictionariesRepo {
 
   private findSync(name: string): DictionaryRow | undefined {
     const r = this.byName.get(name);
-    return r && toRow(r);
+    return r && toDictionaryRow(r);
   }
 
   /** The dictionary whose syncable name is exactly `syncName`. */
   async findBySyncName(syncName: string): Promise<DictionaryRow | undefined> {
     const r = this.bySyncName.get(syncName);
-    return r && toRow(r);
+    return r && toDictionaryRow(r);
   }
 
   async findWithModel(name: string): Promise<DictionaryRecord | undefined> {
     const r = this.modelByName.get(name);
-    return r && { ...toRow(r), model: JSON.parse(r.model) as Dictionary };
+    return r && { ...toDictionaryRow(r), model: JSON.parse(r.model) as Dictionary };
   }
 
   async list(): Promise<DictionaryRow[]> {
-    return this.all.all().map(toRow);
+    return this.all.all().map(toDictionaryRow);
   }
 
   async source(name: string): Promise<Buffer | undefined> {
@@ -157,56 +248,20 @@ export class DictionariesRepo {
   async purge(id: number, name: string): Promise<PurgeResult> {
     return this.db
       .transaction((): PurgeResult => {
-        const unfinished = this.db.prepare(`SELECT id, status, dictionaries FROM jobs WHERE status IN ('pending', 'running')`).all() as {
-          id: string;
-          status: string;
-          dictionaries: string;
-        }[];
-        const job = unfinished.find((j) => (JSON.parse(j.dictionaries) as string[]).includes(name));
-        if (job) return { busy: { kind: 'job', id: job.id, status: job.status } };
-        const del = (sql: string, ...args: unknown[]) => this.db.prepare(sql).run(...args).changes;
-        const scheduleLogs = (
-          this.db
-            .prepare(
-              'SELECT r.log_file AS f FROM schedule_runs r JOIN schedules s ON s.id = r.schedule_id WHERE s.dictionary_id = ? AND r.log_file IS NOT NULL',
-            )
-            .all(id) as { f: string }[]
-        ).map((r) => r.f);
-        const ownJobs = (this.db.prepare(`SELECT id FROM jobs WHERE dictionaries = ?`).all(JSON.stringify([name])) as { id: string }[]).map(
-          (j) => j.id,
+        const job = busyJob(this.db.prepare(PURGE_READS.unfinishedJobs).all() as UnfinishedJob[], name);
+        if (job) return job;
+        const scheduleLogs = (this.db.prepare(PURGE_READS.scheduleLogs).all(id) as { f: string }[]).map((r) => r.f);
+        const ownJobs = (this.db.prepare(PURGE_READS.ownJobs).all(JSON.stringify([name])) as { id: string }[]).map((j) => j.id);
+        const counts = purgeCounts(
+          (this.db.prepare(PURGE_READS.total).get(id) as { total: number } | undefined)?.total ?? 0,
+          (this.db.prepare(PURGE_READS.deleted).get(id) as { n: number }).n,
         );
-        const counts: PurgeCounts = {
-          cases:
-            (this.db.prepare('SELECT total FROM case_counts WHERE dictionary_id = ?').get(id) as { total: number } | undefined)?.total ?? 0,
-          deleted_cases: (
-            this.db.prepare('SELECT count(*) AS n FROM cases WHERE dictionary_id = ? AND deleted = 1').get(id) as { n: number }
-          ).n,
-          revisions: 0,
-          schedules: 0,
-          schedule_runs: 0,
-          sync_history: 0,
-          breakout_jobs: 0,
-          breakout_log_entries: 0,
-          breakout_state: 0,
-          webhook_events: 0,
-          target: 0,
-        };
-        // Rows first that are not cascaded from `dictionaries`; then the cascaded ones explicitly,
-        // so the reply can count them. case_counts goes first: the per-row delete trigger then
-        // finds nothing to update.
-        del('DELETE FROM case_counts WHERE dictionary_id = ?', id);
-        del('DELETE FROM cases WHERE dictionary_id = ?', id);
-        counts.revisions = del('DELETE FROM revisions WHERE dictionary_id = ?', id);
-        counts.schedule_runs = del('DELETE FROM schedule_runs WHERE schedule_id IN (SELECT id FROM schedules WHERE dictionary_id = ?)', id);
-        counts.schedules = del('DELETE FROM schedules WHERE dictionary_id = ?', id);
-        counts.sync_history = del('DELETE FROM sync_history WHERE dictionary_id = ?', id);
-        counts.breakout_log_entries = del('DELETE FROM breakout_log WHERE dictionary = ?', name);
-        for (const j of ownJobs) counts.breakout_jobs += del('DELETE FROM jobs WHERE id = ?', j);
-        counts.breakout_state = del('DELETE FROM breakout_state WHERE dictionary_id = ?', id);
-        del('DELETE FROM breakout_follow_ups WHERE dictionary_id = ?', id);
-        counts.webhook_events = del('DELETE FROM webhook_outbox WHERE dictionary_id = ?', id);
-        counts.target = del('DELETE FROM targets WHERE dictionary_id = ?', id);
-        del('DELETE FROM dictionaries WHERE id = ?', id);
+        for (const step of PURGE_DELETES) {
+          for (const arg of purgeArgs(step, id, name, ownJobs)) {
+            const n = this.db.prepare(step.sql).run(arg).changes;
+            if (step.counts) counts[step.counts] += n;
+          }
+        }
         return { counts, scheduleLogs, jobIds: ownJobs };
       })
       .immediate();

@@ -14,7 +14,8 @@ export interface FileRow {
   office: boolean;
 }
 
-interface RawFile {
+/** A files row as the database returns it (also read by the PostgreSQL files repo). */
+export interface RawFile {
   name: string;
   size: number;
   sha256: string;
@@ -25,7 +26,8 @@ interface RawFile {
   office: number;
 }
 
-function toFile(r: RawFile): FileRow {
+/** A file's metadata from its database row. */
+export function toFile(r: RawFile): FileRow {
   return {
     name: r.name,
     size: r.size,
@@ -37,6 +39,11 @@ function toFile(r: RawFile): FileRow {
     office: r.office === 1,
   };
 }
+
+/** What saving a file does to an existing row: everything but its creation time is replaced. */
+export const FILE_UPSERT = `ON CONFLICT (name) DO UPDATE SET size = excluded.size, sha256 = excluded.sha256,
+           content_type = excluded.content_type, updated_at = excluded.updated_at,
+           written_by = excluded.written_by, office = excluded.office`;
 
 /** Metadata of the media files; the bytes live under `files/media/` of the home. */
 export class FilesRepo {
@@ -60,9 +67,7 @@ export class FilesRepo {
     this.db
       .prepare(
         `INSERT INTO files (name, size, sha256, content_type, created_at, updated_at, written_by, office) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (name) DO UPDATE SET size = excluded.size, sha256 = excluded.sha256,
-           content_type = excluded.content_type, updated_at = excluded.updated_at,
-           written_by = excluded.written_by, office = excluded.office`,
+         ${FILE_UPSERT}`,
       )
       .run(f.name, f.size, f.sha256, f.contentType, now, now, f.writtenBy, f.office ? 1 : 0);
     return this.findSync(f.name)!;

@@ -43,7 +43,8 @@ export interface JobRow {
   heartbeatAt: string | null;
 }
 
-interface RawJob {
+/** A jobs row as the database returns it (shared with the PostgreSQL repository). */
+export interface RawJob {
   id: string;
   dictionaries: string;
   mode: JobMode;
@@ -65,7 +66,8 @@ interface RawJob {
 
 const parse = <T>(s: string | null): T | null => (s === null ? null : (JSON.parse(s) as T));
 
-function toJob(r: RawJob): JobRow {
+/** A jobs row as the rest of sds sees it. */
+export function toJob(r: RawJob): JobRow {
   return {
     id: r.id,
     dictionaries: JSON.parse(r.dictionaries) as string[],
@@ -89,7 +91,23 @@ function toJob(r: RawJob): JobRow {
 
 export type NewJob = { id: string; dictionaries: string[]; mode: JobMode; threads: number; overwrite: boolean; origin: string };
 
-type FinishPayload = { result?: JobResult; error?: JobError; warnings?: number };
+/** What a job's end records: its result or error, and its warning count. */
+export type FinishPayload = { result?: JobResult; error?: JobError; warnings?: number };
+
+/**
+ * The parameters of the statement that ends a job, in order: status, result, error, warnings
+ * (null keeps the count), finished_at, id (the same on both stores).
+ */
+export function finishParams(id: string, status: 'completed' | 'failed' | 'cancelled', payload: FinishPayload) {
+  return [
+    status,
+    payload.result ? JSON.stringify(payload.result) : null,
+    payload.error ? JSON.stringify(payload.error) : null,
+    payload.warnings ?? null,
+    nowIso(),
+    id,
+  ] as const;
+}
 
 /**
  * The job statements that JobsRepo and FollowUpsRepo run inside their own synchronous
@@ -119,14 +137,7 @@ export const jobStatements = {
           `UPDATE jobs SET status = ?, result = ?, error = ?, warnings = coalesce(?, warnings), finished_at = ?
            WHERE id = ? AND status IN ('pending', 'running')`,
         )
-        .run(
-          status,
-          payload.result ? JSON.stringify(payload.result) : null,
-          payload.error ? JSON.stringify(payload.error) : null,
-          payload.warnings ?? null,
-          nowIso(),
-          id,
-        ).changes > 0
+        .run(...finishParams(id, status, payload)).changes > 0
     );
   },
 };

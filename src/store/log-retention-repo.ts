@@ -35,10 +35,42 @@ export interface RetentionDeleted {
 }
 
 /**
- * Messages past the rules: received before the cutoff, or at or below the id of the
+ * Messages past the rules (named parameters @cutoff and @keep): received before the cutoff, or at or below the id of the
  * (keep + 1)-th newest, which is NULL (nothing by count) when there are no more than `keep`.
  */
-const PRUNED_MESSAGES = 'received_at < @cutoff OR id <= coalesce((SELECT id FROM sync_messages ORDER BY id DESC LIMIT 1 OFFSET @keep), -1)';
+export const PRUNED_MESSAGES =
+  'received_at < @cutoff OR id <= coalesce((SELECT id FROM sync_messages ORDER BY id DESC LIMIT 1 OFFSET @keep), -1)';
+
+/**
+ * What log retention reads, the same SQL on both stores (aliases quoted: PostgreSQL folds
+ * unquoted names to lower case).
+ */
+export const RETAINED_SQL = {
+  jobs: 'SELECT id, dictionaries, status, created_at, finished_at FROM jobs',
+  logEntries: 'SELECT id, job_id AS "jobId", created_at AS "createdAt" FROM breakout_log',
+  runs: 'SELECT id, schedule_id AS "scheduleId", outcome, started_at AS "startedAt", ended_at AS "endedAt", log_file AS "logFile" FROM schedule_runs',
+  scheduleLogFiles: 'SELECT last_log_file AS f FROM schedules WHERE last_log_file IS NOT NULL',
+} as const;
+
+/** A jobs row as RETAINED_SQL.jobs reads it. */
+export interface RawRetainedJob {
+  id: string;
+  dictionaries: string;
+  status: string;
+  created_at: string;
+  finished_at: string | null;
+}
+
+/** A job as log retention sees it. */
+export function toRetainedJob(r: RawRetainedJob): RetainedJob {
+  return {
+    id: r.id,
+    dictionaries: JSON.parse(r.dictionaries) as string[],
+    status: r.status,
+    createdAt: r.created_at,
+    finishedAt: r.finished_at,
+  };
+}
 
 /**
  * The rows that log retention reads and deletes (docs/logs.md#retention): jobs, breakout log
@@ -48,39 +80,20 @@ export class LogRetentionRepo {
   constructor(private readonly db: Database) {}
 
   async jobs(): Promise<RetainedJob[]> {
-    const rows = this.db.prepare('SELECT id, dictionaries, status, created_at, finished_at FROM jobs').all() as {
-      id: string;
-      dictionaries: string;
-      status: string;
-      created_at: string;
-      finished_at: string | null;
-    }[];
-    return rows.map((r) => ({
-      id: r.id,
-      dictionaries: JSON.parse(r.dictionaries) as string[],
-      status: r.status,
-      createdAt: r.created_at,
-      finishedAt: r.finished_at,
-    }));
+    return (this.db.prepare(RETAINED_SQL.jobs).all() as RawRetainedJob[]).map(toRetainedJob);
   }
 
   async logEntries(): Promise<RetainedLogEntry[]> {
-    return this.db.prepare('SELECT id, job_id AS jobId, created_at AS createdAt FROM breakout_log').all() as RetainedLogEntry[];
+    return this.db.prepare(RETAINED_SQL.logEntries).all() as RetainedLogEntry[];
   }
 
   async runs(): Promise<RetainedRun[]> {
-    return this.db
-      .prepare(
-        'SELECT id, schedule_id AS scheduleId, outcome, started_at AS startedAt, ended_at AS endedAt, log_file AS logFile FROM schedule_runs',
-      )
-      .all() as RetainedRun[];
+    return this.db.prepare(RETAINED_SQL.runs).all() as RetainedRun[];
   }
 
   /** The log file each schedule shows as its latest (`last_log_file`), where set. */
   async scheduleLogFiles(): Promise<string[]> {
-    return (this.db.prepare('SELECT last_log_file AS f FROM schedules WHERE last_log_file IS NOT NULL').all() as { f: string }[]).map(
-      (r) => r.f,
-    );
+    return (this.db.prepare(RETAINED_SQL.scheduleLogFiles).all() as { f: string }[]).map((r) => r.f);
   }
 
   /**

@@ -22,7 +22,8 @@ export interface ThrottleState {
   lastFailureAt: number;
 }
 
-interface Raw {
+/** A `login_throttle` row's state columns as both stores return them. */
+export interface RawThrottleState {
   failures: number;
   window_start: number;
   blocked_until: number;
@@ -30,13 +31,27 @@ interface Raw {
   last_failure_at: number;
 }
 
-const toState = (r: Raw): ThrottleState => ({
+/** The state a `login_throttle` row holds (shared by the PostgreSQL store). */
+export const toState = (r: RawThrottleState): ThrottleState => ({
   failures: r.failures,
   windowStart: r.window_start,
   blockedUntil: r.blocked_until,
   strikes: r.strikes,
   lastFailureAt: r.last_failure_at,
 });
+
+/** The upsert of `put` with `values` as its VALUES list (in the order of throttlePutParams). */
+export function throttlePutSql(values: string): string {
+  return `INSERT INTO login_throttle (scope, username, address, failures, window_start, blocked_until, strikes, last_failure_at)
+       VALUES (${values})
+       ON CONFLICT (scope, username, address) DO UPDATE SET failures = excluded.failures, window_start = excluded.window_start,
+         blocked_until = excluded.blocked_until, strikes = excluded.strikes, last_failure_at = excluded.last_failure_at`;
+}
+
+/** The parameters of throttlePutSql for counter `key` in state `s`. */
+export function throttlePutParams(key: ThrottleKey, s: ThrottleState): [string, string, string, number, number, number, number, number] {
+  return [key.scope, key.username, key.address, s.failures, s.windowStart, s.blockedUntil, s.strikes, s.lastFailureAt];
+}
 
 /**
  * Failed-login counters of the token endpoint. They live in the store so that they survive a
@@ -45,18 +60,13 @@ const toState = (r: Raw): ThrottleState => ({
  * so two processes cannot lose a failure.
  */
 export class LoginThrottleRepo {
-  private readonly getStmt: Statement<[string, string, string], Raw>;
+  private readonly getStmt: Statement<[string, string, string], RawThrottleState>;
   private readonly putStmt: Statement<[string, string, string, number, number, number, number, number]>;
   private readonly clearStmt: Statement<[string, string, string]>;
 
   constructor(private readonly db: Database) {
     this.getStmt = db.prepare('SELECT * FROM login_throttle WHERE scope = ? AND username = ? AND address = ?');
-    this.putStmt = db.prepare(
-      `INSERT INTO login_throttle (scope, username, address, failures, window_start, blocked_until, strikes, last_failure_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (scope, username, address) DO UPDATE SET failures = excluded.failures, window_start = excluded.window_start,
-         blocked_until = excluded.blocked_until, strikes = excluded.strikes, last_failure_at = excluded.last_failure_at`,
-    );
+    this.putStmt = db.prepare(throttlePutSql('?, ?, ?, ?, ?, ?, ?, ?'));
     this.clearStmt = db.prepare('DELETE FROM login_throttle WHERE scope = ? AND username = ? AND address = ?');
   }
 
@@ -68,7 +78,7 @@ export class LoginThrottleRepo {
   /** Writes the state of a counter (null deletes it). */
   async put(key: ThrottleKey, s: ThrottleState | null): Promise<void> {
     if (s === null) this.clearStmt.run(key.scope, key.username, key.address);
-    else this.putStmt.run(key.scope, key.username, key.address, s.failures, s.windowStart, s.blockedUntil, s.strikes, s.lastFailureAt);
+    else this.putStmt.run(...throttlePutParams(key, s));
   }
 
   async clear(key: ThrottleKey): Promise<void> {

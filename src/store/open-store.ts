@@ -6,7 +6,9 @@ import { AppError } from '../shared/errors.js';
 import { fsyncDirectory } from '../shared/durable-file.js';
 import type { HomePaths } from '../shared/home.js';
 import { currentVersion, migrate, requireCurrentSchema, schemaStatus, type MigrateResult, type SchemaStatus } from './migrate.js';
-import { requireHome } from './require-home.js';
+import { requireHome, requireHomeFolder } from './require-home.js';
+import { storeSetting } from './store-setting.js';
+import { openPostgresStore, postgresStatusAt } from './postgresql/open-postgres-store.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { Store } from './store-contract.js';
 
@@ -120,6 +122,16 @@ function openDatabase(home: HomePaths, readonly: boolean): Db {
  * failing at once. Every commit is fsynced before it returns (STORE_PRAGMAS).
  */
 export async function openStore(home: HomePaths, opts: OpenStoreOptions = {}): Promise<Store> {
+  const setting = storeSetting(home);
+  if (setting.kind === 'postgresql') {
+    // The home's folder keeps config.json, logs and media; the store itself is the database.
+    if (opts.create === true) ensureHomeLayout(home);
+    else requireHomeFolder(home);
+    return openPostgresStore({ connectionString: setting.url, max: setting.poolSize }, home, {
+      migrate: opts.create === true || opts.migrate === true,
+      shownUrl: setting.shownUrl,
+    });
+  }
   const readonly = opts.readonly ?? false;
   const creating = opts.create === true && !readonly && !existsSync(home.db);
   if (creating) {
@@ -159,7 +171,12 @@ const unchanged = (s: SchemaStatus): MigrateResult => ({ from: s.version, to: s.
  * applied or pending), read through a read-only connection: nothing is applied or locked for
  * writing (`sds migrate --status`). HOME_NOT_FOUND when there is no home.
  */
-export function readSchemaStatus(home: HomePaths): SchemaStatus {
+export async function readSchemaStatus(home: HomePaths): Promise<SchemaStatus> {
+  const setting = storeSetting(home);
+  if (setting.kind === 'postgresql') {
+    requireHomeFolder(home);
+    return postgresStatusAt(setting.url, setting.shownUrl);
+  }
   requireHome(home);
   const db = openDatabase(home, true);
   try {

@@ -20,7 +20,8 @@ export interface RefreshTokenRow {
 
 export type NewRefreshToken = Omit<RefreshTokenRow, 'id' | 'replacedAt' | 'revokedAt'>;
 
-interface Raw {
+/** A `refresh_tokens` row as both stores return it. */
+export interface RawRefreshToken {
   id: number;
   token_hash: string;
   family_id: string;
@@ -35,7 +36,8 @@ interface Raw {
   revoked_at: number | null;
 }
 
-function toRow(r: Raw): RefreshTokenRow {
+/** The token a `refresh_tokens` row holds (shared by the PostgreSQL store). */
+export function toRefreshToken(r: RawRefreshToken): RefreshTokenRow {
   return {
     id: r.id,
     tokenHash: r.token_hash,
@@ -52,6 +54,17 @@ function toRow(r: Raw): RefreshTokenRow {
   };
 }
 
+/** The insert of a new token with `values` as its VALUES list (in the order of refreshTokenParams). */
+export function refreshTokenInsertSql(values: string): string {
+  return `INSERT INTO refresh_tokens (token_hash, family_id, user_id, username, client_id, credential_stamp, token_version, issued_at, expires_at)
+         VALUES (${values})`;
+}
+
+/** The parameters of refreshTokenInsertSql for token `t`. */
+export function refreshTokenParams(t: NewRefreshToken): unknown[] {
+  return [t.tokenHash, t.familyId, t.userId, t.username, t.clientId, t.credentialStamp, t.tokenVersion, t.issuedAt, t.expiresAt];
+}
+
 /** Refresh tokens of the OAuth endpoint, grouped in families (one per password login). */
 export class RefreshTokensRepo {
   constructor(private readonly db: Database) {}
@@ -61,17 +74,12 @@ export class RefreshTokensRepo {
   }
 
   private insertSync(t: NewRefreshToken): void {
-    this.db
-      .prepare(
-        `INSERT INTO refresh_tokens (token_hash, family_id, user_id, username, client_id, credential_stamp, token_version, issued_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(t.tokenHash, t.familyId, t.userId, t.username, t.clientId, t.credentialStamp, t.tokenVersion, t.issuedAt, t.expiresAt);
+    this.db.prepare(refreshTokenInsertSql('?, ?, ?, ?, ?, ?, ?, ?, ?')).run(...refreshTokenParams(t));
   }
 
   async findByHash(tokenHash: string): Promise<RefreshTokenRow | undefined> {
-    const r = this.db.prepare('SELECT * FROM refresh_tokens WHERE token_hash = ?').get(tokenHash) as Raw | undefined;
-    return r && toRow(r);
+    const r = this.db.prepare('SELECT * FROM refresh_tokens WHERE token_hash = ?').get(tokenHash) as RawRefreshToken | undefined;
+    return r && toRefreshToken(r);
   }
 
   /**

@@ -53,3 +53,19 @@ export function requireHome(home: HomePaths): void {
     reason,
   });
 }
+
+/**
+ * Throws HOME_NOT_FOUND unless the home's folder exists: a home whose store is in PostgreSQL has
+ * no store file, but keeps its folder (config.json, logs, media) made by `sds init`.
+ */
+export function requireHomeFolder(home: HomePaths): void {
+  if (existsSync(home.root) && statSync(home.root).isDirectory()) return;
+  const source = home.source ?? 'flag';
+  const what = existsSync(home.root) ? 'it is not a directory' : 'the directory does not exist';
+  throw new AppError('HOME_NOT_FOUND', `no sds home at ${home.root} (${CHOSEN_BY[source]}): ${what}; ${initAdvice(home, source)}`, {
+    path: home.root,
+    source,
+    ...(source === 'default' ? {} : { from: source === 'flag' ? '--home' : 'SDS_HOME' }),
+    reason: existsSync(home.root) ? 'not_a_directory' : 'missing',
+  });
+}

@@ -33,7 +33,8 @@ export interface ScheduleRunRow {
   runnerPid: number | null;
 }
 
-interface RawSchedule {
+/** A schedules row joined with its dictionary's name, as the database returns it. */
+export interface RawSchedule {
   id: number;
   dictionary_id: number;
   dictionary: string;
@@ -47,7 +48,8 @@ interface RawSchedule {
   created_time: string;
 }
 
-interface RawRun {
+/** A schedule_runs row as the database returns it. */
+export interface RawRun {
   id: number;
   schedule_id: number;
   trigger: ScheduleRunTrigger;
@@ -60,9 +62,11 @@ interface RawRun {
   runner_pid: number | null;
 }
 
-const SELECT = `SELECT s.*, d.name AS dictionary FROM schedules s JOIN dictionaries d ON d.id = s.dictionary_id`;
+/** The schedules with their dictionary's name (the same SQL on both stores). */
+export const SCHEDULES_SELECT = `SELECT s.*, d.name AS dictionary FROM schedules s JOIN dictionaries d ON d.id = s.dictionary_id`;
 
-function toRow(r: RawSchedule): ScheduleRow {
+/** A schedule as the rest of sds sees it. */
+export function toRow(r: RawSchedule): ScheduleRow {
   return {
     id: r.id,
     dictionaryId: r.dictionary_id,
@@ -78,7 +82,8 @@ function toRow(r: RawSchedule): ScheduleRow {
   };
 }
 
-function toRun(r: RawRun): ScheduleRunRow {
+/** A schedule run as the rest of sds sees it. */
+export function toRun(r: RawRun): ScheduleRunRow {
   return {
     id: r.id,
     scheduleId: r.schedule_id,
@@ -98,11 +103,11 @@ export class SchedulesRepo {
   private readonly byDictionaryStmt: Statement;
 
   constructor(private readonly db: Database) {
-    this.byDictionaryStmt = db.prepare(`${SELECT} WHERE s.dictionary_id = ?`);
+    this.byDictionaryStmt = db.prepare(`${SCHEDULES_SELECT} WHERE s.dictionary_id = ?`);
   }
 
   async list(): Promise<ScheduleRow[]> {
-    return (this.db.prepare(`${SELECT} ORDER BY d.name`).all() as RawSchedule[]).map(toRow);
+    return (this.db.prepare(`${SCHEDULES_SELECT} ORDER BY d.name`).all() as RawSchedule[]).map(toRow);
   }
 
   async get(id: number): Promise<ScheduleRow | undefined> {
@@ -110,7 +115,7 @@ export class SchedulesRepo {
   }
 
   private getSync(id: number): ScheduleRow | undefined {
-    const r = this.db.prepare(`${SELECT} WHERE s.id = ?`).get(id) as RawSchedule | undefined;
+    const r = this.db.prepare(`${SCHEDULES_SELECT} WHERE s.id = ?`).get(id) as RawSchedule | undefined;
     return r && toRow(r);
   }
 
@@ -121,9 +126,9 @@ export class SchedulesRepo {
 
   /** Enabled schedules whose next run is at or before `now`, oldest due first. */
   async due(now: string): Promise<ScheduleRow[]> {
-    return (this.db.prepare(`${SELECT} WHERE s.enabled = 1 AND s.next_run <= ? ORDER BY s.next_run, d.name`).all(now) as RawSchedule[]).map(
-      toRow,
-    );
+    return (
+      this.db.prepare(`${SCHEDULES_SELECT} WHERE s.enabled = 1 AND s.next_run <= ? ORDER BY s.next_run, d.name`).all(now) as RawSchedule[]
+    ).map(toRow);
   }
 
   /** Inserts a schedule; the UNIQUE dictionary_id makes a second one for the dictionary fail. */

@@ -1,7 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { existsSync } from 'node:fs';
 import type { Database as Db } from 'better-sqlite3';
-import { AppError } from '../shared/errors.js';
 import { fsyncFile } from '../shared/durable-file.js';
 import type { HomePaths } from '../shared/home.js';
 import type { MigrateResult } from './migrate.js';
@@ -28,6 +26,8 @@ import { MonitoringRepo } from './monitoring-repo.js';
 import { AppPackagesRepo } from './app-packages-repo.js';
 import { CaseQueriesRepo } from './case-queries-repo.js';
 import { Gate } from './gate.js';
+import { REPO_NAMES, TransactionScopeBase, wrapAsyncMethods } from './store-scope.js';
+import { insideTransactionOf, outsideTransaction, runAsTransactionOf } from './transaction-context.js';
 import type { Store, StoreRepos, StoreScope } from './store-contract.js';
 import { CHECKPOINT_DEFAULTS, WalCheckpointer, type CheckpointOptions } from './wal-checkpointer.js';
 
@@ -59,134 +59,20 @@ function reposOf(db: Db): StoreRepos {
   };
 }
 
-const REPO_NAMES = Object.freeze([
-  'dictionaries',
-  'cases',
-  'binaryItems',
-  'users',
-  'files',
-  'settings',
-  'refreshTokens',
-  'targets',
-  'jobs',
-  'breakoutState',
-  'breakoutLog',
-  'schedules',
-  'sync',
-  'webhooks',
-  'webhookQueue',
-  'rateLimit',
-  'followUps',
-  'loginThrottle',
-  'logRetention',
-  'monitoring',
-  'appPackages',
-  'caseQueries',
-] as const satisfies readonly (keyof StoreRepos)[]);
-
-/** The transaction a piece of async work runs inside, if any (and the ones around it, of other stores). */
-interface TransactionContext {
-  readonly store: SqliteStore;
-  /** False once the transaction has ended: work it left running is then outside it. */
-  open: boolean;
-  readonly outer: TransactionContext | undefined;
-}
-
-const inTransaction = new AsyncLocalStorage<TransactionContext>();
-
-function outsideTransaction(what: string): AppError {
-  return new AppError(
-    'STORE_OUTSIDE_TRANSACTION',
-    `reached the store, not the transaction, inside a transaction (${what}): use the transaction's tx`,
-    { call: what },
-  );
-}
-
 /** The repositories and savepoints of one open transaction (its `tx`); unusable once it ended. */
-class TransactionScope implements StoreScope {
-  private open = true;
+class TransactionScope extends TransactionScopeBase {
   private depth = 0;
 
   constructor(
     private readonly db: Db,
-    private readonly repos: StoreRepos,
-  ) {}
-
-  private repo<K extends keyof StoreRepos>(name: K): StoreRepos[K] {
-    if (!this.open) throw new AppError('INTERNAL', `a transaction's tx was used after the transaction ended (tx.${name})`);
-    return this.repos[name];
-  }
-
-  get dictionaries() {
-    return this.repo('dictionaries');
-  }
-  get cases() {
-    return this.repo('cases');
-  }
-  get binaryItems() {
-    return this.repo('binaryItems');
-  }
-  get users() {
-    return this.repo('users');
-  }
-  get files() {
-    return this.repo('files');
-  }
-  get settings() {
-    return this.repo('settings');
-  }
-  get refreshTokens() {
-    return this.repo('refreshTokens');
-  }
-  get targets() {
-    return this.repo('targets');
-  }
-  get jobs() {
-    return this.repo('jobs');
-  }
-  get breakoutState() {
-    return this.repo('breakoutState');
-  }
-  get breakoutLog() {
-    return this.repo('breakoutLog');
-  }
-  get schedules() {
-    return this.repo('schedules');
-  }
-  get sync() {
-    return this.repo('sync');
-  }
-  get webhooks() {
-    return this.repo('webhooks');
-  }
-  get webhookQueue() {
-    return this.repo('webhookQueue');
-  }
-  get rateLimit() {
-    return this.repo('rateLimit');
-  }
-  get followUps() {
-    return this.repo('followUps');
-  }
-  get loginThrottle() {
-    return this.repo('loginThrottle');
-  }
-  get logRetention() {
-    return this.repo('logRetention');
-  }
-  get monitoring() {
-    return this.repo('monitoring');
-  }
-  get appPackages() {
-    return this.repo('appPackages');
-  }
-  get caseQueries() {
-    return this.repo('caseQueries');
+    repos: StoreRepos,
+  ) {
+    super(repos);
   }
 
   /** A savepoint of this transaction: released when `fn` resolves, rolled back to when it throws. */
   async transaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T> {
-    if (!this.open) throw new AppError('INTERNAL', "a transaction's tx was used after the transaction ended (tx.transaction)");
+    this.requireOpen();
     const name = `sds_savepoint_${++this.depth}`;
     try {
       this.db.exec(`SAVEPOINT ${name}`);
@@ -206,10 +92,6 @@ class TransactionScope implements StoreScope {
     } finally {
       this.depth--;
     }
-  }
-
-  end(): void {
-    this.open = false;
   }
 }
 
@@ -262,49 +144,28 @@ export class SqliteStore implements Store {
    * and is refused from inside a transaction of this store (that work must use its `tx`).
    */
   private gated<R extends object>(name: string, repo: R): R {
-    const out = Object.create(repo) as R;
-    for (
-      let proto: unknown = Object.getPrototypeOf(repo);
-      proto !== null && proto !== Object.prototype;
-      proto = Object.getPrototypeOf(proto)
-    ) {
-      for (const key of Object.getOwnPropertyNames(proto)) {
-        if (key === 'constructor' || Object.hasOwn(out, key)) continue;
-        const method: unknown = Object.getOwnPropertyDescriptor(proto, key)?.value;
-        // The public methods are async; the synchronous helpers stay the repository's own.
-        if (typeof method !== 'function' || method.constructor.name !== 'AsyncFunction') continue;
-        const call = method as (...args: unknown[]) => Promise<unknown>;
-        const what = `store.${name}.${key}`;
-        // Writable like a method of the class: a test may wrap one (test/helpers/durable-breakout-child.ts).
-        Object.defineProperty(out, key, {
-          writable: true,
-          configurable: true,
-          value: (...args: unknown[]): Promise<unknown> => {
-            if (this.insideOwnTransaction()) return Promise.reject(outsideTransaction(what));
-            if (this.gate.tryTake()) return this.callHolding(call, repo, args);
-            return this.gate.take().then(() => this.callHolding(call, repo, args));
-          },
-        });
-      }
-    }
-    return out;
+    // Writable like a method of the class: a test may wrap one (test/helpers/durable-breakout-child.ts).
+    return wrapAsyncMethods(name, repo, (call, what) => (...args: unknown[]): Promise<unknown> => {
+      if (this.insideOwnTransaction()) return Promise.reject(outsideTransaction(what));
+      if (this.gate.tryTake()) return this.callHolding(call, args);
+      return this.gate.take().then(() => this.callHolding(call, args));
+    });
   }
 
   /**
    * Runs a repository method with the gate taken, and gives it back: the SQLite repositories'
    * methods run their statements before they return, so the call is over by then.
    */
-  private callHolding(method: (...args: unknown[]) => Promise<unknown>, repo: object, args: unknown[]): Promise<unknown> {
+  private callHolding(call: (...args: unknown[]) => Promise<unknown>, args: unknown[]): Promise<unknown> {
     try {
-      return method.apply(repo, args);
+      return call(...args);
     } finally {
       this.gate.release();
     }
   }
 
   private insideOwnTransaction(): boolean {
-    for (let c = inTransaction.getStore(); c !== undefined; c = c.outer) if (c.store === this && c.open) return true;
-    return false;
+    return insideTransactionOf(this);
   }
 
   /**
@@ -330,9 +191,8 @@ export class SqliteStore implements Store {
     try {
       this.db.exec(begin);
       const tx = new TransactionScope(this.db, this.repos);
-      const context: TransactionContext = { store: this, open: true, outer: inTransaction.getStore() };
       try {
-        const result = await inTransaction.run(context, fn, tx);
+        const result = await runAsTransactionOf(this, fn, tx);
         this.db.exec('COMMIT');
         return result;
       } catch (err) {
@@ -340,7 +200,6 @@ export class SqliteStore implements Store {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
         throw err;
       } finally {
-        context.open = false;
         tx.end();
       }
     } finally {
@@ -394,10 +253,10 @@ export class SqliteStore implements Store {
    * one (WAL keeps that snapshot while others write). For a reader that makes several passes,
    * such as `sds export` (docs/export.md#how-an-export-runs), on a connection of its own.
    */
-  beginReadSnapshot(): { end(): void } {
+  async beginReadSnapshot(): Promise<{ end(): Promise<void> }> {
     this.db.exec('BEGIN');
     return {
-      end: () => {
+      end: async () => {
         if (this.db.inTransaction) this.db.exec('COMMIT');
       },
     };

@@ -32,30 +32,36 @@ import type { CheckpointOptions, WalCheckpointer } from './wal-checkpointer.js';
 import type { WebhookQueueRepo } from './webhook-queue-repo.js';
 import type { WebhooksRepo } from './webhooks-repo.js';
 
+/**
+ * A repository as the contract offers it: its async methods, whatever database implements them
+ * (the SQLite classes are the reference; a class of another store implements the same shape).
+ */
+export type RepoContract<T> = { [K in keyof T as T[K] extends (...args: any[]) => Promise<unknown> ? K : never]: T[K] };
+
 /** The repositories, one per table group; every method returns a promise. */
 export interface StoreRepos {
-  readonly dictionaries: DictionariesRepo;
-  readonly cases: CasesRepo;
-  readonly binaryItems: BinaryItemsRepo;
-  readonly users: UsersRepo;
-  readonly files: FilesRepo;
-  readonly settings: SettingsRepo;
-  readonly refreshTokens: RefreshTokensRepo;
-  readonly targets: TargetsRepo;
-  readonly jobs: JobsRepo;
-  readonly breakoutState: BreakoutStateRepo;
-  readonly breakoutLog: BreakoutLogRepo;
-  readonly schedules: SchedulesRepo;
-  readonly sync: SyncRepo;
-  readonly webhooks: WebhooksRepo;
-  readonly webhookQueue: WebhookQueueRepo;
-  readonly rateLimit: RateLimitRepo;
-  readonly followUps: FollowUpsRepo;
-  readonly loginThrottle: LoginThrottleRepo;
-  readonly logRetention: LogRetentionRepo;
-  readonly monitoring: MonitoringRepo;
-  readonly appPackages: AppPackagesRepo;
-  readonly caseQueries: CaseQueriesRepo;
+  readonly dictionaries: RepoContract<DictionariesRepo>;
+  readonly cases: RepoContract<CasesRepo>;
+  readonly binaryItems: RepoContract<BinaryItemsRepo>;
+  readonly users: RepoContract<UsersRepo>;
+  readonly files: RepoContract<FilesRepo>;
+  readonly settings: RepoContract<SettingsRepo>;
+  readonly refreshTokens: RepoContract<RefreshTokensRepo>;
+  readonly targets: RepoContract<TargetsRepo>;
+  readonly jobs: RepoContract<JobsRepo>;
+  readonly breakoutState: RepoContract<BreakoutStateRepo>;
+  readonly breakoutLog: RepoContract<BreakoutLogRepo>;
+  readonly schedules: RepoContract<SchedulesRepo>;
+  readonly sync: RepoContract<SyncRepo>;
+  readonly webhooks: RepoContract<WebhooksRepo>;
+  readonly webhookQueue: RepoContract<WebhookQueueRepo>;
+  readonly rateLimit: RepoContract<RateLimitRepo>;
+  readonly followUps: RepoContract<FollowUpsRepo>;
+  readonly loginThrottle: RepoContract<LoginThrottleRepo>;
+  readonly logRetention: RepoContract<LogRetentionRepo>;
+  readonly monitoring: RepoContract<MonitoringRepo>;
+  readonly appPackages: RepoContract<AppPackagesRepo>;
+  readonly caseQueries: RepoContract<CaseQueriesRepo>;
 }
 
 /** What a transaction and the store both offer: the repositories, and transactions. */
@@ -100,7 +106,7 @@ export interface Store extends StoreScope {
    * Starts a read transaction: every read until `end()` sees the store as it was at the first
    * one. For a reader of its own connection that makes several passes, such as `sds export`.
    */
-  beginReadSnapshot(): { end(): void };
+  beginReadSnapshot(): Promise<{ end(): Promise<void> }>;
   /** Closes the store once the transaction in progress, if any, has ended. */
   close(): Promise<void>;
 }

@@ -16,6 +16,17 @@ export interface SyncHistoryRow {
   createdAt: string;
 }
 
+/** One sync to record in the history (`universe` '' when absent). */
+export interface SyncRecord {
+  dictionaryId: number;
+  device: string;
+  username: string;
+  direction: SyncDirection;
+  revision: number;
+  universe?: string;
+  cases: number;
+}
+
 /** A message a device sent with CSPro's syncmessage (docs/sync.md#messages). */
 export interface SyncMessage {
   device: string;
@@ -56,7 +67,8 @@ export interface SyncRange {
   excludeRevisions: number[];
 }
 
-interface RawHistory {
+/** A sync_history row as the database returns it (also read by the PostgreSQL sync repo). */
+export interface RawHistory {
   id: number;
   device_id: string;
   username: string;
@@ -67,7 +79,11 @@ interface RawHistory {
   created_at: string;
 }
 
-const toHistory = (r: RawHistory): SyncHistoryRow => ({
+/** The columns of a history row, in the order of RawHistory. */
+export const HISTORY_COLUMNS = 'id, device_id, username, direction, revision, universe, cases, created_at';
+
+/** A history row from its database row. */
+export const toHistory = (r: RawHistory): SyncHistoryRow => ({
   id: r.id,
   device: r.device_id,
   username: r.username,
@@ -118,11 +134,9 @@ export class SyncRepo {
     this.insertHistory = db.prepare(
       'INSERT INTO sync_history (dictionary_id, device_id, username, direction, revision, universe, cases, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
-    this.historyStmt = db.prepare(
-      'SELECT id, device_id, username, direction, revision, universe, cases, created_at FROM sync_history WHERE dictionary_id = ? ORDER BY id DESC LIMIT ?',
-    );
+    this.historyStmt = db.prepare(`SELECT ${HISTORY_COLUMNS} FROM sync_history WHERE dictionary_id = ? ORDER BY id DESC LIMIT ?`);
     this.lastOfDeviceStmt = db.prepare(
-      'SELECT id, device_id, username, direction, revision, universe, cases, created_at FROM sync_history WHERE device_id = ? AND dictionary_id = ? ORDER BY id DESC LIMIT 1',
+      `SELECT ${HISTORY_COLUMNS} FROM sync_history WHERE device_id = ? AND dictionary_id = ? ORDER BY id DESC LIMIT 1`,
     );
     this.maxRevisionStmt = db.prepare('SELECT max(revision) AS r FROM revisions');
     for (const u of [false, true]) {
@@ -241,15 +255,7 @@ export class SyncRepo {
   }
 
   /** Records a sync of `device` (created on first sight) in the history. */
-  async record(entry: {
-    dictionaryId: number;
-    device: string;
-    username: string;
-    direction: SyncDirection;
-    revision: number;
-    universe?: string;
-    cases: number;
-  }): Promise<void> {
+  async record(entry: SyncRecord): Promise<void> {
     const now = nowIso();
     this.touchDevice.run({ device: entry.device, user: entry.username, now });
     this.insertHistory.run(
@@ -290,31 +296,22 @@ export class SyncRepo {
    * index: the newest rows are read first and the read stops at `limit`.
    */
   async messages(filter: SyncMessageFilter, page: { limit: number; offset: number }): Promise<StoredSyncMessage[]> {
-    const { where, params } = messageWhere(filter);
+    const { where, params } = namedMessageWhere(filter);
     const rows = this.db
-      .prepare(
-        `SELECT id, device_id, username, name, value, sent_at, received_at FROM sync_messages ${where} ORDER BY id DESC LIMIT @limit OFFSET @offset`,
-      )
+      .prepare(`SELECT ${MESSAGE_COLUMNS} FROM sync_messages ${where} ORDER BY id DESC LIMIT @limit OFFSET @offset`)
       .all({ ...params, ...page }) as RawMessage[];
-    return rows.map((r) => ({
-      id: r.id,
-      device: r.device_id,
-      username: r.username,
-      name: r.name,
-      value: r.value,
-      sentAt: r.sent_at,
-      receivedAt: r.received_at,
-    }));
+    return rows.map(toMessage);
   }
 
   /** How many kept messages `filter` selects. */
   async countMessages(filter: SyncMessageFilter): Promise<number> {
-    const { where, params } = messageWhere(filter);
+    const { where, params } = namedMessageWhere(filter);
     return (this.db.prepare(`SELECT count(*) AS n FROM sync_messages ${where}`).get(params) as { n: number }).n;
   }
 }
 
-interface RawMessage {
+/** A sync_messages row as the database returns it (also read by the PostgreSQL sync repo). */
+export interface RawMessage {
   id: number;
   device_id: string;
   username: string;
@@ -324,25 +321,51 @@ interface RawMessage {
   received_at: string;
 }
 
-/** The WHERE clause of a message filter, with only the conditions asked for. */
-function messageWhere(f: SyncMessageFilter): { where: string; params: Record<string, unknown> } {
+/** The columns of a message row, in the order of RawMessage. */
+export const MESSAGE_COLUMNS = 'id, device_id, username, name, value, sent_at, received_at';
+
+/** A kept message from its database row. */
+export function toMessage(r: RawMessage): StoredSyncMessage {
+  return {
+    id: r.id,
+    device: r.device_id,
+    username: r.username,
+    name: r.name,
+    value: r.value,
+    sentAt: r.sent_at,
+    receivedAt: r.received_at,
+  };
+}
+
+/** The conditions a message filter can ask for, in the order they are written: its field, and the SQL before its value. */
+const MESSAGE_CONDITIONS = [
+  ['since', 'received_at >='],
+  ['device', 'device_id ='],
+  ['name', 'name ='],
+  ['before', 'id <'],
+] as const satisfies readonly (readonly [keyof SyncMessageFilter, string])[];
+
+/**
+ * The WHERE clause of a message filter, with only the conditions asked for, and their values in
+ * order; `placeholder` writes a value's place from its field and its 1-based position (SQLite
+ * names them, PostgreSQL numbers them).
+ */
+export function messageWhere(
+  f: SyncMessageFilter,
+  placeholder: (field: string, position: number) => string,
+): { where: string; values: (readonly [string, unknown])[] } {
   const conds: string[] = [];
-  const params: Record<string, unknown> = {};
-  if (f.since !== undefined) {
-    conds.push('received_at >= @since');
-    params.since = f.since;
+  const values: (readonly [string, unknown])[] = [];
+  for (const [field, sql] of MESSAGE_CONDITIONS) {
+    if (f[field] === undefined) continue;
+    values.push([field, f[field]]);
+    conds.push(`${sql} ${placeholder(field, values.length)}`);
   }
-  if (f.device !== undefined) {
-    conds.push('device_id = @device');
-    params.device = f.device;
-  }
-  if (f.name !== undefined) {
-    conds.push('name = @name');
-    params.name = f.name;
-  }
-  if (f.before !== undefined) {
-    conds.push('id < @before');
-    params.before = f.before;
-  }
-  return { where: conds.length > 0 ? `WHERE ${conds.join(' AND ')}` : '', params };
+  return { where: conds.length > 0 ? `WHERE ${conds.join(' AND ')}` : '', values };
+}
+
+/** A message filter's WHERE clause with SQLite's named parameters. */
+function namedMessageWhere(f: SyncMessageFilter): { where: string; params: Record<string, unknown> } {
+  const { where, values } = messageWhere(f, (field) => `@${field}`);
+  return { where, params: Object.fromEntries(values) };
 }

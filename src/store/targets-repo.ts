@@ -23,7 +23,8 @@ export interface TargetRow {
   updatedAt: string;
 }
 
-interface RawTarget {
+/** A `targets` row as both stores return it (flags 0/1). */
+export interface RawTarget {
   type: TargetType;
   url: string | null;
   host: string | null;
@@ -41,62 +42,71 @@ interface RawTarget {
   updated_at: string;
 }
 
+/** The target a `targets` row holds (shared by the PostgreSQL store). */
+export function toTarget(r: RawTarget): TargetRow {
+  return {
+    type: r.type,
+    url: r.url,
+    host: r.host,
+    port: r.port,
+    database: r.database,
+    username: r.username,
+    passwordEnv: r.password_env,
+    file: r.file,
+    foreignKeys: r.foreign_keys === 1,
+    tlsMode: r.tls_mode,
+    tlsCa: r.tls_ca,
+    tlsCert: r.tls_cert,
+    tlsKey: r.tls_key,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** The upsert of `set` with `values` as its VALUES list (in the order of targetParams). */
+export function targetUpsertSql(values: string): string {
+  return `INSERT INTO targets (dictionary_id, type, url, host, port, database, username, password_env, file, foreign_keys,
+           tls_mode, tls_ca, tls_cert, tls_key, created_at, updated_at)
+         VALUES (${values})
+         ON CONFLICT (dictionary_id) DO UPDATE SET type = excluded.type, url = excluded.url, host = excluded.host, port = excluded.port,
+           database = excluded.database, username = excluded.username, password_env = excluded.password_env, file = excluded.file,
+           foreign_keys = excluded.foreign_keys,
+           tls_mode = excluded.tls_mode, tls_ca = excluded.tls_ca, tls_cert = excluded.tls_cert, tls_key = excluded.tls_key, updated_at = excluded.updated_at`;
+}
+
+/** The parameters of targetUpsertSql for the target of `dictionaryId` at `now` (foreign keys as 0/1). */
+export function targetParams(dictionaryId: number, t: Omit<TargetRow, 'createdAt' | 'updatedAt'>, now: string): unknown[] {
+  return [
+    dictionaryId,
+    t.type,
+    t.url,
+    t.host,
+    t.port,
+    t.database,
+    t.username,
+    t.passwordEnv,
+    t.file,
+    t.foreignKeys ? 1 : 0,
+    t.tlsMode,
+    t.tlsCa,
+    t.tlsCert,
+    t.tlsKey,
+    now,
+    now,
+  ];
+}
+
 /** Breakout targets, one per dictionary. */
 export class TargetsRepo {
   constructor(private readonly db: Database) {}
 
   async get(dictionaryId: number): Promise<TargetRow | undefined> {
     const r = this.db.prepare('SELECT * FROM targets WHERE dictionary_id = ?').get(dictionaryId) as RawTarget | undefined;
-    if (!r) return undefined;
-    return {
-      type: r.type,
-      url: r.url,
-      host: r.host,
-      port: r.port,
-      database: r.database,
-      username: r.username,
-      passwordEnv: r.password_env,
-      file: r.file,
-      foreignKeys: r.foreign_keys === 1,
-      tlsMode: r.tls_mode,
-      tlsCa: r.tls_ca,
-      tlsCert: r.tls_cert,
-      tlsKey: r.tls_key,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-    };
+    return r && toTarget(r);
   }
 
   async set(dictionaryId: number, t: Omit<TargetRow, 'createdAt' | 'updatedAt'>): Promise<void> {
-    const now = nowIso();
-    this.db
-      .prepare(
-        `INSERT INTO targets (dictionary_id, type, url, host, port, database, username, password_env, file, foreign_keys,
-           tls_mode, tls_ca, tls_cert, tls_key, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (dictionary_id) DO UPDATE SET type = excluded.type, url = excluded.url, host = excluded.host, port = excluded.port,
-           database = excluded.database, username = excluded.username, password_env = excluded.password_env, file = excluded.file,
-           foreign_keys = excluded.foreign_keys,
-           tls_mode = excluded.tls_mode, tls_ca = excluded.tls_ca, tls_cert = excluded.tls_cert, tls_key = excluded.tls_key, updated_at = excluded.updated_at`,
-      )
-      .run(
-        dictionaryId,
-        t.type,
-        t.url,
-        t.host,
-        t.port,
-        t.database,
-        t.username,
-        t.passwordEnv,
-        t.file,
-        t.foreignKeys ? 1 : 0,
-        t.tlsMode,
-        t.tlsCa,
-        t.tlsCert,
-        t.tlsKey,
-        now,
-        now,
-      );
+    this.db.prepare(targetUpsertSql('?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?')).run(...targetParams(dictionaryId, t, nowIso()));
   }
 
   async clear(dictionaryId: number): Promise<boolean> {

@@ -40,7 +40,8 @@ export interface CswebUserRecord {
   updatedAt: string;
 }
 
-interface RawCswebUser {
+/** A `csweb_users` row as both stores return it. */
+export interface RawCswebUser {
   csweb_username: string;
   password_hash: string;
   csweb_role: string;
@@ -52,7 +53,8 @@ interface RawCswebUser {
   updated_at: string;
 }
 
-interface RawUser {
+/** A `users` row as both stores return it (flags 0/1). */
+export interface RawUser {
   id: number;
   uuid: string;
   username: string;
@@ -65,7 +67,8 @@ interface RawUser {
   updated_at: string;
 }
 
-function toUser(r: RawUser): UserRow {
+/** The account a `users` row holds (shared by the PostgreSQL store). */
+export function toUser(r: RawUser): UserRow {
   return {
     id: r.id,
     uuid: r.uuid,
@@ -79,6 +82,43 @@ function toUser(r: RawUser): UserRow {
   };
 }
 
+/** The account a `users` row holds, with its password hash (to check a login; never shown). */
+export function toUserWithHash(r: RawUser): UserRow & { passwordHash: string } {
+  return { ...toUser(r), passwordHash: r.password_hash };
+}
+
+/** What a `csweb_users` row records (shared by the PostgreSQL store). */
+export function toCswebRecord(r: RawCswebUser): CswebUserRecord {
+  return {
+    cswebUsername: r.csweb_username,
+    passwordHash: r.password_hash,
+    cswebRole: r.csweb_role,
+    firstName: r.first_name,
+    lastName: r.last_name,
+    email: r.email,
+    phone: r.phone,
+    importedAt: r.imported_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/**
+ * The upsert of `putCswebRecord` with `values` as its VALUES list (`?` or `$n` placeholders, in
+ * the order of cswebRecordParams): the same statement on both stores.
+ */
+export function cswebRecordUpsertSql(values: string): string {
+  return `INSERT INTO csweb_users (user_id, csweb_username, password_hash, csweb_role, first_name, last_name, email, phone, imported_at, updated_at)
+         VALUES (${values})
+         ON CONFLICT (user_id) DO UPDATE SET csweb_username = excluded.csweb_username, password_hash = excluded.password_hash,
+           csweb_role = excluded.csweb_role, first_name = excluded.first_name, last_name = excluded.last_name,
+           email = excluded.email, phone = excluded.phone, updated_at = excluded.updated_at`;
+}
+
+/** The parameters of cswebRecordUpsertSql for account `userId` at `now`. */
+export function cswebRecordParams(userId: number, rec: Omit<CswebUserRecord, 'importedAt' | 'updatedAt'>, now: string): unknown[] {
+  return [userId, rec.cswebUsername, rec.passwordHash, rec.cswebRole, rec.firstName, rec.lastName, rec.email, rec.phone, now, now];
+}
+
 /** Accounts of the API and their password hashes. */
 export class UsersRepo {
   constructor(private readonly db: Database) {}
@@ -89,13 +129,13 @@ export class UsersRepo {
 
   private findSync(username: string): (UserRow & { passwordHash: string }) | undefined {
     const r = this.db.prepare('SELECT * FROM users WHERE username = ?').get(username) as RawUser | undefined;
-    return r && { ...toUser(r), passwordHash: r.password_hash };
+    return r && toUserWithHash(r);
   }
 
   /** The account whose `uuid` this is, with its password hash; undefined once it was removed. */
   async findByUuid(uuid: string): Promise<(UserRow & { passwordHash: string }) | undefined> {
     const r = this.db.prepare('SELECT * FROM users WHERE uuid = ?').get(uuid) as RawUser | undefined;
-    return r && { ...toUser(r), passwordHash: r.password_hash };
+    return r && toUserWithHash(r);
   }
 
   /**
@@ -111,10 +151,7 @@ export class UsersRepo {
 
   /** Every account by name, with its password hash (to tell its scheme; never shown). */
   async listWithHashes(): Promise<(UserRow & { passwordHash: string })[]> {
-    return (this.db.prepare('SELECT * FROM users ORDER BY username').all() as RawUser[]).map((r) => ({
-      ...toUser(r),
-      passwordHash: r.password_hash,
-    }));
+    return (this.db.prepare('SELECT * FROM users ORDER BY username').all() as RawUser[]).map(toUserWithHash);
   }
 
   /** Creates an account with a new random `uuid`: a name used before never brings back its old id. */
@@ -172,19 +209,7 @@ export class UsersRepo {
   /** What the last CSWeb import recorded of account `userId`, or undefined for an account not imported. */
   async cswebRecord(userId: number): Promise<CswebUserRecord | undefined> {
     const r = this.db.prepare('SELECT * FROM csweb_users WHERE user_id = ?').get(userId) as RawCswebUser | undefined;
-    return (
-      r && {
-        cswebUsername: r.csweb_username,
-        passwordHash: r.password_hash,
-        cswebRole: r.csweb_role,
-        firstName: r.first_name,
-        lastName: r.last_name,
-        email: r.email,
-        phone: r.phone,
-        importedAt: r.imported_at,
-        updatedAt: r.updated_at,
-      }
-    );
+    return r && toCswebRecord(r);
   }
 
   /** Names of the accounts that came from a CSWeb import, as sds holds them. */
@@ -198,16 +223,7 @@ export class UsersRepo {
 
   /** Records (or replaces) what a CSWeb import took for account `userId`. */
   async putCswebRecord(userId: number, rec: Omit<CswebUserRecord, 'importedAt' | 'updatedAt'>): Promise<void> {
-    const now = nowIso();
-    this.db
-      .prepare(
-        `INSERT INTO csweb_users (user_id, csweb_username, password_hash, csweb_role, first_name, last_name, email, phone, imported_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (user_id) DO UPDATE SET csweb_username = excluded.csweb_username, password_hash = excluded.password_hash,
-           csweb_role = excluded.csweb_role, first_name = excluded.first_name, last_name = excluded.last_name,
-           email = excluded.email, phone = excluded.phone, updated_at = excluded.updated_at`,
-      )
-      .run(userId, rec.cswebUsername, rec.passwordHash, rec.cswebRole, rec.firstName, rec.lastName, rec.email, rec.phone, now, now);
+    this.db.prepare(cswebRecordUpsertSql('?, ?, ?, ?, ?, ?, ?, ?, ?, ?')).run(...cswebRecordParams(userId, rec, nowIso()));
   }
 
   /** Records a successful login at `at` (ISO 8601). */

@@ -26,7 +26,8 @@ export interface CaseImage {
   deleted: boolean;
 }
 
-interface RawOutbox {
+/** An outbox row as the database returns it (read by both stores). */
+export interface RawOutbox {
   id: number;
   topic: 'case' | 'dictionary';
   created_ms: number;
@@ -64,7 +65,8 @@ function image(
   return { caseKey: key, label: label ?? '', data: data ?? '', notes: notes ?? '[]', verified: verified === 1, deleted: deleted === 1 };
 }
 
-function toOutbox(r: RawOutbox): OutboxRow {
+/** An outbox row as the fan-out reads it. */
+export function toOutbox(r: RawOutbox): OutboxRow {
   return {
     id: r.id,
     topic: r.topic,
@@ -157,16 +159,61 @@ export interface DeliveryStateRow {
   nextAttemptMs: number | null;
 }
 
-/** A delivery with its last attempt (attempt ids grow, so the last is the highest). */
-const VIEW_SQL = `SELECT d.id, d.event, d.message_id AS messageId, d.body, d.state, d.next_attempt_ms AS nextAttemptMs, d.redeliveries, d.created_at AS createdAt,
-         (SELECT count(*) FROM webhook_attempts x WHERE x.delivery_id = d.id) AS totalAttempts,
-         a.attempted_at AS lastAttemptedAt, a.response_status AS lastResponseStatus, a.error AS lastError
+/**
+ * A delivery with its last attempt (attempt ids grow, so the last is the highest). The aliases
+ * are quoted so that both stores return them in camelCase.
+ */
+export const VIEW_SQL = `SELECT d.id, d.event, d.message_id AS "messageId", d.body, d.state, d.next_attempt_ms AS "nextAttemptMs", d.redeliveries, d.created_at AS "createdAt",
+         (SELECT count(*) FROM webhook_attempts x WHERE x.delivery_id = d.id) AS "totalAttempts",
+         a.attempted_at AS "lastAttemptedAt", a.response_status AS "lastResponseStatus", a.error AS "lastError"
   FROM webhook_deliveries d
   LEFT JOIN webhook_attempts a ON a.id = (SELECT max(y.id) FROM webhook_attempts y WHERE y.delivery_id = d.id)`;
 
-/** Back to the queue with a fresh set of attempts, due at the first parameter. */
-const REQUEUE_SQL = `UPDATE webhook_deliveries
-  SET state = 'pending', attempts = 0, next_attempt_ms = ?, lease_until_ms = NULL, lease_token = NULL, redeliveries = redeliveries + 1`;
+/** Back to the queue with a fresh set of attempts, due at the parameter `due` (`?` or `$1`). */
+export function requeueSql(due: string): string {
+  return `UPDATE webhook_deliveries
+  SET state = 'pending', attempts = 0, next_attempt_ms = ${due}, lease_until_ms = NULL, lease_token = NULL, redeliveries = redeliveries + 1`;
+}
+
+/** The deliveries (`d`, joined to their webhook `w`) due at the parameter `now` and not leased. */
+export function dueSql(now: string): string {
+  return `d.state = 'pending' AND d.next_attempt_ms <= ${now} AND w.active = 1 AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= ${now})`;
+}
+
+/** What a dispatcher needs of a claimed delivery `d` and its webhook `w`. */
+export const CLAIMED_COLUMNS = `d.id, d.webhook_id AS "webhookId", d.event, d.message_id AS "messageId", d.body, d.attempts, d.redeliveries, d.lease_token AS "leaseToken", w.url, w.secret`;
+
+/** The columns of webhook_attempts an AttemptRecord fills, in the order `attemptValues` gives them. */
+export const ATTEMPT_INSERT_COLUMNS =
+  'delivery_id, webhook_id, event, status, response_status, response_ms, error, retry_count, redelivery, attempted_at';
+
+/** The values of ATTEMPT_INSERT_COLUMNS for one attempt. */
+export function attemptValues(a: AttemptRecord): unknown[] {
+  return [a.deliveryId, a.webhookId, a.event, a.status, a.responseStatus, a.responseMs, a.error, a.retryCount, a.redelivery, a.attemptedAt];
+}
+
+/** An attempt as AttemptRow. */
+export const ATTEMPT_COLUMNS = `id, delivery_id AS "deliveryId", event, status, response_status AS "responseStatus", response_ms AS "responseMs", error, retry_count AS "retryCount",
+                redelivery, attempted_at AS "attemptedAt"`;
+
+/** A delivery as DeliveryStateRow. */
+export const DELIVERY_STATE_COLUMNS = `id, webhook_id AS "webhookId", event, message_id AS "messageId", body, state, attempts, next_attempt_ms AS "nextAttemptMs"`;
+
+/** The columns of webhook_deliveries a NewDelivery fills, in the order `deliveryValues` gives them. */
+export const DELIVERY_INSERT_COLUMNS = 'webhook_id, event, message_id, body, state, attempts, next_attempt_ms, created_at';
+
+/** The values of DELIVERY_INSERT_COLUMNS for one delivery (a new delivery has made no attempt). */
+export function deliveryValues(d: NewDelivery): unknown[] {
+  return [d.webhookId, d.event, d.messageId, d.body, d.state, 0, d.nextAttemptMs, d.createdAt];
+}
+
+/** Deliveries in `ids` order (ascending, repeats kept), leaving out the ids `byId` has not. */
+export function inIdOrder<T>(ids: number[], byId: (id: number) => T | undefined): T[] {
+  return [...ids]
+    .sort((a, b) => a - b)
+    .map(byId)
+    .filter((r): r is T => r !== undefined);
+}
 
 /**
  * The outbox, the delivery queue and the attempt history. Every method that changes the queue is
@@ -183,15 +230,11 @@ export class WebhookQueueRepo {
     this.claimStmt = db.prepare(
       `UPDATE webhook_deliveries SET lease_until_ms = @until, lease_token = @token
        WHERE id = (SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-                   WHERE d.state = 'pending' AND d.next_attempt_ms <= @now AND w.active = 1
-                     AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= @now)
+                   WHERE ${dueSql('@now')}
                    ORDER BY d.next_attempt_ms, d.id LIMIT 1)
        RETURNING id`,
     );
-    this.insertDeliveryStmt = db.prepare(
-      `INSERT INTO webhook_deliveries (webhook_id, event, message_id, body, state, attempts, next_attempt_ms, created_at)
-       VALUES (?, ?, ?, ?, ?, 0, ?, ?)`,
-    );
+    this.insertDeliveryStmt = db.prepare(`INSERT INTO webhook_deliveries (${DELIVERY_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
   }
 
   /** One of this repository's own steps in an IMMEDIATE transaction; work spanning repositories uses `Store.transaction`. */
@@ -224,19 +267,14 @@ export class WebhookQueueRepo {
   }
 
   async addDelivery(d: NewDelivery): Promise<number> {
-    return Number(
-      this.insertDeliveryStmt.run(d.webhookId, d.event, d.messageId, d.body, d.state, d.nextAttemptMs, d.createdAt).lastInsertRowid,
-    );
+    return Number(this.insertDeliveryStmt.run(...deliveryValues(d)).lastInsertRowid);
   }
 
   /** True when some delivery of an active webhook is due and not leased: a read, no write lock. */
   async hasDue(nowMs: number): Promise<boolean> {
     return (
       this.db
-        .prepare(
-          `SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-           WHERE d.state = 'pending' AND d.next_attempt_ms <= @now AND w.active = 1 AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= @now) LIMIT 1`,
-        )
+        .prepare(`SELECT 1 FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE ${dueSql('@now')} LIMIT 1`)
         .get({ now: nowMs }) !== undefined
     );
   }
@@ -247,10 +285,7 @@ export class WebhookQueueRepo {
       const hit = this.claimStmt.get({ until: leaseUntilMs, token, now: nowMs });
       if (!hit) return undefined;
       return this.db
-        .prepare(
-          `SELECT d.id, d.webhook_id AS webhookId, d.event, d.message_id AS messageId, d.body, d.attempts, d.redeliveries, d.lease_token AS leaseToken, w.url, w.secret
-           FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?`,
-        )
+        .prepare(`SELECT ${CLAIMED_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?`)
         .get(hit.id) as ClaimedDelivery;
     });
   }
@@ -284,30 +319,15 @@ export class WebhookQueueRepo {
 
   private addAttemptSync(a: AttemptRecord): void {
     this.db
-      .prepare(
-        `INSERT INTO webhook_attempts (delivery_id, webhook_id, event, status, response_status, response_ms, error, retry_count, redelivery, attempted_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        a.deliveryId,
-        a.webhookId,
-        a.event,
-        a.status,
-        a.responseStatus,
-        a.responseMs,
-        a.error,
-        a.retryCount,
-        a.redelivery,
-        a.attemptedAt,
-      );
+      .prepare(`INSERT INTO webhook_attempts (${ATTEMPT_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(...attemptValues(a));
   }
 
   /** The newest `limit` attempts of a webhook, newest first. */
   async attempts(webhookId: number, limit: number): Promise<AttemptRow[]> {
     return this.db
       .prepare(
-        `SELECT id, delivery_id AS deliveryId, event, status, response_status AS responseStatus, response_ms AS responseMs, error, retry_count AS retryCount,
-                redelivery, attempted_at AS attemptedAt
+        `SELECT ${ATTEMPT_COLUMNS}
          FROM webhook_attempts WHERE webhook_id = ? ORDER BY id DESC LIMIT ?`,
       )
       .all(webhookId, limit) as AttemptRow[];
@@ -325,7 +345,7 @@ export class WebhookQueueRepo {
 
   /** Queue state of the deliveries of a webhook (all when `webhookId` is undefined), oldest first. */
   async deliveries(webhookId?: number): Promise<DeliveryStateRow[]> {
-    const sql = `SELECT id, webhook_id AS webhookId, event, message_id AS messageId, body, state, attempts, next_attempt_ms AS nextAttemptMs
+    const sql = `SELECT ${DELIVERY_STATE_COLUMNS}
                  FROM webhook_deliveries ${webhookId === undefined ? '' : 'WHERE webhook_id = ?'} ORDER BY id`;
     return (webhookId === undefined ? this.db.prepare(sql).all() : this.db.prepare(sql).all(webhookId)) as DeliveryStateRow[];
   }
@@ -348,10 +368,7 @@ export class WebhookQueueRepo {
   /** Deliveries of a webhook by id, in id order; ids of other webhooks are left out. */
   async deliveryViews(webhookId: number, ids: number[]): Promise<DeliveryViewRow[]> {
     const one = this.db.prepare(`${VIEW_SQL} WHERE d.webhook_id = ? AND d.id = ?`);
-    return [...ids]
-      .sort((a, b) => a - b)
-      .map((id) => one.get(webhookId, id) as DeliveryViewRow | undefined)
-      .filter((r): r is DeliveryViewRow => r !== undefined);
+    return inIdOrder(ids, (id) => one.get(webhookId, id) as DeliveryViewRow | undefined);
   }
 
   /**
@@ -365,7 +382,7 @@ export class WebhookQueueRepo {
         { state: 'pending' | 'success' | 'failed' } | undefined;
       if (!r) return { kind: 'missing' };
       if (r.state !== 'failed') return { kind: 'not-failed', state: r.state };
-      this.db.prepare(`${REQUEUE_SQL} WHERE id = ?`).run(nowMs, deliveryId);
+      this.db.prepare(`${requeueSql('?')} WHERE id = ?`).run(nowMs, deliveryId);
       return { kind: 'queued', id: deliveryId };
     });
   }
@@ -373,7 +390,11 @@ export class WebhookQueueRepo {
   /** Puts every failed delivery of a webhook back in the queue (see `redeliver`); their ids, in order. */
   async redeliverAllFailed(webhookId: number, nowMs: number): Promise<number[]> {
     return this.write(() =>
-      (this.db.prepare(`${REQUEUE_SQL} WHERE webhook_id = ? AND state = 'failed' RETURNING id`).all(nowMs, webhookId) as { id: number }[])
+      (
+        this.db.prepare(`${requeueSql('?')} WHERE webhook_id = ? AND state = 'failed' RETURNING id`).all(nowMs, webhookId) as {
+          id: number;
+        }[]
+      )
         .map((r) => r.id)
         .sort((a, b) => a - b),
     );

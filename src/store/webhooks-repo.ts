@@ -15,7 +15,8 @@ export interface WebhookRow {
 
 export type WebhookInput = Pick<WebhookRow, 'name' | 'url' | 'events' | 'active' | 'secret'>;
 
-interface RawWebhook {
+/** A webhook row as the database returns it (read by both stores). */
+export interface RawWebhook {
   id: number;
   name: string;
   url: string;
@@ -27,9 +28,11 @@ interface RawWebhook {
   updated_at: string;
 }
 
-const COLUMNS = 'id, name, url, events, active, secret, created_ms, created_at, updated_at';
+/** The columns of RawWebhook. */
+export const WEBHOOK_COLUMNS = 'id, name, url, events, active, secret, created_ms, created_at, updated_at';
 
-function toRow(r: RawWebhook): WebhookRow {
+/** A webhook as the rest of sds sees it. */
+export function toWebhookRow(r: RawWebhook): WebhookRow {
   return {
     id: r.id,
     name: r.name,
@@ -43,6 +46,9 @@ function toRow(r: RawWebhook): WebhookRow {
   };
 }
 
+/** The subscribed webhooks (`s` joined to `w`), filtered by the caller. */
+export const SUBSCRIBERS_SQL = `SELECT w.id, w.last_event_us AS "lastEventUs" FROM webhook_subscriptions s JOIN webhooks w ON w.id = s.webhook_id`;
+
 /**
  * Outgoing webhooks and the subscription index the capture triggers read (migration 0009): the
  * index holds the event kinds of active webhooks only, rewritten with every change of a webhook
@@ -52,7 +58,7 @@ export class WebhooksRepo {
   constructor(private readonly db: Database) {}
 
   async list(): Promise<WebhookRow[]> {
-    return (this.db.prepare(`SELECT ${COLUMNS} FROM webhooks ORDER BY id`).all() as RawWebhook[]).map(toRow);
+    return (this.db.prepare(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks ORDER BY id`).all() as RawWebhook[]).map(toWebhookRow);
   }
 
   async get(id: number): Promise<WebhookRow | undefined> {
@@ -60,8 +66,8 @@ export class WebhooksRepo {
   }
 
   private getSync(id: number): WebhookRow | undefined {
-    const r = this.db.prepare(`SELECT ${COLUMNS} FROM webhooks WHERE id = ?`).get(id) as RawWebhook | undefined;
-    return r && toRow(r);
+    const r = this.db.prepare(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?`).get(id) as RawWebhook | undefined;
+    return r && toWebhookRow(r);
   }
 
   async create(w: WebhookInput): Promise<WebhookRow> {
@@ -109,10 +115,7 @@ export class WebhooksRepo {
   /** Active webhooks subscribed to `event` that existed when the change was made. */
   async subscribers(event: string, atMs: number): Promise<{ id: number; lastEventUs: number }[]> {
     return this.db
-      .prepare(
-        `SELECT w.id, w.last_event_us AS lastEventUs FROM webhook_subscriptions s JOIN webhooks w ON w.id = s.webhook_id
-           WHERE s.event = ? AND w.active = 1 AND w.created_ms <= ? ORDER BY w.id`,
-      )
+      .prepare(`${SUBSCRIBERS_SQL} WHERE s.event = ? AND w.active = 1 AND w.created_ms <= ? ORDER BY w.id`)
       .all(event, atMs) as { id: number; lastEventUs: number }[];
   }
 

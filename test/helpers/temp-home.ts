@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveHome, type HomePaths } from '../../src/shared/home.js';
 import { initHome } from '../../src/core/home/index.js';
 import { openStore, SqliteStore, type Store } from '../../src/store/open-store.js';
 import type { Database } from 'better-sqlite3';
+import { createPostgresDatabase } from './test-databases.js';
 
 /**
  * A fresh, empty directory under the system temp dir, with the paths of a home in it but no home
@@ -21,6 +22,12 @@ export function tempDir(): HomePaths & { cleanup(): void } {
  */
 export async function tempHome(): Promise<HomePaths & { cleanup(): void }> {
   const home = tempDir();
+  // `npm run test:pg` runs the suites on the PostgreSQL store: each home gets a database of its
+  // own, named in its config.json as an office would (docs/production.md#choosing-a-store).
+  if (process.env.SDS_TEST_STORE === 'postgresql') {
+    const db = await createPostgresDatabase();
+    writeFileSync(join(home.root, 'config.json'), JSON.stringify({ store: { url: db.config.url } }));
+  }
   await initHome(home);
   return home;
 }

@@ -60,7 +60,7 @@ export function registerHomeCommands(program: Command): void {
           if (opts.backup === false || opts.backupDir !== undefined) {
             throw new AppError('USAGE', '--status applies nothing, so it takes neither --no-backup nor --backup-dir');
           }
-          const s = migrationStatus(ctx.home);
+          const s = await migrationStatus(ctx.home);
           ctx.print(s, () =>
             [
               fields([

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { storeSetting } from '../../store/store-setting.js';
 import { AppError } from '../../shared/errors.js';
 import { fsyncDirectory, fsyncFile } from '../../shared/durable-file.js';
 import { homeConfigPath } from '../../shared/home-config.js';
@@ -175,6 +176,15 @@ export async function backupHome(home: HomePaths, dest: string, opts: BackupOpti
       field: 'keep',
       settings: ['keep'],
     });
+  }
+  const setting = storeSetting(home);
+  if (setting.kind === 'postgresql') {
+    // The database is the office's to back up, with its own tools (docs/production.md#backup-of-a-postgresql-store).
+    throw new AppError(
+      'BACKUP_STORE_EXTERNAL',
+      `the store of the home ${home.root} is the PostgreSQL database ${setting.shownUrl}: back it up with pg_dump (or the office's PostgreSQL backups) and the home folder with the files in it; sds backup copies a SQLite store only`,
+      { store: setting.shownUrl, home: home.root },
+    );
   }
   requireHome(home);
   const destDir = resolve(dest);

@@ -57,7 +57,10 @@ export async function deleteCaseOf(
   limits: CaseLimits,
 ): Promise<{ message: string; guid: string; revision: number }> {
   return scope.transaction(async (tx) => {
-    const c = await tx.cases.get(dict.id, guid);
+    // Read through getMany, which serialises with case writes on a store of several writers
+    // (docs/decisions.md, "Concurrent writers on the PostgreSQL store"): the tombstone is built
+    // from the clock an upload in flight may be about to change.
+    const c = (await tx.cases.getMany(dict.id, [guid])).get(guid);
     if (!c) throw new AppError('NOT_FOUND', `case ${guid} not found in dictionary ${dict.name}`, { dictionary: dict.name, case: guid });
     const tombstone = tombstoneOf(c, limits);
     // A tombstone written before the limits sheds its oversize fields when deleted again.

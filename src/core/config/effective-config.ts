@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { homeSource, type HomePaths } from '../../shared/home.js';
 import { missingHomeReason } from '../../store/require-home.js';
+import { storeSetting } from '../../store/store-setting.js';
 import { homeConfigPath, readHomeConfig, unknownConfigKeys } from '../../shared/home-config.js';
 import { LIMIT_SETTINGS, loadLimits } from '../home/index.js';
 import { LOGIN_THROTTLE_SETTINGS, loadLoginGuardSettings } from '../auth/index.js';
@@ -122,6 +123,23 @@ export function effectiveConfig(home: HomePaths, choice: HomeChoice = {}, env: N
     health.readyCacheMs,
     sourceOf(env, READY_CACHE_ENV, objectAt(config, 'health'), 'ready_cache_ms', 'health.ready_cache_ms'),
   );
+
+  const store = storeSetting(home, env);
+  const storeFrom = { flag: '--store', environment: 'SDS_STORE_URL', 'config.json': 'store.url', default: undefined }[store.source];
+  add('store.url', store.kind === 'sqlite' ? `sqlite (${home.db})` : store.shownUrl, {
+    source: store.source,
+    ...(storeFrom === undefined ? {} : { from: storeFrom }),
+  });
+  if (store.kind === 'postgresql') {
+    add('store.pool_size', store.poolSize, sourceOf(env, 'SDS_STORE_POOL_SIZE', objectAt(config, 'store'), 'pool_size', 'store.pool_size'));
+    add(
+      'store_password',
+      setIn(env, 'SDS_STORE_PASSWORD') || sourceOf(env, undefined, objectAt(config, 'store'), 'password_file', '').source !== 'default'
+        ? 'set'
+        : 'not set',
+      sourceOf(env, 'SDS_STORE_PASSWORD', objectAt(config, 'store'), 'password_file', 'store.password_file'),
+    );
+  }
 
   // Secrets: whether they are set, never their value.
   add(

@@ -82,6 +82,7 @@ export async function uploadDictionary(store: StoreScope, input: { source: Buffe
   const model = parseDictionary(input.source, { file: input.file });
   const format = firstSignificantChar(input.source) === '[' ? 'text' : 'json';
   return store.transaction(async (tx) => {
+    await tx.dictionaries.lockForChanges();
     const clash = (await tx.dictionaries.list()).find((d) => d.name !== model.name && tablePrefix(d.label) === tablePrefix(label));
     if (clash) {
       throw new AppError('CONFLICT', `label "${label}" is already used by dictionary ${clash.name}; breakout tables would collide`, {

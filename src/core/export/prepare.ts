@@ -91,7 +91,7 @@ export interface ExportSnapshot {
 export async function openSnapshot(store: Store, prepared: PreparedExport): Promise<ExportSnapshot> {
   const snap = await openStore(store.home, { readonly: true });
   try {
-    const reading = snap.beginReadSnapshot();
+    const reading = await snap.beginReadSnapshot();
     const id = prepared.dict.id;
     const upTo = await snap.cases.maxRevision(id);
     // A guid above every stored one: the keyset starts after all cases of revision N.
@@ -105,7 +105,7 @@ export async function openSnapshot(store: Store, prepared: PreparedExport): Prom
       selection,
       total,
       async close() {
-        reading.end();
+        await reading.end();
         await snap.close();
       },
     };

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HomePaths } from '../../shared/home.js';
 import { openStore, readSchemaStatus } from '../../store/open-store.js';
+import { storeSetting } from '../../store/store-setting.js';
 import type { SchemaStatus } from '../../store/migrate.js';
 import { tightenHomePermissions, type LoosePermission } from './permissions.js';
 
@@ -25,14 +26,18 @@ export interface InitReply {
  * home is made.
  */
 export async function initHome(home: HomePaths): Promise<InitReply> {
-  const created = !existsSync(home.db);
+  const setting = storeSetting(home);
+  const sqlite = setting.kind === 'sqlite';
+  const fileMissing = !existsSync(home.db);
   const store = await openStore(home, { create: true });
   try {
+    // A PostgreSQL store is new when this init gave it its first migration (docs/production.md#choosing-a-store).
+    const created = sqlite ? fileMissing : store.migration.from === 0;
     const tightened = created ? [] : tightenHomePermissions(home);
     return {
       message: created ? `Created sds home ${home.root}` : `sds home ${home.root} is ready`,
       home: home.root,
-      store: home.db,
+      store: sqlite ? home.db : setting.shownUrl,
       created,
       schema_version: store.migration.to,
       migrations_applied: store.migration.applied,
@@ -57,8 +62,8 @@ export interface MigrationStatusReply {
  * pending; applies nothing and takes no write lock, so it may run beside a busy server. A store
  * written by a newer sds is reported as it is (its version above the latest), not refused.
  */
-export function migrationStatus(home: HomePaths): MigrationStatusReply {
-  const s = readSchemaStatus(home);
+export async function migrationStatus(home: HomePaths): Promise<MigrationStatusReply> {
+  const s = await readSchemaStatus(home);
   return {
     home: home.root,
     schema_version: s.version,
@@ -105,7 +110,7 @@ const defaultBackupDir = (home: HomePaths): string => join(home.root, 'backups')
  */
 export async function migrateHome(home: HomePaths, opts: MigrateOptions = {}): Promise<MigrateReply> {
   // A store newer than this sds has nothing pending; opening it below refuses it (STORE_TOO_NEW) before any write.
-  const before = readSchemaStatus(home);
+  const before = await readSchemaStatus(home);
   let backup: string | null = null;
   if (before.pending.length > 0 && opts.backup) backup = (await opts.backup(home, opts.backupDir ?? defaultBackupDir(home))).path;
   const store = await openStore(home, { migrate: true });

@@ -374,7 +374,7 @@ test('a store one migration behind is refused (STORE_NEEDS_MIGRATION), read-only
     }
     // Refused before any write: no folder of the layout was added, the version is where it was.
     assert.deepEqual(readdirSync(home.root).sort(), ['sds.db']);
-    const status = readSchemaStatus(home);
+    const status = await readSchemaStatus(home);
     assert.equal(status.version, previous);
     assert.equal(status.latest, latest.version);
     assert.deepEqual(status.pending, [pending]);

@@ -1,0 +1,258 @@
+/**
+ * Cases of all dictionaries and the revision counter on the PostgreSQL store: the SQLite
+ * repository's statements (../cases-repo.ts), with the one lock that stands in for SQLite's one
+ * writer where case writes are ordered (docs/decisions.md, "Concurrent writers on the PostgreSQL
+ * store").
+ */
+import {
+  CASE_COLUMNS,
+  CASE_UPSERT_SET,
+  CHANGED_COLUMNS,
+  caseWriteValues,
+  fitting,
+  toChanged,
+  toStored,
+  toSummary,
+  type CaseAtRevision,
+  type CasesRepo,
+  type CaseSummaryRow,
+  type CaseWrite,
+  type ChangedCase,
+  type RawCase,
+  type RawChanged,
+  type RawSummary,
+  type StoredCase,
+} from '../cases-repo.js';
+import { nowIso } from '../clock.js';
+import type { RepoContract } from '../store-contract.js';
+import type { PgRunner } from './pg-runner.js';
+
+/**
+ * The key of the transaction-scoped advisory lock that orders the store's case writes: the ASCII
+ * bytes of "sdsrevis" as a 64-bit integer (advisory locks are per database).
+ */
+const CASE_WRITE_LOCK_KEY = '8314897747198503283';
+
+/**
+ * Waits for, then holds until the transaction ends, the lock every case write takes before it
+ * allocates or records a revision and before it reads the cases it merges with
+ * (docs/decisions.md, "Concurrent writers on the PostgreSQL store"). Revisions then commit in the
+ * order they were given, so a download that read the store up to revision N never misses a
+ * revision below N committed later; new cases take their dictionary's positions one writer at a
+ * time; and a merge reads what the writer before it committed. A statement of its own: under
+ * READ COMMITTED each later statement takes a snapshot that sees the commits it waited for, which
+ * a statement that waited inside itself would not.
+ */
+export async function lockCaseWrites(db: PgRunner): Promise<void> {
+  await db.run(`SELECT pg_advisory_xact_lock(${CASE_WRITE_LOCK_KEY})`);
+}
+
+const UPSERT = `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, created_at, modified_at, position)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, (SELECT coalesce(max(position), 0) + 1 FROM cases WHERE dictionary_id = $1))
+  ON CONFLICT (dictionary_id, guid) DO UPDATE SET ${CASE_UPSERT_SET}`;
+
+// SQLite's AUTOINCREMENT counter continues above a number inserted explicitly; an identity
+// sequence does not move by itself, so it is set past the number.
+const RECORD_REVISION = `WITH recorded AS (
+    INSERT INTO revisions (revision, dictionary_id, origin, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (revision) DO NOTHING
+  )
+  SELECT setval(s.seq, $1::bigint) FROM (SELECT pg_get_serial_sequence('revisions', 'revision')::regclass AS seq) s
+  WHERE $1::bigint > coalesce(pg_sequence_last_value(s.seq), 0)`;
+
+// A batch in one statement: one array per column (14 parameters however many rows, far below
+// the 65,535 bound). New guids take the dictionary's next positions in the order given, as one
+// upsert after the other gives them; the rows are inserted in that order, so the capture
+// triggers see them as SQLite's do.
+const UPSERT_MANY = `WITH input AS (
+    SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::smallint[], $7::smallint[], $8::bigint[],
+                         $9::text[], $10::text[], $11::text[], $12::text[]) WITH ORDINALITY
+      AS t(guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, n)
+  ), fresh AS (
+    SELECT n, row_number() OVER (ORDER BY n) AS k FROM input i
+     WHERE NOT EXISTS (SELECT 1 FROM cases c WHERE c.dictionary_id = $1 AND c.guid = i.guid)
+  ), top AS (
+    SELECT coalesce(max(position), 0) AS p FROM cases WHERE dictionary_id = $1
+  )
+  INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, created_at, modified_at, position)
+  SELECT $1, i.guid, i.case_key, i.label, i.data, i.verified, i.deleted, i.revision, i.clock, i.partial_save, i.notes, i.case_note, $13, $13,
+         coalesce(top.p + f.k, 0)
+    FROM input i LEFT JOIN fresh f USING (n) CROSS JOIN top
+   ORDER BY i.n
+  ON CONFLICT (dictionary_id, guid) DO UPDATE SET ${CASE_UPSERT_SET}`;
+
+/**
+ * `rows` cut where a guid comes again, so that no statement writes one row twice (PostgreSQL's
+ * ON CONFLICT DO UPDATE refuses that); in order (pure).
+ */
+function withoutRepeats<T>(rows: readonly T[], key: (row: T) => string): T[][] {
+  const runs: T[][] = [];
+  let run: T[] = [];
+  const seen = new Set<string>();
+  for (const row of rows) {
+    if (seen.has(key(row))) {
+      runs.push(run);
+      run = [];
+      seen.clear();
+    }
+    seen.add(key(row));
+    run.push(row);
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+}
+
+/** The column arrays of UPSERT_MANY ($2 to $12) for `rows`. */
+function columnsOf(rows: readonly CaseAtRevision[]): unknown[][] {
+  const columns: unknown[][] = Array.from({ length: 11 }, () => []);
+  for (const r of rows) caseWriteValues(r.write, r.revision).forEach((v, i) => columns[i]!.push(v));
+  return columns;
+}
+
+const CHANGED_RANGE = 'FROM cases WHERE dictionary_id = $1 AND (revision, guid) > ($2, $3) AND revision <= $4';
+const PAGE_ORDER = 'FROM cases WHERE dictionary_id = $1 ORDER BY case_key, guid LIMIT $2 OFFSET $3';
+
+/** Cases of all dictionaries, and the revision counter that orders their changes, on PostgreSQL. */
+export class PgCasesRepo implements RepoContract<CasesRepo> {
+  constructor(private readonly db: PgRunner) {}
+
+  async get(dictionaryId: number, guid: string): Promise<StoredCase | undefined> {
+    const r = await this.db.row<RawCase>(`SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = $1 AND guid = $2`, [dictionaryId, guid]);
+    return r && toStored(r);
+  }
+
+  /**
+   * Existing cases among `guids`, keyed by guid, in one statement whatever their number (an
+   * array, not one parameter each). The read a merge decides on: it takes the case-write lock
+   * first (lockCaseWrites), so it sees the writes committed before this one.
+   */
+  async getMany(dictionaryId: number, guids: string[]): Promise<Map<string, StoredCase>> {
+    const out = new Map<string, StoredCase>();
+    if (guids.length === 0) return out;
+    await lockCaseWrites(this.db);
+    const rows = await this.db.rows<RawCase>(
+      `SELECT ${CASE_COLUMNS} FROM cases WHERE dictionary_id = $1 AND guid = ANY($2::text[]) ORDER BY guid`,
+      [dictionaryId, guids],
+    );
+    for (const r of rows) out.set(r.guid, toStored(r));
+    return out;
+  }
+
+  /**
+   * Allocates the next revision number under the case-write lock (lockCaseWrites), held until
+   * the transaction ends; call inside the write transaction that uses it. A number of a
+   * transaction that rolls back is not given again.
+   */
+  async nextRevision(dictionaryId: number, origin: string): Promise<number> {
+    await lockCaseWrites(this.db);
+    const r = await this.db.row<{ revision: number }>(
+      'INSERT INTO revisions (dictionary_id, origin, created_at) VALUES ($1, $2, $3) RETURNING revision',
+      [dictionaryId, origin, nowIso()],
+    );
+    return r!.revision;
+  }
+
+  /**
+   * Records a revision number chosen elsewhere (docs/migrating-from-csweb.md#revisions-and-tablets)
+   * under the case-write lock; the counter then continues above it. A number already recorded is
+   * left as it is. Call inside the write transaction.
+   */
+  async recordRevision(revision: number, dictionaryId: number, origin: string): Promise<void> {
+    await lockCaseWrites(this.db);
+    await this.db.run(RECORD_REVISION, [revision, dictionaryId, origin, nowIso()]);
+  }
+
+  /**
+   * Inserts or replaces a case at `revision`; keeps the original created_at and position. A new
+   * case's position is its dictionary's next: call after nextRevision or recordRevision in the
+   * same transaction, whose lock keeps two writers from taking the same one.
+   */
+  async upsert(dictionaryId: number, c: CaseWrite, revision: number, now = nowIso()): Promise<void> {
+    await this.db.run(UPSERT, [dictionaryId, ...caseWriteValues(c, revision), now]);
+  }
+
+  /**
+   * Upserts a batch of cases in the order given, as `upsert` one after the other would, in one
+   * statement (more only where a guid comes again). Call after nextRevision or recordRevision in
+   * the same transaction, as `upsert`.
+   */
+  async upsertMany(dictionaryId: number, rows: readonly CaseAtRevision[], now = nowIso()): Promise<void> {
+    for (const run of withoutRepeats(rows, (r) => r.write.guid)) {
+      await this.db.run(UPSERT_MANY, [dictionaryId, ...columnsOf(run), now]);
+    }
+  }
+
+  async count(dictionaryId: number): Promise<number> {
+    return (await this.db.row<{ n: number }>('SELECT coalesce((SELECT total FROM case_counts WHERE dictionary_id = $1), 0) AS n', [
+      dictionaryId,
+    ]))!.n;
+  }
+
+  async countActive(dictionaryId: number): Promise<number> {
+    return (await this.db.row<{ n: number }>('SELECT count(*) AS n FROM cases WHERE dictionary_id = $1 AND deleted = 0', [dictionaryId]))!
+      .n;
+  }
+
+  /**
+   * One page of case summaries ordered by case key: up to `limit`, and only as many as fit in
+   * `budget` bytes of stored text (always at least one; docs/limits.md).
+   */
+  async page(dictionaryId: number, limit: number, offset: number, budget = Number.POSITIVE_INFINITY): Promise<CaseSummaryRow[]> {
+    const n =
+      budget === Number.POSITIVE_INFINITY
+        ? limit
+        : fitting(
+            await this.db.rows<{ size: number }>(
+              `SELECT octet_length(guid) + octet_length(case_key) + octet_length(label) + octet_length(modified_at) AS size ${PAGE_ORDER}`,
+              [dictionaryId, limit, offset],
+            ),
+            budget,
+          );
+    if (n === 0) return [];
+    return (
+      await this.db.rows<RawSummary>(`SELECT guid, case_key, label, modified_at, verified, deleted ${PAGE_ORDER}`, [
+        dictionaryId,
+        n,
+        offset,
+      ])
+    ).map(toSummary);
+  }
+
+  async maxRevision(dictionaryId: number): Promise<number> {
+    return (
+      (await this.db.row<{ r: number | null }>('SELECT max(revision) AS r FROM cases WHERE dictionary_id = $1', [dictionaryId]))!.r ?? 0
+    );
+  }
+
+  /** One keyset page of the cases changed after `after` (by revision, then guid) up to revision `upTo`. */
+  async changedPage(
+    dictionaryId: number,
+    after: { revision: number; guid: string },
+    upTo: number,
+    limit: number,
+    activeOnly: boolean,
+  ): Promise<ChangedCase[]> {
+    const rows = await this.db.rows<RawChanged>(
+      `SELECT ${CHANGED_COLUMNS} ${CHANGED_RANGE} ${activeOnly ? 'AND deleted = 0' : ''} ORDER BY revision, guid LIMIT $5`,
+      [dictionaryId, after.revision, after.guid, upTo, limit],
+    );
+    return rows.map(toChanged);
+  }
+
+  /** The last case in (revision, guid) order at or below revision `upTo`: where a complete pass ends. */
+  async lastChanged(dictionaryId: number, upTo: number): Promise<{ revision: number; guid: string } | undefined> {
+    return this.db.row<{ revision: number; guid: string }>(
+      'SELECT revision, guid FROM cases WHERE dictionary_id = $1 AND revision <= $2 ORDER BY revision DESC, guid DESC LIMIT 1',
+      [dictionaryId, upTo],
+    );
+  }
+
+  /** How many cases `changedPage` would return in all. */
+  async countChanged(dictionaryId: number, after: { revision: number; guid: string }, upTo: number, activeOnly: boolean): Promise<number> {
+    return (await this.db.row<{ n: number }>(`SELECT count(*) AS n ${CHANGED_RANGE} ${activeOnly ? 'AND deleted = 0' : ''}`, [
+      dictionaryId,
+      after.revision,
+      after.guid,
+      upTo,
+    ]))!.n;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * How the PostgreSQL repositories run their statements (docs/architecture.md#the-store-contract):
+ * a runner over the pool (each statement on any connection; `atomic` in a transaction of its own)
+ * or over the one connection of an open transaction (`atomic` as a savepoint of it). A repository
+ * is written once against PgRunner and works in both places, as a SQLite repository works both
+ * inside and outside `store.transaction`.
+ */
+import type { ClientBase, Pool, QueryResultRow } from 'pg';
+
+/** Runs statements of one PostgreSQL store, inside a transaction or not. */
+export interface PgRunner {
+  /** Every row the statement returns. */
+  rows<T extends QueryResultRow>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** The first row the statement returns, or undefined. */
+  row<T extends QueryResultRow>(sql: string, params?: readonly unknown[]): Promise<T | undefined>;
+  /** Runs the statement; the number of rows it changed. */
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+  /**
+   * Runs `fn` all or nothing: in a transaction of its own on one connection of the pool, or as a
+   * savepoint of the transaction this runner is in. A repository method of several statements
+   * that must not be seen half done (a claim, a replace) runs them through it.
+   */
+  atomic<T>(fn: (r: PgRunner) => Promise<T>): Promise<T>;
+}
+
+async function query<T extends QueryResultRow>(on: ClientBase | Pool, sql: string, params: readonly unknown[] = []) {
+  return on.query<T>(sql, params as unknown[]);
+}
+
+/** A runner over one connection that is in a transaction; `atomic` nests savepoints. */
+export class ClientRunner implements PgRunner {
+  private depth = 0;
+
+  constructor(private readonly client: ClientBase) {}
+
+  async rows<T extends QueryResultRow>(sql: string, params?: readonly unknown[]): Promise<T[]> {
+    return (await query<T>(this.client, sql, params)).rows;
+  }
+
+  async row<T extends QueryResultRow>(sql: string, params?: readonly unknown[]): Promise<T | undefined> {
+    return (await query<T>(this.client, sql, params)).rows[0];
+  }
+
+  async run(sql: string, params?: readonly unknown[]): Promise<number> {
+    return (await query(this.client, sql, params)).rowCount ?? 0;
+  }
+
+  async atomic<T>(fn: (r: PgRunner) => Promise<T>): Promise<T> {
+    const name = `sds_atomic_${++this.depth}`;
+    try {
+      await this.client.query(`SAVEPOINT ${name}`);
+      try {
+        const result = await fn(this);
+        await this.client.query(`RELEASE SAVEPOINT ${name}`);
+        return result;
+      } catch (err) {
+        await this.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+        await this.client.query(`RELEASE SAVEPOINT ${name}`);
+        throw err;
+      }
+    } finally {
+      this.depth--;
+    }
+  }
+}
+
+/**
+ * Runs `fn` in one transaction on a connection of the pool: committed when it resolves, rolled
+ * back when it throws (the error is thrown on). `begin` sets the isolation level.
+ */
+export async function inPoolTransaction<T>(pool: Pool, begin: string, fn: (client: ClientBase) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query(begin);
+    try {
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {
+        // The connection itself failed: it is not given back to the pool.
+        broken = true;
+      });
+      throw err;
+    }
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** A runner over the pool: outside any transaction, each statement commits on its own. */
+export class PoolRunner implements PgRunner {
+  constructor(private readonly pool: Pool) {}
+
+  async rows<T extends QueryResultRow>(sql: string, params?: readonly unknown[]): Promise<T[]> {
+    return (await query<T>(this.pool, sql, params)).rows;
+  }
+
+  async row<T extends QueryResultRow>(sql: string, params?: readonly unknown[]): Promise<T | undefined> {
+    return (await query<T>(this.pool, sql, params)).rows[0];
+  }
+
+  async run(sql: string, params?: readonly unknown[]): Promise<number> {
+    return (await query(this.pool, sql, params)).rowCount ?? 0;
+  }
+
+  atomic<T>(fn: (r: PgRunner) => Promise<T>): Promise<T> {
+    return inPoolTransaction(this.pool, 'BEGIN', (client) => fn(new ClientRunner(client)));
+  }
+}
+
+/**
+ * A runner that sends every statement to whichever runner it is pointed at: the pool, or for a
+ * while one connection (a read snapshot that several passes of an export share).
+ */
+export class SwitchableRunner implements PgRunner {
+  constructor(public target: PgRunner) {}
+
+  rows<T extends QueryResultRow>(sql: string, params?: readonly unknown[]): Promise<T[]> {
+    return this.target.rows<T>(sql, params);
+  }
+
+  row<T extends QueryResultRow>(sql: string, params?: readonly unknown[]): Promise<T | undefined> {
+    return this.target.row<T>(sql, params);
+  }
+
+  run(sql: string, params?: readonly unknown[]): Promise<number> {
+    return this.target.run(sql, params);
+  }
+
+  atomic<T>(fn: (r: PgRunner) => Promise<T>): Promise<T> {
+    return this.target.atomic(fn);
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * The store on PostgreSQL (docs/architecture.md#the-store-contract): the same contract as the
+ * SQLite store, over a pool of connections. Outside a transaction each repository call runs on
+ * any connection of the pool; `store.transaction` holds one connection from BEGIN to COMMIT and
+ * hands its `tx`, whose repositories run on that connection. Write transactions are READ
+ * COMMITTED: where SQLite's one writer at a time made a check-then-write safe, the repositories
+ * take explicit locks (docs/decisions.md, "Concurrent writers on the PostgreSQL store").
+ */
+import pg from 'pg';
+import type { ClientBase, Pool, PoolConfig } from 'pg';
+import { AppError } from '../../shared/errors.js';
+import type { HomePaths } from '../../shared/home.js';
+import type { MigrateResult } from '../migrate.js';
+import type { Store, StoreRepos, StoreScope } from '../store-contract.js';
+import { insideTransactionOf, outsideTransaction, runAsTransactionOf } from '../transaction-context.js';
+import { REPO_NAMES, TransactionScopeBase, wrapAsyncMethods } from '../store-scope.js';
+import { ClientRunner, inPoolTransaction, PoolRunner, SwitchableRunner, type PgRunner } from './pg-runner.js';
+import { PgDictionariesRepo } from './dictionaries-repo.js';
+import { PgCasesRepo } from './cases-repo.js';
+import { PgBinaryItemsRepo } from './binary-items-repo.js';
+import { PgUsersRepo } from './users-repo.js';
+import { PgFilesRepo } from './files-repo.js';
+import { PgSettingsRepo } from './settings-repo.js';
+import { PgRefreshTokensRepo } from './refresh-tokens-repo.js';
+import { PgTargetsRepo } from './targets-repo.js';
+import { PgJobsRepo } from './jobs-repo.js';
+import { PgBreakoutStateRepo } from './breakout-state-repo.js';
+import { PgBreakoutLogRepo } from './breakout-log-repo.js';
+import { PgSchedulesRepo } from './schedules-repo.js';
+import { PgSyncRepo } from './sync-repo.js';
+import { PgWebhooksRepo } from './webhooks-repo.js';
+import { PgWebhookQueueRepo } from './webhook-queue-repo.js';
+import { PgRateLimitRepo } from './rate-limit-repo.js';
+import { PgFollowUpsRepo } from './follow-ups-repo.js';
+import { PgLoginThrottleRepo } from './login-throttle-repo.js';
+import { PgLogRetentionRepo } from './log-retention-repo.js';
+import { PgMonitoringRepo } from './monitoring-repo.js';
+import { PgAppPackagesRepo } from './app-packages-repo.js';
+import { PgCaseQueriesRepo } from './case-queries-repo.js';
+
+/** The repositories over one runner (the pool, or one transaction's connection). */
+function reposOf(runner: PgRunner): StoreRepos {
+  return {
+    dictionaries: new PgDictionariesRepo(runner),
+    cases: new PgCasesRepo(runner),
+    binaryItems: new PgBinaryItemsRepo(runner),
+    users: new PgUsersRepo(runner),
+    files: new PgFilesRepo(runner),
+    settings: new PgSettingsRepo(runner),
+    refreshTokens: new PgRefreshTokensRepo(runner),
+    targets: new PgTargetsRepo(runner),
+    jobs: new PgJobsRepo(runner),
+    breakoutState: new PgBreakoutStateRepo(runner),
+    breakoutLog: new PgBreakoutLogRepo(runner),
+    schedules: new PgSchedulesRepo(runner),
+    sync: new PgSyncRepo(runner),
+    webhooks: new PgWebhooksRepo(runner),
+    webhookQueue: new PgWebhookQueueRepo(runner),
+    rateLimit: new PgRateLimitRepo(runner),
+    followUps: new PgFollowUpsRepo(runner),
+    loginThrottle: new PgLoginThrottleRepo(runner),
+    logRetention: new PgLogRetentionRepo(runner),
+    monitoring: new PgMonitoringRepo(runner),
+    appPackages: new PgAppPackagesRepo(runner),
+    caseQueries: new PgCaseQueriesRepo(runner),
+  };
+}
+
+/** The repositories and savepoints of one open transaction (its `tx`); unusable once it ended. */
+class PgTransactionScope extends TransactionScopeBase {
+  constructor(
+    private readonly runner: ClientRunner,
+    repos: StoreRepos,
+  ) {
+    super(repos);
+  }
+
+  /** A savepoint of this transaction: released when `fn` resolves, rolled back to when it throws. */
+  transaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T> {
+    this.requireOpen();
+    return this.runner.atomic(() => fn(this));
+  }
+}
+
+/** bigint (int8) columns read as numbers: every whole number sds stores stays below 2^53. */
+const INT8_OID = 20;
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** Connection settings of a PostgreSQL store: pg's pool settings, with sds's type parsers. */
+export function pgStorePoolConfig(config: PoolConfig): PoolConfig {
+  return { ...config, types: pgTypes };
+}
+
+/** The store of a home held in PostgreSQL. */
+export class PostgresStore implements Store {
+  declare readonly dictionaries: StoreRepos['dictionaries'];
+  declare readonly cases: StoreRepos['cases'];
+  declare readonly binaryItems: StoreRepos['binaryItems'];
+  declare readonly users: StoreRepos['users'];
+  declare readonly files: StoreRepos['files'];
+  declare readonly settings: StoreRepos['settings'];
+  declare readonly refreshTokens: StoreRepos['refreshTokens'];
+  declare readonly targets: StoreRepos['targets'];
+  declare readonly jobs: StoreRepos['jobs'];
+  declare readonly breakoutState: StoreRepos['breakoutState'];
+  declare readonly breakoutLog: StoreRepos['breakoutLog'];
+  declare readonly schedules: StoreRepos['schedules'];
+  declare readonly sync: StoreRepos['sync'];
+  declare readonly webhooks: StoreRepos['webhooks'];
+  declare readonly webhookQueue: StoreRepos['webhookQueue'];
+  declare readonly rateLimit: StoreRepos['rateLimit'];
+  declare readonly followUps: StoreRepos['followUps'];
+  declare readonly loginThrottle: StoreRepos['loginThrottle'];
+  declare readonly logRetention: StoreRepos['logRetention'];
+  declare readonly monitoring: StoreRepos['monitoring'];
+  declare readonly appPackages: StoreRepos['appPackages'];
+  declare readonly caseQueries: StoreRepos['caseQueries'];
+
+  private readonly repos: StoreRepos;
+  /** Where `store.X` runs its statements: the pool, or the connection of a read snapshot. */
+  private readonly runner: SwitchableRunner;
+  private readonly poolRunner: PoolRunner;
+
+  constructor(
+    /** The pool of connections: for store/ and tests that look at the database itself. */
+    readonly pool: Pool,
+    readonly home: HomePaths,
+    readonly migration: MigrateResult,
+  ) {
+    this.poolRunner = new PoolRunner(pool);
+    this.runner = new SwitchableRunner(this.poolRunner);
+    this.repos = reposOf(this.runner);
+    for (const name of REPO_NAMES) Object.defineProperty(this, name, { value: this.guarded(name, this.repos[name]), enumerable: true });
+  }
+
+  /** The repository `repo` as `store.X` offers it: refused from inside a transaction of this store. */
+  private guarded<R extends object>(name: string, repo: R): R {
+    return wrapAsyncMethods(
+      name,
+      repo,
+      (call, what) =>
+        (...args: unknown[]): Promise<unknown> =>
+          insideTransactionOf(this) ? Promise.reject(outsideTransaction(what)) : call(...args),
+    );
+  }
+
+  /**
+   * Runs `fn` in one write transaction (READ COMMITTED) on one connection: committed when it
+   * resolves, rolled back when it throws (the error is thrown on).
+   */
+  transaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T> {
+    return this.run('BEGIN ISOLATION LEVEL READ COMMITTED', 'store.transaction', fn);
+  }
+
+  /** Runs `fn` in one REPEATABLE READ, read-only transaction: every read sees one snapshot. */
+  readTransaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T> {
+    return this.run('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', 'store.readTransaction', fn);
+  }
+
+  private async run<T>(begin: string, what: string, fn: (tx: StoreScope) => Promise<T>): Promise<T> {
+    if (insideTransactionOf(this)) throw outsideTransaction(what);
+    return inPoolTransaction(this.pool, begin, async (client: ClientBase) => {
+      const runner = new ClientRunner(client);
+      const tx = new PgTransactionScope(runner, reposOf(runner));
+      try {
+        return await runAsTransactionOf(this, fn, tx);
+      } finally {
+        tx.end();
+      }
+    });
+  }
+
+  /** PostgreSQL checkpoints on its own: nothing to move to a worker. */
+  checkpointInBackground(): undefined {
+    return undefined;
+  }
+
+  /** Every commit is durable as PostgreSQL makes it (synchronous_commit): nothing to defer. */
+  deferSync<T>(fn: () => Promise<T>): Promise<T> {
+    return fn();
+  }
+
+  /** Commits are on disk when PostgreSQL acknowledges them. */
+  syncToDisk(): void {}
+
+  /**
+   * Starts a read snapshot for the rest of this store's use, until `end()`: every call through
+   * `store.X` then runs on one connection in a REPEATABLE READ, read-only transaction, and sees the
+   * store as it was at its first read. For a store opened for one reader that makes several
+   * passes, such as `sds export` (docs/export.md#how-an-export-runs).
+   */
+  async beginReadSnapshot(): Promise<{ end(): Promise<void> }> {
+    if (this.runner.target !== this.poolRunner) throw new AppError('INTERNAL', 'a read snapshot of this store is already open');
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    } catch (err) {
+      client.release(true);
+      throw err;
+    }
+    this.runner.target = new ClientRunner(client);
+    let ended = false;
+    return {
+      end: async () => {
+        if (ended) return;
+        ended = true;
+        this.runner.target = this.poolRunner;
+        try {
+          await client.query('COMMIT');
+          client.release();
+        } catch {
+          client.release(true);
+        }
+      },
+    };
+  }
+
+  /** Closes every connection of the pool once the calls in progress have ended. */
+  async close(): Promise<void> {
+    if (insideTransactionOf(this)) throw outsideTransaction('store.close');
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * The sync repository on PostgreSQL (docs/architecture.md#the-store-contract): the SQLite
+ * SyncRepo's download reads, history and messages over a PgRunner.
+ */
+import { CASE_COLUMNS, fitting, toStored, type RawCase } from '../cases-repo.js';
+import { nowIso } from '../clock.js';
+import type { RepoContract } from '../store-contract.js';
+import {
+  HISTORY_COLUMNS,
+  MESSAGE_COLUMNS,
+  messageWhere,
+  ROW_BYTES,
+  toHistory,
+  toMessage,
+  type RawHistory,
+  type RawMessage,
+  type StoredSyncMessage,
+  type SyncCaseRow,
+  type SyncHistoryRow,
+  type SyncMessage,
+  type SyncMessageFilter,
+  type SyncRange,
+  type SyncRecord,
+  type SyncRepo,
+} from '../sync-repo.js';
+import type { PgRunner } from './pg-runner.js';
+
+/**
+ * The FROM and WHERE of a download range and their values, $1… in order: filters appear only when
+ * asked for, so the common request is a plain seek into cases_by_revision (as on SQLite).
+ */
+function range(dictionaryId: number, r: SyncRange): { sql: string; params: unknown[] } {
+  const params: unknown[] = [dictionaryId, r.after.revision, r.after.guid, r.upTo];
+  let sql = 'FROM cases WHERE dictionary_id = $1 AND (revision, guid) > ($2, $3) AND revision <= $4';
+  if (r.universe !== '') {
+    params.push(r.universe);
+    sql += ` AND substr(case_key, 1, length($${params.length}::text)) = $${params.length}::text`;
+  }
+  if (r.excludeRevisions.length > 0) {
+    params.push(r.excludeRevisions);
+    sql += ` AND revision <> ALL($${params.length}::bigint[])`;
+  }
+  return { sql, params };
+}
+
+/** Downloads in progress whose next page's total is remembered (a few bytes each). */
+const MAX_CARRIED = 1000;
+
+/**
+ * Totals carried from one download page to the next. The PostgreSQL store makes new repositories
+ * for each transaction, so the memory is the process's rather than one repository's; its key
+ * names the dictionary by id and creation time (`scope`), as on SQLite.
+ */
+const carried = new Map<string, number>();
+
+function carryKey(dictionaryId: number, scope: string, r: SyncRange): string {
+  return `${dictionaryId}\u0000${scope}\u0000${r.after.revision}\u0000${r.after.guid}\u0000${r.upTo}\u0000${r.universe}\u0000${r.excludeRevisions.join(',')}`;
+}
+
+/** The sync protocol's reads and its history on PostgreSQL. */
+export class PgSyncRepo implements RepoContract<SyncRepo> {
+  constructor(private readonly db: PgRunner) {}
+
+  /**
+   * The newest revision of the whole store, 0 when empty. A download uses it as its snapshot:
+   * sound only while no lower revision can commit after it, which the store-wide case-write
+   * advisory lock taken by nextRevision (./cases-repo.ts) ensures (docs/decisions.md, "Concurrent
+   * writers on the PostgreSQL store").
+   */
+  async maxRevision(): Promise<number> {
+    return (await this.db.row<{ r: number | null }>('SELECT max(revision) AS r FROM revisions'))!.r ?? 0;
+  }
+
+  /** Up to `limit` cases of the range, by revision then guid. */
+  async chunk(dictionaryId: number, r: SyncRange, limit: number): Promise<SyncCaseRow[]> {
+    const { sql, params } = range(dictionaryId, r);
+    const rows = await this.db.rows<RawCase>(`SELECT ${CASE_COLUMNS} ${sql} ORDER BY revision, guid LIMIT $${params.length + 1}`, [
+      ...params,
+      limit,
+    ]);
+    return rows.map(toStored);
+  }
+
+  /**
+   * Up to `limit` cases of the range whose stored text adds up to at most `budget` bytes, and
+   * always at least one; `seen` is how many cases the range holds up to `limit`. The sizes are
+   * read first: octet_length of a TOASTed text reads its stored length, not the text.
+   */
+  async chunkWithin(dictionaryId: number, r: SyncRange, limit: number, budget: number): Promise<{ cases: SyncCaseRow[]; seen: number }> {
+    const { sql, params } = range(dictionaryId, r);
+    const sizes = await this.db.rows<{ size: number }>(
+      `SELECT ${ROW_BYTES} AS size ${sql} ORDER BY revision, guid LIMIT $${params.length + 1}`,
+      [...params, limit],
+    );
+    const n = fitting(sizes, budget);
+    return { cases: n === 0 ? [] : await this.chunk(dictionaryId, r, n), seen: sizes.length };
+  }
+
+  /** How many cases the whole range holds; a total carried from the previous page answers without counting. */
+  async count(dictionaryId: number, scope: string, r: SyncRange): Promise<number> {
+    const total = carried.get(carryKey(dictionaryId, scope, r));
+    if (total !== undefined) return total;
+    const { sql, params } = range(dictionaryId, r);
+    return (await this.db.row<{ n: number }>(`SELECT count(*) AS n ${sql}`, params))!.n;
+  }
+
+  /** Remembers the total of `range` for the page that asks for it next (see SyncRepo.carry). */
+  async carry(dictionaryId: number, scope: string, r: SyncRange, total: number): Promise<void> {
+    const key = carryKey(dictionaryId, scope, r);
+    carried.delete(key);
+    carried.set(key, total);
+    if (carried.size > MAX_CARRIED) carried.delete(carried.keys().next().value!);
+  }
+
+  /**
+   * Records a sync of `device` (created on first sight) in the history: one statement, so the
+   * device row and its history row are written together inside or outside a transaction, and two
+   * syncs of a new device at once both land (docs/decisions.md, "Concurrent writers on the
+   * PostgreSQL store").
+   */
+  async record(entry: SyncRecord): Promise<void> {
+    await this.db.run(
+      `WITH device AS (
+         INSERT INTO sync_devices (device_id, last_user, first_seen, last_seen) VALUES ($1, $2, $3, $3)
+         ON CONFLICT (device_id) DO UPDATE SET last_user = excluded.last_user, last_seen = excluded.last_seen
+         RETURNING device_id)
+       INSERT INTO sync_history (dictionary_id, device_id, username, direction, revision, universe, cases, created_at)
+       SELECT $4::bigint, device_id, $2, $5::text, $6::bigint, $7::text, $8::bigint, $3 FROM device`,
+      [entry.device, entry.username, nowIso(), entry.dictionaryId, entry.direction, entry.revision, entry.universe ?? '', entry.cases],
+    );
+  }
+
+  /** The newest history rows of a dictionary, newest first. */
+  async history(dictionaryId: number, limit: number): Promise<SyncHistoryRow[]> {
+    const rows = await this.db.rows<RawHistory>(
+      `SELECT ${HISTORY_COLUMNS} FROM sync_history WHERE dictionary_id = $1 ORDER BY id DESC LIMIT $2`,
+      [dictionaryId, limit],
+    );
+    return rows.map(toHistory);
+  }
+
+  /** The last sync of a device for a dictionary (the 412 body of an upload). */
+  async lastOfDevice(device: string, dictionaryId: number): Promise<SyncHistoryRow | undefined> {
+    const r = await this.db.row<RawHistory>(
+      `SELECT ${HISTORY_COLUMNS} FROM sync_history WHERE device_id = $1 AND dictionary_id = $2 ORDER BY id DESC LIMIT 1`,
+      [device, dictionaryId],
+    );
+    return r && toHistory(r);
+  }
+
+  /** Keeps a message a device sent, received at `receivedAt` (default now); returns its id. */
+  async recordMessage(m: SyncMessage, receivedAt = nowIso()): Promise<number> {
+    const r = await this.db.row<{ id: number }>(
+      'INSERT INTO sync_messages (device_id, username, name, value, sent_at, received_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
+      [m.device, m.username, m.name, m.value, m.sentAt, receivedAt],
+    );
+    return r!.id;
+  }
+
+  /** Kept messages that `filter` selects, newest (highest id) first, `offset` skipped, at most `limit`. */
+  async messages(filter: SyncMessageFilter, page: { limit: number; offset: number }): Promise<StoredSyncMessage[]> {
+    const { where, params } = numberedMessageWhere(filter);
+    const n = params.length;
+    const rows = await this.db.rows<RawMessage>(
+      `SELECT ${MESSAGE_COLUMNS} FROM sync_messages ${where} ORDER BY id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...params, page.limit, page.offset],
+    );
+    return rows.map(toMessage);
+  }
+
+  /** How many kept messages `filter` selects. */
+  async countMessages(filter: SyncMessageFilter): Promise<number> {
+    const { where, params } = numberedMessageWhere(filter);
+    return (await this.db.row<{ n: number }>(`SELECT count(*) AS n FROM sync_messages ${where}`, params))!.n;
+  }
+}
+
+/** A message filter's WHERE clause with PostgreSQL's numbered parameters. */
+function numberedMessageWhere(f: SyncMessageFilter): { where: string; params: unknown[] } {
+  const { where, values } = messageWhere(f, (_field, position) => `$${position}`);
+  return { where, params: values.map(([, value]) => value) };
+}
