@@ -75,21 +75,25 @@ export async function storeBinaryContent(
 }
 
 /**
- * Replaces the binary-item rows of a case just written with the descriptors its data holds
- * (call inside the transaction that writes it). `known` gives a size and time per signature
- * where the source kept them (a CSWeb import); otherwise the descriptor's length and `now`.
+ * Replaces the binary-item rows of a batch of cases just written with the descriptors each one's
+ * data holds (the descriptor's length, and `now`), in one call to the store (one statement per
+ * batch on a store over the network), in the order given. Call inside the transaction that
+ * writes them.
  */
-export async function recordBinaryItems(
+export async function recordBinaryItemsOfCases(
   store: StoreScope,
   dictionaryId: number,
-  write: Pick<CaseWrite, 'guid' | 'data'>,
+  writes: readonly Pick<CaseWrite, 'guid' | 'data'>[],
   now: string,
-  known?: ReadonlyMap<string, { size: number | null; modifiedTime: string }>,
 ): Promise<void> {
-  const refs = binaryRefsOf(write.data);
-  const rows: Omit<BinaryItemRow, 'caseGuid'>[] = refs.map((r) => {
-    const k = known?.get(r.signature);
-    return { signature: r.signature, size: k?.size ?? r.length ?? null, modifiedTime: k?.modifiedTime ?? now };
-  });
-  await store.binaryItems.replaceForCase(dictionaryId, write.guid, rows);
+  if (writes.length === 0) return;
+  await store.binaryItems.replaceForCases(
+    dictionaryId,
+    writes.map((w) => ({ guid: w.guid, items: binaryItemRows(w, now) })),
+  );
+}
+
+/** The binary-item rows of a case's data: its descriptors, sized and timed (pure). */
+function binaryItemRows(write: Pick<CaseWrite, 'data'>, now: string): Omit<BinaryItemRow, 'caseGuid'>[] {
+  return binaryRefsOf(write.data).map((r) => ({ signature: r.signature, size: r.length ?? null, modifiedTime: now }));
 }

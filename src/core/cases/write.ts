@@ -5,20 +5,29 @@
  * delete.ts and the CSWeb import's "replace as it is" (replace.ts) call `putCase` too.
  */
 import type { StoreScope } from '../../store/store-contract.js';
-import type { CaseWrite } from '../../store/cases-repo.js';
+import type { CaseAtRevision, CaseWrite } from '../../store/cases-repo.js';
 import { nowIso } from '../../store/clock.js';
 import { checkCaseFields, type CaseLimits } from '../../cspro/case/case-limits.js';
 import { mergeCaseWrite, type MergeOutcome } from './merge.js';
-import { recordBinaryItems } from './binary-items.js';
+import { recordBinaryItemsOfCases } from './binary-items.js';
 import { inStoredForm } from './stored-text.js';
 
 /**
  * Writes one case row at `revision` (inserted, or replacing the stored one; its creation time and
- * position are kept). The only call of the store's case upsert: callers decide what to write.
+ * position are kept). With `putCases`, the only call of the store's case upsert: callers decide what to write.
  * Call inside the store transaction of the write.
  */
 export async function putCase(store: StoreScope, dictionaryId: number, write: CaseWrite, revision: number, now = nowIso()): Promise<void> {
   await store.cases.upsert(dictionaryId, write, revision, now);
+}
+
+/**
+ * Writes a batch of case rows, each at its revision, as `putCase` one after the other would (a
+ * guid given twice ends as its last write), in one call to the store: one statement per batch on
+ * a store over the network (docs/decisions.md, "Queries written per database").
+ */
+async function putCases(store: StoreScope, dictionaryId: number, rows: readonly CaseAtRevision[], now = nowIso()): Promise<void> {
+  if (rows.length > 0) await store.cases.upsertMany(dictionaryId, rows, now);
 }
 
 /**
@@ -50,15 +59,23 @@ export async function writeMergedCases(
   // Only a guid that comes again later in the batch needs this write remembered.
   const repeats = guids.size < cases.length;
   const now = nowIso();
+  const batch: CaseAtRevision[] = [];
   for (const c of cases) {
     const { outcome, write } = mergeCaseWrite(inStoredForm(c), existing.get(c.guid), serverDeviceId);
     tally[outcome] += 1;
     if (!write) continue;
     const r = await revision();
-    await putCase(store, dictionaryId, write, r, now);
-    // The case's binary items follow it: its rows now name the descriptors of this version.
-    await recordBinaryItems(store, dictionaryId, write, now);
+    batch.push({ write, revision: r });
     // A case repeated later in the same batch must compare against this version.
     if (repeats) existing.set(c.guid, { ...write, revision: r, createdAt: '', modifiedAt: '' });
   }
+  // The batch in one call to the store, then its binary items: each case's rows now name the
+  // descriptors of the version written (the items refer to their case, so cases come first).
+  await putCases(store, dictionaryId, batch, now);
+  await recordBinaryItemsOfCases(
+    store,
+    dictionaryId,
+    batch.map((b) => b.write),
+    now,
+  );
 }
