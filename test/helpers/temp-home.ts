@@ -26,7 +26,18 @@ export async function tempHome(): Promise<HomePaths & { cleanup(): void }> {
   // own, named in its config.json as an office would (docs/production.md#choosing-a-store).
   if (process.env.SDS_TEST_STORE === 'postgresql') {
     const db = await createPostgresDatabase();
-    writeFileSync(join(home.root, 'config.json'), JSON.stringify({ store: { url: db.config.url } }));
+    // Private as `sds init` wants a home's config.json (docs/architecture.md#permissions-of-a-home).
+    writeFileSync(join(home.root, 'config.json'), JSON.stringify({ store: { url: db.config.url } }), { mode: 0o600 });
+    await initHome(home);
+    return {
+      ...home,
+      cleanup() {
+        home.cleanup();
+        // The store's connections are closed by the test before it cleans up; a database still in
+        // use is left to the next run's sweep rather than failing the test here.
+        db.drop().catch(() => undefined);
+      },
+    };
   }
   await initHome(home);
   return home;
