@@ -23,8 +23,17 @@ export interface PgRunner {
   atomic<T>(fn: (r: PgRunner) => Promise<T>): Promise<T>;
 }
 
+/**
+ * PostgreSQL text cannot hold U+0000 (SQLite's can): a text parameter keeps U+FFFD in its place,
+ * as sds does for lone surrogates, so a login name or key sent with a NUL is looked up (and
+ * found nowhere, since no name sds stores has one) instead of failing the statement
+ * (docs/decisions.md, "Queries written per database").
+ */
+const withoutNul = (params: readonly unknown[]): unknown[] =>
+  params.map((p) => (typeof p === 'string' && p.includes('\u0000') ? p.replaceAll('\u0000', '\ufffd') : p));
+
 async function query<T extends QueryResultRow>(on: ClientBase | Pool, sql: string, params: readonly unknown[] = []) {
-  return on.query<T>(sql, params as unknown[]);
+  return on.query<T>(sql, withoutNul(params));
 }
 
 /** A runner over one connection that is in a transaction; `atomic` nests savepoints. */

@@ -182,3 +182,15 @@ test('login throttle [postgresql]: a read transaction looks without waiting for 
     assert.deepEqual(out.second, { status: 'fulfilled', value: state(1) }, 'the state committed before');
     assert.equal((await store.loginThrottle.get(k))!.failures, 2);
   }));
+
+testOnBothStores(
+  'a login name with U+0000 is looked up and counted, never an error (PostgreSQL keeps U+FFFD in its place)',
+  async (store) => {
+    const evil = userKey('eve\u0000"ops"');
+    assert.equal(await store.users.find('eve\u0000"ops"'), undefined, 'no account has the name');
+    assert.equal(await store.loginThrottle.get(evil), undefined);
+    await store.loginThrottle.put(evil, state(1));
+    assert.deepEqual(await store.loginThrottle.get(evil), state(1), 'the same name finds its counter again');
+    assert.equal(await store.loginThrottle.get(userKey('eve"ops"')), undefined, 'the name without the NUL is another name');
+  },
+);
