@@ -81,7 +81,13 @@ export async function inPoolTransaction<T>(pool: Pool, begin: string, fn: (clien
   const client = await pool.connect();
   let broken = false;
   try {
-    await client.query(begin);
+    try {
+      await client.query(begin);
+    } catch (err) {
+      // A connection that cannot even begin is not given back to the pool.
+      broken = true;
+      throw err;
+    }
     try {
       const result = await fn(client);
       await client.query('COMMIT');
