@@ -152,10 +152,17 @@ export function effectiveConfig(home: HomePaths, choice: HomeChoice = {}, env: N
   }
 
   const source = homeSource(choice.flag, env);
+  const reason = missingHomeReason(home);
   const from = { flag: { from: '--home' }, environment: { from: 'SDS_HOME' }, default: {} }[source];
   return {
-    // A home exists when its store does (store/require-home.ts), as every other command sees it.
-    home: { path: home.root, source, ...from, exists: missingHomeReason(home) === undefined },
+    // A home exists when its store does (store/require-home.ts), as every other command sees it;
+    // a home whose store is in PostgreSQL is its folder (the database is checked on opening).
+    home: {
+      path: home.root,
+      source,
+      ...from,
+      exists: store.kind === 'postgresql' ? reason === undefined || reason === 'no_store' : reason === undefined,
+    },
     configFile: { path: file, exists: existsSync(file) },
     unknownKeys: unknownConfigKeys(config),
     settings,

@@ -65,7 +65,9 @@ test('init, dict upload, dict list, --store, migrate --status and config on a Po
     const config = runCli(home.root, ['config', '--json'], { env: { ...env, SDS_STORE_PASSWORD: 'hunter2' } });
     assert.equal(config.code, 0, show(config));
     assert.ok(!config.stdout.includes('hunter2'), 'the password is never shown');
-    const settings = config.json<{ settings: { name: string; value: unknown; source: string }[] }>().settings;
+    const effective = config.json<{ home: { exists: boolean }; settings: { name: string; value: unknown; source: string }[] }>();
+    assert.equal(effective.home.exists, true, 'the home is its folder; its store is the database');
+    const settings = effective.settings;
     const url = settings.find((x) => x.name === 'store.url');
     assert.deepEqual([url?.value, url?.source], [db.config.url, 'environment']);
     assert.equal(settings.find((x) => x.name === 'store_password')?.value, 'set');
