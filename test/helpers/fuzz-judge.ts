@@ -22,8 +22,12 @@ export interface FuzzFailure {
 /** Smallest body limit of the server (JSON bodies of the management routes, 16 KB). */
 const EARLY_REFUSAL_BYTES = 16 * 1024;
 
-/** Names of the error bodies of the document, accepted for a 4xx the route does not list. */
-const ERROR_SCHEMAS = ['Error', 'OAuthError', 'RateLimitError', 'RateLimitedError', 'FileError', 'StatusError'];
+/**
+ * Names of the error bodies of the document, accepted for a 4xx the route does not list. A request
+ * sent with a wrong verb can land on a sibling route of the same path (`DELETE /api/apps/{name}`
+ * for `GET`), which answers its own documented body: CSWeb's shape included.
+ */
+const ERROR_SCHEMAS = ['Error', 'OAuthError', 'RateLimitError', 'RateLimitedError', 'FileError', 'StatusError', 'CswebError'];
 
 function matchesAnyErrorSchema(doc: OpenApiDoc, body: unknown): boolean {
   const probe = {
