@@ -166,6 +166,11 @@ export const ERROR_CODES = {
     exit: EXIT.failed,
     title: 'a defect: code inside a store transaction reached the store, not the transaction (`tx`) it was given; please report it',
   },
+  STORE_WRITE_IN_READ_TRANSACTION: {
+    http: 500,
+    exit: EXIT.failed,
+    title: 'a defect: code inside a read transaction of the store (`readTransaction`) tried to write; please report it',
+  },
   HOME_NOT_FOUND: {
     http: 500,
     exit: EXIT.notFound,

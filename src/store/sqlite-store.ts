@@ -27,7 +27,7 @@ import { AppPackagesRepo } from './app-packages-repo.js';
 import { CaseQueriesRepo } from './case-queries-repo.js';
 import { Gate } from './gate.js';
 import { REPO_NAMES, TransactionScopeBase, wrapAsyncMethods } from './store-scope.js';
-import { insideTransactionOf, outsideTransaction, runAsTransactionOf } from './transaction-context.js';
+import { insideTransactionOf, outsideTransaction, runAsTransactionOf, writeInReadTransaction } from './transaction-context.js';
 import type { Store, StoreRepos, StoreScope } from './store-contract.js';
 import { CHECKPOINT_DEFAULTS, WalCheckpointer, type CheckpointOptions } from './wal-checkpointer.js';
 
@@ -182,12 +182,15 @@ export class SqliteStore implements Store {
    * (a download chunk and its count) without taking the write lock up front.
    */
   readTransaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T> {
-    return this.run('BEGIN DEFERRED', 'store.readTransaction', fn);
+    return this.run('BEGIN DEFERRED', 'store.readTransaction', fn, true);
   }
 
-  private async run<T>(begin: string, what: string, fn: (tx: StoreScope) => Promise<T>): Promise<T> {
+  private async run<T>(begin: string, what: string, fn: (tx: StoreScope) => Promise<T>, readOnly = false): Promise<T> {
     if (this.insideOwnTransaction()) throw outsideTransaction(what);
     if (!this.gate.tryTake()) await this.gate.take();
+    // A read transaction refuses writes here as PostgreSQL's READ ONLY does there: code tried on
+    // one store must not write on the other by accident (docs/architecture.md#the-store-contract).
+    if (readOnly) this.db.pragma('query_only = ON');
     try {
       this.db.exec(begin);
       const tx = new TransactionScope(this.db, this.repos);
@@ -198,11 +201,13 @@ export class SqliteStore implements Store {
       } catch (err) {
         // A failed statement may have rolled the transaction back already (SQLite does on some errors).
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        if (readOnly && (err as { code?: unknown }).code === 'SQLITE_READONLY') throw writeInReadTransaction(what, err);
         throw err;
       } finally {
         tx.end();
       }
     } finally {
+      if (readOnly) this.db.pragma('query_only = OFF');
       this.gate.release();
     }
   }

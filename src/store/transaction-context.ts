@@ -26,6 +26,19 @@ export function outsideTransaction(what: string): AppError {
   );
 }
 
+/**
+ * The error of a write tried inside `readTransaction`: refused by both stores alike (SQLite's
+ * `query_only`, PostgreSQL's READ ONLY), so that code written on one store does not write on the
+ * other by accident (docs/architecture.md#the-store-contract).
+ */
+export function writeInReadTransaction(what: string, cause: unknown): AppError {
+  return new AppError(
+    'STORE_WRITE_IN_READ_TRANSACTION',
+    `a write inside a read transaction (${what}): ${cause instanceof Error ? cause.message : String(cause)}`,
+    { call: what },
+  );
+}
+
 /** Whether the current async work runs inside an open transaction of `store`. */
 export function insideTransactionOf(store: object): boolean {
   for (let c = inTransaction.getStore(); c !== undefined; c = c.outer) if (c.store === store && c.open) return true;

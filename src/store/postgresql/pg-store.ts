@@ -12,7 +12,7 @@ import { AppError } from '../../shared/errors.js';
 import type { HomePaths } from '../../shared/home.js';
 import type { MigrateResult } from '../migrate.js';
 import type { Store, StoreRepos, StoreScope } from '../store-contract.js';
-import { insideTransactionOf, outsideTransaction, runAsTransactionOf } from '../transaction-context.js';
+import { insideTransactionOf, outsideTransaction, runAsTransactionOf, writeInReadTransaction } from '../transaction-context.js';
 import { REPO_NAMES, TransactionScopeBase, wrapAsyncMethods } from '../store-scope.js';
 import { ClientRunner, inPoolTransaction, PoolRunner, SwitchableRunner, type PgRunner } from './pg-runner.js';
 import { PgDictionariesRepo } from './dictionaries-repo.js';
@@ -157,7 +157,10 @@ export class PostgresStore implements Store {
 
   /** Runs `fn` in one REPEATABLE READ, read-only transaction: every read sees one snapshot. */
   readTransaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T> {
-    return this.run('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', 'store.readTransaction', fn);
+    return this.run('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', 'store.readTransaction', fn).catch((err: unknown) => {
+      // 25006: read_only_sql_transaction, the same defect SQLite's query_only reports.
+      throw (err as { code?: unknown }).code === '25006' ? writeInReadTransaction('store.readTransaction', err) : err;
+    });
   }
 
   private async run<T>(begin: string, what: string, fn: (tx: StoreScope) => Promise<T>): Promise<T> {
