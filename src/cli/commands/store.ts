@@ -45,7 +45,7 @@ export function registerStoreCommands(program: Command): void {
       'after',
       examples(
         'sds --home /var/lib/sds store copy --to postgresql://sds@db/sds',
-        'SDS_STORE_URL=postgresql://sds@db/sds sds store verify --against /var/lib/sds',
+        'SDS_STORE_URL=postgresql://sds@db/sds \\\n      sds store verify --against /var/lib/sds',
       ),
     );
 
@@ -57,7 +57,7 @@ export function registerStoreCommands(program: Command): void {
       'after',
       examples(
         'systemctl stop sds.service sds-scheduler.timer',
-        'SDS_STORE_PASSWORD=… sds --home /var/lib/sds store copy --to postgresql://sds@db/sds',
+        'SDS_STORE_PASSWORD=… sds --home /var/lib/sds \\\n      store copy --to postgresql://sds@db/sds',
         'sds store copy --to postgresql://sds@127.0.0.1/sds --json',
       ) +
         '\nStop sds serve and the scheduler first: the copy holds the home (HOME_IN_USE\n' +
@@ -91,7 +91,7 @@ export function registerStoreCommands(program: Command): void {
               ['rollback', `${r.sqlite_store} is untouched; unset the setting below to go back to it`],
               ['use', r.setting.environment],
               ['', `or "store": {"url": "${r.setting.config_json.store.url}"} in config.json`],
-              ['then', `sds --home ${r.home} store verify --against ${r.home}`],
+              ['then', `with that setting: sds --home ${r.home} store verify --against ${r.home}`],
             ]),
           ].join('\n'),
         );
@@ -105,7 +105,7 @@ export function registerStoreCommands(program: Command): void {
     .addHelpText(
       'after',
       examples(
-        'SDS_STORE_URL=postgresql://sds@db/sds sds store verify --against /var/lib/sds',
+        'SDS_STORE_URL=postgresql://sds@db/sds \\\n      sds store verify --against /var/lib/sds',
         'sds --store postgresql://sds@db/sds store verify --against /srv/old --json',
       ) +
         "\nRun with the PostgreSQL store as the home's store. Exit 0 when every table\n" +
