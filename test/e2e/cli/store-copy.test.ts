@@ -93,6 +93,8 @@ async function filledHome(): Promise<ReturnType<typeof tempDir>> {
   cli(['files', 'put', media, '--name', 'photos/house 1.jpg']);
   cli(['target', 'set', 'CEN2000', '--type', 'sqlite', '--file', join(home.root, 'targets', 'census.sqlite')]);
   cli(['schedule', 'add', 'CEN2000']);
+  // A run of the schedule: a job, its log, the breakout state and fractional metric counters.
+  cli(['schedule', 'run-now', 'CEN2000']);
   // Sync uploads through a real server: revisions, sync devices and history.
   const server = await startServe(home.root, { SDS_STORE_URL: '' });
   try {
@@ -150,6 +152,7 @@ test('store copy moves a filled SQLite home into an empty PostgreSQL database; v
     assert.equal(rows.cases, before.cases);
     assert.equal(rows.webhook_outbox, before.outbox, 'the copy captured no change of its own');
     assert.ok(rows.sync_history! > 0 && rows.schedules === 1 && rows.targets === 1 && rows.files === 1, JSON.stringify(rows));
+    assert.ok(rows.jobs === 1 && rows.schedule_runs === 1 && rows.breakout_log! > 0 && rows.breakout_state === 1, JSON.stringify(rows));
     assert.equal(r.setting.environment, `SDS_STORE_URL=${dest.url}`);
     assert.equal(r.files.where, 'home-folder');
     assert.ok(r.files.files >= 1, 'the media file is counted');
@@ -282,6 +285,15 @@ test('store copy refuses a database with tables of its own, a home in use and a 
     assert.equal(old.code, 3, show(old));
     assert.equal(old.json<{ error: string }>().error, 'STORE_NEEDS_MIGRATION');
     assert.ok(statSync(home.db).isFile());
+    {
+      const back = new Database(home.db);
+      back.pragma(`user_version = ${version}`);
+      back.close();
+    }
+    // A store sds init made, that nothing wrote, is empty: the copy fills it.
+    assert.equal(runCli(home.root, ['init'], { env: { SDS_STORE_URL: empty.config.url! } }).code, 0);
+    const intoInit = copy(empty.config.url!);
+    assert.equal(intoInit.code, 0, show(intoInit));
 
     const notPg = runCli(home.root, ['store', 'copy', '--to', 'mysql://root@127.0.0.1/x', '--json']);
     assert.equal(notPg.code, 2, show(notPg));
