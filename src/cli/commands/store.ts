@@ -4,6 +4,7 @@ import { AppError } from '../../shared/errors.js';
 import { resolveHome } from '../../shared/home.js';
 import { action, examples } from '../action.js';
 import type { CliContext } from '../context.js';
+import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
 import { progressBar, type Progress } from '../progress.js';
 import { fields } from '../render.js';
 
@@ -74,11 +75,20 @@ export function registerStoreCommands(program: Command): void {
           throw new AppError('USAGE', `--to must be a postgresql:// URL, not "${o.to}"`, { field: 'to' });
         }
         const bar = rowBar(ctx);
+        const interrupt = interruptOnSignals({
+          onFirst: (sig) => process.stderr.write(`sds: ${sig}: stopping the copy; nothing of it is kept (again to exit at once)\n`),
+          again: () => 'the PostgreSQL server rolls the copy back as the connection closes',
+        });
         let r: CopyHomeResult;
         try {
-          r = await copyHomeToPostgres(ctx.home, { to: o.to, onProgress: (p) => bar.update(p) });
+          r = await copyHomeToPostgres(ctx.home, { to: o.to, onProgress: (p) => bar.update(p), signal: interrupt.signal });
+        } catch (err) {
+          const sig = interrupt.received();
+          if (sig === undefined) throw err;
+          return reportInterrupted(sig, 'nothing was copied: the PostgreSQL store was rolled back; sds.db is as it was');
         } finally {
           bar.stop();
+          interrupt.dispose();
         }
         ctx.print(r, () =>
           [

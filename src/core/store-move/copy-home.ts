@@ -11,6 +11,8 @@ export interface CopyHomeOptions {
   /** The PostgreSQL store: a postgresql:// URL; its password from SDS_STORE_PASSWORD or store.password_file as for every store URL. */
   to: string;
   onProgress?: (p: CopyProgress) => void;
+  /** Stops the copy before it commits: the PostgreSQL store is left as it was, the signal's reason thrown. */
+  signal?: AbortSignal;
   /** Where the files go (today: they stay in the home folder). */
   files?: FilesStep;
   env?: NodeJS.ProcessEnv;
@@ -57,7 +59,7 @@ export async function copyHomeToPostgres(home: HomePaths, opts: CopyHomeOptions)
       });
     }
     try {
-      const copied = await copyStore(source, dest.url, dest.shownUrl, { onProgress: opts.onProgress });
+      const copied = await copyStore(source, dest.url, dest.shownUrl, { onProgress: opts.onProgress, signal: opts.signal });
       const files = await (opts.files ?? keepFilesInHome)(home);
       return {
         home: home.root,

@@ -210,9 +210,16 @@ const CHUNK_CHARS = 1 << 20;
  * Copies every row of `table` from SQLite into the PostgreSQL store in the client's open
  * transaction, streamed (`COPY … FROM STDIN`, CSV, one chunk of rows at a time, the SQLite rows
  * iterated, never a table in memory), and returns the SQLite side's count and checksum, computed
- * on the way. The caller has disabled the table's triggers.
+ * on the way. The caller has disabled the table's triggers. An abort of `signal` stops it between
+ * chunks (the COPY fails, and the caller's transaction must roll back).
  */
-export async function copyTable(db: Db, client: ClientBase, table: CopyTable, onProgress?: (p: CopyProgress) => void): Promise<TableSum> {
+export async function copyTable(
+  db: Db,
+  client: ClientBase,
+  table: CopyTable,
+  onProgress?: (p: CopyProgress) => void,
+  signal?: AbortSignal,
+): Promise<TableSum> {
   const cols = table.columns.map((c) => quoteIdent(c.name)).join(', ');
   const total = Number(
     db
@@ -232,6 +239,7 @@ export async function copyTable(db: Db, client: ClientBase, table: CopyTable, on
       sum.add(row, false);
       chunk += row.map((v, i) => csvField(pgInput(types[i]!, v))).join(',') + '\n';
       if (chunk.length >= CHUNK_CHARS) {
+        signal?.throwIfAborted();
         yield chunk;
         chunk = '';
         onProgress?.({ table: table.name, done: sum.rows, total });
@@ -246,6 +254,7 @@ export async function copyTable(db: Db, client: ClientBase, table: CopyTable, on
       client.query(copyFrom(`COPY ${quoteIdent(table.name)} (${cols}) FROM STDIN WITH (FORMAT csv)`)),
     );
   } catch (err) {
+    if (signal?.aborted === true) throw signal.reason;
     throw new AppError(
       'STORE_COPY_DIFFERS',
       `the rows of ${table.name} could not be written to the PostgreSQL store: ${(err as Error).message}`,

@@ -140,6 +140,8 @@ function notEmpty(shown: string, what: string, tables: string[]): AppError {
 /** How to copy. */
 export interface CopyStoreOptions {
   onProgress?: (p: CopyProgress) => void;
+  /** Stops the copy between chunks of rows: the transaction rolls back and the signal's reason is thrown. */
+  signal?: AbortSignal;
 }
 
 /** What a copy did. */
@@ -185,7 +187,11 @@ export async function copyStore(source: SqliteSource, url: string, shown: string
       await clearNewStoreRows(client);
       await setTriggers(client, tables, false);
       const copied = new Map<string, TableSum>();
-      for (const t of tables) copied.set(t.name, await copyTable(db, client, t, opts.onProgress));
+      for (const t of tables) {
+        opts.signal?.throwIfAborted();
+        copied.set(t.name, await copyTable(db, client, t, opts.onProgress, opts.signal));
+      }
+      opts.signal?.throwIfAborted();
       await setSequences(db, client, tables);
       await setTriggers(client, tables, true);
       const compared = await compare(tables, (t) => copied.get(t.name)!, client);
