@@ -248,6 +248,18 @@ test('store copy refuses a database with tables of its own, a home in use and a 
     const foreign = copy(other.config.url!);
     assert.equal(foreign.code, 4, show(foreign));
     assert.equal(foreign.json<{ error: string }>().error, 'STORE_NOT_EMPTY');
+    // The password, in the URL or in SDS_STORE_PASSWORD, is never shown.
+    const withPassword = new URL(other.config.url!);
+    withPassword.password = 'hunter2';
+    for (const [url, env] of [
+      [withPassword.toString(), {}],
+      [other.config.url!, { SDS_STORE_PASSWORD: 'hunter2' }],
+    ] as const) {
+      const masked = runCli(home.root, ['store', 'copy', '--to', url], { env: { SDS_STORE_URL: '', ...env } });
+      assert.equal(masked.code, 4, show(masked));
+      assert.match(masked.stderr, /STORE_NOT_EMPTY/);
+      assert.ok(!masked.stdout.includes('hunter2') && !masked.stderr.includes('hunter2'), show(masked));
+    }
     const [tables] = await query<{ n: string }>(other.config.url!, `SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'public'`);
     assert.equal(Number(tables!.n), 1, 'nothing was created beside it');
 
