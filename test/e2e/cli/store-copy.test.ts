@@ -8,6 +8,7 @@
  * passes, a row changed afterwards fails it naming its table, and the next sync upload gets a
  * revision above the copied ones with the triggers at work again. Refused: a database that
  * holds something, a home in use (open store, scheduler lock), a store that needs migrating.
+ * Ctrl-C during a copy rolls it back.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +17,8 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { runCli, show } from '../../helpers/run-cli.js';
+import { spawn } from 'node:child_process';
+import { runCli, SDS_BIN, show } from '../../helpers/run-cli.js';
 import { startServe } from '../../helpers/serve-process.js';
 import { popstanCases, SyncDevice } from '../../helpers/sync-client.js';
 import type { TestServer } from '../../helpers/http-server.js';
@@ -318,3 +320,58 @@ test('store copy refuses a database with tables of its own, a home in use and a 
     await empty.drop();
   }
 });
+
+test('Ctrl-C stops a copy: exit 130, the PostgreSQL store rolled back, a second copy succeeds', async () => {
+  const home = tempDir();
+  const dest = await createPostgresDatabase();
+  const url = dest.config.url!;
+  const blocker = new pg.Client({ connectionString: url });
+  try {
+    const plain = { SDS_STORE_URL: '' };
+    assert.equal(runCli(home.root, ['init'], { env: plain }).code, 0);
+    assert.equal(runCli(home.root, ['dict', 'upload', fixture('simple-capi.dcf'), '--label', 'simple'], { env: plain }).code, 0);
+    // A store sds init made; a session of ours holds one of its tables, so the copy waits at its
+    // lock of the tables, before it writes: the signal arrives there, wherever the machine is slow.
+    assert.equal(runCli(home.root, ['init'], { env: { SDS_STORE_URL: url } }).code, 0);
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('LOCK TABLE settings IN ACCESS SHARE MODE');
+    const child = spawn(process.execPath, [SDS_BIN, '--home', home.root, 'store', 'copy', '--to', url], {
+      env: { ...process.env, NO_COLOR: '1', CI: '1', ...plain },
+    });
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    for (;;) {
+      // From another session: pg_stat_activity stays as it was for the length of a transaction.
+      const waiting = await query(
+        url,
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'LOCK TABLE%'`,
+      );
+      if (waiting.length > 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill('SIGINT');
+    // The copy goes on to the point where it looks at the signal once the lock is ours no more.
+    await waitFor(() => stderr.includes('stopping the copy'));
+    await blocker.query('ROLLBACK');
+    assert.equal(await exited, 130, stderr);
+    assert.match(stderr, /interrupted by SIGINT: nothing was copied/);
+    const [rows] = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM dictionaries');
+    assert.equal(Number(rows!.n), 0, 'nothing of the copy was kept');
+
+    const again = runCli(home.root, ['store', 'copy', '--to', url, '--json'], { env: plain });
+    assert.equal(again.code, 0, show(again));
+    const [copied] = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM dictionaries');
+    assert.equal(Number(copied!.n), 1);
+  } finally {
+    await blocker.end().catch(() => undefined);
+    home.cleanup();
+    await dest.drop();
+  }
+});
+
+/** Resolves once `check` holds, looking every 20 ms (no deadline: the test runner's timeout is the bound). */
+async function waitFor(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setTimeout(r, 20));
+}
