@@ -101,6 +101,7 @@ export function registerStoreCommands(program: Command): void {
               ['rollback', `${r.sqlite_store} is untouched; unset the setting below to go back to it`],
               ['use', r.setting.environment],
               ['', `or "store": {"url": "${r.setting.config_json.store.url}"} in config.json`],
+              ['password', r.setting.password],
               ['then', `with that setting: sds --home ${r.home} store verify --against ${r.home}`],
             ]),
           ].join('\n'),

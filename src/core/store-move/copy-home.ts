@@ -6,6 +6,17 @@ import { copyStore, openSqliteExclusive, type CopyProgress, type TableComparison
 import { holdSchedulerLock } from '../scheduler/index.js';
 import { keepFilesInHome, type FilesMoved, type FilesStep } from './copy-files.js';
 
+/** A store URL without its password (a URL that does not parse is left as it is). */
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
 /** How to copy a home's store into PostgreSQL. */
 export interface CopyHomeOptions {
   /** The PostgreSQL store: a postgresql:// URL; its password from SDS_STORE_PASSWORD or store.password_file as for every store URL. */
@@ -30,8 +41,11 @@ export interface CopyHomeResult {
   tables: TableComparison[];
   rows: number;
   files: FilesMoved;
-  /** The setting that makes the home use the PostgreSQL store, password masked. */
-  setting: { environment: string; config_json: { store: { url: string } } };
+  /**
+   * The setting that makes the home use the PostgreSQL store: its URL without a password (which
+   * goes in SDS_STORE_PASSWORD or store.password_file, never in config.json).
+   */
+  setting: { environment: string; config_json: { store: { url: string } }; password: string };
 }
 
 /**
@@ -70,7 +84,11 @@ export async function copyHomeToPostgres(home: HomePaths, opts: CopyHomeOptions)
         tables: copied.tables,
         rows: copied.tables.reduce((n, t) => n + t.postgresql_rows, 0),
         files,
-        setting: { environment: `SDS_STORE_URL=${dest.shownUrl}`, config_json: { store: { url: dest.shownUrl } } },
+        setting: {
+          environment: `SDS_STORE_URL=${withoutPassword(dest.shownUrl)}`,
+          config_json: { store: { url: withoutPassword(dest.shownUrl) } },
+          password: 'SDS_STORE_PASSWORD, or a file named by store.password_file',
+        },
       };
     } finally {
       await lock.release();
