@@ -50,6 +50,7 @@ export const COMMAND_GROUPS: readonly { names: readonly string[]; load: () => Pr
   { names: ['webhooks'], load: async () => (await import('./commands/webhooks.js')).registerWebhooksCommands },
   { names: ['status'], load: async () => (await import('./commands/status.js')).registerStatusCommand },
   { names: ['backup', 'restore'], load: async () => (await import('./commands/backup.js')).registerBackupCommands },
+  { names: ['store'], load: async () => (await import('./commands/store.js')).registerStoreCommands },
   { names: ['export'], load: async () => (await import('./commands/export.js')).registerExportCommand },
   { names: ['csweb'], load: async () => (await import('./commands/csweb.js')).registerCswebCommands },
   { names: ['config'], load: async () => (await import('./commands/config.js')).registerConfigCommand },

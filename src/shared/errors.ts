@@ -161,6 +161,23 @@ export const ERROR_CODES = {
     exit: EXIT.external,
     title: 'the PostgreSQL server of the store could not be reached or refused the login (details: store, the URL without its password)',
   },
+  STORE_NOT_EMPTY: {
+    http: 409,
+    exit: EXIT.conflict,
+    title:
+      '`sds store copy` writes only into an empty PostgreSQL database, or a store `sds init` made that holds no row; the one given holds something (details: store, tables)',
+  },
+  STORE_COPY_DIFFERS: {
+    http: 500,
+    exit: EXIT.failed,
+    title:
+      'the PostgreSQL store and the SQLite store of a home differ: row counts or checksums of some tables, or their schema (details: tables, differences)',
+  },
+  HOME_IN_USE: {
+    http: 409,
+    exit: EXIT.conflict,
+    title: 'the home is in use by another process (sds serve, a scheduled run, another command); stop it first (details: path)',
+  },
   STORE_OUTSIDE_TRANSACTION: {
     http: 500,
     exit: EXIT.failed,

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Store } from '../../store/open-store.js';
-import { tryLock } from '../../scheduler/lock.js';
+import type { HomePaths } from '../../shared/home.js';
+import { tryLock, type HeldLock } from '../../scheduler/lock.js';
 import { reapDeadRuns, runSchedule, type RunOutcome } from './run-schedule.js';
 import type { SchedulerSettings } from './settings.js';
 import { deliverDueWebhooks, webhookSettings, type DeliverReport } from '../webhooks/index.js';
@@ -9,6 +10,15 @@ import { autoPruneLogs, pruneSummary, type PruneReport } from '../logs/index.js'
 
 /** The lock file of scheduler-run, in the home's locks/. */
 const SCHEDULER_LOCK = 'scheduler-run.lock';
+
+/**
+ * Takes the scheduler's lock of `home` without waiting, as `sds scheduler-run` does: null while a
+ * scheduler run holds it. Whoever holds it keeps every tick from starting breakouts
+ * (`sds store copy` holds it while it copies).
+ */
+export function holdSchedulerLock(home: HomePaths): Promise<HeldLock | null> {
+  return tryLock(join(home.locks, SCHEDULER_LOCK));
+}
 
 /** What one `sds scheduler-run` did. */
 export interface SchedulerRunReply {

@@ -1,0 +1,99 @@
+import { mkdirSync } from 'node:fs';
+import { AppError } from '../../shared/errors.js';
+import type { HomePaths } from '../../shared/home.js';
+import { storeSetting } from '../../store/store-setting.js';
+import { copyStore, openSqliteExclusive, type CopyProgress, type TableComparison } from '../../store/postgresql/move-store.js';
+import { holdSchedulerLock } from '../scheduler/index.js';
+import { keepFilesInHome, type FilesMoved, type FilesStep } from './copy-files.js';
+
+/** A store URL without its password (a URL that does not parse is left as it is). */
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/** How to copy a home's store into PostgreSQL. */
+export interface CopyHomeOptions {
+  /** The PostgreSQL store: a postgresql:// URL; its password from SDS_STORE_PASSWORD or store.password_file as for every store URL. */
+  to: string;
+  onProgress?: (p: CopyProgress) => void;
+  /** Stops the copy before it commits: the PostgreSQL store is left as it was, the signal's reason thrown. */
+  signal?: AbortSignal;
+  /** Where the files go (today: they stay in the home folder). */
+  files?: FilesStep;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** What `sds store copy` did. */
+export interface CopyHomeResult {
+  home: string;
+  /** The SQLite store copied, left as it was: the rollback copy. */
+  sqlite_store: string;
+  /** The PostgreSQL store, its password masked. */
+  store: string;
+  schema_version: number;
+  migrations_applied: string[];
+  tables: TableComparison[];
+  rows: number;
+  files: FilesMoved;
+  /**
+   * The setting that makes the home use the PostgreSQL store: its URL without a password (which
+   * goes in SDS_STORE_PASSWORD or store.password_file, never in config.json).
+   */
+  setting: { environment: string; config_json: { store: { url: string } }; password: string };
+}
+
+/**
+ * Copies the stopped SQLite home `home` into the empty PostgreSQL store `opts.to`
+ * (docs/production.md, "Moving a home to PostgreSQL"): takes the scheduler's lock and the store
+ * file's exclusive lock (HOME_IN_USE while `sds serve`, a scheduled run or another command has
+ * it), refuses a store that needs migrating, copies every table with its counts and checksums
+ * compared (store/postgresql/move-store.ts), then runs the files step. The SQLite file is left
+ * untouched as the rollback copy; the report gives the setting to use.
+ */
+export async function copyHomeToPostgres(home: HomePaths, opts: CopyHomeOptions): Promise<CopyHomeResult> {
+  const dest = storeSetting({ ...home, storeUrl: opts.to }, opts.env);
+  if (dest.kind !== 'postgresql') {
+    throw new AppError('USAGE', `a home is copied into a PostgreSQL store (a postgresql:// URL), not ${opts.to || 'an empty value'}`, {
+      field: 'to',
+    });
+  }
+  const source = openSqliteExclusive(home);
+  try {
+    mkdirSync(home.locks, { recursive: true, mode: 0o700 });
+    const lock = await holdSchedulerLock(home);
+    if (lock === null) {
+      throw new AppError('HOME_IN_USE', `a scheduled run (sds scheduler-run) holds the home ${home.root}: wait for it, or stop the timer`, {
+        path: home.root,
+      });
+    }
+    try {
+      const copied = await copyStore(source, dest.url, dest.shownUrl, { onProgress: opts.onProgress, signal: opts.signal });
+      const files = await (opts.files ?? keepFilesInHome)(home);
+      return {
+        home: home.root,
+        sqlite_store: home.db,
+        store: dest.shownUrl,
+        schema_version: copied.schema_version,
+        migrations_applied: copied.migrations_applied,
+        tables: copied.tables,
+        rows: copied.tables.reduce((n, t) => n + t.postgresql_rows, 0),
+        files,
+        setting: {
+          environment: `SDS_STORE_URL=${withoutPassword(dest.shownUrl)}`,
+          config_json: { store: { url: withoutPassword(dest.shownUrl) } },
+          password: 'SDS_STORE_PASSWORD, or a file named by store.password_file',
+        },
+      };
+    } finally {
+      await lock.release();
+    }
+  } finally {
+    source.close();
+  }
+}

@@ -1,0 +1,267 @@
+/**
+ * The two stores of a move (`sds store copy`, `sds store verify`): the SQLite store of a home,
+ * opened exclusively for a copy or as one read snapshot for a comparison, and the PostgreSQL
+ * store it goes to, filled in one transaction and compared table by table
+ * (docs/decisions.md, "Moving a home to PostgreSQL").
+ */
+import Database from 'better-sqlite3';
+import type { Database as Db } from 'better-sqlite3';
+import pg from 'pg';
+import type { ClientBase } from 'pg';
+import { AppError } from '../../shared/errors.js';
+import type { HomePaths } from '../../shared/home.js';
+import { requireCurrentSchema } from '../migrate.js';
+import { requireHome } from '../require-home.js';
+import {
+  clearNewStoreRows,
+  copyTable,
+  hasAnyTable,
+  lockTables,
+  pgTableSum,
+  requireSameTables,
+  setSequences,
+  setTriggers,
+  sqliteTableSum,
+  storeTables,
+  tablesWithRows,
+  type CopyProgress,
+  type CopyTable,
+  type TableSum,
+} from './copy-from-sqlite.js';
+import { migratePostgres, postgresVersion } from './migrate.js';
+import { pgStorePoolConfig } from './pg-store.js';
+
+export type { CopyProgress, TableSum } from './copy-from-sqlite.js';
+
+/** One table compared: its count and checksum on each store. */
+export interface TableComparison {
+  table: string;
+  sqlite_rows: number;
+  postgresql_rows: number;
+  sqlite_checksum: string;
+  postgresql_checksum: string;
+  equal: boolean;
+}
+
+/** The SQLite store of a home, opened for a move. */
+export interface SqliteSource {
+  /** Its schema version (the latest this sds knows: an older store is refused). */
+  version: number;
+  close(): void;
+}
+
+interface OpenSource extends SqliteSource {
+  db: Db;
+}
+
+/** How long the exclusive lock of a copy waits for a writer finishing its transaction. */
+const LOCK_WAIT_MS = 2000;
+
+/**
+ * Opens the SQLite store of `home` for a copy, holding it exclusively until `close()`: no other
+ * process can read or write it meanwhile, and one that has it open (`sds serve`, a running
+ * command) makes this HOME_IN_USE (SQLite's exclusive locking mode takes the file's exclusive
+ * lock, which any other open WAL connection holds a shared lock against). A store that needs
+ * migrating is STORE_NEEDS_MIGRATION; one of a newer sds, STORE_TOO_NEW. Nothing is written.
+ */
+export function openSqliteExclusive(home: HomePaths): SqliteSource {
+  requireHome(home);
+  const db = new Database(home.db, { fileMustExist: true, timeout: LOCK_WAIT_MS });
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    try {
+      db.exec('BEGIN EXCLUSIVE');
+    } catch (err) {
+      if ((err as { code?: string }).code?.startsWith('SQLITE_BUSY') !== true) throw err;
+      throw new AppError(
+        'HOME_IN_USE',
+        `the store of the home ${home.root} is open in another process (sds serve, a scheduled run, another command): stop it, then copy`,
+        { path: home.root },
+        { cause: err },
+      );
+    }
+    const version = requireCurrentSchema(db, home.root).version;
+    return { db, version, close: () => db.close() } as OpenSource;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/**
+ * Opens the SQLite store of `home` read only, as one snapshot of the store until `close()` (for
+ * a comparison; other readers are not held up). HOME_NOT_FOUND when there is none.
+ */
+export function openSqliteSnapshot(home: HomePaths): SqliteSource {
+  requireHome(home);
+  const db = new Database(home.db, { fileMustExist: true, readonly: true, timeout: 10_000 });
+  try {
+    db.exec('BEGIN');
+    const version = Number(db.pragma('user_version', { simple: true }));
+    // The first read starts the snapshot that every later read of the transaction shares.
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+    return { db, version, close: () => db.close() } as OpenSource;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/** STORE_UNAVAILABLE for a server that cannot be reached or refuses the login. */
+function unavailable(err: unknown, shown: string): AppError {
+  const code = (err as { code?: string }).code;
+  return new AppError(
+    'STORE_UNAVAILABLE',
+    `cannot connect to the PostgreSQL store ${shown}: ${(err as Error).message}${code ? ` (${code})` : ''}`,
+    { store: shown },
+    { cause: err },
+  );
+}
+
+async function connect(url: string, shown: string): Promise<pg.Client> {
+  const client = new pg.Client(pgStorePoolConfig({ connectionString: url }));
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (err) {
+    throw unavailable(err, shown);
+  }
+  return client;
+}
+
+function notEmpty(shown: string, what: string, tables: string[]): AppError {
+  return new AppError(
+    'STORE_NOT_EMPTY',
+    `the PostgreSQL database ${shown} ${what}; a home is copied only into an empty database (or a store sds init made and nothing wrote)`,
+    { store: shown, tables },
+  );
+}
+
+/** How to copy. */
+export interface CopyStoreOptions {
+  onProgress?: (p: CopyProgress) => void;
+  /** Stops the copy between chunks of rows: the transaction rolls back and the signal's reason is thrown. */
+  signal?: AbortSignal;
+}
+
+/** What a copy did. */
+export interface CopyStoreResult {
+  schema_version: number;
+  /** Migrations applied to the PostgreSQL store to bring it to the SQLite store's version. */
+  migrations_applied: string[];
+  tables: TableComparison[];
+}
+
+/**
+ * Copies the SQLite store of `source` (from openSqliteExclusive) into the PostgreSQL store at
+ * `url`, which must be empty: a database without tables, or a store `sds init` made that holds
+ * no row (else STORE_NOT_EMPTY, and nothing is written). The PostgreSQL store is first migrated
+ * to the SQLite store's version; then, in one transaction holding every table: the triggers of
+ * the schema disabled (`DISABLE TRIGGER USER`, which the database owner may do; the foreign keys
+ * still check every row), the tables copied parents first, the identity sequences set past the
+ * copied numbers, the triggers enabled again, and every table's count and checksum compared
+ * with SQLite's. A difference rolls everything back (STORE_COPY_DIFFERS); else it commits.
+ */
+export async function copyStore(source: SqliteSource, url: string, shown: string, opts: CopyStoreOptions = {}): Promise<CopyStoreResult> {
+  const { db } = source as OpenSource;
+  const client = await connect(url, shown);
+  try {
+    if ((await postgresVersion(client)) === 0 && (await hasAnyTable(client))) {
+      throw notEmpty(shown, 'holds tables but no sds store', []);
+    }
+    const migration = await migratePostgres(client);
+    if (migration.to !== source.version) {
+      throw new AppError(
+        'STORE_COPY_DIFFERS',
+        `the PostgreSQL store ${shown} is at schema version ${migration.to} and the SQLite store at ${source.version}: copy with the sds that has migrations for both up to the same version`,
+        { store: shown, tables: [] },
+      );
+    }
+    const tables = await storeTables(client);
+    requireSameTables(db, tables);
+    await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+    try {
+      await lockTables(client, tables);
+      const filled = await tablesWithRows(client, tables);
+      if (filled.length > 0) throw notEmpty(shown, `holds rows in ${filled.join(', ')}`, filled);
+      await clearNewStoreRows(client);
+      await setTriggers(client, tables, false);
+      const copied = new Map<string, TableSum>();
+      for (const t of tables) {
+        opts.signal?.throwIfAborted();
+        copied.set(t.name, await copyTable(db, client, t, opts.onProgress, opts.signal));
+      }
+      opts.signal?.throwIfAborted();
+      await setSequences(db, client, tables);
+      await setTriggers(client, tables, true);
+      const compared = await compare(tables, (t) => copied.get(t.name)!, client);
+      const differing = compared.filter((c) => !c.equal);
+      if (differing.length > 0) throw differs(differing, 'after the copy (nothing was kept)');
+      await client.query('COMMIT');
+      return { schema_version: source.version, migrations_applied: migration.applied, tables: compared };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function compare(tables: CopyTable[], sqlite: (t: CopyTable) => TableSum, client: ClientBase): Promise<TableComparison[]> {
+  const out: TableComparison[] = [];
+  for (const t of tables) {
+    const a = sqlite(t);
+    const b = await pgTableSum(client, t);
+    out.push({
+      table: t.name,
+      sqlite_rows: a.rows,
+      postgresql_rows: b.rows,
+      sqlite_checksum: a.checksum,
+      postgresql_checksum: b.checksum,
+      equal: a.rows === b.rows && a.checksum === b.checksum,
+    });
+  }
+  return out;
+}
+
+/** STORE_COPY_DIFFERS listing each table that differs, with its counts and checksums. */
+export function differs(tables: TableComparison[], when: string): AppError {
+  const lines = tables.map(
+    (c) =>
+      `${c.table}: ${c.sqlite_rows} rows (checksum ${c.sqlite_checksum}) in SQLite, ${c.postgresql_rows} rows (checksum ${c.postgresql_checksum}) in PostgreSQL`,
+  );
+  return new AppError('STORE_COPY_DIFFERS', `the stores differ ${when}: ${lines.join('; ')}`, {
+    tables: tables.map((c) => c.table),
+    differences: tables,
+  });
+}
+
+/**
+ * Compares the SQLite store of `source` (from openSqliteSnapshot) with the PostgreSQL store at
+ * `url`, table by table: row counts and checksums computed alike on both, the PostgreSQL side
+ * read in one REPEATABLE READ snapshot. Compares the tables of the PostgreSQL store, which must
+ * be at the SQLite store's schema version (else STORE_COPY_DIFFERS).
+ */
+export async function compareStores(source: SqliteSource, url: string, shown: string): Promise<TableComparison[]> {
+  const { db } = source as OpenSource;
+  const client = await connect(url, shown);
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const version = await postgresVersion(client);
+    if (version !== source.version) {
+      throw new AppError(
+        'STORE_COPY_DIFFERS',
+        `the PostgreSQL store ${shown} is at schema version ${version} and the SQLite store at ${source.version}`,
+        { store: shown, tables: [] },
+      );
+    }
+    const tables = await storeTables(client);
+    requireSameTables(db, tables);
+    const compared = await compare(tables, (t) => sqliteTableSum(db, t), client);
+    await client.query('COMMIT');
+    return compared;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,377 @@
+/**
+ * Moving a home to PostgreSQL through the real CLI (docs/production.md, "Moving a home to
+ * PostgreSQL"): a SQLite home filled through the real paths (dictionary and imported cases,
+ * accounts, a media file, a target and its schedule, sync uploads of a real `sds serve`, a
+ * webhook with changes waiting in its outbox) is copied by `sds store copy` into an empty
+ * database owned by a role that is not a superuser, as an office gives sds; then the commands on
+ * the PostgreSQL store see the same data, the copy raised no change of its own, `sds store verify`
+ * passes, a row changed afterwards fails it naming its table, and the next sync upload gets a
+ * revision above the copied ones with the triggers at work again. Refused: a database that
+ * holds something, a home in use (open store, scheduler lock), a store that needs migrating.
+ * Ctrl-C during a copy rolls it back.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { spawn } from 'node:child_process';
+import { runCli, SDS_BIN, show } from '../../helpers/run-cli.js';
+import { startServe } from '../../helpers/serve-process.js';
+import { popstanCases, SyncDevice } from '../../helpers/sync-client.js';
+import type { TestServer } from '../../helpers/http-server.js';
+import { fixture, tempDir } from '../../helpers/temp-home.js';
+import { createPostgresDatabase, type TestDatabase } from '../../helpers/test-databases.js';
+import { tryLock } from '../../../src/scheduler/lock.js';
+
+const PASSWORD = 'standard-pass-1';
+
+/** A database owned by a new login role without superuser, as docs/production.md makes it; the URL logs in as that role. */
+async function ownedDatabase(): Promise<{ db: TestDatabase; url: string; drop(): Promise<void> }> {
+  const db = await createPostgresDatabase();
+  const role = `sds_owner_${randomBytes(4).toString('hex')}`;
+  await db.admin(`CREATE ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE`);
+  await db.admin(`ALTER DATABASE "${db.name}" OWNER TO ${role}`);
+  const u = new URL(db.config.url!);
+  u.username = role;
+  return {
+    db,
+    url: u.toString(),
+    async drop() {
+      await db.drop();
+      await db.admin(`DROP ROLE IF EXISTS ${role}`);
+    },
+  };
+}
+
+async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<T>(sql)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+/** What SyncDevice needs of a server: `call` with a bearer token of the interviewer. */
+function serverOf(base: string): TestServer {
+  let token: string | undefined;
+  return {
+    async call(_user: unknown, path: string, init: RequestInit = {}) {
+      if (token === undefined) {
+        const r = await fetch(`${base}/api/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'password', username: 'interviewer', password: PASSWORD }),
+        });
+        assert.equal(r.status, 200, await r.clone().text());
+        token = ((await r.json()) as { access_token: string }).access_token;
+      }
+      const headers = new Headers(init.headers);
+      headers.set('authorization', `Bearer ${token}`);
+      return fetch(`${base}${path}`, { ...init, headers });
+    },
+  } as unknown as TestServer;
+}
+
+/** A SQLite home filled through the real CLI and a real `sds serve`. */
+async function filledHome(): Promise<ReturnType<typeof tempDir>> {
+  const home = tempDir();
+  const cli = (args: string[], stdin?: string) => {
+    const r = runCli(home.root, args, { stdin, env: { SDS_STORE_URL: '' } });
+    assert.equal(r.code, 0, `${args.join(' ')}: ${show(r)}`);
+    return r;
+  };
+  cli(['init']);
+  cli(['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'census']);
+  cli(['cases', 'import', 'CEN2000', fixture('popstan-census.dat')]);
+  cli(['users', 'add', 'admin', '--role', 'Administrator'], 'admin-password-1\n');
+  cli(['users', 'add', 'interviewer', '--role', 'Standard'], `${PASSWORD}\n`);
+  const media = join(home.root, 'photo.jpg');
+  writeFileSync(media, Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]));
+  cli(['files', 'put', media, '--name', 'photos/house 1.jpg']);
+  cli(['target', 'set', 'CEN2000', '--type', 'sqlite', '--file', join(home.root, 'targets', 'census.sqlite')]);
+  cli(['schedule', 'add', 'CEN2000']);
+  // A run of the schedule: a job, its log, the breakout state and fractional metric counters.
+  cli(['schedule', 'run-now', 'CEN2000']);
+  // Sync uploads through a real server: revisions, sync devices and history.
+  const server = await startServe(home.root, { SDS_STORE_URL: '' });
+  try {
+    const device = new SyncDevice(serverOf(server.url), 'tablet-01', 'standard');
+    const up = await device.put('CEN2000', popstanCases(6, 'tablet-01'));
+    assert.equal(up.status, 200, await up.text());
+  } finally {
+    await server.stop();
+  }
+  // A webhook, then a change it captures: left in the outbox, since nothing delivers here.
+  cli(['webhooks', 'add', '--name', 'analytics', '--url', 'http://127.0.0.1:9/hook', '--events', 'case_uploaded,case_deleted']);
+  const list = cli(['cases', 'list', 'CEN2000', '--limit', '1', '--json']).json<{ data: { guid: string }[] }>();
+  cli(['cases', 'delete', 'CEN2000', list.data[0]!.guid]);
+  return home;
+}
+
+/** Counts of the SQLite store, read directly. */
+function sqliteCounts(db: string): { cases: number; outbox: number; maxRevision: number; users: number; history: number } {
+  const d = new Database(db, { readonly: true });
+  try {
+    const n = (sql: string) => Number(d.prepare(sql).pluck().get());
+    return {
+      cases: n('SELECT count(*) FROM cases'),
+      outbox: n('SELECT count(*) FROM webhook_outbox'),
+      maxRevision: n('SELECT max(revision) FROM revisions'),
+      users: n('SELECT count(*) FROM users'),
+      history: n('SELECT count(*) FROM sync_history'),
+    };
+  } finally {
+    d.close();
+  }
+}
+
+test('store copy moves a filled SQLite home into an empty PostgreSQL database; verify compares; the store then works', async () => {
+  const home = await filledHome();
+  const dest = await ownedDatabase();
+  try {
+    const before = sqliteCounts(home.db);
+    assert.ok(before.outbox > 0 && before.history > 0 && before.users === 2, JSON.stringify(before));
+    const sqliteBytes = readFileSync(home.db);
+
+    const copy = runCli(home.root, ['store', 'copy', '--to', dest.url, '--json'], { env: { SDS_STORE_URL: '' } });
+    assert.equal(copy.code, 0, show(copy));
+    const r = copy.json<{
+      store: string;
+      tables: { table: string; sqlite_rows: number; postgresql_rows: number; equal: boolean }[];
+      files: { where: string; files: number };
+      setting: { environment: string };
+    }>();
+    assert.ok(
+      r.tables.every((t) => t.equal),
+      JSON.stringify(r.tables.filter((t) => !t.equal)),
+    );
+    const rows = Object.fromEntries(r.tables.map((t) => [t.table, t.postgresql_rows]));
+    assert.equal(rows.cases, before.cases);
+    assert.equal(rows.webhook_outbox, before.outbox, 'the copy captured no change of its own');
+    assert.ok(rows.sync_history! > 0 && rows.schedules === 1 && rows.targets === 1 && rows.files === 1, JSON.stringify(rows));
+    assert.ok(rows.jobs === 1 && rows.schedule_runs === 1 && rows.breakout_log! > 0 && rows.breakout_state === 1, JSON.stringify(rows));
+    assert.equal(r.setting.environment, `SDS_STORE_URL=${dest.url}`);
+    assert.equal(r.files.where, 'home-folder');
+    assert.ok(r.files.files >= 1, 'the media file is counted');
+    // The SQLite store is the rollback copy: not changed by the copy.
+    assert.deepEqual(readFileSync(home.db), sqliteBytes);
+
+    const [outbox] = await query<{ n: string }>(dest.url, 'SELECT count(*) AS n FROM webhook_outbox');
+    assert.equal(Number(outbox!.n), before.outbox);
+
+    // The commands, on the PostgreSQL store, see the home's data.
+    const env = { SDS_STORE_URL: dest.url };
+    const listArgs = ['cases', 'list', 'CEN2000', '--limit', '50', '--json'];
+    const cases = runCli(home.root, listArgs, { env });
+    assert.equal(cases.code, 0, show(cases));
+    assert.deepEqual(cases.json(), runCli(home.root, listArgs, { env: { SDS_STORE_URL: '' } }).json());
+    const dicts = runCli(home.root, ['dict', 'list', '--json'], { env }).json<{ name: string; caseCount: number }[]>();
+    const sqliteDicts = runCli(home.root, ['dict', 'list', '--json'], { env: { SDS_STORE_URL: '' } }).json<unknown[]>();
+    assert.deepEqual(dicts, sqliteDicts);
+    const users = runCli(home.root, ['users', 'list', '--json'], { env });
+    assert.deepEqual(
+      users
+        .json<{ username: string; role: string }[]>()
+        .map((u) => [u.username, u.role])
+        .sort(),
+      [
+        ['admin', 'Administrator'],
+        ['interviewer', 'Standard'],
+      ],
+    );
+    const hooks = runCli(home.root, ['webhooks', 'list', '--json'], { env });
+    assert.deepEqual(
+      hooks.json<{ name: string }[]>().map((w) => w.name),
+      ['analytics'],
+      show(hooks),
+    );
+    const files = runCli(home.root, ['files', 'list', '--json'], { env });
+    assert.match(files.stdout, /photos\/house 1\.jpg/, show(files));
+
+    // verify passes now...
+    const verify = runCli(home.root, ['store', 'verify', '--against', home.root, '--json'], { env });
+    assert.equal(verify.code, 0, show(verify));
+    assert.ok(verify.json<{ tables: { equal: boolean }[] }>().tables.every((t) => t.equal));
+    // ...and fails, naming the table, once a row differs.
+    await query(dest.url, `UPDATE users SET role = 'API' WHERE username = 'admin'`);
+    const differs = runCli(home.root, ['store', 'verify', '--against', home.root, '--json'], { env });
+    assert.equal(differs.code, 1, show(differs));
+    const err = differs.json<{ error: string; message: string; details: { tables: string[] } }>();
+    assert.equal(err.error, 'STORE_COPY_DIFFERS');
+    assert.deepEqual(err.details.tables, ['users']);
+    assert.match(err.message, /users: 2 rows/);
+    const human = runCli(home.root, ['store', 'verify', '--against', home.root], { env });
+    assert.equal(human.code, 1);
+    assert.match(human.stderr, /STORE_COPY_DIFFERS/);
+    await query(dest.url, `UPDATE users SET role = 'Administrator' WHERE username = 'admin'`);
+
+    // A second copy into the now filled store is refused, and writes nothing.
+    const again = runCli(home.root, ['store', 'copy', '--to', dest.url, '--json'], { env: { SDS_STORE_URL: '' } });
+    assert.equal(again.code, 4, show(again));
+    assert.equal(again.json<{ error: string }>().error, 'STORE_NOT_EMPTY');
+
+    // A login and a sync upload on the PostgreSQL store: its revision is above every copied one,
+    // and the case count trigger works again.
+    const server = await startServe(home.root, env);
+    try {
+      const device = new SyncDevice(serverOf(server.url), 'tablet-02', 'standard');
+      const up = await device.put('CEN2000', popstanCases(2, 'tablet-02'));
+      assert.equal(up.status, 200, await up.text());
+      assert.ok(device.ownUploads[0]! > before.maxRevision, `revision ${device.ownUploads[0]} after ${before.maxRevision}`);
+    } finally {
+      await server.stop();
+    }
+    const [counts] = await query<{ counted: string; cases: string }>(
+      dest.url,
+      'SELECT (SELECT sum(total) FROM case_counts) AS counted, (SELECT count(*) FROM cases) AS cases',
+    );
+    assert.equal(Number(counts!.counted), before.cases + 2);
+    assert.equal(Number(counts!.cases), before.cases + 2);
+  } finally {
+    home.cleanup();
+    await dest.drop();
+  }
+});
+
+test('store copy refuses a database with tables of its own, a home in use and a store that needs migrating', async () => {
+  const home = tempDir();
+  const other = await createPostgresDatabase();
+  const empty = await createPostgresDatabase();
+  try {
+    assert.equal(runCli(home.root, ['init'], { env: { SDS_STORE_URL: '' } }).code, 0);
+    const copy = (url: string) => runCli(home.root, ['store', 'copy', '--to', url, '--json'], { env: { SDS_STORE_URL: '' } });
+
+    await query(other.config.url!, 'CREATE TABLE census_2020 (id integer)');
+    const foreign = copy(other.config.url!);
+    assert.equal(foreign.code, 4, show(foreign));
+    assert.equal(foreign.json<{ error: string }>().error, 'STORE_NOT_EMPTY');
+    // The password, in the URL or in SDS_STORE_PASSWORD, is never shown.
+    const withPassword = new URL(other.config.url!);
+    withPassword.password = 'hunter2';
+    for (const [url, env] of [
+      [withPassword.toString(), {}],
+      [other.config.url!, { SDS_STORE_PASSWORD: 'hunter2' }],
+    ] as const) {
+      const masked = runCli(home.root, ['store', 'copy', '--to', url], { env: { SDS_STORE_URL: '', ...env } });
+      assert.equal(masked.code, 4, show(masked));
+      assert.match(masked.stderr, /STORE_NOT_EMPTY/);
+      assert.ok(!masked.stdout.includes('hunter2') && !masked.stderr.includes('hunter2'), show(masked));
+    }
+    const [tables] = await query<{ n: string }>(other.config.url!, `SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'public'`);
+    assert.equal(Number(tables!.n), 1, 'nothing was created beside it');
+
+    // The store open in another process (as sds serve holds it).
+    const open = new Database(home.db);
+    open.prepare('SELECT count(*) FROM users').get();
+    try {
+      const busy = copy(empty.config.url!);
+      assert.equal(busy.code, 4, show(busy));
+      assert.equal(busy.json<{ error: string }>().error, 'HOME_IN_USE');
+    } finally {
+      open.close();
+    }
+    // The scheduler's lock held by a run.
+    mkdirSync(home.locks, { recursive: true });
+    const lock = await tryLock(join(home.locks, 'scheduler-run.lock'));
+    assert.ok(lock);
+    try {
+      const ticking = copy(empty.config.url!);
+      assert.equal(ticking.code, 4, show(ticking));
+      assert.equal(ticking.json<{ error: string }>().error, 'HOME_IN_USE');
+      assert.match(ticking.json<{ message: string }>().message, /scheduler-run/);
+    } finally {
+      await lock.release();
+    }
+    const [none] = await query<{ n: string }>(empty.config.url!, `SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'public'`);
+    assert.equal(Number(none!.n), 0, 'a refused copy writes nothing');
+
+    // A store at an older schema version than this sds: sds migrate comes first.
+    const d = new Database(home.db);
+    const version = Number(d.pragma('user_version', { simple: true }));
+    d.pragma(`user_version = ${version - 1}`);
+    d.close();
+    const old = copy(empty.config.url!);
+    assert.equal(old.code, 3, show(old));
+    assert.equal(old.json<{ error: string }>().error, 'STORE_NEEDS_MIGRATION');
+    assert.ok(statSync(home.db).isFile());
+    {
+      const back = new Database(home.db);
+      back.pragma(`user_version = ${version}`);
+      back.close();
+    }
+    // A store sds init made, that nothing wrote, is empty: the copy fills it.
+    assert.equal(runCli(home.root, ['init'], { env: { SDS_STORE_URL: empty.config.url! } }).code, 0);
+    const intoInit = copy(empty.config.url!);
+    assert.equal(intoInit.code, 0, show(intoInit));
+
+    const notPg = runCli(home.root, ['store', 'copy', '--to', 'mysql://root@127.0.0.1/x', '--json']);
+    assert.equal(notPg.code, 2, show(notPg));
+    // verify needs the PostgreSQL store as the home's store.
+    const onSqlite = runCli(home.root, ['store', 'verify', '--against', home.root, '--json'], { env: { SDS_STORE_URL: '' } });
+    assert.equal(onSqlite.code, 2, show(onSqlite));
+  } finally {
+    home.cleanup();
+    await other.drop();
+    await empty.drop();
+  }
+});
+
+test('Ctrl-C stops a copy: exit 130, the PostgreSQL store rolled back, a second copy succeeds', async () => {
+  const home = tempDir();
+  const dest = await createPostgresDatabase();
+  const url = dest.config.url!;
+  const blocker = new pg.Client({ connectionString: url });
+  try {
+    const plain = { SDS_STORE_URL: '' };
+    assert.equal(runCli(home.root, ['init'], { env: plain }).code, 0);
+    assert.equal(runCli(home.root, ['dict', 'upload', fixture('simple-capi.dcf'), '--label', 'simple'], { env: plain }).code, 0);
+    // A store sds init made; a session of ours holds one of its tables, so the copy waits at its
+    // lock of the tables, before it writes: the signal arrives there, wherever the machine is slow.
+    assert.equal(runCli(home.root, ['init'], { env: { SDS_STORE_URL: url } }).code, 0);
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query('LOCK TABLE settings IN ACCESS SHARE MODE');
+    const child = spawn(process.execPath, [SDS_BIN, '--home', home.root, 'store', 'copy', '--to', url], {
+      env: { ...process.env, NO_COLOR: '1', CI: '1', ...plain },
+    });
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    for (;;) {
+      // From another session: pg_stat_activity stays as it was for the length of a transaction.
+      const waiting = await query(
+        url,
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'LOCK TABLE%'`,
+      );
+      if (waiting.length > 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill('SIGINT');
+    // The copy goes on to the point where it looks at the signal once the lock is ours no more.
+    await waitFor(() => stderr.includes('stopping the copy'));
+    await blocker.query('ROLLBACK');
+    assert.equal(await exited, 130, stderr);
+    assert.match(stderr, /interrupted by SIGINT: nothing was copied/);
+    const [rows] = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM dictionaries');
+    assert.equal(Number(rows!.n), 0, 'nothing of the copy was kept');
+
+    const again = runCli(home.root, ['store', 'copy', '--to', url, '--json'], { env: plain });
+    assert.equal(again.code, 0, show(again));
+    const [copied] = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM dictionaries');
+    assert.equal(Number(copied!.n), 1);
+  } finally {
+    await blocker.end().catch(() => undefined);
+    home.cleanup();
+    await dest.drop();
+  }
+});
+
+/** Resolves once `check` holds, looking every 20 ms (no deadline: the test runner's timeout is the bound). */
+async function waitFor(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setTimeout(r, 20));
+}
