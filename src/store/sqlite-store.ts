@@ -1,3 +1,5 @@
+import type { FileStore } from './file-store-contract.js';
+import { LocalFileStore } from './file-store/local/file-store.js';
 import { existsSync } from 'node:fs';
 import type { Database as Db } from 'better-sqlite3';
 import { fsyncFile } from '../shared/durable-file.js';
@@ -137,7 +139,11 @@ export class SqliteStore implements Store {
   ) {
     this.repos = reposOf(db);
     for (const name of REPO_NAMES) Object.defineProperty(this, name, { value: this.gated(name, this.repos[name]), enumerable: true });
+    this.fileStore = new LocalFileStore(home, this);
   }
+
+  /** The bytes of the store's files, in the home's folders (file-store/local/). */
+  readonly fileStore: FileStore;
 
   /**
    * The repository `repo` as `store.X` offers it: each of its (async) methods waits for the gate,
