@@ -131,6 +131,8 @@ export interface FileStore {
   withLocalCopy<T>(staged: StagedFile, fn: (path: string) => Promise<T>): Promise<T>;
   /** Opens the version in place under a name; `'directory'` when names are under it, undefined when nothing is. */
   open(area: FileArea, name: string): Promise<FileSnapshot | 'directory' | undefined>;
+  /** What is under a name now; PATH_INVALID when a folder of it is a file (`file` names it in the error). */
+  present(area: FileArea, name: string, file: string): Promise<Present>;
   /** Size and time of the version in place, without reading it. */
   stat(area: FileArea, name: string): Promise<{ size: number; mtimeMs: number } | 'directory' | undefined>;
   /** The files and folders directly under `folder` ('' for the area itself), undefined when it is no folder. */

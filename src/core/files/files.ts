@@ -86,12 +86,6 @@ async function checkReplace(store: StoreScope, name: string, present: Present, o
   if (!mayReplace(await store.files.find(name), present !== undefined, opts.writer)) throw refuseReplace(file, opts.writer!);
 }
 
-/** What is under a media name now, from the file store. */
-async function presentOf(store: Store, name: string): Promise<Present> {
-  const st = await store.fileStore.stat('media', name);
-  return st === 'directory' ? 'directory' : st === undefined ? undefined : 'file';
-}
-
 /**
  * Stores content as a media file, replacing any of the same name atomically through the store's
  * file store (file-store-contract.ts): a reader gets the old or the new version whole, and the
@@ -108,7 +102,7 @@ export async function storeFile(
 ): Promise<StoredFile> {
   name = mediaName(name);
   const file = opts.file ?? name;
-  await checkReplace(store, name, await presentOf(store, name), opts);
+  await checkReplace(store, name, await store.fileStore.present('media', name, file), opts);
   const staged = await store.fileStore.stage('media', name, content, { file, maxBytes: opts.maxBytes, expectedMd5: opts.expectedMd5 });
   const office = opts.recordAsField === undefined && (opts.writer === undefined || can(opts.writer.role, 'files.write'));
   const { result } = await store.fileStore.commit(staged, {

@@ -117,6 +117,10 @@ export class LocalFileStore implements FileStore {
     return openSnapshot(this.pathOf(area, name), name);
   }
 
+  async present(area: FileArea, name: string, file: string): Promise<Present> {
+    return presentAt(this.pathOf(area, name), file);
+  }
+
   async stat(area: FileArea, name: string): Promise<{ size: number; mtimeMs: number } | 'directory' | undefined> {
     let st: Stats | undefined;
     try {

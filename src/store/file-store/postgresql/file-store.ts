@@ -204,6 +204,10 @@ export class PgFileStore implements FileStore {
     return (await this.isFolder(area, name)) ? 'directory' : undefined;
   }
 
+  async present(area: FileArea, name: string, file: string): Promise<Present> {
+    return presentOf(this.db, area, name, file);
+  }
+
   async stat(area: FileArea, name: string): Promise<{ size: number; mtimeMs: number } | 'directory' | undefined> {
     const row = await this.db.row<BlobRow>(SNAPSHOT_OF, [area, name]);
     if (row) return { size: row.size, mtimeMs: row.mtime_ms };
