@@ -91,12 +91,18 @@ export class LocalFileStore implements FileStore {
           await discardStaged(local);
           return { result: undefined, written: false };
         }
-        // Set on the staged file before the rename, so the name never shows the write's time.
-        if (opts.mtimeMs !== undefined) await setTimeDurably(local.tmp, opts.mtimeMs);
       } catch (err) {
         await discardStaged(local);
-        if (err instanceof AppError) throw err;
-        throw new AppError('IO_ERROR', `could not store ${local.file}: ${codeOf(err)}`, { file: local.file }, { cause: err });
+        throw err;
+      }
+      // Set on the staged file before the rename, so the name never shows the write's time.
+      if (opts.mtimeMs !== undefined) {
+        try {
+          await setTimeDurably(local.tmp, opts.mtimeMs);
+        } catch (err) {
+          await discardStaged(local);
+          throw new AppError('IO_ERROR', `could not store ${local.file}: ${codeOf(err)}`, { file: local.file }, { cause: err });
+        }
       }
       await commitStaged(local);
       // After the rename: a row saved first would describe a version not there yet.
