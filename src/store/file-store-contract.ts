@@ -149,3 +149,42 @@ export interface FileStore {
   /** Removes the temporary uploads a crash left behind (docs/sync.md#files, "Temporary files"). Never throws. */
   removeStale(rule: StaleUploadsRule): Promise<StaleUploadsReport>;
 }
+
+/** What putFileInStore writes besides the bytes. */
+export interface PutFileOptions<T> extends Omit<StageOptions, 'file'> {
+  /** Names the file in errors (default: the name). */
+  file?: string;
+  /** The modification time of the version (a package's build time, a copied file's time); default: now. */
+  mtimeMs?: number;
+  /** Keep a version already under the name (content-addressed names): `written` is then false. */
+  keepExisting?: boolean;
+  /** Metadata written with the version (on PostgreSQL in the same transaction), see CommitOptions. */
+  record?: (tx: StoreScope) => Promise<T>;
+}
+
+/**
+ * Puts a stream of bytes under a name of an area of a store's file store, in one call: staged
+ * while it streams (checked against `maxBytes` and `expectedMd5`), then put in place atomically
+ * with its time and metadata. For writers without an overwrite rule: binary items, and
+ * `sds store copy` bringing a home's files into a PostgreSQL store (`store.fileStore` of the
+ * target). Returns the version written (its size, md5, sha256) and whether it was written.
+ */
+export async function putFileInStore<T>(
+  fileStore: FileStore,
+  area: FileArea,
+  name: string,
+  content: AsyncIterable<Buffer | string>,
+  opts: PutFileOptions<T> = {},
+): Promise<{ staged: StagedFile; result: T | undefined; written: boolean }> {
+  const staged = await fileStore.stage(area, name, content, {
+    file: opts.file ?? name,
+    maxBytes: opts.maxBytes,
+    expectedMd5: opts.expectedMd5,
+  });
+  const { result, written } = await fileStore.commit(staged, {
+    mtimeMs: opts.mtimeMs,
+    keepExisting: opts.keepExisting,
+    record: opts.record,
+  });
+  return { staged, result, written };
+}

@@ -5,7 +5,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { FileArea } from '../../src/store/file-store-contract.js';
+import { putFileInStore, type FileArea } from '../../src/store/file-store-contract.js';
 import type { Store } from '../../src/store/open-store.js';
 import { PostgresStore } from '../../src/store/postgresql/pg-store.js';
 import type { SqliteStore } from '../../src/store/sqlite-store.js';
@@ -30,15 +30,15 @@ export async function storedNames(store: Store, area: FileArea, folder = ''): Pr
  * by hand does on a SQLite store: the store has no row saying who wrote it.
  */
 export async function putByHand(store: Store, area: FileArea, name: string, bytes: Buffer | string, mtimeMs?: number): Promise<void> {
-  const staged = await store.fileStore.stage(
+  await putFileInStore(
+    store.fileStore,
     area,
     name,
     (async function* () {
       yield Buffer.from(bytes);
     })(),
-    { file: name },
+    { mtimeMs },
   );
-  await store.fileStore.commit(staged, { mtimeMs });
 }
 
 /** Removes the bytes under a name and nothing else (its metadata row stays), as `rm` in the folder would. */

@@ -7,6 +7,7 @@
 import { Readable } from 'node:stream';
 import type { Store } from '../../store/open-store.js';
 import type { StoreScope } from '../../store/store-contract.js';
+import { putFileInStore } from '../../store/file-store-contract.js';
 import type { CaseWrite } from '../../store/cases-repo.js';
 import type { BinaryItemRow } from '../../store/binary-items-repo.js';
 import { binaryRefsOf } from '../../cspro/case/binary-descriptor.js';
@@ -66,13 +67,14 @@ export async function storeBinaryContent(
   const name = nameOf(dictionaryName, signature);
   const sig = signature.toLowerCase();
   const file = `binary item ${sig}`;
-  let staged;
   try {
-    staged = await store.fileStore.stage('binary-items', name, content, {
+    const { staged, written } = await putFileInStore(store.fileStore, 'binary-items', name, content, {
       file,
       maxBytes: limitsOf(store).binaryItemBytes,
       expectedMd5: sig,
+      keepExisting: true,
     });
+    return { size: staged.size, written };
   } catch (err) {
     if (err instanceof AppError && err.code === 'CHECKSUM_MISMATCH') {
       throw new AppError('BINARY_ITEM_SIGNATURE_MISMATCH', `the content sent for binary item ${sig} has another md5; nothing was stored`, {
@@ -81,8 +83,6 @@ export async function storeBinaryContent(
     }
     throw err;
   }
-  const { written } = await store.fileStore.commit(staged, { keepExisting: true });
-  return { size: staged.size, written };
 }
 
 /**

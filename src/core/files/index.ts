@@ -5,6 +5,6 @@
 export type { FileSnapshot, StagedFile } from '../../store/file-store-contract.js';
 export { fileInfo, listFiles, openFile, putFile, removeFile, storeFile } from './files.js';
 export type { FileInfo, FileWriter } from './files.js';
-export { mediaName, mediaPath } from './media-path.js';
+export { mediaName } from './media-path.js';
 export { removeStaleParts } from './stale-parts.js';
 export type { StalePartsReport } from './stale-parts.js';
