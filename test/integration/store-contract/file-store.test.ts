@@ -14,6 +14,7 @@ import { onPostgresStore } from '../../helpers/store-races.js';
 import type { FileSnapshot, FileStore, StagedFile } from '../../../src/store/file-store-contract.js';
 import type { PgFileStore } from '../../../src/store/file-store/postgresql/file-store.js';
 import type { PostgresStore } from '../../../src/store/postgresql/pg-store.js';
+import { openPostgresStore } from '../../../src/store/postgresql/open-postgres-store.js';
 import { CHUNK_BYTES } from '../../../src/store/file-store/postgresql/blob-writer.js';
 
 const md5 = (b: Buffer | string) => createHash('md5').update(b).digest('hex');
@@ -241,5 +242,30 @@ test('file store on PostgreSQL: one blob per content, chunked; a version no name
     const dead = await fs.removeStale({ now: Date.now(), maxAgeMs: 60_000, selfPid: process.pid, alive: () => false });
     assert.equal(dead.removed.length, 1, JSON.stringify(dead));
     assert.equal(await count('SELECT count(*)::int AS n FROM file_blobs WHERE sha256 IS NULL'), 0);
+  });
+});
+
+test('file store on PostgreSQL: two nodes write the same bytes at once under other names, and one name at once; nothing is lost', async () => {
+  await onPostgresStore(async (store) => {
+    // A second store on the same database: another node, with a pool of its own.
+    const url = (store.pool.options as { connectionString: string }).connectionString;
+    const other = await openPostgresStore({ connectionString: url, max: 4 }, store.home, { migrate: false });
+    try {
+      const content = randomBytes(CHUNK_BYTES + 99);
+      await Promise.all([put(store.fileStore, 'node-a/photo.jpg', content), put(other.fileStore, 'node-b/photo.jpg', content)]);
+      const count = async (sql: string) => (await store.pool.query<{ n: number }>(sql)).rows[0]!.n;
+      assert.equal(await count('SELECT count(*)::int AS n FROM file_blobs'), 1, 'one blob for the same bytes');
+      assert.ok((await bytesOf(await other.fileStore.open('media', 'node-a/photo.jpg'))).equals(content));
+      assert.ok((await bytesOf(await store.fileStore.open('media', 'node-b/photo.jpg'))).equals(content));
+      // Both nodes replace one name at once, many times: each read is one of the versions, whole.
+      const versions = [0, 1, 2, 3, 4, 5].map((i) => Buffer.alloc(1000 + i, 65 + i));
+      await Promise.all(versions.map((v, i) => put(i % 2 === 0 ? store.fileStore : other.fileStore, 'shared.txt', v)));
+      const last = await bytesOf(await other.fileStore.open('media', 'shared.txt'));
+      assert.ok(versions.some((v) => v.equals(last)));
+      assert.equal(await count("SELECT count(*)::int AS n FROM file_entries WHERE name = 'shared.txt'"), 1);
+      assert.equal(await count('SELECT count(*)::int AS n FROM file_blobs WHERE sha256 IS NULL'), 0, 'no upload left unnamed');
+    } finally {
+      await other.close();
+    }
   });
 });
