@@ -1,5 +1,3 @@
-import type { FileStore } from './file-store-contract.js';
-import { LocalFileStore } from './file-store/local/file-store.js';
 import { existsSync } from 'node:fs';
 import type { Database as Db } from 'better-sqlite3';
 import { fsyncFile } from '../shared/durable-file.js';
@@ -28,6 +26,8 @@ import { MonitoringRepo } from './monitoring-repo.js';
 import { AppPackagesRepo } from './app-packages-repo.js';
 import { CaseQueriesRepo } from './case-queries-repo.js';
 import { Gate } from './gate.js';
+import type { FileStore } from './file-store-contract.js';
+import { LocalFileStore } from './file-store/local/file-store.js';
 import { REPO_NAMES, TransactionScopeBase, wrapAsyncMethods } from './store-scope.js';
 import { insideTransactionOf, outsideTransaction, runAsTransactionOf } from './transaction-context.js';
 import type { Store, StoreRepos, StoreScope } from './store-contract.js';
