@@ -49,7 +49,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   // Checked before listening too: a bad SDS_LOG_RETENTION_* value stops the start.
   const retention = logSettings(opts.store.home, opts.config?.env ?? process.env);
   // Before the first request, so that every temporary file of this process's pid is a previous life's (docs/sync.md#files).
-  const swept = removeStaleParts(opts.store, { now: opts.clock?.() });
+  const swept = await removeStaleParts(opts.store, { now: opts.clock?.() });
   // A reply already written (the 408 of a stalled body) or a client gone: nothing more to send.
   const fetch = async (req: Request, env: HttpBindings | Http2Bindings) => {
     const res = await app.fetch(req, env);

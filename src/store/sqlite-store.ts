@@ -26,6 +26,8 @@ import { MonitoringRepo } from './monitoring-repo.js';
 import { AppPackagesRepo } from './app-packages-repo.js';
 import { CaseQueriesRepo } from './case-queries-repo.js';
 import { Gate } from './gate.js';
+import type { FileStore } from './file-store-contract.js';
+import { LocalFileStore } from './file-store/local/file-store.js';
 import { REPO_NAMES, TransactionScopeBase, wrapAsyncMethods } from './store-scope.js';
 import { insideTransactionOf, outsideTransaction, runAsTransactionOf, writeInReadTransaction } from './transaction-context.js';
 import type { Store, StoreRepos, StoreScope } from './store-contract.js';
@@ -137,7 +139,11 @@ export class SqliteStore implements Store {
   ) {
     this.repos = reposOf(db);
     for (const name of REPO_NAMES) Object.defineProperty(this, name, { value: this.gated(name, this.repos[name]), enumerable: true });
+    this.fileStore = new LocalFileStore(home, this);
   }
+
+  /** The bytes of the store's files, in the home's folders (file-store/local/). */
+  readonly fileStore: FileStore;
 
   /**
    * The repository `repo` as `store.X` offers it: each of its (async) methods waits for the gate,

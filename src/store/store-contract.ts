@@ -7,6 +7,7 @@
  * it (sqlite-store.ts); a PostgreSQL store is coming (issue 28).
  */
 import type { HomePaths } from '../shared/home.js';
+import type { FileStore } from './file-store-contract.js';
 import type { AppPackagesRepo } from './app-packages-repo.js';
 import type { BinaryItemsRepo } from './binary-items-repo.js';
 import type { BreakoutLogRepo } from './breakout-log-repo.js';
@@ -81,6 +82,11 @@ export interface StoreScope extends StoreRepos {
 /** The local store of a home. */
 export interface Store extends StoreScope {
   readonly home: HomePaths;
+  /**
+   * Where the bytes of media and synced files, application packages and binary case items live
+   * (file-store-contract.ts): the home's folders for SQLite, the database for PostgreSQL.
+   */
+  readonly fileStore: FileStore;
   /** What opening the store migrated. */
   readonly migration: MigrateResult;
   /**

@@ -1,50 +1,62 @@
 /**
- * Binary case items (docs/sync.md#binary-items): their content, a file per md5 under
- * `files/binary-items/<dictionary, lower case>/`, written atomically and durably like media
- * files, and the rows saying which case holds which (migration 0018).
+ * Binary case items (docs/sync.md#binary-items): their content, one per md5 and dictionary in
+ * the file store's `binary-items` area (`files/binary-items/<dictionary, lower case>/` of a
+ * local store), written atomically and durably like media files, and the rows saying which case
+ * holds which (migration 0018).
  */
-import { createReadStream, existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Store } from '../../store/open-store.js';
 import type { StoreScope } from '../../store/store-contract.js';
+import { putFileInStore } from '../../store/file-store-contract.js';
 import type { CaseWrite } from '../../store/cases-repo.js';
 import type { BinaryItemRow } from '../../store/binary-items-repo.js';
 import { binaryRefsOf } from '../../cspro/case/binary-descriptor.js';
 import { AppError } from '../../shared/errors.js';
-import { commitStaged, discardStaged, stageFile } from '../files/index.js';
 import { limitsOf } from '../home/index.js';
 
 const MD5 = /^[0-9a-f]{32}$/;
 
-function pathOf(store: Store, dictionaryName: string, signature: string): string {
+/** The name of a content in the file store's binary-items area: `<dictionary, lower case>/<md5>`. */
+function nameOf(dictionaryName: string, signature: string): string {
   const sig = signature.toLowerCase();
   if (!MD5.test(sig)) throw new AppError('USAGE', `"${signature}" is not a binary item signature (32 hex digits of an md5)`, { signature });
-  return join(store.home.binaryItems, dictionaryName.toLowerCase(), sig);
+  return `${dictionaryName.toLowerCase()}/${sig}`;
 }
 
 /** Whether the content of `signature` is stored for the dictionary. */
-export function hasBinaryContent(store: Store, dictionaryName: string, signature: string): boolean {
-  return existsSync(pathOf(store, dictionaryName, signature));
+export async function hasBinaryContent(store: Store, dictionaryName: string, signature: string): Promise<boolean> {
+  const st = await store.fileStore.stat('binary-items', nameOf(dictionaryName, signature));
+  return st !== undefined && st !== 'directory';
 }
 
-/** The stored content of `signature` (its size and a stream), or undefined when it is not stored. */
-export function openBinaryContent(
+/** The bytes of a stored content, opened when the stream is first read. */
+async function* contentOf(store: Store, name: string): AsyncGenerator<Buffer> {
+  const snapshot = await store.fileStore.open('binary-items', name);
+  if (snapshot === undefined || snapshot === 'directory') throw new AppError('NOT_FOUND', `binary item ${name} is no longer stored`);
+  yield* snapshot.stream();
+}
+
+/**
+ * The stored content of `signature` (its size, and a stream opened only when read: a download
+ * names every content of a chunk before it sends the first), or undefined when it is not stored.
+ * A content is named by its md5, so the size read now is that of the bytes streamed later.
+ */
+export async function openBinaryContent(
   store: Store,
   dictionaryName: string,
   signature: string,
-): { size: number; open: () => Readable } | undefined {
-  const path = pathOf(store, dictionaryName, signature);
-  const st = statSync(path, { throwIfNoEntry: false });
-  if (!st?.isFile()) return undefined;
-  return { size: st.size, open: () => createReadStream(path) };
+): Promise<{ size: number; open: () => Readable } | undefined> {
+  const name = nameOf(dictionaryName, signature);
+  const st = await store.fileStore.stat('binary-items', name);
+  if (st === undefined || st === 'directory') return undefined;
+  return { size: st.size, open: () => Readable.from(contentOf(store, name), { objectMode: false }) };
 }
 
 /**
  * Stores one binary item's content under its signature: refused with
  * BINARY_ITEM_SIGNATURE_MISMATCH when its md5 is not the signature, PAYLOAD_TOO_LARGE past the
  * limit `binary_item_bytes` (docs/limits.md). Content already stored is read and checked but not
- * written again: the file is named by its md5, so it can only be the same bytes.
+ * written again: it is named by its md5, so it can only be the same bytes.
  */
 export async function storeBinaryContent(
   store: Store,
@@ -52,12 +64,17 @@ export async function storeBinaryContent(
   signature: string,
   content: AsyncIterable<Buffer>,
 ): Promise<{ size: number; written: boolean }> {
-  const target = pathOf(store, dictionaryName, signature);
+  const name = nameOf(dictionaryName, signature);
   const sig = signature.toLowerCase();
   const file = `binary item ${sig}`;
-  let staged;
   try {
-    staged = await stageFile(target, content, { file, maxBytes: limitsOf(store).binaryItemBytes, expectedMd5: sig });
+    const { staged, written } = await putFileInStore(store.fileStore, 'binary-items', name, content, {
+      file,
+      maxBytes: limitsOf(store).binaryItemBytes,
+      expectedMd5: sig,
+      keepExisting: true,
+    });
+    return { size: staged.size, written };
   } catch (err) {
     if (err instanceof AppError && err.code === 'CHECKSUM_MISMATCH') {
       throw new AppError('BINARY_ITEM_SIGNATURE_MISMATCH', `the content sent for binary item ${sig} has another md5; nothing was stored`, {
@@ -66,12 +83,6 @@ export async function storeBinaryContent(
     }
     throw err;
   }
-  if (existsSync(target)) {
-    await discardStaged(staged);
-    return { size: staged.size, written: false };
-  }
-  await commitStaged(staged);
-  return { size: staged.size, written: true };
 }
 
 /**

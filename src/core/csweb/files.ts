@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { constants, createReadStream, type Stats } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+import { resolve, sep } from 'node:path';
 import type { Connection } from 'mysql2/promise';
 import type { Store } from '../../store/open-store.js';
 import { readCswebApps, walkCswebFiles, type CswebApp } from '../../csweb/files-reader.js';
 import type { CswebReportEntry } from '../../csweb/report-entry.js';
 import { AppError } from '../../shared/errors.js';
-import { commitStaged, discardStaged, mediaName, mediaPath, setTimeDurably, stageFile, storeFile } from '../files/index.js';
+import type { StoreScope } from '../../store/store-contract.js';
+import { mediaName, storeFile } from '../files/index.js';
 
 /** Counts of one kind of thing an import looked at. */
 export interface CswebCopyCounts {
@@ -58,6 +59,14 @@ async function md5Of(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/** The md5 of the version of an app package in place (its snapshot holds it). */
+async function storedMd5(store: Store, zip: string): Promise<string | undefined> {
+  const snap = await store.fileStore.open('apps', zip);
+  if (snap === undefined || snap === 'directory') return undefined;
+  await snap.close();
+  return snap.md5;
+}
+
 function reason(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -83,26 +92,30 @@ async function importSyncedFile(
   out: CswebFilesResult,
 ): Promise<void> {
   let name: string;
-  let target: string;
   try {
     // The media area stores names in NFC; CSWeb keeps whatever form the tablet sent.
     name = mediaName(path);
-    target = mediaPath(store.home.media, name);
   } catch (err) {
     out.files.refused++;
     out.report.push({ level: 'error', code: 'CSWEB_FILE_REFUSED', file: path, message: `${path} was not copied: ${reason(err)}` });
     return;
   }
   const row = await store.files.find(name);
-  const have = await statOrUndefined(target);
-  if (row && have?.isFile() && have.size === source.size && row.size === source.size && whole(have.mtimeMs) === whole(source.mtimeMs)) {
+  const have = await store.fileStore.stat('media', name);
+  if (
+    row &&
+    have !== undefined &&
+    have !== 'directory' &&
+    have.size === source.size &&
+    row.size === source.size &&
+    whole(have.mtimeMs) === whole(source.mtimeMs)
+  ) {
     out.files.unchanged++;
     return;
   }
   if (!dryRun) {
     try {
-      await storeFile(store, name, createReadStream(full), { file: path, recordAsField: IMPORT_WRITER });
-      await setTimeDurably(target, source.mtimeMs);
+      await storeFile(store, name, createReadStream(full), { file: path, recordAsField: IMPORT_WRITER, mtimeMs: source.mtimeMs });
     } catch (err) {
       out.files.refused++;
       out.report.push({ level: 'error', code: 'CSWEB_FILE_REFUSED', file: path, message: `${path} was not copied: ${reason(err)}` });
@@ -133,7 +146,7 @@ const rfc3339 = (ms: number): string => new Date(whole(ms) * 1000).toISOString()
  * Keeps the package's `cspro_apps` metadata with the zip it describes, so `GET /api/apps` lists its
  * description and version and a download answers CSWeb's signature (docs/sync.md#apps).
  */
-async function keepMetadata(store: Store, app: CswebApp, zip: { size: number; md5: string; buildMs: number }): Promise<void> {
+async function keepMetadata(store: StoreScope, app: CswebApp, zip: { size: number; md5: string; buildMs: number }): Promise<void> {
   await store.transaction((tx) =>
     tx.appPackages.save({
       name: app.name,
@@ -178,10 +191,16 @@ async function importApp(store: Store, filesDir: string, app: CswebApp, dryRun: 
       message: `${label} has no build time in cspro_apps; the time of its zip file is used`,
     });
   }
-  const target = join(store.home.apps, `${app.name}.zip`);
-  const have = await statOrUndefined(target);
+  const zip = `${app.name}.zip`;
+  const have = await store.fileStore.stat('apps', zip);
   const sourceMd5 = await md5Of(source);
-  if (have?.isFile() && have.size === st.size && whole(have.mtimeMs) === whole(buildMs) && (await md5Of(target)) === sourceMd5) {
+  if (
+    have !== undefined &&
+    have !== 'directory' &&
+    have.size === st.size &&
+    whole(have.mtimeMs) === whole(buildMs) &&
+    (await storedMd5(store, zip)) === sourceMd5
+  ) {
     // The zip is there as it is in CSWeb; its metadata is kept again (a home from before it was kept, or a changed row).
     if (!dryRun) await keepMetadata(store, app, { size: st.size, md5: sourceMd5, buildMs });
     out.apps.unchanged++;
@@ -189,17 +208,14 @@ async function importApp(store: Store, filesDir: string, app: CswebApp, dryRun: 
   }
   if (!dryRun) {
     try {
-      const staged = await stageFile(target, createReadStream(source), { file: `apps/${app.name}.zip` });
-      try {
-        // Set on the staged file before the rename, so the package never shows the copy's time.
-        await setTimeDurably(staged.tmp, buildMs);
-      } catch (err) {
-        await discardStaged(staged);
-        throw err;
-      }
-      await commitStaged(staged);
-      // After the zip: metadata saved first would describe a zip not there yet (and be ignored).
-      await keepMetadata(store, app, { size: staged.size, md5: staged.md5, buildMs });
+      const staged = await store.fileStore.stage('apps', zip, createReadStream(source), { file: `apps/${app.name}.zip` });
+      // The package gets CSWeb's build time as it is put in place, never the copy's; its metadata
+      // is saved after the zip (on PostgreSQL with it): saved first, it would describe a zip not
+      // there yet (and be ignored).
+      await store.fileStore.commit(staged, {
+        mtimeMs: buildMs,
+        record: (tx) => keepMetadata(tx, app, { size: staged.size, md5: staged.md5, buildMs }),
+      });
     } catch (err) {
       return refuse('CSWEB_APP_REFUSED', `${label} was not copied: ${reason(err)}`);
     }

@@ -1,13 +1,11 @@
-import { statSync, type Stats } from 'node:fs';
 import type { Store } from '../../store/open-store.js';
 import type { StoreScope } from '../../store/store-contract.js';
+import type { FileSnapshot, Present } from '../../store/file-store-contract.js';
 import type { FileRow } from '../../store/files-repo.js';
 import type { Role } from '../../store/users-repo.js';
 import { AppError } from '../../shared/errors.js';
 import { can } from '../auth/index.js';
-import { commitStaged, discardStaged, removeDurably, stageFile } from './atomic-write.js';
-import { openSnapshot, type FileSnapshot } from './file-snapshot.js';
-import { contentTypeOf, mediaName, mediaPath } from './media-path.js';
+import { contentTypeOf, mediaName } from './media-path.js';
 
 /** File metadata (docs/http-api.md#routes: at least name and size). */
 export interface FileInfo {
@@ -39,6 +37,8 @@ export interface PutFileOptions {
    * replaceable by field accounts, as it was where it came from.
    */
   recordAsField?: string;
+  /** The modification time the new version gets (a file copied with its time); default: when it was written. */
+  mtimeMs?: number;
 }
 
 /** A stored file as its writer saw it: the metadata, plus the md5 and time of the version written. */
@@ -71,54 +71,28 @@ export function mayReplace(existing: FileRow | undefined, onDisk: boolean, write
   return !onDisk;
 }
 
-function statOf(target: string, file: string): Stats | undefined {
-  try {
-    return statSync(target, { throwIfNoEntry: false });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') throw new AppError('PATH_INVALID', `a folder of ${file} is a file`, { file });
-    throw new AppError(
-      'IO_ERROR',
-      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      { file },
-      { cause: err },
-    );
-  }
+function refuseReplace(file: string, writer: FileWriter): AppError {
+  return new AppError(
+    'AUTH-004',
+    `the ${writer.role} role may not replace ${file}: it was put there by an account with files.write or by the operator (a field account may create files and replace those field accounts synced)`,
+    { oauth_error: 'access_denied', permission: 'files.write', file },
+  );
 }
 
-async function checkReplace(store: Store, name: string, target: string, opts: PutFileOptions): Promise<void> {
+/** The overwrite rule and the folder check, against what is under the name now. */
+async function checkReplace(store: StoreScope, name: string, present: Present, opts: PutFileOptions): Promise<void> {
   const file = opts.file ?? name;
-  const st = statOf(target, file);
-  if (st?.isDirectory()) throw new AppError('PATH_INVALID', `${file} is a folder, not a file`, { file });
-  if (!mayReplace(await store.files.find(name), st !== undefined, opts.writer)) {
-    throw new AppError(
-      'AUTH-004',
-      `the ${opts.writer!.role} role may not replace ${file}: it was put there by an account with files.write or by the operator (a field account may create files and replace those field accounts synced)`,
-      { oauth_error: 'access_denied', permission: 'files.write', file },
-    );
-  }
-}
-
-/** Writers of one name take turns from the last check to the metadata, so the rule and the row match the file in place. */
-const turns = new Map<string, Promise<unknown>>();
-
-async function inTurn<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const run = (turns.get(key) ?? Promise.resolve()).then(fn, fn);
-  const tail = run.catch(() => undefined);
-  turns.set(key, tail);
-  try {
-    return await run;
-  } finally {
-    if (turns.get(key) === tail) turns.delete(key);
-  }
+  if (present === 'directory') throw new AppError('PATH_INVALID', `${file} is a folder, not a file`, { file });
+  if (!mayReplace(await store.files.find(name), present !== undefined, opts.writer)) throw refuseReplace(file, opts.writer!);
 }
 
 /**
- * Stores content as a media file, replacing any of the same name atomically: written to a
- * temporary file in the same folder and fsynced, renamed over the name, and the folder fsynced,
- * so a reader gets the old or the new version whole and the new one is on disk when this
- * resolves. A refused or failed upload (size limit, md5, overwrite rule, I/O) leaves the previous
- * version and no temporary file. The overwrite rule is checked before reading and again just
- * before the rename.
+ * Stores content as a media file, replacing any of the same name atomically through the store's
+ * file store (file-store-contract.ts): a reader gets the old or the new version whole, and the
+ * new one is durable when this resolves. A refused or failed upload (size limit, md5, overwrite
+ * rule, I/O) leaves the previous version and nothing of the new one. The overwrite rule is
+ * checked before reading and again in the name's turn, just before the version is put in place;
+ * its metadata row is written in that turn too (on PostgreSQL in the same transaction).
  */
 export async function storeFile(
   store: Store,
@@ -127,19 +101,14 @@ export async function storeFile(
   opts: PutFileOptions = {},
 ): Promise<StoredFile> {
   name = mediaName(name);
-  const target = mediaPath(store.home.media, name);
-  await checkReplace(store, name, target, opts);
-  const staged = await stageFile(target, content, { file: opts.file ?? name, maxBytes: opts.maxBytes, expectedMd5: opts.expectedMd5 });
-  return inTurn(target, async () => {
-    try {
-      await checkReplace(store, name, target, opts);
-    } catch (err) {
-      await discardStaged(staged);
-      throw err;
-    }
-    await commitStaged(staged);
-    const office = opts.recordAsField === undefined && (opts.writer === undefined || can(opts.writer.role, 'files.write'));
-    const saved = await store.transaction(async (tx) => {
+  const file = opts.file ?? name;
+  await checkReplace(store, name, await store.fileStore.present('media', name, file), opts);
+  const staged = await store.fileStore.stage('media', name, content, { file, maxBytes: opts.maxBytes, expectedMd5: opts.expectedMd5 });
+  const office = opts.recordAsField === undefined && (opts.writer === undefined || can(opts.writer.role, 'files.write'));
+  const { result } = await store.fileStore.commit(staged, {
+    mtimeMs: opts.mtimeMs,
+    check: (scope, present) => checkReplace(scope, name, present, opts),
+    record: async (tx) => {
       await tx.files.save({
         name,
         size: staged.size,
@@ -149,9 +118,9 @@ export async function storeFile(
         office,
       });
       return info(tx, name);
-    });
-    return { info: saved, md5: staged.md5, mtimeMs: staged.mtimeMs };
+    },
   });
+  return { info: result!, md5: staged.md5, mtimeMs: opts.mtimeMs ?? staged.mtimeMs };
 }
 
 /** Stores content as a media file (see storeFile); returns its metadata. */
@@ -181,35 +150,27 @@ export async function listFiles(store: Store): Promise<FileInfo[]> {
  */
 export async function openFile(store: Store, name: string): Promise<{ info: FileInfo; snapshot: FileSnapshot }> {
   name = mediaName(name);
-  const path = mediaPath(store.home.media, name);
   const meta = await info(store, name);
-  const snapshot = await openSnapshot(path, name);
+  const snapshot = await store.fileStore.open('media', name);
   if (snapshot === undefined || snapshot === 'directory') {
-    throw new AppError('NOT_FOUND', `file ${name} is registered but missing from the media area (${path})`, { file: name });
+    throw new AppError('NOT_FOUND', `file ${name} is registered but missing from the media area`, { file: name });
   }
   return { info: { ...meta, size: snapshot.size, sha256: snapshot.sha256, content_type: contentTypeOf(name, snapshot.head) }, snapshot };
 }
 
 /**
- * Deletes a media file (durably: its folder is fsynced) and its metadata, in the turn of the
- * name's writers: none puts a version in place between the check and the removal.
+ * Deletes a media file (durably) and its metadata, in the turn of the name's writers: none puts a
+ * version in place between the check and the removal.
  */
 export async function removeFile(store: Store, name: string): Promise<{ message: string; name: string }> {
   name = mediaName(name);
-  const path = mediaPath(store.home.media, name);
-  return inTurn(path, async () => {
-    await info(store, name);
-    try {
-      removeDurably(path);
-    } catch (err) {
-      throw new AppError(
-        'IO_ERROR',
-        `could not remove ${name}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-        { file: name },
-        { cause: err },
-      );
-    }
-    await store.files.remove(name);
-    return { message: `File ${name} removed`, name };
+  await store.fileStore.remove('media', name, {
+    check: async (scope) => {
+      await info(scope, name);
+    },
+    record: async (tx) => {
+      await tx.files.remove(name);
+    },
   });
+  return { message: `File ${name} removed`, name };
 }

@@ -98,9 +98,6 @@ const SIGNATURES: Record<string, (head: Buffer) => boolean> = {
   'application/zip': (h) => /^PK(\x03\x04|\x05\x06|\x07\x08)/.test(h.subarray(0, 4).toString('latin1')),
 };
 
-/** Bytes a content-type check needs from the start of a file. */
-export const HEAD_BYTES = 12;
-
 /**
  * The content type a file is served with: guessed from the extension, unknown ones plain bytes.
  * With `head` (the first HEAD_BYTES bytes), a type with a fixed signature is kept only when the

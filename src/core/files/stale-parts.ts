@@ -1,18 +1,9 @@
-import { lstatSync, readdirSync, type Dirent } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
 import type { Store } from '../../store/open-store.js';
+import type { StaleUploadsReport } from '../../store/file-store-contract.js';
 import { limitsOf } from '../home/index.js';
-import { removeDurably } from './atomic-write.js';
-import { isStalePart, partWriter, type StaleRule } from './part-name.js';
 
-/** What a sweep of temporary files did; paths are relative to the home, with `/`. */
-export interface StalePartsReport {
-  removed: string[];
-  /** Temporary files kept: a live process may be writing them. */
-  kept: number;
-  /** What could not be read or removed, and why (the start goes on). */
-  failed: { path: string; reason: string }[];
-}
+/** What a sweep of temporary uploads did (paths relative to the home, with `/`). */
+export type StalePartsReport = StaleUploadsReport;
 
 export interface StalePartsOptions {
   /** The time the age rule counts from (default: now). */
@@ -34,57 +25,18 @@ function processAlive(pid: number): boolean {
   }
 }
 
-const reasonOf = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-
 /**
- * Removes the stale temporary files of the file writer under the home's `files/` (media, synced
- * files, application packages, binary items): those an upload cut by a crash left behind, by the
- * rule of isStalePart with the `stale_part_seconds` limit (docs/sync.md#files, "Temporary
- * files"). `sds serve` runs it as it starts. Other hidden files and anything that is not a
- * regular file are left alone; symbolic links are not followed. Never throws: what it cannot
- * read or remove is reported in `failed`.
+ * Removes the temporary uploads a crash left behind in the store's files (media, synced files,
+ * application packages, binary items), with the `stale_part_seconds` limit (docs/sync.md#files,
+ * "Temporary files"): under the home's `files/` for a local file store, the unfinished uploads
+ * of the database for a PostgreSQL one. `sds serve` runs it as it starts. Never throws: what it
+ * cannot read or remove is reported in `failed`.
  */
-export function removeStaleParts(store: Store, opts: StalePartsOptions = {}): StalePartsReport {
-  const root = store.home.root;
-  const rule: StaleRule = {
+export async function removeStaleParts(store: Store, opts: StalePartsOptions = {}): Promise<StalePartsReport> {
+  return store.fileStore.removeStale({
     now: opts.now ?? Date.now(),
     maxAgeMs: limitsOf(store).stalePartSeconds * 1000,
     selfPid: process.pid,
     alive: opts.alive ?? processAlive,
-  };
-  const report: StalePartsReport = { removed: [], kept: 0, failed: [] };
-  const rel = (p: string) => relative(root, p).split(sep).join('/');
-  const visit = (dir: string): void => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') report.failed.push({ path: rel(dir), reason: reasonOf(err) });
-      return;
-    }
-    for (const e of entries) {
-      const path = join(dir, e.name);
-      if (e.isDirectory()) {
-        visit(path);
-        continue;
-      }
-      const writer = e.isFile() ? partWriter(e.name) : undefined;
-      if (writer === undefined) continue;
-      try {
-        // Gone meanwhile: its writer renamed it into place or removed it.
-        const st = lstatSync(path, { throwIfNoEntry: false });
-        if (st === undefined) continue;
-        if (!isStalePart(writer, st.mtimeMs, rule)) {
-          report.kept += 1;
-          continue;
-        }
-        removeDurably(path);
-        report.removed.push(rel(path));
-      } catch (err) {
-        report.failed.push({ path: rel(path), reason: reasonOf(err) });
-      }
-    }
-  };
-  visit(dirname(store.home.media));
-  return report;
+  });
 }

@@ -52,7 +52,7 @@ export async function chunkBinaryItems(
   for (const c of chunk.cases) {
     for (const r of rows.get(c.guid) ?? []) {
       if (seen.has(r.signature)) continue;
-      const content = openBinaryContent(store, dict.name, r.signature);
+      const content = await openBinaryContent(store, dict.name, r.signature);
       if (!content) continue;
       seen.add(r.signature);
       const header =

@@ -162,7 +162,7 @@ export async function openDataSourceBinary(
   signature: string,
 ): Promise<{ md5: string; size: number; open: () => Readable }> {
   const dict = await requireDictionaryRow(store, dictionaryName);
-  const content = openBinaryContent(store, dict.name, signature);
+  const content = await openBinaryContent(store, dict.name, signature);
   if (!content) {
     throw new AppError('NOT_FOUND', `binary item ${signature} of dictionary ${dict.name} is not stored on this server`, {
       dictionary: dict.name,

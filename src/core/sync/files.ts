@@ -1,21 +1,7 @@
-import { readdirSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Store } from '../../store/open-store.js';
 import type { AppPackageRow } from '../../store/app-packages-repo.js';
 import { AppError } from '../../shared/errors.js';
-import {
-  commitStaged,
-  discardStaged,
-  openSnapshot,
-  setTimeDurably,
-  stageFile,
-  type FileSnapshot,
-  storeFile,
-  type FileWriter,
-  mediaName,
-  mediaPath,
-} from '../files/index.js';
+import { type FileSnapshot, storeFile, type FileWriter, mediaName } from '../files/index.js';
 import { parseAppPackageSpec } from './app-package-spec.js';
 import { readPackageSpec } from './read-package-spec.js';
 
@@ -78,7 +64,7 @@ function fileEntry(name: string, v: { md5?: string; size: number; mtimeMs: numbe
 export async function openClientFile(store: Store, path: string): Promise<{ info: ClientFile & { md5: string }; snapshot: FileSnapshot }> {
   const name = clientFileName(path);
   if (name === '') throw notFound(path, 'file');
-  const snapshot = await openSnapshot(mediaPath(store.home.media, name), path);
+  const snapshot = await store.fileStore.open('media', name);
   if (snapshot === undefined || snapshot === 'directory') throw notFound(path, 'file');
   return { info: { ...fileEntry(name, snapshot), md5: snapshot.md5 }, snapshot };
 }
@@ -109,40 +95,29 @@ export async function putClientFile(
   return fileEntry(name, { md5: stored.md5, size: stored.info.size, mtimeMs: stored.mtimeMs });
 }
 
-function isFolder(full: string): boolean {
-  try {
-    return statSync(full, { throwIfNoEntry: false })?.isDirectory() === true;
-  } catch {
-    return false; // ENOTDIR: a folder of the path is a file
-  }
-}
-
 /**
  * The entries of a media folder ('' is the area itself), folders first, by name. Without `md5`
  * (CSPro 8.1's paradata listings ask so) files are not hashed: their size and time come from a stat.
  */
 export async function listClientFolder(store: Store, path: string, opts: { md5?: boolean } = {}): Promise<CsFileInfo[]> {
   const name = clientFileName(path);
-  const full = name === '' ? store.home.media : mediaPath(store.home.media, name);
-  if (!isFolder(full)) throw notFound(path, 'directory');
-  const entries = readdirSync(full, { withFileTypes: true })
-    // Hidden names (the writer's temporary files among them) are not the client's business.
-    .filter((e) => !e.name.startsWith('.') && !e.name.endsWith('.part') && (e.isFile() || e.isDirectory()))
-    .sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || a.name.localeCompare(b.name));
+  const listed = await store.fileStore.list('media', name);
+  if (listed === undefined) throw notFound(path, 'directory');
+  const entries = listed.sort((a, b) => Number(b.type === 'directory') - Number(a.type === 'directory') || a.name.localeCompare(b.name));
   const out: CsFileInfo[] = [];
   for (const e of entries) {
     const entry = name === '' ? e.name : `${name}/${e.name}`;
-    if (e.isDirectory()) {
+    if (e.type === 'directory') {
       out.push({ type: 'directory', name: e.name, directory: name });
       continue;
     }
     if (opts.md5 === false) {
-      const st = statSync(join(full, e.name), { throwIfNoEntry: false });
-      if (st?.isFile()) out.push(fileEntry(entry, { size: st.size, mtimeMs: st.mtimeMs }));
+      const st = await store.fileStore.stat('media', entry);
+      if (st !== undefined && st !== 'directory') out.push(fileEntry(entry, st));
       continue;
     }
     // Size, md5 and time of one version each, even while the file is being replaced.
-    const snap = await openSnapshot(join(full, e.name), entry);
+    const snap = await store.fileStore.open('media', entry);
     if (snap === undefined || snap === 'directory') continue;
     await snap.close();
     out.push(fileEntry(entry, snap));
@@ -152,25 +127,20 @@ export async function listClientFolder(store: Store, path: string, opts: { md5?:
 
 interface AppFile {
   name: string;
-  path: string;
+  /** Its name in the apps area (`<name>.zip`, the extension in any case). */
+  file: string;
   mtimeMs: number;
   size: number;
 }
 
-function appFiles(store: Store): AppFile[] {
-  let names: string[];
-  try {
-    names = readdirSync(store.home.apps);
-  } catch {
-    return [];
-  }
+/** The `<name>.zip` packages of the apps area, by name. */
+async function appFiles(store: Store): Promise<AppFile[]> {
   const apps: AppFile[] = [];
-  for (const f of names) {
-    if (!f.toLowerCase().endsWith('.zip') || f.startsWith('.')) continue;
-    const path = join(store.home.apps, f);
+  for (const e of (await store.fileStore.list('apps', '')) ?? []) {
+    if (e.type !== 'file' || !e.name.toLowerCase().endsWith('.zip') || e.name.startsWith('.')) continue;
     // A package the operator is replacing right now may be gone between the listing and the stat.
-    const st = statSync(path, { throwIfNoEntry: false });
-    if (st?.isFile()) apps.push({ name: f.slice(0, -4), path, mtimeMs: st.mtimeMs, size: st.size });
+    const st = await store.fileStore.stat('apps', e.name);
+    if (st !== undefined && st !== 'directory') apps.push({ name: e.name.slice(0, -4), file: e.name, mtimeMs: st.mtimeMs, size: st.size });
   }
   return apps.sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -196,7 +166,7 @@ async function metadataOf(store: Store, app: AppFile, md5?: string): Promise<App
  */
 export async function listApps(store: Store): Promise<AppInfo[]> {
   const out: AppInfo[] = [];
-  for (const a of appFiles(store)) {
+  for (const a of await appFiles(store)) {
     const meta = await metadataOf(store, a);
     out.push({
       name: a.name,
@@ -226,8 +196,8 @@ export async function openApp(
   size: number;
   snapshot: FileSnapshot;
 }> {
-  const app = appFiles(store).find((a) => a.name === name);
-  const snapshot = app && (await openSnapshot(app.path, name));
+  const app = (await appFiles(store)).find((a) => a.name === name);
+  const snapshot = app && (await store.fileStore.open('apps', app.file));
   if (!app || snapshot === undefined || snapshot === 'directory')
     throw new AppError('NOT_FOUND', `application ${name} not found`, { app: name });
   const meta = await metadataOf(store, { ...app, size: snapshot.size, mtimeMs: snapshot.mtimeMs }, snapshot.md5);
@@ -242,8 +212,8 @@ export async function openApp(
   };
 }
 
-/** The zip of a package name, refused (PATH_INVALID) when the name could leave the apps area or hide. */
-function appZipPath(store: Store, name: string): string {
+/** The zip of a package name in the apps area, refused (PATH_INVALID) when the name could leave the area or hide. */
+function appZipName(name: string): string {
   // eslint-disable-next-line no-control-regex
   if (!/^[^/\\\u0000-\u001f\u007f]+$/.test(name) || name.startsWith('.') || name.length > 200) {
     throw new AppError(
@@ -254,7 +224,7 @@ function appZipPath(store: Store, name: string): string {
       },
     );
   }
-  return join(store.home.apps, `${name}.zip`);
+  return `${name}.zip`;
 }
 
 /** Where the metadata of a package deployed over HTTP came from (docs/sync.md#apps). */
@@ -275,44 +245,40 @@ export async function putApp(
   body: AsyncIterable<Buffer>,
   opts: { expectedMd5?: string; maxBytes?: number; maxSpecBytes: number },
 ): Promise<{ app: AppInfo; warning?: string }> {
-  const target = appZipPath(store, name);
-  const staged = await stageFile(target, body, { file: `${name}.zip`, expectedMd5: opts.expectedMd5, maxBytes: opts.maxBytes });
-  // Read from the staged file: the very bytes stored, whatever another deployment does meanwhile.
+  const staged = await store.fileStore.stage('apps', appZipName(name), body, {
+    file: `${name}.zip`,
+    expectedMd5: opts.expectedMd5,
+    maxBytes: opts.maxBytes,
+  });
+  // Read from the staged version: the very bytes stored, whatever another deployment does meanwhile.
   let read;
   try {
-    read = await readPackageSpec(staged.tmp, opts.maxSpecBytes);
+    read = await store.fileStore.withLocalCopy(staged, (path) => readPackageSpec(path, opts.maxSpecBytes));
   } catch (err) {
     read = { problem: `it could not be read (${(err as Error).message})` };
   }
   const parsed = 'bytes' in read ? parseAppPackageSpec(read.bytes) : read;
   const spec = 'spec' in parsed ? parsed.spec : undefined;
-  let mtimeMs = staged.mtimeMs;
-  if (spec?.buildTimeMs !== undefined) {
-    mtimeMs = seconds(spec.buildTimeMs) * 1000;
-    try {
-      await setTimeDurably(staged.tmp, mtimeMs);
-    } catch (err) {
-      await discardStaged(staged);
-      throw new AppError('IO_ERROR', `could not store ${name}.zip: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, {
-        file: `${name}.zip`,
-      });
-    }
-  }
-  await commitStaged(staged);
-  await store.transaction(async (tx) => {
-    if (spec === undefined) await tx.appPackages.remove(name);
-    else
-      await tx.appPackages.save({
-        name,
-        description: spec.description,
-        version: spec.version,
-        files: spec.files,
-        signature: spec.signature,
-        buildTime: rfc3339(mtimeMs),
-        zipSize: staged.size,
-        zipMd5: staged.md5,
-        source: DEPLOY_SOURCE,
-      });
+  const mtimeMs = spec?.buildTimeMs !== undefined ? seconds(spec.buildTimeMs) * 1000 : staged.mtimeMs;
+  // The zip first, then its metadata (on PostgreSQL in the same transaction): a row saved first
+  // would describe a zip not there yet.
+  await store.fileStore.commit(staged, {
+    mtimeMs,
+    record: async (tx) => {
+      if (spec === undefined) await tx.appPackages.remove(name);
+      else
+        await tx.appPackages.save({
+          name,
+          description: spec.description,
+          version: spec.version,
+          files: spec.files,
+          signature: spec.signature,
+          buildTime: rfc3339(mtimeMs),
+          zipSize: staged.size,
+          zipMd5: staged.md5,
+          source: DEPLOY_SOURCE,
+        });
+    },
   });
   const app: AppInfo = {
     name,
@@ -329,8 +295,12 @@ export async function putApp(
 
 /** Removes an application package (`DELETE /api/apps/{name}`) and its kept metadata; NOT_FOUND when there is none. */
 export async function deleteApp(store: Store, name: string): Promise<void> {
-  const target = appZipPath(store, name);
-  if (!appFiles(store).some((a) => a.name === name)) throw new AppError('NOT_FOUND', `application ${name} not found`, { app: name });
-  await rm(target, { force: true });
-  await store.appPackages.remove(name);
+  const zip = appZipName(name);
+  if (!(await appFiles(store)).some((a) => a.name === name))
+    throw new AppError('NOT_FOUND', `application ${name} not found`, { app: name });
+  await store.fileStore.remove('apps', zip, {
+    record: async (tx) => {
+      await tx.appPackages.remove(name);
+    },
+  });
 }

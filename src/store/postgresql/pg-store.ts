@@ -37,6 +37,8 @@ import { PgLogRetentionRepo } from './log-retention-repo.js';
 import { PgMonitoringRepo } from './monitoring-repo.js';
 import { PgAppPackagesRepo } from './app-packages-repo.js';
 import { PgCaseQueriesRepo } from './case-queries-repo.js';
+import type { FileStore } from '../file-store-contract.js';
+import { PgFileStore } from '../file-store/postgresql/file-store.js';
 
 /** The repositories over one runner (the pool, or one transaction's connection). */
 function reposOf(runner: PgRunner): StoreRepos {
@@ -119,6 +121,8 @@ export class PostgresStore implements Store {
   declare readonly appPackages: StoreRepos['appPackages'];
   declare readonly caseQueries: StoreRepos['caseQueries'];
 
+  /** The bytes of the store's files, in the database (file-store/postgresql/). */
+  readonly fileStore: FileStore;
   private readonly repos: StoreRepos;
   /** Where `store.X` runs its statements: the pool, or the connection of a read snapshot. */
   private readonly runner: SwitchableRunner;
@@ -134,6 +138,7 @@ export class PostgresStore implements Store {
     this.runner = new SwitchableRunner(this.poolRunner);
     this.repos = reposOf(this.runner);
     for (const name of REPO_NAMES) Object.defineProperty(this, name, { value: this.guarded(name, this.repos[name]), enumerable: true });
+    this.fileStore = new PgFileStore(this, this.poolRunner);
   }
 
   /** The repository `repo` as `store.X` offers it: refused from inside a transaction of this store. */
@@ -163,13 +168,21 @@ export class PostgresStore implements Store {
     });
   }
 
-  private async run<T>(begin: string, what: string, fn: (tx: StoreScope) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` in one write transaction as `transaction` does, handing it the transaction's runner
+   * too: for the file store, whose statements commit with the metadata its caller records.
+   */
+  transactionWithRunner<T>(fn: (tx: StoreScope, runner: PgRunner) => Promise<T>): Promise<T> {
+    return this.run('BEGIN ISOLATION LEVEL READ COMMITTED', 'store.transaction', fn);
+  }
+
+  private async run<T>(begin: string, what: string, fn: (tx: StoreScope, runner: PgRunner) => Promise<T>): Promise<T> {
     if (insideTransactionOf(this)) throw outsideTransaction(what);
     return inPoolTransaction(this.pool, begin, async (client: ClientBase) => {
       const runner = new ClientRunner(client);
       const tx = new PgTransactionScope(runner, reposOf(runner));
       try {
-        return await runAsTransactionOf(this, fn, tx);
+        return await runAsTransactionOf(this, (t: StoreScope) => fn(t, runner), tx);
       } finally {
         tx.end();
       }

@@ -98,7 +98,8 @@ describe('users and files', { concurrency: true }, () => {
       const put2 = await sds(home.root, ['files', 'put', src, '--name', 'apps/census.pen', '--json']);
       assert.equal(put2.code, 0, show(put2));
       assert.equal(put2.json().name, 'apps/census.pen');
-      assert.ok(existsSync(join(home.media, 'apps', 'census.pen')));
+      // In the media area (a folder named apps there), not the apps area: read back below.
+      assert.equal((await sds(home.root, ['files', 'info', 'apps/census.pen', '--json'])).code, 0);
 
       const i = await sds(home.root, ['files', 'info', 'photo.jpg', '--json']);
       assert.equal(i.code, 0, show(i));

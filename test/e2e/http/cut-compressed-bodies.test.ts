@@ -9,14 +9,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { constants, deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
 import { uploadDictionary } from '../../../src/core/dictionaries/index.js';
 import { startTestServer, type TestServer, type UserKey } from '../../helpers/http-server.js';
 import { writeCssync } from '../../helpers/cssync-wire.js';
 import { fixture } from '../../helpers/temp-home.js';
 import { photoDescriptor, simpleCapiWithPhoto } from '../../helpers/csweb-fixture.js';
+import { pendingUploads, storedBytes, storedNames } from '../../helpers/stored-files.js';
 
 const DICT = 'SIMPLECAPI_DICT';
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
@@ -70,11 +70,10 @@ const upload = (ts: TestServer, body: Buffer) =>
 async function assertNothingStored(ts: TestServer): Promise<void> {
   const dict = (await ts.store.dictionaries.find(DICT))!;
   assert.equal(await ts.store.cases.count(dict.id), 0, 'no case stored');
-  const dir = ts.store.home.binaryItems;
-  const files = existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()) : [];
-  for (const f of files) {
-    assert.ok(!f.name.endsWith('.part'), `a temporary file is left: ${f.name}`);
-    assert.equal(md5(readFileSync(join(f.parentPath, f.name))), f.name, 'a content kept is whole');
+  assert.equal(await pendingUploads(ts.store), 0, 'no temporary file is left');
+  const folder = DICT.toLowerCase();
+  for (const name of await storedNames(ts.store, 'binary-items', folder)) {
+    assert.equal(md5((await storedBytes(ts.store, 'binary-items', `${folder}/${name}`))!), name, 'a content kept is whole');
   }
   assert.deepEqual(
     ts.logs.filter((l) => /internal error/.test(l)),
@@ -126,7 +125,7 @@ test('a cssync upload cut anywhere in its zlib or gzip stream is 400 SYNC_CONTAI
   // The whole container, compressed either way, is stored.
   const whole = await upload(ts, deflateSync(CONTAINER));
   assert.equal(whole.status, 200, JSON.stringify(whole.body));
-  assert.ok(readFileSync(join(ts.store.home.binaryItems, DICT.toLowerCase(), md5(PHOTO))).equals(PHOTO));
+  assert.ok((await storedBytes(ts.store, 'binary-items', `${DICT.toLowerCase()}/${md5(PHOTO)}`))!.equals(PHOTO));
 });
 
 test('other compressed bodies cut short: JSON upload, file, application package, dictionary are 400, nothing stored', async (t) => {

@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startTestServer, type UserKey } from '../../helpers/http-server.js';
+import { pendingUploads, storedBytes, storedNames } from '../../helpers/stored-files.js';
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -79,9 +78,9 @@ test('concurrent PUT/GET: every GET is one version whole, its Content-Length and
   );
 
   // Afterwards: the file is one version whole, its metadata describes it, no temporary file is left.
-  const folder = join(s.store.home.media, 'race');
-  assert.deepEqual(readdirSync(folder), ['data.bin']);
-  const onDisk = readFileSync(join(folder, 'data.bin'));
+  assert.deepEqual(await storedNames(s.store, 'media', 'race'), ['data.bin']);
+  assert.equal(await pendingUploads(s.store), 0, 'no temporary file left');
+  const onDisk = (await storedBytes(s.store, 'media', 'race/data.bin'))!;
   assert.ok(byMd5.has(md5(onDisk)));
   const row = (await s.store.files.find('race/data.bin'))!;
   assert.deepEqual([row.size, row.sha256], [onDisk.length, sha256(onDisk)], 'the metadata row is that of the version in place');

@@ -1,15 +1,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Readable } from 'node:stream';
 import { putFile } from '../../../src/core/files/files.js';
 import { ErrorBody, OAuthErrorBody } from '../../../src/http/schemas/common.js';
 import { FileInfo } from '../../../src/http/schemas/files.js';
 import { startTestServer, type TestServer, type UserKey } from '../../helpers/http-server.js';
+import { pendingUploads, putByHand } from '../../helpers/stored-files.js';
 
 const LIMIT = 64 * 1024;
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46]);
@@ -76,7 +75,7 @@ test('file routes × role: read everywhere, create everywhere; only API and Admi
   // account's file, a file put in the folder by hand, a file an API account took over.
   await denied(await put('standard', 'media/photos/logo.jpg', SCRIPT), 'the media/ alias');
   await denied(await put('standard', 'office/by-api.csv', 'x'), "an API account's file");
-  writeFileSync(join(s.store.home.media, 'by-hand.txt'), 'placed by the operator');
+  await putByHand(s.store, 'media', 'by-hand.txt', 'placed by the operator');
   await denied(await put('standard', 'by-hand.txt', 'x'), 'a file put there by hand');
   assert.equal((await put('api', 'field/shared.txt', 'taken over')).status, 200);
   await denied(await put('standard', 'field/shared.txt', 'x'), 'a field file an API account replaced since');
@@ -162,11 +161,7 @@ test('file-size limit: 413 PAYLOAD_TOO_LARGE as soon as it is crossed, declared 
   await tooLarge(chunked, 'a chunked body over the limit');
   assert.ok(sent > LIMIT);
   assert.deepEqual(await bytesOf(path), old, 'the old version is intact');
-  assert.deepEqual(
-    readdirSync(join(s.store.home.media, 'field')).filter((f) => f.startsWith('.') || f.endsWith('.part')),
-    [],
-    'no temporary file left',
-  );
+  assert.equal(await pendingUploads(s.store), 0, 'no temporary file left');
   assert.equal((await s.store.files.find(path))!.size, old.length);
   // Exactly the limit is stored; the server goes on answering.
   const exact = Buffer.alloc(LIMIT, 0x65);
@@ -190,21 +185,17 @@ test('a client that goes away mid-upload: nothing stored, the old version intact
     `PUT /api/files/${path}/content HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Length: ${LIMIT - 1}\r\n\r\n`,
   );
   sock.write(Buffer.alloc(30_000, 0x7a));
-  const folder = join(s.store.home.media, 'field');
-  // The temporary file exists while the body arrives; wait for it (bounded), then cut the connection.
-  for (let i = 0; i < 200 && !readdirSync(folder).some((f) => f.startsWith('.')); i++) await delay(10);
-  assert.ok(
-    readdirSync(folder).some((f) => f.startsWith('.')),
-    'the upload was under way',
-  );
+  // The temporary upload exists while the body arrives; wait for it (bounded), then cut the connection.
+  for (let i = 0; i < 200 && (await pendingUploads(s.store)) === 0; i++) await delay(10);
+  assert.equal(await pendingUploads(s.store), 1, 'the upload was under way');
   sock.destroy();
-  let left: string[] = [];
+  let left = 1;
   for (let i = 0; i < 200; i++) {
-    left = readdirSync(folder).filter((f) => f.startsWith('.') || f.endsWith('.part'));
-    if (left.length === 0) break;
+    left = await pendingUploads(s.store);
+    if (left === 0) break;
     await delay(10);
   }
-  assert.deepEqual(left, [], 'the temporary file is removed');
+  assert.equal(left, 0, 'the temporary upload is removed');
   assert.deepEqual(await bytesOf(path), old);
   assert.equal((await s.store.files.find(path))!.size, old.length);
   assert.deepEqual(

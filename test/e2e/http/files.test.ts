@@ -1,11 +1,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { ErrorBody, OAuthErrorBody } from '../../../src/http/schemas/common.js';
 import { FileErrorBody, FileInfo } from '../../../src/http/schemas/files.js';
 import { seedMedia, startTestServer, type TestServer } from '../../helpers/http-server.js';
+import { removeByHand } from '../../helpers/stored-files.js';
 
 let s: TestServer;
 let bytes: Buffer;
@@ -50,7 +49,7 @@ test('missing files: 404 {error} naming the file, for metadata and content', asy
 
 test('a registered file missing on disk is a 404 that does not reveal the server path', async () => {
   await seedMedia(s.store);
-  rmSync(join(s.store.home.media, 'photos', 'house 1.jpg'));
+  await removeByHand(s.store, 'media', 'photos/house 1.jpg');
   const r = await s.call('standard', `${PATH}/content`);
   assert.equal(r.status, 404);
   const e = FileErrorBody.parse(await r.json());

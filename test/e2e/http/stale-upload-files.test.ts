@@ -8,7 +8,10 @@ import { openStore } from '../../../src/store/open-store.js';
 import { until } from '../../helpers/breakout-helpers.js';
 import { runCli, show } from '../../helpers/run-cli.js';
 import { startServe } from '../../helpers/serve-process.js';
-import { tempDir, tempHome } from '../../helpers/temp-home.js';
+import { tempDir } from '../../helpers/temp-home.js';
+import { initHome } from '../../../src/core/home/index.js';
+import { createPostgresDatabase } from '../../helpers/test-databases.js';
+import { pendingUploads } from '../../helpers/stored-files.js';
 
 // Temporary upload files (docs/sync.md#files, "Temporary files"): an upload cut by a crash
 // leaves its hidden `.part` file; the next `sds serve` removes it as it starts, but never one
@@ -35,8 +38,18 @@ function deadPid(): number {
 
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000);
 
+/**
+ * A home on the SQLite store, whatever SDS_TEST_STORE says: these tests are about the local file
+ * store's temporary files in the home's folders (the PostgreSQL store's are the last test's).
+ */
+async function sqliteHome(): Promise<ReturnType<typeof tempDir>> {
+  const home = tempDir();
+  await initHome(home);
+  return home;
+}
+
 test('an upload cut by kill -9 leaves its .part; the next start removes it and keeps what a live process writes', async () => {
-  const home = await tempHome();
+  const home = await sqliteHome();
   const setup = await openStore(home);
   await addUser(setup, USER.username, 'Standard', USER.password);
   await setup.close();
@@ -96,7 +109,7 @@ test('an upload cut by kill -9 leaves its .part; the next start removes it and k
 });
 
 test('at start: dead writers and files untouched past stale_part_seconds go, in every files/ folder; sds backup leaves all of them out', async () => {
-  const home = await tempHome();
+  const home = await sqliteHome();
   const work = tempDir();
   try {
     const dead = deadPid();
@@ -149,5 +162,48 @@ test('at start: dead writers and files untouched past stale_part_seconds go, in 
   } finally {
     home.cleanup();
     work.cleanup();
+  }
+});
+
+test('on a PostgreSQL store: an upload cut by kill -9 leaves an unnamed blob; the next start removes it', async () => {
+  const home = tempDir();
+  const db = await createPostgresDatabase();
+  writeFileSync(join(home.root, 'config.json'), JSON.stringify({ store: { url: db.config.url } }), { mode: 0o600 });
+  await initHome(home);
+  const store = await openStore(home);
+  await addUser(store, USER.username, 'Standard', USER.password);
+  let server = await startServe(home.root);
+  try {
+    const bearer = await token(server.url);
+    let send!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({ start: (c) => void (send = c) });
+    const upload = fetch(`${server.url}/api/files/photos/house.jpg/content`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/octet-stream' },
+      body,
+      duplex: 'half',
+    } as RequestInit).catch((err: Error) => err);
+    // More than a chunk of 1 MiB, so that bytes reached the database before the crash.
+    send.enqueue(new Uint8Array(1536 * 1024).fill(0xff));
+    await until('the upload to reach the database', async () => ((await pendingUploads(store)) > 0 ? true : undefined));
+    await server.kill9();
+    assert.ok((await upload) instanceof Error, 'the upload was cut');
+    assert.equal(await pendingUploads(store), 1, 'the crash left the unnamed blob');
+
+    server = await startServe(home.root);
+    assert.equal(await pendingUploads(store), 0, 'the cut upload was removed at start');
+    assert.match(server.stderr(), /removed 1 stale temporary upload file .*: upload \d+ \(/);
+    const again = await fetch(`${server.url}/api/files/photos/house.jpg/content`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${await token(server.url)}`, 'content-type': 'application/octet-stream' },
+      body: Buffer.from('the whole photo'),
+    });
+    assert.equal(again.status, 200, await again.text());
+    assert.equal(await pendingUploads(store), 0, 'nothing is left after a good upload');
+  } finally {
+    await server.stop();
+    await store.close();
+    home.cleanup();
+    await db.drop();
   }
 });

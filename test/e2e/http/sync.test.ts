@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 import yazl from 'yazl';
 import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
@@ -10,6 +9,7 @@ import { fixture } from '../../helpers/temp-home.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { runCliAsync } from '../../helpers/run-cli.js';
 import { levelFromLines, popstanCases, SyncDevice, type WireCase } from '../../helpers/sync-client.js';
+import { putByHand, storedNames } from '../../helpers/stored-files.js';
 
 const DICT = 'CEN2000';
 
@@ -275,9 +275,8 @@ test('sync: files, folders and application packages as the client syncs them', a
   // The same file through the spec's media route.
   assert.equal((await ts.call('standard', '/api/files/media/paradata/tablet-a.log')).status, 200);
 
-  mkdirSync(ts.store.home.apps, { recursive: true });
   const zip = Buffer.from('PK\x05\x06' + '\x00'.repeat(18), 'latin1');
-  writeFileSync(join(ts.store.home.apps, 'Census.zip'), zip);
+  await putByHand(ts.store, 'apps', 'Census.zip', zip);
   const apps = (await (await ts.call('standard', '/api/apps')).json()) as { name: string; FileType: string }[];
   assert.deepEqual(
     apps.map((a) => [a.name, a.FileType]),
@@ -434,7 +433,7 @@ test('sync: file names in any script go up and come down; NFD and NFC name the s
   const replaced = await ts.call('standard', url(nfd), { method: 'PUT', body: 'from a Mac\n' });
   assert.equal(replaced.status, 200, await replaced.clone().text());
   assert.equal(await (await ts.call('standard', url('données/énumération_1.csv'))).text(), 'from a Mac\n');
-  assert.deepEqual(readdirSync(join(ts.store.home.media, 'données')), ['énumération_1.csv']);
+  assert.deepEqual(await storedNames(ts.store, 'media', 'données'), ['énumération_1.csv']);
   assert.equal(await ts.store.files.find(nfd), undefined);
   // Still refused: a right-to-left override, a zero-width space, a control character, a hidden name.
   for (const bad of ['report\u202Etxt.exe', 'zero\u200Bwidth.txt', 'bell\u0007.txt', '.hidden']) {

@@ -1,13 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { openFile, putFile } from '../../../src/core/files/files.js';
 import { listClientFolder, openClientFile, putClientFile } from '../../../src/core/sync/files.js';
 import { AppError } from '../../../src/shared/errors.js';
-import { sqliteDb, tempStore } from '../../helpers/temp-home.js';
+import { tempStore } from '../../helpers/temp-home.js';
+import { insertRaw, pendingUploads, putByHand, storedBytes, storedNames } from '../../helpers/stored-files.js';
 
 const code =
   (c: string, check: (e: AppError) => void = () => {}) =>
@@ -39,7 +38,7 @@ function counted(n: number, size: number): { body: AsyncIterable<Buffer>; taken:
 }
 
 test('size limit: refused at the chunk that crosses it, 413 details {file, limit}, the old version and nothing else left', async () => {
-  const { store, home, cleanup } = await tempStore();
+  const { store, cleanup } = await tempStore();
   try {
     await putFile(store, 'paradata/log.zip', Readable.from([Buffer.from('old version')]));
     const { body, taken } = counted(100, 1000);
@@ -51,8 +50,9 @@ test('size limit: refused at the chunk that crosses it, 413 details {file, limit
       }),
     );
     assert.equal(taken(), 5, 'the body was not read past the chunk that crossed the limit');
-    assert.equal(readFileSync(join(home.media, 'paradata/log.zip'), 'utf8'), 'old version');
-    assert.deepEqual(readdirSync(join(home.media, 'paradata')), ['log.zip'], 'no temporary file left');
+    assert.equal((await storedBytes(store, 'media', 'paradata/log.zip'))?.toString(), 'old version');
+    assert.deepEqual(await storedNames(store, 'media', 'paradata'), ['log.zip']);
+    assert.equal(await pendingUploads(store), 0, 'no temporary file left');
     assert.equal((await store.files.find('paradata/log.zip'))!.size, 'old version'.length);
     // Exactly the limit is accepted.
     const exact = await putFile(store, 'paradata/log.zip', counted(3, 1500).body, { maxBytes: 4500 });
@@ -63,7 +63,7 @@ test('size limit: refused at the chunk that crosses it, 413 details {file, limit
 });
 
 test('a wrong Content-MD5 or a body that fails midway: the old version stays, no temporary file', async () => {
-  const { store, home, cleanup } = await tempStore();
+  const { store, cleanup } = await tempStore();
   try {
     const writer = { username: 'interviewer', role: 'Standard' as const };
     await putClientFile(store, 'paradata/pds.txt', Readable.from([Buffer.from('uuid-1')]), { writer });
@@ -76,8 +76,9 @@ test('a wrong Content-MD5 or a body that fails midway: the old version stays, no
       throw new AppError('USAGE', 'the upload was interrupted: aborted');
     })();
     await assert.rejects(putClientFile(store, 'paradata/pds.txt', failing, { writer }), code('USAGE'));
-    assert.equal(readFileSync(join(home.media, 'paradata/pds.txt'), 'utf8'), 'uuid-1');
-    assert.deepEqual(readdirSync(join(home.media, 'paradata')), ['pds.txt']);
+    assert.equal((await storedBytes(store, 'media', 'paradata/pds.txt'))?.toString(), 'uuid-1');
+    assert.deepEqual(await storedNames(store, 'media', 'paradata'), ['pds.txt']);
+    assert.equal(await pendingUploads(store), 0, 'no temporary file left');
     const md5 = createHash('md5').update('uuid-3').digest('hex');
     const ok = await putClientFile(store, 'media/paradata/pds.txt', Readable.from([Buffer.from('uuid-3')]), {
       writer,
@@ -93,7 +94,7 @@ test('a wrong Content-MD5 or a body that fails midway: the old version stays, no
 });
 
 test('overwrite rule in core: a field account may not replace an office file, may replace a field file; the row records the writer', async () => {
-  const { store, home, cleanup } = await tempStore();
+  const { store, cleanup } = await tempStore();
   try {
     const standard = { username: 'interviewer', role: 'Standard' as const };
     await putFile(store, 'photos/logo.jpg', Readable.from([Buffer.from([0xff, 0xd8, 0xff, 1])]));
@@ -106,7 +107,7 @@ test('overwrite rule in core: a field account may not replace an office file, ma
       assert.equal(e.details.permission, 'files.write');
     });
     await assert.rejects(putFile(store, 'photos/logo.jpg', Readable.from([Buffer.from('<script>')]), { writer: standard }), denied);
-    assert.deepEqual(readFileSync(join(home.media, 'photos/logo.jpg')), Buffer.from([0xff, 0xd8, 0xff, 1]));
+    assert.deepEqual(await storedBytes(store, 'media', 'photos/logo.jpg'), Buffer.from([0xff, 0xd8, 0xff, 1]));
 
     await putFile(store, 'photos/case-1.jpg', Readable.from([Buffer.from('v1')]), { writer: standard });
     assert.deepEqual(
@@ -121,14 +122,13 @@ test('overwrite rule in core: a field account may not replace an office file, ma
     await assert.rejects(putFile(store, 'photos/case-1.jpg', Readable.from([Buffer.from('v4')]), { writer: standard }), denied);
 
     // A file put in the folder by hand (no metadata) is the office's too.
-    writeFileSync(join(home.media, 'by-hand.csv'), 'a,b\n');
+    await putByHand(store, 'media', 'by-hand.csv', 'a,b\n');
     await assert.rejects(putFile(store, 'by-hand.csv', Readable.from([Buffer.from('x')]), { writer: standard }), denied);
     // Rows from before migration 0014 count as office files.
-    sqliteDb(store)
-      .prepare(
-        "INSERT INTO files (name, size, sha256, content_type, created_at, updated_at) VALUES ('old.pdf', 1, ?, 'application/pdf', 'x', 'x')",
-      )
-      .run('0'.repeat(64));
+    await insertRaw(
+      store,
+      `INSERT INTO files (name, size, sha256, content_type, created_at, updated_at) VALUES ('old.pdf', 1, '${'0'.repeat(64)}', 'application/pdf', 'x', 'x')`,
+    );
     assert.equal((await store.files.find('old.pdf'))!.office, true);
 
     // A folder of the path that is a file: PATH_INVALID, not an I/O error.

@@ -7,14 +7,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importFromCsweb, openCsweb, verifyCsweb } from '../../../src/core/csweb/index.js';
 import { purgeDictionary } from '../../../src/core/dictionaries/index.js';
 import { uploadCases } from '../../../src/core/sync/index.js';
 import type { Store } from '../../../src/store/open-store.js';
-import { fixture, sqliteDb, tempStore } from '../../helpers/temp-home.js';
+import { fixture, tempStore } from '../../helpers/temp-home.js';
+import { countRaw, storedBytes } from '../../helpers/stored-files.js';
 import {
   createCswebFixture,
   photoDescriptor,
@@ -85,7 +86,7 @@ async function run(f: CswebFixture, store: Store, opts: Parameters<typeof import
 const lines = (r: Awaited<ReturnType<typeof run>>) => r.entries.map((e) => `${e.level} ${e.code} ${e.guid ?? ''}`).sort();
 
 test('binary items come over with their cases: contents copied and checked, rows kept, the rest reported', async () => {
-  await withFixture(async (f, store, filesDir, home) => {
+  await withFixture(async (f, store, filesDir) => {
     const r = await run(f, store, { filesDir });
     assert.equal(r.total.written, 4);
     assert.equal(r.total.failed, 0);
@@ -93,10 +94,10 @@ test('binary items come over with their cases: contents copied and checked, rows
     assert.equal(r.errors, 2);
     const dict = (await store.dictionaries.find(DICT))!;
     // The content, byte for byte, where sds keeps it; nothing for the missing or corrupt ones.
-    const dir = join(home.binaryItems, 'simplecapi_dict');
-    assert.deepEqual(readFileSync(join(dir, md5(PHOTO_1))), PHOTO_1);
-    assert.equal(existsSync(join(dir, md5(PHOTO_2))), false);
-    assert.equal(existsSync(join(dir, md5(PHOTO_3))), false);
+    const item = (photo: Buffer) => storedBytes(store, 'binary-items', `simplecapi_dict/${md5(photo)}`);
+    assert.deepEqual(await item(PHOTO_1), PHOTO_1);
+    assert.equal(await item(PHOTO_2), undefined);
+    assert.equal(await item(PHOTO_3), undefined);
     // The rows: CSWeb's wall time (Nairobi, UTC+3) in UTC, the size the descriptor gives.
     assert.deepEqual(await store.binaryItems.forCase(dict.id, G(1)), [
       { caseGuid: G(1), signature: md5(PHOTO_1), size: PHOTO_1.length, modifiedTime: '2024-06-01T09:00:00Z' },
@@ -120,7 +121,7 @@ test('binary items come over with their cases: contents copied and checked, rows
     ]);
     const third = await run(f, store, { filesDir });
     assert.deepEqual(lines(third), []);
-    assert.deepEqual(readFileSync(join(dir, md5(PHOTO_2))), PHOTO_2);
+    assert.deepEqual(await item(PHOTO_2), PHOTO_2);
   });
 });
 
@@ -181,7 +182,6 @@ test('rows follow the case: replaced when it is written again, removed with a pu
     assert.equal(four[0]!.size, PHOTO_1.length);
     assert.equal(await store.binaryItems.casesHolding(dict.id, md5(PHOTO_1)), 1);
     await purgeDictionary(store, DICT);
-    const left = sqliteDb(store).prepare('SELECT count(*) AS n FROM case_binary_items').get() as { n: number };
-    assert.equal(left.n, 0);
+    assert.equal(await countRaw(store, 'SELECT count(*) AS n FROM case_binary_items'), 0);
   });
 });

@@ -6,12 +6,13 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { importCswebFiles, type CswebFilesResult } from '../../../src/core/csweb/index.js';
-import { sqliteDb, tempStore } from '../../helpers/temp-home.js';
+import { tempStore } from '../../helpers/temp-home.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { createCswebSource, md5, randomContent, zipOf, type CswebSource } from '../../helpers/csweb-files-fixture.js';
+import { insertRaw, pendingUploads, putByHand, storedNames } from '../../helpers/stored-files.js';
 
 const MARCH = new Date(Date.UTC(2024, 2, 1, 8, 15, 42));
 const APRIL = new Date(Date.UTC(2024, 3, 2, 11, 0, 7));
@@ -103,8 +104,8 @@ test('a dry run reports what would be copied and writes nothing', async () => {
     assert.equal(r.appUpdates, 1);
     assert.deepEqual(codes(r), EXPECTED_REPORT);
     assert.deepEqual(await t.store.files.list(), []);
-    assert.deepEqual(readdirSync(t.home.media), []);
-    assert.equal(existsSync(join(t.home.apps, 'Census.zip')), false);
+    assert.deepEqual(await storedNames(t.store, 'media'), []);
+    assert.deepEqual(await storedNames(t.store, 'apps'), []);
     assert.deepEqual(await t.store.appPackages.list(), []);
   } finally {
     await t.cleanup();
@@ -159,7 +160,7 @@ test('files and packages come over with their paths, bytes, md5 and times; re-ru
     // The decomposed name is stored composed; either form of the name reaches it.
     assert.ok(await ts.store.files.find(NFC_PATH));
     assert.equal(await ts.store.files.find(NFD_PATH), undefined);
-    assert.deepEqual(readdirSync(join(ts.store.home.media, 'café')), ['notes.txt']);
+    assert.deepEqual(await storedNames(ts.store, 'media', 'café'), ['notes.txt']);
     for (const name of [NFC_PATH, NFD_PATH]) {
       const r = await ts.call('standard', `/api/files/${name.split('/').map(encodeURIComponent).join('/')}/content`);
       assert.equal(r.status, 200, name);
@@ -233,7 +234,7 @@ test('files and packages come over with their paths, bytes, md5 and times; re-ru
     assert.deepEqual(codes(again), EXPECTED_REPORT);
     assert.deepEqual(await ts.store.appPackages.find('Census'), kept, 'a re-run keeps the metadata as it was');
     // A home that imported before the metadata was kept (the zip there, no row) gets it at the next run, copying nothing.
-    sqliteDb(ts.store).prepare('DELETE FROM app_packages').run();
+    await insertRaw(ts.store, 'DELETE FROM app_packages');
     assert.equal(((await (await ts.call('standard', '/api/apps')).json()) as { description: string }[])[0]!.description, '');
     const fill = await importCswebFiles(ts.store, source.conn, source.filesDir);
     assert.deepEqual(fill.apps, { copied: 0, unchanged: 1, refused: 1, bytes: 0 });
@@ -241,7 +242,7 @@ test('files and packages come over with their paths, bytes, md5 and times; re-ru
 
     // A package dropped in by hand: listed without metadata, as before the import kept any.
     const manual = zipOf({ 'package.json': '{"name":"Listing"}' });
-    writeFileSync(join(ts.store.home.apps, 'Listing.zip'), manual);
+    await putByHand(ts.store, 'apps', 'Listing.zip', manual);
     const withManual = (await (await ts.call('standard', '/api/apps')).json()) as { name: string; description: string; version: string }[];
     assert.deepEqual(
       withManual.map((a) => [a.name, a.description, a.version]),
@@ -254,8 +255,7 @@ test('files and packages come over with their paths, bytes, md5 and times; re-ru
 
     // The imported zip replaced by hand: the metadata describes another zip, so it is not shown.
     const byHand = zipOf({ 'package.json': '{"name":"Census","by":"hand"}' });
-    writeFileSync(join(ts.store.home.apps, 'Census.zip'), byHand);
-    utimesSync(join(ts.store.home.apps, 'Census.zip'), APRIL, APRIL);
+    await putByHand(ts.store, 'apps', 'Census.zip', byHand, APRIL.getTime());
     const replaced = (await (await ts.call('standard', '/api/apps')).json()) as { name: string; description: string }[];
     assert.equal(replaced[0]!.description, '');
     const notSigned = await ts.call('standard', '/api/apps/Census', { headers: { 'if-none-match': md5(PACKAGE_JSON) } });
@@ -299,8 +299,9 @@ test('files and packages come over with their paths, bytes, md5 and times; re-ru
       ['2024-05-01T00:00:00Z', 'Census 2025 (v2)', '2.0'],
     );
     // No temporary files are left beside what was written.
-    assert.deepEqual(readdirSync(ts.store.home.apps).sort(), ['Census.zip', 'Listing.zip']);
-    assert.deepEqual(readdirSync(join(ts.store.home.media, 'lookup')).sort(), ['districts.csv', 'regions.csv']);
+    assert.deepEqual(await storedNames(ts.store, 'apps'), ['Census.zip', 'Listing.zip']);
+    assert.deepEqual(await storedNames(ts.store, 'media', 'lookup'), ['districts.csv', 'regions.csv']);
+    assert.equal(await pendingUploads(ts.store), 0);
   } finally {
     await ts?.close();
   }

@@ -24,8 +24,11 @@ interface TableShape {
   triggers: string[];
 }
 
-/** Tables of one store only: SQLite's own, and the version row of the PostgreSQL store. */
-const OWN_TABLES = new Set(['sqlite_sequence', 'sds_schema']);
+/**
+ * Tables of one store only: SQLite's own, the version row of the PostgreSQL store, and the
+ * PostgreSQL file store's (migration 0026: a SQLite store keeps its files in the home's folders).
+ */
+const OWN_TABLES = new Set(['sqlite_sequence', 'sds_schema', 'file_blobs', 'file_blob_chunks', 'file_entries']);
 
 const columnShape = (name: string, notNull: boolean, hasDefault: boolean) =>
   `${name}${notNull ? ' NOT NULL' : ''}${hasDefault ? ' DEFAULT' : ''}`;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isStalePart, partName, partWriter, type StaleRule } from '../../../src/core/files/part-name.js';
+import { isStalePart, partName, partWriter, type StaleRule } from '../../../src/store/file-store/local/part-name.js';
 import { DEFAULT_LIMITS, limitsSettings } from '../../../src/core/home/limits.js';
 import { MAX_SEGMENT_BYTES } from '../../../src/core/files/media-path.js';
 

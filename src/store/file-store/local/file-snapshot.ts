@@ -1,27 +1,8 @@
 import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { AppError } from '../../shared/errors.js';
-import { HEAD_BYTES } from './media-path.js';
-
-/**
- * One version of a file, opened once: its size, hashes and first bytes describe exactly the
- * bytes `stream()` sends, because all of them come from the same open descriptor. Files are
- * only ever replaced by renaming a new file over the name (docs/sync.md, "Files"), so the
- * open descriptor keeps the version it opened while writers go on.
- */
-export interface FileSnapshot {
-  size: number;
-  md5: string;
-  sha256: string;
-  /** The first bytes (up to HEAD_BYTES), for the content-type check. */
-  head: Buffer;
-  mtimeMs: number;
-  /** The bytes, once; closes the descriptor when done or destroyed. */
-  stream(): Readable;
-  /** Closes the descriptor when the bytes are not wanted (a 304, an error). */
-  close(): Promise<void>;
-}
+import { AppError } from '../../../shared/errors.js';
+import { HEAD_BYTES, type FileSnapshot } from '../../file-store-contract.js';
 
 interface Digest {
   md5: string;

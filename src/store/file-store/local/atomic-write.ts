@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, rmSync } from 'node:fs';
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { AppError } from '../../shared/errors.js';
-import { HEAD_BYTES } from './media-path.js';
+import { AppError } from '../../../shared/errors.js';
+import { HEAD_BYTES } from '../../file-store-contract.js';
 import { partName } from './part-name.js';
 
 /** A new version written aside, durable, not yet in place. */
