@@ -269,3 +269,55 @@ test('file store on PostgreSQL: two nodes write the same bytes at once under oth
     }
   });
 });
+
+test('file store on PostgreSQL: a file and a folder of one name written at once on two nodes: one of them is refused', async () => {
+  await onPostgresStore(async (store) => {
+    const url = (store.pool.options as { connectionString: string }).connectionString;
+    const other = await openPostgresStore({ connectionString: url, max: 4 }, store.home, { migrate: false });
+    try {
+      for (let round = 0; round < 5; round++) {
+        const [file, inFolder] = [`r${round}`, `r${round}/inside.txt`];
+        const a = await store.fileStore.stage('media', file, body(Buffer.from('a file')), { file });
+        const b = await other.fileStore.stage('media', inFolder, body(Buffer.from('in a folder')), { file: inFolder });
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        let firstChecking!: () => void;
+        const checking = new Promise<void>((resolve) => (firstChecking = resolve));
+        // Round by round, either writer holds its lock first, and the other comes while it does.
+        const [first, second] = round % 2 === 0 ? [a, b] : [b, a];
+        const [firstStore, secondStore] = round % 2 === 0 ? [store.fileStore, other.fileStore] : [other.fileStore, store.fileStore];
+        const one = firstStore.commit(first, {
+          check: async () => {
+            firstChecking();
+            await released;
+          },
+        });
+        await checking;
+        const two = secondStore.commit(second);
+        try {
+          // The second is seen waiting for a lock of the first (polls counted, not the clock).
+          for (let polls = 0; ; polls++) {
+            assert.ok(polls < 1000, 'the second writer did not wait for the first');
+            const r = await store.pool.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            );
+            if (r.rows[0]!.n > 0) break;
+            await sleep(5);
+          }
+        } finally {
+          release();
+        }
+        const outcomes = await Promise.allSettled([one, two]);
+        assert.equal(outcomes[0]!.status, 'fulfilled');
+        assert.equal(outcomes[1]!.status, 'rejected', 'the second of a file and a folder of one name is refused');
+        assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /PATH_INVALID|folder/);
+        const names = await store.pool.query<{ name: string }>("SELECT name FROM file_entries WHERE area = 'media' AND name LIKE $1", [
+          `r${round}%`,
+        ]);
+        assert.equal(names.rows.length, 1, `one of ${file} and ${inFolder}, not both`);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+});

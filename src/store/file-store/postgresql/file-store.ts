@@ -67,7 +67,15 @@ function rangeUnder(folder: string): [string, string | null] {
 
 const UNDER = 'area = $1 AND name >= $2 AND ($3::text IS NULL OR name < $3)';
 
+/**
+ * Takes the name's lock, after a shared lock on each of its folders from the top down: writers of
+ * `a` and of `a/b` then take turns (a local folder cannot hold both a file `a` and a folder `a`,
+ * so neither may the database), while writers of `a/b` and `a/c` do not wait for each other.
+ * Always taken in that order, so two writers never wait for each other in a circle.
+ */
 async function lockName(db: PgRunner, area: FileArea, name: string): Promise<void> {
+  for (const folder of foldersOf(name))
+    await db.run('SELECT pg_advisory_xact_lock_shared($1, hashtext($2))', [FILE_NAME_LOCK_CLASS, `${area}/${folder}`]);
   await db.run('SELECT pg_advisory_xact_lock($1, hashtext($2))', [FILE_NAME_LOCK_CLASS, `${area}/${name}`]);
 }
 
