@@ -147,9 +147,13 @@ export class PgCasesRepo implements RepoContract<CasesRepo> {
    * transaction that rolls back is not given again.
    */
   async nextRevision(dictionaryId: number, origin: string): Promise<number> {
-    await lockCaseWrites(this.db);
+    // The lock and the number in one round trip: the number is drawn once the lock is held (the
+    // row is made from the lock's row), and the insert reads nothing that the snapshot it took
+    // before the wait could hide; the reads after it take the lock again (getMany), each in a
+    // statement of its own.
     const r = await this.db.row<{ revision: number }>(
-      'INSERT INTO revisions (dictionary_id, origin, created_at) VALUES ($1, $2, $3) RETURNING revision',
+      `WITH locked AS (SELECT pg_advisory_xact_lock(${CASE_WRITE_LOCK_KEY}))
+       INSERT INTO revisions (dictionary_id, origin, created_at) SELECT $1, $2, $3 FROM locked RETURNING revision`,
       [dictionaryId, origin, nowIso()],
     );
     return r!.revision;
