@@ -44,7 +44,7 @@ const CASE_WRITE_LOCK_KEY = '8314897747198503283';
  * a statement that waited inside itself would not.
  */
 export async function lockCaseWrites(db: PgRunner): Promise<void> {
-  await db.run(`SELECT pg_advisory_xact_lock(${CASE_WRITE_LOCK_KEY})`);
+  await db.lockForTransaction(CASE_WRITE_LOCK_KEY);
 }
 
 const UPSERT = `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, created_at, modified_at, position)
@@ -149,13 +149,14 @@ export class PgCasesRepo implements RepoContract<CasesRepo> {
   async nextRevision(dictionaryId: number, origin: string): Promise<number> {
     // The lock and the number in one round trip: the number is drawn once the lock is held (the
     // row is made from the lock's row), and the insert reads nothing that the snapshot it took
-    // before the wait could hide; the reads after it take the lock again (getMany), each in a
-    // statement of its own.
+    // before the wait could hide. The statements after it take their snapshots once it has
+    // returned, the lock held, so the reads that need the lock (getMany) skip their own statement.
     const r = await this.db.row<{ revision: number }>(
       `WITH locked AS (SELECT pg_advisory_xact_lock(${CASE_WRITE_LOCK_KEY}))
        INSERT INTO revisions (dictionary_id, origin, created_at) SELECT $1, $2, $3 FROM locked RETURNING revision`,
       [dictionaryId, origin, nowIso()],
     );
+    this.db.heldForTransaction(CASE_WRITE_LOCK_KEY);
     return r!.revision;
   }
 
