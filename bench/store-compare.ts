@@ -102,14 +102,16 @@ async function dropDatabase(name: string): Promise<void> {
   databases.delete(name);
 }
 
-/** synchronous_commit and fsync as a connection to the store's database sees them. */
-async function durabilitySettings(url: string): Promise<{ synchronous_commit: string; fsync: string }> {
+/** synchronous_commit, fsync and autovacuum as a connection to the store's database sees them. */
+async function durabilitySettings(url: string): Promise<{ synchronous_commit: string; fsync: string; autovacuum: string }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const sc = (await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit;
     const fsync = (await client.query<{ fsync: string }>('SHOW fsync')).rows[0]!.fsync;
-    return { synchronous_commit: sc, fsync };
+    // Not a durability setting, but it decides whether the planner has statistics of a new store.
+    const autovacuum = (await client.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]!.autovacuum;
+    return { synchronous_commit: sc, fsync, autovacuum };
   } finally {
     await client.end();
   }
@@ -233,7 +235,7 @@ try {
     `store-compare: ${ROUNDS} rounds; ${TABLETS} tablets × ${BIG_REQUESTS} requests of 500 cases (${bigCases}), × ${SMALL_REQUESTS} of 5 (${smallCases}); download in pages of ${PAGE}; import and breakout of ${IMPORT_CASES} Popstan cases`,
   );
   if (settings)
-    console.log(`PostgreSQL ${version} over ${SOCKET}: synchronous_commit=${settings.synchronous_commit}, fsync=${settings.fsync}`);
+    console.log(`PostgreSQL ${version} over ${SOCKET}: synchronous_commit=${settings.synchronous_commit}, fsync=${settings.fsync}, autovacuum=${settings.autovacuum}`);
   console.log(
     `load average at start ${loadavg()
       .map((l) => l.toFixed(2))
