@@ -235,7 +235,9 @@ try {
     `store-compare: ${ROUNDS} rounds; ${TABLETS} tablets × ${BIG_REQUESTS} requests of 500 cases (${bigCases}), × ${SMALL_REQUESTS} of 5 (${smallCases}); download in pages of ${PAGE}; import and breakout of ${IMPORT_CASES} Popstan cases`,
   );
   if (settings)
-    console.log(`PostgreSQL ${version} over ${SOCKET}: synchronous_commit=${settings.synchronous_commit}, fsync=${settings.fsync}, autovacuum=${settings.autovacuum}`);
+    console.log(
+      `PostgreSQL ${version} over ${SOCKET}: synchronous_commit=${settings.synchronous_commit}, fsync=${settings.fsync}, autovacuum=${settings.autovacuum}`,
+    );
   console.log(
     `load average at start ${loadavg()
       .map((l) => l.toFixed(2))
