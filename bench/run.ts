@@ -1,11 +1,24 @@
 // `npm run bench`: import and breakout throughput and peak memory, with the databases' own bulk
 // loaders as the reference. BENCH_CASES sets the case count (default 100000; 1000000 on request).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makePopstanDat } from './make-popstan-dat.js';
 import { mariadbLoaderSeconds, postgresLoaderSeconds } from './native-loaders.js';
+
+// `npm run bench -- store-compare`: the SQLite and PostgreSQL stores side by side, alternated
+// (bench/store-compare.ts), instead of the benchmarks below.
+if (process.argv[2] !== undefined) {
+  if (process.argv[2] !== 'store-compare') {
+    console.error(
+      `unknown benchmark ${process.argv[2]}: \`npm run bench\` runs them all, \`npm run bench -- store-compare\` the store comparison`,
+    );
+    process.exit(2);
+  }
+  const r = spawnSync(process.execPath, ['--import', 'tsx', new URL('./store-compare.ts', import.meta.url).pathname], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
 
 const N = Number(process.env.BENCH_CASES ?? 100_000);
 const THREADS = process.env.BENCH_THREADS ?? '2';

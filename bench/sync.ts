@@ -17,6 +17,7 @@ import { parseDictionary } from '../src/cspro/dictionary/parse-dictionary.js';
 import { textToCase } from '../src/cspro/case/text-to-case.js';
 import { simplecapiCase } from './make-simplecapi-cases.js';
 import { syncFloorSeconds } from './sync-floor.js';
+import { downloadAll, peakRssMb, serverCpuSeconds, tabletToken, uploadAll } from './sync-load.js';
 
 const N = Number(process.env.BENCH_SYNC_CASES ?? 100_000);
 const CHUNK = Number(process.env.BENCH_SYNC_CHUNK ?? 500);
@@ -38,17 +39,6 @@ process.on('exit', () => {
 
 const cli = (args: string[], input?: string) =>
   execFileSync(process.execPath, [sds, '--home', home, '--quiet', ...args], { encoding: 'utf8', input });
-
-/** User + system CPU seconds of a process so far (Linux /proc), or undefined elsewhere. */
-function serverCpuSeconds(pid: number | undefined): number | undefined {
-  const file = `/proc/${pid}/stat`;
-  if (pid === undefined || !existsSync(file)) return undefined;
-  // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-  const fields = readFileSync(file, 'utf8')
-    .slice(readFileSync(file, 'utf8').lastIndexOf(')') + 2)
-    .split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /** The cases' `level-1` texts, one per Popstan case of the fixture. */
 function templates(): { caseids: string; level: string }[] {
@@ -93,19 +83,7 @@ try {
     createInterface({ input: server!.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
   });
   server.stdout!.resume();
-  const tokenReply = await fetch(`${url}/api/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      grant_type: 'password',
-      username: 'tablet',
-      password: 'bench-password-0123456789',
-      client_id: 'cspro_android',
-      client_secret: 'cspro',
-    }),
-  });
-  const token = ((await tokenReply.json()) as { access_token: string }).access_token;
-  const auth = { authorization: `Bearer ${token}`, 'x-csw-device': 'bench-tablet' };
+  const token = await tabletToken(url, 'tablet', 'bench-password-0123456789');
 
   const tpl = SOURCE === 'popstan' ? templates() : [];
   const bodies: Buffer[] = [];
@@ -126,46 +104,14 @@ try {
   }
 
   const cpu0 = serverCpuSeconds(server.pid);
-  let t0 = performance.now();
-  for (const body of bodies) {
-    const r = await fetch(`${url}/api/dictionaries/${DICT}/cases`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json; charset=utf-8', 'content-encoding': 'gzip' },
-      body,
-    });
-    if (r.status !== 200) throw new Error(`upload ${r.status}: ${await r.text()}`);
-    await r.arrayBuffer();
-  }
-  const upSeconds = (performance.now() - t0) / 1000;
+  const { seconds: upSeconds } = await uploadAll(url, DICT, token, [{ device: 'bench-tablet', bodies }]);
   const cpu1 = serverCpuSeconds(server.pid);
   // CPU the server spent on the upload (user + system): steadier than wall time on a busy machine.
   const upCpuUsPerCase = cpu0 !== undefined && cpu1 !== undefined ? ((cpu1 - cpu0) * 1e6) / N : undefined;
 
-  t0 = performance.now();
-  let pages = 0;
-  let received = 0;
-  let last: string | undefined;
-  let after: string | undefined;
-  for (;;) {
-    const r = await fetch(`${url}/api/dictionaries/${DICT}/cases`, {
-      headers: {
-        ...auth,
-        'x-csw-case-range-count': String(PAGE),
-        ...(last ? { 'x-csw-if-revision-exists': last } : {}),
-        ...(after ? { 'x-csw-case-range-start-after': after } : {}),
-      },
-    });
-    const chunk = (await r.json()) as { id: string }[];
-    pages += 1;
-    received += chunk.length;
-    last = r.headers.get('x-csw-chunk-max-revision')!;
-    if (r.status === 200) break;
-    after = chunk.at(-1)!.id;
-  }
-  const downSeconds = (performance.now() - t0) / 1000;
+  const { pages, cases: received, seconds: downSeconds } = await downloadAll(url, DICT, token, 'bench-tablet', PAGE);
   // The server's peak resident memory (Linux), read before it stops.
-  const hwm = /VmHWM:\s+(\d+) kB/.exec(existsSync(`/proc/${server.pid}/status`) ? readFileSync(`/proc/${server.pid}/status`, 'utf8') : '');
-  const serverPeakMb = hwm ? Number(hwm[1]) / 1024 : undefined;
+  const serverPeakMb = peakRssMb(server.pid);
   if (received !== N) throw new Error(`downloaded ${received} cases, uploaded ${N}`);
   // The same bodies stored at the floor (bench/sync-floor.ts), after the server's runs so the
   // two never share the machine.

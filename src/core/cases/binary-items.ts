@@ -88,7 +88,10 @@ export async function storeBinaryContent(
 /**
  * Replaces the binary-item rows of a batch of cases just written with the descriptors each one's
  * data holds (the descriptor's length, and `now`), in one call to the store (one statement per
- * batch on a store over the network), in the order given. Call inside the transaction that
+ * batch on a store over the network); a case written twice keeps the rows of its last write. With
+ * `wasStored` (whether a guid had a stored case before the batch), a case that was new and holds
+ * no descriptor is left out, since no row can name it (the rows belong to their case); a batch
+ * of such cases, the usual upload, calls the store not at all. Call inside the transaction that
  * writes them.
  */
 export async function recordBinaryItemsOfCases(
@@ -96,12 +99,16 @@ export async function recordBinaryItemsOfCases(
   dictionaryId: number,
   writes: readonly Pick<CaseWrite, 'guid' | 'data'>[],
   now: string,
+  wasStored?: (guid: string) => boolean,
 ): Promise<void> {
-  if (writes.length === 0) return;
-  await store.binaryItems.replaceForCases(
-    dictionaryId,
-    writes.map((w) => ({ guid: w.guid, items: binaryItemRows(w, now) })),
-  );
+  const last = new Map<string, Pick<CaseWrite, 'guid' | 'data'>>();
+  for (const w of writes) last.set(w.guid, w);
+  const cases: { guid: string; items: Omit<BinaryItemRow, 'caseGuid'>[] }[] = [];
+  for (const w of last.values()) {
+    const items = binaryItemRows(w, now);
+    if (items.length > 0 || wasStored === undefined || wasStored(w.guid)) cases.push({ guid: w.guid, items });
+  }
+  if (cases.length > 0) await store.binaryItems.replaceForCases(dictionaryId, cases);
 }
 
 /** The binary-item rows of a case's data: its descriptors, sized and timed (pure). */

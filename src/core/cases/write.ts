@@ -56,6 +56,7 @@ export async function writeMergedCases(
     guids.add(c.guid);
   }
   const existing = await store.cases.getMany(dictionaryId, [...guids]);
+  const stored = new Set(existing.keys());
   // Only a guid that comes again later in the batch needs this write remembered.
   const repeats = guids.size < cases.length;
   const now = nowIso();
@@ -77,5 +78,6 @@ export async function writeMergedCases(
     dictionaryId,
     batch.map((b) => b.write),
     now,
+    (guid) => stored.has(guid),
   );
 }

@@ -35,14 +35,10 @@ interface ChunkItem {
  * is left out and its case goes with the descriptor alone. Each item's header names its case as
  * the client's version does: `{caseid, signature, length}` (2), `{uuid, signature}` (3).
  */
-export async function chunkBinaryItems(
-  store: Store,
-  dictionaryName: string,
-  chunk: DownloadChunk,
-  apiVersion: SyncApiVersion = 2,
-): Promise<ChunkItem[]> {
+export async function chunkBinaryItems(store: Store, chunk: DownloadChunk, apiVersion: SyncApiVersion = 2): Promise<ChunkItem[]> {
   if (chunk.cases.length === 0) return [];
-  const dict = await requireDictionaryRow(store, dictionaryName);
+  // The dictionary the chunk was read from: no second read of its row.
+  const dict = chunk.dictionary;
   const rows = await store.binaryItems.forCases(
     dict.id,
     chunk.cases.map((c) => c.guid),

@@ -30,6 +30,8 @@ export async function serverInfo(store: Store, apiVersion: SyncApiVersion): Prom
 
 export interface DownloadChunk extends ChunkPlan {
   cases: SyncCaseRow[];
+  /** The dictionary the chunk was read from (its id and name), for what is sent with the chunk. */
+  dictionary: { id: number; name: string };
 }
 
 /**
@@ -77,6 +79,7 @@ export async function downloadCases(store: Store, dictionaryName: string, req: D
     }
     return {
       cases,
+      dictionary: { id: dict.id, name: dict.name },
       ...planChunk(
         cases.map((c) => c.revision),
         total,

@@ -103,7 +103,7 @@ export async function syncDownloadResponse(c: Context<AppEnv>, store: Store, met
   const body = await chunkJson(store, name, chunk, version);
   metrics?.syncDownloaded(name, chunk.cases.length);
   // Cases with binary items travel in the cssync container with their contents (docs/sync.md#binary-items).
-  const items = await chunkBinaryItems(store, name, chunk, version);
+  const items = await chunkBinaryItems(store, chunk, version);
   if (items.length > 0) {
     return c.body(Readable.toWeb(Readable.from(chunkContainer(body, items))) as unknown as ReadableStream, chunk.status, {
       'Content-Type': 'application/octet-stream',

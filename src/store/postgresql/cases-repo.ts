@@ -44,7 +44,7 @@ const CASE_WRITE_LOCK_KEY = '8314897747198503283';
  * a statement that waited inside itself would not.
  */
 export async function lockCaseWrites(db: PgRunner): Promise<void> {
-  await db.run(`SELECT pg_advisory_xact_lock(${CASE_WRITE_LOCK_KEY})`);
+  await db.lockForTransaction(CASE_WRITE_LOCK_KEY);
 }
 
 const UPSERT = `INSERT INTO cases (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, created_at, modified_at, position)
@@ -62,14 +62,18 @@ const RECORD_REVISION = `WITH recorded AS (
 // A batch in one statement: one array per column (14 parameters however many rows, far below
 // the 65,535 bound). New guids take the dictionary's next positions in the order given, as one
 // upsert after the other gives them; the rows are inserted in that order, so the capture
-// triggers see them as SQLite's do.
+// triggers see them as SQLite's do. Which guids are new is one index probe per row (a LATERAL
+// with LIMIT, which the planner cannot turn into a join): as NOT EXISTS, a table whose
+// statistics are missing or stale was hashed whole for every batch (bench/README.md, "The two
+// stores side by side").
 const UPSERT_MANY = `WITH input AS (
     SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::smallint[], $7::smallint[], $8::bigint[],
                          $9::text[], $10::text[], $11::text[], $12::text[]) WITH ORDINALITY
       AS t(guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, n)
   ), fresh AS (
-    SELECT n, row_number() OVER (ORDER BY n) AS k FROM input i
-     WHERE NOT EXISTS (SELECT 1 FROM cases c WHERE c.dictionary_id = $1 AND c.guid = i.guid)
+    SELECT i.n, row_number() OVER (ORDER BY i.n) AS k FROM input i
+      LEFT JOIN LATERAL (SELECT 1 AS stored FROM cases c WHERE c.dictionary_id = $1 AND c.guid = i.guid LIMIT 1) s ON true
+     WHERE s.stored IS NULL
   ), top AS (
     SELECT coalesce(max(position), 0) AS p FROM cases WHERE dictionary_id = $1
   )
@@ -143,11 +147,16 @@ export class PgCasesRepo implements RepoContract<CasesRepo> {
    * transaction that rolls back is not given again.
    */
   async nextRevision(dictionaryId: number, origin: string): Promise<number> {
-    await lockCaseWrites(this.db);
+    // The lock and the number in one round trip: the number is drawn once the lock is held (the
+    // row is made from the lock's row), and the insert reads nothing that the snapshot it took
+    // before the wait could hide. The statements after it take their snapshots once it has
+    // returned, the lock held, so the reads that need the lock (getMany) skip their own statement.
     const r = await this.db.row<{ revision: number }>(
-      'INSERT INTO revisions (dictionary_id, origin, created_at) VALUES ($1, $2, $3) RETURNING revision',
+      `WITH locked AS (SELECT pg_advisory_xact_lock(${CASE_WRITE_LOCK_KEY}))
+       INSERT INTO revisions (dictionary_id, origin, created_at) SELECT $1, $2, $3 FROM locked RETURNING revision`,
       [dictionaryId, origin, nowIso()],
     );
+    this.db.heldForTransaction(CASE_WRITE_LOCK_KEY);
     return r!.revision;
   }
 

@@ -21,7 +21,21 @@ export interface PgRunner {
    * that must not be seen half done (a claim, a replace) runs them through it.
    */
   atomic<T>(fn: (r: PgRunner) => Promise<T>): Promise<T>;
+  /**
+   * Takes the transaction-scoped advisory lock `key` (a 64-bit integer, as digits) in a statement
+   * of its own, so that every later statement's snapshot sees what committed while it waited;
+   * skipped when this transaction already holds it (nothing to wait for then, and a round trip
+   * less). Outside a transaction the lock ends with its statement.
+   */
+  lockForTransaction(key: string): Promise<void>;
+  /** Notes that this transaction now holds the advisory lock `key`, taken by a statement of the caller's. */
+  heldForTransaction(key: string): void;
 }
+
+const lockStatement = (key: string): string => {
+  if (!/^-?\d+$/.test(key)) throw new Error(`an advisory lock key is an integer, not ${key}`);
+  return `SELECT pg_advisory_xact_lock(${key})`;
+};
 
 /**
  * PostgreSQL text cannot hold U+0000 (SQLite's can): a text parameter keeps U+FFFD in its place,
@@ -39,6 +53,11 @@ async function query<T extends QueryResultRow>(on: ClientBase | Pool, sql: strin
 /** A runner over one connection that is in a transaction; `atomic` nests savepoints. */
 export class ClientRunner implements PgRunner {
   private depth = 0;
+  /**
+   * The advisory locks this transaction holds, each with the savepoint depth that took it: a
+   * savepoint rolled back releases the locks taken inside it, one released hands them to its parent.
+   */
+  private readonly held = new Map<string, number>();
 
   constructor(private readonly client: ClientBase) {}
 
@@ -54,15 +73,28 @@ export class ClientRunner implements PgRunner {
     return (await query(this.client, sql, params)).rowCount ?? 0;
   }
 
+  async lockForTransaction(key: string): Promise<void> {
+    if (this.held.has(key)) return;
+    await this.client.query(lockStatement(key));
+    this.held.set(key, this.depth);
+  }
+
+  heldForTransaction(key: string): void {
+    if (!this.held.has(key)) this.held.set(key, this.depth);
+  }
+
   async atomic<T>(fn: (r: PgRunner) => Promise<T>): Promise<T> {
-    const name = `sds_atomic_${++this.depth}`;
+    const depth = ++this.depth;
+    const name = `sds_atomic_${depth}`;
     try {
       await this.client.query(`SAVEPOINT ${name}`);
       try {
         const result = await fn(this);
         await this.client.query(`RELEASE SAVEPOINT ${name}`);
+        for (const [key, d] of this.held) if (d >= depth) this.held.set(key, depth - 1);
         return result;
       } catch (err) {
+        for (const [key, d] of this.held) if (d >= depth) this.held.delete(key);
         await this.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
         await this.client.query(`RELEASE SAVEPOINT ${name}`);
         throw err;
@@ -123,6 +155,12 @@ export class PoolRunner implements PgRunner {
   atomic<T>(fn: (r: PgRunner) => Promise<T>): Promise<T> {
     return inPoolTransaction(this.pool, 'BEGIN', (client) => fn(new ClientRunner(client)));
   }
+
+  async lockForTransaction(key: string): Promise<void> {
+    await query(this.pool, lockStatement(key));
+  }
+
+  heldForTransaction(): void {}
 }
 
 /**
@@ -146,5 +184,13 @@ export class SwitchableRunner implements PgRunner {
 
   atomic<T>(fn: (r: PgRunner) => Promise<T>): Promise<T> {
     return this.target.atomic(fn);
+  }
+
+  lockForTransaction(key: string): Promise<void> {
+    return this.target.lockForTransaction(key);
+  }
+
+  heldForTransaction(key: string): void {
+    this.target.heldForTransaction(key);
   }
 }

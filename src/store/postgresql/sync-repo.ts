@@ -2,7 +2,7 @@
  * The sync repository on PostgreSQL (docs/architecture.md#the-store-contract): the SQLite
  * SyncRepo's download reads, history and messages over a PgRunner.
  */
-import { CASE_COLUMNS, fitting, toStored, type RawCase } from '../cases-repo.js';
+import { CASE_COLUMNS, toStored, type RawCase } from '../cases-repo.js';
 import { nowIso } from '../clock.js';
 import type { RepoContract } from '../store-contract.js';
 import {
@@ -71,8 +71,23 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
     return (await this.db.row<{ r: number | null }>('SELECT max(revision) AS r FROM revisions'))!.r ?? 0;
   }
 
+  /**
+   * Turns bitmap scans off for the rest of the transaction (a statement of its own: a statement
+   * is planned before it runs). A page of the range is a walk of cases_by_revision in its order
+   * that stops after `limit` rows; when the statistics of `cases` are missing or stale (a new
+   * store, a burst of uploads before autovacuum analyzes it) the planner expects a few rows and
+   * reads the whole rest of the range in a bitmap scan, then sorts it, for every page: a download
+   * became quadratic (bench/README.md, "The two stores side by side"). Not set back, to spare a
+   * round trip per page: a download's read transaction ends after its count, which walks the same
+   * index. Outside a transaction it lasts for this one statement and does nothing.
+   */
+  private async inIndexOrder(): Promise<void> {
+    await this.db.run("SELECT set_config('enable_bitmapscan', 'off', true)");
+  }
+
   /** Up to `limit` cases of the range, by revision then guid. */
   async chunk(dictionaryId: number, r: SyncRange, limit: number): Promise<SyncCaseRow[]> {
+    await this.inIndexOrder();
     const { sql, params } = range(dictionaryId, r);
     const rows = await this.db.rows<RawCase>(`SELECT ${CASE_COLUMNS} ${sql} ORDER BY revision, guid LIMIT $${params.length + 1}`, [
       ...params,
@@ -83,17 +98,24 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
 
   /**
    * Up to `limit` cases of the range whose stored text adds up to at most `budget` bytes, and
-   * always at least one; `seen` is how many cases the range holds up to `limit`. The sizes are
-   * read first: octet_length of a TOASTed text reads its stored length, not the text.
+   * always at least one; `seen` is how many cases the range holds up to `limit`. One statement:
+   * the page's rows with their running size, cut by the budget before they are sent (a TOASTed
+   * text is read whole only for the rows that are sent; its octet_length reads its stored length).
    */
   async chunkWithin(dictionaryId: number, r: SyncRange, limit: number, budget: number): Promise<{ cases: SyncCaseRow[]; seen: number }> {
     const { sql, params } = range(dictionaryId, r);
-    const sizes = await this.db.rows<{ size: number }>(
-      `SELECT ${ROW_BYTES} AS size ${sql} ORDER BY revision, guid LIMIT $${params.length + 1}`,
-      [...params, limit],
+    const n = params.length;
+    await this.inIndexOrder();
+    const rows = await this.db.rows<RawCase & { seen: number }>(
+      `SELECT ${CASE_COLUMNS}, seen FROM (
+           SELECT page.*, count(*) OVER () AS seen,
+                  sum(${ROW_BYTES}) OVER (ORDER BY revision, guid ROWS UNBOUNDED PRECEDING) AS upto,
+                  row_number() OVER (ORDER BY revision, guid) AS k
+             FROM (SELECT * ${sql} ORDER BY revision, guid LIMIT $${n + 1}) page
+         ) w WHERE upto <= $${n + 2} OR k = 1 ORDER BY revision, guid`,
+      [...params, limit, Number.isFinite(budget) ? budget : Number.MAX_SAFE_INTEGER],
     );
-    const n = fitting(sizes, budget);
-    return { cases: n === 0 ? [] : await this.chunk(dictionaryId, r, n), seen: sizes.length };
+    return { cases: rows.map(toStored), seen: rows[0]?.seen ?? 0 };
   }
 
   /** How many cases the whole range holds; a total carried from the previous page answers without counting. */
