@@ -42,7 +42,7 @@ test('a destination whose parent is missing is refused, naming the parent, and n
     assert.equal(statSync(dest).mode & 0o777, 0o700);
     assert.deepEqual(readdirSync(dest), [ok.json<{ name: string }>().name]);
   } finally {
-    home.cleanup();
+    await home.cleanup();
     work.cleanup();
   }
 });
@@ -69,7 +69,7 @@ test('a destination inside the home is refused, through a symbolic link too, and
       'no backup was written into the home',
     );
   } finally {
-    home.cleanup();
+    await home.cleanup();
     work.cleanup();
   }
 });
@@ -148,7 +148,7 @@ test('restore of a folder of backups names them and how to pick one; --latest ta
     assert.equal(picked.code, 0, show(picked));
     assert.equal(existsSync(join(second, 'files', 'media', 'photo-2.jpg')), false, 'the first backup, before photo 2');
   } finally {
-    home.cleanup();
+    await home.cleanup();
     work.cleanup();
   }
 });

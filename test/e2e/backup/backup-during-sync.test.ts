@@ -104,7 +104,7 @@ test('a backup taken during a steady sync upload restores every case acknowledge
     assert.ok(cases.json<{ total: number }>().total >= before.size);
   } finally {
     await server.stop();
-    home.cleanup();
+    await home.cleanup();
     out.cleanup();
   }
 });

@@ -66,7 +66,7 @@ test("media replaced or removed during a backup: the backup's rows match its fil
       await back.close();
     }
   } finally {
-    home.cleanup();
+    await home.cleanup();
     dest.cleanup();
   }
 });

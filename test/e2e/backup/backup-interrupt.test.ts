@@ -37,7 +37,7 @@ test('SIGINT during the file copy removes the partial backup and exits 130', asy
     assert.match(stderr, /interrupted by SIGINT: no backup was made/);
     assert.deepEqual(readdirSync(dest.root), [], 'neither a backup nor its partial folder is left');
   } finally {
-    home.cleanup();
+    await home.cleanup();
     dest.cleanup();
   }
 });

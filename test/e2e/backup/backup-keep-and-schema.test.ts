@@ -37,7 +37,7 @@ test('--keep 2 keeps the two newest complete backups and never touches anything 
     );
     for (const f of foreign) assert.ok(existsSync(join(dest.root, f)), `${f} is still there`);
   } finally {
-    home.cleanup();
+    await home.cleanup();
     dest.cleanup();
   }
 });
@@ -61,7 +61,7 @@ test('--keep must be a whole number of 1 or more; a destination inside files/ is
     assert.equal(file.code, 2, show(file));
     assert.equal(file.json<{ error: string }>().error, 'BACKUP_DEST_INVALID');
   } finally {
-    home.cleanup();
+    await home.cleanup();
     dest.cleanup();
   }
 });

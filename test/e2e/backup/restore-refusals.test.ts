@@ -30,8 +30,8 @@ before(() => {
   assert.equal(r.code, 0, show(r));
   good = r.json<{ path: string }>().path;
 });
-after(() => {
-  home.cleanup();
+after(async () => {
+  await home.cleanup();
   work.cleanup();
 });
 

@@ -54,6 +54,6 @@ test('cases import: a case over a limit is reported CASE_TOO_LARGE (case, field,
     assert.equal(bad.code, 2, show(bad));
     assert.match(bad.stdout + bad.stderr, /CONFIG_INVALID.*limits\.case_data_chars/s);
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });

@@ -199,7 +199,7 @@ describe('cases import, other formats and failures', { concurrency: true }, () =
       assert.equal(byLine[badIdLine].code, 'CASE_INVALID');
       assert.equal(j.stderr, '', 'with --json nothing on stderr');
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 
@@ -219,7 +219,7 @@ describe('cases import, other formats and failures', { concurrency: true }, () =
       assert.equal(nf.code, 3, show(nf));
       assert.equal(nf.json().error, 'DICTIONARY_NOT_FOUND');
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 
@@ -243,7 +243,7 @@ describe('cases import, other formats and failures', { concurrency: true }, () =
       assert.equal(partial[0].partialSave.field.name, 'HH_GPS_READING');
       assert.equal(typeof partial[0]['level-1'], 'object');
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 
@@ -313,7 +313,7 @@ describe('cases import, other formats and failures', { concurrency: true }, () =
       assert.equal(again.code, 0, show(again));
       assert.equal(again.json().total.unchanged, 2);
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 });

@@ -142,6 +142,6 @@ test(`fuzz: ${REQUESTS} seeded requests over every route (seed ${SEED}) leave th
     assert.equal(failures.length, 0, formatFailures(failures, SEED));
   } finally {
     for (const s of servers) await s.kill9();
-    home.cleanup();
+    await home.cleanup();
   }
 });

@@ -63,7 +63,7 @@ test('sds serve: /healthz is ok; /readyz is ready with store, migrations and dis
     assert.equal(ready.body.checks.find((c) => c.name === 'disk')!.min_free_bytes, 1024 ** 3);
   } finally {
     await serve.stop();
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -94,7 +94,7 @@ test('sds serve: a free-space floor above the disk is 503 naming `disk`; a floor
     assert.match(bad.stderr, /CONFIG_INVALID/);
     assert.match(bad.stderr, /SDS_READY_MIN_FREE_BYTES must be a whole number of bytes/);
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -116,7 +116,7 @@ test('config.json health.min_free_bytes sets the floor; sds config shows it and 
     // Named with the file it came from, as every section of config.json is.
     assert.match(typo.stdout, /health\.min_free in \S+\/config\.json is not a setting; known: min_free_bytes/);
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -176,7 +176,7 @@ test('a store that cannot take a write is 503 naming `store`, while /healthz sta
   } finally {
     await server.close();
     await store.close();
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -231,7 +231,7 @@ test('SDS_READY_CACHE_MS above 60000 stops the start with CONFIG_INVALID naming 
     assert.match(r.stderr, /CONFIG_INVALID/, show(r));
     assert.match(r.stderr, /SDS_READY_CACHE_MS/, show(r));
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 

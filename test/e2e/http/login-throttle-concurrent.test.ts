@@ -44,7 +44,7 @@ before(async () => {
 after(async () => {
   await server.close();
   await store.close();
-  home.cleanup();
+  await home.cleanup();
 });
 
 const login = (url: string, from: string, user: { username: string; password: string }) =>

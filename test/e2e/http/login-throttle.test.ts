@@ -50,7 +50,7 @@ before(async () => {
 });
 after(async () => {
   await stop();
-  home.cleanup();
+  await home.cleanup();
 });
 
 const login = (from: string, user: { username: string; password: string }, headers?: Record<string, string>) =>

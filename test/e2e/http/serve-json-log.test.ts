@@ -26,7 +26,7 @@ before(async () => {
 });
 after(async () => {
   await s?.stop();
-  home.cleanup();
+  await home.cleanup();
 });
 
 interface Line {
@@ -215,6 +215,6 @@ test('an unknown config.json key, with the JSON format set in config.json itself
     await text.stop();
     assert.match(text.stderr(), /^sds: warning: typo_key in .*config\.json is not a setting and is ignored/m);
   } finally {
-    own.cleanup();
+    await own.cleanup();
   }
 });

@@ -20,7 +20,7 @@ async function popstanStore(t: { after(fn: () => Promise<void>): void }): Promis
   const store = await openStore(home);
   t.after(async () => {
     await store.close();
-    home.cleanup();
+    await home.cleanup();
   });
   const file = fixture('popstan-census.json.dcf');
   await uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });

@@ -59,7 +59,7 @@ test('the CLI opens the store through the same path (every command, sds serve in
       await ctx.close();
     }
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -206,6 +206,6 @@ test('deferSync turns the per-commit fsync off only while it runs, failing or no
     assert.equal((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n, 2);
   } finally {
     await store.close();
-    home.cleanup();
+    await home.cleanup();
   }
 });

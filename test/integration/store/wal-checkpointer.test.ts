@@ -45,7 +45,7 @@ test('checkpoints move to the worker: the writer leaves the WAL to it, and a che
     reader.close();
   } finally {
     await store.close();
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -58,7 +58,7 @@ test('without the worker the writer checkpoints by itself at SQLite’s default'
     assert.ok(dbBytes(store) > before + 2_000_000, 'the writer copied pages back itself');
   } finally {
     await store.close();
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -78,7 +78,7 @@ test('the worker checkpoints on its timer', async () => {
     assert.ok(dbBytes(store) >= before + 5_000_000, `the timer's checkpoints never copied the pages back (${polls} polls)`);
   } finally {
     await store.close();
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -95,7 +95,7 @@ test('once the store is closed the worker has closed its connection too: the WAL
     // waited for the worker's connection, so that the home may be moved or removed right away.
     assert.equal(existsSync(`${home.db}-wal`), false);
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -111,6 +111,6 @@ test('closing the store stops the worker; a read-only store starts none', async 
     assert.equal(readonly.checkpointInBackground(), undefined);
   } finally {
     await readonly.close();
-    home.cleanup();
+    await home.cleanup();
   }
 });
