@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { openFile, putFile } from '../../../src/core/files/files.js';
 import { listClientFolder, openClientFile, putClientFile } from '../../../src/core/sync/files.js';
 import { AppError } from '../../../src/shared/errors.js';
-import { sqliteDb, tempStore } from '../../helpers/temp-home.js';
+import { storeSql, tempStore } from '../../helpers/temp-home.js';
 
 const code =
   (c: string, check: (e: AppError) => void = () => {}) =>
@@ -124,11 +124,11 @@ test('overwrite rule in core: a field account may not replace an office file, ma
     writeFileSync(join(home.media, 'by-hand.csv'), 'a,b\n');
     await assert.rejects(putFile(store, 'by-hand.csv', Readable.from([Buffer.from('x')]), { writer: standard }), denied);
     // Rows from before migration 0014 count as office files.
-    sqliteDb(store)
-      .prepare(
-        "INSERT INTO files (name, size, sha256, content_type, created_at, updated_at) VALUES ('old.pdf', 1, ?, 'application/pdf', 'x', 'x')",
-      )
-      .run('0'.repeat(64));
+    await storeSql(
+      store,
+      "INSERT INTO files (name, size, sha256, content_type, created_at, updated_at) VALUES ('old.pdf', 1, ?, 'application/pdf', 'x', 'x')",
+      ['0'.repeat(64)],
+    );
     assert.equal((await store.files.find('old.pdf'))!.office, true);
 
     // A folder of the path that is a file: PATH_INVALID, not an I/O error.
