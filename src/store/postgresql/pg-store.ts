@@ -218,9 +218,16 @@ export class PostgresStore implements Store {
     };
   }
 
-  /** Closes every connection of the pool once the calls in progress have ended. */
+  /**
+   * Closes every connection of the pool once the calls in progress have ended. A second close
+   * does nothing, as on SQLite (pg's pool throws "Called end on pool more than once").
+   */
   async close(): Promise<void> {
     if (insideTransactionOf(this)) throw outsideTransaction('store.close');
-    await this.pool.end();
+    this.closing ??= this.pool.end();
+    await this.closing;
   }
+
+  /** The pool's end, once the store is being closed. */
+  private closing: Promise<void> | undefined;
 }
