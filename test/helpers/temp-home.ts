@@ -62,10 +62,10 @@ export async function tempHome(kind: StoreKind = testStoreKind()): Promise<TempH
 
 /**
  * Writes the home's config.json as `config`, keeping the store setting tempHome put there (a
- * test home on PostgreSQL names its database in it) unless `config` has one of its own. Private
- * as `sds init` wants it.
+ * test home on PostgreSQL names its database in it) unless `config` has one of its own. `mode`
+ * applies when the file is new, as for writeFileSync.
  */
-export function writeHomeConfig(home: HomePaths, config: Record<string, unknown> | string): void {
+export function writeHomeConfig(home: HomePaths, config: Record<string, unknown> | string, mode?: number): void {
   const path = join(home.root, 'config.json');
   let text = typeof config === 'string' ? config : JSON.stringify(config);
   let store: unknown;
@@ -85,7 +85,7 @@ export function writeHomeConfig(home: HomePaths, config: Record<string, unknown>
       text = JSON.stringify({ ...parsed, store });
     }
   }
-  writeFileSync(path, text, { mode: 0o600 });
+  writeFileSync(path, text, mode === undefined ? undefined : { mode });
 }
 
 /** A fresh home with its store open; `cleanup` closes the store and removes the home. */

@@ -5,7 +5,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSyn
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { runCli, show } from '../../helpers/run-cli.js';
-import { tempDir, tempHome } from '../../helpers/temp-home.js';
+import { tempDir, tempHome, writeHomeConfig } from '../../helpers/temp-home.js';
 
 // `sds restore` checks everything before it writes anything (docs/backup.md#restore): each
 // refusal has its own code, names the file, and leaves the target home untouched.
@@ -19,7 +19,7 @@ const ITEM_PATH = `files/binary-items/simplecapi_dict/${createHash('md5').update
 let good: string;
 
 before(() => {
-  writeFileSync(join(home.root, 'config.json'), JSON.stringify({ limits: {} }));
+  writeHomeConfig(home, { limits: {} });
   const photo = join(work.root, 'house 1.jpg');
   writeFileSync(photo, PHOTO);
   const put = runCli(home.root, ['files', 'put', photo, '--name', 'photos/house 1.jpg']);

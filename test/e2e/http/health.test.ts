@@ -2,13 +2,13 @@
 // serve.ts on loopback over stores made to fail one check each (docs/http-api.md#health-and-readiness).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { runCli, runCliAsync, show } from '../../helpers/run-cli.js';
 import { startServe } from '../../helpers/serve-process.js';
 import { startTestServer } from '../../helpers/http-server.js';
 import { checkReply, type OpenApiDoc } from '../../helpers/openapi-validate.js';
-import { sqliteDb, tempDir, tempHome } from '../../helpers/temp-home.js';
+import { sqliteDb, tempDir, tempHome, writeHomeConfig } from '../../helpers/temp-home.js';
 import { loadMigrations, migrate } from '../../../src/store/migrate.js';
 import { SqliteStore, openStore } from '../../../src/store/open-store.js';
 import { startServer } from '../../../src/http/serve.js';
@@ -101,7 +101,7 @@ test('sds serve: a free-space floor above the disk is 503 naming `disk`; a floor
 test('config.json health.min_free_bytes sets the floor; sds config shows it and where it came from', async () => {
   const home = await tempHome();
   try {
-    writeFileSync(`${home.root}/config.json`, JSON.stringify({ health: { min_free_bytes: 5000 } }));
+    writeHomeConfig(home, { health: { min_free_bytes: 5000 } });
     const r = runCli(home.root, ['config', '--json'], { env: { SDS_READY_MIN_FREE_BYTES: '' } });
     assert.equal(r.code, 0, show(r));
     const settings = r.json<{ settings: { name: string; value: unknown; source: string }[] }>().settings;
@@ -110,7 +110,7 @@ test('config.json health.min_free_bytes sets the floor; sds config shows it and 
       { name: 'health.min_free_bytes', value: 5000, source: 'config.json', from: 'health.min_free_bytes' },
     );
     assert.equal(settings.find((s) => s.name === 'metrics_token')?.value, 'not set');
-    writeFileSync(`${home.root}/config.json`, JSON.stringify({ health: { min_free: 5000 } }));
+    writeHomeConfig(home, { health: { min_free: 5000 } });
     const typo = runCli(home.root, ['config', '--json']);
     assert.equal(typo.code, 2, show(typo));
     // Named with the file it came from, as every section of config.json is.
