@@ -1,3 +1,8 @@
+/**
+ * The SQLite store's WAL checkpointer (docs/architecture.md): a worker thread copies the WAL back
+ * into sds.db. It belongs to the SQLite file, so these tests open a SQLite store whatever the
+ * run's store (SDS_TEST_STORE); the last one checks that a PostgreSQL store starts none.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
@@ -23,7 +28,7 @@ function fill(store: Store, rows: number): void {
 const dbBytes = (store: Store) => statSync(store.home.db).size;
 
 test('checkpoints move to the worker: the writer leaves the WAL to it, and a checkpoint copies every frame back', async () => {
-  const home = await tempHome();
+  const home = await tempHome('sqlite');
   const store = await openStore(home);
   try {
     // The timer never fires during this test: only checkpointNow checkpoints.
@@ -50,7 +55,7 @@ test('checkpoints move to the worker: the writer leaves the WAL to it, and a che
 });
 
 test('without the worker the writer checkpoints by itself at SQLite’s default', async () => {
-  const home = await tempHome();
+  const home = await tempHome('sqlite');
   const store = await openStore(home);
   try {
     const before = dbBytes(store);
@@ -63,7 +68,7 @@ test('without the worker the writer checkpoints by itself at SQLite’s default'
 });
 
 test('the worker checkpoints on its timer', async () => {
-  const home = await tempHome();
+  const home = await tempHome('sqlite');
   const store = await openStore(home);
   try {
     store.checkpointInBackground({ intervalMs: 5 });
@@ -83,7 +88,7 @@ test('the worker checkpoints on its timer', async () => {
 });
 
 test('once the store is closed the worker has closed its connection too: the WAL is gone', async () => {
-  const home = await tempHome();
+  const home = await tempHome('sqlite');
   try {
     const store = await openStore(home);
     const checkpointer = store.checkpointInBackground({ intervalMs: 5 })!;
@@ -100,7 +105,7 @@ test('once the store is closed the worker has closed its connection too: the WAL
 });
 
 test('closing the store stops the worker; a read-only store starts none', async () => {
-  const home = await tempHome();
+  const home = await tempHome('sqlite');
   const store = await openStore(home);
   const checkpointer = store.checkpointInBackground({ intervalMs: HOUR })!;
   await store.close();
@@ -111,6 +116,17 @@ test('closing the store stops the worker; a read-only store starts none', async 
     assert.equal(readonly.checkpointInBackground(), undefined);
   } finally {
     await readonly.close();
+    await home.cleanup();
+  }
+});
+
+test('a PostgreSQL store checkpoints on its own: it starts no worker', async () => {
+  const home = await tempHome('postgresql');
+  const store = await openStore(home);
+  try {
+    assert.equal(store.checkpointInBackground({ intervalMs: HOUR }), undefined);
+  } finally {
+    await store.close();
     await home.cleanup();
   }
 });
