@@ -8,7 +8,7 @@ import { runCli, runCliAsync, show } from '../../helpers/run-cli.js';
 import { startServe } from '../../helpers/serve-process.js';
 import { startTestServer } from '../../helpers/http-server.js';
 import { checkReply, type OpenApiDoc } from '../../helpers/openapi-validate.js';
-import { sqliteDb, tempDir, tempHome, writeHomeConfig } from '../../helpers/temp-home.js';
+import { sqliteDb, storeKindOf, storeSql, tempDir, tempHome, writeHomeConfig } from '../../helpers/temp-home.js';
 import { loadMigrations, migrate } from '../../../src/store/migrate.js';
 import { SqliteStore, openStore } from '../../../src/store/open-store.js';
 import { startServer } from '../../../src/http/serve.js';
@@ -171,7 +171,9 @@ test('a store that cannot take a write is 503 naming `store`, while /healthz sta
     const r = await get(server.url, '/readyz');
     assert.equal(r.status, 503);
     assert.deepEqual(r.body.failed, ['store']);
-    assert.match(r.body.checks[0]!.message!, /the store cannot take a write: attempt to write a readonly database/);
+    const refusal =
+      storeKindOf(store) === 'sqlite' ? 'attempt to write a readonly database' : 'cannot execute .* in a read-only transaction';
+    assert.match(r.body.checks[0]!.message!, new RegExp(`the store cannot take a write: ${refusal}`));
     assert.equal((await get(server.url, '/healthz')).status, 200);
   } finally {
     await server.close();
@@ -183,7 +185,8 @@ test('a store that cannot take a write is 503 naming `store`, while /healthz sta
 test('/healthz does not touch the store: with the store closed it is still 200, and /readyz is 503', async () => {
   const ts = await startTestServer();
   try {
-    sqliteDb(ts.store).close();
+    if (storeKindOf(ts.store) === 'sqlite') sqliteDb(ts.store).close();
+    else await ts.store.close();
     assert.deepEqual(await get(ts.base, '/healthz'), { status: 200, body: { status: 'ok' } });
     const r = await get(ts.base, '/readyz');
     assert.equal(r.status, 503);
@@ -238,11 +241,17 @@ test('SDS_READY_CACHE_MS above 60000 stops the start with CONFIG_INVALID naming 
 test('the write probe of /readyz does not grow the store', async () => {
   const ts = await startTestServer({ config: { health: { readyCacheMs: 0 } } });
   try {
-    sqliteDb(ts.store).pragma('wal_checkpoint(TRUNCATE)');
-    const before = statSync(ts.store.home.db).size;
+    // SQLite: the file, its WAL copied back; PostgreSQL: the table the probe writes (an update of
+    // its one row, in place on its page).
+    const size = async () => {
+      if (storeKindOf(ts.store) === 'postgresql')
+        return Number((await storeSql(ts.store, "SELECT pg_relation_size('sds_schema') AS n"))[0]!.n);
+      sqliteDb(ts.store).pragma('wal_checkpoint(TRUNCATE)');
+      return statSync(ts.store.home.db).size;
+    };
+    const before = await size();
     for (let i = 0; i < 25; i++) assert.equal((await get(ts.base, '/readyz')).status, 200);
-    sqliteDb(ts.store).pragma('wal_checkpoint(TRUNCATE)');
-    assert.equal(statSync(ts.store.home.db).size, before);
+    assert.equal(await size(), before);
   } finally {
     await ts.close();
   }
