@@ -8,7 +8,7 @@ import { openStore } from '../../../src/store/open-store.js';
 import { until } from '../../helpers/breakout-helpers.js';
 import { runCli, show } from '../../helpers/run-cli.js';
 import { startServe } from '../../helpers/serve-process.js';
-import { tempDir, tempHome } from '../../helpers/temp-home.js';
+import { tempDir, tempHome, testStoreKind } from '../../helpers/temp-home.js';
 
 // Temporary upload files (docs/sync.md#files, "Temporary files"): an upload cut by a crash
 // leaves its hidden `.part` file; the next `sds serve` removes it as it starts, but never one
@@ -123,20 +123,27 @@ test('at start: dead writers and files untouched past stale_part_seconds go, in 
     writeFileSync(photo, 'a photo');
     assert.equal(runCli(home.root, ['files', 'put', photo]).code, 0);
 
-    // The backup, before the sweep, holds none of them.
-    const b = runCli(home.root, ['backup', join(work.root, 'backups'), '--json']);
-    assert.equal(b.code, 0, show(b));
-    const backup = b.json<{ path: string }>().path;
-    const manifest = JSON.parse(readFileSync(join(backup, 'manifest.json'), 'utf8')) as { files: { path: string }[] };
-    assert.deepEqual(manifest.files.map((f) => f.path).sort(), ['files/media/photo.jpg', 'sds.db']);
-    const inBackup = (dir: string): string[] =>
-      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? inBackup(join(dir, e.name)) : [e.name]));
-    assert.deepEqual(
-      inBackup(backup).filter((n) => n.endsWith('.part')),
-      [],
-    );
-    const restored = runCli(join(work.root, 'restored'), ['restore', backup]);
-    assert.equal(restored.code, 0, show(restored));
+    // The backup, before the sweep, holds none of them. On the PostgreSQL store `sds backup`
+    // refuses (docs/production.md#choosing-a-store: pg_dump and the home folder instead).
+    if (testStoreKind() === 'postgresql') {
+      const refused = runCli(home.root, ['backup', join(work.root, 'backups'), '--json']);
+      assert.equal(refused.code, 2, show(refused));
+      assert.equal(refused.json<{ error: string }>().error, 'BACKUP_STORE_EXTERNAL');
+    } else {
+      const b = runCli(home.root, ['backup', join(work.root, 'backups'), '--json']);
+      assert.equal(b.code, 0, show(b));
+      const backup = b.json<{ path: string }>().path;
+      const manifest = JSON.parse(readFileSync(join(backup, 'manifest.json'), 'utf8')) as { files: { path: string }[] };
+      assert.deepEqual(manifest.files.map((f) => f.path).sort(), ['files/media/photo.jpg', 'sds.db']);
+      const inBackup = (dir: string): string[] =>
+        readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? inBackup(join(dir, e.name)) : [e.name]));
+      assert.deepEqual(
+        inBackup(backup).filter((n) => n.endsWith('.part')),
+        [],
+      );
+      const restored = runCli(join(work.root, 'restored'), ['restore', backup]);
+      assert.equal(restored.code, 0, show(restored));
+    }
 
     const server = await startServe(home.root, { SDS_LIMIT_STALE_PART_SECONDS: '3600' });
     try {
