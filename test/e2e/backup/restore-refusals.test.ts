@@ -10,7 +10,9 @@ import { tempDir, tempHome, writeHomeConfig } from '../../helpers/temp-home.js';
 // `sds restore` checks everything before it writes anything (docs/backup.md#restore): each
 // refusal has its own code, names the file, and leaves the target home untouched.
 
-const home = await tempHome();
+// A backup folder, which only a SQLite home makes (on PostgreSQL `sds backup` refuses:
+// backup-store.ts); restoring it is the same on every run.
+const home = await tempHome('sqlite');
 const work = tempDir();
 const PHOTO = Buffer.from('a photo of house 1, pretend JPEG bytes');
 // A binary case item's content as sds keeps it (docs/sync.md#binary-items): named by its md5.
