@@ -14,7 +14,7 @@ import { importFromCsweb, openCsweb, verifyCsweb } from '../../../src/core/csweb
 import { purgeDictionary } from '../../../src/core/dictionaries/index.js';
 import { uploadCases } from '../../../src/core/sync/index.js';
 import type { Store } from '../../../src/store/open-store.js';
-import { fixture, sqliteDb, tempStore } from '../../helpers/temp-home.js';
+import { fixture, storeSql, tempStore } from '../../helpers/temp-home.js';
 import {
   createCswebFixture,
   photoDescriptor,
@@ -181,7 +181,7 @@ test('rows follow the case: replaced when it is written again, removed with a pu
     assert.equal(four[0]!.size, PHOTO_1.length);
     assert.equal(await store.binaryItems.casesHolding(dict.id, md5(PHOTO_1)), 1);
     await purgeDictionary(store, DICT);
-    const left = sqliteDb(store).prepare('SELECT count(*) AS n FROM case_binary_items').get() as { n: number };
-    assert.equal(left.n, 0);
+    const [left] = await storeSql(store, 'SELECT count(*) AS n FROM case_binary_items');
+    assert.equal(Number(left!.n), 0);
   });
 });

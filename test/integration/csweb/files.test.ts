@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importCswebFiles, type CswebFilesResult } from '../../../src/core/csweb/index.js';
-import { sqliteDb, tempStore } from '../../helpers/temp-home.js';
+import { storeSql, tempStore } from '../../helpers/temp-home.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { createCswebSource, md5, randomContent, zipOf, type CswebSource } from '../../helpers/csweb-files-fixture.js';
 
@@ -233,7 +233,7 @@ test('files and packages come over with their paths, bytes, md5 and times; re-ru
     assert.deepEqual(codes(again), EXPECTED_REPORT);
     assert.deepEqual(await ts.store.appPackages.find('Census'), kept, 'a re-run keeps the metadata as it was');
     // A home that imported before the metadata was kept (the zip there, no row) gets it at the next run, copying nothing.
-    sqliteDb(ts.store).prepare('DELETE FROM app_packages').run();
+    await storeSql(ts.store, 'DELETE FROM app_packages');
     assert.equal(((await (await ts.call('standard', '/api/apps')).json()) as { description: string }[])[0]!.description, '');
     const fill = await importCswebFiles(ts.store, source.conn, source.filesDir);
     assert.deepEqual(fill.apps, { copied: 0, unchanged: 1, refused: 1, bytes: 0 });
