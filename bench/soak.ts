@@ -323,7 +323,7 @@ const stored = new Set(
 );
 db.close();
 const missing = [...ackedIds].filter((id) => !stored.has(id));
-const integrity = integrityCheck(dir);
+const integrity = await integrityCheck(dir);
 // A 5xx that no client saw (its client had gone: an aborted upload) shows only in the request log.
 const logged = servers.flatMap((s) => logged5xx(s.stderr()));
 const unseen5xx = Math.max(0, logged.length - seen5xx);

@@ -104,7 +104,11 @@ export class ServerMetrics {
       labelNames: ['state'],
       registers,
     });
-    this.storeBytes = new Gauge({ name: 'sds_store_size_bytes', help: 'Size of the store file sds.db.', registers });
+    this.storeBytes = new Gauge({
+      name: 'sds_store_size_bytes',
+      help: 'Size of the store: the file sds.db, or the PostgreSQL database.',
+      registers,
+    });
     this.walBytes = new Gauge({ name: 'sds_store_wal_size_bytes', help: 'Size of the store write-ahead log sds.db-wal.', registers });
     this.scheduleLastRun = new Gauge({
       name: 'sds_schedule_last_run_timestamp_seconds',

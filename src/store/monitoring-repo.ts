@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
 
 /** One durable counter of the metric_counters table (migration 0016). */
@@ -15,6 +16,21 @@ export interface QueueDepth {
   waiting: number;
   /** Retries used up; waiting for an operator's redelivery. */
   failed: number;
+}
+
+/** How big the store is (docs/metrics.md): `sds_store_size_bytes` and `sds_store_wal_size_bytes`. */
+export interface StoreSizes {
+  storeBytes: number;
+  walBytes: number;
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
 }
 
 /**
@@ -39,6 +55,12 @@ export class MonitoringRepo {
          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.active = 1 AND d.state IN ('pending', 'failed')`,
       )
       .get(nowMs, nowMs) as QueueDepth;
+  }
+
+  /** The size of the store file sds.db and of its WAL (0 when there is none: after a truncating checkpoint). */
+  async sizes(): Promise<StoreSizes> {
+    const file = this.db.name;
+    return { storeBytes: sizeOf(file), walBytes: sizeOf(`${file}-wal`) };
   }
 
   /** The schema version recorded in the store file (SQLite's user_version), read now. */

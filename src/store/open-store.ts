@@ -127,7 +127,11 @@ export async function openStore(home: HomePaths, opts: OpenStoreOptions = {}): P
     // The home's folder keeps config.json, logs and media; the store itself is the database.
     if (opts.create === true) ensureHomeLayout(home);
     else requireHomeFolder(home);
-    return openPostgresStore({ connectionString: setting.url, max: setting.poolSize }, home, {
+    // A read-only store refuses writes on PostgreSQL too: every transaction of its connections is
+    // read-only, so a write fails (25006) as SQLite's read-only connection fails one.
+    const readonly = opts.readonly === true && opts.create !== true && opts.migrate !== true;
+    const connection = { connectionString: setting.url, max: setting.poolSize };
+    return openPostgresStore(readonly ? { ...connection, options: '-c default_transaction_read_only=on' } : connection, home, {
       migrate: opts.create === true || opts.migrate === true,
       shownUrl: setting.shownUrl,
     });

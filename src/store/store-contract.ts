@@ -113,6 +113,6 @@ export interface Store extends StoreScope {
    * one. For a reader of its own connection that makes several passes, such as `sds export`.
    */
   beginReadSnapshot(): Promise<{ end(): Promise<void> }>;
-  /** Closes the store once the transaction in progress, if any, has ended. */
+  /** Closes the store once the transaction in progress, if any, has ended; a second close does nothing. */
   close(): Promise<void>;
 }

@@ -9,9 +9,10 @@ import { putFile } from '../../src/core/files/files.js';
 import { openStore } from '../../src/store/open-store.js';
 import { initHome } from '../../src/core/home/index.js';
 import { resolveHome } from '../../src/shared/home.js';
+import { storeSetting } from '../../src/store/store-setting.js';
 import { USERS } from './http-server.js';
 import { levelFromLines } from './sync-client.js';
-import { fixture } from './temp-home.js';
+import { fixture, storeSql, withStore } from './temp-home.js';
 import type { FuzzWorld } from './fuzz-requests.js';
 
 /** Environment of every fuzzed `sds serve`: a fixed signing key so tokens outlive a restart, and the root scripts' tokens. */
@@ -92,9 +93,40 @@ export async function tokenOf(base: string, user: keyof typeof USERS): Promise<s
   return body.access_token;
 }
 
-/** `PRAGMA integrity_check` of the home's store file: 'ok', or what SQLite found. */
-export function integrityCheck(root: string): string {
-  const db = new Database(resolveHome(root).db, { readonly: true });
+/**
+ * The integrity check of the home's store: 'ok', or what was found. SQLite: `PRAGMA
+ * integrity_check` of the file. PostgreSQL: amcheck's check of every B-tree index of the store
+ * against its table (the extension is made in the test database), and the case counts the
+ * triggers keep against the cases.
+ */
+export async function integrityCheck(root: string): Promise<string> {
+  const home = resolveHome(root);
+  if (storeSetting(home).kind === 'postgresql') {
+    return withStore(home, async (store) => {
+      const found: string[] = [];
+      await storeSql(store, 'CREATE EXTENSION IF NOT EXISTS amcheck');
+      const indexes = await storeSql(
+        store,
+        `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+         WHERE a.amname = 'btree' AND c.relnamespace = 'public'::regnamespace ORDER BY 1`,
+      );
+      for (const { name } of indexes) {
+        try {
+          await storeSql(store, 'SELECT bt_index_check(CAST(? AS regclass), true)', [name]);
+        } catch (err) {
+          found.push(`${String(name)}: ${(err as Error).message}`);
+        }
+      }
+      const counts = await storeSql(
+        store,
+        `SELECT d.id FROM dictionaries d LEFT JOIN case_counts cc ON cc.dictionary_id = d.id
+         WHERE coalesce(cc.total, 0) <> (SELECT count(*) FROM cases c WHERE c.dictionary_id = d.id)`,
+      );
+      for (const { id } of counts) found.push(`case_counts of dictionary ${String(id)} differs from its cases`);
+      return found.length === 0 ? 'ok' : found.join('; ');
+    });
+  }
+  const db = new Database(home.db, { readonly: true });
   try {
     return (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
   } finally {

@@ -7,17 +7,16 @@
 import { test } from 'node:test';
 import type { Store } from '../../src/store/open-store.js';
 import { openPostgresStore } from '../../src/store/postgresql/open-postgres-store.js';
-import { tempHome, tempStore } from './temp-home.js';
+import { STORE_KINDS, tempHome, tempStore, type StoreKind } from './temp-home.js';
 import { createPostgresDatabase } from './test-databases.js';
 
-/** The databases a store can be kept in. */
-export const STORE_KINDS = ['sqlite', 'postgresql'] as const;
-export type StoreKind = (typeof STORE_KINDS)[number];
+export type { StoreKind } from './temp-home.js';
 
 /** A new, empty store of `kind` at the latest schema, and how to throw it away. */
 export async function openTestStore(kind: StoreKind): Promise<{ store: Store; cleanup(): Promise<void> }> {
-  if (kind === 'sqlite') return tempStore();
-  const home = await tempHome();
+  // The kind asked for, whatever store the run's other homes use (SDS_TEST_STORE).
+  if (kind === 'sqlite') return tempStore('sqlite');
+  const home = await tempHome('sqlite');
   const database = await createPostgresDatabase();
   const url = database.config.url!;
   try {
@@ -27,12 +26,12 @@ export async function openTestStore(kind: StoreKind): Promise<{ store: Store; cl
       async cleanup() {
         await store.close();
         await database.drop();
-        home.cleanup();
+        await home.cleanup();
       },
     };
   } catch (err) {
     await database.drop();
-    home.cleanup();
+    await home.cleanup();
     throw err;
   }
 }

@@ -70,15 +70,3 @@ export async function pendingUploads(store: Store): Promise<number> {
   };
   return count(dirname(store.home.media));
 }
-
-/** Runs one statement of SQL that both databases read alike on the store's own database (rows a test plants). */
-export async function insertRaw(store: Store, sql: string): Promise<void> {
-  if (store instanceof PostgresStore) await store.pool.query(sql);
-  else (store as SqliteStore).db.exec(sql);
-}
-
-/** The number `n` a `SELECT count(*) AS n …` statement gives on the store's own database. */
-export async function countRaw(store: Store, sql: string): Promise<number> {
-  if (store instanceof PostgresStore) return Number((await store.pool.query<{ n: number }>(sql)).rows[0]!.n);
-  return ((store as SqliteStore).db.prepare(sql).get() as { n: number }).n;
-}

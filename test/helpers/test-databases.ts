@@ -48,8 +48,11 @@ function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
-/** Creates a PostgreSQL database; `config` connects to it as the admin user. */
-export async function createPostgresDatabase(): Promise<TestDatabase> {
+/**
+ * Creates a PostgreSQL database, a copy of `template` if given; `config` connects to it as the
+ * admin user.
+ */
+export async function createPostgresDatabase(template?: string): Promise<TestDatabase> {
   const pg = (await import('pg')).default;
   const name = uniqueName();
   const admin = async (sql: string): Promise<void> => {
@@ -61,7 +64,7 @@ export async function createPostgresDatabase(): Promise<TestDatabase> {
       await client.end();
     }
   };
-  await admin(`CREATE DATABASE "${name}"`);
+  await admin(template === undefined ? `CREATE DATABASE "${name}"` : `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
   return {
     name,
     config: { type: 'postgresql', url: withDatabase(PG_ADMIN_URL, name) },

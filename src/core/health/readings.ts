@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import type { QueueDepth } from '../../store/monitoring-repo.js';
 import type { Store } from '../../store/open-store.js';
 
@@ -13,8 +12,9 @@ export interface ScheduleReading {
 
 /** What `GET /metrics` reads from the home at each scrape (docs/metrics.md). */
 export interface MonitoringReadings {
+  /** sds.db, or the PostgreSQL store's database. */
   storeBytes: number;
-  /** 0 when there is no WAL file (right after a truncating checkpoint). */
+  /** 0 when there is no WAL file (right after a truncating checkpoint), and on PostgreSQL. */
   walBytes: number;
   /** Finished breakout jobs by final state: completed, failed, cancelled. */
   breakoutJobs: Record<string, number>;
@@ -26,15 +26,6 @@ export interface MonitoringReadings {
   schedules: ScheduleReading[];
 }
 
-function sizeOf(file: string): number {
-  try {
-    return statSync(file).size;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw err;
-  }
-}
-
 const seconds = (iso: string | null): number | null => {
   if (iso === null) return null;
   const ms = Date.parse(iso);
@@ -43,7 +34,7 @@ const seconds = (iso: string | null): number | null => {
 
 /**
  * Reads the figures of the metrics that live in the home rather than in the server's memory:
- * store and WAL sizes, the durable job and webhook counters (kept by the store's triggers, so
+ * store and WAL sizes (of sds.db, or of the PostgreSQL database), the durable job and webhook counters (kept by the store's triggers, so
  * they count the work of job processes and `sds scheduler-run` too, and pruning never lowers
  * them; docs/decisions.md), the webhook queue depth and each schedule's last run.
  */
@@ -63,9 +54,10 @@ export async function monitoringReadings(store: Store, nowMs: number): Promise<M
     lastRunSeconds: seconds(s.lastRun),
     lastExitCode: s.lastExitCode,
   }));
+  const { storeBytes, walBytes } = await store.monitoring.sizes();
   return {
-    storeBytes: sizeOf(store.home.db),
-    walBytes: sizeOf(`${store.home.db}-wal`),
+    storeBytes,
+    walBytes,
     breakoutJobs,
     breakoutCases,
     breakoutSeconds,

@@ -3,7 +3,7 @@
  * MonitoringRepo's reads over a PgRunner.
  */
 import type { RepoContract } from '../store-contract.js';
-import type { CounterRow, MonitoringRepo, QueueDepth } from '../monitoring-repo.js';
+import type { CounterRow, MonitoringRepo, QueueDepth, StoreSizes } from '../monitoring-repo.js';
 import type { PgRunner } from './pg-runner.js';
 
 /**
@@ -12,7 +12,7 @@ import type { PgRunner } from './pg-runner.js';
  * `user_version`; 0 while the table is absent, docs/decisions.md, "One set of migrations per store
  * database"), and the write probe rewrites that row in a transaction of its own instead of
  * rewriting `user_version` under an IMMEDIATE lock. Nothing here reads page counts or file sizes:
- * a PostgreSQL store's size is the server's (pg_database_size) and its durability the server's
+ * a PostgreSQL store's size is its database's (pg_database_size) and its durability the server's
  * (synchronous_commit).
  */
 export class PgMonitoringRepo implements RepoContract<MonitoringRepo> {
@@ -32,6 +32,15 @@ export class PgMonitoringRepo implements RepoContract<MonitoringRepo> {
        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.active = 1 AND d.state IN ('pending', 'failed')`,
       [nowMs],
     ))!;
+  }
+
+  /**
+   * The size of the store's database (pg_database_size). Its write-ahead log is the server's,
+   * shared by every database on it and watched by the server's own monitoring: 0 here.
+   */
+  async sizes(): Promise<StoreSizes> {
+    const r = await this.db.row<{ n: number }>('SELECT pg_database_size(current_database()) AS n');
+    return { storeBytes: Number(r!.n), walBytes: 0 };
   }
 
   /** The schema version recorded in the store (`sds_schema`), read now; 0 while it is absent. */

@@ -78,7 +78,8 @@ class PgTransactionScope extends TransactionScopeBase {
   }
 
   /** A savepoint of this transaction: released when `fn` resolves, rolled back to when it throws. */
-  transaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T> {
+    // A tx used after its transaction ended rejects, as on SQLite, rather than throwing at the call.
     this.requireOpen();
     return this.runner.atomic(() => fn(this));
   }
@@ -178,6 +179,21 @@ export class PostgresStore implements Store {
 
   private async run<T>(begin: string, what: string, fn: (tx: StoreScope, runner: PgRunner) => Promise<T>): Promise<T> {
     if (insideTransactionOf(this)) throw outsideTransaction(what);
+    const running = this.runTransaction(begin, fn);
+    // close() waits for it, as SQLite's close waits for the transaction holding the store.
+    const settled = running.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.inProgress.add(settled);
+    void settled.then(() => this.inProgress.delete(settled));
+    return running;
+  }
+
+  /** The transactions begun and not yet ended: close() waits for them. */
+  private readonly inProgress = new Set<Promise<void>>();
+
+  private async runTransaction<T>(begin: string, fn: (tx: StoreScope, runner: PgRunner) => Promise<T>): Promise<T> {
     return inPoolTransaction(this.pool, begin, async (client: ClientBase) => {
       const runner = new ClientRunner(client);
       const tx = new PgTransactionScope(runner, reposOf(runner));
@@ -234,9 +250,16 @@ export class PostgresStore implements Store {
     };
   }
 
-  /** Closes every connection of the pool once the calls in progress have ended. */
+  /**
+   * Closes every connection of the pool once the transactions and calls in progress have ended.
+   * A second close does nothing, as on SQLite (pg's pool throws "Called end on pool more than once").
+   */
   async close(): Promise<void> {
     if (insideTransactionOf(this)) throw outsideTransaction('store.close');
-    await this.pool.end();
+    this.closing ??= Promise.all(this.inProgress).then(() => this.pool.end());
+    await this.closing;
   }
+
+  /** The pool's end, once the store is being closed. */
+  private closing: Promise<void> | undefined;
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadMigrations, migrate } from '../../../src/store/migrate.js';
 import { runCli, show } from '../../helpers/run-cli.js';
+import { backupRefusedOnPostgres } from '../../helpers/backup-store.js';
 import { tempDir, tempHome } from '../../helpers/temp-home.js';
 
 // Where `sds backup` writes and what `sds restore` reads (docs/backup.md#the-destination,
@@ -21,6 +22,7 @@ test('a destination whose parent is missing is refused, naming the parent, and n
   const home = await tempHome();
   const work = tempDir();
   try {
+    if (backupRefusedOnPostgres(home.root)) return;
     // /mnt/usb not mounted: /mnt/usb/backups is not there, and must not be made on the system disk.
     const dest = join(work.root, 'mnt', 'usb', 'backups', 'sds');
     const r = runCli(home.root, ['backup', dest, '--json']);
@@ -42,7 +44,7 @@ test('a destination whose parent is missing is refused, naming the parent, and n
     assert.equal(statSync(dest).mode & 0o777, 0o700);
     assert.deepEqual(readdirSync(dest), [ok.json<{ name: string }>().name]);
   } finally {
-    home.cleanup();
+    await home.cleanup();
     work.cleanup();
   }
 });
@@ -51,6 +53,7 @@ test('a destination inside the home is refused, through a symbolic link too, and
   const home = await tempHome();
   const work = tempDir();
   try {
+    if (backupRefusedOnPostgres(home.root)) return;
     symlinkSync(home.root, join(work.root, 'link-to-home'));
     const inside = [home.root, join(home.root, 'backups'), join(home.root, 'logs', 'nightly'), join(work.root, 'link-to-home', 'bk')];
     for (const dest of inside) {
@@ -69,7 +72,7 @@ test('a destination inside the home is refused, through a symbolic link too, and
       'no backup was written into the home',
     );
   } finally {
-    home.cleanup();
+    await home.cleanup();
     work.cleanup();
   }
 });
@@ -96,6 +99,7 @@ test('restore of a folder of backups names them and how to pick one; --latest ta
   const home = await tempHome();
   const work = tempDir();
   try {
+    if (backupRefusedOnPostgres(home.root)) return;
     const dest = join(work.root, 'backups');
     const made: string[] = [];
     for (const n of [1, 2, 3]) {
@@ -148,7 +152,7 @@ test('restore of a folder of backups names them and how to pick one; --latest ta
     assert.equal(picked.code, 0, show(picked));
     assert.equal(existsSync(join(second, 'files', 'media', 'photo-2.jpg')), false, 'the first backup, before photo 2');
   } finally {
-    home.cleanup();
+    await home.cleanup();
     work.cleanup();
   }
 });

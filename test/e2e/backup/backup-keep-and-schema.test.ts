@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadMigrations, migrate } from '../../../src/store/migrate.js';
 import { runCli, show } from '../../helpers/run-cli.js';
+import { backupRefusedOnPostgres } from '../../helpers/backup-store.js';
 import { tempDir, tempHome } from '../../helpers/temp-home.js';
 
 const backupsIn = (dir: string) => readdirSync(dir).filter((n) => /^sds-backup-\d{8}T\d{6}Z(-\d+)?$/.test(n));
@@ -13,6 +14,7 @@ test('--keep 2 keeps the two newest complete backups and never touches anything 
   const home = await tempHome();
   const dest = tempDir();
   try {
+    if (backupRefusedOnPostgres(home.root)) return;
     // Things in DEST that are not complete backups of ours: each must survive every prune.
     const foreign = ['sds-backup-notes', 'sds-backup-20200101T000000Z', '.sds-backup-20200101T000000Z.partial-0a0b0c0d', 'README.txt'];
     mkdirSync(join(dest.root, foreign[0]!));
@@ -37,7 +39,7 @@ test('--keep 2 keeps the two newest complete backups and never touches anything 
     );
     for (const f of foreign) assert.ok(existsSync(join(dest.root, f)), `${f} is still there`);
   } finally {
-    home.cleanup();
+    await home.cleanup();
     dest.cleanup();
   }
 });
@@ -46,6 +48,7 @@ test('--keep must be a whole number of 1 or more; a destination inside files/ is
   const home = await tempHome();
   const dest = tempDir();
   try {
+    if (backupRefusedOnPostgres(home.root)) return;
     for (const bad of ['0', '-1', 'two', '1.5']) {
       const r = runCli(home.root, ['backup', dest.root, '--keep', bad, '--json']);
       assert.equal(r.code, 2, show(r));
@@ -61,7 +64,7 @@ test('--keep must be a whole number of 1 or more; a destination inside files/ is
     assert.equal(file.code, 2, show(file));
     assert.equal(file.json<{ error: string }>().error, 'BACKUP_DEST_INVALID');
   } finally {
-    home.cleanup();
+    await home.cleanup();
     dest.cleanup();
   }
 });

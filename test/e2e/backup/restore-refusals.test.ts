@@ -5,12 +5,14 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSyn
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { runCli, show } from '../../helpers/run-cli.js';
-import { tempDir, tempHome } from '../../helpers/temp-home.js';
+import { tempDir, tempHome, writeHomeConfig } from '../../helpers/temp-home.js';
 
 // `sds restore` checks everything before it writes anything (docs/backup.md#restore): each
 // refusal has its own code, names the file, and leaves the target home untouched.
 
-const home = await tempHome();
+// A backup folder, which only a SQLite home makes (on PostgreSQL `sds backup` refuses:
+// backup-store.ts); restoring it is the same on every run.
+const home = await tempHome('sqlite');
 const work = tempDir();
 const PHOTO = Buffer.from('a photo of house 1, pretend JPEG bytes');
 // A binary case item's content as sds keeps it (docs/sync.md#binary-items): named by its md5.
@@ -19,7 +21,7 @@ const ITEM_PATH = `files/binary-items/simplecapi_dict/${createHash('md5').update
 let good: string;
 
 before(() => {
-  writeFileSync(join(home.root, 'config.json'), JSON.stringify({ limits: {} }));
+  writeHomeConfig(home, { limits: {} });
   const photo = join(work.root, 'house 1.jpg');
   writeFileSync(photo, PHOTO);
   const put = runCli(home.root, ['files', 'put', photo, '--name', 'photos/house 1.jpg']);
@@ -30,8 +32,8 @@ before(() => {
   assert.equal(r.code, 0, show(r));
   good = r.json<{ path: string }>().path;
 });
-after(() => {
-  home.cleanup();
+after(async () => {
+  await home.cleanup();
   work.cleanup();
 });
 

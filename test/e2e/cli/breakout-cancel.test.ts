@@ -41,7 +41,7 @@ before(async () => {
 
 after(async () => {
   await store?.close();
-  home?.cleanup();
+  await home?.cleanup();
   await db?.drop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });

@@ -57,7 +57,7 @@ before(async () => {
 
 after(async () => {
   await store?.close();
-  home?.cleanup();
+  await home?.cleanup();
   await db?.drop();
   rmSync(dir, { recursive: true, force: true });
 });

@@ -55,7 +55,7 @@ describe('cases import: nothing valid lost, nothing mismatched passes, warnings 
       assert.match(verbose.stderr, /sds: warning blank-id: .*trimmed-ids\.dat:1 \(case "215957 {2}", item VISIT\): id item VISIT is blank/);
       assert.equal(readdirSync(join(home.root, 'logs', 'import')).length, 3, 'one log per import');
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 
@@ -84,7 +84,7 @@ describe('cases import: nothing valid lost, nothing mismatched passes, warnings 
       const list = (await sds(home.root, ['cases', 'list', 'TRIMMED_IDS_DICT', '--json'])).json();
       assert.equal(list.total, 0, 'not even the .dat before it');
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 
@@ -119,7 +119,7 @@ describe('cases import: nothing valid lost, nothing mismatched passes, warnings 
         persons,
       );
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 });

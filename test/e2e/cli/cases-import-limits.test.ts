@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCliAsync as sds, show } from '../../helpers/run-cli.js';
-import { fixture, tempHome } from '../../helpers/temp-home.js';
+import { fixture, tempHome, writeHomeConfig } from '../../helpers/temp-home.js';
 import { popstanCases } from '../../helpers/sync-client.js';
 
 test('cases import: a case over a limit is reported CASE_TOO_LARGE (case, field, limit) and not stored; the others are; limits come from config.json and SDS_LIMIT_*', async () => {
@@ -37,7 +37,7 @@ test('cases import: a case over a limit is reported CASE_TOO_LARGE (case, field,
     assert.equal(env.json().total.inserted, 1);
 
     // A .dat under a case data limit from config.json: the larger cases are refused with their line.
-    writeFileSync(join(home.root, 'config.json'), JSON.stringify({ limits: { case_data_chars: 2000 } }));
+    writeHomeConfig(home, { limits: { case_data_chars: 2000 } });
     const dat = await sds(home.root, ['cases', 'import', 'CEN2000', fixture('popstan-census.dat'), '--json']);
     assert.equal(dat.code, 2, show(dat));
     const d = dat.json();
@@ -49,11 +49,11 @@ test('cases import: a case over a limit is reported CASE_TOO_LARGE (case, field,
     assert.equal(typeof first.details.line, 'number');
 
     // A bad value is a configuration error naming where it came from.
-    writeFileSync(join(home.root, 'config.json'), JSON.stringify({ limits: { case_data_chars: 'lots' } }));
+    writeHomeConfig(home, { limits: { case_data_chars: 'lots' } });
     const bad = await sds(home.root, ['cases', 'import', 'CEN2000', file, '--json']);
     assert.equal(bad.code, 2, show(bad));
     assert.match(bad.stdout + bad.stderr, /CONFIG_INVALID.*limits\.case_data_chars/s);
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });

@@ -69,7 +69,7 @@ describe('a .dat of another dictionary', { concurrency: true }, () => {
       const logs = join(home.root, 'logs', 'import');
       assert.deepEqual(existsSync(logs) ? readdirSync(logs) : [], []);
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 
@@ -94,7 +94,7 @@ describe('a .dat of another dictionary', { concurrency: true }, () => {
       );
       assert.equal(await caseCount(home.root, 'CEN2000'), 0);
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 
@@ -125,7 +125,7 @@ describe('a .dat of another dictionary', { concurrency: true }, () => {
         show(loud),
       );
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 
@@ -150,7 +150,7 @@ describe('a .dat of another dictionary', { concurrency: true }, () => {
       assert.equal(bad.code, 2, show(bad));
       assert.equal(bad.json().error, 'CONFIG_INVALID');
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 });

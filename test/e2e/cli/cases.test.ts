@@ -2,24 +2,19 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type { HomePaths } from '../../../src/shared/home.js';
 import { runCliAsync as sds, show } from '../../helpers/run-cli.js';
-import { fixture, tempHome } from '../../helpers/temp-home.js';
+import { fixture, storeSql, tempHome, withStore } from '../../helpers/temp-home.js';
 
 const DAT_TEXT = readFileSync(fixture('popstan-census.dat'), 'utf8').replace(/^\uFEFF/, '');
 const DAT_LINES = DAT_TEXT.split('\n').filter((l) => l !== '');
 /** Level-1 key of a census line: columns 2-19. */
 const keyOf = (line: string): string => line.slice(1, 19);
 
-/** Revision of every case of the store, by case key, read straight from the store file. */
-function revisions(dbPath: string): Map<string, number> {
-  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-  try {
-    const rows = db.prepare('SELECT case_key AS k, revision AS r FROM cases').all() as { k: string; r: number }[];
-    return new Map(rows.map((x) => [x.k, x.r]));
-  } finally {
-    db.close();
-  }
+/** Revision of every case of the store, by case key, read straight from the store. */
+async function revisions(home: HomePaths): Promise<Map<string, number>> {
+  const rows = await withStore(home, (store) => storeSql(store, 'SELECT case_key AS k, revision AS r FROM cases'));
+  return new Map(rows.map((x) => [x.k as string, Number(x.r)]));
 }
 
 async function uploadPopstan(root: string): Promise<void> {
@@ -49,7 +44,7 @@ describe('cases import of the census .dat', async () => {
     assert.equal(second.json().total.inserted, 0);
     assert.equal(second.json().total.updated, 0);
 
-    const before = revisions(home.db);
+    const before = await revisions(home);
     assert.equal(before.size, 4872);
 
     // Correct the age (columns 24-25 of a person line) of one person in two cases.
@@ -74,7 +69,7 @@ describe('cases import of the census .dat', async () => {
       { updated: 2, inserted: 0, unchanged: 4870, failed: 0 },
     );
 
-    const afterRev = revisions(home.db);
+    const afterRev = await revisions(home);
     const maxBefore = Math.max(...before.values());
     for (const [k, rev] of afterRev) {
       if (changed.includes(k)) assert.ok(rev > maxBefore, `corrected case ${k} got a higher revision (${rev} > ${maxBefore})`);
@@ -199,7 +194,7 @@ describe('cases import, other formats and failures', { concurrency: true }, () =
       assert.equal(byLine[badIdLine].code, 'CASE_INVALID');
       assert.equal(j.stderr, '', 'with --json nothing on stderr');
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 
@@ -219,7 +214,7 @@ describe('cases import, other formats and failures', { concurrency: true }, () =
       assert.equal(nf.code, 3, show(nf));
       assert.equal(nf.json().error, 'DICTIONARY_NOT_FOUND');
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 
@@ -243,7 +238,7 @@ describe('cases import, other formats and failures', { concurrency: true }, () =
       assert.equal(partial[0].partialSave.field.name, 'HH_GPS_READING');
       assert.equal(typeof partial[0]['level-1'], 'object');
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 
@@ -313,7 +308,7 @@ describe('cases import, other formats and failures', { concurrency: true }, () =
       assert.equal(again.code, 0, show(again));
       assert.equal(again.json().total.unchanged, 2);
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 });

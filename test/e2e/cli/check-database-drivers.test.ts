@@ -18,7 +18,7 @@ import { table } from '../../../src/cli/render.js';
 const homes: Awaited<ReturnType<typeof tempHome>>[] = [];
 const databases: TestDatabase[] = [];
 after(async () => {
-  for (const h of homes) h.cleanup();
+  for (const h of homes) await h.cleanup();
   await Promise.all(databases.map((d) => d.drop()));
 });
 

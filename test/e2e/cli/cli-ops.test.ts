@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { buildProgram, loadCommandGroups } from '../../../src/cli/main.js';
 import { runCli, show } from '../../helpers/run-cli.js';
-import { tempHome } from '../../helpers/temp-home.js';
+import { tempHome, writeHomeConfig } from '../../helpers/temp-home.js';
 
 /** Every command group: these tests read the whole command tree. */
 const ALL_GROUPS = await loadCommandGroups();
@@ -131,10 +131,7 @@ test('sds config: each setting says whether it came from the environment, config
   const home = await tempHome();
   t.after(home.cleanup);
   mkdirSync(home.root, { recursive: true });
-  writeFileSync(
-    join(home.root, 'config.json'),
-    JSON.stringify({ timezone: 'Europe/Paris', limits: { page_bytes: 4096, note_chars: 100 }, scheduler: { keep_runs: 7 } }),
-  );
+  writeHomeConfig(home, { timezone: 'Europe/Paris', limits: { page_bytes: 4096, note_chars: 100 }, scheduler: { keep_runs: 7 } });
   const r = runCli(home.root, ['config', '--json'], {
     env: { SDS_LIMIT_NOTE_CHARS: '200', SDS_JWT_SECRET: 's'.repeat(40), SDS_HTTP_BODY_TIMEOUT_MS: '1234' },
   });
@@ -183,7 +180,7 @@ test('unknown config.json keys are warned about by every command reading the fil
   t.after(home.cleanup);
   assert.equal(runCli(home.root, ['init']).code, 0);
   const file = join(home.root, 'config.json');
-  writeFileSync(file, JSON.stringify({ timezone: 'UTC', CEN2000_PASSWORD: 'x', scheduler: { keep_run: 3 } }));
+  writeHomeConfig(home, { timezone: 'UTC', CEN2000_PASSWORD: 'x', scheduler: { keep_run: 3 } });
 
   const c = runCli(home.root, ['config', '--json']);
   assert.equal(c.code, 0, show(c));

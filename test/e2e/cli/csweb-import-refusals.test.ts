@@ -41,7 +41,7 @@ test('a CSWeb database of schema version 6 is refused by its version, even where
     assert.equal(seven.code, 2, show(seven));
     assert.match(seven.stderr, /CSWEB_SCHEMA_UNKNOWN: .*lacks .*cspro_dictionaries\.dictionary_label/);
   } finally {
-    home.cleanup();
+    await home.cleanup();
     await f.drop();
   }
 });
@@ -76,7 +76,7 @@ test('a misspelt time zone is CSWEB_TIMEZONE_UNKNOWN naming the zone meant; no z
     assert.match(none.stderr, /CSWEB_TIMEZONE_REQUIRED/);
     assert.deepEqual(runCli(home.root, ['dict', 'list', '--json']).json<unknown[]>(), [], 'nothing was written');
   } finally {
-    home.cleanup();
+    await home.cleanup();
     await f.drop();
   }
 });

@@ -66,7 +66,7 @@ test('sds csweb import and verify: dry run, import, partial failure, config.php 
     assert.equal(same.code, 0, show(same));
     assert.equal(same.json<{ same: boolean }>().same, true);
   } finally {
-    home.cleanup();
+    await home.cleanup();
     await f.drop();
   }
 });
@@ -110,7 +110,7 @@ test('sds csweb import brings the accounts (their CSWeb passwords) and, with --f
     assert.match(human.stdout, /accounts: 0 added, 0 updated, 1 unchanged/);
     assert.match(human.stdout, /files: 0 copied, 1 unchanged, 0 refused/);
   } finally {
-    home.cleanup();
+    await home.cleanup();
     files.cleanup();
     await f.drop();
   }
@@ -200,7 +200,7 @@ test('sds csweb import run twice: each warning prints once, errors every time; -
     assert.equal(got.code, 0, show(got));
     assert.equal(got.stdout, 'id,région\n1,Île-de-France\n');
   } finally {
-    home.cleanup();
+    await home.cleanup();
     files.cleanup();
     await f.drop();
   }

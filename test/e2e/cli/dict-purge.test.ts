@@ -35,7 +35,7 @@ test('dict delete: without --with-cases the spec refusal (DICT_IN_USE); --with-c
     const list = runCli(home.root, ['dict', 'list', '--json']);
     assert.equal(list.json<{ name: string }[]>().length, 1, show(list));
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -53,7 +53,7 @@ test('dict delete --with-cases --yes --json: the reply counts what went; the dic
     const text = runCli(home.root, ['dict', 'list', '--json']);
     assert.deepEqual(text.json(), []);
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -87,7 +87,7 @@ test('dict delete --with-cases --drop-tables --yes after a breakout into a SQLit
     assert.equal(again.code, 3, show(again));
     assert.match(again.stderr, /DICTIONARY_NOT_FOUND/);
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -104,7 +104,7 @@ test('dict delete --with-cases --drop-tables with no target configured creates n
     assert.match(r.stdout, new RegExp(`Dictionary ${name} purged`));
     assert.equal(existsSync(embedded), false, 'the embedded target file was created');
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -145,7 +145,7 @@ test(
       assert.match(yes.out, new RegExp(`Dictionary ${name} purged`));
       assert.deepEqual(runCli(home.root, ['dict', 'list', '--json']).json(), []);
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   },
 );

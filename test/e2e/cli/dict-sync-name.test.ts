@@ -98,7 +98,7 @@ test('sds dict: upload stores the syncable name, list shows both names, every co
     assert.deepEqual([reply.removed.cases, reply.removed.breakout_jobs], [1, 1]);
     assert.deepEqual(runCli(home.root, ['dict', 'list', '--json']).json<unknown[]>(), []);
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -127,7 +127,7 @@ test('sds csweb import keeps the syncable name of the dictionary CSWeb stored, a
     const source = runCli(home.root, ['dict', 'show', SYNC, '--json']).json<{ sync_name: string }>();
     assert.equal(source.sync_name, SYNC);
   } finally {
-    home.cleanup();
+    await home.cleanup();
     await f.drop();
   }
 });

@@ -116,7 +116,7 @@ test('an unknown command exits 2 with a message; with --json the error is JSON o
     assert.match(body.message, /unknown command 'frobnicate'/);
     assert.equal(j.stderr, '', 'with --json nothing on stderr');
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -148,7 +148,7 @@ test('an unknown option, a missing argument and a missing required option exit 2
     assert.equal(o.json().error, 'USAGE');
     assert.match(o.json().message, /--label/);
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 

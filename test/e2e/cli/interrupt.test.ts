@@ -47,7 +47,7 @@ before(async () => {
 after(async () => {
   await store?.close();
   await hang?.close();
-  home?.cleanup();
+  await home?.cleanup();
 });
 
 interface Running {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli as sds, show } from '../../helpers/run-cli.js';
-import { tempHome } from '../../helpers/temp-home.js';
+import { tempHome, writeHomeConfig } from '../../helpers/temp-home.js';
 
 const home = await tempHome();
 after(() => home.cleanup());
@@ -67,13 +67,13 @@ test('sds logs prune with a bad value: exit 2 naming the flag; a bad setting nam
   const env = sds(home.root, ['logs', 'prune'], { env: { SDS_LOG_RETENTION_COUNT: '0' } });
   assert.equal(env.code, 2, show(env));
   assert.match(env.stderr, /CONFIG_INVALID: SDS_LOG_RETENTION_COUNT must be a whole number from 1 to 10000000; got "0"/);
-  writeFileSync(join(home.root, 'config.json'), JSON.stringify({ logs: { retention_days: 'a month' } }));
+  writeHomeConfig(home, { logs: { retention_days: 'a month' } });
   try {
     const file = sds(home.root, ['logs', 'prune']);
     assert.equal(file.code, 2, show(file));
     assert.match(file.stderr, /CONFIG_INVALID: logs\.retention_days in \S+config\.json must be a whole number/);
   } finally {
-    writeFileSync(join(home.root, 'config.json'), '{}');
+    writeHomeConfig(home, '{}');
   }
 });
 

@@ -173,6 +173,6 @@ test('sds logs prune removes old messages and says how many, in text and --json'
     const names = (cfg.json().settings as { name: string }[]).map((x) => x.name);
     for (const n of ['logs.message_retention_days', 'logs.message_retention_count']) assert.ok(names.includes(n), n);
   } finally {
-    other.cleanup();
+    await other.cleanup();
   }
 });

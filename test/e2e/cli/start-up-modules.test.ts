@@ -65,6 +65,6 @@ test('sds --version and sds dict list load only their own commands and none of t
     const help = modulesOf(home.root, ['--help']);
     assert.ok(commandModulesOf(help).length >= 20, `--help loaded ${commandModulesOf(help).length} command modules`);
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });

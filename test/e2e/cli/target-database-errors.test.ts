@@ -57,7 +57,7 @@ before(async () => {
 });
 
 after(async () => {
-  home?.cleanup();
+  await home?.cleanup();
   await Promise.allSettled([pgNoSchema?.drop(), pgReadOnly?.drop(), my?.drop()]);
   await pgNoSchema?.admin(`DROP ROLE IF EXISTS "${role}"`).catch(() => undefined);
 });

@@ -31,7 +31,7 @@ before(async () => {
 
 after(async () => {
   await my?.admin(`DROP USER IF EXISTS '${myUser}'@'%'`);
-  home?.cleanup();
+  await home?.cleanup();
   await Promise.all([pg?.drop(), my?.drop()]);
 });
 

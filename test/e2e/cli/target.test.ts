@@ -42,7 +42,7 @@ before(async () => {
 });
 
 after(async () => {
-  home?.cleanup();
+  await home?.cleanup();
   await Promise.all([pg?.drop(), my?.drop()]);
 });
 

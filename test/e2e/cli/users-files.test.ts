@@ -75,7 +75,7 @@ describe('users and files', { concurrency: true }, () => {
       assert.match(rm3.stderr, /^sds: NOT_FOUND: /);
       assert.deepEqual((await sds(home.root, ['users', 'list', '--json'])).json(), []);
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 
@@ -139,7 +139,7 @@ describe('users and files', { concurrency: true }, () => {
         ['apps/census.pen'],
       );
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 
@@ -175,7 +175,7 @@ describe('users and files', { concurrency: true }, () => {
       assert.equal(get.code, 2, show(get));
       assert.equal(get.stdout, '');
     } finally {
-      home.cleanup();
+      await home.cleanup();
     }
   });
 });

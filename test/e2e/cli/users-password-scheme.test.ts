@@ -38,6 +38,6 @@ test('users list tells an account that still has a CSWeb bcrypt hash from one wi
       ],
     );
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });

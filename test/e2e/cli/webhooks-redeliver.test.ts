@@ -34,7 +34,7 @@ const home = await tempHome();
 const receivers: Receiver[] = [];
 after(async () => {
   for (const r of receivers) await r.close();
-  home.cleanup();
+  await home.cleanup();
 });
 
 /** Runs the dispatcher over the store on an injected clock, jumping to each retry, until nothing waits. */

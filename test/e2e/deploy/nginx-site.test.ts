@@ -142,7 +142,7 @@ after(async () => {
     await ended;
   }
   await sds?.stop();
-  home?.cleanup();
+  await home?.cleanup();
 });
 
 test('through nginx, sds sees the client address, not nginx’s nor one the client wrote', { skip: noNginx }, async () => {

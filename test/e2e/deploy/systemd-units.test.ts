@@ -92,7 +92,7 @@ test("the scheduler unit's command line runs as written against a real home (exi
     assert.equal(r.status, 0, r.stdout + r.stderr);
     assert.match(r.stdout + r.stderr, /no schedules due/);
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 

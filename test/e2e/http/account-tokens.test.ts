@@ -29,7 +29,7 @@ before(async () => {
 after(async () => {
   await s?.stop();
   await dispatcher.close();
-  home.cleanup();
+  await home.cleanup();
 });
 
 /** Runs `sds --home HOME … --json` and returns its JSON reply; fails the test on a non-zero exit. */

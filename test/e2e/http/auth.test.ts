@@ -7,7 +7,7 @@ import { TokenResponse } from '../../../src/http/schemas/token.js';
 import { changePassword, removeUser } from '../../../src/core/auth/users.js';
 import { accessTokenKey } from '../../../src/core/auth/signing-key.js';
 import { startTestServer, USERS, type TestServer } from '../../helpers/http-server.js';
-import { sqliteDb } from '../../helpers/temp-home.js';
+import { storeSql } from '../../helpers/temp-home.js';
 
 let s: TestServer;
 before(async () => {
@@ -58,7 +58,7 @@ test('password grant as a form: the 4-field token response, a JWT with sub/role/
   assert.match(body.refresh_token, /^[A-Za-z0-9_-]{43}$/);
   // Stored hashed: the token itself is nowhere in the store.
   const hash = createHash('sha256').update(body.refresh_token).digest('hex');
-  const rows = sqliteDb(s.store).prepare('SELECT token_hash FROM refresh_tokens').all() as { token_hash: string }[];
+  const rows = (await storeSql(s.store, 'SELECT token_hash FROM refresh_tokens')) as { token_hash: string }[];
   assert.ok(rows.some((x) => x.token_hash === hash));
   assert.ok(!rows.some((x) => x.token_hash === body.refresh_token));
   // The token works.

@@ -79,7 +79,7 @@ after(async () => {
     const [code] = (await exited) as [number | null];
     assert.equal(code, 0, `sds serve did not stop cleanly; stderr:\n${stderr}`);
   }
-  home?.cleanup();
+  await home?.cleanup();
 });
 
 async function login(): Promise<string> {

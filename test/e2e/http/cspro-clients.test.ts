@@ -73,7 +73,7 @@ before(async () => {
 });
 after(async () => {
   await s?.stop();
-  home.cleanup();
+  await home.cleanup();
 });
 
 async function client(version: '8.0.1' | '8.1.0', user: string, device = `${version}-${randomUUID().slice(0, 8)}`): Promise<CsproClient> {

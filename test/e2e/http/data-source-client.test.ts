@@ -86,7 +86,7 @@ before(async () => {
 
 after(async () => {
   await serve?.stop();
-  home.cleanup();
+  await home.cleanup();
 });
 
 test('data source: an 8.1 application opens, queries and pages 3,000 cases, caches, writes, deletes and reads binary content', async () => {

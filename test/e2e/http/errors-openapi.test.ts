@@ -9,7 +9,7 @@ import { errorResponse } from '../../../src/http/render-error.js';
 import { ErrorBody } from '../../../src/http/schemas/common.js';
 import { DictionaryList, DictionaryUploadReply } from '../../../src/http/schemas/dictionaries.js';
 import { addUser } from '../../../src/core/auth/users.js';
-import { fixture, sqliteDb, tempStore } from '../../helpers/temp-home.js';
+import { fixture, sqliteDb, storeKindOf, storeSql, tempStore } from '../../helpers/temp-home.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
 
 let s: TestServer;
@@ -73,7 +73,9 @@ test('an internal failure is 500 INTERNAL with a generic message; the stack goes
   const t = await startTestServer();
   try {
     const token = (await t.login('admin')).access_token;
-    sqliteDb(t.store).close();
+    // The store fails under the server: the SQLite connection closed, PostgreSQL's table gone.
+    if (storeKindOf(t.store) === 'sqlite') sqliteDb(t.store).close();
+    else await storeSql(t.store, 'ALTER TABLE dictionaries RENAME TO dictionaries_gone');
     const r = await fetch(`${t.base}/api/dictionaries`, { headers: { authorization: `Bearer ${token}` } });
     const e = await apiError(r, 500, 'INTERNAL');
     assert.equal(e.message, 'internal error; the server log has the details');

@@ -46,7 +46,7 @@ before(async () => {
 });
 after(async () => {
   await s?.stop();
-  home.cleanup();
+  await home.cleanup();
 });
 
 const get = (path: string, user = 'api') => fetch(`${s.url}${path}`, { headers: { Authorization: `Bearer ${tokens[user]}` } });

@@ -133,15 +133,14 @@ test(`fuzz: ${REQUESTS} seeded requests over every route (seed ${SEED}) leave th
         });
       }
     }
-    const integrity = integrityCheck(home.root);
-    if (integrity !== 'ok')
-      failures.push({ kind: 'integrity', method: '-', path: 'sds.db', detail: `PRAGMA integrity_check: ${integrity}` });
+    const integrity = await integrityCheck(home.root);
+    if (integrity !== 'ok') failures.push({ kind: 'integrity', method: '-', path: 'store', detail: `integrity check: ${integrity}` });
     process.stdout.write(
       `# fuzz: ${REQUESTS} requests in ${seconds.toFixed(1)} s, seed ${SEED}, ${servers.length - 1} restarts, ${failures.length} failures\n`,
     );
     assert.equal(failures.length, 0, formatFailures(failures, SEED));
   } finally {
     for (const s of servers) await s.kill9();
-    home.cleanup();
+    await home.cleanup();
   }
 });

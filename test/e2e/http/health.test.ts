@@ -2,13 +2,13 @@
 // serve.ts on loopback over stores made to fail one check each (docs/http-api.md#health-and-readiness).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { runCli, runCliAsync, show } from '../../helpers/run-cli.js';
 import { startServe } from '../../helpers/serve-process.js';
 import { startTestServer } from '../../helpers/http-server.js';
 import { checkReply, type OpenApiDoc } from '../../helpers/openapi-validate.js';
-import { sqliteDb, tempDir, tempHome } from '../../helpers/temp-home.js';
+import { sqliteDb, storeKindOf, storeSql, tempDir, tempHome, writeHomeConfig } from '../../helpers/temp-home.js';
 import { loadMigrations, migrate } from '../../../src/store/migrate.js';
 import { SqliteStore, openStore } from '../../../src/store/open-store.js';
 import { startServer } from '../../../src/http/serve.js';
@@ -63,7 +63,7 @@ test('sds serve: /healthz is ok; /readyz is ready with store, migrations and dis
     assert.equal(ready.body.checks.find((c) => c.name === 'disk')!.min_free_bytes, 1024 ** 3);
   } finally {
     await serve.stop();
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -94,14 +94,14 @@ test('sds serve: a free-space floor above the disk is 503 naming `disk`; a floor
     assert.match(bad.stderr, /CONFIG_INVALID/);
     assert.match(bad.stderr, /SDS_READY_MIN_FREE_BYTES must be a whole number of bytes/);
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
 test('config.json health.min_free_bytes sets the floor; sds config shows it and where it came from', async () => {
   const home = await tempHome();
   try {
-    writeFileSync(`${home.root}/config.json`, JSON.stringify({ health: { min_free_bytes: 5000 } }));
+    writeHomeConfig(home, { health: { min_free_bytes: 5000 } });
     const r = runCli(home.root, ['config', '--json'], { env: { SDS_READY_MIN_FREE_BYTES: '' } });
     assert.equal(r.code, 0, show(r));
     const settings = r.json<{ settings: { name: string; value: unknown; source: string }[] }>().settings;
@@ -110,13 +110,13 @@ test('config.json health.min_free_bytes sets the floor; sds config shows it and 
       { name: 'health.min_free_bytes', value: 5000, source: 'config.json', from: 'health.min_free_bytes' },
     );
     assert.equal(settings.find((s) => s.name === 'metrics_token')?.value, 'not set');
-    writeFileSync(`${home.root}/config.json`, JSON.stringify({ health: { min_free: 5000 } }));
+    writeHomeConfig(home, { health: { min_free: 5000 } });
     const typo = runCli(home.root, ['config', '--json']);
     assert.equal(typo.code, 2, show(typo));
     // Named with the file it came from, as every section of config.json is.
     assert.match(typo.stdout, /health\.min_free in \S+\/config\.json is not a setting; known: min_free_bytes/);
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -171,19 +171,22 @@ test('a store that cannot take a write is 503 naming `store`, while /healthz sta
     const r = await get(server.url, '/readyz');
     assert.equal(r.status, 503);
     assert.deepEqual(r.body.failed, ['store']);
-    assert.match(r.body.checks[0]!.message!, /the store cannot take a write: attempt to write a readonly database/);
+    const refusal =
+      storeKindOf(store) === 'sqlite' ? 'attempt to write a readonly database' : 'cannot execute .* in a read-only transaction';
+    assert.match(r.body.checks[0]!.message!, new RegExp(`the store cannot take a write: ${refusal}`));
     assert.equal((await get(server.url, '/healthz')).status, 200);
   } finally {
     await server.close();
     await store.close();
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
 test('/healthz does not touch the store: with the store closed it is still 200, and /readyz is 503', async () => {
   const ts = await startTestServer();
   try {
-    sqliteDb(ts.store).close();
+    if (storeKindOf(ts.store) === 'sqlite') sqliteDb(ts.store).close();
+    else await ts.store.close();
     assert.deepEqual(await get(ts.base, '/healthz'), { status: 200, body: { status: 'ok' } });
     const r = await get(ts.base, '/readyz');
     assert.equal(r.status, 503);
@@ -231,18 +234,24 @@ test('SDS_READY_CACHE_MS above 60000 stops the start with CONFIG_INVALID naming 
     assert.match(r.stderr, /CONFIG_INVALID/, show(r));
     assert.match(r.stderr, /SDS_READY_CACHE_MS/, show(r));
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
 test('the write probe of /readyz does not grow the store', async () => {
   const ts = await startTestServer({ config: { health: { readyCacheMs: 0 } } });
   try {
-    sqliteDb(ts.store).pragma('wal_checkpoint(TRUNCATE)');
-    const before = statSync(ts.store.home.db).size;
+    // SQLite: the file, its WAL copied back; PostgreSQL: the table the probe writes (an update of
+    // its one row, in place on its page).
+    const size = async () => {
+      if (storeKindOf(ts.store) === 'postgresql')
+        return Number((await storeSql(ts.store, "SELECT pg_relation_size('sds_schema') AS n"))[0]!.n);
+      sqliteDb(ts.store).pragma('wal_checkpoint(TRUNCATE)');
+      return statSync(ts.store.home.db).size;
+    };
+    const before = await size();
     for (let i = 0; i < 25; i++) assert.equal((await get(ts.base, '/readyz')).status, 200);
-    sqliteDb(ts.store).pragma('wal_checkpoint(TRUNCATE)');
-    assert.equal(statSync(ts.store.home.db).size, before);
+    assert.equal(await size(), before);
   } finally {
     await ts.close();
   }

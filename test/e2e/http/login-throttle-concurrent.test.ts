@@ -1,14 +1,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { addUser } from '../../../src/core/auth/users.js';
 import { startServer, type RunningServer } from '../../../src/http/serve.js';
 import { openStore, type Store } from '../../../src/store/open-store.js';
 import type { ThrottleKey } from '../../../src/store/login-throttle-repo.js';
 import { RateLimitBody } from '../../../src/http/schemas/common.js';
 import { postFormFrom, type RawReply } from '../../helpers/request-from.js';
-import { tempHome } from '../../helpers/temp-home.js';
+import { tempHome, writeHomeConfig } from '../../helpers/temp-home.js';
 
 // Many tablets behind one NAT log in at once: right passwords must all get in, however many,
 // while concurrent wrong ones still stop at the limit (docs/http-api.md#login-throttling-and-accounts).
@@ -29,7 +27,7 @@ let server: RunningServer;
 const logs: string[] = [];
 
 before(async () => {
-  writeFileSync(join(home.root, 'config.json'), JSON.stringify(CONFIG));
+  writeHomeConfig(home, CONFIG);
   store = await openStore(home);
   await Promise.all(TEAM.map((u) => addUser(store, u.username, 'Standard', u.password)));
   server = await startServer({
@@ -44,7 +42,7 @@ before(async () => {
 after(async () => {
   await server.close();
   await store.close();
-  home.cleanup();
+  await home.cleanup();
 });
 
 const login = (url: string, from: string, user: { username: string; password: string }) =>

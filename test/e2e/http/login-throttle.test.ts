@@ -1,14 +1,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { addUser } from '../../../src/core/auth/users.js';
 import { startServer, type RunningServer } from '../../../src/http/serve.js';
 import { openStore, type Store } from '../../../src/store/open-store.js';
 import { RateLimitBody } from '../../../src/http/schemas/common.js';
 import { postFormFrom, type RawReply } from '../../helpers/request-from.js';
 import { runCliAsync as sds, show } from '../../helpers/run-cli.js';
-import { tempHome } from '../../helpers/temp-home.js';
+import { tempHome, writeHomeConfig } from '../../helpers/temp-home.js';
 
 // Thresholds come from the home's config.json (the server gets no throttle in its config).
 const CONFIG = {
@@ -43,14 +41,14 @@ async function stop(): Promise<void> {
 
 before(async () => {
   store = await openStore(home);
-  writeFileSync(join(home.root, 'config.json'), JSON.stringify(CONFIG));
+  writeHomeConfig(home, CONFIG);
   for (const u of [API, STD]) await addUser(store, u.username, u.username === API.username ? 'API' : 'Standard', u.password);
   await store.close();
   await start();
 });
 after(async () => {
   await stop();
-  home.cleanup();
+  await home.cleanup();
 });
 
 const login = (from: string, user: { username: string; password: string }, headers?: Record<string, string>) =>

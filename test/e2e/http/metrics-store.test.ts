@@ -9,7 +9,7 @@ import { addWebhook } from '../../../src/core/webhooks/index.js';
 import { join } from 'node:path';
 import { setTargetConfig } from '../../helpers/breakout-helpers.js';
 import { seedPopstan } from '../../helpers/http-server.js';
-import { sqliteDb, tempStore } from '../../helpers/temp-home.js';
+import { storeSql, tempStore } from '../../helpers/temp-home.js';
 import { startServer } from '../../../src/http/serve.js';
 import type { Store } from '../../../src/store/open-store.js';
 
@@ -106,7 +106,8 @@ test('job, webhook, queue and schedule figures come from the store, and pruning 
     assert.equal(sample(text, `sds_schedule_last_exit_code{dictionary="${dict}"}`), 5);
 
     // Retention deletes old rows; the counters stay, and the next job adds to them.
-    sqliteDb(store).exec('DELETE FROM webhook_attempts; DELETE FROM jobs;');
+    await storeSql(store, 'DELETE FROM webhook_attempts');
+    await storeSql(store, 'DELETE FROM jobs');
     await finishJob(store, dict, 'job-3', 'completed', 2);
     const later = await scrape(base);
     assert.equal(sample(later, 'sds_breakout_jobs_total{outcome="completed"}'), 2);

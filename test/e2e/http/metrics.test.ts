@@ -75,7 +75,7 @@ before(async () => {
 
 after(async () => {
   await serve?.stop();
-  home?.cleanup();
+  await home?.cleanup();
 });
 
 test('a scrape after an upload, a download, a refused login and a breakout job passes promtool and counts each', async () => {

@@ -44,7 +44,7 @@ test('bin/sds serve: prints its URL, serves /api/openapi.json, exits 0 on SIGTER
     assert.match(stderr, /SIGTERM received/);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -64,7 +64,7 @@ test('bin/sds serve with a bad port, upload limit or timeout: exit 2, nothing se
       assert.match(r.stderr, /USAGE|must be a whole number/, show(r));
     }
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -81,7 +81,7 @@ test('bin/sds serve with a bad SDS_HTTP_*_TIMEOUT_MS: exit 2 CONFIG_INVALID nami
       assert.match(r.stdout + r.stderr, new RegExp(`CONFIG_INVALID[\\s\\S]*${name}`), show(r));
     }
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 

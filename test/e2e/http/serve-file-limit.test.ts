@@ -56,6 +56,6 @@ test('bin/sds serve --max-file-mb: the file routes refuse a larger file with 413
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });

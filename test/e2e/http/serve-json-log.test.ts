@@ -6,13 +6,11 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { until } from '../../helpers/breakout-helpers.js';
 import { runCli, show } from '../../helpers/run-cli.js';
 import { startServe, type ServeProcess } from '../../helpers/serve-process.js';
-import { tempHome } from '../../helpers/temp-home.js';
+import { tempHome, writeHomeConfig } from '../../helpers/temp-home.js';
 
 const PASSWORD = 'correct horse battery staple';
 const QUERY_SECRET = 'QuerySecret123';
@@ -26,7 +24,7 @@ before(async () => {
 });
 after(async () => {
   await s?.stop();
-  home.cleanup();
+  await home.cleanup();
 });
 
 interface Line {
@@ -197,7 +195,7 @@ test('an unknown config.json key, with the JSON format set in config.json itself
   try {
     const init = runCli(own.root, ['init']);
     assert.equal(init.code, 0, show(init));
-    writeFileSync(join(own.root, 'config.json'), JSON.stringify({ logs: { format: 'json' }, typo_key: 1 }), { mode: 0o600 });
+    writeHomeConfig(own, { logs: { format: 'json' }, typo_key: 1 }, 0o600);
     const json = await startServe(own.root);
     await json.stop();
     const lines = json
@@ -210,11 +208,11 @@ test('an unknown config.json key, with the JSON format set in config.json itself
     assert.equal(warn[0]!.level, 'warn');
     assert.match(warn[0]!.msg, /typo_key in .*config\.json is not a setting and is ignored/);
 
-    writeFileSync(join(own.root, 'config.json'), JSON.stringify({ typo_key: 1 }), { mode: 0o600 });
+    writeHomeConfig(own, { typo_key: 1 }, 0o600);
     const text = await startServe(own.root);
     await text.stop();
     assert.match(text.stderr(), /^sds: warning: typo_key in .*config\.json is not a setting and is ignored/m);
   } finally {
-    own.cleanup();
+    await own.cleanup();
   }
 });

@@ -104,7 +104,7 @@ test('an upload cut by kill -9 leaves its .part; the next start removes it and k
     );
   } finally {
     await server.stop();
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -160,7 +160,7 @@ test('at start: dead writers and files untouched past stale_part_seconds go, in 
       await server.stop();
     }
   } finally {
-    home.cleanup();
+    await home.cleanup();
     work.cleanup();
   }
 });

@@ -11,10 +11,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
-import Database from 'better-sqlite3';
 import { runCli, show } from '../../helpers/run-cli.js';
 import { startServe, type ServeProcess } from '../../helpers/serve-process.js';
-import { fixture, tempHome } from '../../helpers/temp-home.js';
+import { fixture, storeSql, tempHome, testStoreKind, withStore } from '../../helpers/temp-home.js';
 import { ClientError, CsproClient } from '../../helpers/cspro-client.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -36,7 +35,7 @@ before(async () => {
 });
 after(async () => {
   await s?.stop();
-  home.cleanup();
+  await home.cleanup();
 });
 
 async function client(version: '8.0.1' | '8.1.0', user = 'field', device = `${version}-${randomUUID().slice(0, 8)}`): Promise<CsproClient> {
@@ -134,15 +133,18 @@ test('a lone surrogate in a label, key or case note is stored and sent back as o
     data: { guid: string; case_label: string }[];
   };
   assert.equal(list.data.find((c) => c.guid === a)!.case_label, 'Berg \ufffd household');
-  const db = new Database(home.db, { readonly: true });
-  try {
-    const hex = (text: string) => Buffer.from(text).toString('hex').toUpperCase();
-    const row = db.prepare('SELECT hex(case_key) AS key, hex(label) AS label, hex(case_note) AS note FROM cases WHERE guid = ?');
-    assert.deepEqual({ ...(row.get(a) as object) }, { key: hex('001\ufffd'), label: hex('Berg \ufffd household'), note: '' });
-    assert.deepEqual({ ...(row.get(b) as object) }, { key: hex('001002'), label: hex('\ufffd house two'), note: hex('dog \ufffd') });
-  } finally {
-    db.close();
-  }
+  const hex = (text: string) => Buffer.from(text).toString('hex').toUpperCase();
+  const hexOf = (column: string) =>
+    testStoreKind() === 'sqlite' ? `hex(${column})` : `upper(encode(convert_to(${column}, 'UTF8'), 'hex'))`;
+  const row = async (guid: string) =>
+    withStore(home, async (store) => {
+      const query = `SELECT ${hexOf('case_key')} AS key, ${hexOf('label')} AS label, ${hexOf('case_note')} AS note FROM cases WHERE guid = ?`;
+      const [r] = await storeSql(store, query, [guid]);
+      // SQLite's hex(NULL) is '', PostgreSQL's encode of NULL is NULL.
+      return { ...r, note: r!.note ?? '' };
+    });
+  assert.deepEqual(await row(a), { key: hex('001\ufffd'), label: hex('Berg \ufffd household'), note: '' });
+  assert.deepEqual(await row(b), { key: hex('001002'), label: hex('\ufffd house two'), note: hex('dog \ufffd') });
 });
 
 test('a clock revision that is not a safe whole number is 400 CASE_INVALID naming the case and field; nothing is stored', async () => {

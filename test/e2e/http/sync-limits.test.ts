@@ -1,12 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
 import { DEFAULT_LIMITS, type Limits } from '../../../src/core/home/limits.js';
-import { fixture } from '../../helpers/temp-home.js';
+import { fixture, writeHomeConfig } from '../../helpers/temp-home.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { popstanCases, SyncDevice, type WireCase } from '../../helpers/sync-client.js';
 
@@ -237,7 +236,7 @@ test('sync limits: pages of GET …/cases and of the sync download are cut by th
 test('sync limits: config.json limits apply to the server; a bad value stops the start with CONFIG_INVALID', async (t) => {
   const ts = await startTestServer({
     seed: async (store) => {
-      writeFileSync(join(store.home.root, 'config.json'), JSON.stringify({ limits: { label_chars: 10 } }));
+      writeHomeConfig(store.home, { limits: { label_chars: 10 } });
       const file = fixture('popstan-census.json.dcf');
       await uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
     },
@@ -250,7 +249,7 @@ test('sync limits: config.json limits apply to the server; a bad value stops the
 
   await assert.rejects(
     startTestServer({
-      seed: (store) => writeFileSync(join(store.home.root, 'config.json'), JSON.stringify({ limits: { page_bytes: 'big' } })),
+      seed: (store) => writeHomeConfig(store.home, { limits: { page_bytes: 'big' } }),
     }),
     (e: unknown) => e instanceof Error && 'code' in e && e.code === 'CONFIG_INVALID' && /limits\.page_bytes/.test(e.message),
   );

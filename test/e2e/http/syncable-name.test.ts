@@ -103,7 +103,7 @@ before(async () => {
 });
 after(async () => {
   await s?.stop();
-  home.cleanup();
+  await home.cleanup();
 });
 
 test('uploaded by CSPro 8.1, listed with both names, synced and used as a data source by its syncable name', async () => {

@@ -158,6 +158,6 @@ test('40 uploads of 62 MB of notes at once: peak memory under the bound, each st
     assert.doesNotMatch(server.errors(), /internal error/);
   } finally {
     await server.stop();
-    home.cleanup();
+    await home.cleanup();
   }
 });

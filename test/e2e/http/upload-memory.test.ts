@@ -194,6 +194,6 @@ test('sds serve refuses to start with a budget that cannot hold one upload at th
     assert.match(config.stdout, /upload_memory_bytes/);
     assert.match(config.stdout, new RegExp(String(2 * BUDGET)));
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });

@@ -7,14 +7,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { uploadDictionary } from '../../../src/core/dictionaries/index.js';
 import { newRevision, replaceCases, writeMergedCases } from '../../../src/core/cases/index.js';
 import type { MergeOutcome } from '../../../src/core/cases/index.js';
 import type { CaseWrite } from '../../../src/store/cases-repo.js';
 import type { Store } from '../../../src/store/open-store.js';
 import { limitsOf } from '../../../src/core/home/index.js';
-import { fixture, tempStore } from '../../helpers/temp-home.js';
+import { fixture, storeKindOf, storeSql, tempStore } from '../../helpers/temp-home.js';
 
 const G = '00000000-0000-4000-8000-000000000001';
 
@@ -101,22 +100,18 @@ test('both paths store a lone surrogate of the key, label and case note as one U
     const other = { ...lone, guid: '00000000-0000-4000-8000-000000000003' };
     assert.deepEqual(await replace(store, id, other, 60), { written: 1, unchanged: 0 });
     assert.deepEqual(await replace(store, id, other, 60), { written: 0, unchanged: 1 });
-    // What the file holds: UTF-8 of U+FFFD (EF BF BD), never the surrogate's bytes ED A0 80.
-    const db = new Database(store.home.db, { readonly: true });
-    try {
-      const rows = db.prepare('SELECT hex(case_key) AS k, hex(label) AS l, hex(case_note) AS n FROM cases ORDER BY guid').all() as {
-        k: string;
-        l: string;
-        n: string;
-      }[];
-      assert.equal(rows.length, 2);
-      for (const r of rows) {
-        assert.equal(r.n, 'EFBFBD');
-        assert.ok(r.l.includes('EFBFBD') && !r.l.includes('EDA080'), r.l);
-        assert.ok(r.k.endsWith('EFBFBD'), r.k);
-      }
-    } finally {
-      db.close();
+    // What the store holds: UTF-8 of U+FFFD (EF BF BD), never the surrogate's bytes ED A0 80.
+    const hex = (column: string) =>
+      storeKindOf(store) === 'sqlite' ? `hex(${column})` : `upper(encode(convert_to(${column}, 'UTF8'), 'hex'))`;
+    const rows = (await storeSql(
+      store,
+      `SELECT ${hex('case_key')} AS k, ${hex('label')} AS l, ${hex('case_note')} AS n FROM cases ORDER BY guid`,
+    )) as { k: string; l: string; n: string }[];
+    assert.equal(rows.length, 2);
+    for (const r of rows) {
+      assert.equal(r.n, 'EFBFBD');
+      assert.ok(r.l.includes('EFBFBD') && !r.l.includes('EDA080'), r.l);
+      assert.ok(r.k.endsWith('EFBFBD'), r.k);
     }
   });
 });

@@ -5,8 +5,8 @@ import { Readable } from 'node:stream';
 import { openFile, putFile } from '../../../src/core/files/files.js';
 import { listClientFolder, openClientFile, putClientFile } from '../../../src/core/sync/files.js';
 import { AppError } from '../../../src/shared/errors.js';
-import { tempStore } from '../../helpers/temp-home.js';
-import { insertRaw, pendingUploads, putByHand, storedBytes, storedNames } from '../../helpers/stored-files.js';
+import { storeSql, tempStore } from '../../helpers/temp-home.js';
+import { pendingUploads, putByHand, storedBytes, storedNames } from '../../helpers/stored-files.js';
 
 const code =
   (c: string, check: (e: AppError) => void = () => {}) =>
@@ -125,9 +125,10 @@ test('overwrite rule in core: a field account may not replace an office file, ma
     await putByHand(store, 'media', 'by-hand.csv', 'a,b\n');
     await assert.rejects(putFile(store, 'by-hand.csv', Readable.from([Buffer.from('x')]), { writer: standard }), denied);
     // Rows from before migration 0014 count as office files.
-    await insertRaw(
+    await storeSql(
       store,
-      `INSERT INTO files (name, size, sha256, content_type, created_at, updated_at) VALUES ('old.pdf', 1, '${'0'.repeat(64)}', 'application/pdf', 'x', 'x')`,
+      "INSERT INTO files (name, size, sha256, content_type, created_at, updated_at) VALUES ('old.pdf', 1, ?, 'application/pdf', 'x', 'x')",
+      ['0'.repeat(64)],
     );
     assert.equal((await store.files.find('old.pdf'))!.office, true);
 

@@ -5,7 +5,7 @@ import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js
 import { downloadCases, uploadCases } from '../../../src/core/sync/sync.js';
 import { openStore, type Store } from '../../../src/store/open-store.js';
 import type { DownloadRequest } from '../../../src/sync/headers.js';
-import { fixture, sqliteDb, tempHome } from '../../helpers/temp-home.js';
+import { fixture, storeKindOf, storeSql, tempHome } from '../../helpers/temp-home.js';
 import { popstanCases } from '../../helpers/sync-client.js';
 
 const DICT = 'CEN2000';
@@ -20,7 +20,7 @@ async function popstanStore(t: { after(fn: () => Promise<void>): void }): Promis
   const store = await openStore(home);
   t.after(async () => {
     await store.close();
-    home.cleanup();
+    await home.cleanup();
   });
   const file = fixture('popstan-census.json.dcf');
   await uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
@@ -81,8 +81,13 @@ test('sync download: a carried page total answers the next page; a write in betw
 
 test('sync download: the revision index carries case_key, so a universe-filtered count reads the index alone', async (t) => {
   const store = await popstanStore(t);
-  const columns = (
-    sqliteDb(store).prepare("SELECT name FROM pragma_index_info('cases_by_revision') ORDER BY seqno").all() as { name: string }[]
-  ).map((r) => r.name);
+  const query =
+    storeKindOf(store) === 'sqlite'
+      ? "SELECT name FROM pragma_index_info('cases_by_revision') ORDER BY seqno"
+      : `SELECT a.attname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+           CROSS JOIN unnest(i.indkey) WITH ORDINALITY AS k(attnum, seqno)
+           JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+         WHERE c.relname = 'cases_by_revision' ORDER BY k.seqno`;
+  const columns = (await storeSql(store, query)).map((r) => r.name);
   assert.deepEqual(columns, ['dictionary_id', 'revision', 'guid', 'deleted', 'case_key']);
 });

@@ -14,8 +14,8 @@ import { importFromCsweb, openCsweb, verifyCsweb } from '../../../src/core/csweb
 import { purgeDictionary } from '../../../src/core/dictionaries/index.js';
 import { uploadCases } from '../../../src/core/sync/index.js';
 import type { Store } from '../../../src/store/open-store.js';
-import { fixture, tempStore } from '../../helpers/temp-home.js';
-import { countRaw, storedBytes } from '../../helpers/stored-files.js';
+import { fixture, storeSql, tempStore } from '../../helpers/temp-home.js';
+import { storedBytes } from '../../helpers/stored-files.js';
 import {
   createCswebFixture,
   photoDescriptor,
@@ -182,6 +182,7 @@ test('rows follow the case: replaced when it is written again, removed with a pu
     assert.equal(four[0]!.size, PHOTO_1.length);
     assert.equal(await store.binaryItems.casesHolding(dict.id, md5(PHOTO_1)), 1);
     await purgeDictionary(store, DICT);
-    assert.equal(await countRaw(store, 'SELECT count(*) AS n FROM case_binary_items'), 0);
+    const [left] = await storeSql(store, 'SELECT count(*) AS n FROM case_binary_items');
+    assert.equal(Number(left!.n), 0);
   });
 });

@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { importCswebFiles, type CswebFilesResult } from '../../../src/core/csweb/index.js';
-import { tempStore } from '../../helpers/temp-home.js';
+import { storeSql, tempStore } from '../../helpers/temp-home.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { createCswebSource, md5, randomContent, zipOf, type CswebSource } from '../../helpers/csweb-files-fixture.js';
-import { insertRaw, pendingUploads, putByHand, storedNames } from '../../helpers/stored-files.js';
+import { pendingUploads, putByHand, storedNames } from '../../helpers/stored-files.js';
 
 const MARCH = new Date(Date.UTC(2024, 2, 1, 8, 15, 42));
 const APRIL = new Date(Date.UTC(2024, 3, 2, 11, 0, 7));
@@ -234,7 +234,7 @@ test('files and packages come over with their paths, bytes, md5 and times; re-ru
     assert.deepEqual(codes(again), EXPECTED_REPORT);
     assert.deepEqual(await ts.store.appPackages.find('Census'), kept, 'a re-run keeps the metadata as it was');
     // A home that imported before the metadata was kept (the zip there, no row) gets it at the next run, copying nothing.
-    await insertRaw(ts.store, 'DELETE FROM app_packages');
+    await storeSql(ts.store, 'DELETE FROM app_packages');
     assert.equal(((await (await ts.call('standard', '/api/apps')).json()) as { description: string }[])[0]!.description, '');
     const fill = await importCswebFiles(ts.store, source.conn, source.filesDir);
     assert.deepEqual(fill.apps, { copied: 0, unchanged: 1, refused: 1, bytes: 0 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { importCswebUsers, type CswebUsersResult } from '../../../src/core/csweb/index.js';
 import { listUsers } from '../../../src/core/auth/users.js';
 import { startTestServer, type TestServer } from '../../helpers/http-server.js';
-import { sqliteDb } from '../../helpers/temp-home.js';
+import { storeKindOf, storeSql } from '../../helpers/temp-home.js';
 import {
   addCswebDictionary,
   addCswebRole,
@@ -207,8 +207,25 @@ describe('importing CSWeb accounts', () => {
   test('a re-hash the store refuses does not fail the login: the bcrypt hash stays and the log says why', async () => {
     const bcryptHash = await hashOf('stuck');
     const id = (await s.store.users.find('stuck'))!.id;
-    sqliteDb(s.store).exec(`CREATE TRIGGER refuse_rehash BEFORE UPDATE OF password_hash ON users WHEN OLD.id = ${id}
-      BEGIN SELECT RAISE(ABORT, 'the disk is full'); END`);
+    // A trigger that refuses the re-hash's write, in each store's own language.
+    if (storeKindOf(s.store) === 'sqlite') {
+      await storeSql(
+        s.store,
+        `CREATE TRIGGER refuse_rehash BEFORE UPDATE OF password_hash ON users WHEN OLD.id = ${id}
+         BEGIN SELECT RAISE(ABORT, 'the disk is full'); END`,
+      );
+    } else {
+      await storeSql(
+        s.store,
+        `CREATE FUNCTION refuse_rehash() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN RAISE EXCEPTION 'the disk is full'; END $$`,
+      );
+      await storeSql(
+        s.store,
+        `CREATE TRIGGER refuse_rehash BEFORE UPDATE OF password_hash ON users FOR EACH ROW WHEN (OLD.id = ${id})
+         EXECUTE FUNCTION refuse_rehash()`,
+      );
+    }
     try {
       const r = await token('stuck', PW.stuck);
       const body = (await r.json()) as { refresh_token: string };
@@ -217,7 +234,8 @@ describe('importing CSWeb accounts', () => {
       assert.ok(s.logs.some((l) => /auth login-rehash-failed grant=password user="stuck" .*the disk is full/.test(l)));
       assert.equal((await refresh(body.refresh_token)).status, 200, 'its refresh token matches the hash kept');
     } finally {
-      sqliteDb(s.store).exec('DROP TRIGGER refuse_rehash');
+      if (storeKindOf(s.store) === 'sqlite') await storeSql(s.store, 'DROP TRIGGER refuse_rehash');
+      else await storeSql(s.store, 'DROP FUNCTION refuse_rehash() CASCADE');
     }
     assert.equal((await token('stuck', PW.stuck)).status, 200);
     assert.match(await hashOf('stuck'), /^\$argon2id\$/, 'the next login re-hashes');

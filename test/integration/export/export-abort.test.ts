@@ -47,7 +47,7 @@ before(async () => {
 });
 after(async () => {
   await store.close();
-  home.cleanup();
+  await home.cleanup();
 });
 
 /** What a faulty format saw: the tables whose writers were aborted, the files open under TMPDIR when the fault struck. */

@@ -31,7 +31,7 @@ before(async () => {
 });
 after(async () => {
   await store.close();
-  home.cleanup();
+  await home.cleanup();
 });
 
 /** A format that needs statistics: it writes them first, then one JSON line per row. */

@@ -1,12 +1,14 @@
 /**
  * The store contract of `store.monitoring` (docs/architecture.md#the-store-contract): the
- * counters, the webhook queue depth, the schema version and the write probe on both stores.
+ * counters, the webhook queue depth, the schema version, the store's size and the write probe on
+ * both stores.
  */
 import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
 import type { NewDelivery } from '../../../src/store/webhook-queue-repo.js';
 import { testOnBothStores } from '../../helpers/store-kinds.js';
 
-testOnBothStores('monitoring: counters, queueDepth, schemaVersion and probeWrite', async (store) => {
+testOnBothStores('monitoring: counters, queueDepth, schemaVersion, sizes and probeWrite', async (store, kind) => {
   // A new store holds the two breakout sums at zero.
   assert.deepEqual(await store.monitoring.counters(), [
     { name: 'breakout_cases', label: '', value: 0 },
@@ -83,6 +85,14 @@ testOnBothStores('monitoring: counters, queueDepth, schemaVersion and probeWrite
   assert.equal(await store.monitoring.schemaVersion(), version, 'the probe changes nothing');
   await store.monitoring.probeWrite();
   assert.deepEqual(await store.monitoring.queueDepth(1000), { due: 2, waiting: 2, failed: 1 });
+
+  // The store's size: sds.db and its WAL, or the PostgreSQL database (its WAL is the server's).
+  const sizes = await store.monitoring.sizes();
+  assert.ok(sizes.storeBytes > 0);
+  if (kind === 'sqlite') {
+    assert.equal(sizes.storeBytes, statSync(store.home.db).size);
+    assert.ok(sizes.walBytes > 0, 'writes are in the WAL until a checkpoint');
+  } else assert.equal(sizes.walBytes, 0);
 
   // Inside a transaction, reads see its own writes.
   await store.transaction(async (tx) => {

@@ -16,7 +16,7 @@ import Database from 'better-sqlite3';
 import { Command } from 'commander';
 import { openStore } from '../../../src/store/open-store.js';
 import { contextOf } from '../../../src/cli/context.js';
-import { fixture, sqliteDb, tempDir, tempHome } from '../../helpers/temp-home.js';
+import { fixture, sqliteDb, storeKindOf, storeSql, tempDir, tempHome } from '../../helpers/temp-home.js';
 import { runCli, SDS_BIN } from '../../helpers/run-cli.js';
 
 /** SQLite's numbering of `PRAGMA synchronous`: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA. */
@@ -53,13 +53,22 @@ test('the CLI opens the store through the same path (every command, sds serve in
     cmd.parse(['--home', home.root], { from: 'user' });
     const ctx = contextOf(cmd);
     try {
-      assert.equal(sqliteDb(await ctx.store()).name, home.db);
-      assert.equal(sqliteDb(await ctx.store()).pragma('synchronous', { simple: true }), FULL);
+      const store = await ctx.store();
+      if (storeKindOf(store) === 'sqlite') {
+        assert.equal(sqliteDb(store).name, home.db);
+        assert.equal(sqliteDb(store).pragma('synchronous', { simple: true }), FULL);
+      } else {
+        // The database config.json names, every commit acknowledged once on disk.
+        const url = (JSON.parse(readFileSync(join(home.root, 'config.json'), 'utf8')) as { store: { url: string } }).store.url;
+        const [{ db }] = (await storeSql(store, 'SELECT current_database() AS db')) as [{ db: string }];
+        assert.equal(db, new URL(url).pathname.slice(1));
+        assert.deepEqual(await storeSql(store, 'SHOW synchronous_commit'), [{ synchronous_commit: 'on' }]);
+      }
     } finally {
       await ctx.close();
     }
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -186,6 +195,23 @@ test('sds serve fsyncs the WAL on the thread that committed, before it answers 2
 test('deferSync turns the per-commit fsync off only while it runs, failing or not', async () => {
   const home = await tempHome();
   const store = await openStore(home);
+  if (storeKindOf(store) === 'postgresql') {
+    // PostgreSQL makes every commit durable itself (synchronous_commit): deferSync only runs fn.
+    try {
+      const inside = await store.deferSync(async () => storeSql(store, 'SHOW synchronous_commit'));
+      assert.deepEqual(inside, [{ synchronous_commit: 'on' }]);
+      await assert.rejects(
+        store.deferSync(async () => {
+          throw new Error('the import failed');
+        }),
+        /the import failed/,
+      );
+    } finally {
+      await store.close();
+      await home.cleanup();
+    }
+    return;
+  }
   const db = sqliteDb(store);
   try {
     db.exec('CREATE TABLE t (x)');
@@ -206,6 +232,6 @@ test('deferSync turns the per-commit fsync off only while it runs, failing or no
     assert.equal((db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n, 2);
   } finally {
     await store.close();
-    home.cleanup();
+    await home.cleanup();
   }
 });

@@ -20,7 +20,7 @@ test('store pages: the case list and a sync chunk stop at the byte budget, readi
   const store = await openStore(home);
   t.after(async () => {
     await store.close();
-    home.cleanup();
+    await home.cleanup();
   });
   const file = fixture('popstan-census.json.dcf');
   await uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });

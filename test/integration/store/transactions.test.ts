@@ -1,20 +1,25 @@
 /**
- * The store contract's transactions on a real SQLite file (docs/architecture.md#the-store-contract):
+ * The store contract's transactions (docs/architecture.md#the-store-contract), on the run's store:
  * `store.transaction(async (tx) => …)` commits or rolls back as one, `tx.transaction` is a
- * savepoint, the transaction holds the connection (calls through `store.X` wait for it, in order),
- * and reaching the store rather than `tx` from inside a transaction is refused.
+ * savepoint, and reaching the store rather than `tx` from inside a transaction is refused. Two
+ * tests are about the SQLite store's one connection (a call through `store.X` runs at once, or
+ * waits for the transaction holding the connection, in order) and open a SQLite store whatever
+ * the run's store; PostgreSQL's pool has no such order.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { AppError } from '../../../src/shared/errors.js';
-import { tempStore } from '../../helpers/temp-home.js';
+import { openStore, type Store } from '../../../src/store/open-store.js';
+import type { HomePaths } from '../../../src/shared/home.js';
+import { storeKindOf, storeSql, tempStore, withStore } from '../../helpers/temp-home.js';
 
 const outside = (err: unknown) => err instanceof AppError && err.code === 'STORE_OUTSIDE_TRANSACTION';
 
 /** A value read by a second connection: what is committed, whatever the store's connection holds open. */
-function committed(dbFile: string, name: string): string | undefined {
-  const db = new Database(dbFile, { readonly: true });
+async function committed(store: Store, home: HomePaths, name: string): Promise<string | undefined> {
+  if (storeKindOf(store) === 'postgresql') return withStore(home, (other) => other.settings.get(name));
+  const db = new Database(home.db, { readonly: true });
   try {
     return (db.prepare('SELECT value FROM settings WHERE name = ?').get(name) as { value: string } | undefined)?.value;
   } finally {
@@ -29,11 +34,11 @@ test('an async transaction commits what it wrote through tx, and returns what fn
     await tx.settings.set('a', '1');
     await tx.settings.set('b', '2');
     // Not committed yet: another connection does not see it.
-    assert.equal(committed(home.db, 'a'), undefined);
+    assert.equal(await committed(store, home, 'a'), undefined);
     return (await tx.settings.get('a')) + (await tx.settings.get('b'))!;
   });
   assert.equal(r, '12');
-  assert.equal(committed(home.db, 'a'), '1');
+  assert.equal(await committed(store, home, 'a'), '1');
   assert.equal(await store.settings.get('b'), '2');
 });
 
@@ -82,16 +87,18 @@ test('a savepoint rolled back inside a committed transaction loses only its own 
 });
 
 test('while nothing holds the store, a call through store.X runs its statement at once', async (t) => {
-  const { store, home, cleanup } = await tempStore();
+  const { store, home, cleanup } = await tempStore('sqlite');
   t.after(cleanup);
   const written = store.settings.set('now', 'yes');
   // Before any tick: the statement has run (and, outside a transaction, committed).
-  assert.equal(committed(home.db, 'now'), 'yes');
+  const db = new Database(home.db, { readonly: true });
+  t.after(() => db.close());
+  assert.equal((db.prepare("SELECT value FROM settings WHERE name = 'now'").get() as { value: string }).value, 'yes');
   await written;
 });
 
 test('a call through store.X waits while a transaction holds the store, then sees what it committed', async (t) => {
-  const { store, cleanup } = await tempStore();
+  const { store, cleanup } = await tempStore('sqlite');
   t.after(cleanup);
   await store.settings.set('counter', '0');
   const order: string[] = [];
@@ -204,11 +211,12 @@ test('readTransaction sees one snapshot while another connection commits', async
   const { store, home, cleanup } = await tempStore();
   t.after(cleanup);
   await store.settings.set('v', 'old');
-  const other = new Database(home.db);
+  // Another connection: a second store on the same database.
+  const other = await openStore(home);
   t.after(() => other.close());
   const seen = await store.readTransaction(async (tx) => {
     const first = await tx.settings.get('v');
-    other.prepare("UPDATE settings SET value = 'new' WHERE name = 'v'").run();
+    await storeSql(other, "UPDATE settings SET value = 'new' WHERE name = 'v'");
     const second = await tx.settings.get('v');
     return [first, second];
   });
@@ -229,5 +237,5 @@ test('close waits for the transaction in progress', async (t) => {
   finish();
   await writer;
   await closing;
-  assert.equal(committed(home.db, 'last'), 'written');
+  assert.equal(await committed(store, home, 'last'), 'written');
 });

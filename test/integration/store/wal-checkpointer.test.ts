@@ -1,3 +1,8 @@
+/**
+ * The SQLite store's WAL checkpointer (docs/architecture.md): a worker thread copies the WAL back
+ * into sds.db. It belongs to the SQLite file, so these tests open a SQLite store whatever the
+ * run's store (SDS_TEST_STORE); the last one checks that a PostgreSQL store starts none.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
@@ -23,7 +28,7 @@ function fill(store: Store, rows: number): void {
 const dbBytes = (store: Store) => statSync(store.home.db).size;
 
 test('checkpoints move to the worker: the writer leaves the WAL to it, and a checkpoint copies every frame back', async () => {
-  const home = await tempHome();
+  const home = await tempHome('sqlite');
   const store = await openStore(home);
   try {
     // The timer never fires during this test: only checkpointNow checkpoints.
@@ -45,12 +50,12 @@ test('checkpoints move to the worker: the writer leaves the WAL to it, and a che
     reader.close();
   } finally {
     await store.close();
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
 test('without the worker the writer checkpoints by itself at SQLite’s default', async () => {
-  const home = await tempHome();
+  const home = await tempHome('sqlite');
   const store = await openStore(home);
   try {
     const before = dbBytes(store);
@@ -58,12 +63,12 @@ test('without the worker the writer checkpoints by itself at SQLite’s default'
     assert.ok(dbBytes(store) > before + 2_000_000, 'the writer copied pages back itself');
   } finally {
     await store.close();
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
 test('the worker checkpoints on its timer', async () => {
-  const home = await tempHome();
+  const home = await tempHome('sqlite');
   const store = await openStore(home);
   try {
     store.checkpointInBackground({ intervalMs: 5 });
@@ -78,12 +83,12 @@ test('the worker checkpoints on its timer', async () => {
     assert.ok(dbBytes(store) >= before + 5_000_000, `the timer's checkpoints never copied the pages back (${polls} polls)`);
   } finally {
     await store.close();
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
 test('once the store is closed the worker has closed its connection too: the WAL is gone', async () => {
-  const home = await tempHome();
+  const home = await tempHome('sqlite');
   try {
     const store = await openStore(home);
     const checkpointer = store.checkpointInBackground({ intervalMs: 5 })!;
@@ -95,12 +100,12 @@ test('once the store is closed the worker has closed its connection too: the WAL
     // waited for the worker's connection, so that the home may be moved or removed right away.
     assert.equal(existsSync(`${home.db}-wal`), false);
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
 test('closing the store stops the worker; a read-only store starts none', async () => {
-  const home = await tempHome();
+  const home = await tempHome('sqlite');
   const store = await openStore(home);
   const checkpointer = store.checkpointInBackground({ intervalMs: HOUR })!;
   await store.close();
@@ -111,6 +116,17 @@ test('closing the store stops the worker; a read-only store starts none', async 
     assert.equal(readonly.checkpointInBackground(), undefined);
   } finally {
     await readonly.close();
-    home.cleanup();
+    await home.cleanup();
+  }
+});
+
+test('a PostgreSQL store checkpoints on its own: it starts no worker', async () => {
+  const home = await tempHome('postgresql');
+  const store = await openStore(home);
+  try {
+    assert.equal(store.checkpointInBackground({ intervalMs: HOUR }), undefined);
+  } finally {
+    await store.close();
+    await home.cleanup();
   }
 });

@@ -11,7 +11,7 @@ import { metrics } from '../../../src/core/metrics/index.js';
 import { autoPruneLogs, logSettingsFrom, pruneLogs, startLogPruner } from '../../../src/core/logs/index.js';
 import type { Store } from '../../../src/store/open-store.js';
 import { AppError } from '../../../src/shared/errors.js';
-import { fixture, sqliteDb, tempStore } from '../../helpers/temp-home.js';
+import { fixture, storeSql, tempStore } from '../../helpers/temp-home.js';
 
 const NOW = new Date('2026-06-30T12:00:00Z');
 const DAY = 86_400_000;
@@ -29,7 +29,7 @@ async function finishedJob(
   await store.jobs.create({ id, dictionaries: [dict], mode: 'full', threads: 1, overwrite: false, origin: 'cli' });
   await store.jobs.finish(id, status);
   const at = daysAgo(age).toISOString();
-  sqliteDb(store).prepare('UPDATE jobs SET created_at = ?, finished_at = ? WHERE id = ?').run(at, at, id);
+  await storeSql(store, 'UPDATE jobs SET created_at = ?, finished_at = ? WHERE id = ?', [at, at, id]);
   await store.breakoutLog.add({ jobId: id, dictionary: dict, level: 'info', message: `job ${id} ended`, progress: 100, createdAt: at });
   if (file) writeFileSync(join(store.home.breakoutLogs, `job-${id}.log`), `log of ${id}\n`);
 }

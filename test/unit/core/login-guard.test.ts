@@ -7,7 +7,10 @@ import { AppError } from '../../../src/shared/errors.js';
 import { tempStore } from '../../helpers/temp-home.js';
 
 // The guard over a real store; the credential checks are played by the test, which settles each
-// attempt itself (failed/succeeded), so every interleaving below is exact.
+// attempt itself (failed/succeeded), so every interleaving below is exact. Exact to one turn of the
+// event loop: that needs a store that answers within one (SQLite, in process), so these open a
+// SQLite store whatever the run's store. The same guard on PostgreSQL, with its row locks, is
+// tested by the login throttle contract suite and test/e2e/http/login-throttle-concurrent.test.ts.
 const P: LoginThrottlePolicy = {
   maxFailuresPerUser: 3,
   maxFailuresPerAddress: 5,
@@ -20,7 +23,7 @@ const A = '10.1.1.1';
 const refused = () => new AppError('AUTH-001', 'invalid username and password combination');
 
 async function setup(policy = P) {
-  const t = await tempStore();
+  const t = await tempStore('sqlite');
   const events: LoginEvent[] = [];
   let now = 1_000_000;
   const guard = createLoginGuard(t.store, policy, (e) => events.push(e));
