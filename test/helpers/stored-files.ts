@@ -8,7 +8,6 @@ import { dirname, join } from 'node:path';
 import { putFileInStore, type FileArea } from '../../src/store/file-store-contract.js';
 import type { Store } from '../../src/store/open-store.js';
 import { PostgresStore } from '../../src/store/postgresql/pg-store.js';
-import type { SqliteStore } from '../../src/store/sqlite-store.js';
 import { partWriter } from '../../src/store/file-store/local/part-name.js';
 
 /** The bytes of the version in place under a name, or undefined when there is none. */
