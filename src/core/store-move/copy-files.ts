@@ -59,7 +59,7 @@ function expectedOf(f: LocalFile, meta: FileMetadata): { hash: 'sha256' | 'md5';
  * `sink`, streamed, with its modification time (a package's build time). Each file's hash,
  * computed as it streams, is checked against the copied metadata (expectedOf):
  * STORE_COPY_FILE_MISMATCH otherwise, which rolls the whole copy back. Breakout job logs stay in
- * the home's logs folder. `signal` stops it between files.
+ * the home's logs folder. `signal` stops it, between files or in the middle of one.
  */
 export async function copyFilesIntoStore(home: HomePaths, sink: FileSink, meta: FileMetadata, signal?: AbortSignal): Promise<FilesMoved> {
   const areas: AreaMoved[] = [];
@@ -68,7 +68,7 @@ export async function copyFilesIntoStore(home: HomePaths, sink: FileSink, meta: 
     for (const f of localFilesOf(home, area)) {
       signal?.throwIfAborted();
       const expected = expectedOf(f, meta);
-      const put = await sink.put(area, f.name, createReadStream(f.path), { mtimeMs: f.mtimeMs });
+      const put = await sink.put(area, f.name, createReadStream(f.path, { signal }), { mtimeMs: f.mtimeMs });
       if (expected === undefined) moved.unchecked++;
       else if (put[expected.hash] !== expected.value.toLowerCase()) {
         throw new AppError(

@@ -489,6 +489,8 @@ test('a file whose bytes no longer match its metadata stops the copy, nothing ke
     // Copied before the photo (names in order): a large office file of several chunks, which the failure must take back too.
     const big = randomBytes(2 * 1024 * 1024 + 777);
     writeFileSync(join(home.root, 'files', 'media', 'big.bin'), big);
+    // The same bytes under two names are one blob in the database.
+    writeFileSync(join(home.root, 'files', 'media', 'a copy.jpg'), original);
     const stored = join(home.root, 'files', 'media', 'photos', 'a.jpg');
     const edited = Buffer.from('changed by hand');
     writeFileSync(stored, edited);
@@ -510,8 +512,9 @@ test('a file whose bytes no longer match its metadata stops the copy, nothing ke
     writeFileSync(stored, original);
     const good = runCli(home.root, ['store', 'copy', '--to', url], { env: plain });
     assert.equal(good.code, 0, show(good));
-    assert.match(good.stdout, new RegExp(`^files\\s+2 \\(${big.length + original.length} bytes\\) copied into the PostgreSQL store`, 'm'));
-    assert.match(good.stdout, new RegExp(`^\\s+media\\s+2 files, ${big.length + original.length} bytes$`, 'm'));
+    const total = big.length + 2 * original.length;
+    assert.match(good.stdout, new RegExp(`^files\\s+3 \\(${total} bytes\\) copied into the PostgreSQL store`, 'm'));
+    assert.match(good.stdout, new RegExp(`^\\s+media\\s+3 files, ${total} bytes$`, 'm'));
     assert.match(good.stdout, /^\s+apps\s+0 files, 0 bytes$/m);
     assert.match(good.stdout, /^home folder\s+keep it: config\.json, the logs/m);
     const blobs = await query<{ name: string; sha256: string; chunks: string }>(
@@ -522,13 +525,16 @@ test('a file whose bytes no longer match its metadata stops the copy, nothing ke
     assert.deepEqual(
       blobs.map((b) => [b.name, b.sha256, Number(b.chunks)]),
       [
+        ['a copy.jpg', sha256(original), 1],
         ['big.bin', sha256(big), 3],
         ['photos/a.jpg', sha256(original), 1],
       ],
     );
+    const [blobCount] = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM file_blobs');
+    assert.equal(Number(blobCount!.n), 2, 'one blob for the two names of the same bytes');
     const verify = runCli(home.root, ['store', 'verify', '--against', home.root], { env: { SDS_STORE_URL: url } });
     assert.equal(verify.code, 0, show(verify));
-    assert.match(verify.stdout, /media 2 \(\d+ bytes\), apps 0 \(0 bytes\), binary-items 0 \(0 bytes\), the same names and sha256 in both/);
+    assert.match(verify.stdout, /media 3 \(\d+ bytes\), apps 0 \(0 bytes\), binary-items 0 \(0 bytes\), the same names and sha256 in both/);
   } finally {
     home.cleanup();
     await dest.drop();
