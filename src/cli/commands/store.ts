@@ -100,8 +100,14 @@ export function registerStoreCommands(program: Command): void {
               ['copied', `${r.sqlite_store} -> ${r.store}`],
               ['schema version', r.schema_version],
               ['rows', `${r.rows} in ${r.tables.length} tables, the same in both stores`],
-              ['files', `${r.files.files} (${r.files.bytes} bytes) copied into the PostgreSQL store, each checked by its hash`],
-              ...r.files.areas.map((a): [string, string] => [`  ${a.area}`, `${a.files} files, ${a.bytes} bytes`]),
+              [
+                'files',
+                `${r.files.files} (${r.files.bytes} bytes) copied into the PostgreSQL store, each with metadata checked against it`,
+              ],
+              ...r.files.areas.map((a): [string, string] => [
+                `  ${a.area}`,
+                `${a.files} files, ${a.bytes} bytes${a.unchecked > 0 ? `; ${a.unchecked} without metadata (put there by hand), copied as they are` : ''}`,
+              ]),
               ['home folder', 'keep it: config.json, the logs, the scheduler lock and the embedded breakout target stay there'],
               ['rollback', `${r.sqlite_store} and files/ are untouched; unset the setting below to go back to them`],
               ['use', r.setting.environment],
