@@ -6,14 +6,18 @@
  * database owned by a role that is not a superuser, as an office gives sds; then the commands on
  * the PostgreSQL store see the same data, the copy raised no change of its own, `sds store verify`
  * passes, a row changed afterwards fails it naming its table, and the next sync upload gets a
- * revision above the copied ones with the triggers at work again. Refused: a database that
- * holds something, a home in use (open store, scheduler lock), a store that needs migrating.
+ * revision above the copied ones with the triggers at work again. The home's files (a media
+ * file, a synced file, an office file put by hand, a package with its build time, a binary case
+ * item) are in the database afterwards and a `sds serve` on it serves them with the bytes and
+ * headers the SQLite home served; verify names a file changed since. Refused: a database that
+ * holds something, a home in use (open store, scheduler lock), a store that needs migrating, a
+ * file whose bytes no longer match its metadata (nothing kept, the database copied into again).
  * Ctrl-C during a copy rolls it back.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -508,8 +512,25 @@ test('a file whose bytes no longer match its metadata stops the copy, nothing ke
     );
     assert.deepEqual(Object.values(left!).map(Number), [0, 0, 0, 0, 0], 'nothing of the copy was kept');
 
-    // Put right, the same database takes a second copy; the report counts the files per area.
+    // A binary item whose bytes are not those its name (their md5) says: refused as well, after
+    // the media files were written, which the failure takes back too.
     writeFileSync(stored, original);
+    const itemDir = join(home.root, 'files', 'binary-items', 'simplecapi_dict');
+    mkdirSync(itemDir, { recursive: true });
+    writeFileSync(join(itemDir, md5('the photo')), 'not the photo');
+    const badItem = runCli(home.root, ['store', 'copy', '--to', url, '--json'], { env: plain });
+    assert.equal(badItem.code, 1, show(badItem));
+    assert.deepEqual(badItem.json<{ error: string; details: Record<string, string> }>().details, {
+      area: 'binary-items',
+      file: `simplecapi_dict/${md5('the photo')}`,
+      expected: md5('the photo'),
+      found: md5('not the photo'),
+    });
+    const [none] = await query<{ n: string }>(url, 'SELECT (SELECT count(*) FROM file_entries) + (SELECT count(*) FROM file_blobs) AS n');
+    assert.equal(Number(none!.n), 0, 'nothing of the copy was kept');
+    rmSync(join(itemDir, md5('the photo')));
+
+    // Put right, the same database takes a third copy; the report counts the files per area.
     const good = runCli(home.root, ['store', 'copy', '--to', url], { env: plain });
     assert.equal(good.code, 0, show(good));
     const total = big.length + 2 * original.length;
