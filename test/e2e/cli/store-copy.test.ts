@@ -17,7 +17,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -223,6 +223,26 @@ test('store copy moves a filled SQLite home and its files into an empty PostgreS
     const before = sqliteCounts(home.db);
     assert.ok(before.outbox > 0 && before.history > 0 && before.users === 2, JSON.stringify(before));
     const sqliteBytes = readFileSync(home.db);
+
+    // A package changed in place, its size and build time kept, is not the one its metadata
+    // describes: the copy stops and keeps nothing.
+    const zipPath = join(home.root, 'files', 'apps', 'Census.zip');
+    const zipBytes = readFileSync(zipPath);
+    const zipTime = statSync(zipPath).mtime;
+    const altered = Buffer.from(zipBytes);
+    altered[altered.length - 1] = altered.at(-1)! ^ 0xff;
+    writeFileSync(zipPath, altered);
+    utimesSync(zipPath, zipTime, zipTime);
+    const refused = runCli(home.root, ['store', 'copy', '--to', dest.url, '--json'], { env: { SDS_STORE_URL: '' } });
+    assert.equal(refused.code, 1, show(refused));
+    assert.deepEqual(refused.json<{ error: string; details: Record<string, string> }>().details, {
+      area: 'apps',
+      file: 'Census.zip',
+      expected: md5(zipBytes),
+      found: md5(altered),
+    });
+    writeFileSync(zipPath, zipBytes);
+    utimesSync(zipPath, zipTime, zipTime);
 
     const copy = runCli(home.root, ['store', 'copy', '--to', dest.url, '--json'], { env: { SDS_STORE_URL: '' } });
     assert.equal(copy.code, 0, show(copy));
