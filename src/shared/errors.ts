@@ -171,7 +171,13 @@ export const ERROR_CODES = {
     http: 500,
     exit: EXIT.failed,
     title:
-      'the PostgreSQL store and the SQLite store of a home differ: row counts or checksums of some tables, or their schema (details: tables, differences)',
+      'the PostgreSQL store and the SQLite store of a home differ: row counts or checksums of some tables, their schema, or their files (names and sha256 per area) (details: tables, differences, files)',
+  },
+  STORE_COPY_FILE_MISMATCH: {
+    http: 500,
+    exit: EXIT.failed,
+    title:
+      "a file of the home does not match its metadata (a media file's sha256, an application package's md5, a binary item's md5): `sds store copy` kept nothing; put the file again or remove it (details: area, file, expected, found)",
   },
   HOME_IN_USE: {
     http: 409,

@@ -65,9 +65,12 @@ export function registerStoreCommands(program: Command): void {
         'otherwise). The database must be empty, or hold only a store sds init made\n' +
         '(STORE_NOT_EMPTY otherwise); the store must be migrated (sds migrate). Every\n' +
         'table is copied in one transaction, then compared (row counts and checksums).\n' +
-        'The password comes from SDS_STORE_PASSWORD or store.password_file. sds.db is\n' +
-        'left as it was: it is the rollback copy. The files stay in the home folder,\n' +
-        'which the home keeps using. Then set SDS_STORE_URL (or store.url) as printed.\n',
+        'The files (media, synced files, application packages, binary case items) are\n' +
+        'copied in the same transaction, each checked against its metadata\n' +
+        '(STORE_COPY_FILE_MISMATCH otherwise). The password comes from\n' +
+        'SDS_STORE_PASSWORD or store.password_file. sds.db and files/ are left as they\n' +
+        'were: the rollback copy. config.json and the logs stay in the home folder.\n' +
+        'Then set SDS_STORE_URL (or store.url) as printed.\n',
     )
     .action(
       action(async (ctx, o: { to: string }) => {
@@ -97,8 +100,16 @@ export function registerStoreCommands(program: Command): void {
               ['copied', `${r.sqlite_store} -> ${r.store}`],
               ['schema version', r.schema_version],
               ['rows', `${r.rows} in ${r.tables.length} tables, the same in both stores`],
-              ['files', `${r.files.files} (${r.files.bytes} bytes) stay in ${r.files.folders.join(' and ')}: keep the home folder`],
-              ['rollback', `${r.sqlite_store} is untouched; unset the setting below to go back to it`],
+              [
+                'files',
+                `${r.files.files} (${r.files.bytes} bytes) copied into the PostgreSQL store, each with metadata checked against it`,
+              ],
+              ...r.files.areas.map((a): [string, string] => [
+                `  ${a.area}`,
+                `${a.files} files, ${a.bytes} bytes${a.unchecked > 0 ? `; ${a.unchecked} without metadata (put there by hand), copied as they are` : ''}`,
+              ]),
+              ['home folder', 'keep it: config.json, the logs, the scheduler lock and the embedded breakout target stay there'],
+              ['rollback', `${r.sqlite_store} and files/ are untouched; unset the setting below to go back to them`],
               ['use', r.setting.environment],
               ['', `or "store": {"url": "${r.setting.config_json.store.url}"} in config.json`],
               ['password', r.setting.password],
@@ -120,7 +131,8 @@ export function registerStoreCommands(program: Command): void {
         'sds --store postgresql://sds@db/sds store verify --against /srv/old --json',
       ) +
         "\nRun with the PostgreSQL store as the home's store. Exit 0 when every table\n" +
-        'has the same rows on both; STORE_COPY_DIFFERS (exit 1) names each table that\n' +
+        'has the same rows on both and every file (media, apps, binary-items) the same\n' +
+        'name and sha256; STORE_COPY_DIFFERS (exit 1) names each table and file that\n' +
         'differs. Meant before the home is used again: any write since the copy is a\n' +
         'difference.\n',
     )
@@ -133,6 +145,7 @@ export function registerStoreCommands(program: Command): void {
             fields([
               ['verified', `${r.store} against ${r.against}`],
               ['rows', `${r.rows} in ${r.tables.length} tables, the same in both stores`],
+              ['files', r.files.map((a) => `${a.area} ${a.files} (${a.bytes} bytes)`).join(', ') + ', the same names and sha256 in both'],
             ]),
           ].join('\n'),
         );

@@ -2,9 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { AppError } from '../../shared/errors.js';
 import type { HomePaths } from '../../shared/home.js';
 import { storeSetting } from '../../store/store-setting.js';
-import { copyStore, openSqliteExclusive, type CopyProgress, type TableComparison } from '../../store/postgresql/move-store.js';
+import {
+  copyStore,
+  fileMetadataOf,
+  openSqliteExclusive,
+  type CopyProgress,
+  type TableComparison,
+} from '../../store/postgresql/move-store.js';
 import { holdSchedulerLock } from '../scheduler/index.js';
-import { keepFilesInHome, type FilesMoved, type FilesStep } from './copy-files.js';
+import { copyFilesIntoStore, type FilesMoved } from './copy-files.js';
 
 /** A store URL without its password (a URL that does not parse is left as it is). */
 function withoutPassword(url: string): string {
@@ -24,8 +30,6 @@ export interface CopyHomeOptions {
   onProgress?: (p: CopyProgress) => void;
   /** Stops the copy before it commits: the PostgreSQL store is left as it was, the signal's reason thrown. */
   signal?: AbortSignal;
-  /** Where the files go (today: they stay in the home folder). */
-  files?: FilesStep;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -40,6 +44,7 @@ export interface CopyHomeResult {
   migrations_applied: string[];
   tables: TableComparison[];
   rows: number;
+  /** The home's files put into the PostgreSQL store, per area. */
   files: FilesMoved;
   /**
    * The setting that makes the home use the PostgreSQL store: its URL without a password (which
@@ -52,9 +57,11 @@ export interface CopyHomeResult {
  * Copies the stopped SQLite home `home` into the empty PostgreSQL store `opts.to`
  * (docs/production.md, "Moving a home to PostgreSQL"): takes the scheduler's lock and the store
  * file's exclusive lock (HOME_IN_USE while `sds serve`, a scheduled run or another command has
- * it), refuses a store that needs migrating, copies every table with its counts and checksums
- * compared (store/postgresql/move-store.ts), then runs the files step. The SQLite file is left
- * untouched as the rollback copy; the report gives the setting to use.
+ * it), refuses a store that needs migrating, copies every table and every file of
+ * the home's folders (copy-files.ts) in one transaction, the tables' counts and checksums
+ * compared and each file's hash checked against its metadata before it commits
+ * (store/postgresql/move-store.ts). The SQLite file and the home's folders are left untouched as
+ * the rollback copy; the report gives the setting to use.
  */
 export async function copyHomeToPostgres(home: HomePaths, opts: CopyHomeOptions): Promise<CopyHomeResult> {
   const dest = storeSetting({ ...home, storeUrl: opts.to }, opts.env);
@@ -73,8 +80,13 @@ export async function copyHomeToPostgres(home: HomePaths, opts: CopyHomeOptions)
       });
     }
     try {
-      const copied = await copyStore(source, dest.url, dest.shownUrl, { onProgress: opts.onProgress, signal: opts.signal });
-      const files = await (opts.files ?? keepFilesInHome)(home);
+      const meta = fileMetadataOf(source);
+      const copied = await copyStore(source, dest.url, dest.shownUrl, {
+        onProgress: opts.onProgress,
+        signal: opts.signal,
+        files: (sink) => copyFilesIntoStore(home, sink, meta, opts.signal),
+      });
+      const files = copied.files!;
       return {
         home: home.root,
         sqlite_store: home.db,

@@ -7,4 +7,4 @@ export { copyHomeToPostgres } from './copy-home.js';
 export type { CopyHomeOptions, CopyHomeResult } from './copy-home.js';
 export { verifyHomeCopy } from './verify-copy.js';
 export type { VerifyCopyResult } from './verify-copy.js';
-export type { FilesMoved, FilesStep } from './copy-files.js';
+export type { AreaMoved, FilesMoved } from './copy-files.js';

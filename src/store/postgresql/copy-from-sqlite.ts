@@ -48,6 +48,12 @@ export interface CopyProgress {
 /** The version table of the PostgreSQL store is written by its migrations, not copied. */
 const SCHEMA_TABLE = 'sds_schema';
 
+/**
+ * The tables only a PostgreSQL store has: its file store (migration 0026), where a SQLite store
+ * keeps the files in the home's folders. Not copied as rows: the files step of a copy fills them.
+ */
+export const POSTGRES_ONLY_TABLES: ReadonlySet<string> = new Set(['file_blobs', 'file_blob_chunks', 'file_entries']);
+
 const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
 /**

@@ -12,8 +12,11 @@ import { AppError } from '../../shared/errors.js';
 import type { HomePaths } from '../../shared/home.js';
 import { requireCurrentSchema } from '../migrate.js';
 import { requireHome } from '../require-home.js';
+import type { FileArea } from '../file-store-contract.js';
+import { putFileInTransaction, storedFileHashes } from '../file-store/postgresql/file-store.js';
 import {
   clearNewStoreRows,
+  POSTGRES_ONLY_TABLES,
   copyTable,
   hasAnyTable,
   lockTables,
@@ -29,9 +32,18 @@ import {
   type TableSum,
 } from './copy-from-sqlite.js';
 import { migratePostgres, postgresVersion } from './migrate.js';
+import { ClientRunner } from './pg-runner.js';
 import { pgStorePoolConfig } from './pg-store.js';
 
 export type { CopyProgress, TableSum } from './copy-from-sqlite.js';
+
+/** A file of the PostgreSQL store's file store, as `sds store verify` compares it. */
+export interface StoredFile {
+  area: FileArea;
+  name: string;
+  sha256: string;
+  size: number;
+}
 
 /** One table compared: its count and checksum on each store. */
 export interface TableComparison {
@@ -137,19 +149,65 @@ function notEmpty(shown: string, what: string, tables: string[]): AppError {
   );
 }
 
+/**
+ * Where the files step of a copy writes: the PostgreSQL store's file store, through the copy's
+ * own transaction (see copyStore).
+ */
+export interface FileSink {
+  /** Writes `content` under `name` of `area` with its modification time; its size and hashes, computed as it streamed. */
+  put(
+    area: FileArea,
+    name: string,
+    content: AsyncIterable<Buffer | string>,
+    opts: { mtimeMs: number },
+  ): Promise<{ size: number; md5: string; sha256: string }>;
+}
+
+/** The metadata of the SQLite store that describes files (read from the copied store, in its snapshot). */
+export interface FileMetadata {
+  /** `files`: the sha256 of each media and synced file that has a row. */
+  media: Map<string, string>;
+  /** `app_packages`: what a deployment or an import kept of each package, by package name. */
+  apps: Map<string, { zipSize: number; zipMd5: string; buildTime: string }>;
+}
+
+/** The file metadata of the SQLite store of `source`. */
+export function fileMetadataOf(source: SqliteSource): FileMetadata {
+  const { db } = source as OpenSource;
+  const media = new Map<string, string>();
+  for (const r of db.prepare('SELECT name, sha256 FROM files').all() as { name: string; sha256: string }[]) media.set(r.name, r.sha256);
+  const apps = new Map<string, { zipSize: number; zipMd5: string; buildTime: string }>();
+  const rows = db.prepare('SELECT name, zip_size, zip_md5, build_time FROM app_packages').all() as {
+    name: string;
+    zip_size: number;
+    zip_md5: string;
+    build_time: string;
+  }[];
+  for (const r of rows) apps.set(r.name, { zipSize: Number(r.zip_size), zipMd5: r.zip_md5, buildTime: r.build_time });
+  return { media, apps };
+}
+
 /** How to copy. */
-export interface CopyStoreOptions {
+export interface CopyStoreOptions<F> {
   onProgress?: (p: CopyProgress) => void;
   /** Stops the copy between chunks of rows: the transaction rolls back and the signal's reason is thrown. */
   signal?: AbortSignal;
+  /**
+   * The files step: run in the copy's transaction once every table is copied, before the
+   * comparison; what it writes through the sink commits or rolls back with the rows, and what it
+   * throws rolls everything back.
+   */
+  files?: (sink: FileSink) => Promise<F>;
 }
 
 /** What a copy did. */
-export interface CopyStoreResult {
+export interface CopyStoreResult<F> {
   schema_version: number;
   /** Migrations applied to the PostgreSQL store to bring it to the SQLite store's version. */
   migrations_applied: string[];
   tables: TableComparison[];
+  /** What the files step returned. */
+  files: F | undefined;
 }
 
 /**
@@ -159,10 +217,16 @@ export interface CopyStoreResult {
  * to the SQLite store's version; then, in one transaction holding every table: the triggers of
  * the schema disabled (`DISABLE TRIGGER USER`, which the database owner may do; the foreign keys
  * still check every row), the tables copied parents first, the identity sequences set past the
- * copied numbers, the triggers enabled again, and every table's count and checksum compared
- * with SQLite's. A difference rolls everything back (STORE_COPY_DIFFERS); else it commits.
+ * copied numbers, the triggers enabled again, the files step run (`opts.files`, writing the
+ * home's files into the file store through this transaction), and every table's count and
+ * checksum compared with SQLite's. A difference rolls everything back (STORE_COPY_DIFFERS); else it commits.
  */
-export async function copyStore(source: SqliteSource, url: string, shown: string, opts: CopyStoreOptions = {}): Promise<CopyStoreResult> {
+export async function copyStore<F>(
+  source: SqliteSource,
+  url: string,
+  shown: string,
+  opts: CopyStoreOptions<F> = {},
+): Promise<CopyStoreResult<F>> {
   const { db } = source as OpenSource;
   const client = await connect(url, shown);
   try {
@@ -177,12 +241,13 @@ export async function copyStore(source: SqliteSource, url: string, shown: string
         { store: shown, tables: [] },
       );
     }
-    const tables = await storeTables(client);
+    const all = await storeTables(client);
+    const tables = all.filter((t) => !POSTGRES_ONLY_TABLES.has(t.name));
     requireSameTables(db, tables);
     await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
     try {
-      await lockTables(client, tables);
-      const filled = await tablesWithRows(client, tables);
+      await lockTables(client, all);
+      const filled = await tablesWithRows(client, all);
       if (filled.length > 0) throw notEmpty(shown, `holds rows in ${filled.join(', ')}`, filled);
       await clearNewStoreRows(client);
       await setTriggers(client, tables, false);
@@ -194,11 +259,16 @@ export async function copyStore(source: SqliteSource, url: string, shown: string
       opts.signal?.throwIfAborted();
       await setSequences(db, client, tables);
       await setTriggers(client, tables, true);
+      const runner = new ClientRunner(client);
+      const files = await opts.files?.({
+        put: (area, name, content, o) => putFileInTransaction(runner, area, name, content, { file: `${area}/${name}`, mtimeMs: o.mtimeMs }),
+      });
+      opts.signal?.throwIfAborted();
       const compared = await compare(tables, (t) => copied.get(t.name)!, client);
       const differing = compared.filter((c) => !c.equal);
       if (differing.length > 0) throw differs(differing, 'after the copy (nothing was kept)');
       await client.query('COMMIT');
-      return { schema_version: source.version, migrations_applied: migration.applied, tables: compared };
+      return { schema_version: source.version, migrations_applied: migration.applied, tables: compared, files };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
@@ -241,9 +311,15 @@ export function differs(tables: TableComparison[], when: string): AppError {
  * Compares the SQLite store of `source` (from openSqliteSnapshot) with the PostgreSQL store at
  * `url`, table by table: row counts and checksums computed alike on both, the PostgreSQL side
  * read in one REPEATABLE READ snapshot. Compares the tables of the PostgreSQL store, which must
- * be at the SQLite store's schema version (else STORE_COPY_DIFFERS).
+ * be at the SQLite store's schema version (else STORE_COPY_DIFFERS); returns too every file of
+ * its file store (area, name, sha256), read in the same snapshot, for the caller to compare with
+ * the home's folders.
  */
-export async function compareStores(source: SqliteSource, url: string, shown: string): Promise<TableComparison[]> {
+export async function compareStores(
+  source: SqliteSource,
+  url: string,
+  shown: string,
+): Promise<{ tables: TableComparison[]; files: StoredFile[] }> {
   const { db } = source as OpenSource;
   const client = await connect(url, shown);
   try {
@@ -256,11 +332,12 @@ export async function compareStores(source: SqliteSource, url: string, shown: st
         { store: shown, tables: [] },
       );
     }
-    const tables = await storeTables(client);
+    const tables = (await storeTables(client)).filter((t) => !POSTGRES_ONLY_TABLES.has(t.name));
     requireSameTables(db, tables);
     const compared = await compare(tables, (t) => sqliteTableSum(db, t), client);
+    const files = await storedFileHashes(new ClientRunner(client));
     await client.query('COMMIT');
-    return compared;
+    return { tables: compared, files };
   } finally {
     await client.end().catch(() => undefined);
   }

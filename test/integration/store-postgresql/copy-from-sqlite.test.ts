@@ -84,7 +84,7 @@ test('a copy keeps texts, NULLs, big integers, doubles and blobs exactly; the ch
     try {
       const compared = await compareStores(snapshot, pgdb.database.config.url!, 'test');
       assert.deepEqual(
-        compared.filter((t) => !t.equal).map((t) => t.table),
+        compared.tables.filter((t) => !t.equal).map((t) => t.table),
         ['users'],
       );
     } finally {

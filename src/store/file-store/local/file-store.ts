@@ -5,7 +5,7 @@
  * over the name and the folder fsynced; writers of one name take turns in this process.
  */
 import { readdirSync, statSync, type Stats } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import type { HomePaths } from '../../../shared/home.js';
 import { AppError } from '../../../shared/errors.js';
 import type {
@@ -45,6 +45,53 @@ function presentAt(path: string, file: string): Present {
     throw new AppError('IO_ERROR', `cannot read ${file}: ${codeOf(err)}`, { file }, { cause: err });
   }
   return st === undefined ? undefined : st.isDirectory() ? 'directory' : 'file';
+}
+
+/** The files and folders a folder lists (see FileStore.list), undefined when it is no folder. */
+function listFolder(full: string): FileEntry[] | undefined {
+  try {
+    return (
+      readdirSync(full, { withFileTypes: true })
+        // Hidden names (the writer's temporary files among them) are nobody's business.
+        .filter((e) => !e.name.startsWith('.') && !e.name.endsWith('.part') && (e.isFile() || e.isDirectory()))
+        .map((e) => ({ name: e.name, type: e.isDirectory() ? 'directory' : 'file' }))
+    );
+  } catch {
+    return undefined; // not a folder (missing, a file, a folder of it a file)
+  }
+}
+
+/** A file of an area of a home's folders, as the local file store lists and serves it. */
+export interface LocalFile {
+  area: FileArea;
+  /** Its name in the area (`photos/house 1.jpg`). */
+  name: string;
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * Every file of an area of `home` that the local file store lists (hidden names and temporary
+ * `.part` files left out, as FileStore.list does), folders walked, sorted by name: what a
+ * SQLite home serves, with or without metadata (`sds store copy`, `sds store verify`). Reads no
+ * file's bytes.
+ */
+export function localFilesOf(home: HomePaths, area: FileArea): LocalFile[] {
+  const out: LocalFile[] = [];
+  const walk = (dir: string, prefix: string): void => {
+    for (const e of listFolder(dir) ?? []) {
+      const path = join(dir, e.name);
+      const name = prefix === '' ? e.name : `${prefix}/${e.name}`;
+      if (e.type === 'directory') walk(path, name);
+      else {
+        const st = statSync(path);
+        out.push({ area, name, path, size: st.size, mtimeMs: st.mtimeMs });
+      }
+    }
+  };
+  walk(areaFolder(home, area), '');
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** Writers of one path take turns from their last check to the metadata, so the rule and the row match the file in place. */
@@ -139,17 +186,7 @@ export class LocalFileStore implements FileStore {
   }
 
   async list(area: FileArea, folder: string): Promise<FileEntry[] | undefined> {
-    const full = folder === '' ? areaFolder(this.home, area) : this.pathOf(area, folder);
-    try {
-      return (
-        readdirSync(full, { withFileTypes: true })
-          // Hidden names (the writer's temporary files among them) are nobody's business.
-          .filter((e) => !e.name.startsWith('.') && !e.name.endsWith('.part') && (e.isFile() || e.isDirectory()))
-          .map((e) => ({ name: e.name, type: e.isDirectory() ? 'directory' : 'file' }))
-      );
-    } catch {
-      return undefined; // not a folder (missing, a file, a folder of it a file)
-    }
+    return listFolder(folder === '' ? areaFolder(this.home, area) : this.pathOf(area, folder));
   }
 
   async remove<T>(

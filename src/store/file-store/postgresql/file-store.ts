@@ -110,6 +110,53 @@ async function sweepOrphans(db: PgRunner, cutoff: number, limit: number | null):
   return rows.map((r) => r.id);
 }
 
+/**
+ * Writes `content` under `name` of `area` through `db`, a runner over one connection in an open
+ * transaction that holds every table of the file store (`sds store copy`, which fills an empty
+ * store in one transaction: docs/decisions.md, "Moving a home to PostgreSQL"): the chunks, the
+ * blob's name (or an equal blob already written by the copy) and the entry are all part of that
+ * transaction, so they commit or roll back with the rest of the copy. No advisory lock is taken:
+ * the caller's table locks keep every other writer out. Returns what was written.
+ */
+export async function putFileInTransaction(
+  db: PgRunner,
+  area: FileArea,
+  name: string,
+  content: AsyncIterable<Buffer | string>,
+  opts: { file: string; mtimeMs: number },
+): Promise<{ size: number; md5: string; sha256: string }> {
+  const blob = await writeBlob(db, content, { file: opts.file });
+  const same = await db.row<{ id: number }>('SELECT id FROM file_blobs WHERE sha256 = $1', [blob.sha256]);
+  let blobId = blob.id;
+  if (same) {
+    blobId = same.id;
+    await dropBlob(db, blob.id);
+  } else {
+    await db.run('UPDATE file_blobs SET sha256 = $2, md5 = $3, size = $4, head = $5, touched_ms = $6 WHERE id = $1', [
+      blob.id,
+      blob.sha256,
+      blob.md5,
+      blob.size,
+      blob.head,
+      Date.now(),
+    ]);
+  }
+  await db.run('INSERT INTO file_entries (area, name, blob_id, mtime_ms) VALUES ($1, $2, $3, $4)', [
+    area,
+    name,
+    blobId,
+    Math.round(opts.mtimeMs),
+  ]);
+  return { size: blob.size, md5: blob.md5, sha256: blob.sha256 };
+}
+
+/** Every file of the store: area, name and sha256, in order (`sds store verify`). */
+export async function storedFileHashes(db: PgRunner): Promise<{ area: FileArea; name: string; sha256: string; size: number }[]> {
+  return db.rows(
+    `SELECT e.area, e.name, b.sha256, b.size FROM file_entries e JOIN file_blobs b ON b.id = e.blob_id ORDER BY e.area, e.name`,
+  );
+}
+
 const SNAPSHOT_OF = `SELECT e.blob_id, b.size, b.md5, b.sha256, b.head, e.mtime_ms
                        FROM file_entries e JOIN file_blobs b ON b.id = e.blob_id
                       WHERE e.area = $1 AND e.name = $2`;
