@@ -287,4 +287,8 @@ export class PgFileStore implements FileStore {
     }
     return report;
   }
+
+  homeFolder(): undefined {
+    return undefined;
+  }
 }
