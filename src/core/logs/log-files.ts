@@ -74,7 +74,7 @@ export async function storeFinishedLog(store: Store, name: string): Promise<stri
  * The content of the log `name`: from the store's file store, else from this machine's
  * logs/breakout/ (a job or run still running here); undefined when neither has it.
  */
-export async function openLogFile(store: Store, name: string): Promise<Readable | undefined> {
+async function openLogFile(store: Store, name: string): Promise<Readable | undefined> {
   const path = localPath(store, name);
   if (!storedInHome(store)) {
     const snap = await store.fileStore.open(AREA, name);
