@@ -35,7 +35,10 @@ await runEntry({ name: 'run-job', positionals: ['job'] }, process.argv.slice(2),
     });
   } finally {
     clearInterval(poll);
-    // Whatever the end: a log that could not be stored stays here, with the reason in it.
+  }
+  // Whatever the end, once the job has ended (not while another process still runs it): a log
+  // that could not be stored stays here, with the reason in it.
+  if (final.status !== 'pending' && final.status !== 'running') {
     const failed = await storeFinishedLog(store, jobLogName(jobId));
     if (failed) process.stderr.write(`${new Date().toISOString()} ${escapeLogText(failed)}\n`);
   }

@@ -306,7 +306,10 @@ export function registerBreakoutCommands(program: Command): void {
           });
         } finally {
           clearInterval(poll);
-          // Whatever the end: a log that could not be stored stays here, with the reason in it.
+        }
+        // Whatever the end, once the job has ended (not while another process still runs it): a
+        // log that could not be stored stays here, with the reason in it.
+        if (final.status !== 'pending' && final.status !== 'running') {
           const failed = await storeFinishedLog(store, jobLogName(job));
           if (failed) process.stderr.write(`${new Date().toISOString()} ${failed}\n`);
         }
