@@ -3,17 +3,19 @@
  * job's log and a schedule run's log are written in the home's logs/breakout/ while they run and
  * put in the file store when they end, so that `sds logs show` prints them from any node of a
  * PostgreSQL store; `sds logs prune` and a purge remove them there. On SQLite the file store is
- * the home's logs/breakout/ itself.
+ * the home's logs/breakout/ itself. A job whose process died has its log stored by the reaper.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, show, type CliResult } from '../../helpers/run-cli.js';
 import { fixture, tempDir, tempHome } from '../../helpers/temp-home.js';
 import { createPostgresDatabase } from '../../helpers/test-databases.js';
 import { POPSTAN } from '../../helpers/breakout-helpers.js';
 import { openStore } from '../../../src/store/open-store.js';
+import { reapDeadJobs } from '../../../src/core/breakout/index.js';
 
 const NO_DEFAULT = { BREAKOUT_DB_TYPE: undefined, BREAKOUT_DB_URL: undefined };
 
@@ -113,5 +115,31 @@ test('two homes on one PostgreSQL store: the job and run logs of one are read, p
     a.cleanup();
     b.cleanup();
     await db.drop();
+  }
+});
+
+test('a job whose process died: the reaper puts what its log file holds on this machine in the store', async () => {
+  const home = await tempHome();
+  const store = await openStore(home);
+  try {
+    const inHome = store.fileStore.homeFolder('logs') !== undefined;
+    const job = await store.jobs.create({
+      id: 'crashed',
+      dictionaries: ['CEN2000'],
+      mode: 'full',
+      threads: 1,
+      overwrite: false,
+      origin: 'cli',
+    });
+    // A process that has ended: its pid is no running process of this machine.
+    await store.jobs.setPid(job.id, spawnSync('true').pid!);
+    writeFileSync(join(home.breakoutLogs, 'job-crashed.log'), 'CEN2000: 2000 of 8000 cases\n');
+    await reapDeadJobs(store);
+    assert.equal((await store.jobs.get(job.id))!.status, 'failed');
+    assert.equal(existsSync(join(home.breakoutLogs, 'job-crashed.log')), inHome, 'the local file goes once stored elsewhere');
+    assert.equal(ok(runCli(home.root, ['logs', 'show', 'crashed'])).stdout, 'CEN2000: 2000 of 8000 cases\n');
+  } finally {
+    await store.close();
+    home.cleanup();
   }
 });
