@@ -57,8 +57,8 @@ function storedInHome(store: Store): boolean {
  */
 export async function storeFinishedLog(store: Store, name: string): Promise<string | undefined> {
   if (storedInHome(store)) return undefined;
-  const path = localPath(store, name);
   try {
+    const path = localPath(store, name);
     const st = statSync(path, { throwIfNoEntry: false });
     if (!st?.isFile()) return undefined;
     const staged = await store.fileStore.stage(AREA, name, createReadStream(path), { file: name });
