@@ -1,9 +1,11 @@
 /**
  * Background entry point of a breakout job: `run-job --home <root> <job>` runs a pending job in
  * this process. Core starts it detached, with stdout and stderr in the job's log file
- * (docs/decisions.md, "Process model").
+ * (docs/decisions.md, "Process model"). When the job ends, the finished log goes into the
+ * store's file store (docs/logs.md#job-and-run-log-files).
  */
 import { runJob } from '../core/breakout/index.js';
+import { jobLogName, storeFinishedLog } from '../core/logs/index.js';
 import { EXIT } from '../shared/errors.js';
 import { escapeLogText } from '../shared/log-escape.js';
 import { runEntry } from './entry-main.js';
@@ -33,6 +35,12 @@ await runEntry({ name: 'run-job', positionals: ['job'] }, process.argv.slice(2),
     });
   } finally {
     clearInterval(poll);
+  }
+  // Whatever the end, once the job has ended (not while another process still runs it): a log
+  // that could not be stored stays here, with the reason in it.
+  if (final.status !== 'pending' && final.status !== 'running') {
+    const failed = await storeFinishedLog(store, jobLogName(jobId));
+    if (failed) process.stderr.write(`${new Date().toISOString()} ${escapeLogText(failed)}\n`);
   }
   process.exitCode = final.status === 'completed' ? EXIT.ok : EXIT.failed;
   // Stopped: the job is recorded, so do not wait out a connect still pending in the driver.

@@ -15,9 +15,10 @@ export const HEAD_BYTES = 12;
 
 /**
  * The areas of the file store: `media` (media and synced files, by media name), `apps`
- * (`<name>.zip`), `binary-items` (`<dictionary, lower case>/<md5>`).
+ * (`<name>.zip`), `binary-items` (`<dictionary, lower case>/<md5>`), `logs` (the finished logs of
+ * breakout jobs and schedule runs, `job-<id>.log` and `<dictionary>_<time>.log`: docs/logs.md).
  */
-export type FileArea = 'media' | 'apps' | 'binary-items';
+export type FileArea = 'media' | 'apps' | 'binary-items' | 'logs';
 
 /**
  * One version of a file, opened once: its size, hashes and first bytes describe exactly the
@@ -148,6 +149,12 @@ export interface FileStore {
   ): Promise<boolean>;
   /** Removes the temporary uploads a crash left behind (docs/sync.md#files, "Temporary files"). Never throws. */
   removeStale(rule: StaleUploadsRule): Promise<StaleUploadsReport>;
+  /**
+   * The home folder that holds an area's files, when this store keeps them there (the local
+   * store: a file written to that folder is in the store already); undefined when they live
+   * elsewhere (the database), where a file written in the home is put with `stage` and `commit`.
+   */
+  homeFolder(area: FileArea): string | undefined;
 }
 
 /** What putFileInStore writes besides the bytes. */

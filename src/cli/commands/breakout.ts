@@ -11,6 +11,7 @@ import {
   jobExitCode,
   runJob,
 } from '../../core/breakout/index.js';
+import { jobLogName, storeFinishedLog } from '../../core/logs/index.js';
 import { EXIT, toAppError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../action.js';
@@ -305,6 +306,12 @@ export function registerBreakoutCommands(program: Command): void {
           });
         } finally {
           clearInterval(poll);
+        }
+        // Whatever the end, once the job has ended (not while another process still runs it): a
+        // log that could not be stored stays here, with the reason in it.
+        if (final.status !== 'pending' && final.status !== 'running') {
+          const failed = await storeFinishedLog(store, jobLogName(job));
+          if (failed) process.stderr.write(`${new Date().toISOString()} ${failed}\n`);
         }
         process.exitCode = final.status === 'completed' ? EXIT.ok : EXIT.failed;
         // Stopped: the job is recorded, so do not wait out a connect still pending in the driver.

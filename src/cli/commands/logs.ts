@@ -1,6 +1,7 @@
+import { once } from 'node:events';
 import type { Command } from 'commander';
 import { listBreakoutLogs } from '../../core/breakout/index.js';
-import { LOG_KINDS, pruneLogs } from '../../core/logs/index.js';
+import { LOG_KINDS, pruneLogs, showLogFile } from '../../core/logs/index.js';
 import { action, examples } from '../action.js';
 
 /**
@@ -11,7 +12,9 @@ import { action, examples } from '../action.js';
 export function registerLogsCommand(program: Command): void {
   const logs = program
     .command('logs')
-    .description('the breakout log, newest first (the reply of GET /api/logs/breakout); `sds logs prune` prunes old logs')
+    .description(
+      'the breakout log, newest first (the reply of GET /api/logs/breakout); `sds logs show` prints a job or run log, `sds logs prune` prunes old logs',
+    )
     .option('--dictionary <name>', 'only this dictionary')
     .option('--limit <n>', 'entries to show (1-1000)', '100')
     .addHelpText('after', examples('sds logs', 'sds logs --dictionary CEN2000 --limit 20', 'sds logs --json', 'sds logs prune --dry-run'))
@@ -26,6 +29,26 @@ export function registerLogsCommand(program: Command): void {
                 r.logs.map((l) => [l.timestamp, l.level, l.dictionary, l.progress, l.message]),
               ),
         );
+      }),
+    );
+
+  logs
+    .command('show <file>')
+    .description(
+      "print a job's or a schedule run's log file (job-<id>.log, or a job id; <dictionary>_<time>.log): from the store, on any node of a PostgreSQL store, or from this machine's logs/breakout/ while the job runs",
+    )
+    .addHelpText('after', examples('sds logs show 6f1c…', 'sds logs show job-6f1c….log', 'sds logs show CEN2000_2026-03-01_02-00-00.log'))
+    .action(
+      action(async (ctx, file: string) => {
+        const log = await showLogFile(await ctx.store(), file);
+        if (ctx.json) {
+          const parts: Buffer[] = [];
+          for await (const p of log.content) parts.push(Buffer.from(p as Buffer));
+          ctx.print({ file: log.file, content: Buffer.concat(parts).toString('utf8') }, () => '');
+        } else {
+          // The bytes as they are, whatever --quiet says: they are what was asked for.
+          for await (const p of log.content) if (!process.stdout.write(p as Buffer)) await once(process.stdout, 'drain');
+        }
       }),
     );
 

@@ -6,7 +6,6 @@ export {
   TRIGGER_MODES,
   cancelJob,
   jobExitCode,
-  jobLogPath,
   jobStatus,
   listJobs,
   processAlive,

@@ -1,10 +1,10 @@
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename } from 'node:path';
 import type { Store } from '../../store/open-store.js';
 import type { PurgeCounts } from '../../store/dictionaries-repo.js';
 import { AppError } from '../../shared/errors.js';
 import { requireDictionaryRow } from './dictionaries.js';
-import { dropBreakoutTables, reapDeadJobs, jobLogPath, processAlive } from '../breakout/index.js';
+import { dropBreakoutTables, reapDeadJobs, processAlive } from '../breakout/index.js';
+import { jobLogName, removeLogFile } from '../logs/index.js';
 
 /** Reply of a purge: what was removed, and the breakout tables dropped or left in the target. */
 export interface PurgeReply {
@@ -37,13 +37,13 @@ export async function purgeDictionary(store: Store, given: string, opts: { dropT
   const result = await store.dictionaries.purge(dict.id, name);
   if ('busy' in result) throw busyError(name, result.busy);
   let logFiles = 0;
-  const paths = [...result.scheduleLogs.map((f) => join(store.home.breakoutLogs, f)), ...result.jobIds.map((id) => jobLogPath(store, id))];
-  for (const path of paths) {
+  // Here and in the store's file store (docs/logs.md#job-and-run-log-files).
+  const names = [...result.scheduleLogs.map((f) => basename(f)), ...result.jobIds.map(jobLogName)];
+  for (const name of names) {
     try {
-      rmSync(path);
-      logFiles += 1;
+      if (await removeLogFile(store, name)) logFiles += 1;
     } catch {
-      // A log file already removed by hand is not an error: the rows that named it are gone.
+      // A log file that cannot be removed is not an error: the rows that named it are gone.
     }
   }
   const left = opts.dropTables ? [] : known;

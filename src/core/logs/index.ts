@@ -7,6 +7,7 @@ export type { PruneReport, PruneCounts, PruneRules } from './prune-logs.js';
 export { autoPruneLogs, pruneSummary, startLogPruner } from './auto-prune.js';
 export type { LogPruner } from './auto-prune.js';
 export { LOG_KINDS } from './prune-plan.js';
+export { jobLogName, logFileExists, removeLogFile, showLogFile, storeFinishedLog } from './log-files.js';
 export { planPrune } from './prune-plan.js';
 export type { PruneInventory, PrunePlan } from './prune-plan.js';
 export { LOG_FORMATS, LOG_NUMBER_SETTINGS, logSettings, logSettingsFrom } from './retention-settings.js';

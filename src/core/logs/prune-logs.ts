@@ -5,6 +5,7 @@ import type { Store } from '../../store/open-store.js';
 import type { StoreScope } from '../../store/store-contract.js';
 import { LOG_KINDS, planPrune, type LogFile, type LogKind, type PrunePlan } from './prune-plan.js';
 import { logSettings, type LogSettings } from './retention-settings.js';
+import { localLogFiles, removeLogFile, storedLogFiles } from './log-files.js';
 
 /** Rows deleted, files deleted and bytes those files held, for one kind of log. */
 export interface PruneCounts {
@@ -85,7 +86,8 @@ function rulesAt(days: number, keep: number, now: Date): PruneRules {
  * schedule runs and their log files, and breakout log entries, each by age and by count, never
  * what is still needed (see planPrune); and the sync messages, by their own age and count unless
  * `olderThanDays` or `keep` is given, which then rule every kind. The rows are planned and
- * deleted in one store transaction, then the files are deleted (one already gone is skipped).
+ * deleted in one store transaction, then the files are deleted (one already gone is skipped):
+ * job and run logs here and in the store's file store (docs/logs.md#job-and-run-log-files).
  * `dryRun` deletes nothing and reports what would go.
  */
 export async function pruneLogs(store: Store, opts: PruneOptions = {}): Promise<PruneReport> {
@@ -101,7 +103,15 @@ export async function pruneLogs(store: Store, opts: PruneOptions = {}): Promise<
   );
   const kinds = Object.fromEntries(LOG_KINDS.map((k) => [k, zero()])) as Record<LogKind, PruneCounts>;
 
-  // The folders are listed inside the transaction, synchronously, as the rows are read: one view of both.
+  // The logs a PostgreSQL store's file store holds are listed first; the folders are listed
+  // inside the transaction, synchronously, as the rows are read: one view of both. A log stored
+  // meanwhile is of a job or run that ended just now, not one this prune would take by age.
+  const stored = await storedLogFiles(store);
+  const breakoutFiles = (): LogFile[] => {
+    const byName = new Map(stored.map((f) => [f.name, { dir: 'breakout' as const, ...f }]));
+    for (const f of localLogFiles(store)) if (!byName.has(f.name)) byName.set(f.name, { dir: 'breakout', ...f });
+    return [...byName.values()];
+  };
   const plan = async (tx: StoreScope): Promise<PrunePlan> =>
     planPrune(
       {
@@ -109,7 +119,7 @@ export async function pruneLogs(store: Store, opts: PruneOptions = {}): Promise<
         logEntries: await tx.logRetention.logEntries(),
         runs: await tx.logRetention.runs(),
         scheduleLogFiles: await tx.logRetention.scheduleLogFiles(),
-        files: [...listFiles(store.home.importLogs, 'import'), ...listFiles(store.home.breakoutLogs, 'breakout')],
+        files: [...listFiles(store.home.importLogs, 'import'), ...breakoutFiles()],
       },
       { olderThanDays, keep, now },
     );
@@ -137,15 +147,16 @@ export async function pruneLogs(store: Store, opts: PruneOptions = {}): Promise<
   }
 
   for (const f of files) {
-    const dir = f.dir === 'import' ? store.home.importLogs : store.home.breakoutLogs;
-    if (!opts.dryRun) {
+    if (!opts.dryRun && f.dir === 'breakout') {
+      // Here and in the store's file store (docs/logs.md#job-and-run-log-files).
+      if (!(await removeLogFile(store, f.name))) continue;
+    } else if (!opts.dryRun) {
+      const path = join(store.home.importLogs, f.name);
       try {
-        rmSync(join(dir, f.name));
+        rmSync(path);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw new AppError('IO_ERROR', `cannot delete the log file ${join(dir, f.name)}: ${(err as Error).message}`, {
-          file: join(dir, f.name),
-        });
+        throw new AppError('IO_ERROR', `cannot delete the log file ${path}: ${(err as Error).message}`, { file: path });
       }
     }
     kinds[f.kind].files += 1;

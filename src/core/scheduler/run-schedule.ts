@@ -1,4 +1,4 @@
-import { closeSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { constants } from 'node:os';
 import type { Store } from '../../store/open-store.js';
@@ -8,6 +8,7 @@ import { nextOccurrence } from '../../scheduler/cron.js';
 import type { ChildResult } from '../../scheduler/run-child.js';
 import { commandLine, formatRunLog, runLogName } from '../../scheduler/run-log.js';
 import { processAlive, processLauncher, reapDeadJobs } from '../breakout/index.js';
+import { logFileExists, removeLogFile, storeFinishedLog } from '../logs/index.js';
 import type { SchedulerSettings } from './settings.js';
 import { AppError } from '../../shared/errors.js';
 
@@ -33,7 +34,8 @@ export interface RunOutcome {
 /**
  * Closes the runs whose watching process is gone (scheduler-run or run-now killed, machine
  * restarted): recorded as failed, so no run shows `running` and no schedule keeps
- * last_exit_code -1 forever.
+ * last_exit_code -1 forever. Whatever of its log file is on this machine goes into the store's
+ * file store.
  */
 export async function reapDeadRuns(store: Store, now: Date): Promise<void> {
   for (const run of await store.schedules.runningRuns()) {
@@ -47,6 +49,7 @@ export async function reapDeadRuns(store: Store, now: Date): Promise<void> {
         await tx.schedules.markEnded(s.id, RUNNER_DIED_EXIT_CODE, now.toISOString());
       }
     });
+    if (run.logFile !== null) await storeFinishedLog(store, basename(run.logFile));
   }
 }
 
@@ -87,12 +90,16 @@ async function busyReason(tx: StoreScope, s: ScheduleRow): Promise<string | unde
   return undefined;
 }
 
-/** Reserves a log file name not yet used (two runs in the same second get `-1`, `-2`, ...). */
-function reserveLogFile(dir: string, dictionary: string, at: Date): string {
+/**
+ * Reserves a log file name not yet used, here or in the store's file store (two runs in the same
+ * second get `-1`, `-2`, ...).
+ */
+async function reserveLogFile(store: Store, dictionary: string, at: Date): Promise<string> {
   for (let attempt = 0; ; attempt++) {
     const name = runLogName(dictionary, at, attempt);
     try {
-      closeSync(openSync(join(dir, name), 'wx'));
+      if (attempt <= 1000 && (await logFileExists(store, name))) continue;
+      closeSync(openSync(join(store.home.breakoutLogs, name), 'wx'));
       return name;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 1000) throw err;
@@ -162,10 +169,10 @@ function equivalentCommand(store: Store, dictionary: string): string {
   return commandLine('sds', ['--home', store.home.root, 'process-cases-by-dict', dictionary]);
 }
 
-/** Deletes the runs beyond the kept number, with their log files (only inside logs/breakout/). */
+/** Deletes the runs beyond the kept number, with their log files (here and in the store's file store). */
 async function prune(store: Store, scheduleId: number, keep: number): Promise<void> {
   for (const file of await store.schedules.pruneRuns(scheduleId, keep)) {
-    rmSync(join(store.home.breakoutLogs, basename(file)), { force: true });
+    await removeLogFile(store, basename(file));
   }
 }
 
@@ -173,7 +180,8 @@ async function prune(store: Store, scheduleId: number, keep: number): Promise<vo
  * Runs one schedule's incremental breakout as a child process (the `scheduled-breakout` entry
  * point, which does what `sds process-cases-by-dict --json` does):
  * the one code path of scheduled runs and Run Now. While the child runs, last_exit_code is -1;
- * its output goes to the run log file of docs/scheduler.md#run-log-files; past the time limit it is stopped and the
+ * its output goes to the run log file of docs/scheduler.md#run-log-files, put in the store's file
+ * store when the run ends; past the time limit it is stopped and the
  * run recorded as interrupted. A dictionary whose breakout is already running is skipped with
  * the reason in the history. A scheduled run moves next_run to the first occurrence after the
  * run ended (missed occurrences are not replayed); Run Now leaves next_run alone. `stop` aborted
@@ -232,7 +240,7 @@ export async function runSchedule(
     runId = claim.runId;
   }
 
-  const logFile = reserveLogFile(store.home.breakoutLogs, schedule.dictionary, startedAt);
+  const logFile = await reserveLogFile(store, schedule.dictionary, startedAt);
   const previousExitCode = schedule.lastExitCode;
   await store.transaction(async (tx) => {
     await tx.schedules.markStarted(
@@ -263,6 +271,10 @@ export async function runSchedule(
       stderr: result.stderr,
     }),
   );
+  // The finished log goes into the store's file store (docs/logs.md#job-and-run-log-files); one
+  // that could not be stored stays here, with the reason at its end.
+  const notStored = await storeFinishedLog(store, logFile);
+  if (notStored) appendFileSync(join(store.home.breakoutLogs, logFile), `${notStored}\n`);
 
   // The run's end and the schedule's last exit code in one transaction: nobody reads a run that
   // ended while its schedule still says running (-1).

@@ -227,7 +227,7 @@ export async function toggleSchedule(
   return changeSchedule(store, found.id, (s) => ({ cron: s.cronExpression, enabled: !s.enabled }), settings);
 }
 
-/** Deletes a schedule and its run history; the run log files stay in logs/breakout/. */
+/** Deletes a schedule and its run history; the run log files stay (docs/logs.md#job-and-run-log-files). */
 export async function removeSchedule(store: Store, ref: ScheduleRef): Promise<{ message: string; id: number; dictionary: string }> {
   const s = await requireSchedule(store, ref);
   await store.schedules.remove(s.id);

@@ -184,7 +184,7 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     summary: 'Breakout log entries, newest first (integration API)',
     description:
       'Per job and dictionary: started, progress about every 10 %, the first 100 warnings of the job, finished, and how the job ended ' +
-      '(`error` level with its code when it failed). The complete log of a job is its file `logs/breakout/job-<id>.log`.',
+      '(`error` level with its code when it failed). The complete log of a job is its file `job-<id>.log` (`sds logs show <job>`).',
     tags: ['breakout'],
     permission: 'breakout.read',
     request: { query: LogsQuery },

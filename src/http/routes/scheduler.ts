@@ -109,7 +109,7 @@ export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): 
     method: 'delete',
     path: '/scheduler/{id}',
     summary: 'Delete a schedule and its run history',
-    description: "The run log files stay in the home's `logs/breakout/`.",
+    description: "The run log files stay (in the store's file store; `sds logs show <file>` prints one).",
     tags: TAGS,
     permission: 'scheduler.manage',
     request: { params: ScheduleIdParams },

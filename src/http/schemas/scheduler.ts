@@ -68,7 +68,7 @@ export const Schedule = z
     last_run: NullableTime,
     next_run: NullableTime.meta({ description: 'null while the schedule is disabled' }),
     last_exit_code: z.int().nullable().meta({ description: '0 succeeded, -1 running, 124 stopped by the time limit, other values failed' }),
-    last_log_file: z.string().nullable().meta({ description: "file name in the home's logs/breakout/" }),
+    last_log_file: z.string().nullable().meta({ description: "file name of the run's log (`sds logs show <file>`)" }),
     modified_time: Timestamp,
     created_time: Timestamp,
   })

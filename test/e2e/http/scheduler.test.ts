@@ -1,12 +1,13 @@
 /** The scheduler routes of docs/http-api.md#scheduler-routes (plus Run Now and the run history) over a real loopback server. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { ErrorBody, OAuthErrorBody } from '../../../src/http/schemas/common.js';
 import { RunNowStarted, Schedule, ScheduleDeleted, ScheduleList, ScheduleRuns } from '../../../src/http/schemas/scheduler.js';
 import { setTarget } from '../../../src/core/breakout/targets/targets.js';
+import { logFileExists, showLogFile } from '../../../src/core/logs/index.js';
 import { seedEmptyDictionary, seedPopstan, startTestServer, type TestServer, type UserKey } from '../../helpers/http-server.js';
 import { checkReply, type OpenApiDoc } from '../../helpers/openapi-validate.js';
 
@@ -28,6 +29,12 @@ before(async () => {
   doc = (await (await s.call(null, '/api/openapi.json')).json()) as OpenApiDoc;
 });
 after(() => s.close());
+
+async function text(r: Readable): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const p of r) parts.push(Buffer.from(p as Buffer));
+  return Buffer.concat(parts).toString('utf8');
+}
 
 async function reply<S extends z.ZodType>(r: Response, route: string, status: number, schema: S): Promise<z.output<S>> {
   const text = await r.text();
@@ -172,7 +179,8 @@ test('POST /scheduler/{id}/run-now answers at once and the run appears in GET /s
   }
   const run = runs!.runs[0]!;
   assert.deepEqual([run.trigger, run.outcome, run.exit_code], ['run-now', 'succeeded', 0], JSON.stringify(run));
-  const log = readFileSync(join(s.store.home.breakoutLogs, run.log_file!), 'utf8');
+  // From the store's file store on PostgreSQL, the home's logs/breakout/ on SQLite.
+  const log = await text((await showLogFile(s.store, run.log_file!)).content);
   assert.match(log, /^Command: .*process-cases-by-dict/m);
   assert.match(log, /^Exit code: 0$/m);
   const sch = (await s.store.schedules.get(id))!;
@@ -223,7 +231,7 @@ test('DELETE /scheduler/{id} deletes the schedule and its history; the log files
   assert.deepEqual([r.id, r.dictionary], [id, simple]);
   assert.equal(await s.store.schedules.get(id), undefined);
   assert.equal(await s.store.schedules.countRuns(id), 0);
-  assert.ok(existsSync(join(s.store.home.breakoutLogs, logFile)));
+  assert.ok(await logFileExists(s.store, logFile));
   await apiError(await s.call('admin', `/scheduler/${id}`, { method: 'DELETE' }), 'DELETE /scheduler/{id}', 404, 'SCHEDULE_NOT_FOUND');
   await apiError(await s.call('admin', '/scheduler/abc', { method: 'DELETE' }), 'DELETE /scheduler/{id}', 400, 'USAGE');
 });

@@ -8,6 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { setImmediate as tick, setTimeout as sleep } from 'node:timers/promises';
 import { testOnBothStores } from '../../helpers/store-kinds.js';
 import { onPostgresStore } from '../../helpers/store-races.js';
@@ -88,6 +90,23 @@ testOnBothStores('file store: a version of several chunks is staged, put in plac
   assert.equal(await fs.remove('media', 'photos/big.jpg'), false);
   // Areas are apart: the same name in another area is another file.
   assert.equal(await fs.open('apps', 'top.txt'), undefined);
+});
+
+testOnBothStores('file store: the logs area holds finished job and run logs; on SQLite it is logs/breakout/', async (store, kind) => {
+  const fs = store.fileStore;
+  const log = Buffer.from('2026-01-01T00:00:00.000Z CEN2000: full breakout into sqlite:popstan.sqlite\n');
+  const staged = await fs.stage('logs', 'job-j1.log', body(log), { file: 'job-j1.log' });
+  await fs.commit(staged, { mtimeMs: Date.UTC(2026, 0, 1) });
+  assert.ok((await bytesOf(await fs.open('logs', 'job-j1.log'))).equals(log));
+  assert.deepEqual(await fs.stat('logs', 'job-j1.log'), { size: log.length, mtimeMs: Date.UTC(2026, 0, 1) });
+  assert.deepEqual(await fs.list('logs', ''), [{ name: 'job-j1.log', type: 'file' }]);
+  assert.equal(await fs.open('media', 'job-j1.log'), undefined, 'areas are apart');
+  // The capability the log code asks (core/logs/log-files.ts): the local store keeps the area in the home.
+  assert.equal(fs.homeFolder('logs'), kind === 'sqlite' ? store.home.breakoutLogs : undefined);
+  assert.equal(existsSync(join(store.home.breakoutLogs, 'job-j1.log')), kind === 'sqlite');
+  assert.equal(await fs.remove('logs', 'job-j1.log'), true);
+  assert.equal(await fs.open('logs', 'job-j1.log'), undefined);
+  assert.deepEqual(await fs.list('logs', ''), []);
 });
 
 testOnBothStores('file store: a reader keeps the version it opened while the name is replaced', async (store) => {

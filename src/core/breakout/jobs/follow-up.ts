@@ -3,6 +3,7 @@ import type { Store } from '../../../store/open-store.js';
 import type { JobError, JobResult, JobRow } from '../../../store/jobs-repo.js';
 import { processAlive, spawnJobProcess } from './job-process.js';
 import { logJobFailure } from '../log.js';
+import { jobLogName, storeFinishedLog } from '../../logs/log-files.js';
 
 /** Origin of the jobs started for case events that arrived while another job ran. */
 export const FOLLOW_UP_ORIGIN = 'webhook-follow-up';
@@ -64,7 +65,8 @@ const PENDING_GRACE_MS = 60_000;
 /**
  * Marks failed every unfinished job whose process is gone (killed, crashed, machine restarted),
  * so no job shows `running` forever, and starts the follow-up that incoming case events queued
- * behind it, as any other end of the job would. Called before any job is reported.
+ * behind it, as any other end of the job would; whatever of its log file is on this machine goes
+ * into the store's file store. Called before any job is reported.
  */
 export async function reapDeadJobs(store: Store, now = Date.now(), opts: { spawn?: boolean } = {}): Promise<void> {
   for (const job of await store.jobs.unfinished()) {
@@ -75,7 +77,9 @@ export async function reapDeadJobs(store: Store, now = Date.now(), opts: { spawn
       message: job.pid !== null ? `the job process (pid ${job.pid}) ended without finishing the job` : 'the job process never started',
       details: JSON.stringify({ pid: job.pid, last_progress: job.progress }),
     };
-    if ((await finishJob(store, job.id, 'failed', { error }, { spawn: opts.spawn, now: () => new Date(now) })).ended)
+    if ((await finishJob(store, job.id, 'failed', { error }, { spawn: opts.spawn, now: () => new Date(now) })).ended) {
       await logJobFailure(store, job, error);
+      await storeFinishedLog(store, jobLogName(job.id));
+    }
   }
 }

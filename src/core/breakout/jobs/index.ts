@@ -4,7 +4,7 @@
  */
 export { reapDeadJobs } from './follow-up.js';
 export { reportedError } from './job-error.js';
-export { jobLogPath, processAlive, spawnJobProcess } from './job-process.js';
+export { processAlive, spawnJobProcess } from './job-process.js';
 export { jobExitCode } from './job-replies.js';
 export type { JobListItem, JobStatusReply } from './job-replies.js';
 export { processLauncher } from './launcher.js';

@@ -1,6 +1,7 @@
 /**
  * The local file store (docs/architecture.md#the-file-store-contract): the bytes in the home's
- * folders (`files/media/`, `files/apps/`, `files/binary-items/`), the only file store of a SQLite
+ * folders (`files/media/`, `files/apps/`, `files/binary-items/`, and `logs/breakout/` for the
+ * finished logs of jobs and schedule runs), the only file store of a SQLite
  * store. A new version is written to a hidden temporary file beside its name and fsynced, renamed
  * over the name and the folder fsynced; writers of one name take turns in this process.
  */
@@ -32,7 +33,13 @@ const codeOf = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? 
 
 /** The folder of each area in a home. */
 function areaFolder(home: HomePaths, area: FileArea): string {
-  return area === 'media' ? home.media : area === 'apps' ? home.apps : home.binaryItems;
+  const folders: Record<FileArea, string> = {
+    media: home.media,
+    apps: home.apps,
+    'binary-items': home.binaryItems,
+    logs: home.breakoutLogs,
+  };
+  return folders[area];
 }
 
 /** What is under `path` now; PATH_INVALID when a folder of it is a file. */
@@ -210,5 +217,9 @@ export class LocalFileStore implements FileStore {
 
   async removeStale(rule: StaleUploadsRule): Promise<StaleUploadsReport> {
     return removeStaleParts(this.home.root, dirname(this.home.media), rule);
+  }
+
+  homeFolder(area: FileArea): string {
+    return areaFolder(this.home, area);
   }
 }

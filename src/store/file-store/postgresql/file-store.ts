@@ -342,4 +342,8 @@ export class PgFileStore implements FileStore {
     }
     return report;
   }
+
+  homeFolder(): undefined {
+    return undefined;
+  }
 }
