@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { HomePaths } from '../../shared/home.js';
 import { backupHome } from '../../core/backup/index.js';
 import { AppError } from '../../shared/errors.js';
 import { initHome, migrateHome, migrationStatus } from '../../core/home/index.js';
@@ -81,7 +82,7 @@ export function registerHomeCommands(program: Command): void {
         // migration (docs/upgrading.md#upgrading-a-home), by default into the home's backups/.
         // Composed here, since backup already depends on home.
         const r = await migrateHome(ctx.home, {
-          backup: opts.backup ? (home, dest) => backupHome(home, dest, { insideHome: true }) : undefined,
+          backup: opts.backup ? migrateBackup : undefined,
           backupDir: opts.backupDir,
         });
         const applied = r.migrations_applied.length ? r.migrations_applied.join(', ') : 'none (up to date)';
@@ -95,4 +96,20 @@ export function registerHomeCommands(program: Command): void {
         );
       }),
     );
+}
+
+/**
+ * The backup `sds migrate` takes first. A PostgreSQL store is the office's to back up
+ * (BACKUP_STORE_EXTERNAL): the refusal says it came before a migration, so that the CLI names the
+ * way on (docs/upgrading.md#a-postgresql-store).
+ */
+async function migrateBackup(home: HomePaths, dest: string): Promise<{ path: string }> {
+  try {
+    return await backupHome(home, dest, { insideHome: true });
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'BACKUP_STORE_EXTERNAL') {
+      throw new AppError(err.code, `nothing was migrated: ${err.message}`, { ...err.details, step: 'migrate' });
+    }
+    throw err;
+  }
 }

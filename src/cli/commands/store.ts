@@ -65,11 +65,11 @@ export function registerStoreCommands(program: Command): void {
         'otherwise). The database must be empty, or hold only a store sds init made\n' +
         '(STORE_NOT_EMPTY otherwise); the store must be migrated (sds migrate). Every\n' +
         'table is copied in one transaction, then compared (row counts and checksums).\n' +
-        'The files (media, synced files, application packages, binary case items) are\n' +
-        'copied in the same transaction, each checked against its metadata\n' +
-        '(STORE_COPY_FILE_MISMATCH otherwise). The password comes from\n' +
+        'The files (media, synced files, application packages, binary case items, job\n' +
+        'and run logs) are copied in the same transaction, each checked against its\n' +
+        'metadata (STORE_COPY_FILE_MISMATCH otherwise). The password comes from\n' +
         'SDS_STORE_PASSWORD or store.password_file. sds.db and files/ are left as they\n' +
-        'were: the rollback copy. config.json and the logs stay in the home folder.\n' +
+        'were: the rollback copy. config.json and the import logs stay in the home.\n' +
         'Then set SDS_STORE_URL (or store.url) as printed.\n',
     )
     .action(
@@ -108,7 +108,7 @@ export function registerStoreCommands(program: Command): void {
                 `  ${a.area}`,
                 `${a.files} files, ${a.bytes} bytes${a.unchecked > 0 ? `; ${a.unchecked} without metadata (put there by hand), copied as they are` : ''}`,
               ]),
-              ['home folder', 'keep it: config.json, the logs, the scheduler lock and the embedded breakout target stay there'],
+              ['home folder', 'keep it: config.json, the import logs, the scheduler lock and the embedded breakout target stay there'],
               ['rollback', `${r.sqlite_store} and files/ are untouched; unset the setting below to go back to them`],
               ['use', r.setting.environment],
               ['', `or "store": {"url": "${r.setting.config_json.store.url}"} in config.json`],

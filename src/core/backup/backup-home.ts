@@ -182,7 +182,7 @@ export async function backupHome(home: HomePaths, dest: string, opts: BackupOpti
     // The database is the office's to back up, with its own tools (docs/production.md#backup-of-a-postgresql-store).
     throw new AppError(
       'BACKUP_STORE_EXTERNAL',
-      `the store of the home ${home.root} is the PostgreSQL database ${setting.shownUrl}: back it up with pg_dump (or the office's PostgreSQL backups) and the home folder with the files in it; sds backup copies a SQLite store only`,
+      `the store of the home ${home.root} is the PostgreSQL database ${setting.shownUrl}: back it up with pg_dump (or the office's PostgreSQL backups), which holds its files too, and the home folder for its config.json; sds backup copies a SQLite store only`,
       { store: setting.shownUrl, home: home.root },
     );
   }

@@ -8,7 +8,7 @@ import { localFilesOf, type LocalFile } from '../../store/file-store/local/file-
 import type { FileMetadata, FileSink, StoredFile } from '../../store/postgresql/move-store.js';
 
 /** The areas of a home's files, in the order they are copied and reported. */
-const AREAS: readonly FileArea[] = ['media', 'apps', 'binary-items'];
+const AREAS: readonly FileArea[] = ['media', 'apps', 'binary-items', 'logs'];
 
 /** What the files step did in one area. */
 export interface AreaMoved {
@@ -21,7 +21,7 @@ export interface AreaMoved {
 
 /** What the files step of a copy did with the home's files. */
 export interface FilesMoved {
-  /** Per area: media (media and synced files), apps (application packages), binary-items. */
+  /** Per area: media (media and synced files), apps (application packages), binary-items, logs (job and run logs). */
   areas: AreaMoved[];
   files: number;
   bytes: number;
@@ -58,8 +58,9 @@ function expectedOf(f: LocalFile, meta: FileMetadata): { hash: 'sha256' | 'md5';
  * or without a row, application packages, binary case items) into the PostgreSQL store through
  * `sink`, streamed, with its modification time (a package's build time). Each file's hash,
  * computed as it streams, is checked against the copied metadata (expectedOf):
- * STORE_COPY_FILE_MISMATCH otherwise, which rolls the whole copy back. Breakout job logs stay in
- * the home's logs folder. `signal` stops it, between files or in the middle of one.
+ * STORE_COPY_FILE_MISMATCH otherwise, which rolls the whole copy back. Breakout job and scheduled
+ * run logs go too (area `logs`, nothing to check them against), so every node reads them.
+ * `signal` stops it, between files or in the middle of one.
  */
 export async function copyFilesIntoStore(home: HomePaths, sink: FileSink, meta: FileMetadata, signal?: AbortSignal): Promise<FilesMoved> {
   const areas: AreaMoved[] = [];

@@ -75,7 +75,7 @@ export async function copyHomeToPostgres(home: HomePaths, opts: CopyHomeOptions)
     mkdirSync(home.locks, { recursive: true, mode: 0o700 });
     const lock = await holdSchedulerLock(home);
     if (lock === null) {
-      throw new AppError('HOME_IN_USE', `a scheduled run (sds scheduler-run) holds the home ${home.root}: wait for it, or stop the timer`, {
+      throw new AppError('HOME_IN_USE', `a scheduled run holds the home ${home.root}: wait for it to end, or stop the scheduler`, {
         path: home.root,
       });
     }

@@ -17,7 +17,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -270,16 +270,20 @@ test('store copy moves a filled SQLite home and its files into an empty PostgreS
     );
     assert.ok(rows.jobs === 1 && rows.schedule_runs === 1 && rows.breakout_log! > 0 && rows.breakout_state === 1, JSON.stringify(rows));
     assert.equal(r.setting.environment, `SDS_STORE_URL=${dest.url}`);
-    // Every file, with its metadata or without (the office file), in its area.
+    // Every file, with its metadata or without (the office file), in its area; the scheduled
+    // run's logs too, which nothing describes.
+    const logNames = readdirSync(home.breakoutLogs).sort();
+    assert.ok(logNames.length > 0, 'the scheduled run left a log');
     assert.deepEqual(
       r.files.areas.map((a) => [a.area, a.files, a.unchecked]),
       [
         ['media', 3, 1],
         ['apps', 1, 0],
         ['binary-items', 1, 0],
+        ['logs', logNames.length, logNames.length],
       ],
     );
-    assert.equal(r.files.files, 5);
+    assert.equal(r.files.files, 5 + logNames.length);
     assert.equal(r.files.areas.find((a) => a.area === 'binary-items')!.bytes, PHOTO.length);
     const entries = await query<{ area: string; name: string; mtime_ms: string }>(
       dest.url,
@@ -290,11 +294,16 @@ test('store copy moves a filled SQLite home and its files into an empty PostgreS
       [
         `apps/Census.zip`,
         `binary-items/simplecapi_dict/${md5(PHOTO)}`,
+        ...logNames.map((n) => `logs/${n}`),
         'media/docs/manual.txt',
         'media/paradata/plc-a.txt',
         'media/photos/house 1.jpg',
       ],
     );
+    // A log is read on the PostgreSQL store as it was written in the SQLite home.
+    const shown = runCli(home.root, ['logs', 'show', logNames[0]!, '--json'], { env: { SDS_STORE_URL: dest.url } });
+    assert.equal(shown.code, 0, show(shown));
+    assert.equal(shown.json<{ content: string }>().content, readFileSync(join(home.breakoutLogs, logNames[0]!), 'utf8'));
     // The package keeps its build time as its time (what the client compares).
     assert.equal(Number(entries[0]!.mtime_ms), Date.parse('2024-03-18T10:20:30Z'));
     const [unnamed] = await query<{ n: string }>(dest.url, 'SELECT count(*) AS n FROM file_blobs WHERE sha256 IS NULL');
@@ -345,6 +354,7 @@ test('store copy moves a filled SQLite home and its files into an empty PostgreS
         ['media', 3],
         ['apps', 1],
         ['binary-items', 1],
+        ['logs', logNames.length],
       ],
     );
     // ...fails, naming the area and the file, once a file of the home differs...
@@ -460,7 +470,7 @@ test('store copy refuses a database with tables of its own, a home in use and a 
       const ticking = copy(empty.config.url!);
       assert.equal(ticking.code, 4, show(ticking));
       assert.equal(ticking.json<{ error: string }>().error, 'HOME_IN_USE');
-      assert.match(ticking.json<{ message: string }>().message, /scheduler-run/);
+      assert.match(ticking.json<{ message: string }>().message, /a scheduled run holds the home/);
     } finally {
       await lock.release();
     }
@@ -578,7 +588,10 @@ test('a file whose bytes no longer match its metadata stops the copy, nothing ke
     assert.equal(Number(blobCount!.n), 2, 'one blob for the two names of the same bytes');
     const verify = runCli(home.root, ['store', 'verify', '--against', home.root], { env: { SDS_STORE_URL: url } });
     assert.equal(verify.code, 0, show(verify));
-    assert.match(verify.stdout, /media 3 \(\d+ bytes\), apps 0 \(0 bytes\), binary-items 0 \(0 bytes\), the same names and sha256 in both/);
+    assert.match(
+      verify.stdout,
+      /media 3 \(\d+ bytes\), apps 0 \(0 bytes\), binary-items 0 \(0 bytes\), logs 0 \(0 bytes\), the same names and sha256 in both/,
+    );
   } finally {
     home.cleanup();
     await dest.drop();
