@@ -8,7 +8,7 @@
  * `Content-MD5` while the bytes stream, and never hold a whole file in memory.
  */
 import type { Readable } from 'node:stream';
-import type { StoreScope } from './store-contract.js';
+import type { StoreScope } from './store-scope-contract.js';
 
 /** The first bytes of a file kept for the content-type check (media-path.ts: contentTypeOf). */
 export const HEAD_BYTES = 12;

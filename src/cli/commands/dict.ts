@@ -8,10 +8,8 @@ import {
   uploadDictionary,
   type BreakoutRebuildNotice,
   type DictionaryDetail,
-  purgeCaseCount,
-  purgeDictionary,
-  type PurgeReply,
 } from '../../core/dictionaries/index.js';
+import { purgeCaseCount, purgeDictionary, type PurgeReply } from '../../core/dictionary-purge/index.js';
 import { confirmDestructive } from '../confirm.js';
 import { action, examples } from '../action.js';
 import { fields } from '../render.js';

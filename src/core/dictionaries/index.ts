@@ -1,5 +1,6 @@
 /**
- * The dictionaries module: upload, list, show, delete and purge CSPro dictionaries.
+ * The dictionaries module: upload, list, show and delete CSPro dictionaries (the purge with
+ * their cases is core/dictionary-purge).
  */
 export {
   deleteDictionary,
@@ -13,5 +14,3 @@ export {
 export type { BreakoutRebuildNotice, DictionaryDetail, DictionaryListItem, DictionaryShort, UploadReply } from './dictionaries.js';
 export { MAX_LABEL_LENGTH } from './label.js';
 export { answersTo, settleSyncName } from './sync-name.js';
-export { purgeCaseCount, purgeDictionary } from './purge.js';
-export type { PurgeReply } from './purge.js';

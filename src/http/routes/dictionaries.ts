@@ -6,8 +6,8 @@ import {
   listDictionaries,
   uploadDictionary,
   type UploadReply,
-  purgeDictionary,
 } from '../../core/dictionaries/index.js';
+import { purgeDictionary } from '../../core/dictionary-purge/index.js';
 import { AppError } from '../../shared/errors.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { readUpload } from '../read-upload.js';

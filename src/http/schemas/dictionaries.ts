@@ -4,8 +4,8 @@ import type {
   DictionaryDetail as CoreDetail,
   DictionaryListItem as CoreListItem,
   DictionaryShort as CoreShort,
-  PurgeReply as CorePurgeReply,
 } from '../../core/dictionaries/index.js';
+import type { PurgeReply as CorePurgeReply } from '../../core/dictionary-purge/index.js';
 import type { Describes } from './same-shape.js';
 import type { deleteDictionary } from '../../core/dictionaries/index.js';
 import { Timestamp } from './common.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { uploadDictionary, deleteDictionary } from '../../../src/core/dictionaries/dictionaries.js';
-import { purgeDictionary } from '../../../src/core/dictionaries/purge.js';
+import { purgeDictionary } from '../../../src/core/dictionary-purge/purge.js';
 import { jobLogPath } from '../../../src/core/breakout/jobs/job-process.js';
 import { AppError } from '../../../src/shared/errors.js';
 import type { Store } from '../../../src/store/open-store.js';

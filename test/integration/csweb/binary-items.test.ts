@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importFromCsweb, openCsweb, verifyCsweb } from '../../../src/core/csweb/index.js';
-import { purgeDictionary } from '../../../src/core/dictionaries/index.js';
+import { purgeDictionary } from '../../../src/core/dictionary-purge/index.js';
 import { uploadCases } from '../../../src/core/sync/index.js';
 import type { Store } from '../../../src/store/open-store.js';
 import { fixture, storeSql, tempStore } from '../../helpers/temp-home.js';

@@ -3,7 +3,7 @@ import type { Store } from '../../../store/open-store.js';
 import type { JobError, JobResult, JobRow } from '../../../store/jobs-repo.js';
 import { processAlive, spawnJobProcess } from './job-process.js';
 import { logJobFailure } from '../log.js';
-import { jobLogName, storeFinishedLog } from '../../logs/log-files.js';
+import { jobLogName, storeFinishedLog } from '../../logs/index.js';
 
 /** Origin of the jobs started for case events that arrived while another job ran. */
 export const FOLLOW_UP_ORIGIN = 'webhook-follow-up';

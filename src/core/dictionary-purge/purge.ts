@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import type { Store } from '../../store/open-store.js';
 import type { PurgeCounts } from '../../store/dictionaries-repo.js';
 import { AppError } from '../../shared/errors.js';
-import { requireDictionaryRow } from './dictionaries.js';
+import { requireDictionaryRow } from '../dictionaries/index.js';
 import { dropBreakoutTables, reapDeadJobs, processAlive } from '../breakout/index.js';
 import { jobLogName, removeLogFile } from '../logs/index.js';
 
