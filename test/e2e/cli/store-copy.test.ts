@@ -570,7 +570,7 @@ test('a file whose bytes no longer match its metadata stops the copy, nothing ke
       new RegExp(`^\\s+media\\s+3 files, ${total} bytes; 2 without metadata \\(put there by hand\\), copied as they are$`, 'm'),
     );
     assert.match(good.stdout, /^\s+apps\s+0 files, 0 bytes$/m);
-    assert.match(good.stdout, /^home folder\s+keep it: config\.json, the logs/m);
+    assert.match(good.stdout, /^home folder\s+keep it: config\.json, the import logs/m);
     const blobs = await query<{ name: string; sha256: string; chunks: string }>(
       url,
       `SELECT e.name, b.sha256, (SELECT count(*) FROM file_blob_chunks c WHERE c.blob_id = b.id) AS chunks

@@ -13,6 +13,7 @@ import { startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { fixture } from '../../helpers/temp-home.js';
 import { closedPortUrl, startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 import { popstanCases, SyncDevice } from '../../helpers/sync-client.js';
+import { until } from '../../helpers/breakout-helpers.js';
 
 let s: TestServer;
 let doc: OpenApiDoc;
@@ -213,7 +214,11 @@ test('an HTTP dictionary upload is delivered by the dispatcher of the server, si
   assert.equal(got.json.webhook_id, w.id);
   assert.deepEqual(got.json.data, { dictionary: 'CEN2000', label: 'popstan', version: got.json.data.version, created: true });
   assert.equal(got.headers['x-service-signature'], `sha256=${createHmac('sha256', SECRET).update(got.body).digest('hex')}`);
-  const h = await call('GET', `/api/webhooks/${w.id}/deliveries`, 200);
+  // The receiver has the request before the server has recorded its answer: the record follows.
+  const h = await until('the delivery recorded as successful', async () => {
+    const r = await call('GET', `/api/webhooks/${w.id}/deliveries`, 200);
+    return r.successful > 0 ? r : undefined;
+  });
   assert.deepEqual([h.total_deliveries, h.successful], [1, 1]);
 });
 
