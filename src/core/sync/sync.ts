@@ -15,7 +15,7 @@ import {
   MAX_LABEL_LENGTH,
 } from '../dictionaries/index.js';
 import { parseDictionary } from '../../cspro/dictionary/parse-dictionary.js';
-import { toCaseWrite, type MergeOutcome, writeMergedCases, deleteCaseOf, newRevision } from '../cases/index.js';
+import { toCaseWrite, type MergeOutcome, writeUpload, deleteCaseOf } from '../cases/index.js';
 import { checkCaseFields } from '../../cspro/case/case-limits.js';
 import { limitsOf } from '../home/index.js';
 import { inflateWhole } from './inflate-body.js';
@@ -109,9 +109,6 @@ export interface UploadReply {
   tally: Record<MergeOutcome, number>;
 }
 
-/** Cases merged per statement batch inside the one upload transaction. */
-const BATCH = 500;
-
 /**
  * A sync upload, its cases in batches as the body reader yields them: every case of the body is
  * read and checked first (a malformed one refuses the whole request, naming the case and the
@@ -161,14 +158,15 @@ export async function uploadCases(
   }
   const deviceId = await store.settings.serverDeviceId();
   const tally: Record<MergeOutcome, number> = { inserted: 0, updated: 0, unchanged: 0, older: 0 };
-  const revision = await store.transaction(async (tx) => {
-    const r = await newRevision(tx, dict.id, `sync:${req.device}`);
-    for (let i = 0; i < writes.length; i += BATCH) {
-      await writeMergedCases(tx, dict.id, writes.slice(i, i + BATCH), deviceId, () => r, tally, limits);
-    }
-    await tx.sync.record({ dictionaryId: dict.id, device: req.device, username, direction: 'put', revision: r, cases: writes.length });
-    return r;
-  });
+  const revision = await writeUpload(
+    store,
+    dict.id,
+    writes,
+    deviceId,
+    { origin: `sync:${req.device}`, device: req.device, username },
+    tally,
+    limits,
+  );
   return { revision, cases: writes.length, tally };
 }
 
