@@ -578,3 +578,49 @@ BEGIN
   SELECT p_dictionary, device.device_id, p_username, 'put', v_revision, '', p_cases, p_now FROM device;
   RETURN v_revision;
 END $$;
+
+-- A page of a sync download in one statement (src/store/postgresql/sync-repo.ts, snapshotPage):
+-- the store's newest revision as the snapshot, up to p_limit cases of the range after it (by
+-- revision, then guid) that fit in p_budget bytes (always at least one), how many the range holds
+-- up to p_limit (seen) and, when the page is full, in all (total: the carried total when
+-- p_carried_upto is this snapshot, else counted, and only then). STABLE: every statement reads
+-- the snapshot of the calling statement, so called on its own it is as consistent as a
+-- REPEATABLE READ transaction; bitmap scans are off while it runs, so a page walks
+-- cases_by_revision in its order and stops after p_limit rows whatever the statistics
+-- (bench/README.md, "The two stores side by side"). A page with no case is one row of NULL case
+-- columns. The range's filters appear only when asked for, as in the repository's SQL.
+CREATE FUNCTION sds_sync_page(
+  p_dictionary bigint, p_after_revision bigint, p_after_guid text, p_universe text, p_exclude bigint[],
+  p_limit bigint, p_budget bigint, p_carried_upto bigint, p_carried_total bigint
+) RETURNS TABLE (
+  snapshot bigint, total bigint, seen bigint, guid text, case_key text, label text, data text, verified smallint, deleted smallint,
+  revision bigint, clock text, partial_save text, notes text, case_note text, created_at text, modified_at text
+) LANGUAGE plpgsql STABLE SET enable_bitmapscan = off AS $$
+DECLARE
+  v_snapshot bigint;
+  v_range text;
+BEGIN
+  SELECT coalesce(max(r.revision), 0) INTO v_snapshot FROM revisions r;
+  v_range := 'FROM cases WHERE dictionary_id = $1 AND (revision, guid) > ($2, $3) AND revision <= $4'
+    || CASE WHEN p_universe <> '' THEN ' AND substr(case_key, 1, length($5::text)) = $5::text' ELSE '' END
+    || CASE WHEN cardinality(p_exclude) > 0 THEN ' AND revision <> ALL($6::bigint[])' ELSE '' END;
+  RETURN QUERY EXECUTE
+    'SELECT $4::bigint,
+            CASE WHEN w.seen < $7 THEN w.seen WHEN $9 = $4 THEN $10 ELSE (SELECT count(*) ' || v_range || ') END,
+            w.seen, w.guid::text, w.case_key::text, w.label::text, w.data::text, w.verified, w.deleted, w.revision, w.clock::text,
+            w.partial_save::text, w.notes::text, w.case_note::text, w.created_at::text, w.modified_at::text
+       FROM (SELECT page.*, count(*) OVER () AS seen,
+                    sum(octet_length(guid) + octet_length(case_key) + octet_length(label) + octet_length(data) + octet_length(clock)
+                        + octet_length(notes) + coalesce(octet_length(partial_save), 0) + coalesce(octet_length(case_note), 0))
+                      OVER (ORDER BY revision, guid ROWS UNBOUNDED PRECEDING) AS upto,
+                    row_number() OVER (ORDER BY revision, guid) AS k
+               FROM (SELECT * ' || v_range || ' ORDER BY revision, guid LIMIT $7) page) w
+      WHERE w.upto <= $8 OR w.k = 1 ORDER BY w.revision, w.guid'
+    USING p_dictionary, p_after_revision, p_after_guid, v_snapshot, p_universe, p_exclude, p_limit, p_budget, p_carried_upto, p_carried_total;
+  IF NOT FOUND THEN
+    snapshot := v_snapshot;
+    total := 0;
+    seen := 0;
+    RETURN NEXT;
+  END IF;
+END $$;
