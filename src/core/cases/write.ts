@@ -1,6 +1,7 @@
 /**
  * Where the store's cases are written (docs/architecture.md#where-cases-are-written): every
- * write of a case row goes through `putCase`, and every path that writes compares content with
+ * write of a case row goes through `putCase` (or, for a sync upload written in one statement on
+ * PostgreSQL, `writeUpload`), and every path that writes compares content with
  * `sameContent` (content.ts). The merge of sync uploads and imports is here; the tombstones of
  * delete.ts and the CSWeb import's "replace as it is" (replace.ts) call `putCase` too.
  */
