@@ -95,7 +95,6 @@ for (let i = 0; i < STORED; i += 500) {
   });
 }
 await store.pool.query('ANALYZE');
-const deviceId = await store.settings.serverDeviceId();
 const limits = limitsOf(store);
 
 let uploadSeq = 0;
@@ -114,7 +113,7 @@ async function uploads(s: Store): Promise<{ ms: number; statements: number }> {
         s,
         dict.id,
         cases,
-        deviceId,
+        () => s.settings.serverDeviceId(),
         { origin: 'sync:bench', device: `tablet${n % AT_ONCE}`, username: 'bench' },
         tally,
         limits,

@@ -37,6 +37,8 @@ export interface CasesRead {
   cases: Map<string, StoredCase>;
   /** Every guid asked for, with its row version when stored, null when not. */
   versions: { guid: string; version: string | null }[];
+  /** The store's device id in vector clocks (settings.serverDeviceId), read with the cases; undefined before it is made. */
+  serverDeviceId?: string;
 }
 
 /**

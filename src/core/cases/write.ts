@@ -95,6 +95,7 @@ const BATCH = 500;
  * transaction and written in one statement that first checks, under the case-write lock, that
  * nothing it read has changed (cases.writeUploadIfUnchanged); if something has, or on SQLite, it
  * is written in one transaction, batch after batch, through writeMergedCases as import is.
+ * `serverDeviceId` is asked for only when the read did not bring the store's device id.
  * Either way every case follows the merge rule of writeMergedCases against the cases stored when
  * the revision is drawn.
  */
@@ -102,7 +103,7 @@ export async function writeUpload(
   store: Store,
   dictionaryId: number,
   cases: CaseWrite[],
-  serverDeviceId: string,
+  serverDeviceId: () => Promise<string>,
   history: { origin: string; device: string; username: string },
   tally: Record<MergeOutcome, number>,
   limits: CaseLimits,
@@ -111,12 +112,13 @@ export async function writeUpload(
   if (cases.length <= BATCH && guids.size === cases.length) {
     const read = await store.cases.readForUpload(dictionaryId, [...guids]);
     if (read) {
+      const deviceId = read.serverDeviceId ?? (await serverDeviceId());
       const decided: Record<MergeOutcome, number> = { inserted: 0, updated: 0, unchanged: 0, older: 0 };
       const now = nowIso();
       const rows: CaseWrite[] = [];
       for (const c of cases) {
         checkCaseFields(c, limits);
-        const { outcome, write } = mergeCaseWrite(inStoredForm(c), read.cases.get(c.guid), serverDeviceId);
+        const { outcome, write } = mergeCaseWrite(inStoredForm(c), read.cases.get(c.guid), deviceId);
         decided[outcome] += 1;
         if (write) rows.push(write);
       }
@@ -135,10 +137,11 @@ export async function writeUpload(
       }
     }
   }
+  const deviceId = await serverDeviceId();
   return store.transaction(async (tx) => {
     const r = await newRevision(tx, dictionaryId, history.origin);
     for (let i = 0; i < cases.length; i += BATCH) {
-      await writeMergedCases(tx, dictionaryId, cases.slice(i, i + BATCH), serverDeviceId, () => r, tally, limits);
+      await writeMergedCases(tx, dictionaryId, cases.slice(i, i + BATCH), deviceId, () => r, tally, limits);
     }
     await tx.sync.record({
       dictionaryId,

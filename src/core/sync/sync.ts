@@ -184,13 +184,12 @@ export async function uploadCases(
       index += 1;
     }
   }
-  const deviceId = await store.settings.serverDeviceId();
   const tally: Record<MergeOutcome, number> = { inserted: 0, updated: 0, unchanged: 0, older: 0 };
   const revision = await writeUpload(
     store,
     dict.id,
     writes,
-    deviceId,
+    () => store.settings.serverDeviceId(),
     { origin: `sync:${req.device}`, device: req.device, username },
     tally,
     limits,

@@ -429,6 +429,10 @@ testOnBothStores(
     }
     assert.ok(read);
     assert.deepEqual([...read.cases.keys()], ['g1']);
+    // The store's device id comes with the read once it exists.
+    assert.equal(read.serverDeviceId, undefined);
+    const device = await store.settings.serverDeviceId();
+    assert.equal((await store.cases.readForUpload(dict, []))?.serverDeviceId, device);
     assert.deepEqual(
       read.versions.map((v) => [v.guid, v.version === null]),
       [
