@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { CaseNote, ClockEntry, PartialSave } from '../cspro/case/model.js';
 import { nowIso } from './clock.js';
+import type { CaseBinaryItems } from './binary-items-repo.js';
 
 /** A case as stored: `data` is the `level-1` JSON text, kept as written so reads need no re-encode. */
 export interface StoredCase {
@@ -26,6 +27,35 @@ export type CaseWrite = Omit<StoredCase, 'revision' | 'createdAt' | 'modifiedAt'
 export interface CaseAtRevision {
   write: CaseWrite;
   revision: number;
+}
+
+/**
+ * The stored cases an upload merges with, read before the write without any lock, each with a
+ * token of its row version (`readForUpload`).
+ */
+export interface CasesRead {
+  cases: Map<string, StoredCase>;
+  /** Every guid asked for, with its row version when stored, null when not. */
+  versions: { guid: string; version: string | null }[];
+  /** The store's device id in vector clocks (settings.serverDeviceId), read with the cases; undefined before it is made. */
+  serverDeviceId?: string;
+}
+
+/**
+ * A sync upload decided from a `CasesRead`, to be written at one new revision with its sync
+ * history row (`writeUploadIfUnchanged`).
+ */
+export interface UploadWrite {
+  dictionaryId: number;
+  /** Who wrote (`sync:<device>`), as for nextRevision. */
+  origin: string;
+  now: string;
+  read: CasesRead['versions'];
+  /** The cases to write, in order, each guid once. */
+  rows: readonly CaseWrite[];
+  /** The binary-item rows to replace, as binaryItems.replaceForCases takes them. */
+  items: readonly CaseBinaryItems[];
+  history: { device: string; username: string; cases: number };
 }
 
 export interface CaseSummaryRow {
@@ -228,6 +258,20 @@ export class CasesRepo {
     const rows = this.getManyStatement(guids.length).all(dictionaryId, ...guids);
     for (const r of rows) out.set(r.guid, toStored(r));
     return out;
+  }
+
+  /**
+   * An upload's read outside its transaction, to write it in one statement after
+   * (writeUploadIfUnchanged): not on SQLite, whose one writer makes the transaction as short
+   * (undefined: the caller writes the upload in its transaction).
+   */
+  async readForUpload(_dictionaryId: number, _guids: string[]): Promise<CasesRead | undefined> {
+    return undefined;
+  }
+
+  /** Not on SQLite (readForUpload reads nothing): writes nothing, undefined. */
+  async writeUploadIfUnchanged(_upload: UploadWrite): Promise<number | undefined> {
+    return undefined;
   }
 
   /** Imports ask for the same batch size again and again: keep one statement per size. */

@@ -67,6 +67,17 @@ export interface SyncRange {
   excludeRevisions: number[];
 }
 
+/**
+ * A download page read in one statement (`snapshotPage`): the snapshot it was read up to, its
+ * cases, how many the range held up to the page's count (`seen`) and in all (`total`).
+ */
+export interface SyncPage {
+  snapshot: number;
+  cases: SyncCaseRow[];
+  seen: number;
+  total: number;
+}
+
 /** A sync_history row as the database returns it (also read by the PostgreSQL sync repo). */
 export interface RawHistory {
   id: number;
@@ -203,6 +214,21 @@ export class SyncRepo {
     return this.chunkStmt(range)
       .all({ ...this.params(dictionaryId, range), limit })
       .map(toStored);
+  }
+
+  /**
+   * A download page in one statement, its snapshot taken by the statement itself: not on SQLite,
+   * whose page reads make no round trips (undefined: the caller reads the page in a read
+   * transaction with maxRevision, chunkWithin and count).
+   */
+  async snapshotPage(
+    _dictionaryId: number,
+    _scope: string,
+    _range: Omit<SyncRange, 'upTo'>,
+    _limit: number,
+    _budget: number,
+  ): Promise<SyncPage | undefined> {
+    return undefined;
   }
 
   /**

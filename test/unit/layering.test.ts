@@ -170,6 +170,8 @@ test('nothing under src/core starts the CLI: background work runs src/entry/ thr
  */
 const caseWrites: { pattern: RegExp; allowed: string[] }[] = [
   { pattern: /\bcases\s*\.\s*upsert(?:Many)?\b/, allowed: ['core/cases/write.ts'] },
+  // A sync upload in one statement on PostgreSQL: its cases, its revision and its binary items.
+  { pattern: /\bcases\s*\.\s*writeUploadIfUnchanged\b/, allowed: ['core/cases/write.ts'] },
   { pattern: /\bcases\s*\.\s*(?:nextRevision|recordRevision)\b/, allowed: ['core/cases/revisions.ts'] },
   { pattern: /\bbinaryItems\s*\.\s*replaceForCases?\b/, allowed: ['core/cases/binary-items.ts', 'core/cases/replace.ts'] },
 ];

@@ -101,6 +101,16 @@ export async function recordBinaryItemsOfCases(
   now: string,
   wasStored?: (guid: string) => boolean,
 ): Promise<void> {
+  const cases = binaryItemsToRecord(writes, now, wasStored);
+  if (cases.length > 0) await store.binaryItems.replaceForCases(dictionaryId, cases);
+}
+
+/** The rows recordBinaryItemsOfCases replaces, as replaceForCases takes them (pure). */
+export function binaryItemsToRecord(
+  writes: readonly Pick<CaseWrite, 'guid' | 'data'>[],
+  now: string,
+  wasStored?: (guid: string) => boolean,
+): { guid: string; items: Omit<BinaryItemRow, 'caseGuid'>[] }[] {
   const last = new Map<string, Pick<CaseWrite, 'guid' | 'data'>>();
   for (const w of writes) last.set(w.guid, w);
   const cases: { guid: string; items: Omit<BinaryItemRow, 'caseGuid'>[] }[] = [];
@@ -108,7 +118,7 @@ export async function recordBinaryItemsOfCases(
     const items = binaryItemRows(w, now);
     if (items.length > 0 || wasStored === undefined || wasStored(w.guid)) cases.push({ guid: w.guid, items });
   }
-  if (cases.length > 0) await store.binaryItems.replaceForCases(dictionaryId, cases);
+  return cases;
 }
 
 /** The binary-item rows of a case's data: its descriptors, sized and timed (pure). */

@@ -11,7 +11,7 @@ export { DEFAULT_CASES_LIMIT, MAX_CASES_LIMIT, getCase, listCases, parsePaging }
 export type { CaseList } from './list.js';
 export { toCaseWrite } from './merge.js';
 export type { MergeOutcome } from './merge.js';
-export { writeMergedCases } from './write.js';
+export { writeMergedCases, writeUpload } from './write.js';
 export { replaceCases } from './replace.js';
 export type { CaseAsItIs } from './replace.js';
 export { keepRevision, newRevision } from './revisions.js';

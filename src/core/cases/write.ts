@@ -1,16 +1,19 @@
 /**
  * Where the store's cases are written (docs/architecture.md#where-cases-are-written): every
- * write of a case row goes through `putCase`, and every path that writes compares content with
+ * write of a case row goes through `putCase` (or, for a sync upload written in one statement on
+ * PostgreSQL, `writeUpload`), and every path that writes compares content with
  * `sameContent` (content.ts). The merge of sync uploads and imports is here; the tombstones of
  * delete.ts and the CSWeb import's "replace as it is" (replace.ts) call `putCase` too.
  */
+import type { Store } from '../../store/open-store.js';
 import type { StoreScope } from '../../store/store-contract.js';
 import type { CaseAtRevision, CaseWrite } from '../../store/cases-repo.js';
 import { nowIso } from '../../store/clock.js';
 import { checkCaseFields, type CaseLimits } from '../../cspro/case/case-limits.js';
 import { mergeCaseWrite, type MergeOutcome } from './merge.js';
-import { recordBinaryItemsOfCases } from './binary-items.js';
+import { binaryItemsToRecord, recordBinaryItemsOfCases } from './binary-items.js';
 import { inStoredForm } from './stored-text.js';
+import { newRevision } from './revisions.js';
 
 /**
  * Writes one case row at `revision` (inserted, or replacing the stored one; its creation time and
@@ -80,4 +83,74 @@ export async function writeMergedCases(
     now,
     (guid) => stored.has(guid),
   );
+}
+
+/** Cases merged per statement batch inside one upload transaction. */
+const BATCH = 500;
+
+/**
+ * A sync upload's cases merged and written at one new revision, with its sync history row, all
+ * or nothing; the revision. On a store that offers it (PostgreSQL: cases.readForUpload), an
+ * upload of at most one batch, each guid once, is decided from a read made before any
+ * transaction and written in one statement that first checks, under the case-write lock, that
+ * nothing it read has changed (cases.writeUploadIfUnchanged); if something has, or on SQLite, it
+ * is written in one transaction, batch after batch, through writeMergedCases as import is.
+ * `serverDeviceId` is asked for only when the read did not bring the store's device id.
+ * Either way every case follows the merge rule of writeMergedCases against the cases stored when
+ * the revision is drawn.
+ */
+export async function writeUpload(
+  store: Store,
+  dictionaryId: number,
+  cases: CaseWrite[],
+  serverDeviceId: () => Promise<string>,
+  history: { origin: string; device: string; username: string },
+  tally: Record<MergeOutcome, number>,
+  limits: CaseLimits,
+): Promise<number> {
+  const guids = new Set(cases.map((c) => c.guid));
+  if (cases.length <= BATCH && guids.size === cases.length) {
+    const read = await store.cases.readForUpload(dictionaryId, [...guids]);
+    if (read) {
+      const deviceId = read.serverDeviceId ?? (await serverDeviceId());
+      const decided: Record<MergeOutcome, number> = { inserted: 0, updated: 0, unchanged: 0, older: 0 };
+      const now = nowIso();
+      const rows: CaseWrite[] = [];
+      for (const c of cases) {
+        checkCaseFields(c, limits);
+        const { outcome, write } = mergeCaseWrite(inStoredForm(c), read.cases.get(c.guid), deviceId);
+        decided[outcome] += 1;
+        if (write) rows.push(write);
+      }
+      const revision = await store.cases.writeUploadIfUnchanged({
+        dictionaryId,
+        origin: history.origin,
+        now,
+        read: read.versions,
+        rows,
+        items: binaryItemsToRecord(rows, now, (guid) => read.cases.has(guid)),
+        history: { device: history.device, username: history.username, cases: cases.length },
+      });
+      if (revision !== undefined) {
+        for (const k of Object.keys(decided) as MergeOutcome[]) tally[k] += decided[k];
+        return revision;
+      }
+    }
+  }
+  const deviceId = await serverDeviceId();
+  return store.transaction(async (tx) => {
+    const r = await newRevision(tx, dictionaryId, history.origin);
+    for (let i = 0; i < cases.length; i += BATCH) {
+      await writeMergedCases(tx, dictionaryId, cases.slice(i, i + BATCH), deviceId, () => r, tally, limits);
+    }
+    await tx.sync.record({
+      dictionaryId,
+      device: history.device,
+      username: history.username,
+      direction: 'put',
+      revision: r,
+      cases: cases.length,
+    });
+    return r;
+  });
 }

@@ -1,6 +1,7 @@
 import type { Store } from '../../store/open-store.js';
 import type { CaseWrite } from '../../store/cases-repo.js';
-import type { SyncCaseRow, SyncHistoryRow } from '../../store/sync-repo.js';
+import type { SyncCaseRow, SyncHistoryRow, SyncPage, SyncRange } from '../../store/sync-repo.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import { AppError } from '../../shared/errors.js';
 import { planChunk, type ChunkPlan } from '../../sync/chunk-plan.js';
 import type { DownloadRequest, UploadRequest } from '../../sync/headers.js';
@@ -15,7 +16,7 @@ import {
   MAX_LABEL_LENGTH,
 } from '../dictionaries/index.js';
 import { parseDictionary } from '../../cspro/dictionary/parse-dictionary.js';
-import { toCaseWrite, type MergeOutcome, writeMergedCases, deleteCaseOf, newRevision } from '../cases/index.js';
+import { toCaseWrite, type MergeOutcome, writeUpload, deleteCaseOf } from '../cases/index.js';
 import { checkCaseFields } from '../../cspro/case/case-limits.js';
 import { limitsOf } from '../home/index.js';
 import { inflateWhole } from './inflate-body.js';
@@ -47,46 +48,28 @@ export async function downloadCases(store: Store, dictionaryName: string, req: D
   // The row is enough: a download never reads the model, whose JSON is costly to parse per page.
   const dict = await requireDictionaryRow(store, dictionaryName);
   const budget = limitsOf(store).pageBytes;
-  const chunk = await store.readTransaction(async (tx) => {
-    const snapshot = await tx.sync.maxRevision();
-    if (req.lastRevision > snapshot) {
-      throw new AppError(
-        'SYNC_REVISION_UNKNOWN',
-        `revision ${req.lastRevision} is newer than this server's latest (${snapshot}); sync in full`,
-        {
-          revision: req.lastRevision,
-          latest: snapshot,
-        },
-      );
-    }
-    const range = {
-      // Without a cursor the client holds all of `lastRevision`: '~' sorts after every guid.
-      after: { revision: req.lastRevision, guid: req.startAfter || '~' },
-      upTo: snapshot,
-      universe: req.universe,
-      excludeRevisions: req.excludeRevisions,
-    };
-    // Bounded by bytes as well as by count (docs/limits.md): a chunk cut short by the budget is a
-    // 206 like a full one, and the client resumes after its last case.
-    const { cases, seen } = await tx.sync.chunkWithin(dict.id, range, req.count, budget);
-    // Counting is only needed when the read reached the count: a shorter range ends in it.
-    const total = seen < req.count ? seen : await tx.sync.count(dict.id, dict.createdAt, range);
-    const last = cases.at(-1);
-    if (last && total > cases.length) {
-      // The client asks next for the cases after the last one sent, within the same snapshot
-      // unless something was written meanwhile: that range holds exactly the rest of this one.
-      await tx.sync.carry(dict.id, dict.createdAt, { ...range, after: { revision: last.revision, guid: last.guid } }, total - cases.length);
-    }
-    return {
-      cases,
-      dictionary: { id: dict.id, name: dict.name },
-      ...planChunk(
-        cases.map((c) => c.revision),
-        total,
-        snapshot,
-      ),
-    };
-  });
+  // A store that reads a page in one statement (PostgreSQL: one round trip instead of a read
+  // transaction of several) answers here; the same figures as the read transaction below.
+  const range = {
+    // Without a cursor the client holds all of `lastRevision`: '~' sorts after every guid.
+    after: { revision: req.lastRevision, guid: req.startAfter || '~' },
+    universe: req.universe,
+    excludeRevisions: req.excludeRevisions,
+  };
+  const page = await store.sync.snapshotPage(dict.id, dict.createdAt, range, req.count, budget);
+  const chunk = page
+    ? await planDownloadChunk(store, dict, req, { ...range, upTo: page.snapshot }, page)
+    : await store.readTransaction(async (tx) => {
+        const snapshot = await tx.sync.maxRevision();
+        refuseUnknownRevision(req.lastRevision, snapshot);
+        const upTo = { ...range, upTo: snapshot };
+        // Bounded by bytes as well as by count (docs/limits.md): a chunk cut short by the budget is a
+        // 206 like a full one, and the client resumes after its last case.
+        const { cases, seen } = await tx.sync.chunkWithin(dict.id, upTo, req.count, budget);
+        // Counting is only needed when the read reached the count: a shorter range ends in it.
+        const total = seen < req.count ? seen : await tx.sync.count(dict.id, dict.createdAt, upTo);
+        return planDownloadChunk(tx, dict, req, upTo, { snapshot, cases, seen, total });
+      });
   if (chunk.status === 200) {
     await store.transaction((tx) =>
       tx.sync.record({
@@ -103,14 +86,56 @@ export async function downloadCases(store: Store, dictionaryName: string, req: D
   return chunk;
 }
 
+/** SYNC_REVISION_UNKNOWN (412) when the device names a revision newer than the snapshot. */
+function refuseUnknownRevision(lastRevision: number, snapshot: number): void {
+  if (lastRevision > snapshot) {
+    throw new AppError('SYNC_REVISION_UNKNOWN', `revision ${lastRevision} is newer than this server's latest (${snapshot}); sync in full`, {
+      revision: lastRevision,
+      latest: snapshot,
+    });
+  }
+}
+
+/**
+ * The chunk of a page read up to `range.upTo`: the total carried to the page the client asks for
+ * next, and the chunk's status and revisions.
+ */
+async function planDownloadChunk(
+  scope: StoreScope,
+  dict: { id: number; name: string; createdAt: string },
+  req: DownloadRequest,
+  range: SyncRange,
+  page: SyncPage,
+): Promise<DownloadChunk> {
+  refuseUnknownRevision(req.lastRevision, page.snapshot);
+  const { cases, total } = page;
+  const last = cases.at(-1);
+  if (last && total > cases.length) {
+    // The client asks next for the cases after the last one sent, within the same snapshot
+    // unless something was written meanwhile: that range holds exactly the rest of this one.
+    await scope.sync.carry(
+      dict.id,
+      dict.createdAt,
+      { ...range, after: { revision: last.revision, guid: last.guid } },
+      total - cases.length,
+    );
+  }
+  return {
+    cases,
+    dictionary: { id: dict.id, name: dict.name },
+    ...planChunk(
+      cases.map((c) => c.revision),
+      total,
+      page.snapshot,
+    ),
+  };
+}
+
 export interface UploadReply {
   revision: number;
   cases: number;
   tally: Record<MergeOutcome, number>;
 }
-
-/** Cases merged per statement batch inside the one upload transaction. */
-const BATCH = 500;
 
 /**
  * A sync upload, its cases in batches as the body reader yields them: every case of the body is
@@ -159,16 +184,16 @@ export async function uploadCases(
       index += 1;
     }
   }
-  const deviceId = await store.settings.serverDeviceId();
   const tally: Record<MergeOutcome, number> = { inserted: 0, updated: 0, unchanged: 0, older: 0 };
-  const revision = await store.transaction(async (tx) => {
-    const r = await newRevision(tx, dict.id, `sync:${req.device}`);
-    for (let i = 0; i < writes.length; i += BATCH) {
-      await writeMergedCases(tx, dict.id, writes.slice(i, i + BATCH), deviceId, () => r, tally, limits);
-    }
-    await tx.sync.record({ dictionaryId: dict.id, device: req.device, username, direction: 'put', revision: r, cases: writes.length });
-    return r;
-  });
+  const revision = await writeUpload(
+    store,
+    dict.id,
+    writes,
+    () => store.settings.serverDeviceId(),
+    { origin: `sync:${req.device}`, device: req.device, username },
+    tally,
+    limits,
+  );
   return { revision, cases: writes.length, tally };
 }
 

@@ -16,12 +16,14 @@ import {
   type CaseAtRevision,
   type CasesRepo,
   type CaseSummaryRow,
+  type CasesRead,
   type CaseWrite,
   type ChangedCase,
   type RawCase,
   type RawChanged,
   type RawSummary,
   type StoredCase,
+  type UploadWrite,
 } from '../cases-repo.js';
 import { nowIso } from '../clock.js';
 import type { RepoContract } from '../store-contract.js';
@@ -139,6 +141,75 @@ export class PgCasesRepo implements RepoContract<CasesRepo> {
     );
     for (const r of rows) out.set(r.guid, toStored(r));
     return out;
+  }
+
+  /**
+   * The stored cases among `guids`, each with its row version (xmin), read on their own, outside
+   * any transaction and without the case-write lock: what an upload decides on before
+   * writeUploadIfUnchanged checks, under the lock, that they are still the row versions read.
+   */
+  async readForUpload(dictionaryId: number, guids: string[]): Promise<CasesRead> {
+    // The store's device id comes with the cases (a round trip less): a row even when no case is stored.
+    const rows = await this.db.rows<
+      (RawCase & { version: string }) | (Record<keyof RawCase | 'version', null> & { device: string | null })
+    >(
+      `SELECT (SELECT value FROM settings WHERE name = 'server_device_id') AS device, c.*
+         FROM (SELECT 1) one LEFT JOIN LATERAL (
+           SELECT ${CASE_COLUMNS}, xmin::text AS version FROM cases WHERE dictionary_id = $1 AND guid = ANY($2::text[])) c ON true`,
+      [dictionaryId, guids],
+    );
+    const cases = new Map<string, StoredCase>();
+    const versions = new Map<string, string>();
+    for (const r of rows) {
+      if (r.guid === null) continue;
+      cases.set(r.guid, toStored(r as RawCase));
+      versions.set(r.guid, r.version!);
+    }
+    const device = (rows[0] as { device: string | null } | undefined)?.device ?? undefined;
+    return {
+      cases,
+      versions: guids.map((guid) => ({ guid, version: versions.get(guid) ?? null })),
+      ...(device !== undefined ? { serverDeviceId: device } : {}),
+    };
+  }
+
+  /**
+   * Writes an upload decided from readForUpload in one statement, the function sds_write_upload
+   * (migration 0025): under the case-write lock, taken before the revision is drawn and held until
+   * the statement's transaction commits, it checks that every case read is still the row version
+   * read, then draws the revision, upserts the cases and their binary items and records the sync
+   * history. The lock is held for that one statement instead of a transaction of several round
+   * trips (docs/decisions.md, "Concurrent writers on the PostgreSQL store"). The revision, or
+   * undefined when a case read had changed: nothing is written then. Outside a transaction only.
+   */
+  async writeUploadIfUnchanged(u: UploadWrite): Promise<number | undefined> {
+    const columns: unknown[][] = Array.from({ length: 11 }, () => []);
+    for (const w of u.rows) caseWriteValues(w, 0).forEach((v, i) => columns[i]!.push(v));
+    columns.splice(6, 1); // the revision is drawn by the function
+    const items = u.items.flatMap((c) => c.items.map((i) => ({ guid: c.guid, ...i })));
+    const r = await this.db.row<{ revision: string | number | null }>(
+      `SELECT sds_write_upload($1, $2, $3, $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::smallint[],
+                               $11::smallint[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[],
+                               $18::text[], $19::bigint[], $20::text[], $21, $22, $23) AS revision`,
+      [
+        u.dictionaryId,
+        u.origin,
+        u.now,
+        u.read.map((x) => x.guid),
+        u.read.map((x) => x.version),
+        ...columns,
+        u.items.map((c) => c.guid),
+        items.map((i) => i.guid),
+        items.map((i) => i.signature),
+        items.map((i) => i.size),
+        items.map((i) => i.modifiedTime),
+        u.history.device,
+        u.history.username,
+        u.history.cases,
+      ],
+    );
+    const revision = r?.revision;
+    return revision === null || revision === undefined ? undefined : Number(revision);
   }
 
   /**

@@ -19,6 +19,7 @@ import {
   type SyncHistoryRow,
   type SyncMessage,
   type SyncMessageFilter,
+  type SyncPage,
   type SyncRange,
   type SyncRecord,
   type SyncRepo,
@@ -47,15 +48,19 @@ function range(dictionaryId: number, r: SyncRange): { sql: string; params: unkno
 const MAX_CARRIED = 1000;
 
 /**
- * Totals carried from one download page to the next. The PostgreSQL store makes new repositories
- * for each transaction, so the memory is the process's rather than one repository's; its key
- * names the dictionary by id and creation time (`scope`), as on SQLite.
+ * Totals carried from one download page to the next, each with the snapshot it holds for. The
+ * PostgreSQL store makes new repositories for each transaction, so the memory is the process's
+ * rather than one repository's; its key names the dictionary by id and creation time (`scope`)
+ * and the range but its snapshot, which snapshotPage only learns as it reads.
  */
-const carried = new Map<string, number>();
+const carried = new Map<string, { upTo: number; total: number }>();
 
-function carryKey(dictionaryId: number, scope: string, r: SyncRange): string {
-  return `${dictionaryId}\u0000${scope}\u0000${r.after.revision}\u0000${r.after.guid}\u0000${r.upTo}\u0000${r.universe}\u0000${r.excludeRevisions.join(',')}`;
+function carryKey(dictionaryId: number, scope: string, r: Omit<SyncRange, 'upTo'>): string {
+  return `${dictionaryId}\u0000${scope}\u0000${r.after.revision}\u0000${r.after.guid}\u0000${r.universe}\u0000${r.excludeRevisions.join(',')}`;
 }
+
+/** A row of sds_sync_page: the page's figures, and a case unless the page has none. */
+type RawPageRow = { snapshot: number | string; total: number | string; seen: number | string } & (RawCase | Record<keyof RawCase, null>);
 
 /** The sync protocol's reads and its history on PostgreSQL. */
 export class PgSyncRepo implements RepoContract<SyncRepo> {
@@ -120,8 +125,8 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
 
   /** How many cases the whole range holds; a total carried from the previous page answers without counting. */
   async count(dictionaryId: number, scope: string, r: SyncRange): Promise<number> {
-    const total = carried.get(carryKey(dictionaryId, scope, r));
-    if (total !== undefined) return total;
+    const c = carried.get(carryKey(dictionaryId, scope, r));
+    if (c !== undefined && c.upTo === r.upTo) return c.total;
     const { sql, params } = range(dictionaryId, r);
     return (await this.db.row<{ n: number }>(`SELECT count(*) AS n ${sql}`, params))!.n;
   }
@@ -130,8 +135,33 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
   async carry(dictionaryId: number, scope: string, r: SyncRange, total: number): Promise<void> {
     const key = carryKey(dictionaryId, scope, r);
     carried.delete(key);
-    carried.set(key, total);
+    carried.set(key, { upTo: r.upTo, total });
     if (carried.size > MAX_CARRIED) carried.delete(carried.keys().next().value!);
+  }
+
+  /**
+   * A download page in one statement and one round trip, outside any transaction: the function
+   * sds_sync_page (migration 0025) takes the newest revision as the snapshot, reads the page as
+   * chunkWithin does, and the total as count does (the carried one when it holds for that
+   * snapshot), all in the statement's one snapshot (docs/decisions.md, "Queries written per
+   * database").
+   */
+  async snapshotPage(dictionaryId: number, scope: string, r: Omit<SyncRange, 'upTo'>, limit: number, budget: number): Promise<SyncPage> {
+    const c = carried.get(carryKey(dictionaryId, scope, r));
+    const rows = await this.db.rows<RawPageRow>('SELECT * FROM sds_sync_page($1, $2, $3, $4, $5::bigint[], $6, $7, $8, $9)', [
+      dictionaryId,
+      r.after.revision,
+      r.after.guid,
+      r.universe,
+      r.excludeRevisions,
+      limit,
+      Number.isFinite(budget) ? budget : Number.MAX_SAFE_INTEGER,
+      c?.upTo ?? null,
+      c?.total ?? null,
+    ]);
+    const first = rows[0]!;
+    const cases = rows.flatMap((row) => (row.guid === null ? [] : [toStored(row as RawCase)]));
+    return { snapshot: Number(first.snapshot), cases, seen: Number(first.seen), total: Number(first.total) };
   }
 
   /**

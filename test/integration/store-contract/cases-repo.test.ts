@@ -402,3 +402,86 @@ test('cases [postgresql]: the read of a merge (getMany) waits for the write in f
     assert.equal(race.secondWaited, true);
     assert.equal(ok(race.second), '001');
   }));
+
+/** An upload of `rows` decided from `read` on dictionary `dict` (writeUploadIfUnchanged). */
+const upload = (dict: number, read: { guid: string; version: string | null }[], rows: CaseWrite[]) => ({
+  dictionaryId: dict,
+  origin: 'sync:tab',
+  now: NOW,
+  read,
+  rows,
+  items: [],
+  history: { device: 'tab', username: 'ann', cases: rows.length },
+});
+
+testOnBothStores(
+  'cases: an upload read before its write is written in one statement, unless a case read has changed',
+  async (store, kind) => {
+    const dict = await dictionary(store, 'D');
+    await store.cases.upsert(dict, write('g1', '001'), await store.cases.nextRevision(dict, 'test'), NOW);
+    const read = await store.cases.readForUpload(dict, ['g1', 'g2']);
+    if (kind === 'sqlite') {
+      // SQLite writes uploads in their transaction: nothing is read ahead, nothing written here.
+      assert.equal(read, undefined);
+      assert.equal(await store.cases.writeUploadIfUnchanged(upload(dict, [], [write('g2', '002')])), undefined);
+      assert.equal(await store.cases.get(dict, 'g2'), undefined);
+      return;
+    }
+    assert.ok(read);
+    assert.deepEqual([...read.cases.keys()], ['g1']);
+    // The store's device id comes with the read once it exists.
+    assert.equal(read.serverDeviceId, undefined);
+    const device = await store.settings.serverDeviceId();
+    assert.equal((await store.cases.readForUpload(dict, []))?.serverDeviceId, device);
+    assert.deepEqual(
+      read.versions.map((v) => [v.guid, v.version === null]),
+      [
+        ['g1', false],
+        ['g2', true],
+      ],
+    );
+    const before = await store.sync.maxRevision();
+    const r = await store.cases.writeUploadIfUnchanged(
+      upload(dict, read.versions, [write('g2', '002'), write('g1', '001', { label: 'new' })]),
+    );
+    assert.equal(r, before + 1);
+    assert.equal((await store.cases.get(dict, 'g1'))?.label, 'new');
+    assert.equal((await store.cases.get(dict, 'g1'))?.revision, r);
+    assert.deepEqual(await positions(store, dict), [
+      ['g1', 1],
+      ['g2', 2],
+    ]);
+    const [h] = await store.sync.history(dict, 1);
+    assert.deepEqual([h?.device, h?.direction, h?.revision, h?.cases], ['tab', 'put', r, 2]);
+
+    // The same read again is stale: g1 and g2 were written since. Nothing is written, no revision drawn.
+    const stale = await store.cases.writeUploadIfUnchanged(upload(dict, read.versions, [write('g1', '001', { label: 'lost' })]));
+    assert.equal(stale, undefined);
+    assert.equal((await store.cases.get(dict, 'g1'))?.label, 'new');
+    assert.equal(await store.sync.maxRevision(), r);
+    assert.equal((await store.sync.history(dict, 10)).length, 1);
+
+    // A guid read as absent and stored since is a change too.
+    const absent = await store.cases.readForUpload(dict, ['g3']);
+    await store.cases.upsert(dict, write('g3', '003'), await store.cases.nextRevision(dict, 'test'), NOW);
+    assert.equal(
+      await store.cases.writeUploadIfUnchanged(upload(dict, absent!.versions, [write('g3', '003', { label: 'lost' })])),
+      undefined,
+    );
+    assert.equal((await store.cases.get(dict, 'g3'))?.label, 'label 003');
+  },
+);
+
+test('cases [postgresql]: an upload written in one statement waits for the case write in flight, then finds its read stale', () =>
+  onPostgresStore(async (store) => {
+    const dict = await dictionary(store, 'D');
+    const read = await store.cases.readForUpload(dict, ['g1']);
+    const race = await raceTwoTransactions(
+      store,
+      async (tx) => tx.cases.upsert(dict, write('g1', '001'), await tx.cases.nextRevision(dict, 'sync:a')),
+      async (tx) => tx.cases.writeUploadIfUnchanged(upload(dict, read!.versions, [write('g1', '001', { label: 'late' })])),
+    );
+    assert.equal(race.secondWaited, true);
+    assert.equal(ok(race.second), undefined);
+    assert.equal((await store.cases.get(dict, 'g1'))?.label, 'label 001');
+  }));

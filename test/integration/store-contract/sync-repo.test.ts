@@ -329,3 +329,47 @@ testOnBothStores('sync: two records of one new device at once both land', async 
     ],
   );
 });
+
+testOnBothStores('sync: snapshotPage reads in one statement what maxRevision, chunkWithin and count read', async (store, kind) => {
+  const d = await dictionary(store, 'D');
+  const cases = Array.from({ length: 7 }, (_, i) => write(`g${i}`, i < 4 ? `A${i}` : `B${i}`));
+  const r1 = await upload(store, d.id, cases.slice(0, 3));
+  await upload(store, d.id, cases.slice(3));
+  const { upTo: _, ...plain } = all(0);
+  if (kind === 'sqlite') {
+    // SQLite reads a page in its read transaction, with no round trip to save.
+    assert.equal(await store.sync.snapshotPage(d.id, d.createdAt, plain, 3, Number.POSITIVE_INFINITY), undefined);
+    return;
+  }
+  const expected = async (r: Omit<SyncRange, 'upTo'>, limit: number, budget: number) =>
+    store.readTransaction(async (tx) => {
+      const snapshot = await tx.sync.maxRevision();
+      const range = { ...r, upTo: snapshot };
+      const { cases: page, seen } = await tx.sync.chunkWithin(d.id, range, limit, budget);
+      return { snapshot, cases: page, seen, total: seen < limit ? seen : await tx.sync.count(d.id, d.createdAt, range) };
+    });
+  const ranges: [Omit<SyncRange, 'upTo'>, number, number][] = [
+    [plain, 3, Number.POSITIVE_INFINITY],
+    [plain, 10, Number.POSITIVE_INFINITY],
+    [plain, 7, Number.POSITIVE_INFINITY],
+    [plain, 5, bytes(cases[0]!) + 1],
+    [{ ...plain, universe: 'B' }, 2, Number.POSITIVE_INFINITY],
+    [{ ...plain, excludeRevisions: [r1] }, 2, Number.POSITIVE_INFINITY],
+    [{ ...plain, after: { revision: r1, guid: 'g1' } }, 1, Number.POSITIVE_INFINITY],
+    [{ ...plain, after: { revision: r1 + 1, guid: '~' } }, 3, Number.POSITIVE_INFINITY],
+    [{ ...plain, after: { revision: r1 + 5, guid: '~' } }, 3, Number.POSITIVE_INFINITY],
+  ];
+  for (const [r, limit, budget] of ranges) {
+    assert.deepEqual(
+      await store.sync.snapshotPage(d.id, d.createdAt, r, limit, budget),
+      await expected(r, limit, budget),
+      JSON.stringify(r),
+    );
+  }
+  // A total carried for this snapshot answers instead of a count; carried for another, it does not.
+  const snapshot = await store.sync.maxRevision();
+  await store.sync.carry(d.id, d.createdAt, { ...plain, upTo: snapshot }, 42);
+  assert.equal((await store.sync.snapshotPage(d.id, d.createdAt, plain, 3, Number.POSITIVE_INFINITY))?.total, 42);
+  await store.sync.carry(d.id, d.createdAt, { ...plain, upTo: snapshot - 1 }, 42);
+  assert.equal((await store.sync.snapshotPage(d.id, d.createdAt, plain, 3, Number.POSITIVE_INFINITY))?.total, 7);
+});

@@ -504,3 +504,123 @@ CREATE TABLE sync_messages (
   received_at text COLLATE "C" NOT NULL
 );
 CREATE INDEX sync_messages_by_received ON sync_messages (received_at);
+
+-- A sync upload written in one statement (src/store/postgresql/cases-repo.ts, writeUpload;
+-- docs/decisions.md, "Concurrent writers on the PostgreSQL store"): the caller read the stored
+-- cases it merges with (p_read_guids, each with the xmin of its row, NULL where none was stored)
+-- and decided what to write without the lock; here, under the store-wide case-write lock, taken
+-- before the revision is drawn and held until the statement's transaction commits, the rows read
+-- are checked to be the same row versions (any write of a case makes a new one) and, if they are,
+-- the revision is drawn, the cases upserted at it (new guids take their dictionary's next
+-- positions in the order given, as UPSERT_MANY does), their binary-item rows replaced (as
+-- REPLACE_FOR_CASES of binary-items-repo.ts does) and the upload recorded in the sync history.
+-- Returns the revision, or NULL when a case read changed meanwhile: then nothing is written and
+-- the caller writes the upload the long way. Each statement of a PL/pgSQL function takes its own
+-- snapshot under READ COMMITTED, so those after the lock see what committed while it waited.
+CREATE FUNCTION sds_write_upload(
+  p_dictionary bigint, p_origin text, p_now text,
+  p_read_guids text[], p_read_versions text[],
+  p_guid text[], p_case_key text[], p_label text[], p_data text[], p_verified smallint[], p_deleted smallint[],
+  p_clock text[], p_partial_save text[], p_notes text[], p_case_note text[],
+  p_item_cases text[], p_item_guid text[], p_item_signature text[], p_item_size bigint[], p_item_time text[],
+  p_device text, p_username text, p_cases bigint
+) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  v_revision bigint;
+BEGIN
+  PERFORM pg_advisory_xact_lock(8314897747198503283);
+  IF EXISTS (
+    SELECT 1 FROM unnest(p_read_guids, p_read_versions) AS s(guid, version)
+      LEFT JOIN LATERAL (SELECT c.xmin::text AS version FROM cases c WHERE c.dictionary_id = p_dictionary AND c.guid = s.guid LIMIT 1) now_ ON true
+     WHERE now_.version IS DISTINCT FROM s.version
+  ) THEN
+    RETURN NULL;
+  END IF;
+  INSERT INTO revisions (dictionary_id, origin, created_at) VALUES (p_dictionary, p_origin, p_now) RETURNING revision INTO v_revision;
+  IF cardinality(p_guid) > 0 THEN
+    WITH input AS (
+      SELECT * FROM unnest(p_guid, p_case_key, p_label, p_data, p_verified, p_deleted, p_clock, p_partial_save, p_notes, p_case_note)
+        WITH ORDINALITY AS t(guid, case_key, label, data, verified, deleted, clock, partial_save, notes, case_note, n)
+    ), fresh AS (
+      SELECT i.n, row_number() OVER (ORDER BY i.n) AS k FROM input i
+        LEFT JOIN LATERAL (SELECT 1 AS stored FROM cases c WHERE c.dictionary_id = p_dictionary AND c.guid = i.guid LIMIT 1) s ON true
+       WHERE s.stored IS NULL
+    ), top AS (
+      SELECT coalesce(max(c.position), 0) AS p FROM cases c WHERE c.dictionary_id = p_dictionary
+    )
+    INSERT INTO cases AS c (dictionary_id, guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note, created_at, modified_at, position)
+    SELECT p_dictionary, i.guid, i.case_key, i.label, i.data, i.verified, i.deleted, v_revision, i.clock, i.partial_save, i.notes, i.case_note, p_now, p_now,
+           coalesce(top.p + f.k, 0)
+      FROM input i LEFT JOIN fresh f USING (n) CROSS JOIN top
+     ORDER BY i.n
+    ON CONFLICT (dictionary_id, guid) DO UPDATE SET case_key = excluded.case_key, label = excluded.label, data = excluded.data,
+       verified = excluded.verified, deleted = excluded.deleted, revision = excluded.revision, clock = excluded.clock,
+       partial_save = excluded.partial_save, notes = excluded.notes, case_note = excluded.case_note, modified_at = excluded.modified_at;
+  END IF;
+  IF cardinality(p_item_cases) > 0 THEN
+    WITH items AS (
+      SELECT DISTINCT ON (t.case_guid, t.signature) t.case_guid, t.signature, t.size, t.modified_time
+        FROM unnest(p_item_guid, p_item_signature, p_item_size, p_item_time) WITH ORDINALITY AS t(case_guid, signature, size, modified_time, n)
+       ORDER BY t.case_guid, t.signature, t.n DESC
+    ), gone AS (
+      DELETE FROM case_binary_items b WHERE b.dictionary_id = p_dictionary AND b.case_guid = ANY(p_item_cases)
+         AND NOT EXISTS (SELECT 1 FROM items i WHERE i.case_guid = b.case_guid AND i.signature = b.signature)
+    )
+    INSERT INTO case_binary_items AS b (dictionary_id, case_guid, signature, size, modified_time)
+    SELECT p_dictionary, i.case_guid, i.signature, i.size, i.modified_time FROM items i
+    ON CONFLICT (dictionary_id, case_guid, signature) DO UPDATE SET size = excluded.size, modified_time = excluded.modified_time;
+  END IF;
+  WITH device AS (
+    INSERT INTO sync_devices AS d (device_id, last_user, first_seen, last_seen) VALUES (p_device, p_username, p_now, p_now)
+    ON CONFLICT (device_id) DO UPDATE SET last_user = excluded.last_user, last_seen = excluded.last_seen
+    RETURNING d.device_id)
+  INSERT INTO sync_history (dictionary_id, device_id, username, direction, revision, universe, cases, created_at)
+  SELECT p_dictionary, device.device_id, p_username, 'put', v_revision, '', p_cases, p_now FROM device;
+  RETURN v_revision;
+END $$;
+
+-- A page of a sync download in one statement (src/store/postgresql/sync-repo.ts, snapshotPage):
+-- the store's newest revision as the snapshot, up to p_limit cases of the range after it (by
+-- revision, then guid) that fit in p_budget bytes (always at least one), how many the range holds
+-- up to p_limit (seen) and, when the page is full, in all (total: the carried total when
+-- p_carried_upto is this snapshot, else counted, and only then). STABLE: every statement reads
+-- the snapshot of the calling statement, so called on its own it is as consistent as a
+-- REPEATABLE READ transaction; bitmap scans are off while it runs, so a page walks
+-- cases_by_revision in its order and stops after p_limit rows whatever the statistics
+-- (bench/README.md, "The two stores side by side"). A page with no case is one row of NULL case
+-- columns. The range's filters appear only when asked for, as in the repository's SQL.
+CREATE FUNCTION sds_sync_page(
+  p_dictionary bigint, p_after_revision bigint, p_after_guid text, p_universe text, p_exclude bigint[],
+  p_limit bigint, p_budget bigint, p_carried_upto bigint, p_carried_total bigint
+) RETURNS TABLE (
+  snapshot bigint, total bigint, seen bigint, guid text, case_key text, label text, data text, verified smallint, deleted smallint,
+  revision bigint, clock text, partial_save text, notes text, case_note text, created_at text, modified_at text
+) LANGUAGE plpgsql STABLE SET enable_bitmapscan = off AS $$
+DECLARE
+  v_snapshot bigint;
+  v_range text;
+BEGIN
+  SELECT coalesce(max(r.revision), 0) INTO v_snapshot FROM revisions r;
+  v_range := 'FROM cases WHERE dictionary_id = $1 AND (revision, guid) > ($2, $3) AND revision <= $4'
+    || CASE WHEN p_universe <> '' THEN ' AND substr(case_key, 1, length($5::text)) = $5::text' ELSE '' END
+    || CASE WHEN cardinality(p_exclude) > 0 THEN ' AND revision <> ALL($6::bigint[])' ELSE '' END;
+  RETURN QUERY EXECUTE
+    'SELECT $4::bigint,
+            CASE WHEN w.seen < $7 THEN w.seen WHEN $9 = $4 THEN $10 ELSE (SELECT count(*) ' || v_range || ') END,
+            w.seen, w.guid::text, w.case_key::text, w.label::text, w.data::text, w.verified, w.deleted, w.revision, w.clock::text,
+            w.partial_save::text, w.notes::text, w.case_note::text, w.created_at::text, w.modified_at::text
+       FROM (SELECT page.*, count(*) OVER () AS seen,
+                    sum(octet_length(guid) + octet_length(case_key) + octet_length(label) + octet_length(data) + octet_length(clock)
+                        + octet_length(notes) + coalesce(octet_length(partial_save), 0) + coalesce(octet_length(case_note), 0))
+                      OVER (ORDER BY revision, guid ROWS UNBOUNDED PRECEDING) AS upto,
+                    row_number() OVER (ORDER BY revision, guid) AS k
+               FROM (SELECT * ' || v_range || ' ORDER BY revision, guid LIMIT $7) page) w
+      WHERE w.upto <= $8 OR w.k = 1 ORDER BY w.revision, w.guid'
+    USING p_dictionary, p_after_revision, p_after_guid, v_snapshot, p_universe, p_exclude, p_limit, p_budget, p_carried_upto, p_carried_total;
+  IF NOT FOUND THEN
+    snapshot := v_snapshot;
+    total := 0;
+    seen := 0;
+    RETURN NEXT;
+  END IF;
+END $$;
