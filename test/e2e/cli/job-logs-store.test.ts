@@ -75,7 +75,7 @@ test('a job log and a run log: printed by sds logs show, removed by prune and by
     );
     assert.equal(runCli(home.root, ['logs', 'show', '../config.json']).code, 2, 'a path is no log name');
   } finally {
-    home.cleanup();
+    await home.cleanup();
   }
 });
 
@@ -140,6 +140,6 @@ test('a job whose process died: the reaper puts what its log file holds on this 
     assert.equal(ok(runCli(home.root, ['logs', 'show', 'crashed'])).stdout, 'CEN2000: 2000 of 8000 cases\n');
   } finally {
     await store.close();
-    home.cleanup();
+    await home.cleanup();
   }
 });
