@@ -28,7 +28,6 @@ import type {
 } from '../../file-store-contract.js';
 import type { StoreScope } from '../../store-contract.js';
 import type { PgRunner } from '../../postgresql/pg-runner.js';
-import type { PostgresStore } from '../../postgresql/pg-store.js';
 import { dropBlob, WRITER, writeBlob } from './blob-writer.js';
 import { blobSnapshot, type BlobRow } from './file-snapshot.js';
 
@@ -161,13 +160,22 @@ const SNAPSHOT_OF = `SELECT e.blob_id, b.size, b.md5, b.sha256, b.head, e.mtime_
                        FROM file_entries e JOIN file_blobs b ON b.id = e.blob_id
                       WHERE e.area = $1 AND e.name = $2`;
 
+/**
+ * What the file store needs of its PostgreSQL store (postgresql/pg-store.ts, which makes it): a
+ * write transaction that hands its runner too, so that the file's statements commit with the
+ * metadata its caller records.
+ */
+interface PgTransactions {
+  transactionWithRunner<T>(fn: (tx: StoreScope, runner: PgRunner) => Promise<T>): Promise<T>;
+}
+
 /** The files of a store held in its PostgreSQL database. */
 export class PgFileStore implements FileStore {
   /** How long an orphaned version is kept (ORPHAN_GRACE_MS); tests that watch the sweep set 0. */
   orphanGraceMs = ORPHAN_GRACE_MS;
 
   constructor(
-    private readonly store: PostgresStore,
+    private readonly store: PgTransactions,
     /** Statements outside a transaction: any connection of the pool. */
     private readonly db: PgRunner,
   ) {}
