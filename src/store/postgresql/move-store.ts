@@ -34,6 +34,7 @@ import {
 import { migratePostgres, postgresVersion } from './migrate.js';
 import { ClientRunner } from './pg-runner.js';
 import { pgStorePoolConfig } from './pg-store.js';
+import { unavailable } from './open-postgres-store.js';
 
 export type { CopyProgress, TableSum } from './copy-from-sqlite.js';
 
@@ -117,17 +118,6 @@ export function openSqliteSnapshot(home: HomePaths): SqliteSource {
     db.close();
     throw err;
   }
-}
-
-/** STORE_UNAVAILABLE for a server that cannot be reached or refuses the login. */
-function unavailable(err: unknown, shown: string): AppError {
-  const code = (err as { code?: string }).code;
-  return new AppError(
-    'STORE_UNAVAILABLE',
-    `cannot connect to the PostgreSQL store ${shown}: ${(err as Error).message}${code ? ` (${code})` : ''}`,
-    { store: shown },
-    { cause: err },
-  );
 }
 
 async function connect(url: string, shown: string): Promise<pg.Client> {

@@ -19,7 +19,7 @@ export interface OpenPostgresStoreOptions {
 }
 
 /** STORE_UNAVAILABLE for a server that cannot be reached or refuses the login. */
-function unavailable(err: unknown, shown: string): AppError {
+export function unavailable(err: unknown, shown: string): AppError {
   const code = (err as { code?: string }).code;
   return new AppError(
     'STORE_UNAVAILABLE',

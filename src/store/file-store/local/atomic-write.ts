@@ -1,10 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, rmSync } from 'node:fs';
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { AppError } from '../../../shared/errors.js';
-import { HEAD_BYTES } from '../../file-store-contract.js';
 import { partName } from './part-name.js';
+import { UploadDigest } from '../upload-digest.js';
 
 /** A new version written aside, durable, not yet in place. */
 export interface StagedFile {
@@ -68,45 +68,18 @@ async function makeFolders(folder: string, file: string): Promise<void> {
 export async function stageFile(target: string, content: AsyncIterable<Buffer | string>, opts: StageOptions): Promise<StagedFile> {
   const folder = dirname(target);
   const tmp = join(folder, partName(basename(target), process.pid, randomBytes(6).toString('hex')));
-  const md5 = createHash('md5');
-  const sha = createHash('sha256');
-  let size = 0;
-  let head = Buffer.alloc(0);
+  const digest = new UploadDigest(opts);
   let fh: FileHandle | undefined;
   try {
     await makeFolders(folder, opts.file);
     fh = await open(tmp, 'wx', 0o644);
-    for await (const part of content) {
-      const chunk = typeof part === 'string' ? Buffer.from(part) : part;
-      size += chunk.length;
-      if (opts.maxBytes !== undefined && size > opts.maxBytes) {
-        throw new AppError(
-          'PAYLOAD_TOO_LARGE',
-          `${opts.file} is larger than the file limit of ${opts.maxBytes} bytes; the file was not stored`,
-          {
-            file: opts.file,
-            limit: opts.maxBytes,
-          },
-        );
-      }
-      if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
-      md5.update(chunk);
-      sha.update(chunk);
-      await fh.write(chunk);
-    }
-    const got = md5.digest('hex');
-    if (opts.expectedMd5 !== undefined && got !== opts.expectedMd5.trim().toLowerCase()) {
-      throw new AppError(
-        'CHECKSUM_MISMATCH',
-        `the body of ${opts.file} has md5 ${got}, not the ${opts.expectedMd5} of its Content-MD5; the file was not stored`,
-        { file: opts.file },
-      );
-    }
+    for await (const part of content) await fh.write(digest.add(part));
+    const facts = digest.finish();
     await fh.sync();
     const { mtimeMs } = await fh.stat();
     await fh.close();
     fh = undefined;
-    return { tmp, target, file: opts.file, size, md5: got, sha256: sha.digest('hex'), head, mtimeMs };
+    return { tmp, target, file: opts.file, ...facts, mtimeMs };
   } catch (err) {
     await fh?.close().catch(() => undefined);
     await rm(tmp, { force: true });

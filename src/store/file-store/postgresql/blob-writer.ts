@@ -5,11 +5,11 @@
  * client's next bytes and no more than one chunk in memory. The blob has no sha256 until the
  * transaction that puts it in place names it; until then nothing refers to it.
  */
-import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AppError } from '../../../shared/errors.js';
-import { HEAD_BYTES, type StageOptions } from '../../file-store-contract.js';
+import type { StageOptions } from '../../file-store-contract.js';
 import type { PgRunner } from '../../postgresql/pg-runner.js';
+import { UploadDigest } from '../upload-digest.js';
 
 /** Bytes per chunk row: large enough that a 100 MB file is 100 round trips, small enough to hold in memory. */
 export const CHUNK_BYTES = 1024 * 1024;
@@ -42,11 +42,8 @@ export async function writeBlob(db: PgRunner, content: AsyncIterable<Buffer | st
     WRITER,
     Date.now(),
   ]))!;
-  const md5 = createHash('md5');
-  const sha = createHash('sha256');
-  let size = 0;
+  const digest = new UploadDigest(opts);
   let seq = 0;
-  let head = Buffer.alloc(0);
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   const flush = async (): Promise<void> => {
@@ -61,18 +58,7 @@ export async function writeBlob(db: PgRunner, content: AsyncIterable<Buffer | st
   };
   try {
     for await (const part of content) {
-      let chunk = typeof part === 'string' ? Buffer.from(part) : part;
-      size += chunk.length;
-      if (opts.maxBytes !== undefined && size > opts.maxBytes) {
-        throw new AppError(
-          'PAYLOAD_TOO_LARGE',
-          `${opts.file} is larger than the file limit of ${opts.maxBytes} bytes; the file was not stored`,
-          { file: opts.file, limit: opts.maxBytes },
-        );
-      }
-      if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
-      md5.update(chunk);
-      sha.update(chunk);
+      let chunk = digest.add(part);
       while (pendingBytes + chunk.length >= CHUNK_BYTES) {
         const take = CHUNK_BYTES - pendingBytes;
         pending.push(chunk.subarray(0, take));
@@ -87,15 +73,7 @@ export async function writeBlob(db: PgRunner, content: AsyncIterable<Buffer | st
       }
     }
     if (pendingBytes > 0) await flush();
-    const got = md5.digest('hex');
-    if (opts.expectedMd5 !== undefined && got !== opts.expectedMd5.trim().toLowerCase()) {
-      throw new AppError(
-        'CHECKSUM_MISMATCH',
-        `the body of ${opts.file} has md5 ${got}, not the ${opts.expectedMd5} of its Content-MD5; the file was not stored`,
-        { file: opts.file },
-      );
-    }
-    return { id, size, md5: got, sha256: sha.digest('hex'), head, mtimeMs: Date.now() };
+    return { id, ...digest.finish(), mtimeMs: Date.now() };
   } catch (err) {
     await dropBlob(db, id).catch(() => undefined);
     if (err instanceof AppError) throw err;
