@@ -90,6 +90,31 @@ async function presentOf(db: PgRunner, area: FileArea, name: string, file: strin
   return under ? 'directory' : undefined;
 }
 
+/**
+ * Gives a blob just written its hashes, or, content-addressed, uses the blob already stored with
+ * the same sha256 (revived if it was orphaned) and drops the new copy; the id of the blob to name.
+ */
+async function settleBlob(
+  db: PgRunner,
+  blob: { id: number; sha256: string; md5: string; size: number; head: Buffer },
+  now: number,
+): Promise<number> {
+  const same = await db.row<{ id: number }>('UPDATE file_blobs SET orphaned_ms = NULL WHERE sha256 = $1 RETURNING id', [blob.sha256]);
+  if (same) {
+    await dropBlob(db, blob.id);
+    return same.id;
+  }
+  await db.run('UPDATE file_blobs SET sha256 = $2, md5 = $3, size = $4, head = $5, touched_ms = $6 WHERE id = $1', [
+    blob.id,
+    blob.sha256,
+    blob.md5,
+    blob.size,
+    blob.head,
+    now,
+  ]);
+  return blob.id;
+}
+
 /** Marks a blob orphaned when no name holds it any more (the sweep deletes it after the grace). */
 async function orphanIfUnused(db: PgRunner, blobId: number, now: number): Promise<void> {
   await db.run(
@@ -125,21 +150,7 @@ export async function putFileInTransaction(
   opts: { file: string; mtimeMs: number },
 ): Promise<{ size: number; md5: string; sha256: string }> {
   const blob = await writeBlob(db, content, { file: opts.file });
-  const same = await db.row<{ id: number }>('SELECT id FROM file_blobs WHERE sha256 = $1', [blob.sha256]);
-  let blobId = blob.id;
-  if (same) {
-    blobId = same.id;
-    await dropBlob(db, blob.id);
-  } else {
-    await db.run('UPDATE file_blobs SET sha256 = $2, md5 = $3, size = $4, head = $5, touched_ms = $6 WHERE id = $1', [
-      blob.id,
-      blob.sha256,
-      blob.md5,
-      blob.size,
-      blob.head,
-      Date.now(),
-    ]);
-  }
+  const blobId = await settleBlob(db, blob, Date.now());
   await db.run('INSERT INTO file_entries (area, name, blob_id, mtime_ms) VALUES ($1, $2, $3, $4)', [
     area,
     name,
@@ -210,22 +221,7 @@ export class PgFileStore implements FileStore {
         }
         const now = Date.now();
         await db.run(`SELECT pg_advisory_xact_lock(${FILE_BLOB_LOCK_KEY})`);
-        // Content-addressed: the bytes already stored under this sha256 are used, and the upload's copy dropped.
-        const same = await db.row<{ id: number }>('UPDATE file_blobs SET orphaned_ms = NULL WHERE sha256 = $1 RETURNING id', [s.sha256]);
-        let blobId = s.blobId;
-        if (same) {
-          blobId = same.id;
-          await dropBlob(db, s.blobId);
-        } else {
-          await db.run('UPDATE file_blobs SET sha256 = $2, md5 = $3, size = $4, head = $5, touched_ms = $6 WHERE id = $1', [
-            s.blobId,
-            s.sha256,
-            s.md5,
-            s.size,
-            s.head,
-            now,
-          ]);
-        }
+        const blobId = await settleBlob(db, { id: s.blobId, sha256: s.sha256, md5: s.md5, size: s.size, head: s.head }, now);
         const old = await db.row<{ blob_id: number }>('SELECT blob_id FROM file_entries WHERE area = $1 AND name = $2', [s.area, s.name]);
         await db.run(
           `INSERT INTO file_entries (area, name, blob_id, mtime_ms) VALUES ($1, $2, $3, $4)
