@@ -30,6 +30,23 @@ async function token(url: string): Promise<string> {
   return ((await r.json()) as { access_token: string }).access_token;
 }
 
+/**
+ * A photo upload whose first `bytes` are sent and the rest never: it ends only when the server
+ * goes away (resolving to the error then).
+ */
+function uploadStarted(url: string, bearer: string, bytes: number): Promise<Response | Error> {
+  let send!: ReadableStreamDefaultController<Uint8Array>;
+  const body = new ReadableStream<Uint8Array>({ start: (c) => void (send = c) });
+  const upload = fetch(`${url}/api/files/photos/house.jpg/content`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/octet-stream' },
+    body,
+    duplex: 'half',
+  } as RequestInit).catch((err: Error) => err);
+  send.enqueue(new Uint8Array(bytes).fill(0xff));
+  return upload;
+}
+
 /** The pid of a process that has run and ended: no process has it now. */
 function deadPid(): number {
   const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
@@ -58,15 +75,7 @@ test('an upload cut by kill -9 leaves its .part; the next start removes it and k
   try {
     const bearer = await token(server.url);
     // A tablet syncing a photo: the first 64 KB arrive, then the server dies mid-body.
-    let send!: ReadableStreamDefaultController<Uint8Array>;
-    const body = new ReadableStream<Uint8Array>({ start: (c) => void (send = c) });
-    const upload = fetch(`${server.url}/api/files/photos/house.jpg/content`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/octet-stream' },
-      body,
-      duplex: 'half',
-    } as RequestInit).catch((err: Error) => err);
-    send.enqueue(new Uint8Array(64 * 1024).fill(0xff));
+    const upload = uploadStarted(server.url, bearer, 64 * 1024);
     const folder = join(home.media, 'photos');
     const cut = await until('the upload to reach the disk', () =>
       existsSync(folder) ? readdirSync(folder).find((n) => PART.test(n)) : undefined,
@@ -175,16 +184,8 @@ test('on a PostgreSQL store: an upload cut by kill -9 leaves an unnamed blob; th
   let server = await startServe(home.root);
   try {
     const bearer = await token(server.url);
-    let send!: ReadableStreamDefaultController<Uint8Array>;
-    const body = new ReadableStream<Uint8Array>({ start: (c) => void (send = c) });
-    const upload = fetch(`${server.url}/api/files/photos/house.jpg/content`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/octet-stream' },
-      body,
-      duplex: 'half',
-    } as RequestInit).catch((err: Error) => err);
     // More than a chunk of 1 MiB, so that bytes reached the database before the crash.
-    send.enqueue(new Uint8Array(1536 * 1024).fill(0xff));
+    const upload = uploadStarted(server.url, bearer, 1536 * 1024);
     await until('the upload to reach the database', async () => ((await pendingUploads(store)) > 0 ? true : undefined));
     await server.kill9();
     assert.ok((await upload) instanceof Error, 'the upload was cut');
