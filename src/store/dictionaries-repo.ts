@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import type { DictionaryModelCache } from './dictionary-model-cache.js';
 import type { Dictionary } from '../cspro/dictionary/model.js';
 import { nowIso } from './clock.js';
 
@@ -168,14 +169,23 @@ export function purgeCounts(cases: number, deleted: number): PurgeCounts {
 /** Stored dictionaries: original bytes, parsed model and metadata. */
 export class DictionariesRepo {
   private readonly byName: Statement<[string], RawDictionary>;
-  private readonly bySyncName: Statement<[string], RawDictionary>;
+  private readonly byEitherName: Statement<[string, string, string], RawDictionary>;
   private readonly modelByName: Statement<[string], RawDictionary & { model: string }>;
+  private readonly modelByEitherName: Statement<[string, string, string], RawDictionary & { model: string }>;
   private readonly all: Statement<[], RawDictionary>;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly models: DictionaryModelCache,
+  ) {
     this.byName = db.prepare(`SELECT ${DICTIONARY_COLUMNS} FROM dictionaries WHERE name = ?`);
-    this.bySyncName = db.prepare(`SELECT ${DICTIONARY_COLUMNS} FROM dictionaries WHERE sync_name = ?`);
+    this.byEitherName = db.prepare(
+      `SELECT ${DICTIONARY_COLUMNS} FROM dictionaries WHERE name = ? OR sync_name = ? ORDER BY name = ? DESC LIMIT 1`,
+    );
     this.modelByName = db.prepare(`SELECT ${DICTIONARY_COLUMNS}, model FROM dictionaries WHERE name = ?`);
+    this.modelByEitherName = db.prepare(
+      `SELECT ${DICTIONARY_COLUMNS}, model FROM dictionaries WHERE name = ? OR sync_name = ? ORDER BY name = ? DESC LIMIT 1`,
+    );
     this.all = db.prepare(`SELECT ${DICTIONARY_COLUMNS} FROM dictionaries ORDER BY name`);
   }
 
@@ -195,15 +205,29 @@ export class DictionariesRepo {
     return r && toDictionaryRow(r);
   }
 
-  /** The dictionary whose syncable name is exactly `syncName`. */
-  async findBySyncName(syncName: string): Promise<DictionaryRow | undefined> {
-    const r = this.bySyncName.get(syncName);
+  /** The dictionary named `name` by its own name, or else by its syncable name (exact, both). */
+  async resolve(name: string): Promise<DictionaryRow | undefined> {
+    const r = this.byEitherName.get(name, name, name);
     return r && toDictionaryRow(r);
   }
 
   async findWithModel(name: string): Promise<DictionaryRecord | undefined> {
     const r = this.modelByName.get(name);
-    return r && { ...toDictionaryRow(r), model: JSON.parse(r.model) as Dictionary };
+    return r && this.withModel(r);
+  }
+
+  /**
+   * The dictionary named `name`, by its own name or else by its syncable name, with its model:
+   * one statement, and the model parsed only when it changed (dictionary-model-cache.ts).
+   */
+  async resolveWithModel(name: string): Promise<DictionaryRecord | undefined> {
+    const r = this.modelByEitherName.get(name, name, name);
+    return r && this.withModel(r);
+  }
+
+  // On SQLite the text is its own version: comparing it costs far less than parsing it.
+  private withModel(r: RawDictionary & { model: string }): DictionaryRecord {
+    return { ...toDictionaryRow(r), model: this.models.get(r.id, r.model) ?? this.models.put(r.id, r.model, r.model) };
   }
 
   async list(): Promise<DictionaryRow[]> {

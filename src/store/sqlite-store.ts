@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { DictionaryModelCache } from './dictionary-model-cache.js';
 import type { Database as Db } from 'better-sqlite3';
 import { fsyncFile } from '../shared/durable-file.js';
 import type { HomePaths } from '../shared/home.js';
@@ -34,9 +35,9 @@ import type { Store, StoreRepos, StoreScope } from './store-contract.js';
 import { CHECKPOINT_DEFAULTS, WalCheckpointer, type CheckpointOptions } from './wal-checkpointer.js';
 
 /** The repositories over one connection; their methods run their statements at once. */
-function reposOf(db: Db): StoreRepos {
+function reposOf(db: Db, models: DictionaryModelCache): StoreRepos {
   return {
-    dictionaries: new DictionariesRepo(db),
+    dictionaries: new DictionariesRepo(db, models),
     cases: new CasesRepo(db),
     binaryItems: new BinaryItemsRepo(db),
     users: new UsersRepo(db),
@@ -137,7 +138,7 @@ export class SqliteStore implements Store {
     readonly home: HomePaths,
     readonly migration: MigrateResult,
   ) {
-    this.repos = reposOf(db);
+    this.repos = reposOf(db, new DictionaryModelCache());
     for (const name of REPO_NAMES) Object.defineProperty(this, name, { value: this.gated(name, this.repos[name]), enumerable: true });
     this.fileStore = new LocalFileStore(home, this);
   }

@@ -126,6 +126,7 @@ function carryKey(dictionaryId: number, scope: string, r: SyncRange): string {
 
 /** The sync protocol's reads and its history: devices, per-device sync rows, download chunks. */
 export class SyncRepo {
+  private readonly recordBoth: (entry: SyncRecord) => void;
   private readonly touchDevice: Statement<{ device: string; user: string; now: string }>;
   private readonly insertHistory: Statement<unknown[]>;
   private readonly historyStmt: Statement<[number, number], RawHistory>;
@@ -138,6 +139,8 @@ export class SyncRepo {
   private readonly carried = new Map<string, number>();
 
   constructor(private readonly db: Database) {
+    // IMMEDIATE as every write transaction of this store; a savepoint when one is in progress.
+    this.recordBoth = db.transaction((entry: SyncRecord) => this.recordBothOnce(entry)).immediate;
     this.touchDevice = db.prepare(
       `INSERT INTO sync_devices (device_id, last_user, first_seen, last_seen) VALUES (@device, @user, @now, @now)
        ON CONFLICT (device_id) DO UPDATE SET last_user = excluded.last_user, last_seen = excluded.last_seen`,
@@ -280,8 +283,16 @@ export class SyncRepo {
     if (this.carried.size > MAX_CARRIED) this.carried.delete(this.carried.keys().next().value!);
   }
 
-  /** Records a sync of `device` (created on first sight) in the history. */
+  /**
+   * Records a sync of `device` (created on first sight) in the history: the device row and its
+   * history row together, inside a transaction (a savepoint of it) or outside (one of its own), as
+   * the PostgreSQL store's one statement does.
+   */
   async record(entry: SyncRecord): Promise<void> {
+    this.recordBoth(entry);
+  }
+
+  private recordBothOnce(entry: SyncRecord): void {
     const now = nowIso();
     this.touchDevice.run({ device: entry.device, user: entry.username, now });
     this.insertHistory.run(

@@ -190,8 +190,7 @@ export async function listDictionaries(store: StoreScope): Promise<DictionaryLis
  * go on with the record's `name`, never the name they were given.
  */
 export async function requireDictionary(store: StoreScope, name: string): Promise<DictionaryRecord> {
-  const row = await findDictionaryRow(store, name);
-  return (row && (await store.dictionaries.findWithModel(row.name))) ?? notFound(store, name);
+  return (await store.dictionaries.resolveWithModel(name)) ?? notFound(store, name);
 }
 
 /** The dictionary's row without its model (no JSON to parse), named and refused as above. */

@@ -10,7 +10,7 @@ import { AppError } from '../../shared/errors.js';
  * most one dictionary answers.
  */
 export async function findDictionaryRow(store: StoreScope, name: string): Promise<DictionaryRow | undefined> {
-  return (await store.dictionaries.find(name)) ?? (await store.dictionaries.findBySyncName(name));
+  return store.dictionaries.resolve(name);
 }
 
 /** True when `name` names this dictionary, by its own name or its syncable name (a filter's test). */

@@ -4,7 +4,7 @@
  * check and the write after it must not be split (docs/decisions.md, "Concurrent writers on the
  * PostgreSQL store").
  */
-import type { Dictionary } from '../../cspro/dictionary/model.js';
+import type { DictionaryModelCache } from '../dictionary-model-cache.js';
 import { nowIso } from '../clock.js';
 import {
   busyJob,
@@ -32,12 +32,21 @@ const UPDATE = `UPDATE dictionaries SET label = $2, version = $3, description = 
 const INSERT = `INSERT INTO dictionaries (name, label, version, description, source, source_format, sync_name, model, created_at, updated_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) ON CONFLICT (name) DO NOTHING RETURNING ${DICTIONARY_COLUMNS}`;
 
+/**
+ * The version of a dictionary row: a new row version (any update) has a new `xmin` or, within
+ * one transaction, a new `ctid`, so the pair names the model text exactly.
+ */
+const ROW_VERSION = `(id::text || ':' || xmin::text || ':' || ctid::text)`;
+
 /** Stored dictionaries on PostgreSQL: original bytes, parsed model and metadata. */
 /** The key of the advisory lock of dictionary changes: the ASCII bytes of "sdsdicts" as a 64-bit integer. */
 const DICTIONARY_LOCK_KEY = String(BigInt.asIntN(64, BigInt('0x' + Buffer.from('sdsdicts').toString('hex'))));
 
 export class PgDictionariesRepo implements RepoContract<DictionariesRepo> {
-  constructor(private readonly db: PgRunner) {}
+  constructor(
+    private readonly db: PgRunner,
+    private readonly models: DictionaryModelCache,
+  ) {}
 
   private async one(where: string, value: string): Promise<DictionaryRow | undefined> {
     const r = await this.db.row<RawDictionary>(`SELECT ${DICTIONARY_COLUMNS} FROM dictionaries WHERE ${where} = $1`, [value]);
@@ -57,17 +66,37 @@ export class PgDictionariesRepo implements RepoContract<DictionariesRepo> {
     return this.one('name', name);
   }
 
-  /** The dictionary whose syncable name is exactly `syncName`. */
-  async findBySyncName(syncName: string): Promise<DictionaryRow | undefined> {
-    return this.one('sync_name', syncName);
+  /** The dictionary named `name` by its own name, or else by its syncable name (exact, both): one round trip. */
+  async resolve(name: string): Promise<DictionaryRow | undefined> {
+    const r = await this.db.row<RawDictionary>(
+      `SELECT ${DICTIONARY_COLUMNS} FROM dictionaries WHERE name = $1 OR sync_name = $1 ORDER BY name = $1 DESC LIMIT 1`,
+      [name],
+    );
+    return r && toDictionaryRow(r);
   }
 
   async findWithModel(name: string): Promise<DictionaryRecord | undefined> {
-    const r = await this.db.row<RawDictionary & { model: string }>(
-      `SELECT ${DICTIONARY_COLUMNS}, model FROM dictionaries WHERE name = $1`,
-      [name],
+    return this.withModel('name = $1', name);
+  }
+
+  /**
+   * The dictionary named `name`, by its own name or else by its syncable name, with its model:
+   * one round trip, and the model sent and parsed only when it changed (dictionary-model-cache.ts).
+   */
+  async resolveWithModel(name: string): Promise<DictionaryRecord | undefined> {
+    return this.withModel('name = $1 OR sync_name = $1', name);
+  }
+
+  private async withModel(where: string, name: string, skip = this.models.versions()): Promise<DictionaryRecord | undefined> {
+    const r = await this.db.row<RawDictionary & { row_version: string; model: string | null }>(
+      `SELECT ${DICTIONARY_COLUMNS}, ${ROW_VERSION} AS row_version, CASE WHEN ${ROW_VERSION} = ANY($2::text[]) THEN NULL ELSE model END AS model
+       FROM dictionaries WHERE ${where} ORDER BY name = $1 DESC LIMIT 1`,
+      [name, skip],
     );
-    return r && { ...toDictionaryRow(r), model: JSON.parse(r.model) as Dictionary };
+    if (!r) return undefined;
+    const model = r.model === null ? this.models.get(r.id, r.row_version) : this.models.put(r.id, r.row_version, r.model);
+    // Another request replaced the entry between the query and here: read the text this time.
+    return model ? { ...toDictionaryRow(r), model } : this.withModel(where, name, []);
   }
 
   async list(): Promise<DictionaryRow[]> {

@@ -6,6 +6,7 @@
  * COMMITTED: where SQLite's one writer at a time made a check-then-write safe, the repositories
  * take explicit locks (docs/decisions.md, "Concurrent writers on the PostgreSQL store").
  */
+import { DictionaryModelCache } from '../dictionary-model-cache.js';
 import pg from 'pg';
 import type { ClientBase, Pool, PoolConfig } from 'pg';
 import { AppError } from '../../shared/errors.js';
@@ -41,9 +42,9 @@ import type { FileStore } from '../file-store-contract.js';
 import { PgFileStore } from '../file-store/postgresql/file-store.js';
 
 /** The repositories over one runner (the pool, or one transaction's connection). */
-function reposOf(runner: PgRunner): StoreRepos {
+function reposOf(runner: PgRunner, models: DictionaryModelCache): StoreRepos {
   return {
-    dictionaries: new PgDictionariesRepo(runner),
+    dictionaries: new PgDictionariesRepo(runner, models),
     cases: new PgCasesRepo(runner),
     binaryItems: new PgBinaryItemsRepo(runner),
     users: new PgUsersRepo(runner),
@@ -128,6 +129,8 @@ export class PostgresStore implements Store {
   /** Where `store.X` runs its statements: the pool, or the connection of a read snapshot. */
   private readonly runner: SwitchableRunner;
   private readonly poolRunner: PoolRunner;
+  /** Models parsed by this store's repositories, its transactions' included. */
+  private readonly models = new DictionaryModelCache();
 
   constructor(
     /** The pool of connections: for store/ and tests that look at the database itself. */
@@ -137,7 +140,7 @@ export class PostgresStore implements Store {
   ) {
     this.poolRunner = new PoolRunner(pool);
     this.runner = new SwitchableRunner(this.poolRunner);
-    this.repos = reposOf(this.runner);
+    this.repos = reposOf(this.runner, this.models);
     for (const name of REPO_NAMES) Object.defineProperty(this, name, { value: this.guarded(name, this.repos[name]), enumerable: true });
     this.fileStore = new PgFileStore(this, this.poolRunner);
   }
@@ -196,7 +199,7 @@ export class PostgresStore implements Store {
   private async runTransaction<T>(begin: string, fn: (tx: StoreScope, runner: PgRunner) => Promise<T>): Promise<T> {
     return inPoolTransaction(this.pool, begin, async (client: ClientBase) => {
       const runner = new ClientRunner(client);
-      const tx = new PgTransactionScope(runner, reposOf(runner));
+      const tx = new PgTransactionScope(runner, reposOf(runner, this.models));
       try {
         return await runAsTransactionOf(this, (t: StoreScope) => fn(t, runner), tx);
       } finally {

@@ -46,8 +46,8 @@ testOnBothStores('dictionaries: save creates then replaces, and every read finds
   );
   assert.equal(first.row.createdAt, first.row.updatedAt);
   assert.deepEqual(await store.dictionaries.find('SURVEY'), first.row);
-  assert.deepEqual(await store.dictionaries.findBySyncName('Survey_Sync'), first.row);
-  assert.equal(await store.dictionaries.findBySyncName('survey_sync'), undefined, 'the syncable name is found as written');
+  assert.deepEqual(await store.dictionaries.resolve('Survey_Sync'), first.row);
+  assert.equal(await store.dictionaries.resolve('survey_sync'), undefined, 'the syncable name is found as written');
   assert.equal(await store.dictionaries.find('survey'), undefined);
   assert.deepEqual(await store.dictionaries.findWithModel('SURVEY'), { ...first.row, model: dict('SURVEY').model });
   assert.equal(await store.dictionaries.findWithModel('NONE'), undefined);
@@ -66,7 +66,7 @@ testOnBothStores('dictionaries: save creates then replaces, and every read finds
   assert.deepEqual([second.row.label, second.row.version, second.row.syncName, second.row.sourceFormat], ['new', '8.1', null, 'text']);
   assert.deepEqual(await store.dictionaries.source('SURVEY'), bytes);
   assert.deepEqual((await store.dictionaries.findWithModel('SURVEY'))!.model, { v: 2 });
-  assert.equal(await store.dictionaries.findBySyncName('Survey_Sync'), undefined);
+  assert.equal(await store.dictionaries.resolve('Survey_Sync'), undefined);
 });
 
 testOnBothStores('dictionaries: the list is in byte order of names; a syncable name is unique whatever its case', async (store) => {
