@@ -81,7 +81,7 @@ export interface AttemptCounts {
 export const attemptCountsSql = (p: (n: number) => string): string =>
   `SELECT count(*) FILTER (WHERE waiting = 0) AS on_address, count(*) FILTER (WHERE waiting = 0 AND username = ${p(1)}) AS on_user,
      count(*) FILTER (WHERE waiting = 1) AS waiting
-   FROM login_attempts WHERE address = ${p(2)} AND seen_at >= ${p(3)} AND id <> ${p(4)}`;
+   FROM login_attempts WHERE address = ${p(2)} AND seen_at > ${p(3)} AND id <> ${p(4)}`;
 
 /** The upsert of `putAttempt` with `p(n)` as its n-th parameter (in the order of attemptParams); shared by the PostgreSQL store. */
 export const putAttemptSql = (p: (n: number) => string): string =>
@@ -144,7 +144,7 @@ export class LoginThrottleRepo {
   }
 
   /**
-   * The attempts from `address` under way on every node and seen at `since` or later, but for
+   * The attempts from `address` under way on every node and seen after `since`, but for
    * attempt `except`: in a write transaction, after `get` of the counters they are charged on.
    */
   async attempts(address: string, username: string, since: number, except: string): Promise<AttemptCounts> {
@@ -161,9 +161,9 @@ export class LoginThrottleRepo {
     this.dropAttemptStmt.run(id);
   }
 
-  /** Deletes the attempts not seen since `before`: their nodes died while checking them. */
+  /** Deletes the attempts last seen at `before` or earlier: their nodes died while checking them. */
   async purgeStaleAttempts(before: number): Promise<number> {
-    return this.db.prepare('DELETE FROM login_attempts WHERE seen_at < ?').run(before).changes;
+    return this.db.prepare('DELETE FROM login_attempts WHERE seen_at <= ?').run(before).changes;
   }
 
   /** Removes every (username, address) counter of a username (any address). */

@@ -159,7 +159,14 @@ export function createLoginGuard(
    * may hold charges of others (`states`): the common login, on counters that do not exist or
    * hold its own charge alone, costs no count.
    */
-  async function othersOn(tx: StoreScope, ks: ThrottleKey[], states: (ThrottleState | undefined)[], self: string, now: number, own: number) {
+  async function othersOn(
+    tx: StoreScope,
+    ks: ThrottleKey[],
+    states: (ThrottleState | undefined)[],
+    self: string,
+    now: number,
+    own: number,
+  ) {
     if (!states.some((s) => s !== undefined && s.failures > own)) return NOTHING_UNDER_WAY;
     return tx.loginThrottle.attempts(ks[0]!.address, userOf(ks), now - policy.attemptTimeoutMs, self);
   }
@@ -269,13 +276,13 @@ export function createLoginGuard(
         const curs: (ThrottleState | undefined)[] = [];
         for (const k of a.keys) curs.push(await tx.loginThrottle.get(k));
         const others = await othersOn(tx, a.keys, curs, a.id, now, 1);
-        return Promise.all(
-          a.keys.map(async (k, i) => {
-            const s = afterSettledFailure(curs[i], now, limit(k), onKey(others, k), policy);
-            await tx.loginThrottle.put(k, s);
-            return s;
-          }),
-        );
+        const states: ThrottleState[] = [];
+        for (const [i, k] of a.keys.entries()) {
+          const s = afterSettledFailure(curs[i], now, limit(k), onKey(others, k), policy);
+          await tx.loginThrottle.put(k, s);
+          states.push(s);
+        }
+        return states;
       });
       onEvent({ kind: 'failed', grant: a.grant, username: shown(a.username), address: a.address, at: now, reason: refused.message });
       await store.loginThrottle.purgeQuiet(now - policy.windowMs);
@@ -290,7 +297,10 @@ export function createLoginGuard(
         const clearing = a.keys.map((k) => k.scope === 'user' && clearUser);
         const others = clearing.some(Boolean) ? await othersOn(tx, a.keys, curs, a.id, now, 1) : NOTHING_UNDER_WAY;
         for (const [i, k] of a.keys.entries()) {
-          await tx.loginThrottle.put(k, clearing[i] ? afterClear(curs[i], now, onKey(others, k)) : afterGiveBack(curs[i], a.before[i], a.after[i]!));
+          await tx.loginThrottle.put(
+            k,
+            clearing[i] ? afterClear(curs[i], now, onKey(others, k)) : afterGiveBack(curs[i], a.before[i], a.after[i]!),
+          );
         }
       });
     },

@@ -71,12 +71,14 @@ export class PgLoginThrottleRepo implements RepoContract<LoginThrottleRepo> {
   }
 
   /**
-   * The attempts from `address` under way on every node and seen at `since` or later, but for
+   * The attempts from `address` under way on every node and seen after `since`, but for
    * attempt `except`. Read after `get` of the counters they are charged on, whose locks every
    * writer of these rows holds, so the count is the committed one (READ COMMITTED).
    */
   async attempts(address: string, username: string, since: number, except: string): Promise<AttemptCounts> {
-    return toCounts((await this.db.row<{ on_address: number; on_user: number; waiting: number }>(COUNT_SQL, [username, address, since, except]))!);
+    return toCounts(
+      (await this.db.row<{ on_address: number; on_user: number; waiting: number }>(COUNT_SQL, [username, address, since, except]))!,
+    );
   }
 
   /** Writes an attempt under way (a new one, or one that starts or stops waiting). */
@@ -89,9 +91,9 @@ export class PgLoginThrottleRepo implements RepoContract<LoginThrottleRepo> {
     await this.db.run('DELETE FROM login_attempts WHERE id = $1', [id]);
   }
 
-  /** Deletes the attempts not seen since `before`: their nodes died while checking them. */
+  /** Deletes the attempts last seen at `before` or earlier: their nodes died while checking them. */
   async purgeStaleAttempts(before: number): Promise<number> {
-    return this.db.run('DELETE FROM login_attempts WHERE seen_at < $1', [before]);
+    return this.db.run('DELETE FROM login_attempts WHERE seen_at <= $1', [before]);
   }
 
   /** Removes every (username, address) counter of a username (any address). */
