@@ -2,7 +2,7 @@
 -- an attempt charged on its throttle counters while its credential is checked (`waiting` 0), or
 -- waiting for such attempts to settle (`waiting` 1). In the store, not in one process's memory,
 -- so that the throttle and its waiting limit count the attempts of every node alike
--- (docs/decisions.md, "Login throttle across nodes (issue 29)"). A row whose node died is ignored
+-- (docs/decisions.md, "Per-account limits across nodes (issue 29)"). A row whose node died is ignored
 -- once `seen_at` is older than login_throttle.attempt_timeout_seconds, and then purged.
 CREATE TABLE login_attempts (
   id       text COLLATE "C" PRIMARY KEY,
