@@ -90,10 +90,11 @@ export interface LoginGuard {
    * Fails with API-004 (429, `retry_after`) when the address, or this user from this address, is
    * blocked; else charges the attempt as a failure before the credential is checked, so that
    * concurrent guesses cannot all slip past the limit while their passwords are being verified.
-   * An attempt whose charge would pass a limit while attempts of this process on that counter are
-   * still in flight waits for them to settle (they may give their charges back) and looks again;
-   * past `maxWaiting` attempts from its address waiting already, it fails with API-004 and a 1 s
-   * `retry_after` (no block).
+   * An attempt whose charge would pass a limit while attempts of any node on that counter are
+   * still in flight waits for them to settle (they may give their charges back) and looks again:
+   * at once when one of this process settles, else after `policy.waitRecheckMs`; past
+   * `maxWaiting` attempts from its address waiting already (on every node), it fails with API-004
+   * and a 1 s `retry_after` (no block).
    * `clock` is read again after each wait.
    */
   begin(grant: LoginEvent['grant'], username: string | null, address: string, clock: () => number): Promise<LoginAttempt>;
