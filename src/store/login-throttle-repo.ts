@@ -53,6 +53,58 @@ export function throttlePutParams(key: ThrottleKey, s: ThrottleState): [string, 
   return [key.scope, key.username, key.address, s.failures, s.windowStart, s.blockedUntil, s.strikes, s.lastFailureAt];
 }
 
+/** A login attempt under way on some node (table `login_attempts`). Times are epoch milliseconds. */
+export interface LoginAttemptRow {
+  id: string;
+  /** The node checking it (shared/node-id.ts). */
+  node: string;
+  address: string;
+  /** The user counter's name (case-folded); '' for the refresh grant, which names no user. */
+  username: string;
+  /** Waiting for attempts in flight to settle, or charged and being checked. */
+  waiting: boolean;
+  /** When its node last wrote it: older than the attempt timeout, its node is taken for dead. */
+  seenAt: number;
+}
+
+/** How many attempts from one address are under way, on every node. */
+export interface AttemptCounts {
+  /** Charged and being checked: in flight on the address counter. */
+  onAddress: number;
+  /** Of those, the ones on the (username, address) counter. */
+  onUser: number;
+  /** Waiting for attempts in flight to settle. */
+  waiting: number;
+}
+
+/** The query of `attempts` with `p(n)` as its n-th parameter (username, address, since, except: in the order they appear, as SQLite's `?` wants them); shared by the PostgreSQL store. */
+export const attemptCountsSql = (p: (n: number) => string): string =>
+  `SELECT count(*) FILTER (WHERE waiting = 0) AS on_address, count(*) FILTER (WHERE waiting = 0 AND username = ${p(1)}) AS on_user,
+     count(*) FILTER (WHERE waiting = 1) AS waiting
+   FROM login_attempts WHERE address = ${p(2)} AND seen_at > ${p(3)} AND id <> ${p(4)}`;
+
+/** The upsert of `putAttempt` with `p(n)` as its n-th parameter (in the order of attemptParams); shared by the PostgreSQL store. */
+export const putAttemptSql = (p: (n: number) => string): string =>
+  `INSERT INTO login_attempts (id, node, address, username, waiting, seen_at) VALUES (${[1, 2, 3, 4, 5, 6].map(p).join(', ')})
+   ON CONFLICT (id) DO UPDATE SET waiting = excluded.waiting, seen_at = excluded.seen_at`;
+
+/** The parameters of putAttemptSql. */
+export const attemptParams = (a: LoginAttemptRow): [string, string, string, string, number, number] => [
+  a.id,
+  a.node,
+  a.address,
+  a.username,
+  a.waiting ? 1 : 0,
+  a.seenAt,
+];
+
+/** A `count(*)` row of attemptCountsSql as counts. */
+export const toCounts = (r: { on_address: number; on_user: number; waiting: number }): AttemptCounts => ({
+  onAddress: Number(r.on_address),
+  onUser: Number(r.on_user),
+  waiting: Number(r.waiting),
+});
+
 /**
  * Failed-login counters of the token endpoint. They live in the store so that they survive a
  * restart and every `sds serve` process of a home sees the same counts; a change is a
@@ -63,11 +115,17 @@ export class LoginThrottleRepo {
   private readonly getStmt: Statement<[string, string, string], RawThrottleState>;
   private readonly putStmt: Statement<[string, string, string, number, number, number, number, number]>;
   private readonly clearStmt: Statement<[string, string, string]>;
+  private readonly countStmt: Statement<[string, string, number, string], { on_address: number; on_user: number; waiting: number }>;
+  private readonly putAttemptStmt: Statement<[string, string, string, string, number, number]>;
+  private readonly dropAttemptStmt: Statement<[string]>;
 
   constructor(private readonly db: Database) {
     this.getStmt = db.prepare('SELECT * FROM login_throttle WHERE scope = ? AND username = ? AND address = ?');
     this.putStmt = db.prepare(throttlePutSql('?, ?, ?, ?, ?, ?, ?, ?'));
     this.clearStmt = db.prepare('DELETE FROM login_throttle WHERE scope = ? AND username = ? AND address = ?');
+    this.countStmt = db.prepare(attemptCountsSql(() => '?'));
+    this.putAttemptStmt = db.prepare(putAttemptSql(() => '?'));
+    this.dropAttemptStmt = db.prepare('DELETE FROM login_attempts WHERE id = ?');
   }
 
   async get(key: ThrottleKey): Promise<ThrottleState | undefined> {
@@ -83,6 +141,29 @@ export class LoginThrottleRepo {
 
   async clear(key: ThrottleKey): Promise<void> {
     this.clearStmt.run(key.scope, key.username, key.address);
+  }
+
+  /**
+   * The attempts from `address` under way on every node and seen after `since`, but for
+   * attempt `except`: in a write transaction, after `get` of the counters they are charged on.
+   */
+  async attempts(address: string, username: string, since: number, except: string): Promise<AttemptCounts> {
+    return toCounts(this.countStmt.get(username, address, since, except)!);
+  }
+
+  /** Writes an attempt under way (a new one, or one that starts or stops waiting). */
+  async putAttempt(a: LoginAttemptRow): Promise<void> {
+    this.putAttemptStmt.run(...attemptParams(a));
+  }
+
+  /** An attempt settled or gave up: it is no longer under way. */
+  async dropAttempt(id: string): Promise<void> {
+    this.dropAttemptStmt.run(id);
+  }
+
+  /** Deletes the attempts last seen at `before` or earlier: their nodes died while checking them. */
+  async purgeStaleAttempts(before: number): Promise<number> {
+    return this.db.prepare('DELETE FROM login_attempts WHERE seen_at <= ?').run(before).changes;
   }
 
   /** Removes every (username, address) counter of a username (any address). */

@@ -15,10 +15,20 @@ export interface LoginThrottlePolicy {
   /** Longest block. */
   maxBlockMs: number;
   /**
-   * Attempts from one address that may wait at once for the attempts of this process in flight
+   * Attempts from one address, on every node, that may wait at once for the attempts in flight
    * on their counters to settle; one more is answered 429 with `Retry-After: 1` (not a block).
    */
   maxWaiting: number;
+  /**
+   * An attempt under way that its node has not touched for this long is taken for one whose node
+   * died: it no longer holds others waiting (its charges stay, as failures).
+   */
+  attemptTimeoutMs: number;
+  /**
+   * How often a waiting attempt looks again for attempts settled on other nodes (those of its
+   * own node wake it at once).
+   */
+  waitRecheckMs: number;
 }
 
 export const DEFAULT_LOGIN_THROTTLE: LoginThrottlePolicy = {
@@ -28,6 +38,8 @@ export const DEFAULT_LOGIN_THROTTLE: LoginThrottlePolicy = {
   blockMs: 60_000,
   maxBlockMs: 3600_000,
   maxWaiting: 200,
+  attemptTimeoutMs: 60_000,
+  waitRecheckMs: 250,
 };
 
 /** Settings of the token endpoint's guard, as read from the home's config.json and the environment. */
@@ -45,6 +57,8 @@ const FIELDS = [
   ['block_seconds', 'SDS_LOGIN_BLOCK_SECONDS', 'blockMs', 1000],
   ['max_block_seconds', 'SDS_LOGIN_MAX_BLOCK_SECONDS', 'maxBlockMs', 1000],
   ['max_waiting', 'SDS_LOGIN_MAX_WAITING', 'maxWaiting', 1],
+  ['attempt_timeout_seconds', 'SDS_LOGIN_ATTEMPT_TIMEOUT_SECONDS', 'attemptTimeoutMs', 1000],
+  ['wait_recheck_ms', 'SDS_LOGIN_WAIT_RECHECK_MS', 'waitRecheckMs', 1],
 ] as const;
 
 /** config.json key (in `login_throttle`), environment variable, field and unit factor of each threshold (for `sds config`). */

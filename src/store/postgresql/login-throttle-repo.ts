@@ -4,6 +4,12 @@
  * several writers at once (docs/decisions.md, "Concurrent writers on the PostgreSQL store").
  */
 import {
+  attemptCountsSql,
+  attemptParams,
+  putAttemptSql,
+  toCounts,
+  type AttemptCounts,
+  type LoginAttemptRow,
   throttlePutParams,
   throttlePutSql,
   toState,
@@ -22,6 +28,8 @@ import type { PgRunner } from './pg-runner.js';
 const THROTTLE_LOCK_CLASS = 0x73647354;
 
 const PUT_SQL = throttlePutSql('$1, $2, $3, $4, $5, $6, $7, $8');
+const COUNT_SQL = attemptCountsSql((n) => `$${n}`);
+const PUT_ATTEMPT_SQL = putAttemptSql((n) => `$${n}`);
 const CLEAR_SQL = 'DELETE FROM login_throttle WHERE scope = $1 AND username = $2 AND address = $3';
 
 /** Failed-login counters of the token endpoint, in PostgreSQL. */
@@ -60,6 +68,32 @@ export class PgLoginThrottleRepo implements RepoContract<LoginThrottleRepo> {
 
   async clear(key: ThrottleKey): Promise<void> {
     await this.db.run(CLEAR_SQL, [key.scope, key.username, key.address]);
+  }
+
+  /**
+   * The attempts from `address` under way on every node and seen after `since`, but for
+   * attempt `except`. Read after `get` of the counters they are charged on, whose locks every
+   * writer of these rows holds, so the count is the committed one (READ COMMITTED).
+   */
+  async attempts(address: string, username: string, since: number, except: string): Promise<AttemptCounts> {
+    return toCounts(
+      (await this.db.row<{ on_address: number; on_user: number; waiting: number }>(COUNT_SQL, [username, address, since, except]))!,
+    );
+  }
+
+  /** Writes an attempt under way (a new one, or one that starts or stops waiting). */
+  async putAttempt(a: LoginAttemptRow): Promise<void> {
+    await this.db.run(PUT_ATTEMPT_SQL, attemptParams(a));
+  }
+
+  /** An attempt settled or gave up: it is no longer under way. */
+  async dropAttempt(id: string): Promise<void> {
+    await this.db.run('DELETE FROM login_attempts WHERE id = $1', [id]);
+  }
+
+  /** Deletes the attempts last seen at `before` or earlier: their nodes died while checking them. */
+  async purgeStaleAttempts(before: number): Promise<number> {
+    return this.db.run('DELETE FROM login_attempts WHERE seen_at <= $1', [before]);
   }
 
   /** Removes every (username, address) counter of a username (any address). */

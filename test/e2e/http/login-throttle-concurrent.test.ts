@@ -132,6 +132,8 @@ test('past max_waiting, an attempt is answered 429 with Retry-After 1 and no blo
     blockMs: 60_000,
     maxBlockMs: 240_000,
     maxWaiting: 1,
+    attemptTimeoutMs: 60_000,
+    waitRecheckMs: 250,
   };
   const tight = await startServer({
     store,

@@ -18,6 +18,8 @@ const P: LoginThrottlePolicy = {
   blockMs: 60_000,
   maxBlockMs: 240_000,
   maxWaiting: 2,
+  attemptTimeoutMs: 60_000,
+  waitRecheckMs: 250,
 };
 const A = '10.1.1.1';
 const refused = () => new AppError('AUTH-001', 'invalid username and password combination');

@@ -13,7 +13,16 @@ import {
 import { DEFAULT_LOGIN_THROTTLE, loginGuardSettings } from '../../../src/core/auth/login-throttle-policy.js';
 import { AppError } from '../../../src/shared/errors.js';
 
-const P = { maxFailuresPerUser: 3, maxFailuresPerAddress: 10, windowMs: 600_000, blockMs: 60_000, maxBlockMs: 200_000, maxWaiting: 2 };
+const P = {
+  maxFailuresPerUser: 3,
+  maxFailuresPerAddress: 10,
+  windowMs: 600_000,
+  blockMs: 60_000,
+  maxBlockMs: 200_000,
+  maxWaiting: 2,
+  attemptTimeoutMs: 60_000,
+  waitRecheckMs: 250,
+};
 
 test('afterFailure: counts in a window, blocks at the limit, doubles each further block up to the cap, forgets after a quiet window', () => {
   let s = afterFailure(undefined, 0, 3, P);

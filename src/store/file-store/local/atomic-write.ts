@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, rmSync } from 'node:fs';
-import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
+import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { AppError } from '../../../shared/errors.js';
 import { partName } from './part-name.js';
@@ -95,14 +95,22 @@ export async function stageFile(target: string, content: AsyncIterable<Buffer | 
 
 /**
  * Renames a staged file over its target (atomic: a reader opens the old version or the new one,
- * whole) and fsyncs the folder, so the new version is durable when this resolves.
+ * whole) and fsyncs the folder, so the new version is durable when this returns. Synchronous on
+ * purpose: it runs inside the store's write transaction, the turn of the name's writers across the
+ * processes of a home, and must not let the event loop turn while that lock is held
+ * (docs/decisions.md, "Per-account limits across nodes (issue 29)").
  */
-export async function commitStaged(staged: StagedFile): Promise<void> {
+export function commitStaged(staged: StagedFile): void {
   try {
-    await rename(staged.tmp, staged.target);
-    await syncFolder(dirname(staged.target));
+    renameSync(staged.tmp, staged.target);
+    const fd = openSync(dirname(staged.target), 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
-    await rm(staged.tmp, { force: true });
+    rmSync(staged.tmp, { force: true });
     throw new AppError(
       'IO_ERROR',
       `could not put ${staged.file} in place: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,

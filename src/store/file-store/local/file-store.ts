@@ -3,7 +3,8 @@
  * folders (`files/media/`, `files/apps/`, `files/binary-items/`, and `logs/breakout/` for the
  * finished logs of jobs and schedule runs), the only file store of a SQLite
  * store. A new version is written to a hidden temporary file beside its name and fsynced, renamed
- * over the name and the folder fsynced; writers of one name take turns in this process.
+ * over the name and the folder fsynced; writers of one name take turns in this process, and across
+ * the processes of the home in the store's write transaction.
  */
 import { readdirSync, statSync, type Stats } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -101,7 +102,10 @@ export function localFilesOf(home: HomePaths, area: FileArea): LocalFile[] {
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** Writers of one path take turns from their last check to the metadata, so the rule and the row match the file in place. */
+/**
+ * Writers of one path in this process take turns from their last check to the metadata, so the
+ * rule and the row match the file in place; they wait here rather than on the store's write lock.
+ */
 const turns = new Map<string, Promise<unknown>>();
 
 async function inTurn<T>(key: string, fn: () => Promise<T>): Promise<T> {
@@ -138,17 +142,6 @@ export class LocalFileStore implements FileStore {
   async commit<T>(staged: StagedFile, opts: CommitOptions<T> = {}): Promise<{ result: T | undefined; written: boolean }> {
     const local = staged as LocalStaged;
     return inTurn(local.target, async () => {
-      try {
-        const present = presentAt(local.target, local.file);
-        await opts.check?.(this.store, present);
-        if (opts.keepExisting === true && present === 'file') {
-          await discardStaged(local);
-          return { result: undefined, written: false };
-        }
-      } catch (err) {
-        await discardStaged(local);
-        throw err;
-      }
       // Set on the staged file before the rename, so the name never shows the write's time.
       if (opts.mtimeMs !== undefined) {
         try {
@@ -158,10 +151,31 @@ export class LocalFileStore implements FileStore {
           throw new AppError('IO_ERROR', `could not store ${local.file}: ${codeOf(err)}`, { file: local.file }, { cause: err });
         }
       }
-      await commitStaged(local);
-      // After the rename: a row saved first would describe a version not there yet.
-      const result = opts.record ? await this.store.transaction(opts.record) : undefined;
-      return { result, written: true };
+      // The turn across the processes of one home (several `sds serve` or workers): the check, the
+      // rename and the row in one IMMEDIATE store transaction, which SQLite gives to one process at
+      // a time, so two writers of a name anywhere are ordered as in one process. Nothing in it
+      // lets the event loop turn (commitStaged is synchronous; the repositories answer at once)
+      // (docs/decisions.md, "Per-account limits across nodes (issue 29)").
+      let kept = false;
+      try {
+        return await this.store.transaction(async (tx) => {
+          const present = presentAt(local.target, local.file);
+          await opts.check?.(tx, present);
+          if (opts.keepExisting === true && present === 'file') {
+            kept = true;
+            return { result: undefined, written: false };
+          }
+          commitStaged(local);
+          // After the rename: a row saved first would describe a version not there yet.
+          const result = opts.record ? await opts.record(tx) : undefined;
+          return { result, written: true };
+        });
+      } catch (err) {
+        await discardStaged(local); // nothing when the rename was done
+        throw err;
+      } finally {
+        if (kept) await discardStaged(local);
+      }
     });
   }
 
@@ -202,17 +216,20 @@ export class LocalFileStore implements FileStore {
     opts: { check?: (scope: StoreScope) => Promise<void>; record?: (tx: StoreScope) => Promise<T> } = {},
   ): Promise<boolean> {
     const path = this.pathOf(area, name);
-    return inTurn(path, async () => {
-      await opts.check?.(this.store);
-      const present = presentAt(path, name) === 'file';
-      try {
-        if (present) removeDurably(path);
-      } catch (err) {
-        throw new AppError('IO_ERROR', `could not remove ${name}: ${codeOf(err)}`, { file: name }, { cause: err });
-      }
-      if (opts.record) await this.store.transaction(opts.record);
-      return present;
-    });
+    // In the turn of the name's writers of every process on the home, as commit.
+    return inTurn(path, () =>
+      this.store.transaction(async (tx) => {
+        await opts.check?.(tx);
+        const present = presentAt(path, name) === 'file';
+        try {
+          if (present) removeDurably(path);
+        } catch (err) {
+          throw new AppError('IO_ERROR', `could not remove ${name}: ${codeOf(err)}`, { file: name }, { cause: err });
+        }
+        if (opts.record) await opts.record(tx);
+        return present;
+      }),
+    );
   }
 
   async removeStale(rule: StaleUploadsRule): Promise<StaleUploadsReport> {
