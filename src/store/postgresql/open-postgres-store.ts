@@ -37,6 +37,10 @@ export async function openPostgresStore(config: PoolConfig, home: HomePaths, opt
   const pool = new pg.Pool(pgStorePoolConfig(config));
   // An idle connection the server drops must not end the process (pg emits 'error' on the pool).
   pool.on('error', () => undefined);
+  // Nor one that drops while a transaction holds it between two statements: pg then emits
+  // 'error' on the client, which nobody else listens to once the pool has handed it out. The
+  // transaction's next statement fails (STORE_UNAVAILABLE) and the connection is discarded.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const shown = opts.shownUrl ?? 'given';
   try {
     const client = await pool.connect().catch((err: unknown) => {
