@@ -30,6 +30,8 @@ const SERVER_CODES = /^(08...|57P01|57P02|57P03|53300)$/;
 const PG_MESSAGES = [
   /^Connection terminated/,
   /^timeout exceeded when trying to connect$/,
+  // A new connection past its connectionTimeoutMillis (the socket destroyed with this error).
+  /^timeout expired$/,
   /^Query read timeout$/,
   /^Client has encountered a connection error and is not queryable$/,
 ];

@@ -20,6 +20,7 @@ test('a refused, reset or ended connection, or one that timed out, is STORE_UNAV
     new Error('Connection terminated unexpectedly'),
     new Error('Connection terminated due to connection timeout'),
     new Error('timeout exceeded when trying to connect'),
+    new Error('timeout expired'),
     new Error('Query read timeout'),
   ]) {
     const out = storeUnavailableOr(err);
