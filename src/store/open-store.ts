@@ -130,9 +130,16 @@ export async function openStore(home: HomePaths, opts: OpenStoreOptions = {}): P
     // A read-only store refuses writes on PostgreSQL too: every transaction of its connections is
     // read-only, so a write fails (25006) as SQLite's read-only connection fails one.
     const readonly = opts.readonly === true && opts.create !== true && opts.migrate !== true;
-    const connection = { connectionString: setting.url, max: setting.poolSize };
+    // Migrations and a new store's first schema may run long statements: no query timeout for them.
+    const migrating = opts.create === true || opts.migrate === true;
+    const connection = {
+      connectionString: setting.url,
+      max: setting.poolSize,
+      connectionTimeoutMillis: setting.connectTimeoutMs,
+      ...(migrating || setting.queryTimeoutMs === 0 ? {} : { query_timeout: setting.queryTimeoutMs }),
+    };
     return openPostgresStore(readonly ? { ...connection, options: '-c default_transaction_read_only=on' } : connection, home, {
-      migrate: opts.create === true || opts.migrate === true,
+      migrate: migrating,
       shownUrl: setting.shownUrl,
     });
   }

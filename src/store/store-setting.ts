@@ -13,7 +13,7 @@ import { homeConfigPath, readHomeConfig } from '../shared/home-config.js';
 import type { HomePaths } from '../shared/home.js';
 
 /** The keys of config.json's `store` object. */
-const STORE_CONFIG_KEYS = ['url', 'password_file', 'pool_size'] as const;
+const STORE_CONFIG_KEYS = ['url', 'password_file', 'pool_size', 'connect_timeout_ms', 'query_timeout_ms'] as const;
 
 /** Where the store setting came from. */
 export type StoreSettingSource = 'flag' | 'environment' | 'config.json' | 'default';
@@ -29,11 +29,27 @@ export type StoreSetting =
       url: string;
       /** Connections the pool may open (`store.pool_size`, SDS_STORE_POOL_SIZE). */
       poolSize: number;
+      /** How long opening a connection may take before the request fails with STORE_UNAVAILABLE (ms). */
+      connectTimeoutMs: number;
+      /** How long one statement may wait for the server's answer before it fails with STORE_UNAVAILABLE (ms, 0: no limit). */
+      queryTimeoutMs: number;
       source: Exclude<StoreSettingSource, 'default'>;
     };
 
 const POOL_ROWS: readonly WholeSettingRow<'poolSize'>[] = [['pool_size', 'SDS_STORE_POOL_SIZE', 'poolSize', 1, 1000]];
 const DEFAULT_POOL_SIZE = 10;
+
+/**
+ * How long sds waits for the PostgreSQL server before a request fails with STORE_UNAVAILABLE
+ * (docs/production.md#while-the-primary-is-away): a refused or reset connection fails at once;
+ * these bound a server that does not answer at all (a host or link that is down).
+ */
+const TIMEOUT_ROWS: readonly WholeSettingRow<'connectTimeoutMs' | 'queryTimeoutMs'>[] = [
+  ['connect_timeout_ms', 'SDS_STORE_CONNECT_TIMEOUT_MS', 'connectTimeoutMs', 100, 600_000],
+  ['query_timeout_ms', 'SDS_STORE_QUERY_TIMEOUT_MS', 'queryTimeoutMs', 0, 3_600_000],
+];
+const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+const DEFAULT_QUERY_TIMEOUT_MS = 60_000;
 
 /** The URL with its password, if any, shown as `***`. */
 export function maskStoreUrl(url: string): string {
@@ -93,7 +109,9 @@ export function storeSetting(home: HomePaths & { storeUrl?: string }, env: NodeJ
   if (password !== undefined) u.password = encodeURIComponent(password);
   const pool = { poolSize: DEFAULT_POOL_SIZE };
   resolveWholeSettings(pool, POOL_ROWS, section, env, 'store', fileName);
-  return { kind: 'postgresql', shownUrl: maskStoreUrl(given), url: u.toString(), poolSize: pool.poolSize, source };
+  const timeouts = { connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS, queryTimeoutMs: DEFAULT_QUERY_TIMEOUT_MS };
+  resolveWholeSettings(timeouts, TIMEOUT_ROWS, section, env, 'store', fileName, 'ms');
+  return { kind: 'postgresql', shownUrl: maskStoreUrl(given), url: u.toString(), poolSize: pool.poolSize, ...timeouts, source };
 }
 
 const isFolder = (path: string): boolean => existsSync(path) && statSync(path).isDirectory();

@@ -193,3 +193,47 @@ export function nginxMs(v: string): number {
   if (!m) throw new Error(`not an nginx time: ${v}`);
   return Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
 }
+
+export interface ClusterSiteOptions {
+  cert: string;
+  key: string;
+  logDir: string;
+  /** The loopback ports of the sds nodes, in place of the example addresses of the upstream. */
+  nodePorts: number[];
+  /** Ports of the redirecting server and of the main one. */
+  httpPort: number;
+  mainPort: number;
+  /** Serve the main server as plain HTTP (the harness's clients need no certificate); its TLS settings stay. */
+  plain?: boolean;
+}
+
+/**
+ * deploy/nginx/sds-cluster.conf with the machine-specific parts replaced for a test: certificate,
+ * logs, ports, and the upstream's servers (each keeping its max_fails and fail_timeout). Adds
+ * `X-Sds-Upstream: $upstream_addr` to every answer, so a test sees which node answered.
+ */
+export function clusterSiteForTest(opts: ClusterSiteOptions): string {
+  let site = readDeploy('nginx/sds-cluster.conf');
+  site = replaceExactly(site, SITE_CERT, opts.cert);
+  site = replaceExactly(site, SITE_KEY, opts.key);
+  site = replaceExactly(site, SITE_LOGS, opts.logDir + '/', 2);
+  site = replaceExactly(site, 'listen 80;', `listen 127.0.0.1:${opts.httpPort};`);
+  site = replaceExactly(site, 'listen [::]:80;\n', '');
+  site = replaceExactly(
+    site,
+    'listen 443 ssl http2;',
+    opts.plain ? `listen 127.0.0.1:${opts.mainPort};` : `listen 127.0.0.1:${opts.mainPort} ssl http2;`,
+  );
+  site = replaceExactly(site, 'listen [::]:443 ssl http2;\n', '');
+  const servers = [...site.matchAll(/^ {4}server 10\.0\.0\.\d+:8080 (.*);\n/gm)];
+  if (servers.length === 0) throw new Error('no example servers in the upstream of sds-cluster.conf');
+  const params = servers[0]![1]!;
+  const lines = opts.nodePorts.map((p) => `    server 127.0.0.1:${p} ${params};\n`).join('');
+  site = site.replace(servers.map((m) => m[0]).join(''), lines);
+  site = replaceExactly(
+    site,
+    '    add_header Strict-Transport-Security',
+    '    add_header X-Sds-Upstream $upstream_addr always;\n    add_header Strict-Transport-Security',
+  );
+  return site;
+}

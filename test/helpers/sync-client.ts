@@ -64,7 +64,8 @@ export class SyncDevice {
   lastRevision: number | undefined;
 
   constructor(
-    private readonly ts: TestServer,
+    /** The server, or anything that calls one as a user (nginx in front of several nodes). */
+    private readonly ts: Pick<TestServer, 'call'>,
     readonly deviceId: string | null,
     private readonly user: UserKey = 'standard',
   ) {}

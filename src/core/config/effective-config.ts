@@ -132,6 +132,12 @@ export function effectiveConfig(home: HomePaths, choice: HomeChoice = {}, env: N
   });
   if (store.kind === 'postgresql') {
     add('store.pool_size', store.poolSize, sourceOf(env, 'SDS_STORE_POOL_SIZE', objectAt(config, 'store'), 'pool_size', 'store.pool_size'));
+    for (const [key, envName, value] of [
+      ['connect_timeout_ms', 'SDS_STORE_CONNECT_TIMEOUT_MS', store.connectTimeoutMs],
+      ['query_timeout_ms', 'SDS_STORE_QUERY_TIMEOUT_MS', store.queryTimeoutMs],
+    ] as const) {
+      add(`store.${key}`, value, sourceOf(env, envName, objectAt(config, 'store'), key, `store.${key}`));
+    }
     add(
       'store_password',
       setIn(env, 'SDS_STORE_PASSWORD') || sourceOf(env, undefined, objectAt(config, 'store'), 'password_file', '').source !== 'default'

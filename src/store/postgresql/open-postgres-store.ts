@@ -3,7 +3,7 @@
  * connections, the schema checked or migrated as `openStore` does for SQLite.
  */
 import pg from 'pg';
-import type { PoolConfig } from 'pg';
+import type { ClientConfig, PoolConfig } from 'pg';
 import type { HomePaths } from '../../shared/home.js';
 import type { MigrateResult, SchemaStatus } from '../migrate.js';
 import { AppError } from '../../shared/errors.js';
@@ -30,13 +30,33 @@ export function unavailable(err: unknown, shown: string): AppError {
 }
 
 /**
+ * `config` with its connectionTimeoutMillis applied to opening a connection only. pg's pool also
+ * applies it to a request waiting for a free connection of a full pool; that wait is load, not an
+ * absent server, and stays unbounded as before (docs/production.md#while-the-primary-is-away).
+ */
+function connectTimeoutOnly(config: PoolConfig): PoolConfig {
+  const ms = config.connectionTimeoutMillis;
+  if (ms === undefined || ms === 0) return config;
+  class TimedClient extends pg.Client {
+    constructor(c: ClientConfig = {}) {
+      super({ ...c, connectionTimeoutMillis: ms });
+    }
+  }
+  return { ...config, connectionTimeoutMillis: 0, Client: TimedClient };
+}
+
+/**
  * Opens the store in the PostgreSQL database `config` names, for the home `home` (whose folder
  * keeps what is not in the database yet). STORE_NEEDS_MIGRATION / STORE_TOO_NEW as on SQLite.
  */
 export async function openPostgresStore(config: PoolConfig, home: HomePaths, opts: OpenPostgresStoreOptions = {}): Promise<PostgresStore> {
-  const pool = new pg.Pool(pgStorePoolConfig(config));
+  const pool = new pg.Pool(pgStorePoolConfig(connectTimeoutOnly(config)));
   // An idle connection the server drops must not end the process (pg emits 'error' on the pool).
   pool.on('error', () => undefined);
+  // Nor one that drops while a transaction holds it between two statements: pg then emits
+  // 'error' on the client, which nobody else listens to once the pool has handed it out. The
+  // transaction's next statement fails (STORE_UNAVAILABLE) and the connection is discarded.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const shown = opts.shownUrl ?? 'given';
   try {
     const client = await pool.connect().catch((err: unknown) => {

@@ -6,6 +6,7 @@
  * inside and outside `store.transaction`.
  */
 import type { ClientBase, Pool, QueryResultRow } from 'pg';
+import { storeUnavailableOr } from './connection-loss.js';
 
 /** Runs statements of one PostgreSQL store, inside a transaction or not. */
 export interface PgRunner {
@@ -47,7 +48,11 @@ const withoutNul = (params: readonly unknown[]): unknown[] =>
   params.map((p) => (typeof p === 'string' && p.includes('\u0000') ? p.replaceAll('\u0000', '\ufffd') : p));
 
 async function query<T extends QueryResultRow>(on: ClientBase | Pool, sql: string, params: readonly unknown[] = []) {
-  return on.query<T>(sql, withoutNul(params));
+  try {
+    return await on.query<T>(sql, withoutNul(params));
+  } catch (err) {
+    throw storeUnavailableOr(err);
+  }
 }
 
 /** A runner over one connection that is in a transaction; `atomic` nests savepoints. */
@@ -110,6 +115,15 @@ export class ClientRunner implements PgRunner {
  * back when it throws (the error is thrown on). `begin` sets the isolation level.
  */
 export async function inPoolTransaction<T>(pool: Pool, begin: string, fn: (client: ClientBase) => Promise<T>): Promise<T> {
+  try {
+    return await transactionOnPool(pool, begin, fn);
+  } catch (err) {
+    // The server lost on the way (connecting, BEGIN, a statement, COMMIT): STORE_UNAVAILABLE.
+    throw storeUnavailableOr(err);
+  }
+}
+
+async function transactionOnPool<T>(pool: Pool, begin: string, fn: (client: ClientBase) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken = false;
   try {

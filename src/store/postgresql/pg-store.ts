@@ -40,6 +40,7 @@ import { PgAppPackagesRepo } from './app-packages-repo.js';
 import { PgCaseQueriesRepo } from './case-queries-repo.js';
 import type { FileStore } from '../file-store-contract.js';
 import { PgFileStore } from '../file-store/postgresql/file-store.js';
+import { storeUnavailableOr } from './connection-loss.js';
 
 /** The repositories over one runner (the pool, or one transaction's connection). */
 function reposOf(runner: PgRunner, models: DictionaryModelCache): StoreRepos {
@@ -229,12 +230,14 @@ export class PostgresStore implements Store {
    */
   async beginReadSnapshot(): Promise<{ end(): Promise<void> }> {
     if (this.runner.target !== this.poolRunner) throw new AppError('INTERNAL', 'a read snapshot of this store is already open');
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((err: unknown) => {
+      throw storeUnavailableOr(err);
+    });
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     } catch (err) {
       client.release(true);
-      throw err;
+      throw storeUnavailableOr(err);
     }
     this.runner.target = new ClientRunner(client);
     let ended = false;

@@ -78,3 +78,24 @@ test('refused: a password in config.json, another scheme, a URL that does not pa
     home.cleanup();
   }
 });
+
+test('the connect and query timeouts: 5 s and 60 s by default, from config.json or the environment, within range', () => {
+  const home = tempDir();
+  try {
+    const at = (env: NodeJS.ProcessEnv) => {
+      const s = storeSetting(home, { SDS_STORE_URL: PG, ...env });
+      assert.equal(s.kind, 'postgresql');
+      return s.kind === 'postgresql' ? [s.connectTimeoutMs, s.queryTimeoutMs] : [];
+    };
+    assert.deepEqual(at({}), [5000, 60_000]);
+    writeFileSync(join(home.root, 'config.json'), JSON.stringify({ store: { connect_timeout_ms: 2000, query_timeout_ms: 0 } }));
+    assert.deepEqual(at({}), [2000, 0]);
+    assert.deepEqual(at({ SDS_STORE_CONNECT_TIMEOUT_MS: '1500', SDS_STORE_QUERY_TIMEOUT_MS: '30000' }), [1500, 30_000]);
+    assert.throws(
+      () => at({ SDS_STORE_CONNECT_TIMEOUT_MS: '0' }),
+      (e: unknown) => e instanceof AppError && e.code === 'CONFIG_INVALID',
+    );
+  } finally {
+    home.cleanup();
+  }
+});
