@@ -37,6 +37,7 @@ import { PgLogRetentionRepo } from './log-retention-repo.js';
 import { PgMonitoringRepo } from './monitoring-repo.js';
 import { PgAppPackagesRepo } from './app-packages-repo.js';
 import { PgCaseQueriesRepo } from './case-queries-repo.js';
+import { PgDutyClaimsRepo } from './duty-claims-repo.js';
 import type { FileStore } from '../file-store-contract.js';
 import { PgFileStore } from '../file-store/postgresql/file-store.js';
 
@@ -65,6 +66,7 @@ function reposOf(runner: PgRunner): StoreRepos {
     monitoring: new PgMonitoringRepo(runner),
     appPackages: new PgAppPackagesRepo(runner),
     caseQueries: new PgCaseQueriesRepo(runner),
+    duties: new PgDutyClaimsRepo(runner),
   };
 }
 
@@ -121,6 +123,7 @@ export class PostgresStore implements Store {
   declare readonly monitoring: StoreRepos['monitoring'];
   declare readonly appPackages: StoreRepos['appPackages'];
   declare readonly caseQueries: StoreRepos['caseQueries'];
+  declare readonly duties: StoreRepos['duties'];
 
   /** The bytes of the store's files, in the database (file-store/postgresql/). */
   readonly fileStore: FileStore;
