@@ -31,7 +31,7 @@ function firstKeys(n: number): string[] {
   return out;
 }
 
-test('scheduler-run delivers due webhooks each tick, also while another tick holds the scheduler lock', async () => {
+test('scheduler-run delivers due webhooks each tick, and nothing twice', async () => {
   const rx = await startReceiver(() => 200);
   try {
     const up = await sds(home.root, ['dict', 'upload', fixture('popstan-census.text.dcf'), '--label', 'popstan', '--json']);

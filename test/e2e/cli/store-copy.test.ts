@@ -10,7 +10,7 @@
  * file, a synced file, an office file put by hand, a package with its build time, a binary case
  * item) are in the database afterwards and a `sds serve` on it serves them with the bytes and
  * headers the SQLite home served; verify names a file changed since. Refused: a database that
- * holds something, a home in use (open store, scheduler lock), a store that needs migrating, a
+ * holds something, a home in use (open store, a scheduled run going), a store that needs migrating, a
  * file whose bytes no longer match its metadata (nothing kept, the database copied into again).
  * Ctrl-C during a copy rolls it back.
  */
