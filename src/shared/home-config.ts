@@ -44,7 +44,7 @@ export function readHomeConfig(home: HomePaths): Record<string, unknown> {
 const CONFIG_KEYS = ['timezone', 'scheduler', 'limits', 'login_throttle', 'trusted_proxies', 'logs', 'health', 'store'] as const;
 
 /** The keys of the `scheduler` object (the other sections refuse an unknown key themselves). */
-const SCHEDULER_CONFIG_KEYS = ['timeout_seconds', 'kill_grace_seconds', 'keep_runs'] as const;
+const SCHEDULER_CONFIG_KEYS = ['timeout_seconds', 'kill_grace_seconds', 'keep_runs', 'foreign_run_grace_seconds'] as const;
 
 /** The keys of a config.json object that no setting reads, with their dotted path. */
 export function unknownConfigKeys(config: Record<string, unknown>): string[] {

@@ -31,7 +31,12 @@ export interface ScheduleRunRow {
   message: string | null;
   /** The process watching the child while the run is `running`. */
   runnerPid: number | null;
+  /** The host runnerPid is a process of (null in runs recorded before migration 0029): only a node of that host can check it. */
+  runnerHost: string | null;
 }
+
+/** A new run: its runner's host may be left out (no runner, or one not yet known). */
+export type NewScheduleRun = Omit<ScheduleRunRow, 'id' | 'runnerHost'> & { runnerHost?: string | null };
 
 /** A schedules row joined with its dictionary's name, as the database returns it. */
 export interface RawSchedule {
@@ -60,6 +65,7 @@ export interface RawRun {
   log_file: string | null;
   message: string | null;
   runner_pid: number | null;
+  runner_host: string | null;
 }
 
 /** The schedules with their dictionary's name (the same SQL on both stores). */
@@ -95,6 +101,7 @@ export function toRun(r: RawRun): ScheduleRunRow {
     logFile: r.log_file,
     message: r.message,
     runnerPid: r.runner_pid,
+    runnerHost: r.runner_host,
   };
 }
 
@@ -189,22 +196,24 @@ export class SchedulesRepo {
    * `store.transaction(async (tx) => …)` around its check and `tx.schedules.addRun`: two processes
    * racing to start the same schedule then cannot both pass the check.
    */
-  async addRun(r: Omit<ScheduleRunRow, 'id'>): Promise<number> {
+  async addRun(r: NewScheduleRun): Promise<number> {
     const { lastInsertRowid } = this.db
       .prepare(
-        `INSERT INTO schedule_runs (schedule_id, trigger, started_at, ended_at, exit_code, outcome, log_file, message, runner_pid)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO schedule_runs (schedule_id, trigger, started_at, ended_at, exit_code, outcome, log_file, message, runner_pid, runner_host)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(r.scheduleId, r.trigger, r.startedAt, r.endedAt, r.exitCode, r.outcome, r.logFile, r.message, r.runnerPid);
+      .run(r.scheduleId, r.trigger, r.startedAt, r.endedAt, r.exitCode, r.outcome, r.logFile, r.message, r.runnerPid, r.runnerHost ?? null);
     return Number(lastInsertRowid);
   }
 
   /** Takes over a claimed run still marked running: its watching process and log file. False when it has ended (reaped). */
-  async adoptRun(runId: number, r: { runnerPid: number; logFile: string | null; startedAt: string }): Promise<boolean> {
+  async adoptRun(runId: number, r: { runnerPid: number; runnerHost?: string; logFile: string | null; startedAt: string }): Promise<boolean> {
     return (
       this.db
-        .prepare("UPDATE schedule_runs SET runner_pid = ?, log_file = ?, started_at = ? WHERE id = ? AND outcome = 'running'")
-        .run(r.runnerPid, r.logFile, r.startedAt, runId).changes > 0
+        .prepare(
+          "UPDATE schedule_runs SET runner_pid = ?, runner_host = coalesce(?, runner_host), log_file = ?, started_at = ? WHERE id = ? AND outcome = 'running'",
+        )
+        .run(r.runnerPid, r.runnerHost ?? null, r.logFile, r.startedAt, runId).changes > 0
     );
   }
 

@@ -26,6 +26,7 @@ import { LogRetentionRepo } from './log-retention-repo.js';
 import { MonitoringRepo } from './monitoring-repo.js';
 import { AppPackagesRepo } from './app-packages-repo.js';
 import { CaseQueriesRepo } from './case-queries-repo.js';
+import { DutyClaimsRepo } from './duty-claims-repo.js';
 import { Gate } from './gate.js';
 import type { FileStore } from './file-store-contract.js';
 import { LocalFileStore } from './file-store/local/file-store.js';
@@ -59,6 +60,7 @@ function reposOf(db: Db, models: DictionaryModelCache): StoreRepos {
     monitoring: new MonitoringRepo(db),
     appPackages: new AppPackagesRepo(db),
     caseQueries: new CaseQueriesRepo(db),
+    duties: new DutyClaimsRepo(db),
   };
 }
 
@@ -127,6 +129,7 @@ export class SqliteStore implements Store {
   declare readonly monitoring: MonitoringRepo;
   declare readonly appPackages: AppPackagesRepo;
   declare readonly caseQueries: CaseQueriesRepo;
+  declare readonly duties: DutyClaimsRepo;
 
   /** Held by the transaction in progress; calls through the store's repositories wait for it. */
   private readonly gate = new Gate();

@@ -11,6 +11,7 @@ import type { BreakoutStateRepo } from './breakout-state-repo.js';
 import type { CaseQueriesRepo } from './case-queries-repo.js';
 import type { CasesRepo } from './cases-repo.js';
 import type { DictionariesRepo } from './dictionaries-repo.js';
+import type { DutyClaimsRepo } from './duty-claims-repo.js';
 import type { FilesRepo } from './files-repo.js';
 import type { FollowUpsRepo } from './follow-ups-repo.js';
 import type { JobsRepo } from './jobs-repo.js';
@@ -57,6 +58,7 @@ export interface StoreRepos {
   readonly monitoring: RepoContract<MonitoringRepo>;
   readonly appPackages: RepoContract<AppPackagesRepo>;
   readonly caseQueries: RepoContract<CaseQueriesRepo>;
+  readonly duties: RepoContract<DutyClaimsRepo>;
 }
 
 /** What a transaction and the store both offer: the repositories, and transactions. */

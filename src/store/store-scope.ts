@@ -30,6 +30,7 @@ export const REPO_NAMES = Object.freeze([
   'monitoring',
   'appPackages',
   'caseQueries',
+  'duties',
 ] as const satisfies readonly (keyof StoreRepos)[]);
 
 const ended = (what: string) => new AppError('INTERNAL', `a transaction's tx was used after the transaction ended (${what})`);
@@ -113,6 +114,9 @@ export abstract class TransactionScopeBase implements StoreScope {
   }
   get caseQueries() {
     return this.repo('caseQueries');
+  }
+  get duties() {
+    return this.repo('duties');
   }
 
   /** Refuses a savepoint of a transaction that has ended. */

@@ -157,6 +157,10 @@ export interface DeliveryStateRow {
   state: 'pending' | 'success' | 'failed';
   attempts: number;
   nextAttemptMs: number | null;
+  /** The node whose lease it is under (src/shared/node-id.ts), null when none holds it. */
+  leaseNode: string | null;
+  /** When that lease ends, epoch ms (null when none holds it). */
+  leaseUntilMs: number | null;
 }
 
 /**
@@ -172,7 +176,7 @@ export const VIEW_SQL = `SELECT d.id, d.event, d.message_id AS "messageId", d.bo
 /** Back to the queue with a fresh set of attempts, due at the parameter `due` (`?` or `$1`). */
 export function requeueSql(due: string): string {
   return `UPDATE webhook_deliveries
-  SET state = 'pending', attempts = 0, next_attempt_ms = ${due}, lease_until_ms = NULL, lease_token = NULL, redeliveries = redeliveries + 1`;
+  SET state = 'pending', attempts = 0, next_attempt_ms = ${due}, lease_until_ms = NULL, lease_token = NULL, lease_node = NULL, redeliveries = redeliveries + 1`;
 }
 
 /** The deliveries (`d`, joined to their webhook `w`) due at the parameter `now` and not leased. */
@@ -197,7 +201,8 @@ export const ATTEMPT_COLUMNS = `id, delivery_id AS "deliveryId", event, status, 
                 redelivery, attempted_at AS "attemptedAt"`;
 
 /** A delivery as DeliveryStateRow. */
-export const DELIVERY_STATE_COLUMNS = `id, webhook_id AS "webhookId", event, message_id AS "messageId", body, state, attempts, next_attempt_ms AS "nextAttemptMs"`;
+export const DELIVERY_STATE_COLUMNS = `id, webhook_id AS "webhookId", event, message_id AS "messageId", body, state, attempts, next_attempt_ms AS "nextAttemptMs",
+  lease_node AS "leaseNode", lease_until_ms AS "leaseUntilMs"`;
 
 /** The columns of webhook_deliveries a NewDelivery fills, in the order `deliveryValues` gives them. */
 export const DELIVERY_INSERT_COLUMNS = 'webhook_id, event, message_id, body, state, attempts, next_attempt_ms, created_at';
@@ -221,14 +226,14 @@ export function inIdOrder<T>(ids: number[], byId: (id: number) => T | undefined)
  * or the new state.
  */
 export class WebhookQueueRepo {
-  private readonly claimStmt: Statement<[{ until: number; token: string; now: number }], { id: number }>;
+  private readonly claimStmt: Statement<[{ until: number; token: string; node: string; now: number }], { id: number }>;
   private readonly insertDeliveryStmt: Statement<unknown[]>;
 
   constructor(private readonly db: Database) {
     // One UPDATE picks and leases the oldest due delivery of an active webhook: two dispatchers
     // racing for it serialise on SQLite's write lock and the loser finds it leased.
     this.claimStmt = db.prepare(
-      `UPDATE webhook_deliveries SET lease_until_ms = @until, lease_token = @token
+      `UPDATE webhook_deliveries SET lease_until_ms = @until, lease_token = @token, lease_node = @node
        WHERE id = (SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
                    WHERE ${dueSql('@now')}
                    ORDER BY d.next_attempt_ms, d.id LIMIT 1)
@@ -279,10 +284,14 @@ export class WebhookQueueRepo {
     );
   }
 
-  /** Leases the oldest due delivery until `leaseUntilMs`, or returns undefined when none is due. */
-  async claim(nowMs: number, leaseUntilMs: number, token: string): Promise<ClaimedDelivery | undefined> {
+  /**
+   * Leases the oldest due delivery to `node` (src/shared/node-id.ts) until `leaseUntilMs`, or
+   * returns undefined when none is due. A lease past its time is free again: the delivery of a
+   * node that died is claimed by the next dispatcher, and sent with the same message id.
+   */
+  async claim(nowMs: number, leaseUntilMs: number, token: string, node: string): Promise<ClaimedDelivery | undefined> {
     return this.write(() => {
-      const hit = this.claimStmt.get({ until: leaseUntilMs, token, now: nowMs });
+      const hit = this.claimStmt.get({ until: leaseUntilMs, token, node, now: nowMs });
       if (!hit) return undefined;
       return this.db
         .prepare(`SELECT ${CLAIMED_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?`)
@@ -303,7 +312,7 @@ export class WebhookQueueRepo {
     return this.write(() => {
       const changed = this.db
         .prepare(
-          `UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, next_attempt_ms = ?, lease_until_ms = NULL, lease_token = NULL
+          `UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, next_attempt_ms = ?, lease_until_ms = NULL, lease_token = NULL, lease_node = NULL
            WHERE id = ? AND lease_token = ?`,
         )
         .run(next.state, next.nextAttemptMs, attempt.deliveryId, token).changes;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Store } from '../store/open-store.js';
 import type { ClaimedDelivery } from '../store/webhook-queue-repo.js';
+import { currentNode } from '../shared/node-id.js';
 import { fanOut } from './fan-out.js';
 import { createSender, type Sender } from './send.js';
 import { nextRetryAt, type DeliverySettings } from './settings.js';
@@ -50,7 +51,7 @@ export async function deliverDue(
         const t = now();
         if (!(await store.webhookQueue.hasDue(t))) return;
         // The claim is one transaction of the queue (its read and lease together), so two workers never claim one delivery.
-        const claimed = await store.webhookQueue.claim(t, t + settings.leaseMs, randomBytes(12).toString('hex'));
+        const claimed = await store.webhookQueue.claim(t, t + settings.leaseMs, randomBytes(12).toString('hex'), currentNode().id);
         if (!claimed) return;
         await attempt(store, claimed, sender, now, settings, report);
       }

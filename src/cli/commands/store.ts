@@ -108,7 +108,7 @@ export function registerStoreCommands(program: Command): void {
                 `  ${a.area}`,
                 `${a.files} files, ${a.bytes} bytes${a.unchecked > 0 ? `; ${a.unchecked} without metadata (put there by hand), copied as they are` : ''}`,
               ]),
-              ['home folder', 'keep it: config.json, the import logs, the scheduler lock and the embedded breakout target stay there'],
+              ['home folder', 'keep it: config.json, the import logs and the embedded breakout target stay there'],
               ['rollback', `${r.sqlite_store} and files/ are untouched; unset the setting below to go back to them`],
               ['use', r.setting.environment],
               ['', `or "store": {"url": "${r.setting.config_json.store.url}"} in config.json`],

@@ -88,6 +88,11 @@ export function effectiveConfig(home: HomePaths, choice: HomeChoice = {}, env: N
     sourceOf(env, 'SDS_SCHEDULER_KILL_GRACE', schSection, 'kill_grace_seconds', 'scheduler.kill_grace_seconds'),
   );
   add('scheduler.keep_runs', sch.keepRuns, sourceOf(env, 'SDS_SCHEDULER_KEEP_RUNS', schSection, 'keep_runs', 'scheduler.keep_runs'));
+  add(
+    'scheduler.foreign_run_grace_seconds',
+    sch.foreignRunGraceSeconds,
+    sourceOf(env, 'SDS_SCHEDULER_FOREIGN_RUN_GRACE', schSection, 'foreign_run_grace_seconds', 'scheduler.foreign_run_grace_seconds'),
+  );
 
   const limits = loadLimits(home, env);
   const limitsSection = objectAt(config, 'limits');

@@ -1,36 +1,25 @@
 import type { Store } from '../../store/open-store.js';
-import type { StoreScope } from '../../store/store-contract.js';
+import { claimPeriod } from '../duties/index.js';
 import { LOG_KINDS } from './prune-plan.js';
 import { pruneLogs, type PruneReport } from './prune-logs.js';
 import { logSettings, type LogSettings } from './retention-settings.js';
 
-/** Setting of the store holding the time of the last automatic prune, shared by every process of the home. */
-const LAST_AUTO_PRUNE = 'logs_last_auto_prune';
+/** The shared duty of automatic pruning (docs/decisions.md, "Duties across nodes (issue 29)"). */
+const LOG_PRUNE_DUTY = 'log-prune';
 
 /**
- * Prunes the logs (pruneLogs with the home's settings) unless the home was pruned automatically
- * less than `logs.prune_interval_minutes` ago (0: never). The turn is claimed in the store's
- * settings in one write transaction, so of several processes ticking at once (the server and
- * `scheduler-run`) one prunes and the others do nothing. A clock that went back further than the
- * interval counts as due. Returns the report, or undefined when it was not this process's turn.
+ * Prunes the logs (pruneLogs with the home's settings) once per period of
+ * `logs.prune_interval_minutes` (0: never), periods counted from the Unix epoch. The period is
+ * claimed by one row of the store (duty `log-prune`, slot the period's start), so of every node
+ * and process ticking in the same period (servers, `scheduler-run`) one prunes and the others do
+ * nothing. Returns the report, or undefined when it was not this process's turn.
  */
 export async function autoPruneLogs(store: Store, opts: { now: Date; settings?: LogSettings }): Promise<PruneReport | undefined> {
   const settings = opts.settings ?? logSettings(store.home);
   const intervalMs = settings.pruneIntervalMinutes * 60_000;
   if (intervalMs === 0) return undefined;
-  const now = opts.now.getTime();
-  const due = async (scope: StoreScope) => {
-    const last = Date.parse((await scope.settings.get(LAST_AUTO_PRUNE)) ?? '');
-    return Number.isNaN(last) || now - last >= intervalMs || last - now > intervalMs;
-  };
-  // A read first: most checks find it not due and need no write lock.
-  if (!(await due(store))) return undefined;
-  const claimed = await store.transaction(async (tx) => {
-    if (!(await due(tx))) return false;
-    await tx.settings.set(LAST_AUTO_PRUNE, opts.now.toISOString());
-    return true;
-  });
-  return claimed ? pruneLogs(store, { now: opts.now, settings }) : undefined;
+  const turn = await claimPeriod(store, LOG_PRUNE_DUTY, intervalMs, opts.now);
+  return turn.mine ? pruneLogs(store, { now: opts.now, settings }) : undefined;
 }
 
 /** One line saying what a prune removed, by kind, e.g. `jobs: 3 rows, 3 files (12345 bytes)`; messages have rows only. */

@@ -5,7 +5,7 @@
 export { runNow, startRunNow } from './run-now.js';
 export type { RunNowStarted } from './run-now.js';
 export type { RunOutcome } from './run-schedule.js';
-export { holdSchedulerLock, schedulerRun } from './scheduler-run.js';
+export { schedulerRun } from './scheduler-run.js';
 export { addSchedule, listSchedules, removeSchedule, scheduleRuns, toggleSchedule, updateSchedule } from './schedules.js';
 export type { ScheduleItem, ScheduleList, ScheduleRuns } from './schedules.js';
 export { schedulerSettings } from './settings.js';

@@ -3,7 +3,8 @@ import { AppError } from '../../shared/errors.js';
 import { processLauncher, reapDeadJobs } from '../breakout/index.js';
 import { requireSchedule, type ScheduleRef } from './schedules.js';
 import { claimScheduleRun, reapDeadRuns, runSchedule, SPAWN_FAILED_EXIT_CODE, type RunOutcome } from './run-schedule.js';
-import type { SchedulerSettings } from './settings.js';
+import { schedulerSettings, type SchedulerSettings } from './settings.js';
+import { currentNode } from '../../shared/node-id.js';
 
 /**
  * Run Now in this process: the schedule's breakout runs at once through the code of scheduled
@@ -17,7 +18,7 @@ export async function runNow(
   opts: { claimedRunId?: number; stop?: AbortSignal } = {},
 ): Promise<RunOutcome> {
   const s = await requireSchedule(store, ref);
-  await reapDeadRuns(store, settings.now());
+  await reapDeadRuns(store, settings.now(), settings);
   return runSchedule(store, s, 'run-now', settings, { claimedRunId: opts.claimedRunId, stop: opts.stop });
 }
 
@@ -44,7 +45,7 @@ export async function startRunNow(
   const s = await requireSchedule(store, ref);
   const now = (opts.now ?? (() => new Date()))();
   await reapDeadJobs(store);
-  await reapDeadRuns(store, now);
+  await reapDeadRuns(store, now, schedulerSettings(store.home, { env: opts.env }));
   const claim = await claimScheduleRun(store, s, 'run-now', now);
   if ('busy' in claim) {
     throw new AppError('BREAKOUT_BUSY', `the breakout of ${s.dictionary} is already running (${claim.busy})`, { dictionary: s.dictionary });
@@ -66,7 +67,7 @@ export async function startRunNow(
   }
   // From here the child watches the run: if it dies before taking it over, the reaper closes it.
   if (child.pid !== undefined)
-    await store.schedules.adoptRun(claim.runId, { runnerPid: child.pid, logFile: null, startedAt: now.toISOString() });
+    await store.schedules.adoptRun(claim.runId, { runnerPid: child.pid, runnerHost: currentNode().host, logFile: null, startedAt: now.toISOString() });
   child.once('error', (err) => {
     // Nobody awaits an event listener: a write that fails here must not become an unhandled rejection.
     void (async () => {

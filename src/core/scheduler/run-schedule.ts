@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { constants } from 'node:os';
 import type { Store } from '../../store/open-store.js';
 import type { StoreScope } from '../../store/store-contract.js';
-import type { ScheduleRow, ScheduleRunOutcome, ScheduleRunTrigger } from '../../store/schedules-repo.js';
+import type { ScheduleRow, ScheduleRunOutcome, ScheduleRunRow, ScheduleRunTrigger } from '../../store/schedules-repo.js';
 import { nextOccurrence } from '../../scheduler/cron.js';
 import type { ChildResult } from '../../scheduler/run-child.js';
 import { commandLine, formatRunLog, runLogName } from '../../scheduler/run-log.js';
@@ -11,6 +11,7 @@ import { processAlive, processLauncher, reapDeadJobs } from '../breakout/index.j
 import { logFileExists, removeLogFile, storeFinishedLog } from '../logs/index.js';
 import type { SchedulerSettings } from './settings.js';
 import { AppError } from '../../shared/errors.js';
+import { currentNode } from '../../shared/node-id.js';
 
 /** Exit code recorded for a run stopped by the time limit (as GNU timeout(1) reports it). */
 const TIMEOUT_EXIT_CODE = 124;
@@ -32,15 +33,29 @@ export interface RunOutcome {
 }
 
 /**
- * Closes the runs whose watching process is gone (scheduler-run or run-now killed, machine
- * restarted): recorded as failed, so no run shows `running` and no schedule keeps
- * last_exit_code -1 forever. Whatever of its log file is on this machine goes into the store's
- * file store.
+ * Whether the run's watching process may still be running. Its process id means something only
+ * on its own host: a run of this host (or of a store older than migration 0029, which did not
+ * record the host) is checked by process id; a run of another host is presumed alive until its
+ * time limit, the kill grace and `foreignRunGraceSeconds` have passed since it started, as its
+ * watcher would have ended it by then (docs/scheduler.md#several-nodes).
  */
-export async function reapDeadRuns(store: Store, now: Date): Promise<void> {
+function runnerMayBeAlive(run: ScheduleRunRow, now: Date, settings: SchedulerSettings): boolean {
+  if (run.runnerHost === null || run.runnerHost === currentNode().host) return run.runnerPid !== null && processAlive(run.runnerPid);
+  const limitMs = (settings.timeoutSeconds + settings.killGraceSeconds + settings.foreignRunGraceSeconds) * 1000;
+  return now.getTime() - Date.parse(run.startedAt) < limitMs;
+}
+
+/**
+ * Closes the runs whose watching process is gone (scheduler-run or run-now killed, machine
+ * restarted, another node that died): recorded as failed, so no run shows `running` and no
+ * schedule keeps last_exit_code -1 forever. Whatever of its log file is on this machine goes into
+ * the store's file store.
+ */
+export async function reapDeadRuns(store: Store, now: Date, settings: SchedulerSettings): Promise<void> {
   for (const run of await store.schedules.runningRuns()) {
-    if (run.runnerPid !== null && processAlive(run.runnerPid)) continue;
-    const message = `the scheduler process (pid ${run.runnerPid ?? '?'}) ended before the run finished; the breakout may not have completed`;
+    if (runnerMayBeAlive(run, now, settings)) continue;
+    const where = run.runnerHost !== null && run.runnerHost !== currentNode().host ? ` on ${run.runnerHost}` : '';
+    const message = `the scheduler process (pid ${run.runnerPid ?? '?'}${where}) ended before the run finished; the breakout may not have completed`;
     // The end of the run and the check of its schedule in one transaction, as when they could not be interleaved.
     await store.transaction(async (tx) => {
       if (!(await tx.schedules.endRun(run.id, { endedAt: now.toISOString(), exitCode: null, outcome: 'failed', message }))) return;
@@ -76,6 +91,7 @@ export async function claimScheduleRun(
       logFile: null,
       message: null,
       runnerPid: process.pid,
+      runnerHost: currentNode().host,
     });
     return { runId };
   });
@@ -248,7 +264,7 @@ export async function runSchedule(
       { lastRun: startedAt.toISOString(), nextRun: trigger === 'scheduled' ? await scheduledNext(tx) : schedule.nextRun, logFile },
       startedAt.toISOString(),
     );
-    await tx.schedules.adoptRun(runId, { runnerPid: process.pid, logFile, startedAt: startedAt.toISOString() });
+    await tx.schedules.adoptRun(runId, { runnerPid: process.pid, runnerHost: currentNode().host, logFile, startedAt: startedAt.toISOString() });
   });
 
   const result = await processLauncher.run('scheduled-breakout', ['--home', store.home.root, schedule.dictionary], {

@@ -1,33 +1,33 @@
-import { join } from 'node:path';
 import type { Store } from '../../store/open-store.js';
-import type { HomePaths } from '../../shared/home.js';
-import { tryLock, type HeldLock } from '../../scheduler/lock.js';
 import { reapDeadRuns, runSchedule, type RunOutcome } from './run-schedule.js';
+import { claimDueRun } from './claim-due-run.js';
 import type { SchedulerSettings } from './settings.js';
 import { deliverDueWebhooks, webhookSettings, type DeliverReport } from '../webhooks/index.js';
 import { toAppError } from '../../shared/errors.js';
+import { currentNode } from '../../shared/node-id.js';
 import { autoPruneLogs, pruneSummary, type PruneReport } from '../logs/index.js';
 
-/** The lock file of scheduler-run, in the home's locks/. */
-const SCHEDULER_LOCK = 'scheduler-run.lock';
-
-/**
- * Takes the scheduler's lock of `home` without waiting, as `sds scheduler-run` does: null while a
- * scheduler run holds it. Whoever holds it keeps every tick from starting breakouts
- * (`sds store copy` holds it while it copies).
- */
-export function holdSchedulerLock(home: HomePaths): Promise<HeldLock | null> {
-  return tryLock(join(home.locks, SCHEDULER_LOCK));
+/** A due run of a schedule that another tick (of this node or another) took. */
+export interface ClaimedElsewhere {
+  schedule_id: number;
+  dictionary: string;
+  /** The due time (next_run) the other tick claimed. */
+  due_at: string;
+  /** The node id of the tick that claimed it (src/shared/node-id.ts), null when it is not known. */
+  node: string | null;
 }
 
 /** What one `sds scheduler-run` did. */
 export interface SchedulerRunReply {
-  /** `held`: another scheduler-run holds the lock, so this one started no breakout (webhooks were still delivered). */
-  lock: 'acquired' | 'held';
+  /** This tick's node id (host:pid:start). */
+  node: string;
   now: string;
   timezone: string;
+  /** Schedules this tick found due (those it ran and those another tick claimed). */
   due: number;
   runs: RunOutcome[];
+  /** Due runs another tick claimed first: that tick runs them (docs/scheduler.md#a-tick-sds-scheduler-run). */
+  claimed_elsewhere: ClaimedElsewhere[];
   /** Runs that failed or were interrupted; non-zero makes the command exit 1. */
   failed: number;
   /**
@@ -37,21 +37,21 @@ export interface SchedulerRunReply {
   webhooks: DeliverReport | null;
   /**
    * The automatic log prune of this tick (docs/logs.md#when-logs-are-pruned): null when it was
-   * not due (another process pruned within the interval) or failed (the error is logged).
+   * not due (another process pruned in this period) or failed (the error is logged).
    */
   logs_pruned: PruneReport | null;
 }
 
 /**
- * One tick of the scheduler (`sds scheduler-run`, run every minute by cron; docs/scheduler.md#a-tick-sds-scheduler-run). Takes
- * the home's exclusive scheduler lock without waiting (a tick finding it held does nothing and
- * says so), closes runs left open by a scheduler that died, then runs the enabled schedules with
- * next_run <= now one after another: one failing does not stop the others. A schedule missed
- * during downtime runs once, not once per missed occurrence.
- *
- * Every tick first delivers the outgoing webhooks that are due, outside the lock: deliveries are
- * claimed with leases, so ticks may overlap safely, and a breakout that holds the lock for an
- * hour must not hold up an hour of events.
+ * One tick of the scheduler (`sds scheduler-run`, run every minute by cron on any number of
+ * nodes; docs/scheduler.md#a-tick-sds-scheduler-run). Delivers the due webhooks and prunes the
+ * logs when their period is due (both claimed, so ticks may overlap), closes runs left open by a
+ * scheduler that died, then for each enabled schedule with next_run <= now claims that due run:
+ * one row per (schedule, due time) in the store decides which tick runs it, so a due run happens
+ * once across nodes and processes, and the winner moves next_run on in the same transaction. The
+ * won runs go one after another: one failing does not stop the others. A schedule missed during
+ * downtime runs once, not once per missed occurrence. No file lock: ticks never wait for each
+ * other.
  */
 export async function schedulerRun(
   store: Store,
@@ -61,43 +61,37 @@ export async function schedulerRun(
   const log = opts.log ?? (() => {});
   const now = settings.now();
   const webhooks = await deliverWebhooks(store, log);
-  const base = {
+  const logsPruned = await pruneLogsIfDue(store, opts.logsNow?.() ?? new Date(), log);
+  await reapDeadRuns(store, now, settings);
+  const due = await store.schedules.due(now.toISOString());
+  if (due.length === 0) log('no schedules due');
+  const runs: RunOutcome[] = [];
+  const elsewhere: ClaimedElsewhere[] = [];
+  for (const s of due) {
+    const turn = await claimDueRun(store, s, settings);
+    if (!turn.mine) {
+      log(`${s.dictionary}: due at ${s.nextRun}; run by another scheduler tick (${turn.node ?? 'node unknown'})`);
+      elsewhere.push({ schedule_id: s.id, dictionary: s.dictionary, due_at: s.nextRun!, node: turn.node });
+      continue;
+    }
+    log(`${s.dictionary}: due at ${s.nextRun}; starting its breakout`);
+    const r = await runSchedule(store, s, 'scheduled', settings);
+    log(
+      `${s.dictionary}: ${r.outcome}${r.exit_code !== null ? ` (exit code ${r.exit_code})` : ''}${r.message ? `: ${r.message}` : ''}${r.log_file ? `; log ${r.log_file}` : ''}`,
+    );
+    runs.push(r);
+  }
+  return {
+    node: currentNode().id,
     now: now.toISOString(),
     timezone: settings.zone,
-    logs_pruned: await pruneLogsIfDue(store, opts.logsNow?.() ?? new Date(), log),
+    due: due.length,
+    runs,
+    claimed_elsewhere: elsewhere,
+    failed: runs.filter((r) => r.outcome === 'failed' || r.outcome === 'interrupted').length,
+    webhooks,
+    logs_pruned: logsPruned,
   };
-  const lock = await tryLock(join(store.home.locks, SCHEDULER_LOCK));
-  if (!lock) {
-    log('the scheduler is already running in another process; no breakouts started');
-    return { lock: 'held', ...base, due: 0, runs: [], failed: 0, webhooks };
-  }
-  try {
-    await reapDeadRuns(store, now);
-    const due = await store.schedules.due(now.toISOString());
-    if (due.length === 0) log('no schedules due');
-    const runs: RunOutcome[] = [];
-    for (const s of due) {
-      log(`${s.dictionary}: due at ${s.nextRun}; starting its breakout`);
-      const r = await runSchedule(store, s, 'scheduled', settings);
-      log(
-        `${s.dictionary}: ${r.outcome}${r.exit_code !== null ? ` (exit code ${r.exit_code})` : ''}${r.message ? `: ${r.message}` : ''}${r.log_file ? `; log ${r.log_file}` : ''}`,
-      );
-      runs.push(r);
-    }
-
-    const lost = lock.compromised();
-    if (lost) log(`warning: the scheduler lock was lost during the run (${lost.message})`);
-    return {
-      lock: 'acquired',
-      ...base,
-      due: due.length,
-      runs,
-      webhooks,
-      failed: runs.filter((r) => r.outcome === 'failed' || r.outcome === 'interrupted').length,
-    };
-  } finally {
-    await lock.release();
-  }
 }
 
 /** The automatic log prune of a tick; like webhooks, its failure never fails the tick. */

@@ -13,16 +13,21 @@ export interface SchedulerSettings {
   killGraceSeconds: number;
   /** Runs kept per schedule; older runs and their log files are deleted. */
   keepRuns: number;
+  /**
+   * A run watched by a process of another host is closed as failed once this long has passed
+   * beyond its time limit and kill grace (docs/scheduler.md#several-nodes): its watcher died.
+   */
+  foreignRunGraceSeconds: number;
   /** The scheduler's clock. */
   now: () => Date;
 }
 
-const DEFAULTS = { timeoutSeconds: 3600, killGraceSeconds: 30, keepRuns: 100 } as const;
+const DEFAULTS = { timeoutSeconds: 3600, killGraceSeconds: 30, keepRuns: 100, foreignRunGraceSeconds: 300 } as const;
 
 /** The scheduler's part of `<home>/config.json` (read by the shared readHomeConfig). */
 interface HomeConfig {
   timezone?: unknown;
-  scheduler?: { timeout_seconds?: unknown; kill_grace_seconds?: unknown; keep_runs?: unknown };
+  scheduler?: { timeout_seconds?: unknown; kill_grace_seconds?: unknown; keep_runs?: unknown; foreign_run_grace_seconds?: unknown };
 }
 
 function wholeNumber(value: unknown, where: string, min: number, max: number): number {
@@ -57,9 +62,10 @@ function clockFrom(env: NodeJS.ProcessEnv): () => Date {
 
 /**
  * Resolves the scheduler's settings: a command-line flag, else the environment (SDS_TIMEZONE,
- * SDS_SCHEDULER_TIMEOUT, SDS_SCHEDULER_KILL_GRACE, SDS_SCHEDULER_KEEP_RUNS), else the home's
- * config.json (`timezone`, `scheduler.timeout_seconds`, `scheduler.kill_grace_seconds`,
- * `scheduler.keep_runs`), else the default. Every value is checked, so a typo in a zone name
+ * SDS_SCHEDULER_TIMEOUT, SDS_SCHEDULER_KILL_GRACE, SDS_SCHEDULER_KEEP_RUNS,
+ * SDS_SCHEDULER_FOREIGN_RUN_GRACE), else the home's config.json (`timezone`,
+ * `scheduler.timeout_seconds`, `scheduler.kill_grace_seconds`, `scheduler.keep_runs`,
+ * `scheduler.foreign_run_grace_seconds`), else the default. Every value is checked, so a typo in a zone name
  * fails loudly instead of running schedules in the wrong zone.
  */
 export function schedulerSettings(home: HomePaths, opts: { env?: NodeJS.ProcessEnv; timeoutSeconds?: unknown } = {}): SchedulerSettings {
@@ -97,6 +103,12 @@ export function schedulerSettings(home: HomePaths, opts: { env?: NodeJS.ProcessE
       3600,
     ),
     keepRuns: num(pick(undefined, 'SDS_SCHEDULER_KEEP_RUNS', sch.keep_runs, 'scheduler.keep_runs'), DEFAULTS.keepRuns, 1, 100_000),
+    foreignRunGraceSeconds: num(
+      pick(undefined, 'SDS_SCHEDULER_FOREIGN_RUN_GRACE', sch.foreign_run_grace_seconds, 'scheduler.foreign_run_grace_seconds'),
+      DEFAULTS.foreignRunGraceSeconds,
+      0,
+      7 * 24 * 3600,
+    ),
     now: clockFrom(env),
   };
 }

@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { AppError } from '../../shared/errors.js';
 import type { HomePaths } from '../../shared/home.js';
 import { storeSetting } from '../../store/store-setting.js';
@@ -6,10 +5,11 @@ import {
   copyStore,
   fileMetadataOf,
   openSqliteExclusive,
+  runningRunnersOf,
   type CopyProgress,
   type TableComparison,
 } from '../../store/postgresql/move-store.js';
-import { holdSchedulerLock } from '../scheduler/index.js';
+import { processAlive } from '../breakout/index.js';
 import { copyFilesIntoStore, type FilesMoved } from './copy-files.js';
 
 /** A store URL without its password (a URL that does not parse is left as it is). */
@@ -55,9 +55,9 @@ export interface CopyHomeResult {
 
 /**
  * Copies the stopped SQLite home `home` into the empty PostgreSQL store `opts.to`
- * (docs/production.md, "Moving a home to PostgreSQL"): takes the scheduler's lock and the store
- * file's exclusive lock (HOME_IN_USE while `sds serve`, a scheduled run or another command has
- * it), refuses a store that needs migrating, copies every table and every file of
+ * (docs/production.md, "Moving a home to PostgreSQL"): takes the store file's exclusive lock and
+ * checks that no scheduled run is going (HOME_IN_USE while `sds serve`, a scheduled run or another
+ * command has the home), refuses a store that needs migrating, copies every table and every file of
  * the home's folders (copy-files.ts) in one transaction, the tables' counts and checksums
  * compared and each file's hash checked against its metadata before it commits
  * (store/postgresql/move-store.ts). The SQLite file and the home's folders are left untouched as
@@ -72,39 +72,35 @@ export async function copyHomeToPostgres(home: HomePaths, opts: CopyHomeOptions)
   }
   const source = openSqliteExclusive(home);
   try {
-    mkdirSync(home.locks, { recursive: true, mode: 0o700 });
-    const lock = await holdSchedulerLock(home);
-    if (lock === null) {
+    // A scheduled run still watched by a live process (its breakout child writes the home's
+    // target and logs): the exclusive lock keeps it from committing, not from running.
+    if (runningRunnersOf(source).some((pid) => processAlive(pid))) {
       throw new AppError('HOME_IN_USE', `a scheduled run holds the home ${home.root}: wait for it to end, or stop the scheduler`, {
         path: home.root,
       });
     }
-    try {
-      const meta = fileMetadataOf(source);
-      const copied = await copyStore(source, dest.url, dest.shownUrl, {
-        onProgress: opts.onProgress,
-        signal: opts.signal,
-        files: (sink) => copyFilesIntoStore(home, sink, meta, opts.signal),
-      });
-      const files = copied.files!;
-      return {
-        home: home.root,
-        sqlite_store: home.db,
-        store: dest.shownUrl,
-        schema_version: copied.schema_version,
-        migrations_applied: copied.migrations_applied,
-        tables: copied.tables,
-        rows: copied.tables.reduce((n, t) => n + t.postgresql_rows, 0),
-        files,
-        setting: {
-          environment: `SDS_STORE_URL=${withoutPassword(dest.shownUrl)}`,
-          config_json: { store: { url: withoutPassword(dest.shownUrl) } },
-          password: 'SDS_STORE_PASSWORD, or a file named by store.password_file',
-        },
-      };
-    } finally {
-      await lock.release();
-    }
+    const meta = fileMetadataOf(source);
+    const copied = await copyStore(source, dest.url, dest.shownUrl, {
+      onProgress: opts.onProgress,
+      signal: opts.signal,
+      files: (sink) => copyFilesIntoStore(home, sink, meta, opts.signal),
+    });
+    const files = copied.files!;
+    return {
+      home: home.root,
+      sqlite_store: home.db,
+      store: dest.shownUrl,
+      schema_version: copied.schema_version,
+      migrations_applied: copied.migrations_applied,
+      tables: copied.tables,
+      rows: copied.tables.reduce((n, t) => n + t.postgresql_rows, 0),
+      files,
+      setting: {
+        environment: `SDS_STORE_URL=${withoutPassword(dest.shownUrl)}`,
+        config_json: { store: { url: withoutPassword(dest.shownUrl) } },
+        password: 'SDS_STORE_PASSWORD, or a file named by store.password_file',
+      },
+    };
   } finally {
     source.close();
   }

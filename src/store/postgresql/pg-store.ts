@@ -38,6 +38,7 @@ import { PgLogRetentionRepo } from './log-retention-repo.js';
 import { PgMonitoringRepo } from './monitoring-repo.js';
 import { PgAppPackagesRepo } from './app-packages-repo.js';
 import { PgCaseQueriesRepo } from './case-queries-repo.js';
+import { PgDutyClaimsRepo } from './duty-claims-repo.js';
 import type { FileStore } from '../file-store-contract.js';
 import { PgFileStore } from '../file-store/postgresql/file-store.js';
 import { storeUnavailableOr } from './connection-loss.js';
@@ -67,6 +68,7 @@ function reposOf(runner: PgRunner, models: DictionaryModelCache): StoreRepos {
     monitoring: new PgMonitoringRepo(runner),
     appPackages: new PgAppPackagesRepo(runner),
     caseQueries: new PgCaseQueriesRepo(runner),
+    duties: new PgDutyClaimsRepo(runner),
   };
 }
 
@@ -123,6 +125,7 @@ export class PostgresStore implements Store {
   declare readonly monitoring: StoreRepos['monitoring'];
   declare readonly appPackages: StoreRepos['appPackages'];
   declare readonly caseQueries: StoreRepos['caseQueries'];
+  declare readonly duties: StoreRepos['duties'];
 
   /** The bytes of the store's files, in the database (file-store/postgresql/). */
   readonly fileStore: FileStore;

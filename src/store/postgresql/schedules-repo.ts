@@ -10,6 +10,7 @@ import {
   type RawRun,
   type RawSchedule,
   type ScheduleRow,
+  type NewScheduleRun,
   type ScheduleRunOutcome,
   type ScheduleRunRow,
   type SchedulesRepo,
@@ -119,11 +120,11 @@ export class PgSchedulesRepo implements RepoContract<SchedulesRepo> {
    * tx.schedules.runningRuns, which take the breakout claim lock) and `tx.schedules.addRun`: two
    * processes racing to start the same schedule then cannot both pass the check.
    */
-  async addRun(r: Omit<ScheduleRunRow, 'id'>): Promise<number> {
+  async addRun(r: NewScheduleRun): Promise<number> {
     const row = await this.db.row<{ id: number }>(
-      `INSERT INTO schedule_runs (schedule_id, trigger, started_at, ended_at, exit_code, outcome, log_file, message, runner_pid)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-      [r.scheduleId, r.trigger, r.startedAt, r.endedAt, r.exitCode, r.outcome, r.logFile, r.message, r.runnerPid],
+      `INSERT INTO schedule_runs (schedule_id, trigger, started_at, ended_at, exit_code, outcome, log_file, message, runner_pid, runner_host)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+      [r.scheduleId, r.trigger, r.startedAt, r.endedAt, r.exitCode, r.outcome, r.logFile, r.message, r.runnerPid, r.runnerHost ?? null],
     );
     return row!.id;
   }
@@ -133,14 +134,12 @@ export class PgSchedulesRepo implements RepoContract<SchedulesRepo> {
    * it has ended (reaped). Conditional on `outcome = 'running'`, re-checked after a concurrent
    * end commits (docs/decisions.md).
    */
-  async adoptRun(runId: number, r: { runnerPid: number; logFile: string | null; startedAt: string }): Promise<boolean> {
+  async adoptRun(runId: number, r: { runnerPid: number; runnerHost?: string; logFile: string | null; startedAt: string }): Promise<boolean> {
     return (
-      (await this.db.run("UPDATE schedule_runs SET runner_pid = $1, log_file = $2, started_at = $3 WHERE id = $4 AND outcome = 'running'", [
-        r.runnerPid,
-        r.logFile,
-        r.startedAt,
-        runId,
-      ])) > 0
+      (await this.db.run(
+        "UPDATE schedule_runs SET runner_pid = $1, runner_host = coalesce($2, runner_host), log_file = $3, started_at = $4 WHERE id = $5 AND outcome = 'running'",
+        [r.runnerPid, r.runnerHost ?? null, r.logFile, r.startedAt, runId],
+      )) > 0
     );
   }
 

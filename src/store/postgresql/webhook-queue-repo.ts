@@ -113,21 +113,22 @@ export class PgWebhookQueueRepo implements RepoContract<WebhookQueueRepo> {
   }
 
   /**
-   * Leases the oldest due delivery until `leaseUntilMs`, or returns undefined when none is due. One
+   * Leases the oldest due delivery to `node` until `leaseUntilMs`, or returns undefined when none
+   * is due; a lease past its time is free again (its node died). One
    * statement: the pick locks its row `FOR UPDATE SKIP LOCKED`, so two dispatchers at once take
    * two different deliveries, or one takes it and the other none; neither waits
    * (docs/decisions.md, "Concurrent writers on the PostgreSQL store").
    */
-  async claim(nowMs: number, leaseUntilMs: number, token: string): Promise<ClaimedDelivery | undefined> {
+  async claim(nowMs: number, leaseUntilMs: number, token: string, node: string): Promise<ClaimedDelivery | undefined> {
     return this.db.row<ClaimedDelivery>(
       `WITH picked AS (
          SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
          WHERE ${dueSql('$1')} ORDER BY d.next_attempt_ms, d.id LIMIT 1
          FOR UPDATE OF d SKIP LOCKED),
        leased AS (
-         UPDATE webhook_deliveries u SET lease_until_ms = $2, lease_token = $3 FROM picked WHERE u.id = picked.id RETURNING u.*)
+         UPDATE webhook_deliveries u SET lease_until_ms = $2, lease_token = $3, lease_node = $4 FROM picked WHERE u.id = picked.id RETURNING u.*)
        SELECT ${CLAIMED_COLUMNS} FROM leased d JOIN webhooks w ON w.id = d.webhook_id`,
-      [nowMs, leaseUntilMs, token],
+      [nowMs, leaseUntilMs, token, node],
     );
   }
 
@@ -144,7 +145,7 @@ export class PgWebhookQueueRepo implements RepoContract<WebhookQueueRepo> {
     const values = attemptValues(attempt);
     const changed = await this.db.run(
       `WITH moved AS (
-         UPDATE webhook_deliveries SET state = $1, attempts = attempts + 1, next_attempt_ms = $2, lease_until_ms = NULL, lease_token = NULL
+         UPDATE webhook_deliveries SET state = $1, attempts = attempts + 1, next_attempt_ms = $2, lease_until_ms = NULL, lease_token = NULL, lease_node = NULL
          WHERE id = $3 AND lease_token = $4 RETURNING id)
        INSERT INTO webhook_attempts (${ATTEMPT_INSERT_COLUMNS})
        SELECT ${values.map((_, i) => `$${i + 5}`).join(', ')} FROM moved`,

@@ -209,7 +209,7 @@ test('unknown config.json keys are warned about by every command reading the fil
   assert.match(
     list.stderr,
     new RegExp(
-      `sds: warning: scheduler\\.keep_run in ${file} is not a setting and is ignored \\(known: scheduler\\.timeout_seconds, scheduler\\.kill_grace_seconds, scheduler\\.keep_runs\\)`,
+      `sds: warning: scheduler\\.keep_run in ${file} is not a setting and is ignored \\(known: scheduler\\.timeout_seconds, scheduler\\.kill_grace_seconds, scheduler\\.keep_runs, scheduler\\.foreign_run_grace_seconds\\)`,
     ),
   );
   assert.match(list.stderr, /CEN2000_PASSWORD/);

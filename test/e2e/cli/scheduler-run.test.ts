@@ -5,11 +5,10 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import lockfile from 'proper-lockfile';
 import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
 import { setTarget } from '../../../src/core/breakout/targets/targets.js';
 import type { Store } from '../../../src/store/open-store.js';
@@ -109,7 +108,8 @@ test('a due schedule runs its breakout into PostgreSQL, writes its log file and 
   // Due: the clock stands on next_run.
   const r = ok(runCli(root, ['--json', 'service:scheduler-run', '--env=prod'], { env: { SDS_NOW: added.nextRun! } }));
   const reply = r.json();
-  assert.equal(reply.lock, 'acquired');
+  assert.match(reply.node, /^[^:]+:\d+:[0-9a-z]+$/, 'the node id of the tick');
+  assert.deepEqual(reply.claimed_elsewhere, []);
   assert.equal(reply.runs.length, 1);
   assert.equal(reply.runs[0].outcome, 'succeeded');
 
@@ -225,27 +225,26 @@ test('ten concurrent scheduler-run processes give one breakout per due schedule'
   assert.equal((await store.jobs.list({ limit: 100 })).total, 1, 'one breakout job');
 });
 
-test('a held lock makes scheduler-run exit 0 at once; a stale lock (holder died) is taken over', async () => {
+test('two ticks at once: one runs the due schedule, the other names the node that claimed it; no lock file', async () => {
   const { store, root } = await home('sqlite');
   ok(runCli(root, ['schedule', 'add', POPSTAN, '--enable']));
-  const lockFile = join(root, 'locks', 'scheduler-run.lock');
-  ok(runCli(root, ['scheduler-run'], { env: { SDS_NOW: '2000-01-01T00:00:00Z' } })); // creates the lock file
-  const release = await lockfile.lock(lockFile, { stale: 60_000 });
-  try {
-    const r = ok(runCli(root, ['scheduler-run'], { env: later }));
-    assert.match(r.stdout, /already running in another process/);
-    assert.equal(await store.schedules.countRuns((await schedule(store)).id), 0);
-  } finally {
-    await release();
-  }
-  // A holder that died leaves the lock directory behind and stops refreshing it.
-  mkdirSync(`${lockFile}.lock`);
-  const old = new Date(Date.now() - 10 * 60_000);
-  utimesSync(`${lockFile}.lock`, old, old);
-  const r = ok(runCli(root, ['--json', 'scheduler-run'], { env: later }));
-  assert.equal(r.json().lock, 'acquired');
-  assert.equal(r.json().runs[0].outcome, 'succeeded');
-  assert.equal(existsSync(`${lockFile}.lock`), false, 'the lock is released');
+  const due = (await schedule(store)).nextRun!;
+  const ticks = (await Promise.all([0, 1].map(() => runCliAsync(root, ['--json', 'scheduler-run'], { env: later })))).map((r) =>
+    ok(r).json(),
+  );
+  const winner = ticks.find((t) => t.runs.length === 1);
+  const loser = ticks.find((t) => t !== winner);
+  assert.ok(winner && loser, JSON.stringify(ticks));
+  assert.equal(winner.runs[0].outcome, 'succeeded');
+  assert.deepEqual(loser.runs, []);
+  // The other tick saw the schedule due and lost the claim, or read it after the winner moved next_run on.
+  if (loser.due === 1) {
+    assert.deepEqual(loser.claimed_elsewhere, [
+      { schedule_id: winner.runs[0].schedule_id, dictionary: POPSTAN, due_at: due, node: winner.node },
+    ]);
+  } else assert.deepEqual([loser.due, loser.claimed_elsewhere], [0, []]);
+  assert.equal(await store.schedules.countRuns((await schedule(store)).id), 1);
+  assert.equal(existsSync(join(root, 'locks', 'scheduler-run.lock')), false, 'ticks take no file lock');
 });
 
 test('a dictionary whose breakout is already running is skipped with the reason, and its next_run moves on', async () => {

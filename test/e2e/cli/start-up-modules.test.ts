@@ -24,7 +24,6 @@ const LATE_LIBRARIES = [
   'yauzl',
   'cron-parser',
   'stream-json',
-  'proper-lockfile',
   'cli-progress',
 ];
 

@@ -10,7 +10,7 @@
  * file, a synced file, an office file put by hand, a package with its build time, a binary case
  * item) are in the database afterwards and a `sds serve` on it serves them with the bytes and
  * headers the SQLite home served; verify names a file changed since. Refused: a database that
- * holds something, a home in use (open store, scheduler lock), a store that needs migrating, a
+ * holds something, a home in use (open store, a scheduled run going), a store that needs migrating, a
  * file whose bytes no longer match its metadata (nothing kept, the database copied into again).
  * Ctrl-C during a copy rolls it back.
  */
@@ -28,7 +28,6 @@ import { popstanCases, SyncDevice } from '../../helpers/sync-client.js';
 import type { TestServer } from '../../helpers/http-server.js';
 import { fixture, tempDir } from '../../helpers/temp-home.js';
 import { createPostgresDatabase, type TestDatabase } from '../../helpers/test-databases.js';
-import { tryLock } from '../../../src/scheduler/lock.js';
 import { photoDescriptor, simpleCapiWithPhoto } from '../../helpers/csweb-fixture.js';
 import { zipOf } from '../../helpers/csweb-files-fixture.js';
 
@@ -462,17 +461,30 @@ test('store copy refuses a database with tables of its own, a home in use and a 
     } finally {
       open.close();
     }
-    // The scheduler's lock held by a run.
-    mkdirSync(home.locks, { recursive: true });
-    const lock = await tryLock(join(home.locks, 'scheduler-run.lock'));
-    assert.ok(lock);
+    // A scheduled run going: its watching process (this one, alive) holds the home.
+    const plainEnv = { env: { SDS_STORE_URL: '' } };
+    assert.equal(runCli(home.root, ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan'], plainEnv).code, 0);
+    const running = new Database(home.db);
+    // The schedule as `sds schedule add` records it (which also wants a breakout target).
+    running.exec(
+      `INSERT INTO schedules (dictionary_id, modified_time, created_time) SELECT id, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM dictionaries`,
+    );
+    running
+      .prepare(
+        `INSERT INTO schedule_runs (schedule_id, trigger, started_at, outcome, runner_pid, runner_host)
+         SELECT id, 'scheduled', '2026-01-01T00:00:00.000Z', 'running', ?, 'this-host' FROM schedules`,
+      )
+      .run(process.pid);
+    running.close();
     try {
       const ticking = copy(empty.config.url!);
       assert.equal(ticking.code, 4, show(ticking));
       assert.equal(ticking.json<{ error: string }>().error, 'HOME_IN_USE');
       assert.match(ticking.json<{ message: string }>().message, /a scheduled run holds the home/);
     } finally {
-      await lock.release();
+      const ended = new Database(home.db);
+      ended.prepare("DELETE FROM schedule_runs WHERE outcome = 'running'").run();
+      ended.close();
     }
     const [none] = await query<{ n: string }>(empty.config.url!, `SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'public'`);
     assert.equal(Number(none!.n), 0, 'a refused copy writes nothing');

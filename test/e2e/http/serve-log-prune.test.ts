@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer } from '../../../src/http/serve.js';
-import { tempStore } from '../../helpers/temp-home.js';
+import { currentNode } from '../../../src/shared/node-id.js';
+import { storeSql, tempStore } from '../../helpers/temp-home.js';
 
-test('sds serve prunes old logs when due and records when, for the other processes', async () => {
+test('sds serve prunes old logs when due and claims the period, for the other processes', async () => {
   const t = await tempStore();
   const old = join(t.home.importLogs, 'CEN2000_2026-01-01_00-00-00.log');
   mkdirSync(t.home.importLogs, { recursive: true });
@@ -29,7 +30,9 @@ test('sds serve prunes old logs when due and records when, for the other process
   try {
     assert.match(await line, /^logs pruned: import: 0 rows, 1 files \(10 bytes\);/);
     assert.ok(!existsSync(old));
-    assert.ok(await t.store.settings.get('logs_last_auto_prune'), 'the time of the prune is in the store, for the other processes');
+    const claims = await storeSql(t.store, "SELECT slot, node FROM duty_claims WHERE duty = 'log-prune'");
+    assert.equal(claims.length, 1, 'the period of the prune is claimed in the store, for the other processes and nodes');
+    assert.equal(claims[0]!.node, currentNode().id);
     const r = await fetch(`${server.url}/api/openapi.json`);
     assert.equal(r.status, 200, 'the server serves while it prunes');
   } finally {

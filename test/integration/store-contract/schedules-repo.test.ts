@@ -42,6 +42,7 @@ const run = (scheduleId: number, extra: Partial<ScheduleRunRow> = {}): Omit<Sche
   logFile: null,
   message: null,
   runnerPid: 77,
+  runnerHost: 'node-a',
   ...extra,
 });
 
@@ -215,6 +216,13 @@ testOnBothStores('schedules: the runs of a schedule, newest first, and their pru
   // Adopting: only a run still running.
   assert.equal(await store.schedules.adoptRun(ids[4]!, { runnerPid: 88, logFile: 'a-4.log', startedAt: T1 }), true);
   assert.deepEqual(await store.schedules.getRun(ids[4]!), { ...r4, runnerPid: 88, logFile: 'a-4.log', startedAt: T1 });
+  // The runner's host is recorded when given (migration 0029), kept when not.
+  assert.equal(await store.schedules.adoptRun(ids[2]!, { runnerPid: 99, runnerHost: 'node-b', logFile: null, startedAt: T1 }), true);
+  assert.deepEqual([(await store.schedules.getRun(ids[2]!))!.runnerPid, (await store.schedules.getRun(ids[2]!))!.runnerHost], [99, 'node-b']);
+  const { runnerHost: _unknown, ...hostless } = run(s2.id);
+  const legacy = await store.schedules.addRun(hostless);
+  assert.equal((await store.schedules.getRun(legacy))!.runnerHost, null, 'a run added without a host has none');
+  await store.schedules.endRun(legacy, { endedAt: T1, exitCode: 0, outcome: 'succeeded', message: null });
   assert.equal(await store.schedules.adoptRun(ids[0]!, { runnerPid: 88, logFile: 'x.log', startedAt: T1 }), false);
   assert.equal(await store.schedules.adoptRun(9999, { runnerPid: 88, logFile: 'x.log', startedAt: T1 }), false);
 
@@ -235,7 +243,7 @@ testOnBothStores('schedules: the runs of a schedule, newest first, and their pru
     (await store.schedules.runs(s1.id, 10)).map((r) => r.id),
     [ids[4]],
   );
-  assert.equal(await store.schedules.countRuns(s2.id), 1, "another schedule's runs stay");
+  assert.equal(await store.schedules.countRuns(s2.id), 2, "another schedule's runs stay");
   assert.deepEqual(await store.schedules.pruneRuns(s1.id, 0), ['a-4.log']);
   assert.equal(await store.schedules.countRuns(s1.id), 0);
 

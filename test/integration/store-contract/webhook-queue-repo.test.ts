@@ -70,7 +70,7 @@ testOnBothStores('webhookQueue: deliveries, claims, completion and attempts', as
   assert.deepEqual(await store.webhookQueue.deliveries(), []);
   assert.equal(await store.webhookQueue.hasDue(T0), false);
   assert.deepEqual(await store.webhookQueue.pending(), { count: 0, nextDueMs: null });
-  assert.equal(await store.webhookQueue.claim(T0, T0 + 1000, 'tok'), undefined);
+  assert.equal(await store.webhookQueue.claim(T0, T0 + 1000, 'tok', 'node-a'), undefined);
 
   const late = await store.webhookQueue.addDelivery(delivery(w, { nextAttemptMs: T0 + 500 }));
   const early = await store.webhookQueue.addDelivery(delivery(w, { nextAttemptMs: T0 - 500 }));
@@ -99,6 +99,8 @@ testOnBothStores('webhookQueue: deliveries, claims, completion and attempts', as
     state: 'pending',
     attempts: 0,
     nextAttemptMs: T0,
+    leaseNode: null,
+    leaseUntilMs: null,
   });
   await assert.rejects(store.webhookQueue.addDelivery({ ...delivery(w), messageId: all[0]!.messageId }), 'message ids are unique');
   assert.deepEqual(await store.webhookQueue.pending(), { count: 2, nextDueMs: T0 - 500 }, 'active webhooks only');
@@ -106,7 +108,7 @@ testOnBothStores('webhookQueue: deliveries, claims, completion and attempts', as
   assert.equal(await store.webhookQueue.hasDue(T0), true);
 
   // The oldest due delivery of an active webhook, leased.
-  const c1 = (await store.webhookQueue.claim(T0, T0 + 1000, 'tok-1'))!;
+  const c1 = (await store.webhookQueue.claim(T0, T0 + 1000, 'tok-1', 'node-a'))!;
   assert.deepEqual(c1, {
     id: early,
     webhookId: w,
@@ -120,12 +122,21 @@ testOnBothStores('webhookQueue: deliveries, claims, completion and attempts', as
     secret: 's-a',
   });
   assert.equal(await store.webhookQueue.hasDue(T0), false, 'leased, and the other is not due yet');
-  assert.equal(await store.webhookQueue.claim(T0, T0 + 1000, 'tok-2'), undefined);
-  const c2 = (await store.webhookQueue.claim(T0 + 600, T0 + 2000, 'tok-2'))!;
+  assert.equal(await store.webhookQueue.claim(T0, T0 + 1000, 'tok-2', 'node-a'), undefined);
+  const c2 = (await store.webhookQueue.claim(T0 + 600, T0 + 2000, 'tok-2', 'node-a'))!;
   assert.equal(c2.id, late);
   // A lease that ran out can be claimed again, and the old holder loses it.
-  const c3 = (await store.transaction(async (tx) => tx.webhookQueue.claim(T0 + 1500, T0 + 3000, 'tok-3')))!;
+  const c3 = (await store.transaction(async (tx) => tx.webhookQueue.claim(T0 + 1500, T0 + 3000, 'tok-3', 'node-b')))!;
   assert.equal(c3.id, early);
+  // The queue names the node holding each lease, and until when (migration 0029).
+  assert.deepEqual(
+    (await store.webhookQueue.deliveries(w)).map((d) => [d.id, d.leaseNode, d.leaseUntilMs]),
+    [
+      [late, 'node-a', T0 + 2000],
+      [early, 'node-b', T0 + 3000],
+      [sent, null, null],
+    ],
+  );
 
   assert.equal(await store.webhookQueue.complete('tok-1', attempt(early, w), { state: 'pending', nextAttemptMs: T0 + 9000 }), false);
   assert.deepEqual(await store.webhookQueue.attempts(w, 10), [], 'a lost lease writes nothing');
@@ -187,7 +198,7 @@ testOnBothStores('webhookQueue: deliveries, claims, completion and attempts', as
   assert.deepEqual(await store.webhookQueue.attemptCounts(off), { total: 0, successful: 0, failed: 0 });
 
   // Deleting the webhook takes its queue and history with it: a completion then writes nothing.
-  const c4 = (await store.webhookQueue.claim(T0 + 9000, T0 + 10_000, 'tok-4'))!;
+  const c4 = (await store.webhookQueue.claim(T0 + 9000, T0 + 10_000, 'tok-4', 'node-a'))!;
   assert.equal(c4.id, early);
   await store.webhooks.delete(w);
   assert.equal(await store.webhookQueue.complete('tok-4', attempt(early, w), { state: 'success', nextAttemptMs: null }), false);
@@ -254,7 +265,7 @@ testOnBothStores('webhookQueue: failed deliveries, views and redelivery', async 
   assert.deepEqual(await store.webhookQueue.redeliver(w, f1, T0), { kind: 'not-failed', state: 'pending' });
   const [view] = await store.webhookQueue.deliveryViews(w, [f1]);
   assert.deepEqual([view!.state, view!.nextAttemptMs, view!.redeliveries, view!.totalAttempts], ['pending', T0, 1, 2]);
-  const claimed = (await store.webhookQueue.claim(T0, T0 + 1000, 'tok'))!;
+  const claimed = (await store.webhookQueue.claim(T0, T0 + 1000, 'tok', 'node-a'))!;
   assert.deepEqual([claimed.id, claimed.attempts, claimed.redeliveries], [f1, 0, 1], 'a fresh set of attempts');
 
   assert.deepEqual(await store.transaction(async (tx) => tx.webhookQueue.redeliverAllFailed(w, T0 + 5)), [f2]);
@@ -378,9 +389,9 @@ testOnBothStores('webhookQueue: two dispatchers never hold the same delivery', a
   // skips the locked row (without waiting) and takes the next one.
   let secondDoneFirst = false;
   let firstCommitted = false;
-  const first = heldTransaction(store, (tx) => tx.webhookQueue.claim(T0, T0 + 1000, 'tok-1'));
+  const first = heldTransaction(store, (tx) => tx.webhookQueue.claim(T0, T0 + 1000, 'tok-1', 'node-a'));
   await first.entered;
-  const second = store.webhookQueue.claim(T0, T0 + 1000, 'tok-2').then((c) => {
+  const second = store.webhookQueue.claim(T0, T0 + 1000, 'tok-2', 'node-a').then((c) => {
     secondDoneFirst = !firstCommitted;
     return c;
   });
@@ -394,9 +405,9 @@ testOnBothStores('webhookQueue: two dispatchers never hold the same delivery', a
 
   // One due delivery, two claims at once: one gets it, the other none.
   const d3 = await store.webhookQueue.addDelivery(delivery(w, { nextAttemptMs: T0 + 10 }));
-  const third = heldTransaction(store, (tx) => tx.webhookQueue.claim(T0 + 10, T0 + 1000, 'tok-3'));
+  const third = heldTransaction(store, (tx) => tx.webhookQueue.claim(T0 + 10, T0 + 1000, 'tok-3', 'node-a'));
   await third.entered;
-  const fourth = store.webhookQueue.claim(T0 + 10, T0 + 1000, 'tok-4');
+  const fourth = store.webhookQueue.claim(T0 + 10, T0 + 1000, 'tok-4', 'node-a');
   if (kind === 'postgresql') assert.equal(await within(fourth, 'the second claim'), undefined);
   third.release();
   assert.equal((await third.done)?.id, d3);
@@ -405,7 +416,7 @@ testOnBothStores('webhookQueue: two dispatchers never hold the same delivery', a
   // Many dispatchers at once: every due delivery is taken once.
   const more = [];
   for (let i = 0; i < 12; i++) more.push(await store.webhookQueue.addDelivery(delivery(w, { nextAttemptMs: T0 + 20 })));
-  const claims = await Promise.all(Array.from({ length: 16 }, (_, i) => store.webhookQueue.claim(T0 + 20, T0 + 1000, `many-${i}`)));
+  const claims = await Promise.all(Array.from({ length: 16 }, (_, i) => store.webhookQueue.claim(T0 + 20, T0 + 1000, `many-${i}`, 'node-a')));
   const got = claims.filter((c) => c !== undefined).map((c) => c.id);
   assert.deepEqual(
     [...got].sort((x, y) => x - y),

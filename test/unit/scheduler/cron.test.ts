@@ -120,10 +120,14 @@ test('scheduler settings: environment over config.json over defaults; SDS_NOW fi
   try {
     const home = resolveHome(root);
     const d = schedulerSettings(home, { env: {} });
-    assert.deepEqual([d.zone, d.timeoutSeconds, d.killGraceSeconds, d.keepRuns], ['UTC', 3600, 30, 100]);
-    writeFileSync(join(root, 'config.json'), '\uFEFF{"timezone":"America/New_York","scheduler":{"timeout_seconds":600,"keep_runs":5}}');
+    assert.deepEqual([d.zone, d.timeoutSeconds, d.killGraceSeconds, d.keepRuns, d.foreignRunGraceSeconds], ['UTC', 3600, 30, 100, 300]);
+    writeFileSync(
+      join(root, 'config.json'),
+      '\uFEFF{"timezone":"America/New_York","scheduler":{"timeout_seconds":600,"keep_runs":5,"foreign_run_grace_seconds":60}}',
+    );
     const c = schedulerSettings(home, { env: {} });
-    assert.deepEqual([c.zone, c.timeoutSeconds, c.keepRuns], ['America/New_York', 600, 5]);
+    assert.deepEqual([c.zone, c.timeoutSeconds, c.keepRuns, c.foreignRunGraceSeconds], ['America/New_York', 600, 5, 60]);
+    assert.equal(schedulerSettings(home, { env: { SDS_SCHEDULER_FOREIGN_RUN_GRACE: '0' } }).foreignRunGraceSeconds, 0);
     const e = schedulerSettings(home, {
       env: { SDS_TIMEZONE: 'Europe/Paris', SDS_SCHEDULER_TIMEOUT: '2', SDS_NOW: '2030-01-01T00:00:00Z' },
     });
