@@ -52,7 +52,7 @@ test('sds serve: /healthz is ok; /readyz is ready with store, migrations and dis
     const ready = await get(serve.url, '/readyz', doc);
     assert.equal(ready.status, 200);
     assert.equal(ready.body.status, 'ready');
-    // The node that answered: the server process's host, pid and start (docs/production.md#several-nodes).
+    // The node that answered: the server process's host, pid and start (docs/http-api.md#health-and-readiness).
     assert.match(ready.body.node, new RegExp(`^${hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:[0-9a-z]+$`));
     assert.deepEqual(
       ready.body.checks.map((c) => [c.name, c.ok]),
