@@ -29,7 +29,9 @@ const ReadyCheck = z
 
 /** `GET /readyz` when every check passes. */
 /** The node that answered (src/shared/node-id.ts): which of several behind a load balancer. */
-const Node = z.string().meta({ description: 'the node id of the server that answered: host:pid:start (docs/http-api.md#health-and-readiness)' });
+const Node = z
+  .string()
+  .meta({ description: 'the node id of the server that answered: host:pid:start (docs/http-api.md#health-and-readiness)' });
 
 export const Ready = z.strictObject({ status: z.literal('ready'), node: Node, checks: z.array(ReadyCheck) }).meta({ id: 'Ready' });
 
