@@ -79,9 +79,9 @@ export interface ReapOptions {
 /**
  * Looks after every unfinished job whose node or process is gone (killed, crashed, machine
  * restarted), so no job shows `running` forever. A job held by a lease (docs/breakout.md#leases)
- * is taken over once its lease is over: expired, or held by a process of this host that no
- * longer runs (only this host's processes can be checked; another host's job has only its
- * lease). The taker claims it and hands it to a new job process, which resumes from its
+ * is taken over once its lease is over: held by a process of this host that no longer runs (this
+ * host's processes are checked by pid, whatever their lease), or, held on another host, expired
+ * (another host's pid means nothing here). The taker claims it and hands it to a new job process, which resumes from its
  * cursor; after `maxTakeovers` takeovers it is failed instead (BRK-002). A job without a lease
  * (started before leases, or never handed to a process) is failed when its process is gone, as
  * before. A failed job's follow-up starts as at any other end, and whatever of its log file is
@@ -115,9 +115,13 @@ async function failDeadJob(store: Store, job: JobRow, error: JobError, now: numb
   }
 }
 
-/** Whether a lease holder is a process of this host that no longer runs: its pid is the job's (the claimer's). */
-function holderGone(job: JobRow, host: string): boolean {
-  return job.leaseNode!.startsWith(`${host}:`) && job.pid !== null && !processAlive(job.pid);
+/**
+ * Whether the lease holder is a process of this host (its pid is the job's, the claimer's): then
+ * its liveness decides, not the lease, since a process blocked in a synchronous wait (a SQLite
+ * target's busy timeout) cannot renew but is not dead.
+ */
+function localHolder(job: JobRow, host: string): boolean {
+  return job.leaseNode!.startsWith(`${host}:`) && job.pid !== null;
 }
 
 async function takeOverIfOver(
@@ -126,8 +130,9 @@ async function takeOverIfOver(
   now: number,
   opts: ReapOptions & { node: NodeIdentity; leases: JobLeaseSettings },
 ): Promise<void> {
-  const gone = holderGone(job, opts.node.host);
-  if (!gone && job.leaseExpiresAt! >= new Date(now).toISOString()) return;
+  const local = localHolder(job, opts.node.host);
+  const gone = local && !processAlive(job.pid!);
+  if (local ? !gone : job.leaseExpiresAt! >= new Date(now).toISOString()) return;
   const from = job.leaseNode!;
   const claimed = await claimJob(store, {
     id: job.id,
