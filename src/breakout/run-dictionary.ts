@@ -174,6 +174,11 @@ async function prepareTables(input: PrepareInput, session: TargetSession, plan: 
     await store.breakoutState.reset(dict.id, target.identity, plan.structureHash, names, jobId);
     return { created: names, fresh: true, cursor: START, change: { dropped, created: names, ...why } };
   };
+  // A job taken over from a node that died resumes its own load at the saved cursor, whatever its
+  // mode: pages past the cursor may be in the target already, so each is deleted before it is
+  // loaded again (docs/breakout.md#leases).
+  const resumable = state?.loadingJobId === jobId && state.target === target.identity && state.structureHash === plan.structureHash;
+  if (resumable && names.every((n) => existing.includes(n))) return { created: [], fresh: false, cursor: state.cursor };
   if (input.mode === 'full') {
     if (existing.length > 0 && !input.overwrite) {
       throw new AppError('TABLES_ALREADY_EXIST', `breakout tables of ${dict.name} already exist; use overwrite to rebuild them`, {

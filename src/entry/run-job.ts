@@ -1,7 +1,8 @@
 /**
- * Background entry point of a breakout job: `run-job --home <root> <job>` runs a pending job in
- * this process. Core starts it detached, with stdout and stderr in the job's log file
- * (docs/decisions.md, "Process model"). When the job ends, the finished log goes into the
+ * Background entry point of a breakout job: `run-job --home <root> <job> [--handoff <node>]`
+ * runs a pending job, or one handed over by the node that claimed it, in this process. Core
+ * starts it detached, with stdout and stderr in the job's log file (docs/decisions.md,
+ * "Process model"). When the job ends, the finished log goes into the
  * store's file store (docs/logs.md#job-and-run-log-files).
  */
 import { runJob } from '../core/breakout/index.js';
@@ -14,7 +15,7 @@ import { stopOnSignals } from './stop-on-signals.js';
 /** How often the job process reads its cancel flag while it runs (besides between pages). */
 const CANCEL_POLL_MS = 250;
 
-await runEntry({ name: 'run-job', positionals: ['job'] }, process.argv.slice(2), async (ctx) => {
+await runEntry({ name: 'run-job', positionals: ['job'], options: ['handoff'] }, process.argv.slice(2), async (ctx) => {
   const store = await ctx.store();
   const jobId = ctx.positionals[0]!;
   // `breakout cancel` (or an interrupted --wait) sets the job's cancel flag: read between pages,
@@ -31,6 +32,8 @@ await runEntry({ name: 'run-job', positionals: ['job'] }, process.argv.slice(2),
     // A warning names a case id and a value a device uploaded: one line each whatever they hold (docs/logs.md#control-characters).
     final = await runJob(store, jobId, {
       signal: stop.signal,
+      // The node that spawned this process holds the job for it until it claims it (docs/breakout.md#leases).
+      handoffFrom: ctx.values.handoff,
       log: (l) => process.stderr.write(`${new Date().toISOString()} ${escapeLogText(l)}\n`),
     });
   } finally {

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LoginEvent } from '../core/auth/index.js';
 import type { MonitoringReadings } from '../core/health/index.js';
+import { currentNode } from '../shared/node-id.js';
 
 /** Route label of a request no route matched: raw paths would make unbounded label values. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -39,6 +40,14 @@ export class ServerMetrics {
     // Gauges that prom-client names `_total`, a suffix Prometheus reserves for counters, so promtool
     // refuses them; the same figures stay under the names without it (sds_nodejs_active_handles …).
     for (const name of LINT_FAILING_DEFAULTS) this.registry.removeSingleMetric(`sds_${name}`);
+    // Which node of those sharing a store answers this scrape (docs/metrics.md): 1, labelled.
+    const node = currentNode();
+    new Gauge({
+      name: 'sds_node_info',
+      help: 'The node id of this server process (host:pid:start), its host and when it started; always 1.',
+      labelNames: ['node', 'host', 'started_at'],
+      registers,
+    }).set({ node: node.id, host: node.host, started_at: node.startedAt }, 1);
     this.requests = new Counter({
       name: 'sds_http_requests_total',
       help: 'HTTP requests answered, by method, route template and status.',

@@ -7,6 +7,7 @@ import { escapeLogText } from '../shared/log-escape.js';
 import { startWebhookDispatcher, webhookSettings } from '../core/webhooks/index.js';
 import { logSettings, startLogPruner } from '../core/logs/index.js';
 import { removeStaleParts, type StalePartsReport } from '../core/files/index.js';
+import { jobLeaseSettings, startJobSweeper } from '../core/breakout/index.js';
 import type { Store } from '../core/home/index.js';
 import { watchRequestBodies } from './body-timeout.js';
 import type { HttpConfig, LogLevel } from './config.js';
@@ -29,6 +30,8 @@ export interface ServeOptions {
   logPruner?: boolean;
   /** How often the log pruner checks whether a prune is due (default a minute; docs/logs.md#when-logs-are-pruned). */
   logPruneCheckMs?: number;
+  /** Take over breakout jobs whose node died, every sweep interval (default true; docs/breakout.md#leases). */
+  jobSweeper?: boolean;
 }
 
 export interface RunningServer {
@@ -48,6 +51,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const timeouts = httpTimeouts(opts.config?.env ?? process.env, opts.config);
   // Checked before listening too: a bad SDS_LOG_RETENTION_* value stops the start.
   const retention = logSettings(opts.store.home, opts.config?.env ?? process.env);
+  const leases = jobLeaseSettings(opts.store.home, opts.config?.env ?? process.env);
   // Before the first request, so that every temporary file of this process's pid is a previous life's (docs/sync.md#files).
   const swept = await removeStaleParts(opts.store, { now: opts.clock?.() });
   // A reply already written (the 408 of a stalled body) or a client gone: nothing more to send.
@@ -103,7 +107,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
               now: clock ? () => new Date(clock()) : undefined,
               checkEveryMs: opts.logPruneCheckMs,
             });
+      const sweeper = opts.jobSweeper === false ? undefined : startJobSweeper(opts.store, { leases, log });
       const close = async () => {
+        await sweeper?.stop();
         await pruner?.stop();
         await dispatcher?.stop();
         await closeServer(server, opts.graceMs ?? 10_000);

@@ -41,6 +41,13 @@ export interface JobRow {
   startedAt: string | null;
   finishedAt: string | null;
   heartbeatAt: string | null;
+  /** The node (src/shared/node-id.ts) whose claim on the job holds until `leaseExpiresAt` (docs/breakout.md#leases). */
+  leaseNode: string | null;
+  leaseExpiresAt: string | null;
+  /** How often the job was taken over from a node whose lease was over. */
+  takeovers: number;
+  /** The dictionaries of the job already broken out to their end: a takeover skips them. */
+  dictionariesDone: string[];
 }
 
 /** A jobs row as the database returns it (shared with the PostgreSQL repository). */
@@ -62,6 +69,10 @@ export interface RawJob {
   started_at: string | null;
   finished_at: string | null;
   heartbeat_at: string | null;
+  lease_node: string | null;
+  lease_expires_at: string | null;
+  takeovers: number;
+  dictionaries_done: string;
 }
 
 const parse = <T>(s: string | null): T | null => (s === null ? null : (JSON.parse(s) as T));
@@ -86,7 +97,29 @@ export function toJob(r: RawJob): JobRow {
     startedAt: r.started_at,
     finishedAt: r.finished_at,
     heartbeatAt: r.heartbeat_at,
+    leaseNode: r.lease_node,
+    leaseExpiresAt: r.lease_expires_at,
+    takeovers: Number(r.takeovers),
+    dictionariesDone: JSON.parse(r.dictionaries_done) as string[],
   };
+}
+
+/**
+ * A claim of a job by a node (docs/breakout.md#leases). Times are ISO 8601 of the claimer's clock.
+ * A job is claimable when it is pending and unclaimed (only by its id), or pending or running
+ * with a lease that is over: expired, held by `handoffFrom`, or held by one of `deadNodes`.
+ */
+export interface JobClaim {
+  /** The job; absent, the oldest claimable job whose lease is over (a sweep's takeover). */
+  id?: string;
+  node: string;
+  pid: number;
+  now: string;
+  leaseUntil: string;
+  /** The node that handed the job to this process (the sweep or start that spawned it): its hold passes at once. */
+  handoffFrom?: string;
+  /** Holders known to be gone (processes of this host that no longer run): their leases are over whatever their expiry. */
+  deadNodes?: string[];
 }
 
 export type NewJob = { id: string; dictionaries: string[]; mode: JobMode; threads: number; overwrite: boolean; origin: string };
@@ -141,6 +174,38 @@ export const jobStatements = {
     );
   },
 };
+
+/** The named parameters of a claim (the same names on both stores' statements). */
+export function claimParams(c: JobClaim) {
+  return {
+    id: c.id ?? null,
+    node: c.node,
+    pid: c.pid,
+    now: c.now,
+    until: c.leaseUntil,
+    handoff: c.handoffFrom ?? '',
+    dead: JSON.stringify(c.deadNodes ?? []),
+  };
+}
+
+/** Who holds a job, as its runner checks it between pages. */
+export interface JobLease {
+  node: string | null;
+  status: JobStatus;
+  cancelRequested: boolean;
+}
+
+/** A lease as the database returns it (shared with the PostgreSQL repository). */
+export interface RawLease {
+  lease_node: string | null;
+  status: JobStatus;
+  cancel_requested: number;
+}
+
+/** A lease as the rest of sds sees it. */
+export function toLease(r: RawLease): JobLease {
+  return { node: r.lease_node, status: r.status, cancelRequested: Number(r.cancel_requested) === 1 };
+}
 
 /** Breakout jobs and their state machine pending → running → completed | failed | cancelled. */
 export class JobsRepo {
@@ -212,6 +277,65 @@ export class JobsRepo {
 
   async isCancelRequested(id: string): Promise<boolean> {
     return (this.db.prepare('SELECT cancel_requested AS c FROM jobs WHERE id = ?').get(id) as { c: number } | undefined)?.c === 1;
+  }
+
+  /**
+   * Claims a job for `c.node` in one IMMEDIATE transaction (SQLite's one writer makes it exclusive):
+   * running, held by the node until `c.leaseUntil`. Undefined when nothing is claimable.
+   */
+  async claim(c: JobClaim): Promise<JobRow | undefined> {
+    return this.db
+      .transaction(() => {
+        const found = this.db
+          .prepare(
+            `SELECT id FROM jobs WHERE (:id IS NULL OR id = :id) AND (
+               (status = 'pending' AND lease_node IS NULL AND :id IS NOT NULL)
+               OR (status IN ('pending', 'running') AND lease_node IS NOT NULL
+                   AND (lease_expires_at < :now OR lease_node = :handoff OR lease_node IN (SELECT value FROM json_each(:dead)))))
+             ORDER BY created_at, id LIMIT 1`,
+          )
+          .get(claimParams(c)) as { id: string } | undefined;
+        if (!found) return undefined;
+        this.db
+          .prepare(
+            `UPDATE jobs SET status = 'running', pid = :pid, lease_node = :node, lease_expires_at = :until,
+               started_at = coalesce(started_at, :now), heartbeat_at = :now,
+               takeovers = takeovers + (CASE WHEN lease_node IS NOT NULL AND lease_node <> :handoff THEN 1 ELSE 0 END)
+             WHERE id = :found`,
+          )
+          .run({ ...claimParams(c), found: found.id });
+        return jobStatements.get(this.db, found.id);
+      })
+      .immediate();
+  }
+
+  /** Holds a pending, unclaimed job for `node` (the process about to be spawned for it claims it from there). */
+  async reserve(id: string, node: string, leaseUntil: string): Promise<boolean> {
+    return (
+      this.db
+        .prepare(`UPDATE jobs SET lease_node = ?, lease_expires_at = ? WHERE id = ? AND status = 'pending' AND lease_node IS NULL`)
+        .run(node, leaseUntil, id).changes > 0
+    );
+  }
+
+  /** Extends the lease of `node` on a running job; false when the node no longer holds it (taken over). */
+  async renewLease(id: string, node: string, leaseUntil: string, now: string): Promise<boolean> {
+    return (
+      this.db
+        .prepare(`UPDATE jobs SET lease_expires_at = ?, heartbeat_at = ? WHERE id = ? AND lease_node = ? AND status = 'running'`)
+        .run(leaseUntil, now, id, node).changes > 0
+    );
+  }
+
+  /** Who holds a job and whether it was asked to stop: read by its runner before each page. */
+  async leaseOf(id: string): Promise<JobLease | undefined> {
+    const r = this.db.prepare('SELECT lease_node, status, cancel_requested FROM jobs WHERE id = ?').get(id) as RawLease | undefined;
+    return r && toLease(r);
+  }
+
+  /** Records the dictionaries the job has broken out to their end. */
+  async setDictionariesDone(id: string, names: string[]): Promise<void> {
+    this.db.prepare('UPDATE jobs SET dictionaries_done = ? WHERE id = ?').run(JSON.stringify(names), id);
   }
 
   /** Finished jobs of a dictionary, newest first (for "last successful job" questions). */

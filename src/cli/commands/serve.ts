@@ -6,6 +6,7 @@ import { homePermissionWarnings } from '../../core/home/index.js';
 import { action, examples } from '../action.js';
 import { holdConfigWarnings } from '../../shared/home-config.js';
 import type { ServerLog } from '../../http/server-log.js';
+import { currentNode } from '../../shared/node-id.js';
 
 function whole(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -144,7 +145,9 @@ export function registerServeCommand(program: Command): void {
           // The URL goes to stdout even with --quiet: scripts started with --port 0 need it.
           process.stdout.write(ctx.json ? JSON.stringify({ url: server.url }) + '\n' : `sds: listening on ${server.url}\n`);
           // The text log keeps its lines as they were: the URL on stdout only, the signal as a note.
-          if (format === 'json') log.log(`sds: listening on ${server.url}`);
+          // Which node this is among those sharing the store (docs/logs.md#the-server-log).
+          if (format === 'json') log.log(`sds: listening on ${server.url} as node ${currentNode().id}`);
+          else ctx.note(`sds: node ${currentNode().id}`);
           const sig = await shutdownSignal();
           if (format === 'json') log.log(`sds: ${sig} received, finishing requests in flight`);
           else ctx.note(`sds: ${sig} received, finishing requests in flight`);

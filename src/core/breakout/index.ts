@@ -5,7 +5,9 @@
 export {
   TRIGGER_MODES,
   cancelJob,
+  JOB_LEASE_SETTINGS,
   jobExitCode,
+  jobLeaseSettings,
   jobStatus,
   listJobs,
   processAlive,
@@ -16,6 +18,7 @@ export {
   runJob,
   spawnJobProcess,
   startBreakout,
+  startJobSweeper,
   triggerBreakout,
   waitForJob,
 } from './jobs/index.js';

@@ -7,7 +7,7 @@ import { LIMIT_SETTINGS, loadLimits } from '../home/index.js';
 import { LOGIN_THROTTLE_SETTINGS, loadLoginGuardSettings } from '../auth/index.js';
 import { schedulerSettings } from '../scheduler/index.js';
 import { DELIVERY_ENV, webhookSettings } from '../webhooks/index.js';
-import { statusConnectTimeout } from '../breakout/index.js';
+import { JOB_LEASE_SETTINGS, jobLeaseSettings, statusConnectTimeout } from '../breakout/index.js';
 import { LOG_NUMBER_SETTINGS, logSettings } from '../logs/index.js';
 import { MIN_FREE_ENV, READY_CACHE_ENV, healthSettings } from '../health/index.js';
 
@@ -111,6 +111,11 @@ export function effectiveConfig(home: HomePaths, choice: HomeChoice = {}, env: N
     add(`webhooks.${snake(key)}`, delivery[key], sourceOf(env, DELIVERY_ENV[key], undefined, key, ''));
   }
   add('status.connect_timeout_ms', statusConnectTimeout(undefined, env), sourceOf(env, 'SDS_STATUS_CONNECT_TIMEOUT_MS', undefined, '', ''));
+
+  const leases = jobLeaseSettings(home, env);
+  const jobsSection = objectAt(config, 'jobs');
+  for (const [key, envName, field] of JOB_LEASE_SETTINGS)
+    add(`jobs.${key}`, leases[field], sourceOf(env, envName, jobsSection, key, `jobs.${key}`));
 
   const logs = logSettings(home, env);
   const logsSection = objectAt(config, 'logs');

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { monitoringReadings, readinessProbe } from '../../core/health/index.js';
 import { AppError } from '../../shared/errors.js';
+import { currentNode } from '../../shared/node-id.js';
 import type { ApiBuilder } from '../api-builder.js';
 import type { AppEnv } from '../app-env.js';
 import { errorResponse } from '../render-error.js';
@@ -37,15 +38,16 @@ export function healthRoutes(api: ApiBuilder, deps: RouteDeps): void {
     description:
       'No token. Checks `store` (a write commits), `migrations` (the store is at the schema version this sds needs; otherwise run ' +
       '`sds migrate`) and `disk` (free space of the home’s file system at or above `SDS_READY_MIN_FREE_BYTES`, default 1 GiB). ' +
-      '503 names the failing checks in `failed`. An answer is reused for `SDS_READY_CACHE_MS` (default 1000 ms), so polling ' +
+      '503 names the failing checks in `failed`. `node` names the server that answered. An answer is reused for `SDS_READY_CACHE_MS` (default 1000 ms), so polling ' +
       'costs the store at most one probe write per period.',
     tags: ['health'],
     permission: 'public',
     responses: { 200: json(Ready, 'every check passed'), 503: json(NotReady, 'a check failed; `failed` names it') },
     handler: async (c) => {
       const r = await readiness();
-      if (r.ready) return c.json({ status: 'ready' as const, checks: r.checks }, 200, NO_STORE);
-      return c.json({ status: 'not_ready' as const, failed: r.failed, checks: r.checks }, 503, NO_STORE);
+      const node = currentNode().id;
+      if (r.ready) return c.json({ status: 'ready' as const, node, checks: r.checks }, 200, NO_STORE);
+      return c.json({ status: 'not_ready' as const, node, failed: r.failed, checks: r.checks }, 503, NO_STORE);
     },
   });
 

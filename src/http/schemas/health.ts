@@ -28,12 +28,18 @@ const ReadyCheck = z
   .meta({ id: 'ReadyCheck' });
 
 /** `GET /readyz` when every check passes. */
-export const Ready = z.strictObject({ status: z.literal('ready'), checks: z.array(ReadyCheck) }).meta({ id: 'Ready' });
+/** The node that answered (src/shared/node-id.ts): which of several behind a load balancer. */
+const Node = z
+  .string()
+  .meta({ description: 'the node id of the server that answered: host:pid:start (docs/http-api.md#health-and-readiness)' });
+
+export const Ready = z.strictObject({ status: z.literal('ready'), node: Node, checks: z.array(ReadyCheck) }).meta({ id: 'Ready' });
 
 /** `GET /readyz` when a check fails: `failed` names them. */
 export const NotReady = z
   .strictObject({
     status: z.literal('not_ready'),
+    node: Node,
     failed: z.array(z.enum(['store', 'migrations', 'disk'])).min(1),
     checks: z.array(ReadyCheck),
   })

@@ -5,15 +5,20 @@
  */
 import { nowIso } from '../clock.js';
 import {
+  claimParams,
   finishParams,
   toJob,
+  toLease,
   type FinishPayload,
+  type JobClaim,
+  type JobLease,
   type JobProgress,
   type JobRow,
   type JobsRepo,
   type JobStatus,
   type NewJob,
   type RawJob,
+  type RawLease,
 } from '../jobs-repo.js';
 import type { RepoContract } from '../store-contract.js';
 import { PoolRunner, type PgRunner } from './pg-runner.js';
@@ -166,6 +171,66 @@ export class PgJobsRepo implements RepoContract<JobsRepo> {
 
   async isCancelRequested(id: string): Promise<boolean> {
     return (await this.db.row<{ c: number }>('SELECT cancel_requested AS c FROM jobs WHERE id = $1', [id]))?.c === 1;
+  }
+
+  /**
+   * Claims a job for `c.node` in one transaction (docs/breakout.md#leases): the claimable row is
+   * locked `FOR UPDATE SKIP LOCKED`, so of two nodes claiming at once each gets another job or
+   * none, never the same one; the row is re-checked under the lock. Undefined when nothing is
+   * claimable.
+   */
+  async claim(c: JobClaim): Promise<JobRow | undefined> {
+    const p = claimParams(c);
+    return this.db.atomic(async (r) => {
+      const found = await r.row<{ id: string }>(
+        `SELECT id FROM jobs WHERE ($1::text IS NULL OR id = $1) AND (
+           (status = 'pending' AND lease_node IS NULL AND $1::text IS NOT NULL)
+           OR (status IN ('pending', 'running') AND lease_node IS NOT NULL
+               AND (lease_expires_at < $2 OR lease_node = $3 OR lease_node IN (SELECT jsonb_array_elements_text($4::jsonb)))))
+         ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        [p.id, p.now, p.handoff, p.dead],
+      );
+      if (!found) return undefined;
+      const row = await r.row<RawJob>(
+        `UPDATE jobs SET status = 'running', pid = $2, lease_node = $3, lease_expires_at = $4,
+           started_at = coalesce(started_at, $5), heartbeat_at = $5,
+           takeovers = takeovers + (CASE WHEN lease_node IS NOT NULL AND lease_node <> $6 THEN 1 ELSE 0 END)
+         WHERE id = $1 RETURNING *`,
+        [found.id, p.pid, p.node, p.until, p.now, p.handoff],
+      );
+      return toJob(row!);
+    });
+  }
+
+  /** Holds a pending, unclaimed job for `node` (the process about to be spawned for it claims it from there). */
+  async reserve(id: string, node: string, leaseUntil: string): Promise<boolean> {
+    return (
+      (await this.db.run(
+        `UPDATE jobs SET lease_node = $1, lease_expires_at = $2 WHERE id = $3 AND status = 'pending' AND lease_node IS NULL`,
+        [node, leaseUntil, id],
+      )) > 0
+    );
+  }
+
+  /** Extends the lease of `node` on a running job; false when the node no longer holds it (taken over). */
+  async renewLease(id: string, node: string, leaseUntil: string, now: string): Promise<boolean> {
+    return (
+      (await this.db.run(
+        `UPDATE jobs SET lease_expires_at = $1, heartbeat_at = $2 WHERE id = $3 AND lease_node = $4 AND status = 'running'`,
+        [leaseUntil, now, id, node],
+      )) > 0
+    );
+  }
+
+  /** Who holds a job and whether it was asked to stop: read by its runner before each page. */
+  async leaseOf(id: string): Promise<JobLease | undefined> {
+    const r = await this.db.row<RawLease>('SELECT lease_node, status, cancel_requested FROM jobs WHERE id = $1', [id]);
+    return r && toLease(r);
+  }
+
+  /** Records the dictionaries the job has broken out to their end. */
+  async setDictionariesDone(id: string, names: string[]): Promise<void> {
+    await this.db.run('UPDATE jobs SET dictionaries_done = $1 WHERE id = $2', [JSON.stringify(names), id]);
   }
 
   /**

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import Database from 'better-sqlite3';
 import { runCli, runCliAsync, show } from '../../helpers/run-cli.js';
 import { startServe } from '../../helpers/serve-process.js';
@@ -24,6 +25,7 @@ interface Check {
 }
 interface ReadyBody {
   status: string;
+  node: string;
   failed?: string[];
   checks: Check[];
 }
@@ -50,6 +52,8 @@ test('sds serve: /healthz is ok; /readyz is ready with store, migrations and dis
     const ready = await get(serve.url, '/readyz', doc);
     assert.equal(ready.status, 200);
     assert.equal(ready.body.status, 'ready');
+    // The node that answered: the server process's host, pid and start (docs/http-api.md#health-and-readiness).
+    assert.match(ready.body.node, new RegExp(`^${hostname().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:[0-9a-z]+$`));
     assert.deepEqual(
       ready.body.checks.map((c) => [c.name, c.ok]),
       [

@@ -115,6 +115,8 @@ test('a scrape after an upload, a download, a refused login and a breakout job p
   assert.equal(value(text, 'sds_breakout_jobs_total', { outcome: 'failed' }), 0);
   assert.equal(value(text, 'sds_breakout_cases_processed_total'), UPLOADED);
   assert.ok(value(text, 'sds_breakout_job_duration_seconds_total')! > 0);
+  // Which node answered the scrape (docs/metrics.md): one series, set to 1.
+  assert.match(text, /^sds_node_info\{node="[^"]+:\d+:[0-9a-z]+",host="[^"]+",started_at="[^"]+"\} 1$/m);
   // Routes are labelled by template, never by the raw path.
   const uploads = { method: 'POST', route: '/api/dictionaries/{name}/cases', status: '200' };
   assert.equal(value(text, 'sds_http_requests_total', uploads), 1);

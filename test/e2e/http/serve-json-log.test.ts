@@ -31,6 +31,7 @@ interface Line {
   level: string;
   time: string;
   msg: string;
+  node?: string;
   request_id?: string;
   method?: string;
   route?: string | null;
@@ -118,7 +119,9 @@ test('JSON lines: one per request, its request id in the reply header, nothing s
     assert.ok(['info', 'warn', 'error'].includes(l.level), JSON.stringify(l));
     assert.ok(!Number.isNaN(Date.parse(l.time)) && l.time.endsWith('Z'), JSON.stringify(l));
   }
-  assert.match(lines[0]!.msg, /^sds: listening on http:\/\/127\.0\.0\.1:\d+$/);
+  assert.match(lines[0]!.msg, /^sds: listening on http:\/\/127\.0\.0\.1:\d+ as node [^ ]+:\d+:[0-9a-z]+$/);
+  // Every line names the node (docs/logs.md#the-server-log), the one the startup line names.
+  for (const l of lines) assert.equal(l.node, lines[0]!.msg.split(' as node ')[1]);
   assert.deepEqual(
     lines.slice(-2).map((l) => l.msg),
     ['sds: SIGTERM received, finishing requests in flight', 'sds: stopped'],
@@ -141,6 +144,7 @@ test('JSON lines: one per request, its request id in the reply header, nothing s
     'level',
     'method',
     'msg',
+    'node',
     'path',
     'pid',
     'request_id',

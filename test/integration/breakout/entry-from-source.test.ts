@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { popstanStore, POPSTAN, until } from '../../helpers/breakout-helpers.js';
 import { silentServer } from '../dialects/fake-servers.js';
+import { currentNode } from '../../../src/shared/node-id.js';
 import { cancelJob, jobStatus, processAlive, startBreakout } from '../../../src/core/breakout/index.js';
 
 const ENTRY = fileURLToPath(new URL('../../../src/entry/run-job.ts', import.meta.url));
@@ -39,7 +40,8 @@ test('a job started through core from source runs src/entry/run-job.ts under tsx
     assert.equal(argv[0], process.execPath);
     assert.equal(argv[1], '--import');
     assert.match(argv[2]!, /\/tsx\/dist\/loader\.mjs$/);
-    assert.deepEqual(argv.slice(3), [ENTRY, '--home', t.home.root, start.job_id]);
+    // Handed over by the node that started it, which reserved the job for it (docs/breakout.md#leases).
+    assert.deepEqual(argv.slice(3), [ENTRY, '--home', t.home.root, start.job_id, '--handoff', currentNode().id]);
 
     await cancelJob(t.store, start.job_id);
     await until('the job process to end', () => !processAlive(pid));

@@ -43,6 +43,10 @@ testOnBothStores('jobs: create, get, list and the life of a job', async (store) 
       startedAt: null,
       finishedAt: null,
       heartbeatAt: null,
+      leaseNode: null,
+      leaseExpiresAt: null,
+      takeovers: 0,
+      dictionariesDone: [],
     },
   );
   assert.match(created.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

@@ -4,6 +4,9 @@ import type { JobError, JobResult, JobRow } from '../../../store/jobs-repo.js';
 import { processAlive, spawnJobProcess } from './job-process.js';
 import { logJobFailure } from '../log.js';
 import { jobLogName, storeFinishedLog } from '../../logs/index.js';
+import { currentNode, type NodeIdentity } from '../../../shared/node-id.js';
+import { claimJob } from './job-lease.js';
+import { jobLeaseSettings, type JobLeaseSettings } from './lease-settings.js';
 
 /** Origin of the jobs started for case events that arrived while another job ran. */
 export const FOLLOW_UP_ORIGIN = 'webhook-follow-up';
@@ -62,14 +65,38 @@ export async function finishJob(
 /** How long a job may stay pending without a process before it is declared dead. */
 const PENDING_GRACE_MS = 60_000;
 
+/** Options of a reap: who reaps, with which lease settings, and whether a job taken over is spawned here. */
+export interface ReapOptions {
+  /** Start a process for each job taken over (default true); tests run it in their own process. */
+  spawn?: boolean;
+  /** The reaping node (default this process's). */
+  node?: NodeIdentity;
+  leases?: JobLeaseSettings;
+  /** Told of each job taken over or failed (a server's log). */
+  log?: (line: string) => void;
+}
+
 /**
- * Marks failed every unfinished job whose process is gone (killed, crashed, machine restarted),
- * so no job shows `running` forever, and starts the follow-up that incoming case events queued
- * behind it, as any other end of the job would; whatever of its log file is on this machine goes
- * into the store's file store. Called before any job is reported.
+ * Looks after every unfinished job whose node or process is gone (killed, crashed, machine
+ * restarted), so no job shows `running` forever. A job held by a lease (docs/breakout.md#leases)
+ * is taken over once its lease is over: held by a process of this host that no longer runs (this
+ * host's processes are checked by pid, whatever their lease), or, held on another host, expired
+ * (another host's pid means nothing here). The taker claims it and hands it to a new job process, which resumes from its
+ * cursor; after `maxTakeovers` takeovers it is failed instead (BRK-002). A job without a lease
+ * (started before leases, or never handed to a process) is failed when its process is gone, as
+ * before. A failed job's follow-up starts as at any other end, and whatever of its log file is
+ * on this machine goes into the store's file store. Called before any job is reported, and
+ * periodically by every `sds serve`.
  */
-export async function reapDeadJobs(store: Store, now = Date.now(), opts: { spawn?: boolean } = {}): Promise<void> {
+export async function reapDeadJobs(store: Store, now = Date.now(), opts: ReapOptions = {}): Promise<void> {
+  const node = opts.node ?? currentNode();
+  let leases = opts.leases;
   for (const job of await store.jobs.unfinished()) {
+    if (job.leaseNode !== null) {
+      leases ??= jobLeaseSettings(store.home);
+      await takeOverIfOver(store, job, now, { ...opts, node, leases });
+      continue;
+    }
     const dead = job.pid !== null ? !processAlive(job.pid) : now - Date.parse(job.createdAt) > PENDING_GRACE_MS;
     if (!dead) continue;
     const error = {
@@ -77,9 +104,70 @@ export async function reapDeadJobs(store: Store, now = Date.now(), opts: { spawn
       message: job.pid !== null ? `the job process (pid ${job.pid}) ended without finishing the job` : 'the job process never started',
       details: JSON.stringify({ pid: job.pid, last_progress: job.progress }),
     };
-    if ((await finishJob(store, job.id, 'failed', { error }, { spawn: opts.spawn, now: () => new Date(now) })).ended) {
-      await logJobFailure(store, job, error);
-      await storeFinishedLog(store, jobLogName(job.id));
-    }
+    await failDeadJob(store, job, error, now, opts.spawn);
   }
+}
+
+async function failDeadJob(store: Store, job: JobRow, error: JobError, now: number, spawn: boolean | undefined): Promise<void> {
+  if ((await finishJob(store, job.id, 'failed', { error }, { spawn, now: () => new Date(now) })).ended) {
+    await logJobFailure(store, job, error);
+    await storeFinishedLog(store, jobLogName(job.id));
+  }
+}
+
+/**
+ * Whether the lease holder is a process of this host (its pid is the job's, the claimer's): then
+ * its liveness decides, not the lease, since a process blocked in a synchronous wait (a SQLite
+ * target's busy timeout) cannot renew but is not dead.
+ */
+function localHolder(job: JobRow, host: string): boolean {
+  return job.leaseNode!.startsWith(`${host}:`) && job.pid !== null;
+}
+
+async function takeOverIfOver(
+  store: Store,
+  job: JobRow,
+  now: number,
+  opts: ReapOptions & { node: NodeIdentity; leases: JobLeaseSettings },
+): Promise<void> {
+  const local = localHolder(job, opts.node.host);
+  const gone = local && !processAlive(job.pid!);
+  if (local ? !gone : job.leaseExpiresAt! >= new Date(now).toISOString()) return;
+  const from = job.leaseNode!;
+  const claimed = await claimJob(store, {
+    id: job.id,
+    node: opts.node.id,
+    now: new Date(now),
+    leases: opts.leases,
+    deadNodes: gone ? [from] : [],
+  });
+  // Another node took it first, or its holder renewed in time.
+  if (!claimed) return;
+  const why = gone ? `its process (pid ${job.pid}) is gone` : `its lease expired at ${job.leaseExpiresAt}`;
+  if (claimed.takeovers > opts.leases.maxTakeovers) {
+    const error = {
+      code: 'BRK-002',
+      message: `the job's node ended without finishing the job ${claimed.takeovers} times (last ${from}: ${why}); it is not taken over again`,
+      details: JSON.stringify({ node: from, pid: job.pid, takeovers: claimed.takeovers, last_progress: job.progress }),
+    };
+    opts.log?.(`sds: breakout job ${job.id} failed: ${error.message}`);
+    await failDeadJob(store, claimed, error, now, opts.spawn);
+    return;
+  }
+  const line = `job ${job.id} taken over by node ${opts.node.id} from node ${from} (${why}); it resumes from its saved cursor`;
+  opts.log?.(`sds: breakout ${line}`);
+  try {
+    await store.breakoutLog.add({
+      jobId: job.id,
+      dictionary: job.progress?.dictionary ?? job.dictionaries[0]!,
+      level: 'warn',
+      message: line,
+      progress: job.progress?.processed ?? 0,
+      createdAt: new Date(now).toISOString(),
+    });
+  } catch {
+    // the log entry is a courtesy; the job is what matters
+  }
+  // A spawn that fails leaves the job held by this node: its lease runs out and the next sweep takes it.
+  if (opts.spawn !== false) await spawnJobProcess(store, job.id, { handoffFrom: opts.node.id }).catch(() => undefined);
 }

@@ -3,6 +3,8 @@
  * follow-up run a trigger asks for.
  */
 export { reapDeadJobs } from './follow-up.js';
+export { startJobSweeper } from './job-sweeper.js';
+export { JOB_LEASE_SETTINGS, jobLeaseSettings } from './lease-settings.js';
 export { reportedError } from './job-error.js';
 export { processAlive, spawnJobProcess } from './job-process.js';
 export { jobExitCode } from './job-replies.js';

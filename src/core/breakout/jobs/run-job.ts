@@ -12,6 +12,9 @@ import { getDialect } from '../../../breakout/dialects/index.js';
 import { runDictionary, type TableChange } from '../../../breakout/run-dictionary.js';
 import type { FlattenWarning } from '../../../breakout/flatten.js';
 import type { CursorSaving } from '../../../breakout/cursor-saver.js';
+import { currentNode, type NodeIdentity } from '../../../shared/node-id.js';
+import { claimJob, JobLeaseKeeper } from './job-lease.js';
+import { jobLeaseSettings, type JobLeaseSettings } from './lease-settings.js';
 
 /** Largest page, in cases, of one target transaction: big enough for the bulk paths. */
 const PAGE_SIZE = 2000;
@@ -29,29 +32,59 @@ export interface RunJobOptions {
   /** How often the store cursor is saved, each time after the target was made durable (default: every 50 pages or 1 s). */
   cursorSaving?: Partial<CursorSaving>;
   now?: () => Date;
+  /** The node that runs the job (default this process's, src/shared/node-id.ts); tests run two in one process. */
+  node?: NodeIdentity;
+  /** The lease kept while the job runs (default the home's settings, docs/breakout.md#leases). */
+  leases?: JobLeaseSettings;
+  /** The node that handed the job to this process (the start or sweep that spawned it): its hold passes at once. */
+  handoffFrom?: string;
 }
 
 /**
- * Runs a pending job to its end in this process: each dictionary in turn, status and progress
- * saved in the store as it goes. Its end starts the follow-up job that incoming case events
- * asked for while it ran, if any (follow-up.ts). Returns the final job row; never throws for a
- * job failure (the failure is the job's state, with its error code), only when the job does not
- * exist.
+ * Runs a job to its end in this process: claims it with a lease (a pending job, or one whose
+ * node died: docs/breakout.md#leases), then each dictionary in turn not yet done, status and
+ * progress saved in the store as it goes; a job taken over resumes at its cursor. Its end starts
+ * the follow-up job that incoming case events asked for while it ran, if any (follow-up.ts).
+ * Returns the final job row (still running when another node took the job over); never throws
+ * for a job failure (the failure is the job's state, with its error code), only when the job
+ * does not exist.
  */
 export async function runJob(store: Store, jobId: string, opts: RunJobOptions = {}): Promise<JobRow> {
   const log = opts.log ?? (() => {});
   const now = opts.now ?? (() => new Date());
-  if (!(await store.jobs.markRunning(jobId, process.pid))) return (await store.jobs.get(jobId))!;
-  const job = (await store.jobs.get(jobId))!;
+  const node = (opts.node ?? currentNode()).id;
+  const leases = opts.leases ?? jobLeaseSettings(store.home);
+  const job = await claimJob(store, { id: jobId, node, now: now(), leases, handoffFrom: opts.handoffFrom });
+  if (!job) return (await store.jobs.get(jobId))!;
+  const lease = new JobLeaseKeeper(store, jobId, node, leases, now);
+  lease.start();
+  try {
+    return await runClaimed(store, job, lease, { ...opts, log, now });
+  } finally {
+    lease.stop();
+  }
+}
+
+async function runClaimed(
+  store: Store,
+  job: JobRow,
+  lease: JobLeaseKeeper,
+  opts: RunJobOptions & { log: (line: string) => void; now: () => Date },
+): Promise<JobRow> {
+  const { log, now } = opts;
+  const jobId = job.id;
   const entries = new JobLogWriter(store, jobId, now, log);
   const started = now();
-  const done: string[] = [];
+  const done: string[] = [...job.dictionariesDone];
   const created: string[] = [];
   let total = 0;
-  let warnings = 0;
+  let warnings = job.takeovers > 0 ? job.warnings : 0;
   let stopped = false;
+  if (job.takeovers > 0)
+    log(`taken over (${job.takeovers}) by node ${lease.node}: resuming after ${done.length} finished dictionaries, from the saved cursor`);
   try {
     for (const name of job.dictionaries) {
+      if (done.includes(name)) continue;
       const dict = await requireDictionary(store, name);
       const target = await effectiveTarget(store, dict);
       log(`${name}: ${job.mode} breakout into ${target.identity} with ${job.threads} thread(s)`);
@@ -70,9 +103,10 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
         threads: job.threads,
         pageSize: opts.pageSize ?? PAGE_SIZE,
         cursorSaving: opts.cursorSaving,
-        shouldStop: async () => opts.signal?.aborted === true || (await store.jobs.isCancelRequested(jobId)),
+        shouldStop: async () => opts.signal?.aborted === true || (await lease.shouldStop()),
         signal: opts.signal,
         onProgress: async (processed, dictTotal, w) => {
+          await lease.renewIfDue();
           await store.jobs.saveProgress(jobId, { dictionary: name, processed, total: dictTotal }, warnings + w);
           await entries.progress(name, processed, dictTotal);
           opts.onProgress?.(name, processed, dictTotal);
@@ -106,12 +140,14 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
         break;
       }
       done.push(name);
+      await store.jobs.setDictionariesDone(jobId, done);
       log(`${name}: ${r.processed} cases, ${r.warnings} warnings`);
       await entries.finished(
         name,
         `${name}: finished, ${r.processed} cases, ${r.warnings} warnings, ${r.tablesCreated.length} tables created`,
       );
     }
+    if (lease.lost) return await leftToOtherNode(store, jobId, log);
     const result = { dictionaries_processed: done, total_cases: total, tables_created: created, warnings };
     await finishJob(store, jobId, stopped ? 'cancelled' : 'completed', { result, warnings }, { now });
     const took = hms((now().getTime() - started.getTime()) / 1000);
@@ -123,6 +159,7 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
         : `job ${jobId} completed: ${total} cases, ${warnings} warnings in ${took}`,
     );
   } catch (err) {
+    if (lease.lost) return await leftToOtherNode(store, jobId, log);
     const e = toAppError(err);
     const error = jobError(e);
     const code = jobErrorLabel(error);
@@ -131,4 +168,11 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
     await entries.ended(job.dictionaries, 'error', `job ${jobId} failed: ${code}: ${e.message}`);
   }
   return (await store.jobs.get(jobId))!;
+}
+
+/** The job was taken over by another node while this one ran it: it is that node's to end. */
+async function leftToOtherNode(store: Store, jobId: string, log: (line: string) => void): Promise<JobRow> {
+  const row = (await store.jobs.get(jobId))!;
+  log(`stopped: the job's lease is now held by ${row.leaseNode ?? 'no node'} (docs/breakout.md#leases); it goes on there`);
+  return row;
 }
