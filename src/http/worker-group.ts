@@ -122,7 +122,7 @@ export function runWorkerGroup(o: WorkerGroupOptions): Promise<number> {
 
   // The workers accept from the one listening socket themselves (the kernel hands each connection
   // to one): the primary's round-robin would pass every connection through this process, and a
-  // connection it hands to a worker that has just died is lost (docs/decisions.md#workers-on-one-machine).
+  // connection it hands to a worker that has just died is lost (docs/decisions.md#workers-on-one-machine-issue-29).
   cluster.schedulingPolicy = cluster.SCHED_NONE;
   for (let i = 1; i <= o.settings.count; i++) fork(i);
   void o.stopSignal.then((sig) => {

@@ -2,7 +2,7 @@ import type { Worker } from 'node:cluster';
 
 /**
  * Turns to write on one SQLite file, handed between the workers of `sds serve --workers N` by
- * their primary process over the cluster's IPC channel (docs/decisions.md#workers-on-one-machine):
+ * their primary process over the cluster's IPC channel (docs/decisions.md#workers-on-one-machine-issue-29):
  * a worker waits for its turn without blocking, where SQLite's busy handler would sleep with the
  * whole process stopped.
  */

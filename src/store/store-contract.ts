@@ -17,7 +17,7 @@ export type { RepoContract, StoreRepos, StoreScope } from './store-scope-contrac
 /**
  * Turns to write, shared by the server processes of one `sds serve --workers N`: one holds the
  * turn at a time, the others wait for it without blocking their event loop
- * (docs/decisions.md#workers-on-one-machine).
+ * (docs/decisions.md#workers-on-one-machine-issue-29).
  */
 export interface WriteTurns {
   /** Resolves once this process holds the turn. */
