@@ -132,12 +132,25 @@ export function registerServeCommand(program: Command): void {
             workers?: number;
           },
         ) => {
-          const worker = await import('node:cluster').then((c) => (c.default.isWorker ? workerRole() : undefined));
+          const { default: cluster } = await import('node:cluster');
+          const worker = cluster.isWorker ? workerRole() : undefined;
+          // A worker's IPC channel keeps it alive: it lets go of it when it ends, also when its start
+          // fails, so that it ends with its exit code (cluster.worker.disconnect() keeps the code).
+          const letGo = () => cluster.worker?.disconnect();
           if (!worker) {
             const settings = workerSettings(ctx.home, process.env, opts.workers);
             if (settings.count > 1) {
               // Opened once here, so that migrations run once, the signing key is one, and a store
               // that cannot open stops the start before any worker is forked (docs/production.md#workers).
+              // The settings every worker would refuse, refused once here (CONFIG_INVALID).
+              const { httpTimeouts } = await import('../../http/timeouts.js');
+              const { webhookSettings } = await import('../../core/webhooks/index.js');
+              httpTimeouts(process.env, {
+                headersTimeoutMs: opts.headersTimeout,
+                bodyTimeoutMs: opts.bodyTimeout,
+                requestTimeoutMs: opts.requestTimeout,
+              });
+              webhookSettings(process.env);
               await prepareWorkerStore(await ctx.store());
               await ctx.close();
               const format = opts.logFormat ?? logSettings(ctx.home).format;
@@ -201,6 +214,9 @@ export function registerServeCommand(program: Command): void {
           let run;
           try {
             run = await start();
+          } catch (err) {
+            if (worker) letGo();
+            throw err;
           } finally {
             for (const line of releaseWarnings()) {
               if (worker) continue;
@@ -227,7 +243,7 @@ export function registerServeCommand(program: Command): void {
             process.send!(listeningMessage(server.url, currentNode().id));
             await stop;
             await server.close();
-            process.disconnect();
+            letGo();
             return;
           }
           // The URL goes to stdout even with --quiet: scripts started with --port 0 need it.
