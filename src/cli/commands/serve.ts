@@ -151,14 +151,15 @@ export function registerServeCommand(program: Command): void {
                 requestTimeoutMs: opts.requestTimeout,
               });
               webhookSettings(process.env);
-              await prepareWorkerStore(await ctx.store());
-              await ctx.close();
               const format = opts.logFormat ?? logSettings(ctx.home).format;
               const { serverLog } = await import('../../http/server-log.js');
               const { runWorkerGroup } = await import('../../http/worker-group.js');
               const { shutdownSignal } = await import('../../http/serve.js');
               const log = serverLog(format);
+              await prepareWorkerStore(await ctx.store());
+              // While the store is open, as a single process warns: its -wal and -shm files exist then.
               warnAboutHome(ctx, format, log);
+              await ctx.close();
               process.exitCode = await runWorkerGroup({
                 settings,
                 log: log.log,
