@@ -9,14 +9,17 @@ import { mariadbLoaderSeconds, postgresLoaderSeconds } from './native-loaders.js
 
 // `npm run bench -- store-compare`: the SQLite and PostgreSQL stores side by side, alternated
 // (bench/store-compare.ts), instead of the benchmarks below.
+// `npm run bench -- workers`: `sds serve --workers 1` against `--workers 2` (bench/workers.ts).
 if (process.argv[2] !== undefined) {
-  if (process.argv[2] !== 'store-compare') {
+  if (process.argv[2] !== 'store-compare' && process.argv[2] !== 'workers') {
     console.error(
-      `unknown benchmark ${process.argv[2]}: \`npm run bench\` runs them all, \`npm run bench -- store-compare\` the store comparison`,
+      `unknown benchmark ${process.argv[2]}: \`npm run bench\` runs them all, \`npm run bench -- store-compare\` the store comparison, \`npm run bench -- workers\` the workers comparison`,
     );
     process.exit(2);
   }
-  const r = spawnSync(process.execPath, ['--import', 'tsx', new URL('./store-compare.ts', import.meta.url).pathname], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', new URL(`./${process.argv[2]}.ts`, import.meta.url).pathname], {
+    stdio: 'inherit',
+  });
   process.exit(r.status ?? 1);
 }
 

@@ -28,6 +28,12 @@ export interface ServeOptions {
   webhookDispatcher?: boolean;
   /** Prune the home's logs from this process when due (default true; docs/logs.md#when-logs-are-pruned). */
   logPruner?: boolean;
+  /**
+   * Run the duties of the machine in this process (default true): the webhook dispatcher, the log
+   * pruner, the WAL checkpointer and the start-up sweep of temporary files. false in all but one
+   * worker of `sds serve --workers N`, so that none runs twice (docs/production.md#workers).
+   */
+  duties?: boolean;
   /** How often the log pruner checks whether a prune is due (default a minute; docs/logs.md#when-logs-are-pruned). */
   logPruneCheckMs?: number;
   /** Take over breakout jobs whose node died, every sweep interval (default true; docs/breakout.md#leases). */
@@ -53,7 +59,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const retention = logSettings(opts.store.home, opts.config?.env ?? process.env);
   const leases = jobLeaseSettings(opts.store.home, opts.config?.env ?? process.env);
   // Before the first request, so that every temporary file of this process's pid is a previous life's (docs/sync.md#files).
-  const swept = await removeStaleParts(opts.store, { now: opts.clock?.() });
+  const duties = opts.duties !== false;
+  const swept = duties ? await removeStaleParts(opts.store, { now: opts.clock?.() }) : { removed: [], failed: [], kept: 0 };
   // A reply already written (the 408 of a stalled body) or a client gone: nothing more to send.
   const fetch = async (req: Request, env: HttpBindings | Http2Bindings) => {
     const res = await app.fetch(req, env);
@@ -94,12 +101,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       server.on('error', (err: Error) => log(`sds serve: server error: ${err.message}`, 'error'));
       logSweep(swept, log);
       // Uploads commit without stopping to checkpoint the WAL (store/wal-checkpointer.ts).
-      opts.store.checkpointInBackground();
+      opts.store.checkpointInBackground({ thread: duties });
       const dispatcher =
-        opts.webhookDispatcher === false ? undefined : startWebhookDispatcher(opts.store, { settings, log, now: opts.clock });
+        opts.webhookDispatcher === false || !duties ? undefined : startWebhookDispatcher(opts.store, { settings, log, now: opts.clock });
       const clock = opts.clock;
       const pruner =
-        opts.logPruner === false
+        opts.logPruner === false || !duties
           ? undefined
           : startLogPruner(opts.store, {
               log,

@@ -32,7 +32,7 @@ import type { FileStore } from './file-store-contract.js';
 import { LocalFileStore } from './file-store/local/file-store.js';
 import { REPO_NAMES, TransactionScopeBase, wrapAsyncMethods } from './store-scope.js';
 import { insideTransactionOf, outsideTransaction, runAsTransactionOf, writeInReadTransaction } from './transaction-context.js';
-import type { Store, StoreRepos, StoreScope } from './store-contract.js';
+import type { Store, StoreRepos, StoreScope, WriteTurns } from './store-contract.js';
 import { CHECKPOINT_DEFAULTS, WalCheckpointer, type CheckpointOptions } from './wal-checkpointer.js';
 
 /** The repositories over one connection; their methods run their statements at once. */
@@ -184,7 +184,24 @@ export class SqliteStore implements Store {
    * throws (the error is then thrown on).
    */
   transaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T> {
-    return this.run('BEGIN IMMEDIATE', 'store.transaction', fn);
+    const turns = this.writeTurns;
+    if (!turns) return this.run('BEGIN IMMEDIATE', 'store.transaction', fn);
+    if (this.insideOwnTransaction()) return Promise.reject(outsideTransaction('store.transaction'));
+    // The turn before the gate: a read holding the gate never waits for a turn, so no cycle.
+    return turns.take().then(async () => {
+      try {
+        return await this.run('BEGIN IMMEDIATE', 'store.transaction', fn);
+      } finally {
+        turns.release();
+      }
+    });
+  }
+
+  private writeTurns: WriteTurns | undefined;
+
+  /** See Store.shareWriteTurns: write transactions take a turn of `turns` first. */
+  shareWriteTurns(turns: WriteTurns): void {
+    this.writeTurns = turns;
   }
 
   /**
@@ -232,8 +249,10 @@ export class SqliteStore implements Store {
   checkpointInBackground(opts: CheckpointOptions = {}): WalCheckpointer | undefined {
     if (this.checkpointer?.running) return this.checkpointer;
     if (this.db.readonly || this.db.memory) return undefined;
-    this.checkpointer = WalCheckpointer.start(this.db.name, opts);
     this.db.pragma(`wal_autocheckpoint = ${opts.backstopPages ?? CHECKPOINT_DEFAULTS.backstopPages}`);
+    // Another process of the same server checkpoints this file (docs/production.md#workers).
+    if (opts.thread === false) return undefined;
+    this.checkpointer = WalCheckpointer.start(this.db.name, opts);
     return this.checkpointer;
   }
 

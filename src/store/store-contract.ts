@@ -14,6 +14,18 @@ import type { StoreScope } from './store-scope-contract.js';
 
 export type { RepoContract, StoreRepos, StoreScope } from './store-scope-contract.js';
 
+/**
+ * Turns to write, shared by the server processes of one `sds serve --workers N`: one holds the
+ * turn at a time, the others wait for it without blocking their event loop
+ * (docs/decisions.md#workers-on-one-machine-issue-29).
+ */
+export interface WriteTurns {
+  /** Resolves once this process holds the turn. */
+  take(): Promise<void>;
+  /** Gives the turn back. */
+  release(): void;
+}
+
 /** The local store of a home. */
 export interface Store extends StoreScope {
   readonly home: HomePaths;
@@ -35,6 +47,13 @@ export interface Store extends StoreScope {
    * in-memory store has nothing to checkpoint.
    */
   checkpointInBackground(opts?: CheckpointOptions): WalCheckpointer | undefined;
+  /**
+   * From now on, takes a turn of `turns` around each write transaction: SQLite's one writer is
+   * then handed from process to process in order, instead of each waiting in SQLite's busy
+   * handler, which sleeps and blocks the whole process. PostgreSQL locks rows, not the
+   * database: it has nothing to share and ignores them.
+   */
+  shareWriteTurns(turns: WriteTurns): void;
   /**
    * Runs `fn`, a long series of commits acknowledged only when it ends, without an fsync per
    * commit, then makes all of it durable at once (also when `fn` fails). Only for a store that

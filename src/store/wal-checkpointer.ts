@@ -9,6 +9,8 @@ export type { CheckpointResult } from './wal-checkpoint-protocol.js';
 export interface CheckpointOptions {
   intervalMs?: number;
   backstopPages?: number;
+  /** false: only raise the backstop, start no thread (another process checkpoints the file). */
+  thread?: boolean;
 }
 
 export const CHECKPOINT_DEFAULTS = { intervalMs: 100, backstopPages: 8192 } as const;

@@ -29,7 +29,9 @@ export interface ServeProcess {
 export async function startServe(home: string, env: NodeJS.ProcessEnv = {}, port = 0, args: string[] = []): Promise<ServeProcess> {
   const argv = [SDS_BIN, '--home', home, 'serve', '--host', '127.0.0.1', '--port', String(port), '--json', ...args];
   const child = spawn(process.execPath, argv, {
-    env: { ...process.env, NO_COLOR: '1', ...env },
+    // One process unless the test asks for workers (SDS_WORKERS or --workers): what a test
+    // reads of one process (its metrics, its upload budget) stays that process's.
+    env: { ...process.env, NO_COLOR: '1', SDS_WORKERS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const errChunks: string[] = [];
@@ -44,7 +46,8 @@ export async function startServe(home: string, env: NodeJS.ProcessEnv = {}, port
   // 'close' rather than 'exit': by then stderr is read to the end, the crash's stack included.
   const ended = new Promise<void>((resolve) => child.once('close', (code, signal) => ((exited = { code, signal }), resolve())));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sds serve printed no URL in 30 s; stderr:\n${errChunks.join('')}`)), 30_000);
+    // 60 s: a group of workers starts several processes, on a machine others share.
+    const timer = setTimeout(() => reject(new Error(`sds serve printed no URL in 60 s; stderr:\n${errChunks.join('')}`)), 60_000);
     void ended.then(() =>
       reject(new Error(`sds serve exited (${JSON.stringify(exited)}) before listening; stderr:\n${errChunks.join('')}`)),
     );

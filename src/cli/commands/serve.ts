@@ -7,6 +7,8 @@ import { action, examples } from '../action.js';
 import { holdConfigWarnings } from '../../shared/home-config.js';
 import type { ServerLog } from '../../http/server-log.js';
 import { currentNode } from '../../shared/node-id.js';
+import { WORKER_ENV } from '../../http/worker-group.js';
+import { MAX_WORKERS, prepareWorkerStore, workerSettings, workersFlag } from '../../core/workers/index.js';
 
 function whole(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -15,6 +17,43 @@ function whole(name: string, min: number, max: number) {
       throw new AppError('USAGE', `${name} must be a whole number from ${min} to ${max}, got "${v}"`, { field: name });
     return n;
   };
+}
+
+/**
+ * This process's place in a group of `sds serve --workers N` (docs/production.md#workers), from
+ * the variables its primary started it with; undefined outside a group.
+ */
+function workerRole(): { index: number; duties: boolean } | undefined {
+  const index = Number(process.env[WORKER_ENV.index]);
+  return Number.isSafeInteger(index) && index >= 1 ? { index, duties: process.env[WORKER_ENV.duties] === '1' } : undefined;
+}
+
+/**
+ * Even with --quiet: a store others can read gives away the signing key and every case
+ * (docs/architecture.md#permissions-of-a-home). A JSON server log gets them as its own `warn`
+ * lines; otherwise --json makes one JSON object per line.
+ */
+function warnAboutHome(
+  ctx: { home: Parameters<typeof homePermissionWarnings>[0]; json: boolean },
+  format: LogFormat,
+  log: ServerLog,
+): void {
+  for (const w of homePermissionWarnings(ctx.home)) {
+    if (format === 'json') log.log(`sds: warning: ${w.message}`, 'warn');
+    else
+      process.stderr.write(
+        ctx.json
+          ? JSON.stringify({
+              warning: 'HOME_PERMISSIONS',
+              path: w.path,
+              mode: w.mode,
+              expected: w.expected,
+              fix: w.fix,
+              message: w.message,
+            }) + '\n'
+          : `sds: warning: ${w.message}\n`,
+      );
+  }
 }
 
 /** Upper bound of the timeout flags: a day. */
@@ -51,6 +90,11 @@ export function registerServeCommand(program: Command): void {
       'drop a request whose body is not complete this long after its headers (408; 0: no limit) (default $SDS_HTTP_REQUEST_TIMEOUT_MS, else 300000)',
       whole('--request-timeout', 0, DAY_MS),
     )
+    .option(
+      '--workers <n>',
+      `server processes sharing the port, 1 to ${MAX_WORKERS} (default $SDS_WORKERS, config.json workers.count, else one per core)`,
+      workersFlag,
+    )
     .addOption(
       new Option(
         '--log-format <format>',
@@ -64,6 +108,8 @@ export function registerServeCommand(program: Command): void {
         'sds serve --log-format json 2>>/var/log/sds/serve.jsonl',
         'sds serve --host 0.0.0.0 --port 8080 --max-upload-mb 20',
         'sds serve --max-file-mb 500       # tablets sync long audio recordings',
+        'sds serve --workers 4             # four processes on one port',
+        'sds serve --workers 1             # one process, one core',
         'sds serve --headers-timeout 10000 --body-timeout 15000 \\\n      --request-timeout 600000',
         'SDS_JWT_SECRET="$(openssl rand -base64 48)" sds --home /srv/sds serve',
         'SDS_METRICS_TOKEN="$(openssl rand -hex 32)" sds serve   # GET /metrics',
@@ -83,8 +129,54 @@ export function registerServeCommand(program: Command): void {
             bodyTimeout?: number;
             requestTimeout?: number;
             logFormat?: LogFormat;
+            workers?: number;
           },
         ) => {
+          const { default: cluster } = await import('node:cluster');
+          const worker = cluster.isWorker ? workerRole() : undefined;
+          // A worker's IPC channel keeps it alive: it lets go of it when it ends, also when its start
+          // fails, so that it ends with its exit code (cluster.worker.disconnect() keeps the code).
+          const letGo = () => cluster.worker?.disconnect();
+          if (!worker) {
+            const settings = workerSettings(ctx.home, process.env, opts.workers);
+            if (settings.count > 1) {
+              // Opened once here, so that migrations run once, the signing key is one, and a store
+              // that cannot open stops the start before any worker is forked (docs/production.md#workers).
+              // The settings every worker would refuse, refused once here (CONFIG_INVALID).
+              const { httpTimeouts } = await import('../../http/timeouts.js');
+              const { webhookSettings } = await import('../../core/webhooks/index.js');
+              httpTimeouts(process.env, {
+                headersTimeoutMs: opts.headersTimeout,
+                bodyTimeoutMs: opts.bodyTimeout,
+                requestTimeoutMs: opts.requestTimeout,
+              });
+              webhookSettings(process.env);
+              const format = opts.logFormat ?? logSettings(ctx.home).format;
+              const { serverLog } = await import('../../http/server-log.js');
+              const { runWorkerGroup } = await import('../../http/worker-group.js');
+              const { shutdownSignal } = await import('../../http/serve.js');
+              const log = serverLog(format);
+              await prepareWorkerStore(await ctx.store());
+              // While the store is open, as a single process warns: its -wal and -shm files exist then.
+              warnAboutHome(ctx, format, log);
+              await ctx.close();
+              process.exitCode = await runWorkerGroup({
+                settings,
+                log: log.log,
+                stopSignal: shutdownSignal(),
+                onListening: (url) => {
+                  process.stdout.write(ctx.json ? JSON.stringify({ url }) + '\n' : `sds: listening on ${url}\n`);
+                  if (format === 'json') log.log(`sds: listening on ${url} with ${settings.count} workers`);
+                },
+                onStopping: (sig) => {
+                  if (format === 'json') log.log(`sds: ${sig} received, finishing requests in flight`);
+                  else ctx.note(`sds: ${sig} received, finishing requests in flight`);
+                },
+              });
+              if (format === 'json') log.log('sds: stopped');
+              return;
+            }
+          }
           // Settings read config.json until the server runs: their warnings go out once it does, as
           // the log's own lines, or to stderr as they came if the start fails before the log exists (docs/logs.md#the-server-log).
           const releaseWarnings = holdConfigWarnings();
@@ -97,29 +189,17 @@ export function registerServeCommand(program: Command): void {
             const { serverLog } = await import('../../http/server-log.js');
             const log = serverLog(format);
             started = { format, log };
-            // Even with --quiet: a store others can read gives away the signing key and every case
-            // (docs/architecture.md#permissions-of-a-home). A JSON server log gets them as its own
-            // `warn` lines; otherwise --json makes one JSON object per line.
-            for (const w of homePermissionWarnings(ctx.home)) {
-              if (format === 'json') log.log(`sds: warning: ${w.message}`, 'warn');
-              else
-                process.stderr.write(
-                  ctx.json
-                    ? JSON.stringify({
-                        warning: 'HOME_PERMISSIONS',
-                        path: w.path,
-                        mode: w.mode,
-                        expected: w.expected,
-                        fix: w.fix,
-                        message: w.message,
-                      }) + '\n'
-                    : `sds: warning: ${w.message}\n`,
-                );
+            // The primary of a group said these once already.
+            if (!worker) warnAboutHome(ctx, format, log);
+            if (worker) {
+              const { ipcWriteTurns } = await import('../../http/write-turns-ipc.js');
+              store.shareWriteTurns(ipcWriteTurns());
             }
             const server = await startServer({
               store,
               host: opts.host,
               port: opts.port,
+              duties: worker?.duties,
               config: {
                 maxUploadBytes: opts.maxUploadMb * MB,
                 maxFileBytes: opts.maxFileMb * MB,
@@ -135,13 +215,38 @@ export function registerServeCommand(program: Command): void {
           let run;
           try {
             run = await start();
+          } catch (err) {
+            if (worker) letGo();
+            throw err;
           } finally {
             for (const line of releaseWarnings()) {
+              if (worker) continue;
               if (started?.format === 'json') started.log.log(line, 'warn');
               else process.stderr.write(line + '\n');
             }
           }
           const { server, shutdownSignal, format, log } = run;
+          if (worker) {
+            // The primary prints the URL and logs the stop; a worker stops when it is told to.
+            const { listeningMessage, STOP_MESSAGE } = await import('../../http/worker-group.js');
+            const stop = new Promise<void>((resolve) => {
+              process.on('message', (m: unknown) => {
+                if (typeof m === 'object' && m !== null && (m as { sds?: unknown }).sds === STOP_MESSAGE.sds) resolve();
+              });
+              // Ctrl-C reaches every process of the terminal's group; the primary's stop message
+              // follows, and a second signal must not end a worker that is finishing its requests.
+              void shutdownSignal().then(() => {
+                process.on('SIGINT', () => {});
+                process.on('SIGTERM', () => {});
+                resolve();
+              });
+            });
+            process.send!(listeningMessage(server.url, currentNode().id));
+            await stop;
+            await server.close();
+            letGo();
+            return;
+          }
           // The URL goes to stdout even with --quiet: scripts started with --port 0 need it.
           process.stdout.write(ctx.json ? JSON.stringify({ url: server.url }) + '\n' : `sds: listening on ${server.url}\n`);
           // The text log keeps its lines as they were: the URL on stdout only, the signal as a note.

@@ -10,6 +10,7 @@ import { DELIVERY_ENV, webhookSettings } from '../webhooks/index.js';
 import { JOB_LEASE_SETTINGS, jobLeaseSettings, statusConnectTimeout } from '../breakout/index.js';
 import { LOG_NUMBER_SETTINGS, logSettings } from '../logs/index.js';
 import { MIN_FREE_ENV, READY_CACHE_ENV, healthSettings } from '../health/index.js';
+import { WORKER_SETTINGS, workerSettings } from '../workers/index.js';
 
 /** Where a setting's value came from, in the order of precedence (docs/decisions.md, "`sds config`"). */
 type SettingSource = 'flag' | 'environment' | 'config.json' | 'default';
@@ -133,6 +134,10 @@ export function effectiveConfig(home: HomePaths, choice: HomeChoice = {}, env: N
     health.readyCacheMs,
     sourceOf(env, READY_CACHE_ENV, objectAt(config, 'health'), 'ready_cache_ms', 'health.ready_cache_ms'),
   );
+
+  const workers = workerSettings(home, env);
+  for (const [key, envName, field] of WORKER_SETTINGS)
+    add(`workers.${key}`, workers[field], sourceOf(env, envName, objectAt(config, 'workers'), key, `workers.${key}`));
 
   const store = storeSetting(home, env);
   const storeFrom = { flag: '--store', environment: 'SDS_STORE_URL', 'config.json': 'store.url', default: undefined }[store.source];

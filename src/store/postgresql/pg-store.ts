@@ -217,6 +217,9 @@ export class PostgresStore implements Store {
     return undefined;
   }
 
+  /** PostgreSQL's writers lock rows, not the database: several processes write at once. */
+  shareWriteTurns(): void {}
+
   /** Every commit is durable as PostgreSQL makes it (synchronous_commit): nothing to defer. */
   deferSync<T>(fn: () => Promise<T>): Promise<T> {
     return fn();

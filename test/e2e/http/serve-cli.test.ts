@@ -19,7 +19,7 @@ test('bin/sds serve: prints its URL, serves /api/openapi.json, exits 0 on SIGTER
   child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL printed; stderr:\n${stderr}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`no URL printed; stderr:\n${stderr}`)), 60_000); // the default is one worker per core: several processes start
       child.stdout.on('data', (b: Buffer) => {
         stdout += b.toString();
         const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);

@@ -1,0 +1,66 @@
+import { availableParallelism } from 'node:os';
+import { configSection, resolveWholeSettings, type WholeSettingRow } from '../../shared/config-section.js';
+import { homeConfigPath, readHomeConfig } from '../../shared/home-config.js';
+import type { HomePaths } from '../../shared/home.js';
+import { AppError } from '../../shared/errors.js';
+
+/** Most workers one `sds serve` starts (docs/production.md#workers): past it, a typo rather than a machine. */
+export const MAX_WORKERS = 64;
+
+/** How `sds serve` spreads over the cores of its machine (docs/production.md#workers). */
+export interface WorkerSettings {
+  /** Server processes, each with every route; 1 is the single process of before. */
+  count: number;
+  /** A worker that ended unasked is restarted at most this many times within `restartWindowMs`; one more ends the server. */
+  restartLimit: number;
+  /** The window the restarts are counted in, in ms. */
+  restartWindowMs: number;
+  /** Wait before the first restart, in ms; doubled for each further restart in the window. */
+  restartDelayMs: number;
+}
+
+/** The config.json keys (in `workers`), environment variables and bounds of each setting. */
+export const WORKER_SETTINGS = [
+  ['count', 'SDS_WORKERS', 'count', 1, MAX_WORKERS],
+  ['restart_limit', 'SDS_WORKER_RESTART_LIMIT', 'restartLimit', 0, 1000],
+  ['restart_window_ms', 'SDS_WORKER_RESTART_WINDOW_MS', 'restartWindowMs', 1, 86_400_000],
+  ['restart_delay_ms', 'SDS_WORKER_RESTART_DELAY_MS', 'restartDelayMs', 0, 600_000],
+] as const satisfies readonly WholeSettingRow<keyof WorkerSettings>[];
+
+/**
+ * The worker settings in force: the `--workers` flag (`flag`), else SDS_WORKERS, else config.json
+ * `workers.count`, else every core (`os.availableParallelism()`, at most MAX_WORKERS); the restart
+ * policy from SDS_WORKER_RESTART_* or `workers.restart_*`, else 5 restarts a minute starting at
+ * 1 s. A value out of range is CONFIG_INVALID naming where it came from.
+ */
+export function workerSettings(home: HomePaths, env: NodeJS.ProcessEnv = process.env, flag?: number): WorkerSettings {
+  const fileName = homeConfigPath(home);
+  const section = configSection(
+    readHomeConfig(home),
+    'workers',
+    fileName,
+    WORKER_SETTINGS.map((r) => r[0]),
+  );
+  const out: WorkerSettings = {
+    count: Math.min(MAX_WORKERS, availableParallelism()),
+    restartLimit: 5,
+    restartWindowMs: 60_000,
+    restartDelayMs: 1000,
+  };
+  resolveWholeSettings(out, WORKER_SETTINGS, section, env, 'workers', fileName);
+  if (flag !== undefined) out.count = flag;
+  return out;
+}
+
+/**
+ * Commander parser of `--workers <n>`: a whole number from 1 to MAX_WORKERS, else USAGE with the
+ * value as typed.
+ */
+export function workersFlag(value: string): number {
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 1 && n <= MAX_WORKERS))
+    throw new AppError('USAGE', `--workers must be a whole number from 1 to ${MAX_WORKERS} (server processes), got "${value}"`, {
+      field: '--workers',
+    });
+  return n;
+}
