@@ -207,7 +207,10 @@ export class SchedulesRepo {
   }
 
   /** Takes over a claimed run still marked running: its watching process and log file. False when it has ended (reaped). */
-  async adoptRun(runId: number, r: { runnerPid: number; runnerHost?: string; logFile: string | null; startedAt: string }): Promise<boolean> {
+  async adoptRun(
+    runId: number,
+    r: { runnerPid: number; runnerHost?: string; logFile: string | null; startedAt: string },
+  ): Promise<boolean> {
     return (
       this.db
         .prepare(

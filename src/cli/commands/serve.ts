@@ -92,7 +92,7 @@ export function registerServeCommand(program: Command): void {
     )
     .option(
       '--workers <n>',
-      `server processes sharing the port, 1 to ${MAX_WORKERS} (default $SDS_WORKERS, config.json workers.count, else one per core)`,
+      `server processes sharing the port, 1 to ${MAX_WORKERS} (default $SDS_WORKERS, config.json workers.count, else 1)`,
       workersFlag,
     )
     .addOption(

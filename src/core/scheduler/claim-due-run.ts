@@ -27,7 +27,8 @@ export async function claimDueRun(store: Store, schedule: ScheduleRow, settings:
       return { mine: false, node: (await tx.duties.claims(duty)).find((c) => c.slot === dueAt)?.node ?? null };
     }
     const turn = await claimDutySlot(tx, duty, dueAt, now);
-    if (turn.mine) await tx.schedules.setNextRun(s.id, nextOccurrence(s.cronExpression, now, settings.zone).toISOString(), now.toISOString());
+    if (turn.mine)
+      await tx.schedules.setNextRun(s.id, nextOccurrence(s.cronExpression, now, settings.zone).toISOString(), now.toISOString());
     return turn;
   });
 }

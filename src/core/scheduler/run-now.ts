@@ -67,7 +67,12 @@ export async function startRunNow(
   }
   // From here the child watches the run: if it dies before taking it over, the reaper closes it.
   if (child.pid !== undefined)
-    await store.schedules.adoptRun(claim.runId, { runnerPid: child.pid, runnerHost: currentNode().host, logFile: null, startedAt: now.toISOString() });
+    await store.schedules.adoptRun(claim.runId, {
+      runnerPid: child.pid,
+      runnerHost: currentNode().host,
+      logFile: null,
+      startedAt: now.toISOString(),
+    });
   child.once('error', (err) => {
     // Nobody awaits an event listener: a write that fails here must not become an unhandled rejection.
     void (async () => {

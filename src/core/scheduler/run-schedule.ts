@@ -264,7 +264,12 @@ export async function runSchedule(
       { lastRun: startedAt.toISOString(), nextRun: trigger === 'scheduled' ? await scheduledNext(tx) : schedule.nextRun, logFile },
       startedAt.toISOString(),
     );
-    await tx.schedules.adoptRun(runId, { runnerPid: process.pid, runnerHost: currentNode().host, logFile, startedAt: startedAt.toISOString() });
+    await tx.schedules.adoptRun(runId, {
+      runnerPid: process.pid,
+      runnerHost: currentNode().host,
+      logFile,
+      startedAt: startedAt.toISOString(),
+    });
   });
 
   const result = await processLauncher.run('scheduled-breakout', ['--home', store.home.root, schedule.dictionary], {

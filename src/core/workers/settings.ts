@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { configSection, resolveWholeSettings, type WholeSettingRow } from '../../shared/config-section.js';
 import { homeConfigPath, readHomeConfig } from '../../shared/home-config.js';
 import type { HomePaths } from '../../shared/home.js';
@@ -29,7 +28,8 @@ export const WORKER_SETTINGS = [
 
 /**
  * The worker settings in force: the `--workers` flag (`flag`), else SDS_WORKERS, else config.json
- * `workers.count`, else every core (`os.availableParallelism()`, at most MAX_WORKERS); the restart
+ * `workers.count`, else 1 (docs/decisions.md, "Workers on one machine (issue 29)": why not every
+ * core yet); the restart
  * policy from SDS_WORKER_RESTART_* or `workers.restart_*`, else 5 restarts a minute starting at
  * 1 s. A value out of range is CONFIG_INVALID naming where it came from.
  */
@@ -42,7 +42,7 @@ export function workerSettings(home: HomePaths, env: NodeJS.ProcessEnv = process
     WORKER_SETTINGS.map((r) => r[0]),
   );
   const out: WorkerSettings = {
-    count: Math.min(MAX_WORKERS, availableParallelism()),
+    count: 1,
     restartLimit: 5,
     restartWindowMs: 60_000,
     restartDelayMs: 1000,

@@ -17,12 +17,10 @@ export class PgDutyClaimsRepo implements RepoContract<DutyClaimsRepo> {
    */
   async claim(duty: string, slot: string, node: string, claimedAt: string): Promise<boolean> {
     return this.db.atomic(async (r) => {
-      const inserted = await r.run('INSERT INTO duty_claims (duty, slot, node, claimed_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
-        duty,
-        slot,
-        node,
-        claimedAt,
-      ]);
+      const inserted = await r.run(
+        'INSERT INTO duty_claims (duty, slot, node, claimed_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+        [duty, slot, node, claimedAt],
+      );
       if (inserted === 0) return false;
       await r.run('DELETE FROM duty_claims WHERE duty = $1 AND slot < $2', [duty, slot]);
       return true;
@@ -31,8 +29,9 @@ export class PgDutyClaimsRepo implements RepoContract<DutyClaimsRepo> {
 
   /** The claims of `duty`, oldest slot first. */
   async claims(duty: string): Promise<DutyClaim[]> {
-    return this.db.rows<DutyClaim & Record<string, unknown>>(`SELECT ${DUTY_CLAIM_COLUMNS} FROM duty_claims WHERE duty = $1 ORDER BY slot`, [
-      duty,
-    ]);
+    return this.db.rows<DutyClaim & Record<string, unknown>>(
+      `SELECT ${DUTY_CLAIM_COLUMNS} FROM duty_claims WHERE duty = $1 ORDER BY slot`,
+      [duty],
+    );
   }
 }

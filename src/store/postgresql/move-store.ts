@@ -164,9 +164,11 @@ export interface FileMetadata {
 /** The process ids watching the schedule runs still `running` in the SQLite store of `source`. */
 export function runningRunnersOf(source: SqliteSource): number[] {
   const { db } = source as OpenSource;
-  return (db.prepare("SELECT runner_pid AS pid FROM schedule_runs WHERE outcome = 'running' AND runner_pid IS NOT NULL").all() as { pid: number }[]).map(
-    (r) => r.pid,
-  );
+  return (
+    db.prepare("SELECT runner_pid AS pid FROM schedule_runs WHERE outcome = 'running' AND runner_pid IS NOT NULL").all() as {
+      pid: number;
+    }[]
+  ).map((r) => r.pid);
 }
 
 /** The file metadata of the SQLite store of `source`. */

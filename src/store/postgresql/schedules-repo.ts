@@ -134,7 +134,10 @@ export class PgSchedulesRepo implements RepoContract<SchedulesRepo> {
    * it has ended (reaped). Conditional on `outcome = 'running'`, re-checked after a concurrent
    * end commits (docs/decisions.md).
    */
-  async adoptRun(runId: number, r: { runnerPid: number; runnerHost?: string; logFile: string | null; startedAt: string }): Promise<boolean> {
+  async adoptRun(
+    runId: number,
+    r: { runnerPid: number; runnerHost?: string; logFile: string | null; startedAt: string },
+  ): Promise<boolean> {
     return (
       (await this.db.run(
         "UPDATE schedule_runs SET runner_pid = $1, runner_host = coalesce($2, runner_host), log_file = $3, started_at = $4 WHERE id = $5 AND outcome = 'running'",

@@ -218,7 +218,10 @@ testOnBothStores('schedules: the runs of a schedule, newest first, and their pru
   assert.deepEqual(await store.schedules.getRun(ids[4]!), { ...r4, runnerPid: 88, logFile: 'a-4.log', startedAt: T1 });
   // The runner's host is recorded when given (migration 0029), kept when not.
   assert.equal(await store.schedules.adoptRun(ids[2]!, { runnerPid: 99, runnerHost: 'node-b', logFile: null, startedAt: T1 }), true);
-  assert.deepEqual([(await store.schedules.getRun(ids[2]!))!.runnerPid, (await store.schedules.getRun(ids[2]!))!.runnerHost], [99, 'node-b']);
+  assert.deepEqual(
+    [(await store.schedules.getRun(ids[2]!))!.runnerPid, (await store.schedules.getRun(ids[2]!))!.runnerHost],
+    [99, 'node-b'],
+  );
   const { runnerHost: _unknown, ...hostless } = run(s2.id);
   const legacy = await store.schedules.addRun(hostless);
   assert.equal((await store.schedules.getRun(legacy))!.runnerHost, null, 'a run added without a host has none');

@@ -416,7 +416,9 @@ testOnBothStores('webhookQueue: two dispatchers never hold the same delivery', a
   // Many dispatchers at once: every due delivery is taken once.
   const more = [];
   for (let i = 0; i < 12; i++) more.push(await store.webhookQueue.addDelivery(delivery(w, { nextAttemptMs: T0 + 20 })));
-  const claims = await Promise.all(Array.from({ length: 16 }, (_, i) => store.webhookQueue.claim(T0 + 20, T0 + 1000, `many-${i}`, 'node-a')));
+  const claims = await Promise.all(
+    Array.from({ length: 16 }, (_, i) => store.webhookQueue.claim(T0 + 20, T0 + 1000, `many-${i}`, 'node-a')),
+  );
   const got = claims.filter((c) => c !== undefined).map((c) => c.id);
   assert.deepEqual(
     [...got].sort((x, y) => x - y),
