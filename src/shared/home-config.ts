@@ -41,7 +41,18 @@ export function readHomeConfig(home: HomePaths): Record<string, unknown> {
  * listed is a typo or a setting that config.json cannot hold (passwords, secrets): warned about,
  * since refusing it would stop a running installation after an upgrade that drops a key.
  */
-const CONFIG_KEYS = ['timezone', 'scheduler', 'limits', 'login_throttle', 'trusted_proxies', 'logs', 'health', 'store', 'jobs', 'workers'] as const;
+const CONFIG_KEYS = [
+  'timezone',
+  'scheduler',
+  'limits',
+  'login_throttle',
+  'trusted_proxies',
+  'logs',
+  'health',
+  'store',
+  'jobs',
+  'workers',
+] as const;
 
 /** The keys of the `scheduler` object (the other sections refuse an unknown key themselves). */
 const SCHEDULER_CONFIG_KEYS = ['timeout_seconds', 'kill_grace_seconds', 'keep_runs', 'foreign_run_grace_seconds'] as const;
