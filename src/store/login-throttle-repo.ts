@@ -115,17 +115,25 @@ export class LoginThrottleRepo {
   private readonly getStmt: Statement<[string, string, string], RawThrottleState>;
   private readonly putStmt: Statement<[string, string, string, number, number, number, number, number]>;
   private readonly clearStmt: Statement<[string, string, string]>;
-  private readonly countStmt: Statement<[string, string, number, string], { on_address: number; on_user: number; waiting: number }>;
-  private readonly putAttemptStmt: Statement<[string, string, string, string, number, number]>;
-  private readonly dropAttemptStmt: Statement<[string]>;
+  // Prepared at first use, not when the store opens: a store one migration behind (0030 made
+  // login_attempts) must still open so that /readyz can say `run sds migrate` (docs/http-api.md).
+  private countStmtMemo?: Statement<[string, string, number, string], { on_address: number; on_user: number; waiting: number }>;
+  private putAttemptStmtMemo?: Statement<[string, string, string, string, number, number]>;
+  private dropAttemptStmtMemo?: Statement<[string]>;
+  private get countStmt() {
+    return (this.countStmtMemo ??= this.db.prepare(attemptCountsSql(() => '?')));
+  }
+  private get putAttemptStmt() {
+    return (this.putAttemptStmtMemo ??= this.db.prepare(putAttemptSql(() => '?')));
+  }
+  private get dropAttemptStmt() {
+    return (this.dropAttemptStmtMemo ??= this.db.prepare('DELETE FROM login_attempts WHERE id = ?'));
+  }
 
   constructor(private readonly db: Database) {
     this.getStmt = db.prepare('SELECT * FROM login_throttle WHERE scope = ? AND username = ? AND address = ?');
     this.putStmt = db.prepare(throttlePutSql('?, ?, ?, ?, ?, ?, ?, ?'));
     this.clearStmt = db.prepare('DELETE FROM login_throttle WHERE scope = ? AND username = ? AND address = ?');
-    this.countStmt = db.prepare(attemptCountsSql(() => '?'));
-    this.putAttemptStmt = db.prepare(putAttemptSql(() => '?'));
-    this.dropAttemptStmt = db.prepare('DELETE FROM login_attempts WHERE id = ?');
   }
 
   async get(key: ThrottleKey): Promise<ThrottleState | undefined> {

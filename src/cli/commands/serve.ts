@@ -249,10 +249,10 @@ export function registerServeCommand(program: Command): void {
           }
           // The URL goes to stdout even with --quiet: scripts started with --port 0 need it.
           process.stdout.write(ctx.json ? JSON.stringify({ url: server.url }) + '\n' : `sds: listening on ${server.url}\n`);
-          // The text log keeps its lines as they were: the URL on stdout only, the signal as a note.
-          // Which node this is among those sharing the store (docs/logs.md#the-server-log).
+          // The text log keeps its lines as they were: the URL on stdout only, the signal as a note;
+          // the node id is in /readyz and /metrics. The JSON log names the node
+          // among those sharing the store (docs/logs.md#the-server-log).
           if (format === 'json') log.log(`sds: listening on ${server.url} as node ${currentNode().id}`);
-          else ctx.note(`sds: node ${currentNode().id}`);
           const sig = await shutdownSignal();
           if (format === 'json') log.log(`sds: ${sig} received, finishing requests in flight`);
           else ctx.note(`sds: ${sig} received, finishing requests in flight`);

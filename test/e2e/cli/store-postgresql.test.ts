@@ -145,14 +145,15 @@ test('sds migrate on a PostgreSQL store: refused without --no-backup, nothing mi
   const env = { SDS_STORE_URL: db.config.url! };
   try {
     assert.equal(runCli(home.root, ['init'], { env }).code, 0);
-    // The store as the release before the last migration left it: 0027 only widens a check
-    // constraint, which applies again as it did the first time.
+    // The store as the release before the last migration left it: 0030 only creates the
+    // login_attempts table, dropped here.
     const pg = (await import('pg')).default;
     const client = new pg.Client({ connectionString: db.config.url });
     await client.connect();
     const version = async () => (await client.query<{ v: number }>('SELECT max(version) AS v FROM sds_schema')).rows[0]!.v;
     try {
-      await client.query('UPDATE sds_schema SET version = 26');
+      await client.query('DROP TABLE login_attempts');
+      await client.query('UPDATE sds_schema SET version = 29');
       const used = runCli(home.root, ['dict', 'list', '--json'], { env });
       assert.equal(used.code, 3, show(used));
       assert.equal(used.json<{ error: string }>().error, 'STORE_NEEDS_MIGRATION');
@@ -162,16 +163,16 @@ test('sds migrate on a PostgreSQL store: refused without --no-backup, nothing mi
       const e = refused.json<{ error: string; message: string }>();
       assert.equal(e.error, 'BACKUP_STORE_EXTERNAL');
       assert.match(e.message, /^nothing was migrated: .*pg_dump.*; back the database up first, then run `sds migrate --no-backup`$/);
-      assert.equal(await version(), 26, 'nothing was migrated');
+      assert.equal(await version(), 29, 'nothing was migrated');
       assert.equal(existsSync(join(home.root, 'backups')), false, 'nothing was written');
 
       const migrated = runCli(home.root, ['migrate', '--no-backup', '--json'], { env });
       assert.equal(migrated.code, 0, show(migrated));
       const m = migrated.json<{ from_version: number; migrations_applied: string[]; backup: string | null }>();
-      assert.equal(m.from_version, 26);
-      assert.ok(m.migrations_applied.includes('0027-file-store-logs'), show(migrated));
+      assert.equal(m.from_version, 29);
+      assert.ok(m.migrations_applied.includes('0030-login-attempts'), show(migrated));
       assert.equal(m.backup, null);
-      assert.ok((await version()) >= 27);
+      assert.ok((await version()) >= 30);
       assert.equal(runCli(home.root, ['dict', 'list'], { env }).code, 0);
     } finally {
       await client.end();

@@ -143,6 +143,14 @@ async function takeOverIfOver(
   });
   // Another node took it first, or its holder renewed in time.
   if (!claimed) return;
+  // Stopped on purpose (a signal or `breakout cancel` set the flag first: run-job.ts) and gone
+  // before it recorded the end: the stop stands, nothing resumes it (docs/breakout.md#leases).
+  if (claimed.cancelRequested) {
+    opts.log?.(`sds: breakout job ${job.id} cancelled: it was asked to stop and its process ended first`);
+    if ((await finishJob(store, job.id, 'cancelled', {}, { spawn: opts.spawn, now: () => new Date(now) })).ended)
+      await storeFinishedLog(store, jobLogName(job.id));
+    return;
+  }
   const why = gone ? `its process (pid ${job.pid}) is gone` : `its lease expired at ${job.leaseExpiresAt}`;
   if (claimed.takeovers > opts.leases.maxTakeovers) {
     const error = {

@@ -56,11 +56,17 @@ export async function runJob(store: Store, jobId: string, opts: RunJobOptions = 
   const leases = opts.leases ?? jobLeaseSettings(store.home);
   const job = await claimJob(store, { id: jobId, node, now: now(), leases, handoffFrom: opts.handoffFrom });
   if (!job) return (await store.jobs.get(jobId))!;
+  // A stop asked by a signal is recorded at once: a process that then dies before it records
+  // the end (its output gone with the command that started it) is cancelled, not taken over.
+  const recordStop = () => void store.jobs.requestCancel(jobId).catch(() => undefined);
+  if (opts.signal?.aborted) recordStop();
+  else opts.signal?.addEventListener('abort', recordStop, { once: true });
   const lease = new JobLeaseKeeper(store, jobId, node, leases, now);
   lease.start();
   try {
     return await runClaimed(store, job, lease, { ...opts, log, now });
   } finally {
+    opts.signal?.removeEventListener('abort', recordStop);
     lease.stop();
   }
 }
