@@ -137,6 +137,10 @@ export function registerServeCommand(program: Command): void {
           // A worker's IPC channel keeps it alive: it lets go of it when it ends, also when its start
           // fails, so that it ends with its exit code (cluster.worker.disconnect() keeps the code).
           const letGo = () => cluster.worker?.disconnect();
+          // Settings read config.json until the server runs (the worker count first): their warnings
+          // go out once it does, as the log's own lines, or to stderr as they came if the start fails
+          // before the log exists (docs/logs.md#the-server-log).
+          const releaseWarnings = holdConfigWarnings();
           if (!worker) {
             const settings = workerSettings(ctx.home, process.env, opts.workers);
             if (settings.count > 1) {
@@ -156,6 +160,10 @@ export function registerServeCommand(program: Command): void {
               const { runWorkerGroup } = await import('../../http/worker-group.js');
               const { shutdownSignal } = await import('../../http/serve.js');
               const log = serverLog(format);
+              for (const line of releaseWarnings()) {
+                if (format === 'json') log.log(line, 'warn');
+                else process.stderr.write(line + '\n');
+              }
               await prepareWorkerStore(await ctx.store());
               // While the store is open, as a single process warns: its -wal and -shm files exist then.
               warnAboutHome(ctx, format, log);
@@ -177,9 +185,6 @@ export function registerServeCommand(program: Command): void {
               return;
             }
           }
-          // Settings read config.json until the server runs: their warnings go out once it does, as
-          // the log's own lines, or to stderr as they came if the start fails before the log exists (docs/logs.md#the-server-log).
-          const releaseWarnings = holdConfigWarnings();
           let started: { format: LogFormat; log: ServerLog } | undefined;
           const start = async () => {
             const format = opts.logFormat ?? logSettings(ctx.home).format;
