@@ -30,6 +30,7 @@ export interface EntrySpec {
  * an error is reported once, with its exit code, as the CLI reports it.
  */
 export async function runEntry(spec: EntrySpec, argv: string[], fn: (ctx: EntryContext) => Promise<void>): Promise<void> {
+  keepGoingOnClosedOutput();
   let store: Promise<Store> | undefined;
   try {
     const options = Object.fromEntries(['home', ...(spec.options ?? [])].map((o) => [o, { type: 'string' as const }]));
@@ -55,5 +56,19 @@ export async function runEntry(spec: EntrySpec, argv: string[], fn: (ctx: EntryC
     // A store that failed to open was reported above: nothing to close.
     const opened = await store?.catch(() => undefined);
     await opened?.close();
+  }
+}
+
+/**
+ * A background process whose reader is gone (the `schedule run-now` that captured its output
+ * exited at a second Ctrl-C) still has to record its job's end: a write to the closed pipe
+ * fails with EPIPE, which would otherwise kill it before it does, and its job would be taken
+ * over instead of ending cancelled (docs/breakout.md#leases). Its output is lost; nobody reads it.
+ */
+function keepGoingOnClosedOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+    });
   }
 }

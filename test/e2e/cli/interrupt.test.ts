@@ -16,6 +16,7 @@ import { requireDictionary } from '../../../src/core/dictionaries/dictionaries.j
 import { silentServer } from '../../integration/dialects/fake-servers.js';
 import { openStore, type Store } from '../../../src/store/open-store.js';
 import { processAlive } from '../../../src/core/breakout/jobs/job-process.js';
+import { entryProcessArgs } from '../../../src/shared/entry-module.js';
 
 const NO_DEFAULT = { BREAKOUT_DB_TYPE: undefined, BREAKOUT_DB_URL: undefined };
 let home: Awaited<ReturnType<typeof tempHome>>;
@@ -188,6 +189,27 @@ test('schedule run-now: a second Ctrl-C exits at once with a note; the breakout 
   const final = await jobStatus(job.id);
   assert.ok(final.status === 'cancelled' || final.status === 'failed', JSON.stringify(final));
 });
+
+test(
+  'a scheduled breakout whose reader is gone still records its stop: cancelled, exit 130, not taken over',
+  { timeout: 60_000 },
+  async () => {
+    // The background process of a run, its output piped to a reader that has gone (a run-now that
+    // exited at a second Ctrl-C): the stop note it writes fails with EPIPE, which must not kill it.
+    const child = spawn(process.execPath, [...entryProcessArgs('scheduled-breakout'), '--home', home.root, POPSTAN], {
+      env: { ...process.env, ...NO_DEFAULT },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const job = await runningJob();
+    assert.equal(job.pid, child.pid);
+    child.stdout!.destroy();
+    child.stderr!.destroy();
+    child.kill('SIGINT');
+    assert.equal(await exit, 130);
+    assert.equal((await jobStatus(job.id)).status, 'cancelled');
+  },
+);
 
 test(
   'cases import: Ctrl-C stops after the batch being written, what is committed stays, exit 130; running it again finishes',
