@@ -28,6 +28,7 @@ import type { RouteDeps } from './routes/route-deps.js';
 import { tokenRoutes } from './routes/token.js';
 import { syncRoutes } from './routes/sync.js';
 import { dataSourceRoutes } from './routes/data-source.js';
+import { roleRoutes } from './routes/roles.js';
 import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppDeps {
@@ -49,6 +50,7 @@ const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [
   breakoutRoutes,
   schedulerRoutes,
   webhookRoutes,
+  roleRoutes,
   rootScriptRoutes,
   healthRoutes,
   openApiRoutes,
@@ -122,7 +124,7 @@ export async function createApp(deps: AppDeps): Promise<Hono<AppEnv>> {
   app.onError((err, c) => errorResponse(c, err, config.log));
   app.notFound((c) => errorResponse(c, noRoute(c.req.method, c.req.path)));
 
-  const api = new ApiBuilder(app, tokens);
+  const api = new ApiBuilder(app, tokens, deps.store);
   // One budget for every upload this app serves (docs/limits.md#memory-of-uploads-in-flight).
   const uploadMemory = new MemoryBudget(limits.uploadMemoryBytes);
   const routeDeps: RouteDeps = { store: deps.store, tokens, config, clock: deps.clock ?? Date.now, prometheus, health, uploadMemory };

@@ -19,6 +19,7 @@ import type { LogRetentionRepo } from './log-retention-repo.js';
 import type { LoginThrottleRepo } from './login-throttle-repo.js';
 import type { MonitoringRepo } from './monitoring-repo.js';
 import type { RateLimitRepo } from './rate-limit-repo.js';
+import type { RolesRepo } from './roles-repo.js';
 import type { RefreshTokensRepo } from './refresh-tokens-repo.js';
 import type { SchedulesRepo } from './schedules-repo.js';
 import type { SettingsRepo } from './settings-repo.js';
@@ -59,6 +60,7 @@ export interface StoreRepos {
   readonly appPackages: RepoContract<AppPackagesRepo>;
   readonly caseQueries: RepoContract<CaseQueriesRepo>;
   readonly duties: RepoContract<DutyClaimsRepo>;
+  readonly roles: RepoContract<RolesRepo>;
 }
 
 /** What a transaction and the store both offer: the repositories, and transactions. */

@@ -1,6 +1,6 @@
 /**
- * The auth module: users and passwords, OAuth clients, access and refresh tokens, permissions and
- * the login throttle.
+ * The auth module: users and passwords, OAuth clients, access and refresh tokens, roles and rights
+ * (rights/), and the login throttle.
  */
 export type { Principal } from './access-tokens.js';
 export { DEFAULT_CLIENTS } from './clients.js';
@@ -9,11 +9,30 @@ export type { LoginThrottlePolicy } from './login-throttle-policy.js';
 export type { LoginEvent } from './login-throttle.js';
 export { oauthError } from './oauth-error.js';
 export { isBcryptHash } from './passwords.js';
-export { PERMISSIONS, can, requirePermission } from './permissions.js';
-export type { Permission } from './permissions.js';
+export {
+  ADMINISTRATOR,
+  API_ROLE,
+  BUILTIN_ROLES,
+  CSWEB_RIGHTS,
+  DEVELOPER,
+  SDS_RIGHTS,
+  RIGHTS,
+  STANDARD_USER,
+  effectiveRights,
+  isRight,
+  requireRight,
+  resolveRights,
+  addRole,
+  listRoles,
+  removeRole,
+  setRoleRights,
+  showRole,
+} from './rights/index.js';
+export type { Right, RoleDetail, RoleRemoved, RoleView } from './rights/index.js';
 export { accessTokenKey } from './signing-key.js';
 export { createTokenService } from './tokens.js';
 export type { TokenGrant, TokenResponse, TokenService } from './tokens.js';
 export { wrappedTokenReply } from './cspro-user.js';
 export type { CsproUser } from './cspro-user.js';
 export { addUser, changePassword, disableUser, enableUser, listUsers, removeUser, setUserRole } from './users.js';
+export type { UserListItem, UserView } from './users.js';
