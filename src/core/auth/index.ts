@@ -10,21 +10,15 @@ export type { LoginEvent } from './login-throttle.js';
 export { oauthError } from './oauth-error.js';
 export { isBcryptHash } from './passwords.js';
 export {
-  ADMINISTRATOR,
-  API_ROLE,
   BUILTIN_ROLES,
   CSWEB_RIGHTS,
-  DEVELOPER,
-  SDS_RIGHTS,
   RIGHTS,
-  STANDARD_USER,
-  effectiveRights,
-  isRight,
-  requireRight,
-  resolveRights,
+  SDS_RIGHTS,
   addRole,
+  effectiveRights,
   listRoles,
   removeRole,
+  requireRight,
   setRoleRights,
   showRole,
 } from './rights/index.js';

@@ -28,7 +28,7 @@ export const RoleNameParams = z.object({ name: RoleName });
 export const UsernameParams = z.object({ username: z.string().meta({ example: 'interviewer01' }) });
 
 /** A role in the list. */
-export const Role = z
+const Role = z
   .strictObject({
     name: RoleName,
     builtin: z.boolean().meta({ description: 'one of Standard User, Administrator, Developer, API: cannot be removed, defaults fixed' }),
@@ -85,7 +85,7 @@ export const RoleRemoved = z
   .meta({ id: 'RoleRemoved' });
 
 /** An account in the list of `GET /api/users`. */
-export const UserListEntry = z
+const UserListEntry = z
   .strictObject({
     id: z.string().meta({ description: 'the account’s UUID' }),
     username: z.string(),

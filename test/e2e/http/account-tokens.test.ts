@@ -176,7 +176,10 @@ test('set-role: an unknown account is exit 3, an unknown role exit 2 naming the 
   sds('users', 'add', 'dave', '--role', 'API', '--password-stdin');
   const bad = runCli(home.root, ['users', 'set-role', 'dave', '--role', 'administrator', '--json']);
   assert.equal(bad.code, 2, show(bad));
-  assert.match(bad.json<{ message: string }>().message, /role must be one of API, Administrator, Developer, Standard User; got "administrator"/);
+  assert.match(
+    bad.json<{ message: string }>().message,
+    /role must be one of API, Administrator, Developer, Standard User; got "administrator"/,
+  );
   assert.equal(sds<{ username: string; role: string }[]>('users', 'list').find((u) => u.username === 'dave')!.role, 'API');
 });
 

@@ -71,8 +71,8 @@ export const DICTIONARY_RIGHTS: ReadonlySet<Right> = new Set<Right>([
 /** The names of the built-in roles. */
 export const STANDARD_USER = 'Standard User';
 export const ADMINISTRATOR = 'Administrator';
-export const DEVELOPER = 'Developer';
-export const API_ROLE = 'API';
+const DEVELOPER = 'Developer';
+const API_ROLE = 'API';
 
 /** What sds before roles (0.x, migration 0030 and older) named the field account's role. */
 export const OLD_STANDARD = 'Standard';

@@ -58,7 +58,8 @@ export async function effectiveRights(store: StoreScope, account: { role: string
   const r = await readRoleRights(store, account.role);
   // Rows are kept under the dictionary's own name; a request may name it by its syncable name
   // (docs/sync.md#syncable-names). Looked up only when the role has rows at all.
-  const own = dictionary !== undefined && r.dictionaries.size > 0 ? ((await store.dictionaries.resolve(dictionary))?.name ?? dictionary) : dictionary;
+  const own =
+    dictionary !== undefined && r.dictionaries.size > 0 ? ((await store.dictionaries.resolve(dictionary))?.name ?? dictionary) : dictionary;
   return resolveRights(r, own);
 }
 

@@ -42,7 +42,11 @@ const ROLE_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
 
 async function view(store: StoreScope, name: string): Promise<RoleDetail> {
   const row = await store.roles.find(name);
-  if (!row) throw roleNotFound(name, (await store.roles.list()).map((r) => r.name));
+  if (!row)
+    throw roleNotFound(
+      name,
+      (await store.roles.list()).map((r) => r.name),
+    );
   const rights = await readRoleRights(store, name);
   const stored = await store.roles.rights(name);
   const holders = await store.roles.holders(name);
@@ -75,7 +79,10 @@ function roleNotFound(name: string, known: string[]): AppError {
 export async function requireRoleName(store: StoreScope, name: string): Promise<string> {
   const wanted = name === OLD_STANDARD ? STANDARD_USER : name;
   if (await store.roles.find(wanted)) return wanted;
-  throw roleNotFound(name, (await store.roles.list()).map((r) => r.name));
+  throw roleNotFound(
+    name,
+    (await store.roles.list()).map((r) => r.name),
+  );
 }
 
 /** Every role, by name, with its rights and how many accounts have it. */
@@ -99,9 +106,11 @@ export async function showRole(store: StoreScope, name: string): Promise<RoleDet
  */
 export function parseRights(input: string | readonly string[], scope: 'defaults' | 'dictionary'): string[] {
   const names = (typeof input === 'string' ? input.split(',') : [...input]).map((n) => n.trim()).filter((n) => n !== '');
-  if (names.length === 0) throw new AppError('RIGHT_UNKNOWN', 'no rights given: name at least one right, or data.none for none', { rights: '' });
+  if (names.length === 0)
+    throw new AppError('RIGHT_UNKNOWN', 'no rights given: name at least one right, or data.none for none', { rights: '' });
   if (names.includes(DATA_NONE)) {
-    if (names.length > 1) throw new AppError('RIGHT_UNKNOWN', `${DATA_NONE} means no rights: it cannot be given with others`, { rights: names.join(',') });
+    if (names.length > 1)
+      throw new AppError('RIGHT_UNKNOWN', `${DATA_NONE} means no rights: it cannot be given with others`, { rights: names.join(',') });
     return [DATA_NONE];
   }
   const unknown = names.filter((n) => !isRight(n));
@@ -193,7 +202,10 @@ export async function setRoleRights(
     if (isBuiltinRole(role)) throw builtin(role, 'given other default rights; give it rights per dictionary, or add a custom role');
     const parsed = parseRights(list, 'defaults');
     return store.transaction(async (tx) => {
-      await tx.roles.setDefaults(role, parsed.filter((r) => r !== DATA_NONE));
+      await tx.roles.setDefaults(
+        role,
+        parsed.filter((r) => r !== DATA_NONE),
+      );
       return view(tx, role);
     });
   }
@@ -217,10 +229,14 @@ export async function requireGrantable(store: StoreScope, role: string, grantor:
   const needed = new Set<Right>([...r.defaults, ...[...r.dictionaries.values()].flat()]);
   const missing = [...needed].filter((x) => !grantor.has(x));
   if (missing.length) {
-    throw new AppError('AUTH-004', `the role ${role} holds rights the caller does not (${sortRights(missing).join(', ')}); it may not give it`, {
-      oauth_error: 'access_denied',
-      permission: missing[0],
-      role,
-    });
+    throw new AppError(
+      'AUTH-004',
+      `the role ${role} holds rights the caller does not (${sortRights(missing).join(', ')}); it may not give it`,
+      {
+        oauth_error: 'access_denied',
+        permission: missing[0],
+        role,
+      },
+    );
   }
 }
