@@ -76,6 +76,11 @@ export interface SyncPage {
   cases: SyncCaseRow[];
   seen: number;
   total: number;
+  /**
+   * The guids of the page's cases that hold binary items, when the store read that with the page
+   * (PostgreSQL: no second round trip for a page without any); undefined when it did not.
+   */
+  withBinaryItems?: string[];
 }
 
 /** A sync_history row as the database returns it (also read by the PostgreSQL sync repo). */

@@ -33,6 +33,8 @@ export interface DownloadChunk extends ChunkPlan {
   cases: SyncCaseRow[];
   /** The dictionary the chunk was read from (its id and name), for what is sent with the chunk. */
   dictionary: { id: number; name: string };
+  /** The chunk's cases that hold binary items, when the store read that with the page (SyncPage). */
+  withBinaryItems?: string[];
 }
 
 /**
@@ -123,6 +125,7 @@ async function planDownloadChunk(
   return {
     cases,
     dictionary: { id: dict.id, name: dict.name },
+    withBinaryItems: page.withBinaryItems,
     ...planChunk(
       cases.map((c) => c.revision),
       total,

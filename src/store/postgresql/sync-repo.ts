@@ -60,7 +60,9 @@ function carryKey(dictionaryId: number, scope: string, r: Omit<SyncRange, 'upTo'
 }
 
 /** A row of sds_sync_page: the page's figures, and a case unless the page has none. */
-type RawPageRow = { snapshot: number | string; total: number | string; seen: number | string } & (RawCase | Record<keyof RawCase, null>);
+type RawPageRow = { snapshot: number | string; total: number | string; seen: number | string; has_binary: boolean | null } & (
+  RawCase | Record<keyof RawCase, null>
+);
 
 /** The sync protocol's reads and its history on PostgreSQL. */
 export class PgSyncRepo implements RepoContract<SyncRepo> {
@@ -144,7 +146,7 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
    * sds_sync_page (migration 0025) takes the newest revision as the snapshot, reads the page as
    * chunkWithin does, and the total as count does (the carried one when it holds for that
    * snapshot), all in the statement's one snapshot (docs/decisions.md, "Queries written per
-   * database").
+   * database"), and which of its cases hold binary items (migration 0035).
    */
   async snapshotPage(dictionaryId: number, scope: string, r: Omit<SyncRange, 'upTo'>, limit: number, budget: number): Promise<SyncPage> {
     const c = carried.get(carryKey(dictionaryId, scope, r));
@@ -161,7 +163,8 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
     ]);
     const first = rows[0]!;
     const cases = rows.flatMap((row) => (row.guid === null ? [] : [toStored(row as RawCase)]));
-    return { snapshot: Number(first.snapshot), cases, seen: Number(first.seen), total: Number(first.total) };
+    const withBinaryItems = rows.flatMap((row) => (row.has_binary === true ? [row.guid!] : []));
+    return { snapshot: Number(first.snapshot), cases, seen: Number(first.seen), total: Number(first.total), withBinaryItems };
   }
 
   /**

@@ -341,12 +341,25 @@ testOnBothStores('sync: snapshotPage reads in one statement what maxRevision, ch
     assert.equal(await store.sync.snapshotPage(d.id, d.createdAt, plain, 3, Number.POSITIVE_INFINITY), undefined);
     return;
   }
+  // Two cases hold binary items: the page names those of its cases (no second round trip for the rest).
+  for (const guid of ['g1', 'g5'])
+    await store.binaryItems.replaceForCase(d.id, guid, [{ signature: 'a'.repeat(32), size: 3, modifiedTime: '2026-01-01T00:00:00Z' }]);
   const expected = async (r: Omit<SyncRange, 'upTo'>, limit: number, budget: number) =>
     store.readTransaction(async (tx) => {
       const snapshot = await tx.sync.maxRevision();
       const range = { ...r, upTo: snapshot };
       const { cases: page, seen } = await tx.sync.chunkWithin(d.id, range, limit, budget);
-      return { snapshot, cases: page, seen, total: seen < limit ? seen : await tx.sync.count(d.id, d.createdAt, range) };
+      const holding = await tx.binaryItems.forCases(
+        d.id,
+        page.map((c) => c.guid),
+      );
+      return {
+        snapshot,
+        cases: page,
+        seen,
+        total: seen < limit ? seen : await tx.sync.count(d.id, d.createdAt, range),
+        withBinaryItems: page.flatMap((c) => (holding.has(c.guid) ? [c.guid] : [])),
+      };
     });
   const ranges: [Omit<SyncRange, 'upTo'>, number, number][] = [
     [plain, 3, Number.POSITIVE_INFINITY],
