@@ -1,7 +1,7 @@
 // Download pages on the SQLite store and the PostgreSQL store, alternated in one run (issue 28,
 // item 6; bench/README.md "Download pages, side by side"): one home of each store gets the same
 // SIMPLECAPI cases (60 tablets x 500), then one tablet downloads them all in pages of 100,
-// DOWNLOAD_ROUNDS times per store, alternating. `SDS_CPU_PROF=dir` passes --cpu-prof to the servers.
+// DOWNLOAD_ROUNDS times per store, alternating. `DOWNLOAD_KEEP=1` keeps both homes (to profile a server).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -66,8 +66,7 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of (round % 2 ? ['postgresql', 'sqlite'] : ['sqlite', 'postgresql']) as Kind[]) {
       const { home, env } = homes[kind];
-      const prof = process.env.SDS_CPU_PROF;
-      const server = await startServe(home, { ...env, ...(prof ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${prof}/${kind}` } : {}) });
+      const server = await startServe(home, env);
       try {
         const token = await tabletToken(server.url, 'tablet', PASSWORD);
         await downloadAll(server.url, DICT, token, `warm-${round}`, PAGE);
@@ -82,7 +81,8 @@ try {
     }
   }
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  if (process.env.DOWNLOAD_KEEP) console.log(`kept ${dir} and database ${database}`);
+  else rmSync(dir, { recursive: true, force: true });
   if (!process.env.DOWNLOAD_KEEP) await admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
 }
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;

@@ -52,3 +52,32 @@ BEGIN
     RETURN NEXT;
   END IF;
 END $$;
+
+-- The page of the dictionary a device names (its own name, else its syncable name: the own name
+-- wins, as dictionaries.resolve orders them), with the dictionary's row on each row: the lookup and
+-- the page in one round trip and one snapshot (a STABLE function's statements all see the calling
+-- statement's). No row at all when no dictionary has that name. A carried total is used only when
+-- it was carried for this dictionary (its id: identity values are not reused).
+CREATE FUNCTION sds_sync_page_named(
+  p_name text, p_after_revision bigint, p_after_guid text, p_universe text, p_exclude bigint[],
+  p_limit bigint, p_budget bigint, p_carried_dictionary bigint, p_carried_upto bigint, p_carried_total bigint
+) RETURNS TABLE (
+  d_id bigint, d_name text, d_label text, d_version text, d_description text, d_source_format text, d_sync_name text,
+  d_created_at text, d_updated_at text,
+  snapshot bigint, total bigint, seen bigint, guid text, case_key text, label text, data text, verified smallint, deleted smallint,
+  revision bigint, clock text, partial_save text, notes text, case_note text, created_at text, modified_at text, has_binary boolean
+) LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+DECLARE
+  d dictionaries%ROWTYPE;
+BEGIN
+  SELECT * INTO d FROM dictionaries x WHERE x.name = p_name OR x.sync_name = p_name ORDER BY x.name = p_name DESC LIMIT 1;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+  RETURN QUERY
+    SELECT d.id, d.name::text, d.label::text, d.version::text, d.description::text, d.source_format::text, d.sync_name::text,
+           d.created_at::text, d.updated_at::text, p.*
+      FROM sds_sync_page(d.id, p_after_revision, p_after_guid, p_universe, p_exclude, p_limit, p_budget,
+                         CASE WHEN p_carried_dictionary = d.id THEN p_carried_upto END, p_carried_total) p;
+END $$;
