@@ -52,7 +52,11 @@ try {
   for (const kind of ['sqlite', 'postgresql'] as Kind[]) {
     const { home, env } = homes[kind];
     const cli = (args: string[], input?: string) =>
-      execFileSync(process.execPath, [sds, '--home', home, '--quiet', ...args], { encoding: 'utf8', input, env: { ...process.env, ...env } });
+      execFileSync(process.execPath, [sds, '--home', home, '--quiet', ...args], {
+        encoding: 'utf8',
+        input,
+        env: { ...process.env, ...env },
+      });
     cli(['init']);
     cli(['dict', 'upload', fixture('simple-capi.dcf'), '--label', 'simplecapi']);
     cli(['users', 'add', 'tablet', '--role', 'Standard', '--password-stdin'], `${PASSWORD}\n`);
@@ -87,8 +91,20 @@ try {
 }
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
 const f = (v: number[]) => v.map((x) => x.toFixed(0)).join(' / ');
-console.log(`download pages of ${PAGE} (${TABLETS * 500} cases), ${ROUNDS} alternated rounds, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `download pages of ${PAGE} (${TABLETS * 500} cases), ${ROUNDS} alternated rounds, load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 console.log(`  sqlite     pages/s ${f(rates.sqlite)}  median ${median(rates.sqlite).toFixed(0)}; server CPU µs/page ${f(cpu.sqlite)}`);
-console.log(`  postgresql pages/s ${f(rates.postgresql)}  median ${median(rates.postgresql).toFixed(0)}; server CPU µs/page ${f(cpu.postgresql)}`);
+console.log(
+  `  postgresql pages/s ${f(rates.postgresql)}  median ${median(rates.postgresql).toFixed(0)}; server CPU µs/page ${f(cpu.postgresql)}`,
+);
 console.log(`  ratio ${(median(rates.postgresql) / median(rates.sqlite)).toFixed(2)} (goal >= 0.7)`);
-console.log(JSON.stringify({ sqlite: median(rates.sqlite), postgresql: median(rates.postgresql), ratio: median(rates.postgresql) / median(rates.sqlite) }));
+console.log(
+  JSON.stringify({
+    sqlite: median(rates.sqlite),
+    postgresql: median(rates.postgresql),
+    ratio: median(rates.postgresql) / median(rates.sqlite),
+  }),
+);
