@@ -4,7 +4,7 @@
  */
 
 /** Longest first or last name, email and phone CSWeb 8.1 accepts. */
-export const FIELD_LIMITS = { name: 100, email: 254, phone: 30 } as const;
+const FIELD_LIMITS = { name: 100, email: 254, phone: 30 } as const;
 
 /**
  * Letters of any script, their combining marks (a Devanagari vowel sign, a decomposed accent),

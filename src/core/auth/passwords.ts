@@ -1,5 +1,5 @@
 /** Minimum password length: long enough to resist guessing over the token endpoint. */
-export const MIN_PASSWORD_LENGTH = 8;
+const MIN_PASSWORD_LENGTH = 8;
 
 /** What is wrong with a new password under sds's rules, or undefined. Pure. */
 export function passwordProblem(password: string): string | undefined {

@@ -10,7 +10,7 @@ import { ROLE_NAME_CHOICES, roleFromName } from './role-name.js';
 import type { CsvRecord } from './users-csv.js';
 
 /** CSWeb's column order; email and phone may be left out. */
-export const USERS_CSV_COLUMNS = ['username', 'first name', 'last name', 'role name', 'password', 'email', 'phone'] as const;
+const USERS_CSV_COLUMNS = ['username', 'first name', 'last name', 'role name', 'password', 'email', 'phone'] as const;
 const REQUIRED_COLUMNS = 5;
 
 /** One thing wrong with a line of the file. */
@@ -84,7 +84,14 @@ export function planUsersImport(records: readonly CsvRecord[], opts: ImportPlanO
       );
       continue;
     }
-    const [rawUsername, rawFirst, rawLast, rawRole, password, rawEmail, rawPhone] = fields as [string, string, string, string, string, ...string[]];
+    const [rawUsername, rawFirst, rawLast, rawRole, password, rawEmail, rawPhone] = fields as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      ...string[],
+    ];
     const username = rawUsername.trim();
     const first = rawFirst.trim();
     const last = rawLast.trim();

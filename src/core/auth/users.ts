@@ -68,7 +68,13 @@ function checkPassword(password: string): void {
 }
 
 /** Creates an account, with who it belongs to if given; the password is stored only as an argon2id hash. */
-export async function addUser(store: Store, username: string, role: unknown, password: string, profile: ProfileInput = {}): Promise<UserView> {
+export async function addUser(
+  store: Store,
+  username: string,
+  role: unknown,
+  password: string,
+  profile: ProfileInput = {},
+): Promise<UserView> {
   if (!USERNAME_PATTERN.test(username)) {
     throw new AppError(
       'USAGE',
