@@ -108,6 +108,17 @@ describe('sds users import', { concurrency: true }, () => {
       assert.match(human.stderr, /\n {2}line 3 \(username\): user name "ab" is not valid/);
       assert.match(human.stderr, /\n {2}line 5 \(username\): user name good0001 is also on line 2/);
       assert.deepEqual(await list(home), []);
+
+      // Saved as Latin-1 rather than UTF-8, and a file of a header alone: refused, nothing written.
+      const latin1 = join(home.root, 'latin1.csv');
+      writeFileSync(latin1, Buffer.from('jose0001,Jos\xe9,Lee,Standard,long-enough-1\n', 'latin1'));
+      const notUtf8 = await sds(home.root, ['users', 'import', latin1, '--json']);
+      assert.equal(notUtf8.code, 2, show(notUtf8));
+      assert.deepEqual(notUtf8.json().details.errors, [{ line: 1, message: 'the file is not UTF-8 text; save it as CSV UTF-8' }]);
+      const empty = await sds(home.root, ['users', 'import', csv(home, 'empty.csv', [HEADER]), '--header', '--json']);
+      assert.equal(empty.code, 2, show(empty));
+      assert.equal(empty.json().details.errors[0].message, 'the file holds no account');
+      assert.deepEqual(await list(home), []);
     } finally {
       await home.cleanup();
     }
