@@ -10,10 +10,13 @@ import { mariadbLoaderSeconds, postgresLoaderSeconds } from './native-loaders.js
 // `npm run bench -- store-compare`: the SQLite and PostgreSQL stores side by side, alternated
 // (bench/store-compare.ts), instead of the benchmarks below.
 // `npm run bench -- workers`: `sds serve --workers 1` against `--workers 2` (bench/workers.ts).
+// `npm run bench -- nodes`: 1, 2 and 3 nodes behind nginx on one PostgreSQL store (bench/nodes.ts).
+// `npm run bench -- download-compare`: download pages on both stores (bench/download-compare.ts).
+const NAMED = ['store-compare', 'workers', 'nodes', 'download-compare'];
 if (process.argv[2] !== undefined) {
-  if (process.argv[2] !== 'store-compare' && process.argv[2] !== 'workers') {
+  if (!NAMED.includes(process.argv[2])) {
     console.error(
-      `unknown benchmark ${process.argv[2]}: \`npm run bench\` runs them all, \`npm run bench -- store-compare\` the store comparison, \`npm run bench -- workers\` the workers comparison`,
+      `unknown benchmark ${process.argv[2]}: \`npm run bench\` runs them all, \`npm run bench -- NAME\` one of ${NAMED.join(', ')}`,
     );
     process.exit(2);
   }

@@ -14,10 +14,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
 import pg from 'pg';
-import { simplecapiCase } from './make-simplecapi-cases.js';
-import { percentile, serverCpuSeconds, tabletToken, uploadAll, type TabletUploads } from './sync-load.js';
+import { mixedLoad, postgresCpuSeconds, tabletBodies } from './mixed-load.js';
+import { serverCpuSeconds, tabletToken, uploadAll } from './sync-load.js';
 import { startServe } from '../test/helpers/serve-process.js';
 
 const knob = (name: string, def: number) => Number(process.env[name] ?? def);
@@ -44,6 +43,8 @@ interface Figures {
   pages_s: number;
   p99_ms: number;
   cpu_ms_per_request: number;
+  /** PostgreSQL's own processes, per request (0 on SQLite, whose work is the server's). */
+  pg_cpu_ms_per_request: number;
   cpu_percent: number;
 }
 
@@ -57,49 +58,9 @@ async function admin(sql: string): Promise<void> {
   }
 }
 
-function bodies(base: number, requests: number, perRequest: number): TabletUploads[] {
-  return Array.from({ length: TABLETS }, (_, t) => {
-    const device = `bench-tablet-${t}`;
-    return {
-      device,
-      bodies: Array.from({ length: requests }, (_, q) => {
-        const first = base + t * 100_000 + q * perRequest;
-        return deflateSync(JSON.stringify(Array.from({ length: perRequest }, (_, j) => simplecapiCase(first + j, device))));
-      }),
-    };
-  });
-}
-
 // The same bodies in every run: each run is a fresh store.
-const seed = bodies(0, 1, Math.ceil(SEED_CASES / TABLETS));
-const load = bodies(50_000, REQUESTS, PER_REQUEST);
-
-/** Downloads in pages until `until` resolves; pages downloaded. */
-async function readLoop(url: string, token: string, device: string, done: () => boolean): Promise<number> {
-  let pages = 0;
-  while (!done()) {
-    let after: string | undefined;
-    let last: string | undefined;
-    for (;;) {
-      const r = await fetch(`${url}/api/dictionaries/${DICT}/cases`, {
-        headers: {
-          authorization: `Bearer ${token}`,
-          'x-csw-device': device,
-          'x-csw-case-range-count': String(PAGE),
-          ...(last ? { 'x-csw-if-revision-exists': last } : {}),
-          ...(after ? { 'x-csw-case-range-start-after': after } : {}),
-        },
-      });
-      last = r.headers.get('x-csw-chunk-max-revision')!;
-      if (r.status !== 200 && r.status !== 206) throw new Error(`download: ${r.status} ${await r.text()}`);
-      const chunk = (await r.json()) as { id: string }[];
-      pages += 1;
-      if (r.status === 200 || done()) break;
-      after = chunk.at(-1)!.id;
-    }
-  }
-  return pages;
-}
+const seed = tabletBodies(TABLETS, 0, 1, Math.ceil(SEED_CASES / TABLETS));
+const load = tabletBodies(TABLETS, 50_000, REQUESTS, PER_REQUEST);
 
 async function runOnce(kind: Kind, workers: number, tag: string, dir: string): Promise<Figures> {
   const home = join(dir, tag);
@@ -124,21 +85,19 @@ async function runOnce(kind: Kind, workers: number, tag: string, dir: string): P
     const pids = () => [server.child.pid!, ...[...server.stderr().matchAll(/\(node [^:]+:(\d+):/g)].map((m) => Number(m[1]))];
     const cpu = () => pids().reduce((s, p) => s + (serverCpuSeconds(p) ?? 0), 0);
     const cpu0 = cpu();
-    const t0 = performance.now();
-    let finished = false;
-    const readers = Array.from({ length: READERS }, (_, i) => readLoop(server.url, token, `bench-reader-${i}`, () => finished));
-    const up = await uploadAll(server.url, DICT, token, load).finally(() => (finished = true));
-    const pages = (await Promise.all(readers)).reduce((a, b) => a + b, 0);
-    const seconds = (performance.now() - t0) / 1000;
+    const pg0 = postgresCpuSeconds();
+    const run = await mixedLoad(server.url, token, load, PER_REQUEST, READERS);
     const cpuSeconds = cpu() - cpu0;
-    const requests = TABLETS * REQUESTS + pages;
+    const pgSeconds = kind === 'postgresql' ? postgresCpuSeconds() - pg0 : 0;
+    const requests = run.uploads + run.pages;
     return {
-      cases_s: (TABLETS * REQUESTS * PER_REQUEST) / up.seconds,
-      requests_s: (TABLETS * REQUESTS) / up.seconds,
-      pages_s: pages / seconds,
-      p99_ms: percentile(up.latenciesMs, 99),
+      cases_s: run.cases / run.uploadSeconds,
+      requests_s: run.uploads / run.uploadSeconds,
+      pages_s: run.pages / run.seconds,
+      p99_ms: run.p99Ms,
       cpu_ms_per_request: (cpuSeconds * 1000) / requests,
-      cpu_percent: (cpuSeconds / seconds) * 100,
+      pg_cpu_ms_per_request: (pgSeconds * 1000) / requests,
+      cpu_percent: (cpuSeconds / run.seconds) * 100,
     };
   } catch (err) {
     console.error(server.errors());
@@ -176,14 +135,14 @@ try {
         (runs[`${kind} ${workers}`] ??= []).push(f);
         console.log(
           `round ${round + 1} ${kind.padEnd(10)} --workers ${workers} load ${la.toFixed(1).padStart(4)}: ${fmt(f.cases_s)} cases/s, ${fmt(f.requests_s)} uploads/s, ` +
-            `${fmt(f.pages_s)} pages/s, p99 ${fmt(f.p99_ms)} ms, ${fmt(f.cpu_ms_per_request)} CPU ms/request, ${fmt(f.cpu_percent)} % CPU`,
+            `${fmt(f.pages_s)} pages/s, p99 ${fmt(f.p99_ms)} ms, ${fmt(f.cpu_ms_per_request)} CPU ms/request (+ ${fmt(f.pg_cpu_ms_per_request)} PostgreSQL), ${fmt(f.cpu_percent)} % CPU`,
         );
       }
     }
   }
   const medians: Record<string, Record<keyof Figures, number>> = {};
   console.log(
-    `\n${'store / workers'.padEnd(22)} ${'cases/s'.padStart(8)} ${'uploads/s'.padStart(10)} ${'pages/s'.padStart(8)} ${'p99 ms'.padStart(7)} ${'CPU ms/req'.padStart(11)} ${'CPU %'.padStart(6)}`,
+    `\n${'store / workers'.padEnd(22)} ${'cases/s'.padStart(8)} ${'uploads/s'.padStart(10)} ${'pages/s'.padStart(8)} ${'p99 ms'.padStart(7)} ${'CPU ms/req'.padStart(11)} ${'PG ms/req'.padStart(10)} ${'CPU %'.padStart(6)}`,
   );
   for (const [key, fs] of Object.entries(runs)) {
     const m = Object.fromEntries((Object.keys(fs[0]!) as (keyof Figures)[]).map((k) => [k, median(fs.map((f) => f[k]))])) as Record<
@@ -192,7 +151,7 @@ try {
     >;
     medians[key] = m;
     console.log(
-      `${key.padEnd(22)} ${fmt(m.cases_s).padStart(8)} ${fmt(m.requests_s).padStart(10)} ${fmt(m.pages_s).padStart(8)} ${fmt(m.p99_ms).padStart(7)} ${fmt(m.cpu_ms_per_request).padStart(11)} ${fmt(m.cpu_percent).padStart(6)}`,
+      `${key.padEnd(22)} ${fmt(m.cases_s).padStart(8)} ${fmt(m.requests_s).padStart(10)} ${fmt(m.pages_s).padStart(8)} ${fmt(m.p99_ms).padStart(7)} ${fmt(m.cpu_ms_per_request).padStart(11)} ${fmt(m.pg_cpu_ms_per_request).padStart(10)} ${fmt(m.cpu_percent).padStart(6)}`,
     );
   }
   for (const kind of STORES) {

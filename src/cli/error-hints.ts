@@ -46,6 +46,12 @@ const COMMAND_HINTS: Partial<Record<ErrorCode, (d: ErrorDetails) => string | und
   // A dictionary with cases is renamed by purging it and uploading it again (docs/sync.md#syncable-names).
   SYNC_NAME_LOCKED: (d) => (text(d.dictionary) ? ` (sds dict delete ${d.dictionary} --with-cases)` : undefined),
   RESTORE_HOME_NOT_EMPTY: () => '; choose another with --home',
+  // The import's core names no flag (docs/supervision.md#accounts).
+  USERS_IMPORT_INVALID: (d) =>
+    [
+      d.header_suspected === true ? '\n(import with --header)' : '',
+      d.accounts_exist === true ? '\n(--update updates existing accounts)' : '',
+    ].join('') || undefined,
   // Before a migration of a PostgreSQL store (docs/upgrading.md#a-postgresql-store).
   BACKUP_STORE_EXTERNAL: (d) => (d.step === 'migrate' ? '; back the database up first, then run `sds migrate --no-backup`' : undefined),
   BACKUP_NOT_CHOSEN: (d) =>

@@ -27,6 +27,7 @@ import { rootScriptRoutes } from './routes/root-scripts.js';
 import type { RouteDeps } from './routes/route-deps.js';
 import { tokenRoutes } from './routes/token.js';
 import { syncRoutes } from './routes/sync.js';
+import { userRoutes } from './routes/users.js';
 import { dataSourceRoutes } from './routes/data-source.js';
 import { roleRoutes } from './routes/roles.js';
 import { webhookRoutes } from './routes/webhooks.js';
@@ -52,6 +53,7 @@ const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [
   webhookRoutes,
   roleRoutes,
   rootScriptRoutes,
+  userRoutes,
   healthRoutes,
   openApiRoutes,
 ];

@@ -87,6 +87,8 @@ export function errorResponse(c: Context, thrown: unknown, log?: (line: string, 
     for (const key of LIMIT_DETAILS) if (err.details[key] !== undefined) details[key] = err.details[key];
     extra.details = details;
   }
+  // Every bad line of a CSV of accounts, with its line (docs/supervision.md#accounts).
+  if (err.code === 'USERS_IMPORT_INVALID' && Array.isArray(err.details.errors)) extra.details = { errors: err.details.errors };
   // A message may name a file of the server (a SQLite target): the reply shows only its name.
   const message = hideServerPaths(err.message);
   return c.json(code === undefined ? { error: err.code, message, ...extra } : { error: err.code, code, message, ...extra }, status);

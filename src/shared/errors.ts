@@ -449,6 +449,12 @@ export const ERROR_CODES = {
     title:
       "a binary item's content file under <home>/files/binary-items changed size while a download sent it (content files are written once: something else modified the home); the download is cut short",
   },
+  USERS_IMPORT_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title:
+      'lines of a CSV of accounts are not valid (details: errors, each with line, field and message); nothing was imported (docs/supervision.md#accounts)',
+  },
   BINARY_ITEM_SIGNATURE_MISMATCH: {
     http: 400,
     exit: EXIT.invalid,

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { CASE_COLUMNS, fitting, toStored, type RawCase, type StoredCase } from './cases-repo.js';
 import { nowIso } from './clock.js';
+import type { DictionaryRow } from './dictionaries-repo.js';
 
 export type SyncDirection = 'put' | 'get';
 
@@ -76,7 +77,18 @@ export interface SyncPage {
   cases: SyncCaseRow[];
   seen: number;
   total: number;
+  /**
+   * The guids of the page's cases that hold binary items, when the store read that with the page
+   * (PostgreSQL: no second round trip for a page without any); undefined when it did not.
+   */
+  withBinaryItems?: string[];
 }
+
+/**
+ * A download page read with the dictionary it was asked of (`snapshotPage`): null when no
+ * dictionary has the name (own or syncable).
+ */
+export type NamedSyncPage = { dictionary: DictionaryRow; page: SyncPage } | null;
 
 /** A sync_history row as the database returns it (also read by the PostgreSQL sync repo). */
 export interface RawHistory {
@@ -220,17 +232,12 @@ export class SyncRepo {
   }
 
   /**
-   * A download page in one statement, its snapshot taken by the statement itself: not on SQLite,
-   * whose page reads make no round trips (undefined: the caller reads the page in a read
+   * A download page of the dictionary named `name` (own or syncable name) with its row, in one
+   * statement, its snapshot taken by the statement itself: not on SQLite, whose page reads make no
+   * round trips (undefined: the caller finds the dictionary and reads the page in a read
    * transaction with maxRevision, chunkWithin and count).
    */
-  async snapshotPage(
-    _dictionaryId: number,
-    _scope: string,
-    _range: Omit<SyncRange, 'upTo'>,
-    _limit: number,
-    _budget: number,
-  ): Promise<SyncPage | undefined> {
+  async snapshotPage(_name: string, _range: Omit<SyncRange, 'upTo'>, _limit: number, _budget: number): Promise<NamedSyncPage | undefined> {
     return undefined;
   }
 

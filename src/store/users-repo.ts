@@ -5,6 +5,14 @@ import { nowIso } from './clock.js';
 /** The name of a role: a row of `roles` (docs/supervision.md#roles-and-rights). */
 export type Role = string;
 
+/** Who an account belongs to (docs/supervision.md#accounts); null when unknown. */
+export interface AccountProfile {
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  phone: string | null;
+}
+
 export interface UserRow {
   id: number;
   /**
@@ -20,10 +28,12 @@ export interface UserRow {
    * so the tokens issued before stop working.
    */
   tokenVersion: number;
-  /** Time of the last successful password login, or null. */
+  /** Time of the last successful login (a password or a refresh grant), or null. */
   lastLoginAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Who the account belongs to (migration 0032). */
+  profile: AccountProfile;
 }
 
 /** What a CSWeb import recorded of an account it created (docs/migrating-from-csweb.md#users-and-roles). */
@@ -66,6 +76,10 @@ export interface RawUser {
   last_login_at: string | null;
   created_at: string;
   updated_at: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  phone: string | null;
 }
 
 /** The account a `users` row holds (shared by the PostgreSQL store). */
@@ -80,8 +94,20 @@ export function toUser(r: RawUser): UserRow {
     lastLoginAt: r.last_login_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    profile: { firstName: r.first_name, lastName: r.last_name, email: r.email, phone: r.phone },
   };
 }
+
+/** The profile columns and their fields, in the order the statements of both stores list them. */
+export const PROFILE_COLUMNS = [
+  ['first_name', 'firstName'],
+  ['last_name', 'lastName'],
+  ['email', 'email'],
+  ['phone', 'phone'],
+] as const satisfies readonly (readonly [string, keyof AccountProfile])[];
+
+/** A profile with every field unknown. */
+export const NO_PROFILE: Readonly<AccountProfile> = { firstName: null, lastName: null, email: null, phone: null };
 
 /** The account a `users` row holds, with its password hash (to check a login; never shown). */
 export function toUserWithHash(r: RawUser): UserRow & { passwordHash: string } {
@@ -156,11 +182,14 @@ export class UsersRepo {
   }
 
   /** Creates an account with a new random `uuid`: a name used before never brings back its old id. */
-  async insert(username: string, role: Role, passwordHash: string): Promise<UserRow> {
+  async insert(username: string, role: Role, passwordHash: string, profile: AccountProfile = NO_PROFILE): Promise<UserRow> {
     const now = nowIso();
     this.db
-      .prepare('INSERT INTO users (uuid, username, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(randomUUID(), username, role, passwordHash, now, now);
+      .prepare(
+        `INSERT INTO users (uuid, username, role, password_hash, created_at, updated_at, first_name, last_name, email, phone)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(randomUUID(), username, role, passwordHash, now, now, ...PROFILE_COLUMNS.map(([, f]) => profile[f]));
     return toUser(this.db.prepare('SELECT * FROM users WHERE username = ?').get(username) as RawUser);
   }
 
@@ -175,6 +204,17 @@ export class UsersRepo {
     this.db
       .prepare('UPDATE users SET role = ?, password_hash = ?, disabled = ?, token_version = token_version + ?, updated_at = ? WHERE id = ?')
       .run(role, change.passwordHash ?? u.passwordHash, (change.disabled ?? u.disabled) ? 1 : 0, role === u.role ? 0 : 1, nowIso(), u.id);
+  }
+
+  /**
+   * Sets the fields of `change` in the profile of an account (null clears one, an absent one
+   * stays); false when there is no such account. The other fields of the account stay.
+   */
+  async setProfile(username: string, change: Partial<AccountProfile>): Promise<boolean> {
+    const set = PROFILE_COLUMNS.filter(([, f]) => change[f] !== undefined);
+    if (set.length === 0) return this.findSync(username) !== undefined;
+    const sql = `UPDATE users SET ${set.map(([c]) => `${c} = ?`).join(', ')}, updated_at = ? WHERE username = ?`;
+    return this.db.prepare(sql).run(...set.map(([, f]) => change[f]), nowIso(), username).changes > 0;
   }
 
   /**

@@ -12,8 +12,9 @@ import {
 import { AppError } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
 import { readSecret } from '../read-secret.js';
+import { profileInput, profileOptions, registerAccountCommands } from './users-accounts.js';
 
-/** `sds users add|list|remove|passwd|disable|enable|set-role`. */
+/** `sds users add|list|show|update|import|remove|passwd|disable|enable|set-role`. */
 export function registerUsersCommands(program: Command): void {
   const users = program
     .command('users')
@@ -23,31 +24,38 @@ export function registerUsersCommands(program: Command): void {
       examples(
         'printf "%s\\n" "$PASSWORD" | sds users add alice --role API',
         'sds users list --json',
+        'sds users import interviewers.csv --header',
         'sds users disable alice',
         'sds users set-role alice Supervisor',
         'sds users remove alice',
       ),
     );
 
-  users
-    .command('add <name>')
-    .description('create an account; the password is read from stdin (piped) or a hidden prompt')
-    .requiredOption('--role <role>', "a role of sds roles list: 'Standard User', API, Developer, Administrator or a custom one")
-    .option('--password-stdin', 'read the password from standard input (the default when stdin is not a terminal)')
+  profileOptions(
+    users
+      .command('add <name>')
+      .description('create an account; the password is read from stdin (piped) or a hidden prompt')
+      .requiredOption('--role <role>', "a role of sds roles list: 'Standard User', API, Developer, Administrator or a custom one")
+      .option('--password-stdin', 'read the password from standard input (the default when stdin is not a terminal)'),
+  )
     .addHelpText(
       'after',
-      examples('printf "%s\\n" "$PASSWORD" | sds users add alice --role API --password-stdin', 'sds users add admin --role Administrator'),
+      examples(
+        'printf "%s\\n" "$PASSWORD" | sds users add alice --role API --password-stdin',
+        'sds users add admin --role Administrator',
+        'sds users add amina01 --role Standard --first-name Amina --last-name Diallo',
+      ),
     )
     .action(
-      action(async (ctx, name: string, opts: { role: string }) => {
-        const u = await addUser(await ctx.store(), name, opts.role, await readSecret(`password for ${name}: `));
+      action(async (ctx, name: string, opts: { role: string } & Parameters<typeof profileInput>[0]) => {
+        const u = await addUser(await ctx.store(), name, opts.role, await readSecret(`password for ${name}: `), profileInput(opts));
         ctx.print(u, () => `User ${u.username} added with role ${u.role}`);
       }),
     );
 
   users
     .command('list')
-    .description('list accounts: role, state, last login, failed logins in the current throttle window, and id')
+    .description('list accounts: name, role, state, last login, failed logins in the current throttle window, and id')
     .addHelpText('after', examples('sds users list', 'sds users list --json'))
     .action(
       action(async (ctx) => {
@@ -55,9 +63,10 @@ export function registerUsersCommands(program: Command): void {
         ctx.print(list, () =>
           list.length
             ? ctx.table(
-                ['username', 'role', 'state', 'last_login_at', 'failed_logins', 'password', 'created_at', 'id'],
+                ['username', 'name', 'role', 'state', 'last_login_at', 'failed_logins', 'password', 'created_at', 'id'],
                 list.map((u) => [
                   u.username,
+                  [u.first_name, u.last_name].filter(Boolean).join(' '),
                   u.role,
                   u.disabled ? 'disabled' : 'enabled',
                   u.last_login_at ?? 'never',
@@ -73,6 +82,8 @@ export function registerUsersCommands(program: Command): void {
         );
       }),
     );
+
+  registerAccountCommands(users);
 
   users
     .command('disable <name>')

@@ -1,3 +1,11 @@
+/** Minimum password length: long enough to resist guessing over the token endpoint. */
+const MIN_PASSWORD_LENGTH = 8;
+
+/** What is wrong with a new password under sds's rules, or undefined. Pure. */
+export function passwordProblem(password: string): string | undefined {
+  return password.length < MIN_PASSWORD_LENGTH ? `the password must have at least ${MIN_PASSWORD_LENGTH} characters` : undefined;
+}
+
 let argon2Module: Promise<typeof import('@node-rs/argon2')> | undefined;
 /** The native argon2, loaded on the first hash or check: most commands never need it (docs/cli.md#start-up-time). */
 const loadArgon2 = () => (argon2Module ??= import('@node-rs/argon2'));

@@ -138,6 +138,8 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
       const { user, refreshToken } = await guarded('refresh_token', null, address, () =>
         rotateRefreshToken(store, presented, clientId, now),
       );
+      // A refresh is a login too: a tablet that keeps refreshing is still in use (docs/supervision.md#accounts).
+      await store.users.recordLogin(user.id, new Date(now).toISOString());
       return respond('refresh_token', user, refreshToken, now);
     },
     authenticate(token) {

@@ -1,15 +1,13 @@
 import type { Store } from '../../store/open-store.js';
 import type { StoreScope } from '../../store/store-contract.js';
 import type { Role, UserRow } from '../../store/users-repo.js';
+import { checkProfileInput, type ProfileInput } from './account-profile.js';
 import { AppError } from '../../shared/errors.js';
-import { hashPassword, passwordScheme, type PasswordScheme } from './passwords.js';
+import { hashPassword, passwordProblem, passwordScheme, type PasswordScheme } from './passwords.js';
 import { userKeyName } from './login-throttle.js';
 import { DEFAULT_LOGIN_THROTTLE } from './login-throttle-policy.js';
 import { requireGrantable, requireRoleName } from './rights/roles.js';
 import type { Right } from './rights/catalogue.js';
-
-/** Minimum password length: long enough to resist guessing over the token endpoint. */
-const MIN_PASSWORD_LENGTH = 8;
 
 const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 
@@ -20,8 +18,13 @@ export interface UserView {
   username: string;
   role: Role;
   disabled: boolean;
-  /** Last successful password login (ISO 8601), or null. */
+  /** Last successful login, a password or a refresh grant (ISO 8601), or null. */
   last_login_at: string | null;
+  /** Who the account belongs to (docs/supervision.md#accounts); null when unknown. */
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  phone: string | null;
   /**
    * How the stored password hash was made: `argon2` (sds's own), `bcrypt` (kept from CSWeb until
    * the account's first login re-hashes it; docs/migrating-from-csweb.md#users-and-roles) or `unknown`.
@@ -36,13 +39,18 @@ export interface UserListItem extends UserView {
   failed_logins: number;
 }
 
-function view(u: UserRow & { passwordHash: string }): UserView {
+/** An account as shown to operators and scripts (no hash). */
+export function view(u: UserRow & { passwordHash: string }): UserView {
   return {
     id: u.uuid,
     username: u.username,
     role: u.role,
     disabled: u.disabled,
     last_login_at: u.lastLoginAt,
+    first_name: u.profile.firstName,
+    last_name: u.profile.lastName,
+    email: u.profile.email,
+    phone: u.profile.phone,
     password_scheme: passwordScheme(u.passwordHash),
     created_at: u.createdAt,
     updated_at: u.updatedAt,
@@ -65,13 +73,18 @@ async function parseRole(store: StoreScope, role: unknown): Promise<Role> {
 }
 
 function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) {
-    throw new AppError('USAGE', `the password must have at least ${MIN_PASSWORD_LENGTH} characters`, { field: 'password' });
-  }
+  const problem = passwordProblem(password);
+  if (problem) throw new AppError('USAGE', problem, { field: 'password' });
 }
 
-/** Creates an account; the password is stored only as an argon2id hash. */
-export async function addUser(store: Store, username: string, role: unknown, password: string): Promise<UserView> {
+/** Creates an account, with who it belongs to if given; the password is stored only as an argon2id hash. */
+export async function addUser(
+  store: Store,
+  username: string,
+  role: unknown,
+  password: string,
+  profile: ProfileInput = {},
+): Promise<UserView> {
   if (!USERNAME_PATTERN.test(username)) {
     throw new AppError(
       'USAGE',
@@ -82,13 +95,14 @@ export async function addUser(store: Store, username: string, role: unknown, pas
     );
   }
   const r = await parseRole(store, role);
+  const fields = checkProfileInput(profile);
   checkPassword(password);
   if (await store.users.find(username)) throw new AppError('CONFLICT', `user ${username} already exists`, { user: username });
   const hash = await hashPassword(password);
   // Looked for again with the insert, in one transaction: another request may have created it while the password was hashed.
   return store.transaction(async (tx) => {
     if (await tx.users.find(username)) throw new AppError('CONFLICT', `user ${username} already exists`, { user: username });
-    await tx.users.insert(username, r, hash);
+    await tx.users.insert(username, r, hash, { firstName: null, lastName: null, email: null, phone: null, ...fields });
     return view((await tx.users.find(username))!);
   });
 }

@@ -91,7 +91,9 @@ async function apply(
         );
         continue;
       }
-      if (!dryRun) await store.users.putCswebRecord((await store.users.insert(u.username, role.mapping.role, u.password)).id, record);
+      if (!dryRun) {
+        await store.users.putCswebRecord((await store.users.insert(u.username, role.mapping.role, u.password, details(u))).id, record);
+      }
       outcomes.push({ username: u.username, action: 'add', role: role.mapping.role });
       continue;
     }
@@ -106,7 +108,8 @@ async function apply(
     if (previous.passwordHash !== u.password) changed.push('password');
     if (existing.role !== role.mapping.role) changed.push('role');
     const was = { firstName: previous.firstName, lastName: previous.lastName, email: previous.email, phone: previous.phone };
-    if (JSON.stringify(was) !== JSON.stringify(details(u)) || previous.cswebRole !== role.name) changed.push('details');
+    const newDetails = JSON.stringify(was) !== JSON.stringify(details(u));
+    if (newDetails || previous.cswebRole !== role.name) changed.push('details');
     if (changed.length && !dryRun) {
       if (changed.includes('password') || changed.includes('role')) {
         // A new role ends the account's tokens (the update bumps its token version), as
@@ -116,6 +119,9 @@ async function apply(
           ...(changed.includes('password') ? { passwordHash: u.password } : {}),
         });
       }
+      // Names, email and phone changed in CSWeb are taken; left as they were, they keep what
+      // the office set in sds since (docs/supervision.md#accounts).
+      if (newDetails) await store.users.setProfile(existing.username, details(u));
       await store.users.putCswebRecord(existing.id, record);
     }
     outcomes.push(

@@ -37,6 +37,10 @@ export interface Limits extends CaseLimits {
    * UPLOAD_MEMORY_FACTOR times its inflated JSON; past it 503 SERVER_BUSY (docs/limits.md#memory-of-uploads-in-flight).
    */
   uploadMemoryBytes: number;
+  /** Bytes of one CSV of accounts (`sds users import`, `POST /api/users/import`); more is 413 PAYLOAD_TOO_LARGE (docs/supervision.md#accounts). */
+  usersImportBytes: number;
+  /** Accounts in one CSV import; more is 413 PAYLOAD_TOO_LARGE, nothing imported (docs/supervision.md#accounts). */
+  usersImportRows: number;
 }
 
 const MB = 1024 * 1024;
@@ -67,6 +71,9 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   // A day: far beyond any writer's pause (the body timeout, at most a day, cuts a stalled upload).
   stalePartSeconds: 86_400,
   uploadMemoryBytes: 1024 * MB,
+  // 3,000 interviewers take about 300 KB; each row costs an argon2 hash (tens of milliseconds).
+  usersImportBytes: 4 * MB,
+  usersImportRows: 10_000,
 };
 
 /** config.json key (in the `limits` object), environment variable, field, and allowed range. */
@@ -91,6 +98,8 @@ const FIELDS = [
   ['app_package_json_bytes', 'SDS_LIMIT_APP_PACKAGE_JSON_BYTES', 'appPackageJsonBytes', 1024, 2 ** 28],
   ['stale_part_seconds', 'SDS_LIMIT_STALE_PART_SECONDS', 'stalePartSeconds', 60, 31_536_000],
   ['upload_memory_bytes', 'SDS_LIMIT_UPLOAD_MEMORY_BYTES', 'uploadMemoryBytes', MB, 2 ** 40],
+  ['users_import_bytes', 'SDS_LIMIT_USERS_IMPORT_BYTES', 'usersImportBytes', 1024, 2 ** 28],
+  ['users_import_rows', 'SDS_LIMIT_USERS_IMPORT_ROWS', 'usersImportRows', 1, 1_000_000],
 ] as const;
 
 /** config.json key, environment variable and field of every limit (for `sds config`). */

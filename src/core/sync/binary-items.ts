@@ -39,10 +39,10 @@ export async function chunkBinaryItems(store: Store, chunk: DownloadChunk, apiVe
   if (chunk.cases.length === 0) return [];
   // The dictionary the chunk was read from: no second read of its row.
   const dict = chunk.dictionary;
-  const rows = await store.binaryItems.forCases(
-    dict.id,
-    chunk.cases.map((c) => c.guid),
-  );
+  // Read with the page when the store could (PostgreSQL): a page without binary items asks nothing more.
+  const holding = chunk.withBinaryItems ?? chunk.cases.map((c) => c.guid);
+  if (holding.length === 0) return [];
+  const rows = await store.binaryItems.forCases(dict.id, holding);
   const out: ChunkItem[] = [];
   const seen = new Set<string>();
   for (const c of chunk.cases) {

@@ -33,6 +33,8 @@ export interface DownloadChunk extends ChunkPlan {
   cases: SyncCaseRow[];
   /** The dictionary the chunk was read from (its id and name), for what is sent with the chunk. */
   dictionary: { id: number; name: string };
+  /** The chunk's cases that hold binary items, when the store read that with the page (SyncPage). */
+  withBinaryItems?: string[];
 }
 
 /**
@@ -45,20 +47,22 @@ export interface DownloadChunk extends ChunkPlan {
  * sync history.
  */
 export async function downloadCases(store: Store, dictionaryName: string, req: DownloadRequest, username: string): Promise<DownloadChunk> {
-  // The row is enough: a download never reads the model, whose JSON is costly to parse per page.
-  const dict = await requireDictionaryRow(store, dictionaryName);
   const budget = limitsOf(store).pageBytes;
-  // A store that reads a page in one statement (PostgreSQL: one round trip instead of a read
-  // transaction of several) answers here; the same figures as the read transaction below.
   const range = {
     // Without a cursor the client holds all of `lastRevision`: '~' sorts after every guid.
     after: { revision: req.lastRevision, guid: req.startAfter || '~' },
     universe: req.universe,
     excludeRevisions: req.excludeRevisions,
   };
-  const page = await store.sync.snapshotPage(dict.id, dict.createdAt, range, req.count, budget);
-  const chunk = page
-    ? await planDownloadChunk(store, dict, req, { ...range, upTo: page.snapshot }, page)
+  // A store that reads the dictionary and its page in one statement (PostgreSQL: one round trip
+  // instead of a lookup and a read transaction of several) answers here; the same figures as the
+  // read transaction below.
+  const named = await store.sync.snapshotPage(dictionaryName, range, req.count, budget);
+  // The row is enough: a download never reads the model, whose JSON is costly to parse per page.
+  // No dictionary of that name (null): requireDictionaryRow refuses it, naming close matches.
+  const dict = named ? named.dictionary : await requireDictionaryRow(store, dictionaryName);
+  const chunk = named
+    ? await planDownloadChunk(store, dict, req, { ...range, upTo: named.page.snapshot }, named.page)
     : await store.readTransaction(async (tx) => {
         const snapshot = await tx.sync.maxRevision();
         refuseUnknownRevision(req.lastRevision, snapshot);
@@ -123,6 +127,7 @@ async function planDownloadChunk(
   return {
     cases,
     dictionary: { id: dict.id, name: dict.name },
+    withBinaryItems: page.withBinaryItems,
     ...planChunk(
       cases.map((c) => c.revision),
       total,

@@ -23,11 +23,22 @@ export const ErrorBody = z
         index: z.number().int().optional(),
         field: z.string().optional(),
         limit: z.number().int().optional(),
+        errors: z
+          .array(
+            z.strictObject({
+              line: z.number().int(),
+              field: z.string().optional(),
+              message: z.string(),
+              exists: z.literal(true).optional(),
+            }),
+          )
+          .optional()
+          .meta({ description: 'USERS_IMPORT_INVALID: every bad line of the CSV of accounts (docs/supervision.md#accounts)' }),
       })
       .optional()
       .meta({
         description:
-          'a refusal by a limit (413 CASE_TOO_LARGE / PAYLOAD_TOO_LARGE, 400 JSON_TOO_DEEP): the case (key), its id and position in the upload, the field and the limit; docs/limits.md',
+          'a refusal by a limit (413 CASE_TOO_LARGE / PAYLOAD_TOO_LARGE, 400 JSON_TOO_DEEP): the case (key), its id and position in the upload, the field and the limit; docs/limits.md. 400 USERS_IMPORT_INVALID: `errors`',
       }),
   })
   .meta({ id: 'Error' });

@@ -22,9 +22,13 @@ const NETWORK_CODES = new Set([
 /**
  * SQLSTATEs of a server that ended or refuses connections: class 08 (connection exception),
  * admin_shutdown, crash_shutdown, cannot_connect_now (starting up or a standby being promoted),
- * too_many_connections.
+ * too_many_connections; and read_only_sql_transaction: a write reached a server that takes none
+ * (a standby, a primary demoted in a switchover, or one set `default_transaction_read_only`).
+ * sds writes only in transactions of its own that are not read-only, so there it means the server,
+ * not the statement (docs/decisions.md, "A store server that takes no writes").
  */
-const SERVER_CODES = /^(08...|57P01|57P02|57P03|53300)$/;
+const SERVER_CODES = /^(08...|57P01|57P02|57P03|53300|25006)$/;
+const READ_ONLY = '25006';
 
 /** node-pg's own errors for a connection lost or never made (they carry no code). */
 const PG_MESSAGES = [
@@ -55,7 +59,9 @@ export function storeUnavailableOr(err: unknown): unknown {
   const what = typeof code === 'string' ? code : (err as Error).message;
   return new AppError(
     'STORE_UNAVAILABLE',
-    `the PostgreSQL server of the store cannot be reached (${what}); try again later`,
+    code === READ_ONLY
+      ? `the PostgreSQL server of the store takes no writes (${code}: a standby, or a primary being switched over); try again later`
+      : `the PostgreSQL server of the store cannot be reached (${what}); try again later`,
     {},
     { cause: err },
   );

@@ -19,12 +19,13 @@ import {
   type SyncHistoryRow,
   type SyncMessage,
   type SyncMessageFilter,
-  type SyncPage,
+  type NamedSyncPage,
   type SyncRange,
   type SyncRecord,
   type SyncRepo,
 } from '../sync-repo.js';
 import type { PgRunner } from './pg-runner.js';
+import { toDictionaryRow, type RawDictionary } from '../dictionaries-repo.js';
 
 /**
  * The FROM and WHERE of a download range and their values, $1… in order: filters appear only when
@@ -59,8 +60,24 @@ function carryKey(dictionaryId: number, scope: string, r: Omit<SyncRange, 'upTo'
   return `${dictionaryId}\u0000${scope}\u0000${r.after.revision}\u0000${r.after.guid}\u0000${r.universe}\u0000${r.excludeRevisions.join(',')}`;
 }
 
-/** A row of sds_sync_page: the page's figures, and a case unless the page has none. */
-type RawPageRow = { snapshot: number | string; total: number | string; seen: number | string } & (RawCase | Record<keyof RawCase, null>);
+/** The dictionary a name resolved to last (its id and creation time: the key of its carried totals). */
+const resolvedNames = new Map<string, { id: number; createdAt: string }>();
+
+/** A row of sds_sync_page_named: the dictionary, the page's figures, and a case unless the page has none. */
+type RawNamedPageRow = {
+  d_id: number | string;
+  d_name: string;
+  d_label: string;
+  d_version: string;
+  d_description: string;
+  d_source_format: string;
+  d_sync_name: string | null;
+  d_created_at: string;
+  d_updated_at: string;
+} & RawPageRow;
+type RawPageRow = { snapshot: number | string; total: number | string; seen: number | string; has_binary: boolean | null } & (
+  RawCase | Record<keyof RawCase, null>
+);
 
 /** The sync protocol's reads and its history on PostgreSQL. */
 export class PgSyncRepo implements RepoContract<SyncRepo> {
@@ -140,28 +157,55 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
   }
 
   /**
-   * A download page in one statement and one round trip, outside any transaction: the function
-   * sds_sync_page (migration 0025) takes the newest revision as the snapshot, reads the page as
-   * chunkWithin does, and the total as count does (the carried one when it holds for that
-   * snapshot), all in the statement's one snapshot (docs/decisions.md, "Queries written per
-   * database").
+   * A download page of the dictionary named `name` (own or syncable name) in one statement and
+   * one round trip, outside any transaction: the function sds_sync_page_named (migration 0035)
+   * finds the dictionary, takes the newest revision as the snapshot, reads the page as chunkWithin
+   * does, and the total as count does (the carried one when it holds for that snapshot and that
+   * dictionary), all in the statement's one snapshot, with which of the page's cases hold binary
+   * items (docs/decisions.md, "Queries written per database").
    */
-  async snapshotPage(dictionaryId: number, scope: string, r: Omit<SyncRange, 'upTo'>, limit: number, budget: number): Promise<SyncPage> {
-    const c = carried.get(carryKey(dictionaryId, scope, r));
-    const rows = await this.db.rows<RawPageRow>('SELECT * FROM sds_sync_page($1, $2, $3, $4, $5::bigint[], $6, $7, $8, $9)', [
-      dictionaryId,
-      r.after.revision,
-      r.after.guid,
-      r.universe,
-      r.excludeRevisions,
-      limit,
-      Number.isFinite(budget) ? budget : Number.MAX_SAFE_INTEGER,
-      c?.upTo ?? null,
-      c?.total ?? null,
-    ]);
-    const first = rows[0]!;
+  async snapshotPage(name: string, r: Omit<SyncRange, 'upTo'>, limit: number, budget: number): Promise<NamedSyncPage> {
+    // The carried total is keyed by the dictionary's id and creation time, which the statement
+    // only returns: the ones this name resolved to last time find it (the statement checks the id).
+    const last = resolvedNames.get(name);
+    const c = last && carried.get(carryKey(last.id, last.createdAt, r));
+    const rows = await this.db.rows<RawNamedPageRow>(
+      'SELECT * FROM sds_sync_page_named($1, $2, $3, $4, $5::bigint[], $6, $7, $8, $9, $10)',
+      [
+        name,
+        r.after.revision,
+        r.after.guid,
+        r.universe,
+        r.excludeRevisions,
+        limit,
+        Number.isFinite(budget) ? budget : Number.MAX_SAFE_INTEGER,
+        c ? last.id : null,
+        c?.upTo ?? null,
+        c?.total ?? null,
+      ],
+    );
+    const first = rows[0];
+    if (!first) return null;
+    const dictionary = toDictionaryRow({
+      id: Number(first.d_id),
+      name: first.d_name,
+      label: first.d_label,
+      version: first.d_version,
+      description: first.d_description,
+      source_format: first.d_source_format,
+      sync_name: first.d_sync_name,
+      created_at: first.d_created_at,
+      updated_at: first.d_updated_at,
+    } as RawDictionary);
+    resolvedNames.delete(name);
+    resolvedNames.set(name, { id: dictionary.id, createdAt: dictionary.createdAt });
+    if (resolvedNames.size > MAX_CARRIED) resolvedNames.delete(resolvedNames.keys().next().value!);
     const cases = rows.flatMap((row) => (row.guid === null ? [] : [toStored(row as RawCase)]));
-    return { snapshot: Number(first.snapshot), cases, seen: Number(first.seen), total: Number(first.total) };
+    const withBinaryItems = rows.flatMap((row) => (row.has_binary === true ? [row.guid!] : []));
+    return {
+      dictionary,
+      page: { snapshot: Number(first.snapshot), cases, seen: Number(first.seen), total: Number(first.total), withBinaryItems },
+    };
   }
 
   /**

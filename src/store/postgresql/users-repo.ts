@@ -8,11 +8,14 @@ import { AppError } from '../../shared/errors.js';
 import { nowIso } from '../clock.js';
 import type { RepoContract } from '../store-contract.js';
 import {
+  NO_PROFILE,
+  PROFILE_COLUMNS,
   cswebRecordParams,
   cswebRecordUpsertSql,
   toCswebRecord,
   toUser,
   toUserWithHash,
+  type AccountProfile,
   type CswebUserRecord,
   type RawCswebUser,
   type RawUser,
@@ -60,12 +63,13 @@ export class PgUsersRepo implements RepoContract<UsersRepo> {
    * CONFLICT a check would have given it, with its transaction still usable (docs/decisions.md,
    * "Concurrent writers on the PostgreSQL store").
    */
-  async insert(username: string, role: Role, passwordHash: string): Promise<UserRow> {
+  async insert(username: string, role: Role, passwordHash: string, profile: AccountProfile = NO_PROFILE): Promise<UserRow> {
     const now = nowIso();
     const r = await this.db.row<RawUser>(
-      `INSERT INTO users (uuid, username, role, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO users (uuid, username, role, password_hash, created_at, updated_at, first_name, last_name, email, phone)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (username) DO NOTHING RETURNING *`,
-      [randomUUID(), username, role, passwordHash, now, now],
+      [randomUUID(), username, role, passwordHash, now, now, ...PROFILE_COLUMNS.map(([, f]) => profile[f])],
     );
     if (!r) throw new AppError('CONFLICT', `user ${username} already exists`, { user: username });
     return toUser(r);
@@ -90,6 +94,18 @@ export class PgUsersRepo implements RepoContract<UsersRepo> {
         nowIso(),
       ],
     );
+  }
+
+  /**
+   * Sets the fields of `change` in the profile of an account (null clears one, an absent one
+   * stays), in one statement; false when there is no such account.
+   */
+  async setProfile(username: string, change: Partial<AccountProfile>): Promise<boolean> {
+    const set = PROFILE_COLUMNS.filter(([, f]) => change[f] !== undefined);
+    if (set.length === 0) return (await this.db.row('SELECT 1 FROM users WHERE username = $1', [username])) !== undefined;
+    const sql = `UPDATE users SET ${set.map(([c], i) => `${c} = $${i + 1}`).join(', ')}, updated_at = $${set.length + 1}
+       WHERE username = $${set.length + 2}`;
+    return (await this.db.run(sql, [...set.map(([, f]) => change[f]), nowIso(), username])) > 0;
   }
 
   /** Disables (bumping the token version) or enables an account; false when there is none. */

@@ -100,3 +100,20 @@ test('a Developer changes roles it could hold itself, never to a mightier role, 
   const users = await call('admin', 'GET', '/api/users', '/api/users');
   assert.equal(users.json.find((u) => u.username === USERS.api.username)!.role, 'Standard User');
 });
+
+test('the CSV import over HTTP gives only roles the caller holds: a Developer makes Standard Users, not Administrators', async () => {
+  const post = async (csv: string) => {
+    const r = await fetch(`${t.base}/api/users/import`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv', authorization: `Bearer ${devToken!}` },
+      body: csv,
+    });
+    return { status: r.status, json: (await r.json()) as { error?: string; added?: number } };
+  };
+  const refused = await post('boss0001,Big,Boss,Administrator,long-enough-1\nfield001,Ann,Lee,Standard User,long-enough-2\n');
+  assert.deepEqual([refused.status, refused.json.error], [403, 'access_denied']);
+  assert.equal(await t.store.users.find('field001'), undefined, 'nothing of the file was imported');
+  const ok = await post('field001,Ann,Lee,Standard,long-enough-2\n');
+  assert.deepEqual([ok.status, ok.json.added], [200, 1]);
+  assert.equal((await t.store.users.find('field001'))!.role, 'Standard User');
+});

@@ -270,6 +270,8 @@ const ROUTE_PERMISSIONS: Record<string, Permission | 'public'> = {
   'PUT /api/roles/{name}/rights': 'roles.write',
   'GET /api/users': 'users.read',
   'PUT /api/users/{username}/role': 'users.write',
+  'POST /api/users/import': 'users.write',
+  'POST /api/users': 'users.write',
   'GET /breakout-status-webhook.php': 'public',
   'POST /breakout-webhook.php': 'public',
   'GET /log-reader-webhook.php': 'public',

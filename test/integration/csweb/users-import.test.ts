@@ -133,6 +133,13 @@ describe('importing CSWeb accounts', () => {
       [record.firstName, record.lastName, record.email, record.phone, record.cswebRole],
       ['Ann', 'Field', null, '+1 555 0100', 'Standard User'],
     );
+    // The account itself shows them too (docs/supervision.md#accounts).
+    assert.deepEqual((await s.store.users.find('ann'))!.profile, {
+      firstName: 'Ann',
+      lastName: 'Field',
+      email: null,
+      phone: '+1 555 0100',
+    });
     assert.equal((await s.store.users.cswebRecord((await s.store.users.find('Boss'))!.id))!.email, 'boss@example.org');
 
     const report = codes(r);
@@ -296,6 +303,7 @@ describe('importing CSWeb accounts', () => {
     assert.deepEqual(outcome(r, 'Boss')!.changed, ['details']);
     assert.equal((await s.store.users.find('sup'))!.role, 'Administrator');
     assert.equal((await s.store.users.cswebRecord((await s.store.users.find('Boss'))!.id))!.phone, '+1 555 0199');
+    assert.equal((await s.store.users.find('Boss'))!.profile.phone, '+1 555 0199', 'the account takes the phone changed in CSWeb');
     assert.ok(r.report.some((e) => e.code === 'CSWEB_USER_GONE' && e.user === 'acct' && e.level === 'warn'));
     assert.ok(await s.store.users.find('acct'), 'an account gone from CSWeb is left in sds');
 

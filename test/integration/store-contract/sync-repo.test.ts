@@ -338,15 +338,28 @@ testOnBothStores('sync: snapshotPage reads in one statement what maxRevision, ch
   const { upTo: _, ...plain } = all(0);
   if (kind === 'sqlite') {
     // SQLite reads a page in its read transaction, with no round trip to save.
-    assert.equal(await store.sync.snapshotPage(d.id, d.createdAt, plain, 3, Number.POSITIVE_INFINITY), undefined);
+    assert.equal(await store.sync.snapshotPage('D', plain, 3, Number.POSITIVE_INFINITY), undefined);
     return;
   }
+  // Two cases hold binary items: the page names those of its cases (no second round trip for the rest).
+  for (const guid of ['g1', 'g5'])
+    await store.binaryItems.replaceForCase(d.id, guid, [{ signature: 'a'.repeat(32), size: 3, modifiedTime: '2026-01-01T00:00:00Z' }]);
   const expected = async (r: Omit<SyncRange, 'upTo'>, limit: number, budget: number) =>
     store.readTransaction(async (tx) => {
       const snapshot = await tx.sync.maxRevision();
       const range = { ...r, upTo: snapshot };
       const { cases: page, seen } = await tx.sync.chunkWithin(d.id, range, limit, budget);
-      return { snapshot, cases: page, seen, total: seen < limit ? seen : await tx.sync.count(d.id, d.createdAt, range) };
+      const holding = await tx.binaryItems.forCases(
+        d.id,
+        page.map((c) => c.guid),
+      );
+      return {
+        snapshot,
+        cases: page,
+        seen,
+        total: seen < limit ? seen : await tx.sync.count(d.id, d.createdAt, range),
+        withBinaryItems: page.flatMap((c) => (holding.has(c.guid) ? [c.guid] : [])),
+      };
     });
   const ranges: [Omit<SyncRange, 'upTo'>, number, number][] = [
     [plain, 3, Number.POSITIVE_INFINITY],
@@ -361,15 +374,17 @@ testOnBothStores('sync: snapshotPage reads in one statement what maxRevision, ch
   ];
   for (const [r, limit, budget] of ranges) {
     assert.deepEqual(
-      await store.sync.snapshotPage(d.id, d.createdAt, r, limit, budget),
-      await expected(r, limit, budget),
+      await store.sync.snapshotPage('D', r, limit, budget),
+      { dictionary: await store.dictionaries.find('D'), page: await expected(r, limit, budget) },
       JSON.stringify(r),
     );
   }
   // A total carried for this snapshot answers instead of a count; carried for another, it does not.
   const snapshot = await store.sync.maxRevision();
   await store.sync.carry(d.id, d.createdAt, { ...plain, upTo: snapshot }, 42);
-  assert.equal((await store.sync.snapshotPage(d.id, d.createdAt, plain, 3, Number.POSITIVE_INFINITY))?.total, 42);
+  assert.equal((await store.sync.snapshotPage('D', plain, 3, Number.POSITIVE_INFINITY))?.page.total, 42);
   await store.sync.carry(d.id, d.createdAt, { ...plain, upTo: snapshot - 1 }, 42);
-  assert.equal((await store.sync.snapshotPage(d.id, d.createdAt, plain, 3, Number.POSITIVE_INFINITY))?.total, 7);
+  assert.equal((await store.sync.snapshotPage('D', plain, 3, Number.POSITIVE_INFINITY))?.page.total, 7);
+  // A name no dictionary has: null, and the caller refuses it.
+  assert.equal(await store.sync.snapshotPage('NONE', plain, 3, Number.POSITIVE_INFINITY), null);
 });

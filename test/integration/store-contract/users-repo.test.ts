@@ -28,6 +28,7 @@ testOnBothStores('users: insert, find, findByUuid and listWithHashes', async (st
     lastLoginAt: null,
     createdAt: bob.createdAt,
     updatedAt: bob.createdAt,
+    profile: { firstName: null, lastName: null, email: null, phone: null },
   });
   assert.deepEqual(await store.users.find('bob'), { ...bob, passwordHash: '$argon2id$bob' });
   assert.equal(await store.users.find('Bob'), undefined, 'names are matched exactly');
@@ -137,6 +138,7 @@ testOnBothStores('users: findIgnoringCase folds ASCII letters only, as SQLite NO
     'disabled',
     'id',
     'lastLoginAt',
+    'profile',
     'role',
     'tokenVersion',
     'updatedAt',

@@ -107,7 +107,8 @@ test('two migrators started at the same moment: the baseline is applied once and
     [LATEST, LATEST],
   );
   assert.deepEqual(
-    results.flatMap((r) => r.applied),
+    // Each migration takes the lock on its own, so the two may take turns: which applies which varies.
+    results.flatMap((r) => r.applied).sort(),
     ALL,
     'every migration applied by exactly one of them',
   );

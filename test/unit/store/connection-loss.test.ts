@@ -31,13 +31,15 @@ test('a refused, reset or ended connection, or one that timed out, is STORE_UNAV
   }
 });
 
+test('a write refused by a read-only server (a standby, a demoted primary) is STORE_UNAVAILABLE saying so', () => {
+  const err = withCode('cannot execute INSERT in a read-only transaction', '25006');
+  const out = storeUnavailableOr(err);
+  assert.ok(out instanceof AppError && out.code === 'STORE_UNAVAILABLE');
+  assert.match(out.message, /takes no writes \(25006: a standby, or a primary being switched over\)/);
+});
+
 test('errors of a statement and AppErrors pass unchanged', () => {
-  for (const err of [
-    withCode('duplicate key', '23505'),
-    withCode('could not serialize', '40001'),
-    withCode('read-only', '25006'),
-    new Error('boom'),
-  ]) {
+  for (const err of [withCode('duplicate key', '23505'), withCode('could not serialize', '40001'), new Error('boom')]) {
     assert.equal(storeUnavailableOr(err), err);
   }
   const app = new AppError('NOT_FOUND', 'x');
