@@ -50,9 +50,10 @@ export function dataSourceRoutes(api: ApiBuilder, { store }: RouteDeps): void {
     description:
       'The account’s effective rights on this dictionary (its role’s, or the role’s rows for the dictionary) in the data source’s words, the key structure it compares with its own dictionary ' +
       'and the newest revision of the dictionary’s cases (docs/sync.md#the-81-data-source). A dictionary that does not exist is a JSON ' +
-      '404, after which the client uploads it.',
+      '404, after which the client uploads it. It needs `dictionaries.read`, not `data.read`: an account with nothing on the ' +
+      'dictionary is told `data.none`, as CSWeb 8.1 tells it, and the client refuses with its own message.',
     tags: ['sync'],
-    permission: 'data.read',
+    permission: 'dictionaries.read',
     request: { params: DictionaryNameParams },
     responses: {
       200: json(DataSourceMetadata, 'the metadata'),
