@@ -17,6 +17,41 @@ export interface RoleRightRows {
   dictionaries: { dictionary: string; rights: string[] }[];
 }
 
+/** What a request needs of its account's role, read in one statement: none when the role is gone. */
+export interface RoleGrant extends RoleRightRows {
+  builtin: boolean;
+}
+
+/**
+ * The one statement of `grant`, with `p` the placeholder of the role's name (`?` or `$1`): the
+ * role's row, its defaults and its per-dictionary rows, one row each, so the check of every
+ * request costs one round trip (shared by the PostgreSQL store).
+ */
+export function grantSql(p: string): string {
+  return `SELECT 0 AS kind, NULL AS dictionary, CASE WHEN builtin = 1 THEN 'builtin' ELSE 'custom' END AS right_name FROM roles WHERE name = ${p}
+          UNION ALL SELECT 1, NULL, right_name FROM role_rights WHERE role = ${p}
+          UNION ALL SELECT 2, dictionary, right_name FROM role_dictionary_rights WHERE role = ${p}
+          ORDER BY 1, 2`;
+}
+
+/** The RoleGrant of the rows of grantSql (shared by the PostgreSQL store). */
+export function toGrant(rows: { kind: number; dictionary: string | null; right_name: string }[]): RoleGrant | undefined {
+  const head = rows.find((r) => r.kind === 0);
+  if (!head) return undefined;
+  return {
+    builtin: head.right_name === 'builtin',
+    // Sorted here, not in SQL: PostgreSQL cannot sort a union of texts of mixed collations.
+    defaults: rows
+      .filter((r) => r.kind === 1)
+      .map((r) => r.right_name)
+      .sort(),
+    dictionaries: groupByDictionary(rows.filter((r) => r.kind === 2) as { dictionary: string; right_name: string }[]).map((d) => ({
+      ...d,
+      rights: d.rights.sort(),
+    })),
+  };
+}
+
 /** A `roles` row as both stores return it (flag 0/1). */
 export interface RawRole {
   name: string;
@@ -81,6 +116,11 @@ export class RolesRepo {
       .prepare('SELECT dictionary, right_name FROM role_dictionary_rights WHERE role = ? ORDER BY dictionary, right_name')
       .all(name) as { dictionary: string; right_name: string }[];
     return { defaults, dictionaries: groupByDictionary(rows) };
+  }
+
+  /** The role's kind and stored rights in one statement (the check of each request), or undefined when there is no such role. */
+  async grant(name: string): Promise<RoleGrant | undefined> {
+    return toGrant(this.db.prepare(grantSql('@name')).all({ name }) as { kind: number; dictionary: string | null; right_name: string }[]);
   }
 
   /** Replaces the default rights of role `name`. */

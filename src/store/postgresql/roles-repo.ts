@@ -6,7 +6,17 @@
  */
 import { nowIso } from '../clock.js';
 import type { RepoContract } from '../store-contract.js';
-import { groupByDictionary, toRole, type RawRole, type RoleRightRows, type RoleRow, type RolesRepo } from '../roles-repo.js';
+import {
+  grantSql,
+  groupByDictionary,
+  toGrant,
+  toRole,
+  type RawRole,
+  type RoleGrant,
+  type RoleRightRows,
+  type RoleRow,
+  type RolesRepo,
+} from '../roles-repo.js';
 import type { PgRunner } from './pg-runner.js';
 
 /** Roles, their default rights and their per-dictionary rights, in PostgreSQL. */
@@ -57,6 +67,10 @@ export class PgRolesRepo implements RepoContract<RolesRepo> {
       [name],
     );
     return { defaults, dictionaries: groupByDictionary(rows) };
+  }
+
+  async grant(name: string): Promise<RoleGrant | undefined> {
+    return toGrant(await this.db.rows<{ kind: number; dictionary: string | null; right_name: string }>(grantSql('$1'), [name]));
   }
 
   async setDefaults(name: string, rights: readonly string[]): Promise<void> {

@@ -48,6 +48,15 @@ testOnBothStores('roles: a custom role, its defaults and its rows per dictionary
   await assert.rejects(setRoleRights(store, 'Supervisor', 'data.read', 'NO_SUCH_DICT'), code('DICTIONARY_NOT_FOUND'));
   await assert.rejects(setRoleRights(store, 'Supervisor', 'users.read', dict), code('RIGHT_UNKNOWN', /not a right of one dictionary/));
 
+  // What each request reads, in one statement.
+  assert.deepEqual(await store.roles.grant('Supervisor'), {
+    builtin: false,
+    defaults: ['data.read', 'data.write', 'dictionaries.read', 'reports.read'],
+    dictionaries: [],
+  });
+  assert.deepEqual(await store.roles.grant('API'), { builtin: true, defaults: [], dictionaries: [] });
+  assert.equal(await store.roles.grant('Nobody'), undefined);
+
   // New defaults apply at once.
   await setRoleRights(store, 'Supervisor', 'dictionaries.read');
   assert.deepEqual([...(await effectiveRights(store, sue, dict))], ['dictionaries.read']);

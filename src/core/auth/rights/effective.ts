@@ -38,15 +38,15 @@ export function resolveRights(r: RoleRights, dictionary?: string): Set<Right> {
 
 /** Reads what role `role` holds: the code's rights for a built-in role, the store's for a custom one, and its per-dictionary rows. */
 export async function readRoleRights(store: StoreScope, role: string): Promise<RoleRights> {
-  const row = await store.roles.find(role);
-  if (!row) return { role, exists: false, defaults: [], dictionaries: new Map() };
-  const stored = await store.roles.rights(role);
+  // One statement: every request of every account runs it (docs/decisions.md, "Roles and rights as CSWeb 8.1 has them (issue 30)").
+  const grant = await store.roles.grant(role);
+  if (!grant) return { role, exists: false, defaults: [], dictionaries: new Map() };
   const known = (names: readonly string[]) => names.filter(isRight);
   return {
     role,
     exists: true,
-    defaults: row.builtin ? (BUILTIN_ROLES[role] ?? []) : sortRights(known(stored.defaults)),
-    dictionaries: new Map(stored.dictionaries.map((d) => [d.dictionary, sortRights(known(d.rights))])),
+    defaults: grant.builtin ? (BUILTIN_ROLES[role] ?? []) : sortRights(known(grant.defaults)),
+    dictionaries: new Map(grant.dictionaries.map((d) => [d.dictionary, sortRights(known(d.rights))])),
   };
 }
 
