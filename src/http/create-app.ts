@@ -29,6 +29,7 @@ import { tokenRoutes } from './routes/token.js';
 import { syncRoutes } from './routes/sync.js';
 import { dataSourceRoutes } from './routes/data-source.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { reportRoutes } from './routes/reports.js';
 
 export interface AppDeps {
   store: Store;
@@ -49,6 +50,7 @@ const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [
   breakoutRoutes,
   schedulerRoutes,
   webhookRoutes,
+  reportRoutes,
   rootScriptRoutes,
   healthRoutes,
   openApiRoutes,
