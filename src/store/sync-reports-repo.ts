@@ -115,8 +115,7 @@ export class SyncReportsRepo {
   /** The CSPro version a device last synced with (undefined: unknown device; null: never known). */
   async appVersion(device: string): Promise<string | null | undefined> {
     const r = this.db.prepare('SELECT app_version FROM sync_devices WHERE device_id = ?').get(device) as
-      | { app_version: string | null }
-      | undefined;
+      { app_version: string | null } | undefined;
     return r?.app_version;
   }
 

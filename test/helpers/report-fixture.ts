@@ -61,7 +61,7 @@ Len=2
 `;
 
 /** Six cases: (01, 1) two, (01, 2) one, (02, 1) three. */
-export const REP_DAT = ['101 100102', '101 100203', '101 200104', '102 100105', '102 100206', '102 100307'].join('\r\n') + '\r\n';
+const REP_DAT = ['101 100102', '101 100203', '101 200104', '102 100105', '102 100206', '102 100307'].join('\r\n') + '\r\n';
 
 /** The key of the case the tests delete (province 02, district 1, household 003). */
 export const DELETED_KEY = '02 1003';

@@ -166,7 +166,8 @@ export function registerDictCommands(program: Command): void {
     .addHelpText(
       'after',
       examples('sds dict area-names CEN2000 areas.csv', 'sds dict area-names CEN2000 areas.csv --header --json') +
-        '\nFile: one area a line, e.g. "01,,North" (a province) and "01,03,Lakeside" (a district of it).\n',
+        '\nFile: one area a line, its codes level by level, then its name:\n' +
+        '  01,,North       a province\n  01,03,Lakeside  a district of it\n',
     )
     .action(
       action(async (ctx, name: string, file: string, opts: { header?: boolean }) => {

@@ -103,12 +103,25 @@ export function registerSyncCommands(program: Command): void {
       ),
     )
     .action(
-      action(async (ctx, o: PageFlags & { dictionary?: string; user?: string; device?: string; direction: string; since?: string; until?: string; cursor?: string }) => {
-        const r = await listSyncHistory(await ctx.store(), o);
-        if (o.csv) return writeCsv(ctx, historyCsv(r));
-        ctx.print(r, () => historyTable(ctx, r));
-        if (r.next_cursor !== null) nextPage(ctx, r.total, r.offset, r.data.length, `--cursor ${r.next_cursor} (without --offset)`);
-      }),
+      action(
+        async (
+          ctx,
+          o: PageFlags & {
+            dictionary?: string;
+            user?: string;
+            device?: string;
+            direction: string;
+            since?: string;
+            until?: string;
+            cursor?: string;
+          },
+        ) => {
+          const r = await listSyncHistory(await ctx.store(), o);
+          if (o.csv) return writeCsv(ctx, historyCsv(r));
+          ctx.print(r, () => historyTable(ctx, r));
+          if (r.next_cursor !== null) nextPage(ctx, r.total, r.offset, r.data.length, `--cursor ${r.next_cursor} (without --offset)`);
+        },
+      ),
     );
 
   sync

@@ -7,7 +7,7 @@
 import { AppError } from '../../shared/errors.js';
 
 /** Most areas one file may name (docs/limits.md). */
-export const MAX_AREA_NAMES = 100000;
+const MAX_AREA_NAMES = 100000;
 /** Most bad lines an error lists (the count says how many there were). */
 const MAX_LISTED = 50;
 

@@ -1,7 +1,7 @@
 import type { Store } from '../../store/open-store.js';
 
 /** The window of the devices-seen gauge (docs/metrics.md). */
-export const DEVICES_SEEN_WINDOW_MS = 24 * 3600 * 1000;
+const DEVICES_SEEN_WINDOW_MS = 24 * 3600 * 1000;
 
 /**
  * Per dictionary, how many distinct devices synced it in the 24 hours before `nowMs` (0 for a

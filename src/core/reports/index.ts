@@ -4,12 +4,11 @@
  */
 export { listSyncHistory } from './history.js';
 export type { SyncHistoryItem, SyncHistoryList, SyncHistoryOptions } from './history.js';
-export { REPORT_GROUPINGS, syncReport } from './sync-report.js';
+export { syncReport } from './sync-report.js';
 export type { DayReportRow, DeviceReportRow, IdsReportRow, SyncReport, SyncReportOptions, UserReportRow } from './sync-report.js';
 export { historyCsv, reportCsv } from './report-csv.js';
-export { DEFAULT_REPORT_LIMIT, MAX_REPORT_IDS, MAX_REPORT_LIMIT } from './report-options.js';
+export { MAX_REPORT_LIMIT } from './report-options.js';
 export { storeAreaNames } from './area-names.js';
 export type { AreaNamesReply } from './area-names.js';
-export { MAX_AREA_NAMES } from './area-names-csv.js';
 export { devicesSeen } from './devices-seen.js';
 export { noteAppVersion } from './app-version.js';

@@ -22,8 +22,30 @@ function objectsCsv(rows: readonly object[], head: string[]): string {
 }
 
 const HEADS = {
-  user: ['user', 'uploads', 'cases_uploaded', 'downloads', 'cases_downloaded', 'first_sync', 'last_sync', 'devices', 'last_device', 'app_version'],
-  device: ['device', 'uploads', 'cases_uploaded', 'downloads', 'cases_downloaded', 'first_sync', 'last_sync', 'users', 'last_user', 'app_version'],
+  user: [
+    'user',
+    'uploads',
+    'cases_uploaded',
+    'downloads',
+    'cases_downloaded',
+    'first_sync',
+    'last_sync',
+    'devices',
+    'last_device',
+    'app_version',
+  ],
+  device: [
+    'device',
+    'uploads',
+    'cases_uploaded',
+    'downloads',
+    'cases_downloaded',
+    'first_sync',
+    'last_sync',
+    'users',
+    'last_user',
+    'app_version',
+  ],
   day: ['day', 'uploads', 'cases_uploaded', 'downloads', 'cases_downloaded', 'devices', 'users'],
 };
 

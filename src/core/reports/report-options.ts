@@ -8,7 +8,7 @@ import { AppError } from '../../shared/errors.js';
 /** Most rows one page of the history or of a report holds (docs/limits.md); more is refused, not cut. */
 export const MAX_REPORT_LIMIT = 10000;
 /** Rows of a page when no limit is asked. */
-export const DEFAULT_REPORT_LIMIT = 100;
+const DEFAULT_REPORT_LIMIT = 100;
 /** Most id items a geographic report groups by. */
 export const MAX_REPORT_IDS = 8;
 

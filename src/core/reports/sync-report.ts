@@ -6,8 +6,7 @@ import { idSlices } from './id-slices.js';
 import { checkRange, isoTime, oneOf, pageOf, refuse, text, whole } from './report-options.js';
 
 /** The groupings of a report. */
-export const REPORT_GROUPINGS = ['user', 'device', 'day', 'ids'] as const;
-export type ReportGrouping = (typeof REPORT_GROUPINGS)[number];
+const REPORT_GROUPINGS = ['user', 'device', 'day', 'ids'] as const;
 
 /** Longest `not_seen` (days) a report takes. */
 const MAX_NOT_SEEN_DAYS = 3650;
@@ -150,7 +149,8 @@ export async function syncReport(store: Store, opts: SyncReportOptions, nowMs: n
   const head = { since: since ?? null, until: until ?? null, not_seen_days: notSeen ?? null, ...page };
   if (by === 'ids') {
     if (dictionaryName === undefined) refuse('dictionary', 'a report by ids needs the dictionary whose cases it counts');
-    if (since !== undefined || until !== undefined) refuse('since', 'since and until bound the sync history; a report by ids counts the cases');
+    if (since !== undefined || until !== undefined)
+      refuse('since', 'since and until bound the sync history; a report by ids counts the cases');
     return idsReport(store, dictionaryName, ids, head);
   }
   const dictionary = dictionaryName === undefined ? undefined : await requireDictionaryRow(store, dictionaryName);

@@ -88,11 +88,10 @@ export class PgSyncReportsRepo implements RepoContract<SyncReportsRepo> {
   async replaceAreaNames(dictionaryId: number, rows: readonly AreaNameRow[]): Promise<number> {
     await this.db.run('DELETE FROM area_names WHERE dictionary_id = $1', [dictionaryId]);
     if (rows.length > 0) {
-      await this.db.run('INSERT INTO area_names (dictionary_id, codes, label) SELECT $1, c, l FROM unnest($2::text[], $3::text[]) AS t(c, l)', [
-        dictionaryId,
-        rows.map((r) => r.codes),
-        rows.map((r) => r.label),
-      ]);
+      await this.db.run(
+        'INSERT INTO area_names (dictionary_id, codes, label) SELECT $1, c, l FROM unnest($2::text[], $3::text[]) AS t(c, l)',
+        [dictionaryId, rows.map((r) => r.codes), rows.map((r) => r.label)],
+      );
     }
     return rows.length;
   }

@@ -39,7 +39,9 @@ before(async () => {
   ok(['cases', 'import', 'REP_DICT', files.dat, '-q']);
   ids = await withStore(home, async (store) => {
     await storeSql(store, 'DELETE FROM sync_history');
-    const dicts = Object.fromEntries((await storeSql(store, 'SELECT id, name FROM dictionaries')).map((d) => [String(d.name), Number(d.id)]));
+    const dicts = Object.fromEntries(
+      (await storeSql(store, 'SELECT id, name FROM dictionaries')).map((d) => [String(d.name), Number(d.id)]),
+    );
     return recordHistory(store, dicts);
   });
 });
@@ -56,7 +58,11 @@ test('sds sync history: newest first with filters; --json pages with a cursor; -
     }),
   );
 
-  const page = ok(['sync', 'history', '--user', 'ana', '--limit', '2', '--json']).json<{ total: number; next_cursor: number; data: { id: number }[] }>();
+  const page = ok(['sync', 'history', '--user', 'ana', '--limit', '2', '--json']).json<{
+    total: number;
+    next_cursor: number;
+    data: { id: number }[];
+  }>();
   assert.deepEqual([page.total, page.data.map((h) => h.id), page.next_cursor], [3, [ids[3], ids[1]], ids[1]]);
   const next = ok(['sync', 'history', '--user', 'ana', '--limit', '2', '--cursor', String(page.next_cursor), '--json']).json<{
     data: { id: number }[];
@@ -86,19 +92,37 @@ test('sds cases sync-history still lists a dictionary’s history, newest first'
 });
 
 test('sds sync report by user, device and day: --json and --csv agree', () => {
-  const users = ok(['sync', 'report', '--dictionary', 'REP_DICT', '--json']).json<{ by: string; total: number; rows: Record<string, unknown>[] }>();
-  assert.deepEqual([users.by, users.total, users.rows.map((r) => [r.user, r.uploads, r.cases_uploaded, r.downloads, r.cases_downloaded])], [
-    'user',
-    2,
+  const users = ok(['sync', 'report', '--dictionary', 'REP_DICT', '--json']).json<{
+    by: string;
+    total: number;
+    rows: Record<string, unknown>[];
+  }>();
+  assert.deepEqual(
+    [users.by, users.total, users.rows.map((r) => [r.user, r.uploads, r.cases_uploaded, r.downloads, r.cases_downloaded])],
     [
-      ['ana', 2, 7, 1, 5],
-      ['ben', 1, 2, 0, 0],
+      'user',
+      2,
+      [
+        ['ana', 2, 7, 1, 5],
+        ['ben', 1, 2, 0, 0],
+      ],
     ],
-  ]);
+  );
 
   const devices = csvOf(['sync', 'report', '--dictionary', 'REP_DICT', '--by', 'device', '--csv'], 'devices');
   assert.deepEqual(devices, [
-    ['device', 'uploads', 'cases_uploaded', 'downloads', 'cases_downloaded', 'first_sync', 'last_sync', 'users', 'last_user', 'app_version'],
+    [
+      'device',
+      'uploads',
+      'cases_uploaded',
+      'downloads',
+      'cases_downloaded',
+      'first_sync',
+      'last_sync',
+      'users',
+      'last_user',
+      'app_version',
+    ],
     ['tablet-1', '1', '3', '1', '5', HISTORY[0]![5], HISTORY[1]![5], '1', 'ana', ''],
     ['tablet-2', '2', '6', '0', '0', HISTORY[2]![5], HISTORY[3]![5], '2', 'ana', ''],
   ]);
@@ -139,7 +163,10 @@ test('sds dict area-names, then sync report --by ids names the areas; a bad file
   writeFileSync(bad, '1,,North\n1,,Again\n3,x\n');
   const refused = sds(home.root, ['dict', 'area-names', 'REP_DICT', bad]);
   assert.equal(refused.code, 2, show(refused));
-  assert.match(refused.stderr, /AREA_NAMES_INVALID: 2 bad line\(s\).*line 2: the same codes as line 1; line 3: 2 columns where the first line has 3/);
+  assert.match(
+    refused.stderr,
+    /AREA_NAMES_INVALID: 2 bad line\(s\).*line 2: the same codes as line 1; line 3: 2 columns where the first line has 3/,
+  );
   const unknown = sds(home.root, ['sync', 'report', '--dictionary', 'REP_DICT', '--by', 'ids', '--ids', 'ROOMS']);
   assert.equal(unknown.code, 2, show(unknown));
   assert.match(unknown.stderr, /REPORT_IDS_INVALID: ROOMS is not an id item of REP_DICT \(its id items: PROV, DIST, HH\)/);

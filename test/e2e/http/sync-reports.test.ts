@@ -68,14 +68,21 @@ test('GET /api/dictionaries/{name}/syncs: every sync newest first, filters, CSV;
     [2],
   );
   const paged = await get('admin', `/api/dictionaries/${dict}/syncs?limit=1`, '/api/dictionaries/{name}/syncs');
-  const next = await get('admin', `/api/dictionaries/${dict}/syncs?limit=1&cursor=${paged.body.next_cursor}`, '/api/dictionaries/{name}/syncs');
+  const next = await get(
+    'admin',
+    `/api/dictionaries/${dict}/syncs?limit=1&cursor=${paged.body.next_cursor}`,
+    '/api/dictionaries/{name}/syncs',
+  );
   assert.deepEqual([paged.body.data[0].direction, next.body.data[0].direction, next.body.data[0].cases], ['down', 'up', 2]);
 
   const csv = await get('api', `/api/dictionaries/${dict}/syncs?format=csv&user=interviewer`, '/api/dictionaries/{name}/syncs');
   assert.equal(csv.type, 'text/csv; charset=utf-8');
   const lines = csv.text.trimEnd().split('\r\n');
   assert.equal(lines[0], 'id,created_at,dictionary,device,username,direction,revision,cases,universe');
-  assert.deepEqual(lines.slice(1).map((l) => l.split(',').slice(2, 8)), [[dict, 'tablet-a', 'interviewer', 'up', lines[1]!.split(',')[6]!, '3']]);
+  assert.deepEqual(
+    lines.slice(1).map((l) => l.split(',').slice(2, 8)),
+    [[dict, 'tablet-a', 'interviewer', 'up', lines[1]!.split(',')[6]!, '3']],
+  );
 
   const denied = await get('standard', `/api/dictionaries/${dict}/syncs`, '/api/dictionaries/{name}/syncs');
   assert.equal(denied.status, 403);
@@ -89,7 +96,16 @@ test('GET /api/sync-report by device and by user: totals, the CSPro version of e
   const r = await get('api', `/api/sync-report?dictionary=${dict}&by=device`, '/api/sync-report');
   assert.equal(r.status, 200);
   assert.deepEqual(
-    r.body.rows.map((x: any) => [x.device, x.uploads, x.cases_uploaded, x.downloads, x.cases_downloaded, x.users, x.last_user, x.app_version]),
+    r.body.rows.map((x: any) => [
+      x.device,
+      x.uploads,
+      x.cases_uploaded,
+      x.downloads,
+      x.cases_downloaded,
+      x.users,
+      x.last_user,
+      x.app_version,
+    ]),
     [
       ['tablet-a', 1, 3, 0, 0, 1, 'interviewer', '8.0'],
       ['tablet-b', 1, 2, 1, downloaded, 1, 'integration', '8.0'],

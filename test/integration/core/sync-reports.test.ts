@@ -27,14 +27,15 @@ async function survey(store: Store): Promise<number[]> {
   try {
     const files = writeReportFiles(dir);
     const rep = await uploadDictionary(store, { source: Buffer.from(REP_DCF), label: 'rep' });
-    const other = await uploadDictionary(store, { source: Buffer.from(REP_DCF.replace('Name=REP_DICT', 'Name=OTHER_DICT')), label: 'other' });
+    const other = await uploadDictionary(store, {
+      source: Buffer.from(REP_DCF.replace('Name=REP_DICT', 'Name=OTHER_DICT')),
+      label: 'other',
+    });
     const imported = await importCases(store, rep.name, [files.dat]);
     assert.equal(imported.files[0]!.inserted, 6);
     const [row] = await storeSql(store, 'SELECT guid FROM cases WHERE case_key = ?', [DELETED_KEY]);
     await deleteCase(store, 'REP_DICT', String(row!.guid));
-    const ids = Object.fromEntries(
-      (await storeSql(store, 'SELECT id, name FROM dictionaries')).map((d) => [String(d.name), Number(d.id)]),
-    );
+    const ids = Object.fromEntries((await storeSql(store, 'SELECT id, name FROM dictionaries')).map((d) => [String(d.name), Number(d.id)]));
     assert.deepEqual(Object.keys(ids).sort(), [other.name, rep.name].sort());
     // The import and the delete are not syncs: only what recordHistory records is in the history.
     await storeSql(store, 'DELETE FROM sync_history');
@@ -143,7 +144,16 @@ testOnBothStores('reports by user, device and day: exact totals, last sync, app 
 
   const byDevice = await syncReport(store, { dictionary: 'REP_DICT', by: 'device' }, NOW);
   assert.deepEqual(
-    rows(byDevice).map((r) => [r.device, r.uploads, r.cases_uploaded, r.downloads, r.cases_downloaded, r.users, r.last_user, r.app_version]),
+    rows(byDevice).map((r) => [
+      r.device,
+      r.uploads,
+      r.cases_uploaded,
+      r.downloads,
+      r.cases_downloaded,
+      r.users,
+      r.last_user,
+      r.app_version,
+    ]),
     [
       ['tablet-1', 1, 3, 1, 5, 1, 'ana', null],
       ['tablet-2', 2, 6, 0, 0, 2, 'ana', '8.1.0'],
@@ -171,10 +181,10 @@ testOnBothStores('reports by user, device and day: exact totals, last sync, app 
     { day: '2025-03-03', uploads: 1, cases_uploaded: 4, downloads: 0, cases_downloaded: 0, devices: 1, users: 1 },
   ]);
   const allDays = await syncReport(store, { by: 'day', since: '2025-03-03', limit: 1 }, NOW);
-  assert.deepEqual([allDays.total, rows(allDays)], [
-    1,
-    [{ day: '2025-03-03', uploads: 1, cases_uploaded: 4, downloads: 1, cases_downloaded: 7, devices: 2, users: 2 }],
-  ]);
+  assert.deepEqual(
+    [allDays.total, rows(allDays)],
+    [1, [{ day: '2025-03-03', uploads: 1, cases_uploaded: 4, downloads: 1, cases_downloaded: 7, devices: 2, users: 2 }]],
+  );
   const paged = await syncReport(store, { by: 'day', limit: 2, offset: 1 }, NOW);
   assert.deepEqual([paged.total, rows(paged).map((r) => r.day)], [3, ['2025-03-02', '2025-03-03']]);
 
@@ -210,7 +220,12 @@ testOnBothStores('report by ids: live cases per id values, area names by their c
     [{ PROV: '02', DIST: '1' }, { PROV: null, DIST: null }, 2],
   ]);
 
-  const stored = await storeAreaNames(store, 'REP_DICT', 'prov,dist,name\r\n1,,North\r\n01,2,"Lake, side"\r\n2,,South\r\n02,01,Riverside\r\n', true);
+  const stored = await storeAreaNames(
+    store,
+    'REP_DICT',
+    'prov,dist,name\r\n1,,North\r\n01,2,"Lake, side"\r\n2,,South\r\n02,01,Riverside\r\n',
+    true,
+  );
   assert.equal(stored.areas, 4);
   assert.deepEqual(plain(await syncReport(store, { dictionary: 'REP_DICT', by: 'ids', ids: ['PROV', 'DIST'] }, NOW)), [
     [{ PROV: '01', DIST: '1' }, { PROV: 'North', DIST: null }, 2],
@@ -244,6 +259,10 @@ testOnBothStores('report by ids: live cases per id values, area names by their c
   ]);
 
   for (const ids of ['ROOMS', 'PROV,PROV', '']) {
-    await assert.rejects(syncReport(store, { dictionary: 'REP_DICT', by: 'ids', ids }, NOW), (e: AppError) => e.code === 'REPORT_IDS_INVALID', ids);
+    await assert.rejects(
+      syncReport(store, { dictionary: 'REP_DICT', by: 'ids', ids }, NOW),
+      (e: AppError) => e.code === 'REPORT_IDS_INVALID',
+      ids,
+    );
   }
 });
