@@ -160,6 +160,11 @@ testOnBothStores('reports by user, device and day: exact totals, last sync, app 
     ],
   );
   assert.equal(byDevice.total, 2);
+  // A new version replaces the one noted (this process had noted 8.1.0 for the device).
+  await noteAppVersion(store, 'tablet-2', 'CSPro sync client/8.2.1');
+  const [stored] = await storeSql(store, 'SELECT app_version FROM sync_devices WHERE device_id = ?', ['tablet-2']);
+  assert.equal(stored!.app_version, '8.2.1');
+  await storeSql(store, 'UPDATE sync_devices SET app_version = ? WHERE device_id = ?', ['8.1.0', 'tablet-2']);
 
   // Not seen for 3 days before 2025-03-05T12:00: last sync before 2025-03-02T12:00.
   const quiet = await syncReport(store, { by: 'device', notSeen: '3' }, NOW);
