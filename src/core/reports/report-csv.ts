@@ -2,7 +2,7 @@
  * A report as CSV (RFC 4180, as `sds export` writes it: docs/export.md#csv), pure: a header row of
  * the JSON reply's field names, then one line per row; a report by ids has a value column and a
  * `_name` column per id item, then `cases`. Empty fields are unknown values (no app version, no
- * area name).
+ * area name); a text that starts like a formula (`=`, `+`, `-`, `@`) is written after a `'`.
  */
 import { csvCell, csvLine } from '../../export/formats/csv/csv-text.js';
 import type { SyncReport } from './sync-report.js';
@@ -10,8 +10,19 @@ import type { SyncHistoryList } from './history.js';
 
 type Cell = string | number | null;
 
+/** Text a spreadsheet would run as a formula (docs/supervision.md#the-reports). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A cell as written: a text that a spreadsheet would read as a formula gets a leading `'`, since
+ * device ids, user names and area names come from the field and reports are opened in one.
+ */
+function safeCell(c: Cell): string {
+  return csvCell(typeof c === 'string' && FORMULA_START.test(c) ? `'${c}` : c);
+}
+
 function table(head: string[], rows: Cell[][]): string {
-  return csvLine(head.map((h) => csvCell(h))) + rows.map((r) => csvLine(r.map((c) => csvCell(c)))).join('');
+  return csvLine(head.map((h) => csvCell(h))) + rows.map((r) => csvLine(r.map(safeCell))).join('');
 }
 
 function objectsCsv(rows: readonly object[], head: string[]): string {

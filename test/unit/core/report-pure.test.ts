@@ -99,6 +99,11 @@ test('reportCsv: header of the field names, empty for unknown, texts quoted when
     'P,P_name,cases\r\n01,"North, ""upper""",3\r\n',
   );
   assert.equal(
+    reportCsv({ by: 'ids', ...head, id_items: ['P'], rows: [{ ids: { P: '-1' }, names: { P: '=HYPERLINK("x")' }, cases: 3 }] }),
+    'P,P_name,cases\r\n\'-1,"\'=HYPERLINK(""x"")",3\r\n',
+    'texts that start like a formula are not formulas in a spreadsheet',
+  );
+  assert.equal(
     reportCsv({
       by: 'day',
       ...head,
