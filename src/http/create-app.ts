@@ -30,6 +30,7 @@ import { syncRoutes } from './routes/sync.js';
 import { userRoutes } from './routes/users.js';
 import { dataSourceRoutes } from './routes/data-source.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { reportRoutes } from './routes/reports.js';
 
 export interface AppDeps {
   store: Store;
@@ -50,6 +51,7 @@ const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [
   breakoutRoutes,
   schedulerRoutes,
   webhookRoutes,
+  reportRoutes,
   rootScriptRoutes,
   userRoutes,
   healthRoutes,

@@ -448,6 +448,17 @@ export const ERROR_CODES = {
     exit: EXIT.invalid,
     title: 'the content of a binary case item does not have the md5 its signature names; details: signature, md5. Nothing was stored',
   },
+  // Supervision reports (docs/supervision.md#sync-history-and-reports)
+  REPORT_IDS_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a report by ids names no id item, too many, one twice, or a name that is not a level-1 id item; details: id_items',
+  },
+  AREA_NAMES_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'an area names file has bad lines (each listed with its number in details.lines) or too many; nothing was stored',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -32,6 +32,11 @@ export const PERMISSIONS = {
   'webhooks.manage': ['Administrator'],
   'scheduler.manage': ['Administrator'],
   'users.manage': ['Administrator'],
+  // Who synced what, when, and the geographic report (docs/supervision.md#sync-history-and-reports):
+  // supervisors' integrations and administrators, not field accounts, which would see every device.
+  'reports.read': ['API', 'Administrator'],
+  // The area names the geographic report shows (docs/supervision.md#area-names).
+  'reports.write': ['API', 'Administrator'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -130,6 +130,8 @@ test('the permission table is what docs/http-api.md and the README say: Standard
     'files.sync',
     'files.write',
     'messages.read',
+    'reports.read',
+    'reports.write',
   ]);
   assert.deepEqual(holders('Administrator'), (Object.keys(PERMISSIONS) as Permission[]).sort());
 });
@@ -168,6 +170,9 @@ const ROUTE_PERMISSIONS: Record<string, Permission | 'public'> = {
   'DELETE /api/apps/{name}': 'files.write',
   'POST /api/messages': 'cases.write',
   'GET /api/messages': 'messages.read',
+  'GET /api/dictionaries/{name}/syncs': 'reports.read',
+  'GET /api/sync-report': 'reports.read',
+  'PUT /api/dictionaries/{name}/area-names': 'reports.write',
   'POST /api/breakout/start': 'breakout.run',
   'GET /api/breakout/status/{job_id}': 'breakout.read',
   'GET /api/breakout/jobs': 'breakout.read',
