@@ -159,7 +159,8 @@ export const ERROR_CODES = {
   STORE_UNAVAILABLE: {
     http: 503,
     exit: EXIT.external,
-    title: 'the PostgreSQL server of the store could not be reached or refused the login (details: store, the URL without its password)',
+    title:
+      'the PostgreSQL server of the store could not be reached, refused the login, or takes no writes (a standby, a primary being switched over) (details: store, the URL without its password)',
   },
   STORE_NOT_EMPTY: {
     http: 409,
