@@ -154,12 +154,15 @@ export class UsersRepo {
     return (this.db.prepare('SELECT * FROM users ORDER BY username').all() as RawUser[]).map(toUserWithHash);
   }
 
-  /** Creates an account with a new random `uuid`: a name used before never brings back its old id. */
-  async insert(username: string, role: Role, passwordHash: string): Promise<UserRow> {
+  /**
+   * Creates an account with a new random `uuid` (or the one given: an id CSWeb 8.1 gave it,
+   * docs/migrating-from-csweb.md#csweb-81): a name used before never brings back its old id.
+   */
+  async insert(username: string, role: Role, passwordHash: string, uuid: string = randomUUID()): Promise<UserRow> {
     const now = nowIso();
     this.db
       .prepare('INSERT INTO users (uuid, username, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(randomUUID(), username, role, passwordHash, now, now);
+      .run(uuid, username, role, passwordHash, now, now);
     return toUser(this.db.prepare('SELECT * FROM users WHERE username = ?').get(username) as RawUser);
   }
 
