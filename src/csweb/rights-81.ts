@@ -23,11 +23,10 @@ export interface Csweb81Rights {
   roles: Csweb81Role[];
 }
 
-const holds = (rights: ReadonlySet<string>, group: string, half: 'read' | 'write') =>
-  rights.has(group) || rights.has(`${group}.${half}`);
+const holds = (rights: ReadonlySet<string>, group: string, half: 'read' | 'write') => rights.has(group) || rights.has(`${group}.${half}`);
 
 /** The 8.1 data rights of `role` on one dictionary: its rows there, else its defaults; `data.none` is none. */
-export function dataRightsOn(role: Csweb81Role, dictionary: string): { read: boolean; write: boolean } {
+function dataRightsOn(role: Csweb81Role, dictionary: string): { read: boolean; write: boolean } {
   const rows = role.dictionaries.find((d) => d.dictionary.toUpperCase() === dictionary.toUpperCase());
   const rights = new Set(rows ? rows.rights : role.rights);
   if (rows && rights.has('data.none')) return { read: false, write: false };

@@ -62,10 +62,14 @@ async function schemaVersionText(conn: Connection, tables: Map<string, Set<strin
 export async function checkCswebSchema(conn: Connection, database: string): Promise<CswebSource> {
   const tables = await columnsOf(conn);
   if (!tables.has('cspro_config') && !tables.has('cspro_dictionaries')) {
-    throw new AppError('CSWEB_NOT_A_CSWEB_DATABASE', `database ${database} is not a CSWeb database: it has no cspro_config, cspro_dictionaries table`, {
-      database,
-      missing: ['cspro_config', 'cspro_dictionaries'],
-    });
+    throw new AppError(
+      'CSWEB_NOT_A_CSWEB_DATABASE',
+      `database ${database} is not a CSWeb database: it has no cspro_config, cspro_dictionaries table`,
+      {
+        database,
+        missing: ['cspro_config', 'cspro_dictionaries'],
+      },
+    );
   }
   const versionText = await schemaVersionText(conn, tables);
   const version = versionText === undefined || versionText.trim() === '' ? undefined : Number(versionText);

@@ -79,7 +79,11 @@ export async function readCswebAccounts(conn: Connection, layout: CswebLayout): 
     `SELECT p.role_id, ${dictName} AS dictionary_name, p.permission_id
        FROM cspro_role_dictionary_permissions p JOIN cspro_dictionaries d ON d.id = p.dictionary_id`,
   );
-  const dictionaries = await select(conn, 'cspro_dictionaries', `SELECT ${dictName} AS dictionary_name FROM cspro_dictionaries d ORDER BY 1`);
+  const dictionaries = await select(
+    conn,
+    'cspro_dictionaries',
+    `SELECT ${dictName} AS dictionary_name FROM cspro_dictionaries d ORDER BY 1`,
+  );
 
   const permissionName = new Map(permissions.map((p) => [Number(p.id), String(p.name)]));
   const nameOf = (id: unknown) => permissionName.get(Number(id)) ?? `permission ${String(id)}`;

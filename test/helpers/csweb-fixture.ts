@@ -214,11 +214,10 @@ export async function createCswebFixture(opts: { schemaVersion?: string; release
     );
     await conn.query(`DELETE FROM \`${dictionary}_case_binary_data\` WHERE case_uuid = ?`, [guidBytes(guid)]);
     for (const b of c.binaryItems ?? []) {
-      await conn.query(`INSERT INTO \`${dictionary}_case_binary_data\` (case_uuid, binary_data_signature, modified_time) VALUES (?, ?, ?)`, [
-        guidBytes(guid),
-        b.signature,
-        b.modifiedTime ?? '2024-06-01 12:00:00',
-      ]);
+      await conn.query(
+        `INSERT INTO \`${dictionary}_case_binary_data\` (case_uuid, binary_data_signature, modified_time) VALUES (?, ?, ?)`,
+        [guidBytes(guid), b.signature, b.modifiedTime ?? '2024-06-01 12:00:00'],
+      );
     }
   };
   return {

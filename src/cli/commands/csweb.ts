@@ -36,7 +36,7 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 export function registerCswebCommands(program: Command): void {
   const csweb = program
     .command('csweb')
-    .description('move from CSWeb: import a CSWeb 8 database')
+    .description('move from CSWeb: import a CSWeb 8.0 or 8.1 database')
     .addHelpText(
       'after',
       examples(

@@ -23,7 +23,9 @@ export function decodeCswebRow(
   const converted = rowToSyncJson(row, zone, limits.dataChars * 4);
   // An 8.1 row holds the 8.1 client's case JSON: read as an 8.1 upload is (docs/sync.md#v3-case-json).
   const { case: c, warnings } =
-    converted.form === 'v3' ? normalizeV3Case(converted.syncJson, model, { limits }) : normalizeSyncCase(converted.syncJson, model, { limits });
+    converted.form === 'v3'
+      ? normalizeV3Case(converted.syncJson, model, { limits })
+      : normalizeSyncCase(converted.syncJson, model, { limits });
   const write = toCaseWrite(c);
   checkCaseFields(write, limits);
   return { write, converted, warnings };

@@ -148,11 +148,15 @@ test('an 8.1 database: the syncable name kept beside the own name, every case re
   });
 });
 
-test("8.1 users keep their uuid, which a CSPro 8.1 tablet is told at login; roles and per-dictionary rights are read", async () => {
+test('8.1 users keep their uuid, which a CSPro 8.1 tablet is told at login; roles and per-dictionary rights are read', async () => {
   await with81(async (f, store) => {
     await seed(f);
     const hash = await phpBcrypt(PASSWORD, 4);
-    const uuids = { field: 'a3c1f0e2-5b6d-4e7f-8a9b-0c1d2e3f4a5b', dev: '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0', sup: 'b2b2b2b2-1111-4222-8333-444455556666' };
+    const uuids = {
+      field: 'a3c1f0e2-5b6d-4e7f-8a9b-0c1d2e3f4a5b',
+      dev: '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0',
+      sup: 'b2b2b2b2-1111-4222-8333-444455556666',
+    };
     await addCswebUser(f.conn, { username: 'field01', password: hash, role: 1, uuid: uuids.field });
     await addCswebUser(f.conn, { username: 'devel01', password: hash, role: 3, uuid: uuids.dev });
     const [d] = await f.conn.query<import('mysql2').RowDataPacket[]>('SELECT id FROM cspro_dictionaries WHERE name = ?', [SYNC_NAME]);
@@ -196,8 +200,14 @@ test("8.1 users keep their uuid, which a CSPro 8.1 tablet is told at login; role
     assert.deepEqual(roles[3]!.dictionaries, [{ dictionary: 'SIMPLECAPI_DICT', rights: ['data.none'] }]);
     // The mapping's warnings, as for 8.0: Developer lacks roles; Supervisor may not sync this dictionary.
     const lines = report.entries.filter((e) => e.code === 'CSWEB_ROLE_WIDENED' || e.code === 'CSWEB_ROLE_NARROWED');
-    assert.ok(lines.some((e) => /"Developer".*roles_all/.test(e.message)), JSON.stringify(lines));
-    assert.ok(lines.some((e) => /"Supervisor".*may not sync \(upload, download\) dictionary SIMPLECAPI_DICT/.test(e.message)), JSON.stringify(lines));
+    assert.ok(
+      lines.some((e) => /"Developer".*roles_all/.test(e.message)),
+      JSON.stringify(lines),
+    );
+    assert.ok(
+      lines.some((e) => /"Supervisor".*may not sync \(upload, download\) dictionary SIMPLECAPI_DICT/.test(e.message)),
+      JSON.stringify(lines),
+    );
     assert.ok(!lines.some((e) => /"Standard User"/.test(e.message)), "8.1's Standard User is sds's Standard exactly");
 
     // A CSPro 8.1 tablet logs in to sds and is told the id CSWeb 8.1 told it, then downloads by the syncable name.
@@ -216,7 +226,13 @@ test("8.1 users keep their uuid, which a CSPro 8.1 tablet is told at login; role
 
 test('8.1 messages are imported once: a rerun takes only the new ones', async () => {
   await with81(async (f, store) => {
-    await f.addMessage({ username: 'field01', device: 'tablet81', name: 'gps', value: '{"lat":-1.28,"lon":36.82}', createdTime: '2025-03-01 08:00:00' });
+    await f.addMessage({
+      username: 'field01',
+      device: 'tablet81',
+      name: 'gps',
+      value: '{"lat":-1.28,"lon":36.82}',
+      createdTime: '2025-03-01 08:00:00',
+    });
     await f.addMessage({ username: 'field01', device: 'tablet81', name: 'done', value: '"all visited"' });
     await f.addMessage({ username: 'field02', device: 'tablet82', name: 'ping', value: null });
     const first = await run(f, store);
@@ -247,7 +263,8 @@ test('an 8.1 database missing an 8.1 column is refused naming it; schema version
     try {
       await assert.rejects(
         importFromCsweb(store, conn, { timeZone: 'UTC' }),
-        (e: AppError) => e.code === 'CSWEB_SCHEMA_UNKNOWN' && /version 9; sds knows versions 7 \(CSWeb 8\.0\) and 8 \(CSWeb 8\.1\)/.test(e.message),
+        (e: AppError) =>
+          e.code === 'CSWEB_SCHEMA_UNKNOWN' && /version 9; sds knows versions 7 \(CSWeb 8\.0\) and 8 \(CSWeb 8\.1\)/.test(e.message),
       );
       await f.conn.query("UPDATE cspro_config SET value = '8' WHERE name = 'schema_version'");
       await f.conn.query('ALTER TABLE cspro_users DROP COLUMN uuid');
