@@ -348,7 +348,8 @@ export const ERROR_CODES = {
   CSWEB_SCHEMA_UNKNOWN: {
     http: 400,
     exit: EXIT.invalid,
-    title: 'the CSWeb schema version or a table or column the import reads is not the one known (details: missing, version)',
+    title:
+      'the CSWeb schema version is not 7 (CSWeb 8.0) or 8 (CSWeb 8.1), or a table or column the import reads in that version is missing (details: missing, version)',
   },
   CSWEB_SCHEMA_TOO_OLD: {
     http: 400,
