@@ -44,6 +44,7 @@ export const COMMAND_GROUPS: readonly { names: readonly string[]; load: () => Pr
   { names: ['metrics'], load: async () => (await import('./commands/metrics.js')).registerMetricsCommand },
   { names: ['logs'], load: async () => (await import('./commands/logs.js')).registerLogsCommand },
   { names: ['messages'], load: async () => (await import('./commands/messages.js')).registerMessagesCommands },
+  { names: ['sync'], load: async () => (await import('./commands/sync.js')).registerSyncCommands },
   {
     names: ['schedule', 'scheduler-run', 'service:scheduler-run'],
     load: async () => (await import('./commands/schedule.js')).registerScheduleCommands,

@@ -7,21 +7,39 @@
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { guidText } from './questionnaire.js';
 import type { CswebBinaryRow, CswebCaseRow, CswebNoteRow } from './case-rows.js';
+import type { CswebLayout } from './layout.js';
 
 /** A row of cspro_dictionaries. */
 export interface CswebDictionary {
+  /** The dictionary's own name: sds's name for it (8.1's `dictionary_actual_name`, 8.0's `dictionary_name`). */
   name: string;
+  /** The name of its case tables: 8.1's `name` (the syncable name), else the dictionary's name. */
+  table: string;
+  /** 8.1's syncable name when it differs from the dictionary's own (docs/sync.md#syncable-names); undefined otherwise. */
+  syncName?: string;
   label: string;
   /** dictionary_full_content as stored: the uploaded `.dcf` text. */
   content: string;
 }
 
 /** Every dictionary of the source, by name. */
-export async function readCswebDictionaries(conn: Connection): Promise<CswebDictionary[]> {
+export async function readCswebDictionaries(conn: Connection, layout: CswebLayout): Promise<CswebDictionary[]> {
+  const own = layout.ownNameColumn ?? layout.tableNameColumn;
   const [rows] = await conn.query<RowDataPacket[]>(
-    'SELECT dictionary_name AS name, dictionary_label AS label, dictionary_full_content AS content FROM cspro_dictionaries ORDER BY dictionary_name',
+    `SELECT ${quote(own)} AS name, ${quote(layout.tableNameColumn)} AS tbl, dictionary_label AS label, dictionary_full_content AS content
+       FROM cspro_dictionaries ORDER BY ${quote(own)}`,
   );
-  return rows.map((r) => ({ name: String(r.name), label: String(r.label ?? ''), content: String(r.content) }));
+  return rows.map((r) => {
+    const name = String(r.name);
+    const table = String(r.tbl);
+    return {
+      name,
+      table,
+      ...(table !== name ? { syncName: table } : {}),
+      label: String(r.label ?? ''),
+      content: String(r.content),
+    };
+  });
 }
 
 /** MAX(cspro_sync_history.revision): the counter sds continues above (0 when empty). */
@@ -40,10 +58,17 @@ export interface CaseCursor {
 const quote = (name: string) => `\`${name.replace(/`/g, '``')}\``;
 const guidBytes = (text: string) => Buffer.from(text.replace(/-/g, ''), 'hex');
 
-/** Counts the cases of a dictionary in (after, upTo] without reading them (for progress and --dry-run). */
-export async function countCswebCases(conn: Connection, dictionary: string, after: CaseCursor, upTo: number): Promise<number> {
+/** Counts the cases of a dictionary (its case table) in (after, upTo] without reading them (for progress and --dry-run). */
+export async function countCswebCases(
+  conn: Connection,
+  layout: CswebLayout,
+  dictionary: string,
+  after: CaseCursor,
+  upTo: number,
+): Promise<number> {
+  const g = quote(layout.guidColumn);
   const [rows] = await conn.query<RowDataPacket[]>(
-    `SELECT COUNT(*) AS n FROM ${quote(dictionary)} WHERE (revision > ? OR (revision = ? AND guid > ?)) AND revision <= ?`,
+    `SELECT COUNT(*) AS n FROM ${quote(dictionary)} WHERE (revision > ? OR (revision = ? AND ${g} > ?)) AND revision <= ?`,
     [after.revision, after.revision, guidBytes(after.guid), upTo],
   );
   return Number(rows[0]!.n);
@@ -56,6 +81,7 @@ export async function countCswebCases(conn: Connection, dictionary: string, afte
  */
 export async function* readCswebCasePages(
   conn: Connection,
+  layout: CswebLayout,
   dictionary: string,
   after: CaseCursor,
   upTo: number,
@@ -63,24 +89,31 @@ export async function* readCswebCasePages(
 ): AsyncGenerator<CswebCaseRow[]> {
   let cursor = after;
   const table = quote(dictionary);
+  const g = quote(layout.guidColumn);
+  // 8.1 keeps partial save and notes inside the case JSON; its rows give NULL for these.
+  const partial =
+    layout.caseForm === 'columns'
+      ? `partial_save_mode, partial_save_field_name, partial_save_level_key,
+         partial_save_record_occurrence, partial_save_item_occurrence, partial_save_subitem_occurrence`
+      : `NULL AS partial_save_mode, NULL AS partial_save_field_name, NULL AS partial_save_level_key,
+         NULL AS partial_save_record_occurrence, NULL AS partial_save_item_occurrence, NULL AS partial_save_subitem_occurrence`;
   for (;;) {
     const [rows] = await conn.query<RowDataPacket[]>(
-      `SELECT guid, caseids, label, questionnaire, revision, deleted, verified, clock,
-              partial_save_mode, partial_save_field_name, partial_save_level_key,
-              partial_save_record_occurrence, partial_save_item_occurrence, partial_save_subitem_occurrence
+      `SELECT ${g} AS guid, ${quote(layout.keyColumn)} AS caseids, label, questionnaire, revision, deleted, verified, clock, ${partial}
          FROM ${table}
-        WHERE (revision > ? OR (revision = ? AND guid > ?)) AND revision <= ?
-        ORDER BY revision, guid LIMIT ?`,
+        WHERE (revision > ? OR (revision = ? AND ${g} > ?)) AND revision <= ?
+        ORDER BY revision, ${g} LIMIT ?`,
       [cursor.revision, cursor.revision, guidBytes(cursor.guid), upTo, pageSize],
     );
     if (rows.length === 0) return;
     const guids = rows.map((r) => r.guid as Buffer);
-    const notes = await notesOf(conn, dictionary, guids);
-    const binary = await binaryItemsOf(conn, dictionary, guids);
+    const notes = layout.notesColumns === null ? new Map<string, CswebNoteRow[]>() : await notesOf(conn, dictionary, guids);
+    const binary = await binaryItemsOf(conn, layout, dictionary, guids);
     const page = rows.map((r): CswebCaseRow => {
       const guid = guidText(r.guid as Buffer);
       const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
       return {
+        form: layout.caseForm,
         guid,
         caseids: String(r.caseids ?? ''),
         label: String(r.label ?? ''),
@@ -130,10 +163,16 @@ async function notesOf(conn: Connection, dictionary: string, guids: Buffer[]): P
   return out;
 }
 
-async function binaryItemsOf(conn: Connection, dictionary: string, guids: Buffer[]): Promise<Map<string, CswebBinaryRow[]>> {
+async function binaryItemsOf(
+  conn: Connection,
+  layout: CswebLayout,
+  dictionary: string,
+  guids: Buffer[],
+): Promise<Map<string, CswebBinaryRow[]>> {
+  const c = quote(layout.caseGuidColumn);
   const [rows] = await conn.query<RowDataPacket[]>(
-    `SELECT case_guid, binary_data_signature, modified_time FROM ${quote(`${dictionary}_case_binary_data`)}
-      WHERE case_guid IN (?) ORDER BY id`,
+    `SELECT ${c} AS case_guid, binary_data_signature, modified_time FROM ${quote(`${dictionary}_case_binary_data`)}
+      WHERE ${c} IN (?) ORDER BY id`,
     [guids],
   );
   const out = new Map<string, CswebBinaryRow[]>();

@@ -5,9 +5,12 @@
  */
 import { decodeQuestionnaire } from './questionnaire.js';
 import { wallTimeToUtc, type WallTimeFit } from './wall-time.js';
+import type { CaseForm } from './layout.js';
 
 /** A row of a `<DICT>` table as read, the GUID already in text form. */
 export interface CswebCaseRow {
+  /** How the row stores the case (layout.ts): 8.0's columns, or 8.1's whole case JSON. */
+  form: CaseForm;
   guid: string;
   caseids: string;
   label: string;
@@ -47,9 +50,10 @@ export interface CswebNoteRow {
 
 /** The sync JSON object of a row, and what could not be carried exactly (note times). */
 export interface ConvertedRow {
+  /** The older sync format's case object; for an 8.1 row (`form` 'v3'), the 8.1 case JSON as the client sent it. */
   syncJson: Record<string, unknown>;
-  /** `lines` for a pre-7.5 case stored as record lines. */
-  form: 'json' | 'lines';
+  /** `lines` for a pre-7.5 case stored as record lines; `v3` for CSWeb 8.1's whole case JSON. */
+  form: 'json' | 'lines' | 'v3';
   /** One entry per note whose wall time was ambiguous or skipped in `zone`. */
   timeIssues: { note: number; modifiedTime: string; fit: Exclude<WallTimeFit, 'exact'> }[];
 }
@@ -60,6 +64,7 @@ export interface ConvertedRow {
  */
 export function rowToSyncJson(row: CswebCaseRow, zone: string, maxContentBytes: number): ConvertedRow {
   const content = decodeQuestionnaire(row.questionnaire, maxContentBytes);
+  if (row.form === 'v3') return v3Row(content);
   let clock: unknown = [];
   if (row.clock.trim() !== '') {
     try {
@@ -112,4 +117,21 @@ export function rowToSyncJson(row: CswebCaseRow, zone: string, maxContentBytes: 
           };
   }
   return { syncJson, form: content.form, timeIssues };
+}
+
+/**
+ * CSWeb 8.1 keeps the case as the 8.1 client sent it (docs/migrating-from-csweb.md#csweb-81): its
+ * JSON behind the same marker, notes (with UTC times) and partial save inside, so no wall time
+ * is read.
+ */
+function v3Row(content: ReturnType<typeof decodeQuestionnaire>): ConvertedRow {
+  if (content.form !== 'json') throw new Error('its questionnaire is not the compressed case JSON CSWeb 8.1 stores');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content.text);
+  } catch {
+    throw new Error('its stored case is not JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('its stored case is not a JSON object');
+  return { syncJson: parsed as Record<string, unknown>, form: 'v3', timeIssues: [] };
 }

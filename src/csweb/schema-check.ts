@@ -1,51 +1,14 @@
 /**
- * Refuses a database that is not CSWeb 8's (docs/migrating-from-csweb.md#what-is-checked): the
- * `cspro_config` version must be 7 and every table and column the import reads must be there,
- * so a wrong database fails before anything is written, naming what is missing, or the version
- * when it is older.
+ * Refuses a database that is not CSWeb 8.0's or 8.1's (docs/migrating-from-csweb.md#what-is-checked):
+ * the `cspro_config` version must be 7 or 8 and every table and column the import reads in that
+ * version's layout (layout.ts) must be there, so a wrong database fails before anything is
+ * written, naming what is missing, or the version when it is older or newer.
  */
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { AppError } from '../shared/errors.js';
+import { CSWEB_80_LAYOUT, CSWEB_LAYOUTS, OLDEST_SCHEMA_VERSION, layoutOf, type CswebLayout } from './layout.js';
 
-/** The only schema version whose layout the import knows (CSWeb 8.0); an older one is refused as such. */
-const KNOWN_SCHEMA_VERSION = 7;
-
-/** The fixed tables and the columns of them that the import reads. */
-const FIXED: Record<string, string[]> = {
-  cspro_config: ['name', 'value'],
-  cspro_dictionaries: ['id', 'dictionary_name', 'dictionary_label', 'dictionary_full_content'],
-  cspro_sync_history: ['revision', 'dictionary_id'],
-};
-
-/** The columns of the per-dictionary tables the import reads. */
-const CASE_TABLE_COLUMNS = [
-  'guid',
-  'caseids',
-  'label',
-  'questionnaire',
-  'revision',
-  'deleted',
-  'verified',
-  'clock',
-  'partial_save_mode',
-  'partial_save_field_name',
-  'partial_save_level_key',
-  'partial_save_record_occurrence',
-  'partial_save_item_occurrence',
-  'partial_save_subitem_occurrence',
-];
-const NOTES_TABLE_COLUMNS = [
-  'case_guid',
-  'operator_id',
-  'field_name',
-  'level_key',
-  'record_occurrence',
-  'item_occurrence',
-  'subitem_occurrence',
-  'content',
-  'modified_time',
-];
-const BINARY_TABLE_COLUMNS = ['case_guid', 'binary_data_signature'];
+const KNOWN = CSWEB_LAYOUTS.map((l) => `${l.schemaVersion} (${l.release})`).join(' and ');
 
 /** The name of the database the connection is in (the one `--from` named). */
 export async function currentDatabase(conn: Connection): Promise<string> {
@@ -58,6 +21,8 @@ export interface CswebSource {
   /** CSWeb's own device id in vector clocks (cspro_config server_device_id), lower case. */
   serverDeviceId: string;
   database: string;
+  /** Where this version keeps what the import reads. */
+  layout: CswebLayout;
 }
 
 async function columnsOf(conn: Connection): Promise<Map<string, Set<string>>> {
@@ -73,7 +38,7 @@ async function columnsOf(conn: Connection): Promise<Map<string, Set<string>>> {
   return out;
 }
 
-function missingOf(tables: Map<string, Set<string>>, table: string, columns: string[]): string[] {
+function missingOf(tables: Map<string, Set<string>>, table: string, columns: readonly string[]): string[] {
   const have = tables.get(table);
   if (!have) return [table];
   return columns.filter((c) => !have.has(c)).map((c) => `${table}.${c}`);
@@ -96,35 +61,49 @@ async function schemaVersionText(conn: Connection, tables: Map<string, Set<strin
  */
 export async function checkCswebSchema(conn: Connection, database: string): Promise<CswebSource> {
   const tables = await columnsOf(conn);
-  const missing = Object.entries(FIXED).flatMap(([t, cols]) => missingOf(tables, t, cols));
   if (!tables.has('cspro_config') && !tables.has('cspro_dictionaries')) {
     throw new AppError(
       'CSWEB_NOT_A_CSWEB_DATABASE',
-      `database ${database} is not a CSWeb database: it has no ${missing.filter((m) => !m.includes('.')).join(', ')} table`,
-      { database, missing },
+      `database ${database} is not a CSWeb database: it has no cspro_config, cspro_dictionaries table`,
+      {
+        database,
+        missing: ['cspro_config', 'cspro_dictionaries'],
+      },
     );
   }
   const versionText = await schemaVersionText(conn, tables);
   const version = versionText === undefined || versionText.trim() === '' ? undefined : Number(versionText);
-  if (version !== undefined && Number.isFinite(version) && version < KNOWN_SCHEMA_VERSION) {
+  // A version given picks its layout; none (or an unknown one) is checked against 8.0's, so what
+  // is missing is named as before.
+  const layout = layoutOf(version) ?? CSWEB_80_LAYOUT;
+  const missing = Object.entries(layout.fixed).flatMap(([t, cols]) => missingOf(tables, t, cols));
+  if (version !== undefined && Number.isFinite(version) && version < OLDEST_SCHEMA_VERSION) {
     throw new AppError(
       'CSWEB_SCHEMA_TOO_OLD',
-      `database ${database}: CSWeb schema version ${version}; sds reads ${KNOWN_SCHEMA_VERSION} and later (the databases of CSWeb 8)`,
-      { database, version, oldest: KNOWN_SCHEMA_VERSION, missing },
+      `database ${database}: CSWeb schema version ${version}; sds reads ${OLDEST_SCHEMA_VERSION} and later (the databases of CSWeb 8)`,
+      { database, version, oldest: OLDEST_SCHEMA_VERSION, missing },
+    );
+  }
+  // A version given that sds does not know is refused as such: its tables are not 8.0's or 8.1's.
+  if (version !== undefined && layoutOf(version) === undefined) {
+    throw new AppError(
+      'CSWEB_SCHEMA_UNKNOWN',
+      `database ${database} has CSWeb schema version ${versionText ?? '(none)'}; sds knows versions ${KNOWN}`,
+      { database, version: versionText ?? null, missing: [] },
     );
   }
   if (missing.length > 0) {
-    throw new AppError('CSWEB_SCHEMA_UNKNOWN', `database ${database} lacks what a CSWeb 8 database has: ${missing.join(', ')}`, {
+    throw new AppError('CSWEB_SCHEMA_UNKNOWN', `database ${database} lacks what a ${layout.release} database has: ${missing.join(', ')}`, {
       database,
       missing,
     });
   }
-  if (version !== KNOWN_SCHEMA_VERSION) {
-    throw new AppError(
-      'CSWEB_SCHEMA_UNKNOWN',
-      `database ${database} has CSWeb schema version ${versionText ?? '(none)'}; only version ${KNOWN_SCHEMA_VERSION} (CSWeb 8) is known`,
-      { database, version: versionText ?? null, missing: [] },
-    );
+  if (version === undefined) {
+    throw new AppError('CSWEB_SCHEMA_UNKNOWN', `database ${database} has no CSWeb schema version; sds knows versions ${KNOWN}`, {
+      database,
+      version: null,
+      missing: [],
+    });
   }
   const [config] = await conn.query<RowDataPacket[]>("SELECT value FROM cspro_config WHERE name = 'server_device_id'");
   const deviceId = config[0]?.value as string | undefined;
@@ -134,15 +113,15 @@ export async function checkCswebSchema(conn: Connection, database: string): Prom
       missing: ['cspro_config server_device_id'],
     });
   }
-  return { schemaVersion: version, serverDeviceId: deviceId.toLowerCase(), database };
+  return { schemaVersion: layout.schemaVersion, serverDeviceId: deviceId.toLowerCase(), database, layout };
 }
 
-/** Checks the three tables of one dictionary; returns what is missing (empty when all is there). */
-export async function missingDictionaryTables(conn: Connection, name: string): Promise<string[]> {
+/** Checks the tables of one dictionary (named as its case table is); returns what is missing (empty when all is there). */
+export async function missingDictionaryTables(conn: Connection, table: string, layout: CswebLayout): Promise<string[]> {
   const tables = await columnsOf(conn);
   return [
-    ...missingOf(tables, name, CASE_TABLE_COLUMNS),
-    ...missingOf(tables, `${name}_notes`, NOTES_TABLE_COLUMNS),
-    ...missingOf(tables, `${name}_case_binary_data`, BINARY_TABLE_COLUMNS),
+    ...missingOf(tables, table, layout.caseColumns),
+    ...(layout.notesColumns === null ? [] : missingOf(tables, `${table}_notes`, layout.notesColumns)),
+    ...missingOf(tables, `${table}_case_binary_data`, layout.binaryColumns),
   ];
 }

@@ -31,6 +31,7 @@ import { userRoutes } from './routes/users.js';
 import { dataSourceRoutes } from './routes/data-source.js';
 import { roleRoutes } from './routes/roles.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { reportRoutes } from './routes/reports.js';
 
 export interface AppDeps {
   store: Store;
@@ -52,6 +53,7 @@ const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [
   schedulerRoutes,
   webhookRoutes,
   roleRoutes,
+  reportRoutes,
   rootScriptRoutes,
   userRoutes,
   healthRoutes,

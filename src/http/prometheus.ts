@@ -33,6 +33,7 @@ export class ServerMetrics {
   private readonly scheduleExitCode: Gauge<'dictionary'>;
   private readonly uploadMemoryHeld: Gauge;
   private readonly uploadMemorySize: Gauge;
+  private readonly devicesSeen: Gauge<'dictionary'>;
 
   constructor() {
     const registers = [this.registry];
@@ -141,6 +142,13 @@ export class ServerMetrics {
       help: 'The upload memory budget: what sync uploads in flight may hold together (limits.upload_memory_bytes).',
       registers,
     });
+    // Per dictionary only: a label per device would grow with the field operation (docs/metrics.md).
+    this.devicesSeen = new Gauge({
+      name: 'sds_sync_devices_seen_24h',
+      help: 'Distinct devices that synced the dictionary (upload or completed download) in the last 24 hours.',
+      labelNames: ['dictionary'],
+      registers,
+    });
     // Counters with fixed label values start at 0, so a rate() works from the first scrape.
     for (const grant of ['password', 'refresh_token']) {
       this.loginFailures.inc({ grant }, 0);
@@ -192,6 +200,9 @@ export class ServerMetrics {
       if (s.lastRunSeconds !== null) this.scheduleLastRun.set({ dictionary: s.dictionary }, s.lastRunSeconds);
       if (s.lastExitCode !== null) this.scheduleExitCode.set({ dictionary: s.dictionary }, s.lastExitCode);
     }
+    // Reset first, as the schedules: a deleted dictionary leaves the output.
+    this.devicesSeen.reset();
+    for (const [dictionary, n] of Object.entries(r.devicesSeen24h)) this.devicesSeen.set({ dictionary }, n);
     return this.registry.metrics();
   }
 

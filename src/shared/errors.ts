@@ -171,7 +171,8 @@ export const ERROR_CODES = {
   STORE_UNAVAILABLE: {
     http: 503,
     exit: EXIT.external,
-    title: 'the PostgreSQL server of the store could not be reached or refused the login (details: store, the URL without its password)',
+    title:
+      'the PostgreSQL server of the store could not be reached, refused the login, or takes no writes (a standby, a primary being switched over) (details: store, the URL without its password)',
   },
   STORE_NOT_EMPTY: {
     http: 409,
@@ -359,7 +360,8 @@ export const ERROR_CODES = {
   CSWEB_SCHEMA_UNKNOWN: {
     http: 400,
     exit: EXIT.invalid,
-    title: 'the CSWeb schema version or a table or column the import reads is not the one known (details: missing, version)',
+    title:
+      'the CSWeb schema version is not 7 (CSWeb 8.0) or 8 (CSWeb 8.1), or a table or column the import reads in that version is missing (details: missing, version)',
   },
   CSWEB_SCHEMA_TOO_OLD: {
     http: 400,
@@ -459,6 +461,17 @@ export const ERROR_CODES = {
     http: 400,
     exit: EXIT.invalid,
     title: 'the content of a binary case item does not have the md5 its signature names; details: signature, md5. Nothing was stored',
+  },
+  // Supervision reports (docs/supervision.md#sync-history-and-reports)
+  REPORT_IDS_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a report by ids names no id item, too many, one twice, or a name that is not a level-1 id item; details: id_items',
+  },
+  AREA_NAMES_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'an area names file has bad lines (each listed with its number in details.lines) or too many; nothing was stored',
   },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -24,6 +24,7 @@ import { FollowUpsRepo } from './follow-ups-repo.js';
 import { LoginThrottleRepo } from './login-throttle-repo.js';
 import { LogRetentionRepo } from './log-retention-repo.js';
 import { MonitoringRepo } from './monitoring-repo.js';
+import { SyncReportsRepo } from './sync-reports-repo.js';
 import { AppPackagesRepo } from './app-packages-repo.js';
 import { CaseQueriesRepo } from './case-queries-repo.js';
 import { DutyClaimsRepo } from './duty-claims-repo.js';
@@ -63,6 +64,7 @@ function reposOf(db: Db, models: DictionaryModelCache): StoreRepos {
     caseQueries: new CaseQueriesRepo(db),
     duties: new DutyClaimsRepo(db),
     roles: new RolesRepo(db),
+    syncReports: new SyncReportsRepo(db),
   };
 }
 
@@ -133,6 +135,7 @@ export class SqliteStore implements Store {
   declare readonly caseQueries: CaseQueriesRepo;
   declare readonly duties: DutyClaimsRepo;
   declare readonly roles: RolesRepo;
+  declare readonly syncReports: SyncReportsRepo;
 
   /** Held by the transaction in progress; calls through the store's repositories wait for it. */
   private readonly gate = new Gate();

@@ -24,6 +24,7 @@ import type { RefreshTokensRepo } from './refresh-tokens-repo.js';
 import type { SchedulesRepo } from './schedules-repo.js';
 import type { SettingsRepo } from './settings-repo.js';
 import type { SyncRepo } from './sync-repo.js';
+import type { SyncReportsRepo } from './sync-reports-repo.js';
 import type { TargetsRepo } from './targets-repo.js';
 import type { UsersRepo } from './users-repo.js';
 import type { WebhookQueueRepo } from './webhook-queue-repo.js';
@@ -61,6 +62,7 @@ export interface StoreRepos {
   readonly caseQueries: RepoContract<CaseQueriesRepo>;
   readonly duties: RepoContract<DutyClaimsRepo>;
   readonly roles: RepoContract<RolesRepo>;
+  readonly syncReports: RepoContract<SyncReportsRepo>;
 }
 
 /** What a transaction and the store both offer: the repositories, and transactions. */

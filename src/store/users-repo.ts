@@ -181,15 +181,24 @@ export class UsersRepo {
     return (this.db.prepare('SELECT * FROM users ORDER BY username').all() as RawUser[]).map(toUserWithHash);
   }
 
-  /** Creates an account with a new random `uuid`: a name used before never brings back its old id. */
-  async insert(username: string, role: Role, passwordHash: string, profile: AccountProfile = NO_PROFILE): Promise<UserRow> {
+  /**
+   * Creates an account with a new random `uuid` (or the one given: an id CSWeb 8.1 gave it,
+   * docs/migrating-from-csweb.md#csweb-81): a name used before never brings back its old id.
+   */
+  async insert(
+    username: string,
+    role: Role,
+    passwordHash: string,
+    profile: AccountProfile = NO_PROFILE,
+    uuid: string = randomUUID(),
+  ): Promise<UserRow> {
     const now = nowIso();
     this.db
       .prepare(
         `INSERT INTO users (uuid, username, role, password_hash, created_at, updated_at, first_name, last_name, email, phone)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(randomUUID(), username, role, passwordHash, now, now, ...PROFILE_COLUMNS.map(([, f]) => profile[f]));
+      .run(uuid, username, role, passwordHash, now, now, ...PROFILE_COLUMNS.map(([, f]) => profile[f]));
     return toUser(this.db.prepare('SELECT * FROM users WHERE username = ?').get(username) as RawUser);
   }
 

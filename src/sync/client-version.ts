@@ -37,3 +37,14 @@ export function syncApiVersion(userAgent: string | undefined): SyncApiVersion {
   if (!v) return 2;
   return v.major > V3_FROM.major || (v.major === V3_FROM.major && v.minor >= V3_FROM.minor) ? 3 : 2;
 }
+
+/**
+ * The CSPro version a User-Agent names as it writes it (`8.0.1`), for the reports' last app
+ * version (docs/supervision.md#sync-history-and-reports); undefined when it is not CSPro's or its
+ * version is not a short run of digits, dots and letters (nothing else is stored).
+ */
+export function csproVersionText(userAgent: string | undefined): string | undefined {
+  const rest = CSPRO_AGENT.exec((userAgent ?? '').trim())?.[1];
+  const word = rest?.trim().split(/\s+/)[0] ?? '';
+  return /^\d[\w.+-]{0,39}$/.test(word) ? word : undefined;
+}

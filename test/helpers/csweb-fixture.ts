@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mysql, { type Connection } from 'mysql2/promise';
 import { CSPRO_APPS_DDL } from './csweb-files-fixture.js';
-import { PERMISSION_DDL } from './csweb-users-fixture.js';
+import { PERMISSION_DDL, seedFor, type CswebRelease } from './csweb-users-fixture.js';
 import { uniqueName } from './test-databases.js';
 
 const ADMIN_URL = process.env.SDS_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
@@ -38,6 +38,42 @@ const FIXED_DDL = [
      modified_time timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP, created_time timestamp NULL, FOREIGN KEY (role) REFERENCES cspro_roles(id))`,
   CSPRO_APPS_DDL,
 ];
+
+/** CSWeb 8.1's fixed tables where they differ from 8.0's (setup/configure.php of csweb 8.1). */
+const FIXED_DDL_81: Record<string, string> = {
+  cspro_dictionaries: `CREATE TABLE cspro_dictionaries (id smallint unsigned NOT NULL AUTO_INCREMENT PRIMARY KEY,
+     name varchar(191) NOT NULL UNIQUE, dictionary_actual_name varchar(191) NOT NULL, dictionary_label varchar(255) NOT NULL,
+     dictionary_full_content longtext NOT NULL, dictionary_key_structure text NOT NULL,
+     modified_time timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, created_time timestamp NULL)`,
+  cspro_sync_history: `CREATE TABLE cspro_sync_history (revision int unsigned NOT NULL AUTO_INCREMENT PRIMARY KEY, username varchar(128) NULL,
+     device char(32) NOT NULL, dictionary_id smallint unsigned NOT NULL, universe varchar(255) NULL,
+     direction enum('put','get','both') NOT NULL, last_case_revision int unsigned NULL, last_case_uuid binary(16) NULL,
+     created_time timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP, FOREIGN KEY (dictionary_id) REFERENCES cspro_dictionaries(id))`,
+};
+
+/** The fixed tables of a release: 8.1's replace 8.0's of the same name. */
+function fixedDdl(release: CswebRelease): string[] {
+  if (release === '8.0') return FIXED_DDL;
+  return FIXED_DDL.map((ddl) => {
+    const table = /CREATE TABLE (\w+)/.exec(ddl)![1]!;
+    return FIXED_DDL_81[table] ?? ddl;
+  });
+}
+
+/** CSWeb 8.1's tables of one dictionary: `uuid`, `key`, the whole case in `questionnaire`, no notes table. */
+function dictionaryDdl81(name: string): string[] {
+  return [
+    `CREATE TABLE \`${name}\` (id int unsigned NOT NULL AUTO_INCREMENT UNIQUE, uuid binary(16) NOT NULL PRIMARY KEY,
+       \`key\` varchar(191) NOT NULL, label text NULL, note text NULL, deleted tinyint(1) unsigned NOT NULL DEFAULT 0,
+       verified tinyint(1) unsigned NOT NULL DEFAULT 0, partial_save_mode varchar(6) NULL, questionnaire BLOB NOT NULL,
+       revision int unsigned NOT NULL, clock text NOT NULL,
+       modified_time timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, created_time timestamp NULL,
+       KEY (revision), KEY (\`key\`), KEY (deleted))`,
+    `CREATE TABLE \`${name}_case_binary_data\` (id bigint unsigned NOT NULL AUTO_INCREMENT PRIMARY KEY, case_uuid binary(16) NOT NULL,
+       binary_data_signature char(32) CHARACTER SET ascii NOT NULL, modified_time datetime NOT NULL DEFAULT CURRENT_TIMESTAMP,
+       created_time timestamp NULL, FOREIGN KEY (case_uuid) REFERENCES \`${name}\`(uuid) ON DELETE CASCADE)`,
+  ];
+}
 
 function dictionaryDdl(name: string): string[] {
   return [
@@ -86,6 +122,8 @@ export interface FixtureCase {
   notes?: FixtureNote[];
   /** `<DICT>_case_binary_data` rows: md5 signatures, `modifiedTime` CSWeb's wall time text. */
   binaryItems?: { signature: string; modifiedTime?: string }[];
+  /** 8.1 only: the whole case as the 8.1 client sent it (docs/sync.md#v3-case-json), stored as CSWeb 8.1 stores it. */
+  v3?: Record<string, unknown>;
 }
 
 export interface CswebFixture {
@@ -93,7 +131,11 @@ export interface CswebFixture {
   url: string;
   serverDeviceId: string;
   conn: Connection;
-  addDictionary(name: string, label: string, content: string): Promise<void>;
+  release: CswebRelease;
+  /** Adds a dictionary; `syncName` (8.1) is its `name` column, the name of its tables, beside its own name. */
+  addDictionary(name: string, label: string, content: string, syncName?: string): Promise<void>;
+  /** 8.1: a message as CSWeb 8.1 stores one (`value` the JSON text); returns its id. */
+  addMessage(m: { username: string; device: string; name: string; value: string | null; createdTime?: string }): Promise<number>;
   /** Writes cases as one CSWeb upload does: one `put` revision for all, returned. */
   upload(dictionary: string, cases: FixtureCase[], device?: string): Promise<number>;
   /** A sync-history row with no case (an upload whose cases were all skipped). */
@@ -108,8 +150,13 @@ function markedZlib(text: string): Buffer {
 
 const guidBytes = (g: string) => Buffer.from(g.replace(/-/g, ''), 'hex');
 
-/** Creates a CSWeb-shaped database (schema_version 7, a random server device id). */
-export async function createCswebFixture(opts: { schemaVersion?: string } = {}): Promise<CswebFixture> {
+/**
+ * Creates a CSWeb-shaped database: CSWeb 8.0.1's (schema_version 7) or, with `release` '8.1',
+ * CSWeb 8.1's (schema_version 8); a random server device id.
+ */
+export async function createCswebFixture(opts: { schemaVersion?: string; release?: CswebRelease } = {}): Promise<CswebFixture> {
+  const release = opts.release ?? '8.0';
+  const v81 = release === '8.1';
   const database = uniqueName('csweb_test');
   const admin = new URL(ADMIN_URL);
   const server = await mysql.createConnection({
@@ -126,27 +173,71 @@ export async function createCswebFixture(opts: { schemaVersion?: string } = {}):
     database,
     dateStrings: true,
   });
-  for (const ddl of FIXED_DDL) await conn.query(ddl);
+  for (const ddl of fixedDdl(release)) await conn.query(ddl);
   for (const ddl of PERMISSION_DDL) await conn.query(ddl);
   const serverDeviceId = randomUUID().replace(/-/g, '');
   await conn.query('INSERT INTO cspro_config (name, value) VALUES (?, ?), (?, ?)', [
     'schema_version',
-    opts.schemaVersion ?? '7',
+    opts.schemaVersion ?? (v81 ? '8' : '7'),
     'server_device_id',
     serverDeviceId,
   ]);
   await conn.query("INSERT INTO cspro_roles (id, name) VALUES (1, 'Standard User'), (2, 'Administrator')");
+  for (const sql of seedFor(release)) await conn.query(sql);
+  // The name of the case tables and of the dictionary in URLs: 8.0's dictionary_name, 8.1's name.
+  const nameColumn = v81 ? 'name' : 'dictionary_name';
   const dictId = async (name: string) => {
-    const [rows] = await conn.query<mysql.RowDataPacket[]>('SELECT id FROM cspro_dictionaries WHERE dictionary_name = ?', [name]);
+    const [rows] = await conn.query<mysql.RowDataPacket[]>(`SELECT id FROM cspro_dictionaries WHERE ${nameColumn} = ?`, [name]);
     return rows[0]!.id as number;
   };
   const url = `mysql://${admin.username || 'root'}@${admin.hostname}:${admin.port || 3306}/${database}`;
+  /** One case as CSWeb 8.1 writes it: the whole case JSON behind the marker, flags and key in columns. */
+  const put81 = async (dictionary: string, c: FixtureCase, revision: number, device: string) => {
+    const guid = c.guid ?? randomUUID();
+    const body: Record<string, unknown> = { ...(c.v3 ?? {}), uuid: guid, key: c.caseids };
+    await conn.query(
+      `INSERT INTO \`${dictionary}\` (uuid, \`key\`, label, deleted, verified, partial_save_mode, questionnaire, revision, clock)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON DUPLICATE KEY UPDATE \`key\` = VALUES(\`key\`), label = VALUES(label), deleted = VALUES(deleted), verified = VALUES(verified),
+         partial_save_mode = VALUES(partial_save_mode), questionnaire = VALUES(questionnaire), revision = VALUES(revision), clock = VALUES(clock)`,
+      [
+        guidBytes(guid),
+        c.caseids,
+        c.label ?? '',
+        c.deleted ? 1 : 0,
+        c.verified ? 1 : 0,
+        c.partialSave?.mode ?? null,
+        c.questionnaire ?? markedZlib(JSON.stringify(body)),
+        revision,
+        JSON.stringify(c.clock ?? body.clock ?? [{ deviceId: device, revision: 1 }]),
+      ],
+    );
+    await conn.query(`DELETE FROM \`${dictionary}_case_binary_data\` WHERE case_uuid = ?`, [guidBytes(guid)]);
+    for (const b of c.binaryItems ?? []) {
+      await conn.query(
+        `INSERT INTO \`${dictionary}_case_binary_data\` (case_uuid, binary_data_signature, modified_time) VALUES (?, ?, ?)`,
+        [guidBytes(guid), b.signature, b.modifiedTime ?? '2024-06-01 12:00:00'],
+      );
+    }
+  };
   return {
     database,
     url,
     serverDeviceId,
     conn,
-    async addDictionary(name, label, content) {
+    release,
+    async addDictionary(name, label, content, syncName) {
+      if (v81) {
+        const table = syncName ?? name;
+        await conn.query(
+          `INSERT INTO cspro_dictionaries (name, dictionary_actual_name, dictionary_label, dictionary_full_content, dictionary_key_structure)
+           VALUES (?, ?, ?, ?, '') ON DUPLICATE KEY UPDATE dictionary_label = VALUES(dictionary_label),
+             dictionary_full_content = VALUES(dictionary_full_content)`,
+          [table, name, label, content],
+        );
+        for (const ddl of dictionaryDdl81(table)) await conn.query(ddl.replace('CREATE TABLE', 'CREATE TABLE IF NOT EXISTS'));
+        return;
+      }
       const [rows] = await conn.query<mysql.RowDataPacket[]>('SELECT id FROM cspro_dictionaries WHERE dictionary_name = ?', [name]);
       if (rows.length > 0) {
         await conn.query('UPDATE cspro_dictionaries SET dictionary_label = ?, dictionary_full_content = ? WHERE dictionary_name = ?', [
@@ -169,6 +260,10 @@ export async function createCswebFixture(opts: { schemaVersion?: string } = {}):
         [device, await dictId(dictionary)],
       );
       const revision = res.insertId;
+      if (v81) {
+        for (const c of cases) await put81(dictionary, c, revision, device);
+        return revision;
+      }
       for (const c of cases) {
         const guid = c.guid ?? randomUUID();
         const q = c.questionnaire ?? (c.level1 !== undefined ? markedZlib(c.level1) : Buffer.from((c.lines ?? []).join('\n'), 'utf8'));
@@ -230,6 +325,13 @@ export async function createCswebFixture(opts: { schemaVersion?: string } = {}):
         }
       }
       return revision;
+    },
+    async addMessage(m) {
+      const [res] = await conn.query<mysql.ResultSetHeader>(
+        'INSERT INTO cspro_messages (username, device, name, value, created_time) VALUES (?, ?, ?, ?, COALESCE(?, CURRENT_TIMESTAMP))',
+        [m.username, m.device, m.name, m.value, m.createdTime ?? null],
+      );
+      return res.insertId;
     },
     async emptyRevision(dictionary) {
       const [res] = await conn.query<mysql.ResultSetHeader>(

@@ -36,7 +36,7 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 export function registerCswebCommands(program: Command): void {
   const csweb = program
     .command('csweb')
-    .description('move from CSWeb: import a CSWeb 8 database')
+    .description('move from CSWeb: import a CSWeb 8.0 or 8.1 database')
     .addHelpText(
       'after',
       examples(
@@ -135,6 +135,7 @@ export function registerCswebCommands(program: Command): void {
             (report.users
               ? `\naccounts: ${report.users.added} added, ${report.users.updated} updated, ${report.users.unchanged} unchanged, ${report.users.skipped} skipped`
               : '') +
+            (report.messages ? `\nmessages: ${report.messages.imported} imported` : '') +
             (report.files
               ? `\nfiles: ${report.files.files.copied} copied, ${report.files.files.unchanged} unchanged, ${report.files.files.refused} refused; ` +
                 `apps: ${report.files.apps.copied} copied, ${report.files.apps.unchanged} unchanged, ${report.files.apps.refused} refused`

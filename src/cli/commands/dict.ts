@@ -10,6 +10,7 @@ import {
   type DictionaryDetail,
 } from '../../core/dictionaries/index.js';
 import { purgeCaseCount, purgeDictionary, type PurgeReply } from '../../core/dictionary-purge/index.js';
+import { storeAreaNames } from '../../core/reports/index.js';
 import { confirmDestructive } from '../confirm.js';
 import { action, examples } from '../action.js';
 import { fields } from '../render.js';
@@ -152,6 +153,26 @@ export function registerDictCommands(program: Command): void {
         }
         const r = await purgeDictionary(store, name, { dropTables: opts.dropTables === true });
         ctx.print(r, () => purgeText(r));
+      }),
+    );
+
+  dict
+    .command('area-names <name> <file>')
+    .description(
+      'store the area names of a dictionary from a code/label CSV (codes level by level, then the name), ' +
+        'replacing those it had; the geographic report (sds sync report --by ids) shows them',
+    )
+    .option('--header', 'the first line of the file is a header: skip it')
+    .addHelpText(
+      'after',
+      examples('sds dict area-names CEN2000 areas.csv', 'sds dict area-names CEN2000 areas.csv --header --json') +
+        '\nFile: one area a line, its codes level by level, then its name:\n' +
+        '  01,,North       a province\n  01,03,Lakeside  a district of it\n',
+    )
+    .action(
+      action(async (ctx, name: string, file: string, opts: { header?: boolean }) => {
+        const r = await storeAreaNames(await ctx.store(), name, readInput(file).toString('utf8'), opts.header === true);
+        ctx.print(r, () => r.message);
       }),
     );
 }

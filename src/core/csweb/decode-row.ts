@@ -2,6 +2,7 @@ import type { CaseWrite } from '../../store/cases-repo.js';
 import type { Dictionary } from '../../cspro/dictionary/model.js';
 import type { CaseWarning } from '../../cspro/case/case-result.js';
 import { normalizeSyncCase } from '../../cspro/case/sync-json.js';
+import { normalizeV3Case } from '../../sync/case-json-v3.js';
 import { checkCaseFields } from '../../cspro/case/case-limits.js';
 import { rowToSyncJson, type ConvertedRow, type CswebCaseRow } from '../../csweb/case-rows.js';
 import type { Limits } from '../home/index.js';
@@ -20,7 +21,11 @@ export function decodeCswebRow(
 ): { write: CaseWrite; converted: ConvertedRow; warnings: CaseWarning[] } {
   // The decoded JSON may be a few times the stored size; the data limit bounds it.
   const converted = rowToSyncJson(row, zone, limits.dataChars * 4);
-  const { case: c, warnings } = normalizeSyncCase(converted.syncJson, model, { limits });
+  // An 8.1 row holds the 8.1 client's case JSON: read as an 8.1 upload is (docs/sync.md#v3-case-json).
+  const { case: c, warnings } =
+    converted.form === 'v3'
+      ? normalizeV3Case(converted.syncJson, model, { limits })
+      : normalizeSyncCase(converted.syncJson, model, { limits });
   const write = toCaseWrite(c);
   checkCaseFields(write, limits);
   return { write, converted, warnings };

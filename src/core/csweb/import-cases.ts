@@ -2,6 +2,7 @@ import type { Connection } from 'mysql2/promise';
 import type { Store } from '../../store/open-store.js';
 import type { Dictionary } from '../../cspro/dictionary/model.js';
 import { readCswebCasePages } from '../../csweb/case-reader.js';
+import type { CswebLayout } from '../../csweb/layout.js';
 import type { CswebCaseRow } from '../../csweb/case-rows.js';
 import { toAppError } from '../../shared/errors.js';
 import { createReadStream } from 'node:fs';
@@ -18,6 +19,8 @@ import type { DictionaryImport, ReportEntries } from './import-report.js';
 /** What one run passes to the import of each dictionary's cases. */
 export interface CasesContext {
   source: string;
+  /** Where the source's schema version keeps cases (src/csweb/layout.ts). */
+  layout: CswebLayout;
   highest: number;
   zone: string;
   dryRun: boolean;
@@ -39,13 +42,13 @@ export interface CasesContext {
 export async function importDictionaryCases(
   store: Store,
   conn: Connection,
-  dict: { name: string; id: number; model: Dictionary },
+  dict: { name: string; table: string; id: number; model: Dictionary },
   after: { revision: number; guid: string },
   result: DictionaryImport,
   ctx: CasesContext,
 ): Promise<void> {
   const limits = limitsOf(store);
-  for await (const page of readCswebCasePages(conn, dict.name, after, ctx.highest, ctx.pageSize)) {
+  for await (const page of readCswebCasePages(conn, ctx.layout, dict.table, after, ctx.highest, ctx.pageSize)) {
     const decoded: CaseAsItIs[] = [];
     for (const row of page) {
       result.read += 1;
@@ -56,7 +59,7 @@ export async function importDictionaryCases(
     const last = page[page.length - 1]!;
     const cursor = { revision: last.revision, guid: last.guid };
     // Contents first, outside the transaction: a file named by its md5 is harmless before its row.
-    for (const d of decoded) for (const b of d.binary) await copyBinaryItem(store, dict.name, d.write.guid, b.signature, ctx);
+    for (const d of decoded) for (const b of d.binary) await copyBinaryItem(store, dict, d.write.guid, b.signature, ctx);
     if (!ctx.dryRun) {
       await store.transaction(async (tx) => {
         const mark = await tx.webhookQueue.lastOutboxId();
@@ -81,16 +84,25 @@ export async function importDictionaryCases(
  * copied is one error entry; the case itself is imported all the same
  * (docs/migrating-from-csweb.md#binary-case-items).
  */
-async function copyBinaryItem(store: Store, dictionary: string, guid: string, signature: string, ctx: CasesContext): Promise<void> {
+async function copyBinaryItem(
+  store: Store,
+  dict: { name: string; table: string },
+  guid: string,
+  signature: string,
+  ctx: CasesContext,
+): Promise<void> {
+  const dictionary = dict.name;
   if (await hasBinaryContent(store, dictionary, signature)) return;
-  const rel = `binary-items/${dictionary.toLowerCase()}/${signature}`;
+  // CSWeb's folder is named after the name in its URLs: 8.1's syncable name, the table's name.
+  const folder = dict.table.toLowerCase();
+  const rel = `binary-items/${folder}/${signature}`;
   const at = { dictionary, guid, file: rel };
   const fail = (code: string, message: string) => ctx.entries.add({ level: 'error', code, ...at, message });
   if (ctx.filesDir === undefined) {
     fail('CSWEB_BINARY_CONTENT_MISSING', `binary item ${signature} of case ${guid} not copied: CSWeb's files folder was not given`);
     return;
   }
-  const source = join(ctx.filesDir, 'binary-items', dictionary.toLowerCase(), signature);
+  const source = join(ctx.filesDir, 'binary-items', folder, signature);
   const st = await stat(source).catch(() => undefined);
   if (!st?.isFile()) {
     fail('CSWEB_BINARY_CONTENT_MISSING', `binary item ${signature} of case ${guid} not copied: ${rel} is not in CSWeb's files folder`);

@@ -16,6 +16,7 @@ import { ReportEntries, type CswebImportReport, type DictionaryImport } from './
 import { importDictionaryCases, type CasesContext } from './import-cases.js';
 import { importCswebFiles } from './files.js';
 import { importCswebUsers } from './users.js';
+import { importCswebMessages } from './messages.js';
 
 /** Report entries listed in a report; the others are counted. */
 const DETAIL_LIMIT = 1000;
@@ -74,7 +75,7 @@ export function resolveTimeZone(opts: Pick<CswebImportOptions, 'timeZone' | 'csw
 }
 
 /**
- * Imports a CSWeb 8 database into the store (docs/migrating-from-csweb.md): every dictionary as
+ * Imports a CSWeb 8.0 or 8.1 database into the store (docs/migrating-from-csweb.md): every dictionary as
  * CSWeb stored it, and every case changed after the last run's cursor with its CSWeb revision,
  * so tablets keep syncing incrementally. Refuses a database that is not CSWeb 8's before
  * writing anything. A case that cannot be decoded is a report entry and the others go on; the
@@ -88,7 +89,7 @@ export async function importFromCsweb(store: Store, conn: Connection, opts: Cswe
   const entries = new ReportEntries(opts.detailLimit ?? DETAIL_LIMIT);
   const dryRun = opts.dryRun === true;
   // An unknown --dictionary is refused before the home is tied to the source.
-  const wanted = selectDictionaries(await readCswebDictionaries(conn), opts.dictionaries);
+  const wanted = selectDictionaries(await readCswebDictionaries(conn, source.layout), opts.dictionaries);
   if (dryRun) await checkSource(store, source.serverDeviceId);
   else {
     const claim = await store.transaction((tx) => claimSource(tx, source.serverDeviceId));
@@ -105,15 +106,15 @@ export async function importFromCsweb(store: Store, conn: Connection, opts: Cswe
   const limits = limitsOf(store);
 
   // Accounts first: a tablet pointed at sds logs in before it syncs.
-  const users = opts.users === false ? undefined : await importCswebUsers(store, conn, { dryRun });
+  const users = opts.users === false ? undefined : await importCswebUsers(store, conn, { dryRun, layout: source.layout });
   for (const e of users?.report ?? []) entries.add(e);
 
   const plans: { csweb: CswebDictionary; total: number }[] = [];
   for (const d of wanted) {
     const existing = await store.dictionaries.find(d.name);
     const after = existing ? await readCursor(store, source.serverDeviceId, d.name, existing.id) : { revision: 0, guid: '' };
-    const missing = await missingDictionaryTables(conn, d.name);
-    plans.push({ csweb: d, total: missing.length === 0 ? await countCswebCases(conn, d.name, after, highest) : 0 });
+    const missing = await missingDictionaryTables(conn, d.table, source.layout);
+    plans.push({ csweb: d, total: missing.length === 0 ? await countCswebCases(conn, source.layout, d.table, after, highest) : 0 });
   }
   const grandTotal = plans.reduce((a, p) => a + p.total, 0);
   let done = 0;
@@ -124,6 +125,7 @@ export async function importFromCsweb(store: Store, conn: Connection, opts: Cswe
     if (opts.signal?.aborted) break;
     const result = await importOne(store, conn, csweb, {
       source: source.serverDeviceId,
+      layout: source.layout,
       highest,
       zone,
       dryRun,
@@ -143,6 +145,11 @@ export async function importFromCsweb(store: Store, conn: Connection, opts: Cswe
     // The counter continues above CSWeb's highest revision, even one that wrote no case (docs/migrating-from-csweb.md#revisions-and-tablets).
     if (highest > 0) await store.transaction((tx) => keepRevision(tx, highest, 0, 'csweb'));
   }
+  const messages =
+    !source.layout.messages || opts.signal?.aborted
+      ? undefined
+      : await importCswebMessages(store, conn, source.serverDeviceId, { dryRun, signal: opts.signal });
+  for (const e of messages?.report ?? []) entries.add(e);
   const files =
     opts.filesDir === undefined || opts.signal?.aborted ? undefined : await importCswebFiles(store, conn, opts.filesDir, { dryRun });
   for (const e of files?.report ?? []) entries.add(e);
@@ -153,7 +160,10 @@ export async function importFromCsweb(store: Store, conn: Connection, opts: Cswe
     dryRun,
     dictionaries: results,
     total,
+    schemaVersion: source.schemaVersion,
     ...(users ? { users: { added: users.added, updated: users.updated, unchanged: users.unchanged, skipped: users.skipped } } : {}),
+    ...(users?.rights81 ? { rights81: users.rights81 } : {}),
+    ...(messages ? { messages: { imported: messages.imported } } : {}),
     ...(files ? { files: { files: files.files, apps: files.apps, binaryItems: files.binaryItems, appUpdates: files.appUpdates } } : {}),
     errors: entries.errors,
     entries: entries.list,
@@ -162,10 +172,18 @@ export async function importFromCsweb(store: Store, conn: Connection, opts: Cswe
   };
 }
 
-/** The dictionaries asked for (any case), or all; an unknown name is NOT_FOUND listing those there are. */
+/**
+ * The model with CSWeb 8.1's syncable name (its `name` column) when the file itself sets none, so
+ * the name 8.1 tablets use in their URLs keeps working (docs/sync.md#syncable-names).
+ */
+function withSyncName(model: Dictionary, csweb: CswebDictionary): Pick<Dictionary, 'name' | 'syncableName'> {
+  return { name: model.name, syncableName: model.syncableName ?? csweb.syncName };
+}
+
+/** The dictionaries asked for (any case, by their name or 8.1 syncable name), or all; an unknown name is NOT_FOUND listing those there are. */
 export function selectDictionaries(all: CswebDictionary[], names: string[] | undefined): CswebDictionary[] {
   if (names === undefined || names.length === 0) return all;
-  const byName = new Map(all.map((d) => [d.name.toUpperCase(), d]));
+  const byName = new Map(all.flatMap((d) => [[d.table.toUpperCase(), d] as const, [d.name.toUpperCase(), d] as const]));
   const unknown = names.filter((n) => !byName.has(n.toUpperCase()));
   if (unknown.length > 0) {
     throw new AppError(
@@ -176,7 +194,7 @@ export function selectDictionaries(all: CswebDictionary[], names: string[] | und
       },
     );
   }
-  return [...new Set(names.map((n) => n.toUpperCase()))].map((n) => byName.get(n)!);
+  return [...new Set(names.map((n) => byName.get(n.toUpperCase())!))];
 }
 
 async function importOne(store: Store, conn: Connection, csweb: CswebDictionary, ctx: CasesContext): Promise<DictionaryImport> {
@@ -192,7 +210,7 @@ async function importOne(store: Store, conn: Connection, csweb: CswebDictionary,
     cursor: { revision: 0, guid: '' },
   };
   const fail = (code: string, message: string) => ctx.entries.add({ level: 'error', code, dictionary: csweb.name, message });
-  const missing = await missingDictionaryTables(conn, csweb.name);
+  const missing = await missingDictionaryTables(conn, csweb.table, ctx.layout);
   if (missing.length > 0) {
     fail(
       'CSWEB_SCHEMA_UNKNOWN',
@@ -229,7 +247,7 @@ async function importOne(store: Store, conn: Connection, csweb: CswebDictionary,
     // A syncable name the stored file carries (a CSPro 8.1 JSON dictionary) goes with it; one the
     // upload would refuse is reported now, in a dry run too (docs/sync.md#syncable-names).
     try {
-      await settleSyncName(store, model, existing);
+      await settleSyncName(store, withSyncName(model, csweb), existing);
     } catch (err) {
       const e = toAppError(err);
       if (e.code !== 'SYNC_NAME_TAKEN' && e.code !== 'SYNC_NAME_LOCKED') throw e;
@@ -242,7 +260,12 @@ async function importOne(store: Store, conn: Connection, csweb: CswebDictionary,
   if (changed && !ctx.dryRun) {
     const reply = await store.transaction(async (tx) => {
       const mark = await tx.webhookQueue.lastOutboxId();
-      const r = await uploadDictionary(tx, { source, label, file: csweb.name });
+      const r = await uploadDictionary(tx, {
+        source,
+        label,
+        file: csweb.name,
+        ...(csweb.syncName !== undefined ? { syncName: csweb.syncName } : {}),
+      });
       if (!ctx.emitEvents) await tx.webhookQueue.discardCapturesAfter(mark);
       return r;
     });
@@ -262,6 +285,6 @@ async function importOne(store: Store, conn: Connection, csweb: CswebDictionary,
     );
     return result;
   }
-  await importDictionaryCases(store, conn, { name: csweb.name, id: dictionaryId, model }, after, result, ctx);
+  await importDictionaryCases(store, conn, { name: csweb.name, table: csweb.table, id: dictionaryId, model }, after, result, ctx);
   return result;
 }

@@ -3,6 +3,7 @@ import type { CswebReportEntry as ReportEntry } from '../../csweb/report-entry.j
 
 export type { ReportEntry };
 import type { CswebCopyCounts } from './files.js';
+import type { Csweb81Rights } from '../../csweb/rights-81.js';
 
 /** Per dictionary: what happened to it and its cases. */
 export interface DictionaryImport {
@@ -32,6 +33,12 @@ export interface CswebImportReport {
   total: { read: number; written: number; unchanged: number; failed: number };
   /** The accounts (absent when not asked for). */
   users?: { added: number; updated: number; unchanged: number; skipped: number };
+  /** CSWeb 8.1's messages taken this run (present for an 8.1 database). */
+  messages?: { imported: number };
+  /** CSWeb 8.1's roles and rights by its own names (present for an 8.1 database when accounts are imported). */
+  rights81?: Csweb81Rights;
+  /** The CSWeb schema version read: 7 (CSWeb 8.0) or 8 (CSWeb 8.1). */
+  schemaVersion?: number;
   /** The synced files and app packages (present when CSWeb's files folder was given). */
   files?: { files: CswebCopyCounts; apps: CswebCopyCounts; binaryItems: number; appUpdates: number };
   /** Entries of level `error`, listed or not: any makes the import partial (CSWEB_IMPORT_PARTIAL). */

@@ -2,7 +2,9 @@ import type { Connection } from 'mysql2/promise';
 import type { Store } from '../../store/open-store.js';
 import type { StoreScope } from '../../store/store-contract.js';
 import type { Role } from '../../store/users-repo.js';
-import { readCswebAccounts, type CswebUser } from '../../csweb/users-reader.js';
+import { hasUserUuid, readCswebAccounts, type CswebUser } from '../../csweb/users-reader.js';
+import { CSWEB_80_LAYOUT, CSWEB_81_LAYOUT, type CswebLayout } from '../../csweb/layout.js';
+import { mapCsweb81Role, type Csweb81Rights } from '../../csweb/rights-81.js';
 import type { CswebReportEntry } from '../../csweb/report-entry.js';
 import { mapCswebRole, type RoleMapping } from '../../csweb/role-mapping.js';
 import { isBcryptHash } from '../auth/index.js';
@@ -26,6 +28,8 @@ export interface CswebUsersResult {
   skipped: number;
   users: CswebUserOutcome[];
   report: CswebReportEntry[];
+  /** CSWeb 8.1's roles and rights by its own names; absent for an 8.0 database. */
+  rights81?: Csweb81Rights;
 }
 
 /** Longest user name taken: CSWeb's column holds 128 characters. */
@@ -91,8 +95,22 @@ async function apply(
         );
         continue;
       }
+      // CSWeb 8.1's uuid is the id its tablets know (`user.id` at login): kept unless another account has it.
+      let uuid = u.uuid;
+      if (uuid !== undefined && (await store.users.findByUuid(uuid))) {
+        report.push({
+          level: 'warn',
+          code: 'CSWEB_USER_UUID_TAKEN',
+          user: u.username,
+          message: `CSWeb user ${u.username} has the uuid ${uuid}, which another sds account has; the account gets a new one`,
+        });
+        uuid = undefined;
+      }
       if (!dryRun) {
-        await store.users.putCswebRecord((await store.users.insert(u.username, role.mapping.role, u.password, details(u))).id, record);
+        await store.users.putCswebRecord(
+          (await store.users.insert(u.username, role.mapping.role, u.password, details(u), uuid)).id,
+          record,
+        );
       }
       outcomes.push({ username: u.username, action: 'add', role: role.mapping.role });
       continue;
@@ -152,14 +170,24 @@ async function apply(
  * sds by hand and accounts CSWeb no longer has are left alone. Every write is one store
  * transaction; `dryRun` writes nothing and says what would be done.
  */
-export async function importCswebUsers(store: Store, conn: Connection, opts: { dryRun?: boolean } = {}): Promise<CswebUsersResult> {
+export async function importCswebUsers(
+  store: Store,
+  conn: Connection,
+  opts: { dryRun?: boolean; layout?: CswebLayout } = {},
+): Promise<CswebUsersResult> {
   const dryRun = opts.dryRun ?? false;
-  const source = await readCswebAccounts(conn);
+  // Run on its own (no schema check), the account tables tell the version: 8.1's users have a uuid.
+  const layout = opts.layout ?? ((await hasUserUuid(conn)) ? CSWEB_81_LAYOUT : CSWEB_80_LAYOUT);
+  const source = await readCswebAccounts(conn, layout);
   const holders = new Map<number, string[]>();
   for (const u of source.users) holders.set(u.roleId, [...(holders.get(u.roleId) ?? []), u.username]);
   const mappings = new Map<number, { name: string; mapping: RoleMapping }>();
   for (const [id, role] of source.roles) {
-    mappings.set(id, { name: role.name, mapping: mapCswebRole(role, source.dictionaries, holders.get(id) ?? []) });
+    const role81 = source.rights81?.roles.find((r) => r.id === id);
+    const mapping = role81
+      ? mapCsweb81Role(role81, source.dictionaries, holders.get(id) ?? [])
+      : mapCswebRole(role, source.dictionaries, holders.get(id) ?? []);
+    mappings.set(id, { name: role.name, mapping });
   }
   const { outcomes, report } = dryRun
     ? await apply(store, source.users, mappings, true)
@@ -175,5 +203,6 @@ export async function importCswebUsers(store: Store, conn: Connection, opts: { d
     skipped: count('skip'),
     users: outcomes,
     report: [...roleLines, ...report],
+    ...(source.rights81 ? { rights81: source.rights81 } : {}),
   };
 }

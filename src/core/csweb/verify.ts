@@ -35,7 +35,7 @@ export interface VerifyDictionary {
 }
 
 export interface CswebVerifyReport {
-  source: { database: string; serverDeviceId: string; highestRevision: number };
+  source: { database: string; serverDeviceId: string; highestRevision: number; schemaVersion: number };
   dictionaries: VerifyDictionary[];
   /** True when no dictionary has a difference. */
   same: boolean;
@@ -97,7 +97,7 @@ export async function verifyCsweb(
   const database = await currentDatabase(conn);
   const source = await checkCswebSchema(conn, database);
   const highest = await readHighestRevision(conn);
-  const wanted = selectDictionaries(await readCswebDictionaries(conn), opts.dictionaries);
+  const wanted = selectDictionaries(await readCswebDictionaries(conn, source.layout), opts.dictionaries);
   const limits = limitsOf(store);
   const out: VerifyDictionary[] = [];
   for (const d of wanted) {
@@ -114,19 +114,22 @@ export async function verifyCsweb(
       });
       continue;
     }
-    for await (const page of readCswebCasePages(conn, d.name, { revision: 0, guid: '' }, highest, limits.cswebPageCases)) {
+    for await (const page of readCswebCasePages(conn, source.layout, d.table, { revision: 0, guid: '' }, highest, limits.cswebPageCases)) {
       for (const row of page) {
         csweb.cases += 1;
         if (row.deleted) csweb.deleted += 1;
         if (row.verified) csweb.verified += 1;
-        csweb.notes += row.notes.length;
         csweb.addBinary(
           row.guid,
           row.binaryItems.map((b) => b.signature),
         );
         try {
-          csweb.add(decodeCswebRow(row, model, zone, limits).write);
+          const { write } = decodeCswebRow(row, model, zone, limits);
+          // 8.1 keeps notes inside the case, 8.0 in their own table.
+          csweb.notes += row.form === 'v3' ? write.notes.length : row.notes.length;
+          csweb.add(write);
         } catch {
+          csweb.notes += row.notes.length;
           csweb.undecodable += 1;
         }
       }
@@ -171,7 +174,7 @@ export async function verifyCsweb(
     out.push({ name: d.name, csweb: a, sds: b, differences });
   }
   return {
-    source: { database, serverDeviceId: source.serverDeviceId, highestRevision: highest },
+    source: { database, serverDeviceId: source.serverDeviceId, highestRevision: highest, schemaVersion: source.schemaVersion },
     dictionaries: out,
     same: out.every((d) => d.differences.length === 0),
   };

@@ -77,7 +77,16 @@ export interface UploadReply {
  * `settleSyncName` (docs/sync.md#syncable-names). The checks and the save are one transaction
  * (a savepoint when `store` is one), so no other upload comes between them.
  */
-export async function uploadDictionary(store: StoreScope, input: { source: Buffer; label: unknown; file?: string }): Promise<UploadReply> {
+export async function uploadDictionary(
+  store: StoreScope,
+  input: {
+    source: Buffer;
+    label: unknown;
+    file?: string;
+    /** A syncable name known beside the file (CSWeb 8.1's `name`), taken when the file sets none. */
+    syncName?: string;
+  },
+): Promise<UploadReply> {
   const label = validateLabel(input.label);
   const model = parseDictionary(input.source, { file: input.file });
   const format = firstSignificantChar(input.source) === '[' ? 'text' : 'json';
@@ -90,7 +99,8 @@ export async function uploadDictionary(store: StoreScope, input: { source: Buffe
         dictionary: clash.name,
       });
     }
-    const syncName = await settleSyncName(tx, model, await tx.dictionaries.find(model.name));
+    const wanted = { name: model.name, syncableName: model.syncableName ?? input.syncName };
+    const syncName = await settleSyncName(tx, wanted, await tx.dictionaries.find(model.name));
     const { row, created } = await tx.dictionaries.save({
       name: model.name,
       label,

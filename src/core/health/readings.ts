@@ -1,5 +1,6 @@
 import type { QueueDepth } from '../../store/monitoring-repo.js';
 import type { Store } from '../../store/open-store.js';
+import { devicesSeen } from '../reports/index.js';
 
 /** A schedule's last run, for the per-schedule gauges. */
 export interface ScheduleReading {
@@ -24,6 +25,8 @@ export interface MonitoringReadings {
   webhookAttempts: Record<string, number>;
   webhookQueue: QueueDepth;
   schedules: ScheduleReading[];
+  /** Per dictionary, the distinct devices that synced it in the last 24 hours. */
+  devicesSeen24h: Record<string, number>;
 }
 
 const seconds = (iso: string | null): number | null => {
@@ -36,7 +39,8 @@ const seconds = (iso: string | null): number | null => {
  * Reads the figures of the metrics that live in the home rather than in the server's memory:
  * store and WAL sizes (of sds.db, or of the PostgreSQL database), the durable job and webhook counters (kept by the store's triggers, so
  * they count the work of job processes and `sds scheduler-run` too, and pruning never lowers
- * them; docs/decisions.md), the webhook queue depth and each schedule's last run.
+ * them; docs/decisions.md), the webhook queue depth, each schedule's last run, and the devices
+ * that synced each dictionary in the last 24 hours.
  */
 export async function monitoringReadings(store: Store, nowMs: number): Promise<MonitoringReadings> {
   const breakoutJobs: Record<string, number> = { completed: 0, failed: 0, cancelled: 0 };
@@ -64,5 +68,6 @@ export async function monitoringReadings(store: Store, nowMs: number): Promise<M
     webhookAttempts,
     webhookQueue: await store.monitoring.queueDepth(nowMs),
     schedules,
+    devicesSeen24h: await devicesSeen(store, nowMs),
   };
 }

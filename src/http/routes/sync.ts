@@ -55,6 +55,7 @@ import {
   AnyWireCase,
   WireCaseList,
 } from '../schemas/sync.js';
+import { noteAppVersion } from '../../core/reports/index.js';
 import { validate } from '../validate.js';
 import { readJson } from '../read-body.js';
 import type { RouteDeps } from './route-deps.js';
@@ -98,6 +99,8 @@ export async function syncDownloadResponse(c: Context<AppEnv>, store: Store, met
   } catch (err) {
     return preconditionFailed(c, err);
   }
+  // A completed download was recorded: note the CSPro version it came with (docs/supervision.md#sync-history-and-reports).
+  if (chunk.status === 200) await noteAppVersion(store, req.device, c.req.header('user-agent'));
   const revision = String(chunk.chunkMaxRevision);
   const version = apiVersionOf(c);
   const body = await chunkJson(store, name, chunk, version);
@@ -196,6 +199,7 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
         memory.release();
       }
       prometheus?.metrics.syncUploaded(name, reply.cases);
+      await noteAppVersion(store, req.device, c.req.header('user-agent'));
       const revision = String(reply.revision);
       return c.body(SUCCESS, 200, { 'Content-Type': JSON_TYPE, ETag: revision, 'x-csw-current-revision': revision });
     },

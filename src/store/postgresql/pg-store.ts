@@ -40,6 +40,7 @@ import { PgAppPackagesRepo } from './app-packages-repo.js';
 import { PgCaseQueriesRepo } from './case-queries-repo.js';
 import { PgDutyClaimsRepo } from './duty-claims-repo.js';
 import { PgRolesRepo } from './roles-repo.js';
+import { PgSyncReportsRepo } from './sync-reports-repo.js';
 import type { FileStore } from '../file-store-contract.js';
 import { PgFileStore } from '../file-store/postgresql/file-store.js';
 import { storeUnavailableOr } from './connection-loss.js';
@@ -71,6 +72,7 @@ function reposOf(runner: PgRunner, models: DictionaryModelCache): StoreRepos {
     caseQueries: new PgCaseQueriesRepo(runner),
     duties: new PgDutyClaimsRepo(runner),
     roles: new PgRolesRepo(runner),
+    syncReports: new PgSyncReportsRepo(runner),
   };
 }
 
@@ -129,6 +131,7 @@ export class PostgresStore implements Store {
   declare readonly caseQueries: StoreRepos['caseQueries'];
   declare readonly duties: StoreRepos['duties'];
   declare readonly roles: StoreRepos['roles'];
+  declare readonly syncReports: StoreRepos['syncReports'];
 
   /** The bytes of the store's files, in the database (file-store/postgresql/). */
   readonly fileStore: FileStore;

@@ -57,19 +57,26 @@ export class PgUsersRepo implements RepoContract<UsersRepo> {
   }
 
   /**
-   * Creates an account with a new random `uuid`. Two requests creating the same name at once
+   * Creates an account with a new random `uuid` (or the one given: an id CSWeb 8.1 gave it,
+   * docs/migrating-from-csweb.md#csweb-81). Two requests creating the same name at once
    * both pass their check for it under READ COMMITTED; the unique name decides instead (the
    * second insert waits for the first to commit, then inserts nothing) and the loser gets the
    * CONFLICT a check would have given it, with its transaction still usable (docs/decisions.md,
    * "Concurrent writers on the PostgreSQL store").
    */
-  async insert(username: string, role: Role, passwordHash: string, profile: AccountProfile = NO_PROFILE): Promise<UserRow> {
+  async insert(
+    username: string,
+    role: Role,
+    passwordHash: string,
+    profile: AccountProfile = NO_PROFILE,
+    uuid: string = randomUUID(),
+  ): Promise<UserRow> {
     const now = nowIso();
     const r = await this.db.row<RawUser>(
       `INSERT INTO users (uuid, username, role, password_hash, created_at, updated_at, first_name, last_name, email, phone)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (username) DO NOTHING RETURNING *`,
-      [randomUUID(), username, role, passwordHash, now, now, ...PROFILE_COLUMNS.map(([, f]) => profile[f])],
+      [uuid, username, role, passwordHash, now, now, ...PROFILE_COLUMNS.map(([, f]) => profile[f])],
     );
     if (!r) throw new AppError('CONFLICT', `user ${username} already exists`, { user: username });
     return toUser(r);

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { runCli } from '../../helpers/run-cli.js';
 import { fixture, tempDir } from '../../helpers/temp-home.js';
 import { createPostgresDatabase } from '../../helpers/test-databases.js';
+import { loadPostgresMigrations, migratePostgres } from '../../../src/store/postgresql/migrate.js';
 
 const show = (r: { code: number | null; stdout: string; stderr: string }) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`;
 
@@ -145,15 +146,18 @@ test('sds migrate on a PostgreSQL store: refused without --no-backup, nothing mi
   const env = { SDS_STORE_URL: db.config.url! };
   try {
     assert.equal(runCli(home.root, ['init'], { env }).code, 0);
-    // The store as the release before the last migration left it: 0030 only creates the
-    // login_attempts table, dropped here.
+    // The store as a release at schema version 29 left it: the schema made again from the
+    // migrations up to 29, so that every later one is pending whatever it adds.
     const pg = (await import('pg')).default;
     const client = new pg.Client({ connectionString: db.config.url });
     await client.connect();
     const version = async () => (await client.query<{ v: number }>('SELECT max(version) AS v FROM sds_schema')).rows[0]!.v;
     try {
-      await client.query('DROP TABLE login_attempts');
-      await client.query('UPDATE sds_schema SET version = 29');
+      await client.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
+      await migratePostgres(
+        client,
+        loadPostgresMigrations().filter((m) => m.version <= 29),
+      );
       const used = runCli(home.root, ['dict', 'list', '--json'], { env });
       assert.equal(used.code, 3, show(used));
       assert.equal(used.json<{ error: string }>().error, 'STORE_NEEDS_MIGRATION');

@@ -189,6 +189,8 @@ test("the built-in roles hold what sds's roles could do before roles: Standard U
     'messages.write',
     'paradata.read',
     'paradata.write',
+    'reports.read',
+    'reports.write',
   ]);
   assert.deepEqual(sorted('Administrator'), [...RIGHTS].sort());
   // Developer: CSWeb 8.1's, without roles.* and without sds's destroying rights.
@@ -240,6 +242,9 @@ const ROUTE_PERMISSIONS: Record<string, Permission | 'public'> = {
   'DELETE /api/apps/{name}': 'apps.write',
   'POST /api/messages': 'messages.write',
   'GET /api/messages': 'messages.read',
+  'GET /api/dictionaries/{name}/syncs': 'reports.read',
+  'GET /api/sync-report': 'reports.read',
+  'PUT /api/dictionaries/{name}/area-names': 'reports.write',
   'POST /api/breakout/start': 'breakout.run',
   'GET /api/breakout/status/{job_id}': 'breakout.read',
   'GET /api/breakout/jobs': 'breakout.read',

@@ -273,7 +273,7 @@ test('a database that is not CSWeb, or of another schema version, is refused nam
     await f.conn.query("UPDATE cspro_config SET value = '9' WHERE name = 'schema_version'");
     await assert.rejects(
       importFromCsweb(t.store, conn, { timeZone: 'UTC' }),
-      (e: AppError) => e.code === 'CSWEB_SCHEMA_UNKNOWN' && /version 9; only version 7/.test(e.message),
+      (e: AppError) => e.code === 'CSWEB_SCHEMA_UNKNOWN' && /version 9; sds knows versions 7 \(CSWeb 8\.0\) and 8/.test(e.message),
     );
     await f.conn.query("UPDATE cspro_config SET value = '7' WHERE name = 'schema_version'");
     await f.conn.query('DROP TABLE cspro_sync_history');

@@ -108,6 +108,10 @@ export const BUILTIN_ROLES: Readonly<Record<string, readonly Right[]>> = {
     'messages.read',
     'breakout.read',
     'breakout.run',
+    // Who synced what and the area names (docs/supervision.md#sync-history-and-reports): for an
+    // office's integration, not a field account, which would see every device.
+    'reports.read',
+    'reports.write',
   ],
   [DEVELOPER]: [
     'data.read',
