@@ -11,6 +11,7 @@ import { addRole, listRoles, removeRole, requireGrantable, setRoleRights, showRo
 import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
 import { testOnBothStores } from '../../helpers/store-kinds.js';
 import { fixture } from '../../helpers/temp-home.js';
+import { simpleCapiWithPhoto } from '../../helpers/csweb-fixture.js';
 
 const code = (c: string, pattern?: RegExp) => (e: unknown) =>
   e instanceof AppError && e.code === c && (!pattern || pattern.test(e.message));
@@ -114,4 +115,22 @@ testOnBothStores('roles: an account may give only a role whose rights it holds',
   assert.equal((await store.users.find('dev'))!.role, 'Developer');
   const changed = await setUserRole(store, 'dev', 'Standard', Date.now());
   assert.deepEqual([changed.role, changed.previous_role, changed.changed], ['Standard User', 'Developer', true]);
+});
+
+testOnBothStores('roles: rows apply under the syncable name a CSPro 8.1 dictionary is synced by', async (store) => {
+  const d = JSON.parse(simpleCapiWithPhoto(fixture('simple-capi.dcf'))) as Record<string, unknown>;
+  const withSync: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(d)) {
+    withSync[k] = v;
+    if (k === 'labels') withSync.sync = { name: 'HOUSEHOLDS_2025' };
+  }
+  const up = await uploadDictionary(store, { source: Buffer.from(JSON.stringify(withSync)), label: 'hh', file: 'hh.dcf' });
+  assert.equal(up.sync_name, 'HOUSEHOLDS_2025');
+  // Set by the syncable name, kept under the dictionary's own name.
+  const r = await setRoleRights(store, 'Standard User', 'data.none', 'HOUSEHOLDS_2025');
+  assert.deepEqual(r.dictionaries, [{ dictionary: up.name, rights: ['data.none'] }]);
+  for (const name of [up.name, 'HOUSEHOLDS_2025']) {
+    assert.equal((await effectiveRights(store, { role: 'Standard User' }, name)).has('data.read'), false, name);
+  }
+  assert.equal((await effectiveRights(store, { role: 'Standard User' }, 'OTHER')).has('data.read'), true);
 });
