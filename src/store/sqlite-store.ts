@@ -27,6 +27,7 @@ import { MonitoringRepo } from './monitoring-repo.js';
 import { AppPackagesRepo } from './app-packages-repo.js';
 import { CaseQueriesRepo } from './case-queries-repo.js';
 import { DutyClaimsRepo } from './duty-claims-repo.js';
+import { AuditRepo } from './audit-repo.js';
 import { Gate } from './gate.js';
 import type { FileStore } from './file-store-contract.js';
 import { LocalFileStore } from './file-store/local/file-store.js';
@@ -61,6 +62,7 @@ function reposOf(db: Db, models: DictionaryModelCache): StoreRepos {
     appPackages: new AppPackagesRepo(db),
     caseQueries: new CaseQueriesRepo(db),
     duties: new DutyClaimsRepo(db),
+    audit: new AuditRepo(db),
   };
 }
 
@@ -130,6 +132,7 @@ export class SqliteStore implements Store {
   declare readonly appPackages: AppPackagesRepo;
   declare readonly caseQueries: CaseQueriesRepo;
   declare readonly duties: DutyClaimsRepo;
+  declare readonly audit: AuditRepo;
 
   /** Held by the transaction in progress; calls through the store's repositories wait for it. */
   private readonly gate = new Gate();

@@ -5,6 +5,7 @@
  * (docs/architecture.md#the-store-contract).
  */
 import type { AppPackagesRepo } from './app-packages-repo.js';
+import type { AuditRepo } from './audit-repo.js';
 import type { BinaryItemsRepo } from './binary-items-repo.js';
 import type { BreakoutLogRepo } from './breakout-log-repo.js';
 import type { BreakoutStateRepo } from './breakout-state-repo.js';
@@ -59,6 +60,7 @@ export interface StoreRepos {
   readonly appPackages: RepoContract<AppPackagesRepo>;
   readonly caseQueries: RepoContract<CaseQueriesRepo>;
   readonly duties: RepoContract<DutyClaimsRepo>;
+  readonly audit: RepoContract<AuditRepo>;
 }
 
 /** What a transaction and the store both offer: the repositories, and transactions. */

@@ -31,6 +31,7 @@ export const REPO_NAMES = Object.freeze([
   'appPackages',
   'caseQueries',
   'duties',
+  'audit',
 ] as const satisfies readonly (keyof StoreRepos)[]);
 
 const ended = (what: string) => new AppError('INTERNAL', `a transaction's tx was used after the transaction ended (${what})`);
@@ -117,6 +118,9 @@ export abstract class TransactionScopeBase implements StoreScope {
   }
   get duties() {
     return this.repo('duties');
+  }
+  get audit() {
+    return this.repo('audit');
   }
 
   /** Refuses a savepoint of a transaction that has ended. */

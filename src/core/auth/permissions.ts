@@ -32,6 +32,8 @@ export const PERMISSIONS = {
   'webhooks.manage': ['Administrator'],
   'scheduler.manage': ['Administrator'],
   'users.manage': ['Administrator'],
+  // Who changed what and who logged in (docs/supervision.md#audit-trail): the office's supervision, not an integration's.
+  'audit.read': ['Administrator'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

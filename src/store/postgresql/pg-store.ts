@@ -39,6 +39,7 @@ import { PgMonitoringRepo } from './monitoring-repo.js';
 import { PgAppPackagesRepo } from './app-packages-repo.js';
 import { PgCaseQueriesRepo } from './case-queries-repo.js';
 import { PgDutyClaimsRepo } from './duty-claims-repo.js';
+import { PgAuditRepo } from './audit-repo.js';
 import type { FileStore } from '../file-store-contract.js';
 import { PgFileStore } from '../file-store/postgresql/file-store.js';
 import { storeUnavailableOr } from './connection-loss.js';
@@ -69,6 +70,7 @@ function reposOf(runner: PgRunner, models: DictionaryModelCache): StoreRepos {
     appPackages: new PgAppPackagesRepo(runner),
     caseQueries: new PgCaseQueriesRepo(runner),
     duties: new PgDutyClaimsRepo(runner),
+    audit: new PgAuditRepo(runner),
   };
 }
 
@@ -126,6 +128,7 @@ export class PostgresStore implements Store {
   declare readonly appPackages: StoreRepos['appPackages'];
   declare readonly caseQueries: StoreRepos['caseQueries'];
   declare readonly duties: StoreRepos['duties'];
+  declare readonly audit: StoreRepos['audit'];
 
   /** The bytes of the store's files, in the database (file-store/postgresql/). */
   readonly fileStore: FileStore;
