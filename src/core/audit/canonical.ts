@@ -17,7 +17,11 @@ export function storableText(s: string): string {
   return (s as unknown as { toWellFormed(): string }).toWellFormed().replaceAll('\u0000', '\ufffd');
 }
 
-/** A JSON value with every object's keys sorted (by UTF-16 code units), recursively. */
+/**
+ * A JSON value with every object's keys sorted (by UTF-16 code units), recursively, and its texts
+ * as stored (storableText): no lone surrogate is left for JSON.stringify to escape, so a script
+ * that parses the details and writes them again gets the same text.
+ */
 function sorted(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sorted);
   if (v !== null && typeof v === 'object') {
@@ -26,15 +30,15 @@ function sorted(v: unknown): unknown {
       Object.keys(o)
         .filter((k) => o[k] !== undefined)
         .sort()
-        .map((k) => [k, sorted(o[k])]),
+        .map((k) => [storableText(k), sorted(o[k])]),
     );
   }
-  return v;
+  return typeof v === 'string' ? storableText(v) : v;
 }
 
 /** The canonical JSON text of a details object: keys sorted, no spaces (JSON.stringify's escapes). */
 export function canonicalDetails(details: Record<string, unknown>): string {
-  return storableText(JSON.stringify(sorted(details)));
+  return JSON.stringify(sorted(details));
 }
 
 /**
