@@ -191,6 +191,7 @@ const ROUTE_PERMISSIONS: Record<string, Permission | 'public'> = {
   'GET /api/webhooks/{id}/deliveries': 'webhooks.manage',
   'POST /api/webhooks/{id}/deliveries/{delivery_id}/redeliver': 'webhooks.manage',
   'POST /api/webhooks/{id}/redeliver-failed': 'webhooks.manage',
+  'GET /api/audit': 'audit.read',
   'GET /breakout-status-webhook.php': 'public',
   'POST /breakout-webhook.php': 'public',
   'GET /log-reader-webhook.php': 'public',
