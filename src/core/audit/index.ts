@@ -10,7 +10,7 @@ export { verifyAudit } from './verify.js';
 export type { AuditVerifyReport, ExpectedHead } from './verify.js';
 export { listAudit, auditFilterOf, AUDIT_LIST_DEFAULT, AUDIT_LIST_MAX } from './list.js';
 export type { AuditQuery, AuditRecord } from './list.js';
-export { auditSettings, auditSettingsFrom, pruneAudit, markAuditBackedUp } from './retention.js';
+export { AUDIT_NUMBER_SETTINGS, auditSettings, auditSettingsFrom, pruneAudit, markAuditBackedUp } from './retention.js';
 export type { AuditSettings, AuditPruneReport } from './retention.js';
 export { cliAuditSource } from './source.js';
 export { auditedCall } from './audited-call.js';

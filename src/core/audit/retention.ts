@@ -11,7 +11,7 @@ export interface AuditSettings {
 }
 
 /** config.json key (in the `audit` object), environment variable, field, and allowed range. */
-const AUDIT_NUMBER_SETTINGS = [['retention_days', 'SDS_AUDIT_RETENTION_DAYS', 'retentionDays', 0, 36_500]] as const;
+export const AUDIT_NUMBER_SETTINGS = [['retention_days', 'SDS_AUDIT_RETENTION_DAYS', 'retentionDays', 0, 36_500]] as const;
 
 /**
  * Resolves the audit settings: the environment (SDS_AUDIT_*) over the `audit` object of
