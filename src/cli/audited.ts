@@ -7,7 +7,6 @@ import type { CliContext } from './context.js';
  * loosely on purpose: the handler's own parameter types are the ones commander's arguments are
  * inferred from, and a label reads only the first few.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AuditLabel = (...args: any) => string;
 
 /** What a handler returns when it changed nothing after all (a purge the user did not confirm): no record. */

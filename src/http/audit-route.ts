@@ -33,7 +33,7 @@ function targetOf(c: Context<AppEnv>, template: string | undefined): string {
 }
 
 /** The who, where and what of a request to an audited route. */
-export function httpAuditEntry(
+function httpAuditEntry(
   c: Context<AppEnv>,
   deps: AuditDeps,
   a: RouteAudit,

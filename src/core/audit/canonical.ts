@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AuditRow } from '../../store/audit-repo.js';
 
-/** The prev_hash of the first record of a trail: 64 zeros. */
-export const GENESIS_HASH = '0'.repeat(64);
-
 /** The version of the canonical form, its first element (docs/supervision.md#the-canonical-form). */
 const FORM_VERSION = 1;
 
@@ -47,7 +44,7 @@ export function canonicalDetails(details: Record<string, unknown>): string {
  * JSON.stringify (no spaces; `details` is the stored JSON text, as a string), encoded as UTF-8
  * (docs/supervision.md#the-canonical-form).
  */
-export function canonicalForm(r: Omit<AuditRow, 'hash'>): string {
+function canonicalForm(r: Omit<AuditRow, 'hash'>): string {
   return JSON.stringify([FORM_VERSION, r.seq, r.at, r.actor, r.origin, r.channel, r.action, r.target, r.outcome, r.details, r.prev_hash]);
 }
 

@@ -3,14 +3,13 @@
  * `recordAudit` appends a record in the caller's transaction; `verifyAudit` walks the chain;
  * `listAudit` reads it; `pruneAudit` applies the retention, never past the last backup.
  */
-export { GENESIS_HASH, canonicalForm, hashOf } from './canonical.js';
-export { recordAudit, nextRecord } from './record.js';
+export { recordAudit } from './record.js';
 export type { AuditEntry } from './record.js';
 export { verifyAudit } from './verify.js';
 export type { AuditVerifyReport, ExpectedHead } from './verify.js';
-export { listAudit, auditFilterOf, AUDIT_LIST_DEFAULT, AUDIT_LIST_MAX } from './list.js';
+export { listAudit, auditFilterOf, AUDIT_LIST_MAX } from './list.js';
 export type { AuditQuery, AuditRecord } from './list.js';
-export { AUDIT_NUMBER_SETTINGS, auditSettings, auditSettingsFrom, pruneAudit, markAuditBackedUp } from './retention.js';
+export { AUDIT_NUMBER_SETTINGS, auditSettings, pruneAudit, markAuditBackedUp } from './retention.js';
 export type { AuditSettings, AuditPruneReport } from './retention.js';
 export { cliAuditSource } from './source.js';
 export { auditedCall } from './audited-call.js';

@@ -3,7 +3,7 @@ import type { AuditFilter, AuditRow } from '../../store/audit-repo.js';
 import type { Store } from '../../store/store-contract.js';
 
 /** Records `sds audit list` and `GET /api/audit` return when no limit is given, and the most they return at once. */
-export const AUDIT_LIST_DEFAULT = 100;
+const AUDIT_LIST_DEFAULT = 100;
 export const AUDIT_LIST_MAX = 10_000;
 
 /** A record as listed: its details parsed. */

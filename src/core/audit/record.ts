@@ -19,7 +19,7 @@ export interface AuditEntry {
 }
 
 /** The record that follows `head`: the next seq, chained to the head's hash. Pure. */
-export function nextRecord(head: AuditChainHead, e: AuditEntry, at: Date): AuditRow {
+function nextRecord(head: AuditChainHead, e: AuditEntry, at: Date): AuditRow {
   const row: Omit<AuditRow, 'hash'> = {
     seq: head.headSeq + 1,
     at: at.toISOString(),

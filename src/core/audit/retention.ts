@@ -17,7 +17,7 @@ export const AUDIT_NUMBER_SETTINGS = [['retention_days', 'SDS_AUDIT_RETENTION_DA
  * Resolves the audit settings: the environment (SDS_AUDIT_*) over the `audit` object of
  * config.json over the defaults. An unknown key or a bad value is CONFIG_INVALID.
  */
-export function auditSettingsFrom(file: Record<string, unknown>, env: NodeJS.ProcessEnv, fileName = 'config.json'): AuditSettings {
+function auditSettingsFrom(file: Record<string, unknown>, env: NodeJS.ProcessEnv, fileName = 'config.json'): AuditSettings {
   const values = configSection(file, 'audit', fileName, ['retention_days']);
   const out: AuditSettings = { retentionDays: 0 };
   resolveWholeSettings(out, AUDIT_NUMBER_SETTINGS, values, env, 'audit', fileName);
