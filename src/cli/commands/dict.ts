@@ -65,6 +65,7 @@ export function registerDictCommands(program: Command): void {
             { message: r.message, name: r.name, sync_name: r.sync_name, label: r.label, breakout_rebuild: r.breakout_rebuild },
             () => (r.breakout_rebuild ? rebuildText(head, r.name, r.breakout_rebuild) : r.message + ` (${about})`),
           );
+          return { dictionary: r.name, created: r.created };
         },
       ),
     );

@@ -45,6 +45,7 @@ export function registerUsersCommands(program: Command): void {
         async (ctx, name: string, opts: { role: string }) => {
           const u = await addUser(await ctx.store(), name, opts.role, await readSecret(`password for ${name}: `));
           ctx.print(u, () => `User ${u.username} added with role ${u.role}`);
+          return { role: u.role };
         },
       ),
     );
@@ -124,6 +125,7 @@ export function registerUsersCommands(program: Command): void {
               ? `Role of ${u.username} changed from ${u.previous_role} to ${u.role}; its tokens are revoked, it must log in again`
               : `User ${u.username} already has role ${u.role}; nothing changed`,
           );
+          return { role: u.role, previous_role: u.previous_role, changed: u.changed };
         },
       ),
     );

@@ -58,6 +58,8 @@ describe('sds audit', { concurrency: true }, () => {
         assert.equal(r.channel, 'cli');
       }
       assert.equal(records[0].details.error, 'NOT_FOUND');
+      assert.deepEqual(records[3].details, { role: 'API' }, 'what the change set, never the password');
+      assert.equal(records[2].details.dictionary, name);
       assert.doesNotMatch(list.stdout, /correct horse/, 'no password in the trail');
 
       const failures = await sds(home.root, ['audit', 'list', '--outcome', 'failure', '--json']);
