@@ -145,14 +145,15 @@ test('sds migrate on a PostgreSQL store: refused without --no-backup, nothing mi
   const env = { SDS_STORE_URL: db.config.url! };
   try {
     assert.equal(runCli(home.root, ['init'], { env }).code, 0);
-    // The store as the release before the last migration left it: 0030 only creates the
-    // login_attempts table, dropped here.
+    // The store as the release before 0030 left it: 0030 only creates the login_attempts table,
+    // and the later migrations only their own tables (0034: the audit trail's), dropped here.
     const pg = (await import('pg')).default;
     const client = new pg.Client({ connectionString: db.config.url });
     await client.connect();
     const version = async () => (await client.query<{ v: number }>('SELECT max(version) AS v FROM sds_schema')).rows[0]!.v;
     try {
       await client.query('DROP TABLE login_attempts');
+      await client.query('DROP TABLE audit_log, audit_chain');
       await client.query('UPDATE sds_schema SET version = 29');
       const used = runCli(home.root, ['dict', 'list', '--json'], { env });
       assert.equal(used.code, 3, show(used));
