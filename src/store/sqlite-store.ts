@@ -28,6 +28,7 @@ import { SyncReportsRepo } from './sync-reports-repo.js';
 import { AppPackagesRepo } from './app-packages-repo.js';
 import { CaseQueriesRepo } from './case-queries-repo.js';
 import { DutyClaimsRepo } from './duty-claims-repo.js';
+import { AuditRepo } from './audit-repo.js';
 import { Gate } from './gate.js';
 import type { FileStore } from './file-store-contract.js';
 import { LocalFileStore } from './file-store/local/file-store.js';
@@ -63,6 +64,8 @@ function reposOf(db: Db, models: DictionaryModelCache): StoreRepos {
     caseQueries: new CaseQueriesRepo(db),
     duties: new DutyClaimsRepo(db),
     syncReports: new SyncReportsRepo(db),
+
+    audit: new AuditRepo(db),
   };
 }
 
@@ -133,6 +136,8 @@ export class SqliteStore implements Store {
   declare readonly caseQueries: CaseQueriesRepo;
   declare readonly duties: DutyClaimsRepo;
   declare readonly syncReports: SyncReportsRepo;
+
+  declare readonly audit: AuditRepo;
 
   /** Held by the transaction in progress; calls through the store's repositories wait for it. */
   private readonly gate = new Gate();

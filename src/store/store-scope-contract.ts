@@ -5,6 +5,7 @@
  * (docs/architecture.md#the-store-contract).
  */
 import type { AppPackagesRepo } from './app-packages-repo.js';
+import type { AuditRepo } from './audit-repo.js';
 import type { BinaryItemsRepo } from './binary-items-repo.js';
 import type { BreakoutLogRepo } from './breakout-log-repo.js';
 import type { BreakoutStateRepo } from './breakout-state-repo.js';
@@ -61,6 +62,8 @@ export interface StoreRepos {
   readonly caseQueries: RepoContract<CaseQueriesRepo>;
   readonly duties: RepoContract<DutyClaimsRepo>;
   readonly syncReports: RepoContract<SyncReportsRepo>;
+
+  readonly audit: RepoContract<AuditRepo>;
 }
 
 /** What a transaction and the store both offer: the repositories, and transactions. */

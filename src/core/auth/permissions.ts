@@ -37,6 +37,9 @@ export const PERMISSIONS = {
   'reports.read': ['API', 'Administrator'],
   // The area names the geographic report shows (docs/supervision.md#area-names).
   'reports.write': ['API', 'Administrator'],
+
+  // Who changed what and who logged in (docs/supervision.md#audit-trail): the office's supervision, not an integration's.
+  'audit.read': ['Administrator'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

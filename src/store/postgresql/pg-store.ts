@@ -40,6 +40,8 @@ import { PgAppPackagesRepo } from './app-packages-repo.js';
 import { PgCaseQueriesRepo } from './case-queries-repo.js';
 import { PgDutyClaimsRepo } from './duty-claims-repo.js';
 import { PgSyncReportsRepo } from './sync-reports-repo.js';
+
+import { PgAuditRepo } from './audit-repo.js';
 import type { FileStore } from '../file-store-contract.js';
 import { PgFileStore } from '../file-store/postgresql/file-store.js';
 import { storeUnavailableOr } from './connection-loss.js';
@@ -71,6 +73,8 @@ function reposOf(runner: PgRunner, models: DictionaryModelCache): StoreRepos {
     caseQueries: new PgCaseQueriesRepo(runner),
     duties: new PgDutyClaimsRepo(runner),
     syncReports: new PgSyncReportsRepo(runner),
+
+    audit: new PgAuditRepo(runner),
   };
 }
 
@@ -129,6 +133,8 @@ export class PostgresStore implements Store {
   declare readonly caseQueries: StoreRepos['caseQueries'];
   declare readonly duties: StoreRepos['duties'];
   declare readonly syncReports: StoreRepos['syncReports'];
+
+  declare readonly audit: StoreRepos['audit'];
 
   /** The bytes of the store's files, in the database (file-store/postgresql/). */
   readonly fileStore: FileStore;

@@ -194,7 +194,7 @@ test('unknown config.json keys are warned about by every command reading the fil
   assert.match(
     c.stderr,
     new RegExp(
-      `^sds: warning: CEN2000_PASSWORD in ${file} is not a setting and is ignored \\(known: timezone, scheduler, limits, login_throttle, trusted_proxies, logs, health, store, jobs, workers\\)$`,
+      `^sds: warning: CEN2000_PASSWORD in ${file} is not a setting and is ignored \\(known: timezone, scheduler, limits, login_throttle, trusted_proxies, logs, health, store, jobs, workers, audit\\)$`,
       'm',
     ),
   );

@@ -198,6 +198,8 @@ const ROUTE_PERMISSIONS: Record<string, Permission | 'public'> = {
   'POST /api/webhooks/{id}/redeliver-failed': 'webhooks.manage',
   'POST /api/users/import': 'users.manage',
   'POST /api/users': 'users.manage',
+
+  'GET /api/audit': 'audit.read',
   'GET /breakout-status-webhook.php': 'public',
   'POST /breakout-webhook.php': 'public',
   'GET /log-reader-webhook.php': 'public',
