@@ -34,15 +34,17 @@ export const JOB_DICT = 'KILLJOB';
 /**
  * Leases short enough for a takeover within seconds (docs/breakout.md#leases,
  * docs/webhooks.md#settings): a dead node's job is noticed by the next sweep (0.5 s), a delivery
- * it held is sent again after 3 s.
+ * it held is sent again after 8 s (the lease must exceed connect and response timeouts), and a
+ * delivery that timed out on a loaded machine is retried after seconds, not minutes.
  */
-export const SHORT_LEASES: NodeJS.ProcessEnv = {
+const SHORT_LEASES: NodeJS.ProcessEnv = {
   SDS_JOB_LEASE_MS: '3000',
   SDS_JOB_LEASE_RENEW_MS: '1000',
   SDS_JOB_SWEEP_MS: '500',
   SDS_WEBHOOK_CONNECT_TIMEOUT_MS: '1000',
-  SDS_WEBHOOK_RESPONSE_TIMEOUT_MS: '1500',
-  SDS_WEBHOOK_LEASE_MS: '3000',
+  SDS_WEBHOOK_RESPONSE_TIMEOUT_MS: '5000',
+  SDS_WEBHOOK_LEASE_MS: '8000',
+  SDS_WEBHOOK_RETRY_DELAYS_MS: '1000,2000,4000',
   SDS_WEBHOOK_POLL_MS: '250',
 };
 
@@ -150,7 +152,7 @@ export async function startJob(s: KillScenario): Promise<string> {
   return body.job_id;
 }
 
-export const jobRow = (s: KillScenario, id: string): Promise<JobRow> => s.cluster.withStore(async (st) => (await st.jobs.get(id))!);
+const jobRow = (s: KillScenario, id: string): Promise<JobRow> => s.cluster.withStore(async (st) => (await st.jobs.get(id))!);
 
 /** The parent process id of `pid` (Linux /proc), or undefined once it is gone. */
 function parentOf(pid: number): number | undefined {
