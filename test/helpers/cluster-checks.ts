@@ -103,7 +103,11 @@ export async function checkJob(s: KillScenario, killed: JobRow, final: JobRow, l
   ];
 }
 
-/** The schedule ran exactly `expected` times (one scheduled run per due time, however many ticks found it due). */
+/**
+ * The schedule ran exactly `expected` times (one scheduled run per due time, however many ticks
+ * found it due), and the latest due time's claim (older ones are deleted as newer ones are
+ * claimed) names the process that watched the latest run.
+ */
 export async function checkSchedule(s: KillScenario, expected: number): Promise<Check> {
   const runs = await s.cluster.withStore((st) =>
     storeSql(st, 'SELECT trigger, outcome, runner_pid FROM schedule_runs WHERE schedule_id = ? ORDER BY id', [s.scheduleId]),
@@ -112,10 +116,14 @@ export async function checkSchedule(s: KillScenario, expected: number): Promise<
     storeSql(st, 'SELECT slot, node FROM duty_claims WHERE duty = ?', [`schedule:${s.scheduleId}`]),
   );
   const scheduled = runs.filter((r) => r.trigger === 'scheduled');
+  const claimer = claims.length === 1 ? /:(\d+):[^:]+$/.exec(String(claims[0]!.node))?.[1] : undefined;
   return check(
     'each due schedule ran once',
-    scheduled.length === expected && scheduled.every((r) => r.outcome === 'succeeded') && claims.length === expected,
-    `${scheduled.length} scheduled runs (expected ${expected}): ${JSON.stringify(runs)}; claims ${JSON.stringify(claims)}`,
+    scheduled.length === expected &&
+      scheduled.every((r) => r.outcome === 'succeeded') &&
+      claimer !== undefined &&
+      Number(claimer) === Number(scheduled.at(-1)?.runner_pid),
+    `${scheduled.length} scheduled runs (expected ${expected}): ${JSON.stringify(runs)}; claim ${JSON.stringify(claims)}`,
   );
 }
 
