@@ -5,6 +5,7 @@ import { AppError } from '../shared/errors.js';
 import { BUILTIN_ROLES, type Right, type TokenService } from '../core/auth/index.js';
 import type { Store } from '../core/home/index.js';
 import type { AppEnv } from './app-env.js';
+import { auditedHandler, type AuditDeps, type RouteAudit } from './audit-route.js';
 import { authenticate } from './authenticate.js';
 import { AUTH_ERRORS } from './schemas/common.js';
 import { withStandardErrors } from './standard-errors.js';
@@ -36,6 +37,8 @@ export interface ApiRoute {
   handler: (c: Context<AppEnv>) => Response | Promise<Response>;
   /** OpenAPI security of a public route that checks a credential itself (the root webhook scripts). */
   security?: RouteConfig['security'];
+  /** Appends each call's outcome to the audit trail (docs/supervision.md#audit-trail): for routes that change something. */
+  audit?: RouteAudit;
   /** Answers every other method on this path (a script with its own 405 shape) instead of the app's API-001. */
   otherMethods?: (c: Context<AppEnv>) => Response | Promise<Response>;
 }
@@ -52,6 +55,8 @@ export class ApiBuilder {
     private readonly app: Hono<AppEnv>,
     private readonly tokens: TokenService,
     private readonly store: Store,
+    /** Where audited routes record their calls; without it (tests of one group) nothing is recorded. */
+    private readonly audit?: AuditDeps,
   ) {
     this.registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
     this.registry.registerComponent('securitySchemes', 'metricsToken', {
@@ -101,7 +106,8 @@ export class ApiBuilder {
       );
     }
     const path = r.honoPath ?? r.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
-    this.app.on([r.method.toUpperCase()], [path], ...chain, r.handler);
+    const handler = r.audit && this.audit ? auditedHandler(this.audit, r.audit, r.handler) : r.handler;
+    this.app.on([r.method.toUpperCase()], [path], ...chain, handler);
     const other = r.otherMethods;
     if (other)
       this.app.all(path, (c) => {

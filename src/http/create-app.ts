@@ -15,6 +15,7 @@ import { ServerMetrics } from './prometheus.js';
 import { errorResponse } from './render-error.js';
 import { requestId } from './request-id.js';
 import { requestLine, requestLog } from './request-log.js';
+import { auditRoutes } from './routes/audit.js';
 import { breakoutRoutes } from './routes/breakout.js';
 import { caseRoutes } from './routes/cases.js';
 import { dictionaryRoutes } from './routes/dictionaries.js';
@@ -54,6 +55,8 @@ const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [
   webhookRoutes,
   roleRoutes,
   reportRoutes,
+
+  auditRoutes,
   rootScriptRoutes,
   userRoutes,
   healthRoutes,
@@ -128,7 +131,7 @@ export async function createApp(deps: AppDeps): Promise<Hono<AppEnv>> {
   app.onError((err, c) => errorResponse(c, err, config.log));
   app.notFound((c) => errorResponse(c, noRoute(c.req.method, c.req.path)));
 
-  const api = new ApiBuilder(app, tokens, deps.store);
+  const api = new ApiBuilder(app, tokens, deps.store, { store: deps.store, trustedProxies: () => config.trustedProxies ?? [] });
   // One budget for every upload this app serves (docs/limits.md#memory-of-uploads-in-flight).
   const uploadMemory = new MemoryBudget(limits.uploadMemoryBytes);
   const routeDeps: RouteDeps = { store: deps.store, tokens, config, clock: deps.clock ?? Date.now, prometheus, health, uploadMemory };

@@ -473,6 +473,36 @@ export const ERROR_CODES = {
     exit: EXIT.invalid,
     title: 'an area names file has bad lines (each listed with its number in details.lines) or too many; nothing was stored',
   },
+  // The audit trail (docs/supervision.md#audit-trail): what `sds audit verify` finds, naming the first bad record (details: seq)
+  AUDIT_RECORD_ALTERED: {
+    http: 500,
+    exit: EXIT.failed,
+    title: "an audit record's hash is not the hash of its content: the record was edited after it was written (details: seq)",
+  },
+  AUDIT_CHAIN_BROKEN: {
+    http: 500,
+    exit: EXIT.failed,
+    title:
+      "an audit record does not follow the one before it (its prev_hash is not that record's hash): a record was inserted, replaced or reordered (details: seq)",
+  },
+  AUDIT_RECORD_MISSING: {
+    http: 500,
+    exit: EXIT.failed,
+    title:
+      'an audit record is missing from the chain (a gap in the sequence numbers): a record was deleted (details: seq, the first one missing)',
+  },
+  AUDIT_HEAD_MISMATCH: {
+    http: 500,
+    exit: EXIT.failed,
+    title:
+      'the audit trail does not end where its head row says: the last records were deleted, records were added after the head, or the head row was edited (details: seq, head_seq)',
+  },
+  AUDIT_HEAD_UNKNOWN: {
+    http: 500,
+    exit: EXIT.failed,
+    title:
+      'a head hash written down earlier (verify --expect) is not in the audit trail any more: the records up to it were rewritten (details: seq)',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

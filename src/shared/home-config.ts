@@ -52,6 +52,7 @@ const CONFIG_KEYS = [
   'store',
   'jobs',
   'workers',
+  'audit',
 ] as const;
 
 /** The keys of the `scheduler` object (the other sections refuse an unknown key themselves). */

@@ -29,6 +29,7 @@ import { AppPackagesRepo } from './app-packages-repo.js';
 import { CaseQueriesRepo } from './case-queries-repo.js';
 import { DutyClaimsRepo } from './duty-claims-repo.js';
 import { RolesRepo } from './roles-repo.js';
+import { AuditRepo } from './audit-repo.js';
 import { Gate } from './gate.js';
 import type { FileStore } from './file-store-contract.js';
 import { LocalFileStore } from './file-store/local/file-store.js';
@@ -65,6 +66,8 @@ function reposOf(db: Db, models: DictionaryModelCache): StoreRepos {
     duties: new DutyClaimsRepo(db),
     roles: new RolesRepo(db),
     syncReports: new SyncReportsRepo(db),
+
+    audit: new AuditRepo(db),
   };
 }
 
@@ -136,6 +139,8 @@ export class SqliteStore implements Store {
   declare readonly duties: DutyClaimsRepo;
   declare readonly roles: RolesRepo;
   declare readonly syncReports: SyncReportsRepo;
+
+  declare readonly audit: AuditRepo;
 
   /** Held by the transaction in progress; calls through the store's repositories wait for it. */
   private readonly gate = new Gate();

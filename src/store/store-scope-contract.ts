@@ -5,6 +5,7 @@
  * (docs/architecture.md#the-store-contract).
  */
 import type { AppPackagesRepo } from './app-packages-repo.js';
+import type { AuditRepo } from './audit-repo.js';
 import type { BinaryItemsRepo } from './binary-items-repo.js';
 import type { BreakoutLogRepo } from './breakout-log-repo.js';
 import type { BreakoutStateRepo } from './breakout-state-repo.js';
@@ -63,6 +64,8 @@ export interface StoreRepos {
   readonly duties: RepoContract<DutyClaimsRepo>;
   readonly roles: RepoContract<RolesRepo>;
   readonly syncReports: RepoContract<SyncReportsRepo>;
+
+  readonly audit: RepoContract<AuditRepo>;
 }
 
 /** What a transaction and the store both offer: the repositories, and transactions. */

@@ -33,6 +33,7 @@ export const REPO_NAMES = Object.freeze([
   'duties',
   'roles',
   'syncReports',
+  'audit',
 ] as const satisfies readonly (keyof StoreRepos)[]);
 
 const ended = (what: string) => new AppError('INTERNAL', `a transaction's tx was used after the transaction ended (${what})`);
@@ -125,6 +126,9 @@ export abstract class TransactionScopeBase implements StoreScope {
   }
   get syncReports() {
     return this.repo('syncReports');
+  }
+  get audit() {
+    return this.repo('audit');
   }
 
   /** Refuses a savepoint of a transaction that has ended. */

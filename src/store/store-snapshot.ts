@@ -69,6 +69,16 @@ export class StoreCopy {
   }
 
   /**
+   * The last audit record the copy holds (docs/supervision.md#retention): undefined when its
+   * schema has no audit trail yet, 0 when the trail is empty.
+   */
+  auditHeadSeq(): number | undefined {
+    const has = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit_log'").get();
+    if (!has) return undefined;
+    return (this.db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM audit_log').get() as { seq: number }).seq;
+  }
+
+  /**
    * Applies the differences between the snapshot's rows and the files actually copied, in one
    * transaction: a row whose file changed gets the copied size and sha256, a row whose file is
    * gone is removed.

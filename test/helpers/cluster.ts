@@ -34,7 +34,7 @@ export interface Cluster {
   storeUrl: string;
   /** Between the nodes and PostgreSQL, when started with `proxy: true`: cut it to lose the store. */
   proxy?: TcpProxy;
-  /** What nginx wrote to its error log. */
+  /** What nginx wrote to its error logs. */
   nginxErrors(): string;
   /** Opens the store directly (not through the proxy), runs `fn`, closes it. */
   withStore<T>(fn: (store: Store) => Promise<T>): Promise<T>;
@@ -158,13 +158,18 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       nodes,
       storeUrl,
       ...(proxy ? { proxy } : {}),
-      nginxErrors: () => {
-        try {
-          return nginxLog + readFileSync(join(dir, 'logs', 'error.log'), 'utf8');
-        } catch {
-          return nginxLog;
-        }
-      },
+      // The main error log, and the site's (sds.error.log: what the server block logs).
+      nginxErrors: () =>
+        nginxLog +
+        ['error.log', 'sds.error.log']
+          .map((f) => {
+            try {
+              return readFileSync(join(dir, 'logs', f), 'utf8');
+            } catch {
+              return '';
+            }
+          })
+          .join(''),
       withStore: (fn) => withStore(first, fn),
       async restartNode(i) {
         const old = nodes[i]!;

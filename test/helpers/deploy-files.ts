@@ -117,6 +117,8 @@ export function siteForTest(opts: SiteOptions): string {
 /**
  * Writes `dir`/nginx.conf: a main configuration as Debian's, reduced to what a test needs, with the
  * pid, logs and temporary folders in `dir`, including `site` as Debian includes sites-enabled/.
+ * Debian's 768 connections per worker: each proxied request takes two (the client's and the
+ * node's), so dozens of tablets at once (test/e2e/cluster/kill-node.test.ts) need more than a few.
  */
 export function writeNginxConf(dir: string, site: string): string {
   writeFileSync(join(dir, 'site.conf'), site);
@@ -128,7 +130,7 @@ export function writeNginxConf(dir: string, site: string): string {
 worker_processes 1;
 pid ${dir}/nginx.pid;
 error_log ${dir}/logs/error.log;
-events { worker_connections 64; }
+events { worker_connections 768; }
 http {
   access_log ${dir}/logs/access.log;
   client_body_temp_path ${dir}/tmp/body;

@@ -18,8 +18,29 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-/** Starts a proxy to `targetHost:targetPort` on a free loopback port. */
-export async function startTcpProxy(targetPort = 5432, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+/**
+ * Copies `from` to `to`, each chunk `latencyMs` after it arrived, in order: a link with that
+ * one-way delay (a slow or distant database), every round trip `2 × latencyMs` longer.
+ */
+function forwardLate(from: Socket, to: Socket, latencyMs: number): void {
+  let last = Promise.resolve();
+  const later = (fn: () => void) => {
+    const at = Date.now() + latencyMs;
+    last = last
+      .then(() => new Promise<void>((r) => setTimeout(r, Math.max(0, at - Date.now()))))
+      .then(() => {
+        if (!to.destroyed) fn();
+      });
+  };
+  from.on('data', (chunk: Buffer) => later(() => to.write(chunk)));
+  from.once('end', () => later(() => to.end()));
+}
+
+/**
+ * Starts a proxy to `targetHost:targetPort` on a free loopback port; with `latencyMs`, each
+ * direction delivers its bytes that much later.
+ */
+export async function startTcpProxy(targetPort = 5432, targetHost = '127.0.0.1', opts: { latencyMs?: number } = {}): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let mode: 'forward' | 'blackhole' = 'forward';
   const track = (s: Socket) => {
@@ -33,8 +54,13 @@ export async function startTcpProxy(targetPort = 5432, targetHost = '127.0.0.1')
       if (mode === 'blackhole') return;
       const upstream = connect(targetPort, targetHost);
       track(upstream);
-      client.pipe(upstream);
-      upstream.pipe(client);
+      if (opts.latencyMs) {
+        forwardLate(client, upstream, opts.latencyMs);
+        forwardLate(upstream, client, opts.latencyMs);
+      } else {
+        client.pipe(upstream);
+        upstream.pipe(client);
+      }
       client.once('close', () => upstream.destroy());
       upstream.once('close', () => client.destroy());
     });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { AppError } from '../../shared/errors.js';
 import { backupHome, restoreHome } from '../../core/backup/index.js';
+import { cliAuditSource, markAuditBackedUp } from '../../core/audit/index.js';
 import { action, examples } from '../action.js';
 import type { CliContext } from '../context.js';
 import { interruptOnSignals, reportInterrupted, type Interrupt } from '../interrupt.js';
@@ -83,6 +84,7 @@ export function registerBackupCommands(program: Command): void {
           bar.stop();
           interrupt.dispose();
         }
+        if (r.audit_through_seq !== undefined) await noteBackupInAudit(ctx, r.name, r.audit_through_seq);
         const changed = [...r.reconciled.changed, ...r.reconciled.removed];
         ctx.print(r, () =>
           fields([
@@ -140,4 +142,23 @@ export function registerBackupCommands(program: Command): void {
         );
       }),
     );
+}
+
+/**
+ * Tells the audit trail that this backup holds its records up to `seq`, so that its retention may
+ * prune them (docs/supervision.md#retention), and records the backup. The backup is made
+ * whatever happens here: a store that cannot be written now only keeps its records longer.
+ */
+async function noteBackupInAudit(ctx: CliContext, name: string, seq: number): Promise<void> {
+  const { sudo_user, ...who } = cliAuditSource();
+  try {
+    await markAuditBackedUp(await ctx.store(), seq, {
+      ...who,
+      action: 'backup.create',
+      target: `backup:${name}`,
+      details: sudo_user ? { sudo_user } : {},
+    });
+  } catch (err) {
+    ctx.note(`the audit trail was not told of this backup (${(err as Error).message}): its records are kept until the next backup`);
+  }
 }

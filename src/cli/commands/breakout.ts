@@ -15,6 +15,7 @@ import { jobLogName, storeFinishedLog } from '../../core/logs/index.js';
 import { EXIT, toAppError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../action.js';
+import { audited } from '../audited.js';
 import { abortOnSignals } from '../abort-on-signals.js';
 import { interruptOnSignals, reportInterrupted, SIGNAL_EXIT } from '../interrupt.js';
 import { progressBar } from '../progress.js';
@@ -262,10 +263,14 @@ export function registerBreakoutCommands(program: Command): void {
     .description('drop the breakout tables of a dictionary')
     .addHelpText('after', examples('sds breakout drop CEN2000'))
     .action(
-      action(async (ctx, dict: string) => {
-        const r = await dropBreakoutTables(await ctx.store(), dict);
-        ctx.print(r, () => `${r.message} (${r.freed_space} freed)`);
-      }),
+      audited(
+        'breakout.drop',
+        (dict: string) => `dictionary:${dict}`,
+        async (ctx, dict: string) => {
+          const r = await dropBreakoutTables(await ctx.store(), dict);
+          ctx.print(r, () => `${r.message} (${r.freed_space} freed)`);
+        },
+      ),
     );
 
   breakout

@@ -4,6 +4,7 @@ import { importCases, DEFAULT_CASES_LIMIT, getCase, listCases, MAX_CASES_LIMIT, 
 import { describeImportDetails } from '../render-import.js';
 import { syncHistory } from '../../core/sync/index.js';
 import { action, examples } from '../action.js';
+import { audited } from '../audited.js';
 import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
 import { progressBar } from '../progress.js';
 import { fields } from '../render.js';
@@ -159,10 +160,14 @@ export function registerCasesCommands(program: Command): void {
     .description('soft-delete a case: kept in the store flagged deleted; the next incremental breakout removes it from the target')
     .addHelpText('after', examples('sds cases delete CEN2000 1f0e4a8c-2f0b-5c4e-9a51-0d5e1c2b3a49'))
     .action(
-      action(async (ctx, dict: string, guid: string) => {
-        const r = await deleteCase(await ctx.store(), dict, guid);
-        ctx.print(r, () => r.message);
-      }),
+      audited(
+        'cases.delete',
+        (dict: string, guid: string) => `case:${dict}/${guid}`,
+        async (ctx, dict: string, guid: string) => {
+          const r = await deleteCase(await ctx.store(), dict, guid);
+          ctx.print(r, () => r.message);
+        },
+      ),
     );
 
   cases

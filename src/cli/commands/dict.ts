@@ -13,6 +13,7 @@ import { purgeCaseCount, purgeDictionary, type PurgeReply } from '../../core/dic
 import { storeAreaNames } from '../../core/reports/index.js';
 import { confirmDestructive } from '../confirm.js';
 import { action, examples } from '../action.js';
+import { audited, NOT_DONE } from '../audited.js';
 import { fields } from '../render.js';
 
 function readInput(file: string): Buffer {
@@ -54,14 +55,20 @@ export function registerDictCommands(program: Command): void {
       ),
     )
     .action(
-      action(async (ctx, file: string, opts: { label: string }) => {
-        const r = await uploadDictionary(await ctx.store(), { source: readInput(file), label: opts.label, file });
-        const about = `label ${r.label}${r.sync_name === null ? '' : `, syncable name ${r.sync_name}`}`;
-        const head = `${r.created ? 'uploaded' : 'replaced'} ${r.name} (${about})`;
-        ctx.print({ message: r.message, name: r.name, sync_name: r.sync_name, label: r.label, breakout_rebuild: r.breakout_rebuild }, () =>
-          r.breakout_rebuild ? rebuildText(head, r.name, r.breakout_rebuild) : r.message + ` (${about})`,
-        );
-      }),
+      audited(
+        'dictionaries.upload',
+        (file: string) => `file:${file}`,
+        async (ctx, file: string, opts: { label: string }) => {
+          const r = await uploadDictionary(await ctx.store(), { source: readInput(file), label: opts.label, file });
+          const about = `label ${r.label}${r.sync_name === null ? '' : `, syncable name ${r.sync_name}`}`;
+          const head = `${r.created ? 'uploaded' : 'replaced'} ${r.name} (${about})`;
+          ctx.print(
+            { message: r.message, name: r.name, sync_name: r.sync_name, label: r.label, breakout_rebuild: r.breakout_rebuild },
+            () => (r.breakout_rebuild ? rebuildText(head, r.name, r.breakout_rebuild) : r.message + ` (${about})`),
+          );
+          return { dictionary: r.name, created: r.created };
+        },
+      ),
     );
 
   dict
@@ -135,25 +142,29 @@ export function registerDictCommands(program: Command): void {
       ),
     )
     .action(
-      action(async (ctx, name: string, opts: { withCases?: boolean; dropTables?: boolean; yes?: boolean }) => {
-        if (opts.dropTables && !opts.withCases)
-          throw new AppError('USAGE', '--drop-tables needs --with-cases (sds breakout drop NAME drops only the tables)', {});
-        if (!opts.withCases) {
-          const r = await deleteDictionary(await ctx.store(), name);
-          ctx.print(r, () => r.message);
-          return;
-        }
-        const store = await ctx.store();
-        const cases = await purgeCaseCount(store, name);
-        const what = `Purge dictionary ${name} with its ${cases} cases${opts.dropTables ? ' and drop its breakout tables' : ''}?`;
-        if (!(await confirmDestructive(what, { yes: opts.yes, flagHint: `sds dict delete ${name} --with-cases --yes` }))) {
-          ctx.note('not purged');
-          process.exitCode = 1;
-          return;
-        }
-        const r = await purgeDictionary(store, name, { dropTables: opts.dropTables === true });
-        ctx.print(r, () => purgeText(r));
-      }),
+      audited(
+        (_name: string, opts: { withCases?: boolean }) => (opts.withCases ? 'dictionaries.purge' : 'dictionaries.delete'),
+        (name: string) => `dictionary:${name}`,
+        async (ctx, name: string, opts: { withCases?: boolean; dropTables?: boolean; yes?: boolean }) => {
+          if (opts.dropTables && !opts.withCases)
+            throw new AppError('USAGE', '--drop-tables needs --with-cases (sds breakout drop NAME drops only the tables)', {});
+          if (!opts.withCases) {
+            const r = await deleteDictionary(await ctx.store(), name);
+            ctx.print(r, () => r.message);
+            return;
+          }
+          const store = await ctx.store();
+          const cases = await purgeCaseCount(store, name);
+          const what = `Purge dictionary ${name} with its ${cases} cases${opts.dropTables ? ' and drop its breakout tables' : ''}?`;
+          if (!(await confirmDestructive(what, { yes: opts.yes, flagHint: `sds dict delete ${name} --with-cases --yes` }))) {
+            ctx.note('not purged');
+            process.exitCode = 1;
+            return NOT_DONE;
+          }
+          const r = await purgeDictionary(store, name, { dropTables: opts.dropTables === true });
+          ctx.print(r, () => purgeText(r));
+        },
+      ),
     );
 
   dict

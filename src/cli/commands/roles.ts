@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { addRole, listRoles, removeRole, setRoleRights, showRole, type RoleDetail } from '../../core/auth/index.js';
 import { action, examples } from '../action.js';
+import { audited } from '../audited.js';
 import type { CliContext } from '../context.js';
 
 /** The per-dictionary rows of a role, one `DICT: rights` per dictionary, for human output. */
@@ -78,10 +79,15 @@ export function registerRolesCommands(program: Command): void {
       examples('sds roles add Supervisor --rights dictionaries.read,data.read,data.write,reports.read', "sds roles add 'Data entry'"),
     )
     .action(
-      action(async (ctx, name: string, opts: { rights?: string }) => {
-        const r = await addRole(await ctx.store(), name, opts.rights);
-        ctx.print(r, () => `Role ${r.name} added with rights: ${r.rights.join(', ') || 'none'}`);
-      }),
+      audited(
+        'roles.add',
+        (name: string) => `role:${name}`,
+        async (ctx, name: string, opts: { rights?: string }) => {
+          const r = await addRole(await ctx.store(), name, opts.rights);
+          ctx.print(r, () => `Role ${r.name} added with rights: ${r.rights.join(', ') || 'none'}`);
+          return { rights: r.rights };
+        },
+      ),
     );
 
   roles
@@ -89,10 +95,15 @@ export function registerRolesCommands(program: Command): void {
     .description('remove a custom role; its accounts get Standard User and must log in again')
     .addHelpText('after', examples('sds roles remove Supervisor', 'sds roles remove Supervisor --json'))
     .action(
-      action(async (ctx, name: string) => {
-        const r = await removeRole(await ctx.store(), name);
-        ctx.print(r, () => r.message);
-      }),
+      audited(
+        'roles.remove',
+        (name: string) => `role:${name}`,
+        async (ctx, name: string) => {
+          const r = await removeRole(await ctx.store(), name);
+          ctx.print(r, () => r.message);
+          return { moved_to: r.moved_to, accounts: r.accounts };
+        },
+      ),
     );
 
   roles
@@ -110,13 +121,18 @@ export function registerRolesCommands(program: Command): void {
       ),
     )
     .action(
-      action(async (ctx, name: string, opts: { rights: string; dictionary?: string }) => {
-        const r = await setRoleRights(await ctx.store(), name, opts.rights, opts.dictionary);
-        ctx.print(r, () =>
-          opts.dictionary === undefined
-            ? `Rights of ${r.name}: ${r.rights.join(', ') || 'none'}`
-            : `Rights of ${r.name} on ${opts.dictionary}: ${r.dictionaries.find((d) => d.dictionary === opts.dictionary)?.rights.join(', ') ?? `its defaults (${r.rights.join(', ') || 'none'})`}`,
-        );
-      }),
+      audited(
+        'roles.set-rights',
+        (name: string) => `role:${name}`,
+        async (ctx, name: string, opts: { rights: string; dictionary?: string }) => {
+          const r = await setRoleRights(await ctx.store(), name, opts.rights, opts.dictionary);
+          ctx.print(r, () =>
+            opts.dictionary === undefined
+              ? `Rights of ${r.name}: ${r.rights.join(', ') || 'none'}`
+              : `Rights of ${r.name} on ${opts.dictionary}: ${r.dictionaries.find((d) => d.dictionary === opts.dictionary)?.rights.join(', ') ?? `its defaults (${r.rights.join(', ') || 'none'})`}`,
+          );
+          return { rights: opts.rights, ...(opts.dictionary === undefined ? {} : { dictionary: opts.dictionary }) };
+        },
+      ),
     );
 }

@@ -15,6 +15,7 @@ import {
 import { EXIT, AppError } from '../../shared/errors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../action.js';
+import { audited } from '../audited.js';
 import { interruptOnSignals, reportInterrupted } from '../interrupt.js';
 import { fields } from '../render.js';
 
@@ -109,16 +110,20 @@ export function registerScheduleCommands(program: Command): void {
       ),
     )
     .action(
-      action(async (ctx, dict: string, o: { cron: string; enable?: boolean }) => {
-        printSchedule(
-          ctx,
-          await addSchedule(
-            await ctx.store(),
-            { dictionary: dict, cron_expression: o.cron, enabled: o.enable === true },
-            schedulerSettings(ctx.home),
-          ),
-        );
-      }),
+      audited(
+        'schedules.add',
+        (dict: string) => `dictionary:${dict}`,
+        async (ctx, dict: string, o: { cron: string; enable?: boolean }) => {
+          printSchedule(
+            ctx,
+            await addSchedule(
+              await ctx.store(),
+              { dictionary: dict, cron_expression: o.cron, enabled: o.enable === true },
+              schedulerSettings(ctx.home),
+            ),
+          );
+        },
+      ),
     );
 
   schedule
@@ -129,17 +134,21 @@ export function registerScheduleCommands(program: Command): void {
     .option('--disable', 'disable it (next_run is cleared; the schedule is kept)')
     .addHelpText('after', examples('sds schedule update CEN2000 --cron "0 3 * * *"', 'sds schedule update CEN2000 --disable'))
     .action(
-      action(async (ctx, dict: string, o: { cron?: string; enable?: boolean; disable?: boolean }) => {
-        printSchedule(
-          ctx,
-          await updateSchedule(
-            await ctx.store(),
-            { dictionary: dict },
-            { cron_expression: o.cron, enabled: enabledFlag(o) },
-            schedulerSettings(ctx.home),
-          ),
-        );
-      }),
+      audited(
+        'schedules.update',
+        (dict: string) => `dictionary:${dict}`,
+        async (ctx, dict: string, o: { cron?: string; enable?: boolean; disable?: boolean }) => {
+          printSchedule(
+            ctx,
+            await updateSchedule(
+              await ctx.store(),
+              { dictionary: dict },
+              { cron_expression: o.cron, enabled: enabledFlag(o) },
+              schedulerSettings(ctx.home),
+            ),
+          );
+        },
+      ),
     );
 
   schedule
@@ -147,9 +156,13 @@ export function registerScheduleCommands(program: Command): void {
     .description('switch a schedule on or off')
     .addHelpText('after', examples('sds schedule toggle CEN2000'))
     .action(
-      action(async (ctx, dict: string) => {
-        printSchedule(ctx, await toggleSchedule(await ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home)));
-      }),
+      audited(
+        'schedules.toggle',
+        (dict: string) => `dictionary:${dict}`,
+        async (ctx, dict: string) => {
+          printSchedule(ctx, await toggleSchedule(await ctx.store(), { dictionary: dict }, schedulerSettings(ctx.home)));
+        },
+      ),
     );
 
   schedule
@@ -157,10 +170,14 @@ export function registerScheduleCommands(program: Command): void {
     .description('delete the schedule of a dictionary and its run history (log files are kept)')
     .addHelpText('after', examples('sds schedule remove CEN2000'))
     .action(
-      action(async (ctx, dict: string) => {
-        const r = await removeSchedule(await ctx.store(), { dictionary: dict });
-        ctx.print(r, () => r.message);
-      }),
+      audited(
+        'schedules.remove',
+        (dict: string) => `dictionary:${dict}`,
+        async (ctx, dict: string) => {
+          const r = await removeSchedule(await ctx.store(), { dictionary: dict });
+          ctx.print(r, () => r.message);
+        },
+      ),
     );
 
   schedule

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { clearTarget, setTarget, showTarget, testTarget, type TargetInput } from '../../core/breakout/index.js';
 import { action, examples } from '../action.js';
+import { audited } from '../audited.js';
 import { fields } from '../render.js';
 
 /** `sds target set|show|clear|test`. */
@@ -43,11 +44,15 @@ export function registerTargetCommands(program: Command): void {
       ),
     )
     .action(
-      action(
+      audited(
+        'targets.set',
+        (dict: string) => `dictionary:${dict}`,
         // commander's camel-cased options are the core's input, field for field.
         async (ctx, dict: string, o: TargetInput) => {
           const v = await setTarget(await ctx.store(), dict, o);
           ctx.print(v, () => `Target of ${v.dictionary}: ${v.target} (TLS ${v.tls})`);
+          // The target as shown (its password never: it is read from a variable at run time).
+          return { target: v.target, tls: v.tls };
         },
       ),
     );
@@ -68,10 +73,14 @@ export function registerTargetCommands(program: Command): void {
     .description("remove a dictionary's own target (the global default then applies)")
     .addHelpText('after', examples('sds target clear CEN2000'))
     .action(
-      action(async (ctx, dict: string) => {
-        const r = await clearTarget(await ctx.store(), dict);
-        ctx.print(r, () => r.message);
-      }),
+      audited(
+        'targets.clear',
+        (dict: string) => `dictionary:${dict}`,
+        async (ctx, dict: string) => {
+          const r = await clearTarget(await ctx.store(), dict);
+          ctx.print(r, () => r.message);
+        },
+      ),
     );
 
   target

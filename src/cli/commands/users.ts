@@ -11,6 +11,7 @@ import {
 } from '../../core/auth/index.js';
 import { AppError } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
+import { audited } from '../audited.js';
 import { readSecret } from '../read-secret.js';
 import { profileInput, profileOptions, registerAccountCommands } from './users-accounts.js';
 
@@ -47,10 +48,15 @@ export function registerUsersCommands(program: Command): void {
       ),
     )
     .action(
-      action(async (ctx, name: string, opts: { role: string } & Parameters<typeof profileInput>[0]) => {
-        const u = await addUser(await ctx.store(), name, opts.role, await readSecret(`password for ${name}: `), profileInput(opts));
-        ctx.print(u, () => `User ${u.username} added with role ${u.role}`);
-      }),
+      audited(
+        'users.add',
+        (name: string) => `user:${name}`,
+        async (ctx, name: string, opts: { role: string } & Parameters<typeof profileInput>[0]) => {
+          const u = await addUser(await ctx.store(), name, opts.role, await readSecret(`password for ${name}: `), profileInput(opts));
+          ctx.print(u, () => `User ${u.username} added with role ${u.role}`);
+          return { role: u.role };
+        },
+      ),
     );
 
   users
@@ -90,10 +96,14 @@ export function registerUsersCommands(program: Command): void {
     .description('disable an account: logins are refused, and its access and refresh tokens stop working at once')
     .addHelpText('after', examples('sds users disable alice', 'sds users disable alice --json'))
     .action(
-      action(async (ctx, name: string) => {
-        const u = await disableUser(await ctx.store(), name);
-        ctx.print(u, () => `User ${u.username} disabled; its tokens are revoked`);
-      }),
+      audited(
+        'users.disable',
+        (name: string) => `user:${name}`,
+        async (ctx, name: string) => {
+          const u = await disableUser(await ctx.store(), name);
+          ctx.print(u, () => `User ${u.username} disabled; its tokens are revoked`);
+        },
+      ),
     );
 
   users
@@ -101,10 +111,14 @@ export function registerUsersCommands(program: Command): void {
     .description('enable a disabled account again and lift its login throttle (it must log in anew)')
     .addHelpText('after', examples('sds users enable alice', 'sds users enable alice --json'))
     .action(
-      action(async (ctx, name: string) => {
-        const u = await enableUser(await ctx.store(), name);
-        ctx.print(u, () => `User ${u.username} enabled`);
-      }),
+      audited(
+        'users.enable',
+        (name: string) => `user:${name}`,
+        async (ctx, name: string) => {
+          const u = await enableUser(await ctx.store(), name);
+          ctx.print(u, () => `User ${u.username} enabled`);
+        },
+      ),
     );
 
   users
@@ -120,19 +134,24 @@ export function registerUsersCommands(program: Command): void {
       ),
     )
     .action(
-      action(async (ctx, name: string, role: string | undefined, opts: { role?: string }) => {
-        if (role !== undefined && opts.role !== undefined && role !== opts.role) {
-          throw new AppError('USAGE', `two roles given (${role} and --role ${opts.role}): give one`, { field: 'role' });
-        }
-        const wanted = role ?? opts.role;
-        if (wanted === undefined) throw new AppError('USAGE', 'no role given: sds users set-role USER ROLE', { field: 'role' });
-        const u = await setUserRole(await ctx.store(), name, wanted);
-        ctx.print(u, () =>
-          u.changed
-            ? `Role of ${u.username} changed from ${u.previous_role} to ${u.role}; its tokens are revoked, it must log in again`
-            : `User ${u.username} already has role ${u.role}; nothing changed`,
-        );
-      }),
+      audited(
+        'users.set-role',
+        (name: string) => `user:${name}`,
+        async (ctx, name: string, role: string | undefined, opts: { role?: string }) => {
+          if (role !== undefined && opts.role !== undefined && role !== opts.role) {
+            throw new AppError('USAGE', `two roles given (${role} and --role ${opts.role}): give one`, { field: 'role' });
+          }
+          const wanted = role ?? opts.role;
+          if (wanted === undefined) throw new AppError('USAGE', 'no role given: sds users set-role USER ROLE', { field: 'role' });
+          const u = await setUserRole(await ctx.store(), name, wanted);
+          ctx.print(u, () =>
+            u.changed
+              ? `Role of ${u.username} changed from ${u.previous_role} to ${u.role}; its tokens are revoked, it must log in again`
+              : `User ${u.username} already has role ${u.role}; nothing changed`,
+          );
+          return { role: u.role, previous_role: u.previous_role, changed: u.changed };
+        },
+      ),
     );
 
   users
@@ -140,10 +159,14 @@ export function registerUsersCommands(program: Command): void {
     .description('delete an account; its access and refresh tokens stop working at once')
     .addHelpText('after', examples('sds users remove alice'))
     .action(
-      action(async (ctx, name: string) => {
-        const r = await removeUser(await ctx.store(), name);
-        ctx.print(r, () => r.message);
-      }),
+      audited(
+        'users.remove',
+        (name: string) => `user:${name}`,
+        async (ctx, name: string) => {
+          const r = await removeUser(await ctx.store(), name);
+          ctx.print(r, () => r.message);
+        },
+      ),
     );
 
   users
@@ -152,9 +175,13 @@ export function registerUsersCommands(program: Command): void {
     .option('--password-stdin', 'read the password from standard input')
     .addHelpText('after', examples('printf "%s\\n" "$NEW" | sds users passwd alice --password-stdin'))
     .action(
-      action(async (ctx, name: string) => {
-        const u = await changePassword(await ctx.store(), name, await readSecret(`new password for ${name}: `));
-        ctx.print({ message: `Password of ${u.username} changed`, username: u.username }, () => `Password of ${u.username} changed`);
-      }),
+      audited(
+        'users.passwd',
+        (name: string) => `user:${name}`,
+        async (ctx, name: string) => {
+          const u = await changePassword(await ctx.store(), name, await readSecret(`new password for ${name}: `));
+          ctx.print({ message: `Password of ${u.username} changed`, username: u.username }, () => `Password of ${u.username} changed`);
+        },
+      ),
     );
 }

@@ -18,6 +18,7 @@ import {
   redeliverAndSend,
 } from '../../core/webhooks/index.js';
 import { action, examples } from '../action.js';
+import { audited } from '../audited.js';
 import { fields } from '../render.js';
 
 const list = (v: string): string[] =>
@@ -89,10 +90,15 @@ export function registerWebhooksCommands(program: Command): void {
       ),
     )
     .action(
-      action(async (ctx, o: FieldOptions & { inactive?: boolean }) => {
-        const w = await addWebhook(await ctx.store(), toFields({ ...o, active: o.inactive ? false : undefined }));
-        ctx.print(w, () => `Webhook ${w.id} (${w.name}) added\n${fields([['secret', w.secret]])}`);
-      }),
+      audited(
+        'webhooks.add',
+        (o: FieldOptions) => `webhook-name:${o.name ?? ''}`,
+        async (ctx, o: FieldOptions & { inactive?: boolean }) => {
+          const w = await addWebhook(await ctx.store(), toFields({ ...o, active: o.inactive ? false : undefined }));
+          ctx.print(w, () => `Webhook ${w.id} (${w.name}) added\n${fields([['secret', w.secret]])}`);
+          return { webhook: w.id };
+        },
+      ),
     );
 
   webhooks
@@ -112,11 +118,15 @@ export function registerWebhooksCommands(program: Command): void {
       ),
     )
     .action(
-      action(async (ctx, id: string, o: FieldOptions & { inactive?: boolean }) => {
-        const active = o.active ? true : o.inactive ? false : undefined;
-        const w = await updateWebhook(await ctx.store(), parseWebhookId(id), toFields({ ...o, active }));
-        ctx.print(w, () => `Webhook ${w.id} updated`);
-      }),
+      audited(
+        'webhooks.update',
+        (id: string) => `webhook:${id}`,
+        async (ctx, id: string, o: FieldOptions & { inactive?: boolean }) => {
+          const active = o.active ? true : o.inactive ? false : undefined;
+          const w = await updateWebhook(await ctx.store(), parseWebhookId(id), toFields({ ...o, active }));
+          ctx.print(w, () => `Webhook ${w.id} updated`);
+        },
+      ),
     );
 
   webhooks
@@ -124,10 +134,14 @@ export function registerWebhooksCommands(program: Command): void {
     .description('delete a webhook; its queued deliveries are never sent')
     .addHelpText('after', examples('sds webhooks remove 1'))
     .action(
-      action(async (ctx, id: string) => {
-        const r = await removeWebhook(await ctx.store(), parseWebhookId(id));
-        ctx.print(r, () => r.message);
-      }),
+      audited(
+        'webhooks.remove',
+        (id: string) => `webhook:${id}`,
+        async (ctx, id: string) => {
+          const r = await removeWebhook(await ctx.store(), parseWebhookId(id));
+          ctx.print(r, () => r.message);
+        },
+      ),
     );
 
   webhooks

@@ -58,6 +58,11 @@ export interface BackupResult {
   reconciled: { changed: string[]; removed: string[] };
   /** Backup folders removed by `keep`. */
   pruned: string[];
+  /**
+   * The last audit record the backup holds (0: none yet; absent for a store older than the
+   * audit trail): audit retention may prune up to it (docs/supervision.md#retention).
+   */
+  audit_through_seq?: number;
 }
 
 /** `sds-backup-20261124T014500Z`: the UTC time of the backup, sortable as text. */
@@ -240,9 +245,11 @@ export async function backupHome(home: HomePaths, dest: string, opts: BackupOpti
 
     const copy = StoreCopy.open(dbCopy);
     let schemaVersion: number;
+    let auditSeq: number | undefined;
     let fix: { changed: SnapshotFileRow[]; removed: string[] };
     try {
       schemaVersion = copy.schemaVersion();
+      auditSeq = copy.auditHeadSeq();
       fix = reconcile(copy.fileRows(), copied);
       if (fix.changed.length > 0 || fix.removed.length > 0) copy.reconcileFiles(fix.changed, fix.removed);
     } finally {
@@ -271,6 +278,7 @@ export async function backupHome(home: HomePaths, dest: string, opts: BackupOpti
       bytes: entries.reduce((n, e) => n + e.size, 0),
       reconciled: { changed: fix.changed.map((f) => f.name), removed: fix.removed },
       pruned: [],
+      ...(auditSeq === undefined ? {} : { audit_through_seq: auditSeq }),
     };
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });

@@ -204,6 +204,14 @@ export class JobLogWriter {
   }
 }
 
+/**
+ * A job's progress as the breakout log records it: a whole percent from 0 to 100 (the store
+ * refuses anything else), never the count of cases done.
+ */
+export function progressPercent(p: JobProgress | null | undefined): number {
+  return p && p.total > 0 ? Math.min(100, Math.floor((p.processed * 100) / p.total)) : 0;
+}
+
 /** Logs a job that failed without running (its target was down at start, or its process died). */
 export async function logJobFailure(
   store: StoreScope,
@@ -212,6 +220,6 @@ export async function logJobFailure(
 ): Promise<void> {
   const writer = new JobLogWriter(store, job.id);
   const p = job.progress;
-  if (p && p.total > 0) writer.at(p.dictionary, (p.processed * 100) / p.total);
+  if (p && p.total > 0) writer.at(p.dictionary, progressPercent(p));
   await writer.ended(job.dictionaries, 'error', `job ${job.id} failed: ${jobErrorLabel(error)}: ${error.message}`);
 }

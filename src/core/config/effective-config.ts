@@ -11,6 +11,7 @@ import { JOB_LEASE_SETTINGS, jobLeaseSettings, statusConnectTimeout } from '../b
 import { LOG_NUMBER_SETTINGS, logSettings } from '../logs/index.js';
 import { MIN_FREE_ENV, READY_CACHE_ENV, healthSettings } from '../health/index.js';
 import { WORKER_SETTINGS, workerSettings } from '../workers/index.js';
+import { AUDIT_NUMBER_SETTINGS, auditSettings } from '../audit/index.js';
 
 /** Where a setting's value came from, in the order of precedence (docs/decisions.md, "`sds config`"). */
 type SettingSource = 'flag' | 'environment' | 'config.json' | 'default';
@@ -123,6 +124,9 @@ export function effectiveConfig(home: HomePaths, choice: HomeChoice = {}, env: N
   for (const [key, envName, field] of LOG_NUMBER_SETTINGS)
     add(`logs.${key}`, logs[field], sourceOf(env, envName, logsSection, key, `logs.${key}`));
   add('logs.format', logs.format, sourceOf(env, 'SDS_LOG_FORMAT', logsSection, 'format', 'logs.format'));
+  const audit = auditSettings(home, env);
+  for (const [key, envName, field] of AUDIT_NUMBER_SETTINGS)
+    add(`audit.${key}`, audit[field], sourceOf(env, envName, objectAt(config, 'audit'), key, `audit.${key}`));
   const health = healthSettings(home, env);
   add(
     'health.min_free_bytes',

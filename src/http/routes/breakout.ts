@@ -144,6 +144,7 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
       'The next breakout rebuilds them. Stale tables (see GET) are dropped too. A dictionary without tables answers 200 with an empty `deleted_tables`.',
     tags: ['breakout'],
     permission: 'breakout.drop',
+    audit: { action: 'breakout.drop', target: 'dictionary:{dictionary}' },
     request: { params: DictionaryParams },
     responses: {
       200: json(BreakoutTablesDeleted, 'dropped'),

@@ -110,6 +110,7 @@ export function dataSourceRoutes(api: ApiBuilder, { store }: RouteDeps): void {
       'The dictionary, its tombstones and the positions of its cases stay (docs/sync.md#the-81-data-source).',
     tags: ['sync'],
     permission: 'data.clear',
+    audit: { action: 'cases.clear', target: 'dictionary:{name}' },
     request: { params: DictionaryNameParams },
     responses: {
       200: json(SyncSuccess, 'deleted; the revision is in x-csw-current-revision'),

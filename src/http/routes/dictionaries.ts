@@ -114,6 +114,7 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       `a file without one keeps the stored one (docs/sync.md#syncable-names).`,
     tags: ['dictionaries'],
     permission: 'dictionaries.write',
+    audit: { action: 'dictionaries.upload' },
     request: {
       body: {
         required: true,
@@ -177,6 +178,7 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       'A replacement that makes the next breakout drop and rebuild tables adds `breakout_rebuild` to the reply (see POST).',
     tags: ['dictionaries'],
     permission: 'dictionaries.write',
+    audit: { action: 'dictionaries.upload', target: 'dictionary:{name}' },
     request: { params: DictionaryNameParams, body: { required: true, content: { 'text/plain': { schema: { type: 'string' } } } } },
     responses: {
       200: json(DictionaryRawUploadReply, 'stored'),
@@ -214,6 +216,10 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       'breakout job or schedule run of the dictionary is pending or running.',
     tags: ['dictionaries'],
     permission: 'dictionaries.delete',
+    audit: {
+      action: (c) => (c.req.query('with_cases') === 'true' ? 'dictionaries.purge' : 'dictionaries.delete'),
+      target: 'dictionary:{name}',
+    },
     request: { params: DictionaryNameParams, query: DictionaryDeleteQuery },
     responses: {
       200: json(z.union([DictionaryDeleteReply, DictionaryPurgeReply]), 'deleted, or purged (with `with_cases=true`)'),

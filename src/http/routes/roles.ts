@@ -50,6 +50,7 @@ export function roleRoutes(api: ApiBuilder, { store, clock }: RouteDeps): void {
     summary: 'Add a custom role',
     tags: ['roles'],
     permission: 'roles.write',
+    audit: { action: 'roles.add' },
     bodyLimit: BODY_LIMIT,
     request: { body: { required: true, content: { 'application/json': { schema: RoleCreateBody } } } },
     responses: {
@@ -72,6 +73,7 @@ export function roleRoutes(api: ApiBuilder, { store, clock }: RouteDeps): void {
       '`["default"]`: remove the rows). Applies from the next request of the role’s accounts.',
     tags: ['roles'],
     permission: 'roles.write',
+    audit: { action: 'roles.set-rights', target: 'role:{name}' },
     bodyLimit: BODY_LIMIT,
     request: { params: RoleNameParams, body: { required: true, content: { 'application/json': { schema: RoleRightsBody } } } },
     responses: {
@@ -96,6 +98,7 @@ export function roleRoutes(api: ApiBuilder, { store, clock }: RouteDeps): void {
     summary: 'Remove a custom role; its accounts get Standard User and must log in again',
     tags: ['roles'],
     permission: 'roles.write',
+    audit: { action: 'roles.remove', target: 'role:{name}' },
     request: { params: RoleNameParams },
     responses: { 200: json(RoleRemoved, 'removed, with the accounts moved'), 404: NO_ROLE, 409: BUILTIN },
     handler: async (c) => c.json(await removeRole(store, validate(RoleNameParams, c.req.param(), 'path').name)),
@@ -120,6 +123,7 @@ export function roleRoutes(api: ApiBuilder, { store, clock }: RouteDeps): void {
       'than the one that changes it (docs/supervision.md#roles-and-rights).',
     tags: ['roles'],
     permission: 'users.write',
+    audit: { action: 'users.set-role', target: 'user:{username}' },
     bodyLimit: BODY_LIMIT,
     request: { params: UsernameParams, body: { required: true, content: { 'application/json': { schema: UserRoleBody } } } },
     responses: {

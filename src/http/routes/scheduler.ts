@@ -56,6 +56,7 @@ export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): 
       'Disabled and `0 2 * * *` unless told otherwise. `next_run` is computed when enabled. The dictionary must have a breakout target.',
     tags: TAGS,
     permission: 'scheduler.manage',
+    audit: { action: 'schedules.add' },
     bodyLimit: BODY_LIMIT,
     request: { body: { required: true, content: { 'application/json': { schema: ScheduleAddBody } } } },
     responses: {
@@ -77,6 +78,7 @@ export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): 
     description: 'Fields left out keep their value. `next_run` is recomputed from now when enabled, cleared when disabled.',
     tags: TAGS,
     permission: 'scheduler.manage',
+    audit: { action: 'schedules.update' },
     bodyLimit: BODY_LIMIT,
     request: { body: { required: true, content: { 'application/json': { schema: ScheduleUpdateBody } } } },
     responses: {
@@ -96,6 +98,7 @@ export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): 
     summary: 'Switch a schedule on or off',
     tags: TAGS,
     permission: 'scheduler.manage',
+    audit: { action: 'schedules.toggle' },
     bodyLimit: BODY_LIMIT,
     request: { body: { required: true, content: { 'application/json': { schema: ScheduleToggleBody } } } },
     responses: { 200: json(Schedule, 'the schedule as switched'), 400: json(ErrorBody, BAD_BODY), 404: NO_SCHEDULE },
@@ -112,6 +115,7 @@ export function schedulerRoutes(api: ApiBuilder, { store, config }: RouteDeps): 
     description: "The run log files stay (in the store's file store; `sds logs show <file>` prints one).",
     tags: TAGS,
     permission: 'scheduler.manage',
+    audit: { action: 'schedules.remove', target: 'schedule:{id}' },
     request: { params: ScheduleIdParams },
     responses: { 200: json(ScheduleDeleted, 'deleted'), 400: json(ErrorBody, 'id is not a whole number (`USAGE`)'), 404: NO_SCHEDULE },
     handler: async (c) => {

@@ -230,6 +230,7 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
       'Devices receive the deletion on their next download; the incremental breakout removes the case. Recorded in the device’s sync history.',
     tags: ['sync'],
     permission: 'data.delete',
+    audit: { action: 'cases.delete', target: 'case:{name}/{id}' },
     request: { params: CaseIdParams },
     responses: { 200: json(SyncSuccess, 'deleted (or already deleted)'), 404: json(ErrorBody, 'no such dictionary or case') },
     handler: async (c) => {

@@ -1,6 +1,7 @@
 import { oauthError, wrappedTokenReply } from '../../core/auth/index.js';
 import { syncApiVersion } from '../../core/sync/index.js';
 import type { ApiBuilder } from '../api-builder.js';
+import { recordLogin } from '../audit-route.js';
 import { clientAddress } from '../client-address.js';
 import { readTokenParams } from '../read-body.js';
 import { json, OAuthErrorBody, RateLimitBody } from '../schemas/common.js';
@@ -8,7 +9,7 @@ import { TokenRequest, TokenResponse, WrappedTokenResponse } from '../schemas/to
 import type { RouteDeps } from './route-deps.js';
 
 /** `POST /api/token`: OAuth 2.0 password and refresh grants (docs/http-api.md#authentication). */
-export function tokenRoutes(api: ApiBuilder, { tokens, config }: RouteDeps): void {
+export function tokenRoutes(api: ApiBuilder, { store, tokens, config }: RouteDeps): void {
   api.route({
     method: 'post',
     path: '/api/token',
@@ -50,9 +51,18 @@ export function tokenRoutes(api: ApiBuilder, { tokens, config }: RouteDeps): voi
       ),
     },
     handler: async (c) => {
-      const granted = await tokens.grant(await readTokenParams(c, TokenRequest), {
-        address: clientAddress(c, config.trustedProxies ?? []),
-      });
+      const params = await readTokenParams(c, TokenRequest);
+      const audit = { store, trustedProxies: () => config.trustedProxies ?? [] };
+      // A login by password is in the audit trail, whatever its outcome (docs/supervision.md#what-is-recorded).
+      const login = params.grant_type === 'password' && typeof params.username === 'string' ? params.username : undefined;
+      let granted;
+      try {
+        granted = await tokens.grant(params, { address: clientAddress(c, config.trustedProxies ?? []) });
+      } catch (err) {
+        if (login !== undefined) await recordLogin(c, audit, login, err).catch(() => undefined);
+        throw err;
+      }
+      if (login !== undefined) await recordLogin(c, audit, login);
       // Only a password grant to a version-3 client is wrapped: CSPro 8.1 reads a refresh reply flat, 8.0 reads every reply flat.
       const wrapped = granted.grant === 'password' && syncApiVersion(c.req.header('user-agent')) === 3;
       const reply = wrapped ? wrappedTokenReply(granted.tokens, granted.user) : granted.tokens;

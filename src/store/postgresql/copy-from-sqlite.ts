@@ -141,7 +141,10 @@ export async function tablesWithRows(client: ClientBase, tables: CopyTable[]): P
     const sql =
       t.name === 'metric_counters'
         ? `SELECT EXISTS (SELECT 1 FROM metric_counters WHERE value <> 0 OR name NOT IN ('breakout_cases', 'breakout_seconds')) AS rows`
-        : `SELECT EXISTS (SELECT 1 FROM ${quoteIdent(t.name)}) AS rows`;
+        : t.name === 'audit_chain'
+          ? // The head row migration 0034 seeds: a trail with nothing in it yet (docs/supervision.md#audit-trail).
+            `SELECT EXISTS (SELECT 1 FROM audit_chain WHERE head_seq <> 0 OR anchor_seq <> 0 OR backed_up_seq <> 0) AS rows`
+          : `SELECT EXISTS (SELECT 1 FROM ${quoteIdent(t.name)}) AS rows`;
     if ((await client.query<{ rows: boolean }>(sql)).rows[0]?.rows) found.push(t.name);
   }
   return found;
@@ -355,6 +358,8 @@ export async function lockTables(client: ClientBase, tables: CopyTable[]): Promi
 /** Removes the rows a new PostgreSQL store begins with (the zero metric counters), replaced by the copy's. */
 export async function clearNewStoreRows(client: ClientBase): Promise<void> {
   await client.query('DELETE FROM metric_counters');
+  // The audit trail's head row comes from the SQLite store, with the chain it heads.
+  await client.query('DELETE FROM audit_chain');
 }
 
 /** True when the database's current schema holds any table (an sds store or anything else). */

@@ -41,6 +41,8 @@ import { PgCaseQueriesRepo } from './case-queries-repo.js';
 import { PgDutyClaimsRepo } from './duty-claims-repo.js';
 import { PgRolesRepo } from './roles-repo.js';
 import { PgSyncReportsRepo } from './sync-reports-repo.js';
+
+import { PgAuditRepo } from './audit-repo.js';
 import type { FileStore } from '../file-store-contract.js';
 import { PgFileStore } from '../file-store/postgresql/file-store.js';
 import { storeUnavailableOr } from './connection-loss.js';
@@ -73,6 +75,8 @@ function reposOf(runner: PgRunner, models: DictionaryModelCache): StoreRepos {
     duties: new PgDutyClaimsRepo(runner),
     roles: new PgRolesRepo(runner),
     syncReports: new PgSyncReportsRepo(runner),
+
+    audit: new PgAuditRepo(runner),
   };
 }
 
@@ -132,6 +136,8 @@ export class PostgresStore implements Store {
   declare readonly duties: StoreRepos['duties'];
   declare readonly roles: StoreRepos['roles'];
   declare readonly syncReports: StoreRepos['syncReports'];
+
+  declare readonly audit: StoreRepos['audit'];
 
   /** The bytes of the store's files, in the database (file-store/postgresql/). */
   readonly fileStore: FileStore;

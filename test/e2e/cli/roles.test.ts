@@ -56,6 +56,16 @@ test('roles list, add, set (defaults and per dictionary), show, users set-role, 
       accounts: ['sam', 'sue'],
       message: 'Role Supervisor removed; 2 accounts moved to Standard User: sam, sue',
     });
+    // Every change of roles and rights is in the audit trail (docs/supervision.md#audit-trail).
+    const trail = (await ok(['audit', 'list', '--action', 'roles.*', '--json'])).json<
+      { action: string; target: string; outcome: string }[]
+    >();
+    assert.deepEqual(trail.map((r) => [r.action, r.target, r.outcome]).reverse(), [
+      ['roles.add', 'role:Supervisor', 'success'],
+      ['roles.set-rights', 'role:Supervisor', 'success'],
+      ['roles.set-rights', 'role:Standard User', 'success'],
+      ['roles.remove', 'role:Supervisor', 'success'],
+    ]);
     const users = (await ok(['users', 'list', '--json'])).json<{ username: string; role: string }[]>();
     assert.deepEqual(
       users.map((u) => [u.username, u.role]),

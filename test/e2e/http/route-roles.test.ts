@@ -277,6 +277,7 @@ const ROUTE_PERMISSIONS: Record<string, Permission | 'public'> = {
   'PUT /api/users/{username}/role': 'users.write',
   'POST /api/users/import': 'users.write',
   'POST /api/users': 'users.write',
+  'GET /api/audit': 'audit.read',
   'GET /breakout-status-webhook.php': 'public',
   'POST /breakout-webhook.php': 'public',
   'GET /log-reader-webhook.php': 'public',

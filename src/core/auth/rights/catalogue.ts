@@ -42,6 +42,8 @@ export const SDS_RIGHTS = [
   'breakout.drop',
   'webhooks.manage',
   'scheduler.manage',
+  // Who changed what and who logged in (docs/supervision.md#audit-trail): the office's supervision.
+  'audit.read',
 ] as const;
 
 export type Right = (typeof CSWEB_RIGHTS)[number] | (typeof SDS_RIGHTS)[number];

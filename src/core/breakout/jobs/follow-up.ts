@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Store } from '../../../store/open-store.js';
 import type { JobError, JobResult, JobRow } from '../../../store/jobs-repo.js';
 import { processAlive, spawnJobProcess } from './job-process.js';
-import { logJobFailure } from '../log.js';
+import { logJobFailure, progressPercent } from '../log.js';
 import { jobLogName, storeFinishedLog } from '../../logs/index.js';
 import { currentNode, type NodeIdentity } from '../../../shared/node-id.js';
 import { claimJob } from './job-lease.js';
@@ -170,7 +170,8 @@ async function takeOverIfOver(
       dictionary: job.progress?.dictionary ?? job.dictionaries[0]!,
       level: 'warn',
       message: line,
-      progress: job.progress?.processed ?? 0,
+      // A percent: a count of cases above 100 broke the store's CHECK and lost the entry.
+      progress: progressPercent(job.progress),
       createdAt: new Date(now).toISOString(),
     });
   } catch {
