@@ -24,6 +24,7 @@ export const COMMAND_GROUPS: readonly { names: readonly string[]; load: () => Pr
   { names: ['dict'], load: async () => (await import('./commands/dict.js')).registerDictCommands },
   { names: ['cases'], load: async () => (await import('./commands/cases.js')).registerCasesCommands },
   { names: ['users'], load: async () => (await import('./commands/users.js')).registerUsersCommands },
+  { names: ['roles'], load: async () => (await import('./commands/roles.js')).registerRolesCommands },
   { names: ['audit'], load: async () => (await import('./commands/audit.js')).registerAuditCommands },
   { names: ['files'], load: async () => (await import('./commands/files.js')).registerFilesCommands },
   { names: ['serve'], load: async () => (await import('./commands/serve.js')).registerServeCommand },

@@ -1,5 +1,5 @@
 /**
- * Pure mapping of CSWeb roles to sds's three roles (docs/migrating-from-csweb.md#users-and-roles).
+ * Pure mapping of CSWeb roles to sds's built-in roles (docs/migrating-from-csweb.md#users-and-roles).
  * CSWeb grants rights per role: six global ones and, per dictionary, sync upload and download;
  * sds grants a fixed set per role (docs/http-api.md#roles). Each CSWeb role goes to the nearest
  * sds role, and every right that differs is reported: one the sds role adds (widened) or one it
@@ -9,7 +9,7 @@
 import type { CswebReportEntry } from './report-entry.js';
 
 /** sds's roles, as the store names them. */
-export type SdsRole = 'Administrator' | 'API' | 'Standard';
+export type SdsRole = 'Administrator' | 'API' | 'Standard User';
 
 /** A CSWeb role with its rights, as read from cspro_roles and the two permission tables. */
 export interface CswebRole {
@@ -37,11 +37,11 @@ const DOWNLOAD = 'dictionary_sync_download';
 const GLOBAL_RIGHTS = ['data_all', 'apps_all', 'users_all', 'roles_all', 'reports_all', 'settings_all'] as const;
 
 /**
- * The CSWeb rights each sds role amounts to. Standard reads and syncs cases of every dictionary;
+ * The CSWeb rights each sds role amounts to. Standard User reads and syncs cases of every dictionary;
  * API also deploys files and apps, runs breakouts and reads their status; Administrator does all.
  */
 const GRANTS: Record<SdsRole, readonly string[]> = {
-  Standard: ['data_all'],
+  'Standard User': ['data_all'],
   API: ['data_all', 'apps_all', 'reports_all', 'settings_all'],
   Administrator: GLOBAL_RIGHTS,
 };
@@ -61,13 +61,13 @@ function pick(held: ReadonlySet<string>): SdsRole {
   // right to its own role: in CSWeb either one already amounts to every right.
   if (held.has('users_all') || held.has('roles_all')) return 'Administrator';
   if (held.has('apps_all') || held.has('settings_all')) return 'API';
-  return 'Standard';
+  return 'Standard User';
 }
 
 /**
  * Maps one CSWeb role to the nearest sds role. `dictionaries` are every dictionary of the CSWeb
  * database (every sds role syncs them all); `holders` are the user names holding the role, named in
- * the report. Built-in roles: Administrator → Administrator exactly; Standard User → Standard,
+ * the report. Built-in roles: Administrator → Administrator exactly;  Standard User → Standard User,
  * which cannot delete dictionaries as CSWeb's Standard User can.
  */
 export function mapCswebRole(role: CswebRole, dictionaries: readonly string[], holders: readonly string[] = []): RoleMapping {
@@ -83,8 +83,8 @@ export function mapCswebRole(role: CswebRole, dictionaries: readonly string[], h
   if (role.id === CSWEB_ADMINISTRATOR) return { role: 'Administrator', report: [] };
   if (role.id === CSWEB_STANDARD_USER) {
     return {
-      role: 'Standard',
-      report: [line('CSWEB_ROLE_NARROWED', "may delete dictionaries in CSWeb; sds's Standard role may not (docs/http-api.md#roles)")],
+      role: 'Standard User',
+      report: [line('CSWEB_ROLE_NARROWED', "may delete dictionaries in CSWeb; sds's Standard User role may not (docs/http-api.md#roles)")],
     };
   }
   const held = new Set(role.permissions);

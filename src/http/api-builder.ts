@@ -2,7 +2,8 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { AppError } from '../shared/errors.js';
-import { PERMISSIONS, type Permission, type TokenService } from '../core/auth/index.js';
+import { BUILTIN_ROLES, type Right, type TokenService } from '../core/auth/index.js';
+import type { Store } from '../core/home/index.js';
 import type { AppEnv } from './app-env.js';
 import { auditedHandler, type AuditDeps, type RouteAudit } from './audit-route.js';
 import { authenticate } from './authenticate.js';
@@ -19,8 +20,11 @@ export interface ApiRoute {
   summary: string;
   description?: string;
   tags: string[];
-  /** Permission of the decision table, or `public` for routes needing no token. */
-  permission: Permission | 'public';
+  /**
+   * The right the caller needs (docs/supervision.md#rights-by-route-and-command), or `public` for
+   * routes needing no token. A dictionary right is checked on the dictionary the path names.
+   */
+  permission: Right | 'public';
   /** Limit of a form or JSON body read by the handler (bytes); multipart routes limit themselves. */
   bodyLimit?: number;
   /**
@@ -50,6 +54,7 @@ export class ApiBuilder {
   constructor(
     private readonly app: Hono<AppEnv>,
     private readonly tokens: TokenService,
+    private readonly store: Store,
     /** Where audited routes record their calls; without it (tests of one group) nothing is recorded. */
     private readonly audit?: AuditDeps,
   ) {
@@ -63,9 +68,11 @@ export class ApiBuilder {
 
   route(r: ApiRoute): void {
     const isPublic = r.permission === 'public';
+    const dictionaryParam = dictionaryParamOf(r.path);
     const roles = isPublic
       ? ''
-      : `Permission \`${r.permission}\`: roles ${(PERMISSIONS[r.permission as Permission] as readonly string[]).join(', ')}.`;
+      : `Permission \`${r.permission}\`${dictionaryParam ? ` on the dictionary \`{${dictionaryParam}}\`` : ''}: ` +
+        `built-in roles ${builtinHolders(r.permission as Right).join(', ')}, and the custom roles given it.`;
     this.registry.registerPath({
       method: r.method,
       path: r.path,
@@ -83,7 +90,7 @@ export class ApiBuilder {
         await next();
       },
     ];
-    if (!isPublic) chain.push(authenticate(this.tokens, r.permission as Permission));
+    if (!isPublic) chain.push(authenticate(this.tokens, this.store, r.permission as Right, dictionaryParam));
     if (r.bodyLimit !== undefined) {
       const max = r.bodyLimit;
       chain.push(
@@ -108,4 +115,21 @@ export class ApiBuilder {
         return other(c);
       });
   }
+}
+
+/**
+ * The path parameter naming the dictionary a route touches, whose per-dictionary rights apply
+ * (docs/supervision.md#roles-and-rights): `{name}` under `/api/dictionaries/`, `{dictionary}` anywhere.
+ */
+function dictionaryParamOf(path: string): string | undefined {
+  if (path.includes('{dictionary}')) return 'dictionary';
+  if (path.startsWith('/api/dictionaries/{name}')) return 'name';
+  return undefined;
+}
+
+/** The built-in roles that hold `right`, as the OpenAPI document lists them. */
+function builtinHolders(right: Right): string[] {
+  return Object.entries(BUILTIN_ROLES)
+    .filter(([, rights]) => rights.includes(right))
+    .map(([role]) => role);
 }

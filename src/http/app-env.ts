@@ -1,5 +1,5 @@
 import type { HttpBindings } from '@hono/node-server';
-import type { Principal } from '../core/auth/index.js';
+import type { Principal, Right } from '../core/auth/index.js';
 
 /**
  * Hono environment of the app. Bindings are those of @hono/node-server (the raw Node request,
@@ -8,6 +8,9 @@ import type { Principal } from '../core/auth/index.js';
  */
 export interface AppEnv {
   Bindings: Partial<HttpBindings>;
-  /** `route`: the OpenAPI path of the route that took the request (ApiBuilder), for the metrics' labels. */
-  Variables: { principal: Principal; requestId: string; route: string };
+  /**
+   * `route`: the OpenAPI path of the route that took the request (ApiBuilder), for the metrics' labels.
+   * `rights`: the caller's effective rights on the route's dictionary (authenticate.ts).
+   */
+  Variables: { principal: Principal; rights: ReadonlySet<Right>; requestId: string; route: string };
 }

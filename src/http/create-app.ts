@@ -30,6 +30,7 @@ import { tokenRoutes } from './routes/token.js';
 import { syncRoutes } from './routes/sync.js';
 import { userRoutes } from './routes/users.js';
 import { dataSourceRoutes } from './routes/data-source.js';
+import { roleRoutes } from './routes/roles.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { reportRoutes } from './routes/reports.js';
 
@@ -52,6 +53,7 @@ const GROUPS: ((api: ApiBuilder, deps: RouteDeps) => void)[] = [
   breakoutRoutes,
   schedulerRoutes,
   webhookRoutes,
+  roleRoutes,
   reportRoutes,
 
   auditRoutes,
@@ -129,7 +131,7 @@ export async function createApp(deps: AppDeps): Promise<Hono<AppEnv>> {
   app.onError((err, c) => errorResponse(c, err, config.log));
   app.notFound((c) => errorResponse(c, noRoute(c.req.method, c.req.path)));
 
-  const api = new ApiBuilder(app, tokens, { store: deps.store, trustedProxies: () => config.trustedProxies ?? [] });
+  const api = new ApiBuilder(app, tokens, deps.store, { store: deps.store, trustedProxies: () => config.trustedProxies ?? [] });
   // One budget for every upload this app serves (docs/limits.md#memory-of-uploads-in-flight).
   const uploadMemory = new MemoryBudget(limits.uploadMemoryBytes);
   const routeDeps: RouteDeps = { store: deps.store, tokens, config, clock: deps.clock ?? Date.now, prometheus, health, uploadMemory };

@@ -108,6 +108,18 @@ export const ERROR_CODES = {
   NAME_COLLISION: { http: 400, exit: EXIT.invalid, title: 'two breakout tables or columns of a dictionary would get the same name' },
   NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'the named object does not exist' },
   CONFLICT: { http: 409, exit: EXIT.conflict, title: 'the object already exists or is in a conflicting state' },
+  // Roles and rights (docs/supervision.md#roles-and-rights)
+  ROLE_NOT_FOUND: { http: 404, exit: EXIT.notFound, title: 'no role of that name (names are case-sensitive)' },
+  ROLE_BUILTIN: {
+    http: 409,
+    exit: EXIT.conflict,
+    title: 'a built-in role cannot be removed, nor its default rights changed; Administrator has no per-dictionary rights',
+  },
+  RIGHT_UNKNOWN: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a right that does not exist, data.none with other rights, or a right that is not a dictionary right on a dictionary',
+  },
   PAYLOAD_TOO_LARGE: { http: 413, exit: EXIT.invalid, title: 'a request body or uploaded file is larger than the configured limit' },
   CASE_TOO_LARGE: {
     http: 413,

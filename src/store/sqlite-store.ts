@@ -28,6 +28,7 @@ import { SyncReportsRepo } from './sync-reports-repo.js';
 import { AppPackagesRepo } from './app-packages-repo.js';
 import { CaseQueriesRepo } from './case-queries-repo.js';
 import { DutyClaimsRepo } from './duty-claims-repo.js';
+import { RolesRepo } from './roles-repo.js';
 import { AuditRepo } from './audit-repo.js';
 import { Gate } from './gate.js';
 import type { FileStore } from './file-store-contract.js';
@@ -63,6 +64,7 @@ function reposOf(db: Db, models: DictionaryModelCache): StoreRepos {
     appPackages: new AppPackagesRepo(db),
     caseQueries: new CaseQueriesRepo(db),
     duties: new DutyClaimsRepo(db),
+    roles: new RolesRepo(db),
     syncReports: new SyncReportsRepo(db),
 
     audit: new AuditRepo(db),
@@ -135,6 +137,7 @@ export class SqliteStore implements Store {
   declare readonly appPackages: AppPackagesRepo;
   declare readonly caseQueries: CaseQueriesRepo;
   declare readonly duties: DutyClaimsRepo;
+  declare readonly roles: RolesRepo;
   declare readonly syncReports: SyncReportsRepo;
 
   declare readonly audit: AuditRepo;

@@ -20,6 +20,7 @@ import type { LogRetentionRepo } from './log-retention-repo.js';
 import type { LoginThrottleRepo } from './login-throttle-repo.js';
 import type { MonitoringRepo } from './monitoring-repo.js';
 import type { RateLimitRepo } from './rate-limit-repo.js';
+import type { RolesRepo } from './roles-repo.js';
 import type { RefreshTokensRepo } from './refresh-tokens-repo.js';
 import type { SchedulesRepo } from './schedules-repo.js';
 import type { SettingsRepo } from './settings-repo.js';
@@ -61,6 +62,7 @@ export interface StoreRepos {
   readonly appPackages: RepoContract<AppPackagesRepo>;
   readonly caseQueries: RepoContract<CaseQueriesRepo>;
   readonly duties: RepoContract<DutyClaimsRepo>;
+  readonly roles: RepoContract<RolesRepo>;
   readonly syncReports: RepoContract<SyncReportsRepo>;
 
   readonly audit: RepoContract<AuditRepo>;

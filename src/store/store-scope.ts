@@ -31,6 +31,7 @@ export const REPO_NAMES = Object.freeze([
   'appPackages',
   'caseQueries',
   'duties',
+  'roles',
   'syncReports',
   'audit',
 ] as const satisfies readonly (keyof StoreRepos)[]);
@@ -119,6 +120,9 @@ export abstract class TransactionScopeBase implements StoreScope {
   }
   get duties() {
     return this.repo('duties');
+  }
+  get roles() {
+    return this.repo('roles');
   }
   get syncReports() {
     return this.repo('syncReports');

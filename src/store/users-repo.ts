@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { nowIso } from './clock.js';
 
-export type Role = 'Administrator' | 'API' | 'Standard';
+/** The name of a role: a row of `roles` (docs/supervision.md#roles-and-rights). */
+export type Role = string;
 
 /** Who an account belongs to (docs/supervision.md#accounts); null when unknown. */
 export interface AccountProfile {

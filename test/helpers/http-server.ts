@@ -13,7 +13,7 @@ import { fixture, tempStore } from './temp-home.js';
 export const USERS = {
   admin: { username: 'admin', password: 'admin-password-1', role: 'Administrator' },
   api: { username: 'integration', password: 'api-password-12', role: 'API' },
-  standard: { username: 'interviewer', password: 'standard-pass-1', role: 'Standard' },
+  standard: { username: 'interviewer', password: 'standard-pass-1', role: 'Standard User' },
   disabled: { username: 'gone', password: 'disabled-pass-1', role: 'API' },
 } as const;
 

@@ -9,6 +9,7 @@ import {
   removeUser,
   setUserRole,
 } from '../../core/auth/index.js';
+import { AppError } from '../../shared/errors.js';
 import { action, examples } from '../action.js';
 import { audited } from '../audited.js';
 import { readSecret } from '../read-secret.js';
@@ -18,7 +19,7 @@ import { profileInput, profileOptions, registerAccountCommands } from './users-a
 export function registerUsersCommands(program: Command): void {
   const users = program
     .command('users')
-    .description('accounts of the HTTP API (roles Administrator, API, Standard)')
+    .description('accounts of the HTTP API and their roles (sds roles list)')
     .addHelpText(
       'after',
       examples(
@@ -26,7 +27,7 @@ export function registerUsersCommands(program: Command): void {
         'sds users list --json',
         'sds users import interviewers.csv --header',
         'sds users disable alice',
-        'sds users set-role alice --role Administrator',
+        'sds users set-role alice Supervisor',
         'sds users remove alice',
       ),
     );
@@ -35,7 +36,7 @@ export function registerUsersCommands(program: Command): void {
     users
       .command('add <name>')
       .description('create an account; the password is read from stdin (piped) or a hidden prompt')
-      .requiredOption('--role <role>', 'Administrator, API or Standard')
+      .requiredOption('--role <role>', "a role of sds roles list: 'Standard User', API, Developer, Administrator or a custom one")
       .option('--password-stdin', 'read the password from standard input (the default when stdin is not a terminal)'),
   )
     .addHelpText(
@@ -121,16 +122,28 @@ export function registerUsersCommands(program: Command): void {
     );
 
   users
-    .command('set-role <name>')
+    .command('set-role <name> [role]')
     .description('give an account another role; its access and refresh tokens stop working at once')
-    .requiredOption('--role <role>', 'Administrator, API or Standard')
-    .addHelpText('after', examples('sds users set-role alice --role Administrator', 'sds users set-role alice --role Standard --json'))
+    .option('--role <role>', 'the role, when not given as the second argument')
+    .addHelpText(
+      'after',
+      examples(
+        'sds users set-role alice Supervisor',
+        "sds users set-role alice 'Standard User' --json",
+        'sds users set-role alice --role Administrator',
+      ),
+    )
     .action(
       audited(
         'users.set-role',
         (name: string) => `user:${name}`,
-        async (ctx, name: string, opts: { role: string }) => {
-          const u = await setUserRole(await ctx.store(), name, opts.role);
+        async (ctx, name: string, role: string | undefined, opts: { role?: string }) => {
+          if (role !== undefined && opts.role !== undefined && role !== opts.role) {
+            throw new AppError('USAGE', `two roles given (${role} and --role ${opts.role}): give one`, { field: 'role' });
+          }
+          const wanted = role ?? opts.role;
+          if (wanted === undefined) throw new AppError('USAGE', 'no role given: sds users set-role USER ROLE', { field: 'role' });
+          const u = await setUserRole(await ctx.store(), name, wanted);
           ctx.print(u, () =>
             u.changed
               ? `Role of ${u.username} changed from ${u.previous_role} to ${u.role}; its tokens are revoked, it must log in again`

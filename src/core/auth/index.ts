@@ -1,6 +1,6 @@
 /**
- * The auth module: users and passwords, OAuth clients, access and refresh tokens, permissions and
- * the login throttle.
+ * The auth module: users and passwords, OAuth clients, access and refresh tokens, roles and rights
+ * (rights/), and the login throttle.
  */
 export type { Principal } from './access-tokens.js';
 export { DEFAULT_CLIENTS } from './clients.js';
@@ -9,8 +9,20 @@ export type { LoginThrottlePolicy } from './login-throttle-policy.js';
 export type { LoginEvent } from './login-throttle.js';
 export { oauthError } from './oauth-error.js';
 export { isBcryptHash } from './passwords.js';
-export { PERMISSIONS, can, requirePermission } from './permissions.js';
-export type { Permission } from './permissions.js';
+export {
+  BUILTIN_ROLES,
+  CSWEB_RIGHTS,
+  RIGHTS,
+  SDS_RIGHTS,
+  addRole,
+  effectiveRights,
+  listRoles,
+  removeRole,
+  requireRight,
+  setRoleRights,
+  showRole,
+} from './rights/index.js';
+export type { Right, RoleDetail, RoleRemoved, RoleView } from './rights/index.js';
 export { accessTokenKey } from './signing-key.js';
 export { createTokenService } from './tokens.js';
 export type { TokenGrant, TokenResponse, TokenService } from './tokens.js';
@@ -19,6 +31,6 @@ export type { CsproUser } from './cspro-user.js';
 export { addUser, changePassword, disableUser, enableUser, listUsers, removeUser, setUserRole } from './users.js';
 export { showUser, updateUser } from './account-profile.js';
 export type { ProfileInput } from './account-profile.js';
-export type { UserView } from './users.js';
+export type { UserListItem, UserView } from './users.js';
 export { importUsersCsv } from './users-import.js';
 export type { UsersImportOptions, UsersImportResult } from './users-import.js';

@@ -6,7 +6,7 @@
 import type { AccountProfile, Role } from '../../store/users-repo.js';
 import { cswebUsernameProblem, emailProblem, nameProblem, phoneProblem } from './account-fields.js';
 import { passwordProblem } from './passwords.js';
-import { ROLE_NAME_CHOICES, roleFromName } from './role-name.js';
+import { roleFromName } from './role-name.js';
 import type { CsvRecord } from './users-csv.js';
 
 /** CSWeb's column order; email and phone may be left out. */
@@ -41,6 +41,8 @@ export interface ImportPlanOptions {
   update: boolean;
   /** The names of the accounts in the store. */
   existing: readonly string[];
+  /** The names of the roles in the store (docs/supervision.md#roles-and-rights). */
+  roles: readonly string[];
 }
 
 /** The plan: rows to write when `problems` is empty, else nothing may be written. */
@@ -101,8 +103,8 @@ export function planUsersImport(records: readonly CsvRecord[], opts: ImportPlanO
     check('username', cswebUsernameProblem(username));
     check('first name', nameProblem('first name', first));
     check('last name', nameProblem('last name', last));
-    const role = roleFromName(rawRole);
-    if (!role) problem(`role "${rawRole.trim().slice(0, 64)}" is not one of ${ROLE_NAME_CHOICES.join(', ')}`, 'role name');
+    const role = roleFromName(rawRole, opts.roles);
+    if (!role) problem(`role "${rawRole.trim().slice(0, 64)}" is not one of ${opts.roles.join(', ')}`, 'role name');
     // The password as written: spaces around it are part of it.
     check('password', passwordProblem(password));
     if (email !== null) check('email', emailProblem(email));

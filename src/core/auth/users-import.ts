@@ -8,6 +8,8 @@ import { AppError } from '../../shared/errors.js';
 import { limitsOf } from '../home/index.js';
 import { hashPassword } from './passwords.js';
 import { readCsvRecords } from './users-csv.js';
+import { requireGrantable } from './rights/roles.js';
+import type { Right } from './rights/catalogue.js';
 import { accountRecords, planUsersImport, type ImportProblem, type ImportRow } from './users-import-plan.js';
 
 export interface UsersImportOptions {
@@ -17,6 +19,11 @@ export interface UsersImportOptions {
   update?: boolean;
   /** The file's name, for messages. */
   source?: string;
+  /**
+   * The rights of an HTTP caller: it may give only roles whose rights it holds itself
+   * (docs/supervision.md#roles-and-rights). The CLI, the operator, has no such limit.
+   */
+  grantor?: ReadonlySet<Right>;
 }
 
 /** What an import did, account by account. */
@@ -94,8 +101,10 @@ export async function importUsersCsv(store: Store, csv: Uint8Array | string, opt
   if (count === 0) throw invalid([{ line: 1, message: 'the file holds no account' }], source, false);
 
   const existing = (await store.users.listWithHashes()).map((u) => u.username);
-  const plan = planUsersImport(read.records, { header, update: opts.update === true, existing });
+  const roles = (await store.roles.list()).map((r) => r.name);
+  const plan = planUsersImport(read.records, { header, update: opts.update === true, existing, roles });
   if (plan.problems.length) throw invalid(plan.problems, source, plan.headerSuspected);
+  if (opts.grantor) for (const role of new Set(plan.rows.map((r) => r.role))) await requireGrantable(store, role, opts.grantor);
   const hashes = await hashAll(plan.rows);
 
   const now = Date.now();

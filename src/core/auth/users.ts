@@ -1,12 +1,13 @@
 import type { Store } from '../../store/open-store.js';
+import type { StoreScope } from '../../store/store-contract.js';
 import type { Role, UserRow } from '../../store/users-repo.js';
 import { checkProfileInput, type ProfileInput } from './account-profile.js';
 import { AppError } from '../../shared/errors.js';
 import { hashPassword, passwordProblem, passwordScheme, type PasswordScheme } from './passwords.js';
 import { userKeyName } from './login-throttle.js';
 import { DEFAULT_LOGIN_THROTTLE } from './login-throttle-policy.js';
-
-const ROLES: readonly Role[] = ['Administrator', 'API', 'Standard'];
+import { requireGrantable, requireRoleName } from './rights/roles.js';
+import type { Right } from './rights/catalogue.js';
 
 const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 
@@ -56,10 +57,19 @@ export function view(u: UserRow & { passwordHash: string }): UserView {
   };
 }
 
-/** Checks that `role` is exactly one of the three roles (no case folding: roles are words of the spec). */
-function parseRole(role: unknown): Role {
-  if (typeof role === 'string' && (ROLES as readonly string[]).includes(role)) return role as Role;
-  throw new AppError('USAGE', `role must be one of ${ROLES.join(', ')}; got "${String(role)}"`, { field: 'role' });
+/**
+ * The stored name of role `role`: a role of the store, exactly (no case folding), or `Standard`,
+ * the old name of Standard User (docs/supervision.md#roles-and-rights). An unknown role is USAGE
+ * naming the roles, as before custom roles.
+ */
+async function parseRole(store: StoreScope, role: unknown): Promise<Role> {
+  try {
+    if (typeof role === 'string') return await requireRoleName(store, role);
+  } catch (err) {
+    if (!(err instanceof AppError && err.code === 'ROLE_NOT_FOUND')) throw err;
+  }
+  const roles = (await store.roles.list()).map((r) => r.name);
+  throw new AppError('USAGE', `role must be one of ${roles.join(', ')}; got "${String(role)}"`, { field: 'role' });
 }
 
 function checkPassword(password: string): void {
@@ -84,7 +94,7 @@ export async function addUser(
       },
     );
   }
-  const r = parseRole(role);
+  const r = await parseRole(store, role);
   const fields = checkProfileInput(profile);
   checkPassword(password);
   if (await store.users.find(username)) throw new AppError('CONFLICT', `user ${username} already exists`, { user: username });
@@ -143,14 +153,18 @@ export async function enableUser(store: Store, username: string): Promise<UserVi
  * Gives an account another role. Every token issued under the old role ends (the token version
  * is bumped and the refresh tokens revoked, in one transaction): its holder logs in again and gets
  * tokens of the new role (docs/http-api.md#what-ends-a-token). The same role again changes nothing.
+ * `grantor`, the rights of an HTTP caller, may give only a role it could have itself (the CLI is
+ * the operator: no such limit).
  */
 export async function setUserRole(
   store: Store,
   username: string,
   role: unknown,
   now: number = Date.now(),
+  grantor?: ReadonlySet<Right>,
 ): Promise<UserView & { changed: boolean; previous_role: Role }> {
-  const r = parseRole(role);
+  const r = await parseRole(store, role);
+  if (grantor) await requireGrantable(store, r, grantor);
   return store.transaction(async (tx) => {
     const u = await tx.users.find(username);
     if (!u) throw new AppError('NOT_FOUND', `user ${username} not found`, { user: username });

@@ -102,7 +102,7 @@ async function apply(
           level: 'warn',
           code: 'CSWEB_USER_UUID_TAKEN',
           user: u.username,
-          message: `CSWeb user ${u.username} has the uuid ${uuid}, which another sds account has; the account gets a new one`,
+          message: `CSWeb user ${u.username} has the uuid ${uuid}, which another account of this home has; the account gets a new one`,
         });
         uuid = undefined;
       }

@@ -4,7 +4,6 @@ import type { FileSnapshot, Present } from '../../store/file-store-contract.js';
 import type { FileRow } from '../../store/files-repo.js';
 import type { Role } from '../../store/users-repo.js';
 import { AppError } from '../../shared/errors.js';
-import { can } from '../auth/index.js';
 import { contentTypeOf, mediaName } from './media-path.js';
 
 /** File metadata (docs/http-api.md#routes: at least name and size). */
@@ -21,6 +20,8 @@ export interface FileInfo {
 export interface FileWriter {
   username: string;
   role: Role;
+  /** True when the account holds files.write (docs/sync.md, "Who may replace a file"). */
+  filesWrite: boolean;
 }
 
 export interface PutFileOptions {
@@ -66,7 +67,7 @@ async function info(store: StoreScope, name: string): Promise<FileInfo> {
  * without metadata), nor one from before the rule (migration 0014).
  */
 export function mayReplace(existing: FileRow | undefined, onDisk: boolean, writer: FileWriter | undefined): boolean {
-  if (writer === undefined || can(writer.role, 'files.write')) return true;
+  if (writer === undefined || writer.filesWrite) return true;
   if (existing) return !existing.office;
   return !onDisk;
 }
@@ -104,7 +105,7 @@ export async function storeFile(
   const file = opts.file ?? name;
   await checkReplace(store, name, await store.fileStore.present('media', name, file), opts);
   const staged = await store.fileStore.stage('media', name, content, { file, maxBytes: opts.maxBytes, expectedMd5: opts.expectedMd5 });
-  const office = opts.recordAsField === undefined && (opts.writer === undefined || can(opts.writer.role, 'files.write'));
+  const office = opts.recordAsField === undefined && (opts.writer === undefined || opts.writer.filesWrite);
   const { result } = await store.fileStore.commit(staged, {
     mtimeMs: opts.mtimeMs,
     check: (scope, present) => checkReplace(scope, name, present, opts),

@@ -7,7 +7,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Store } from '../../store/open-store.js';
-import type { Role } from '../../store/users-repo.js';
+import type { Right } from '../auth/index.js';
 import { fitting } from '../../store/cases-repo.js';
 import type { CaseIdentifierRow, CaseSummaryQueryRow } from '../../store/case-queries-repo.js';
 import { v3CaseJson } from '../../sync/case-json-v3.js';
@@ -28,15 +28,16 @@ export interface DataSourceMetadata {
 }
 
 /**
- * The metadata the data source reads when it opens a dictionary: what the account's role may do,
+ * The metadata the data source reads when it opens a dictionary: what the account may do with it
+ * (`rights`: its effective rights on this dictionary, docs/supervision.md#roles-and-rights),
  * the key structure it compares with its own dictionary's, and the newest revision of the
  * dictionary's cases (its cache is current while this does not move). DICTIONARY_NOT_FOUND when
  * the dictionary does not exist: the client then uploads it.
  */
-export async function dataSourceMetadata(store: Store, dictionaryName: string, role: Role): Promise<DataSourceMetadata> {
+export async function dataSourceMetadata(store: Store, dictionaryName: string, rights: ReadonlySet<Right>): Promise<DataSourceMetadata> {
   const dict = await requireDictionary(store, dictionaryName);
   return {
-    permissions: dataSourcePermissions(role),
+    permissions: dataSourcePermissions(rights),
     dictionaryKeyStructure: dictionaryKeyStructure(dict.model),
     maxRevision: await store.cases.maxRevision(dict.id),
   };

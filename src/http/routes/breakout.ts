@@ -11,6 +11,7 @@ import {
 import { metrics } from '../../core/metrics/index.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { readJson } from '../read-body.js';
+import { requireOnDictionaries } from '../dictionary-rights.js';
 import {
   BreakoutLogs,
   BreakoutStartBody,
@@ -72,6 +73,7 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     },
     handler: async (c) => {
       const body = await readJson(c, BreakoutStartBody);
+      await requireOnDictionaries(c, store, 'breakout.run', body.dictionaries);
       return c.json(await startBreakout(store, { ...body, origin: 'api' }, { env: config.env }), 202);
     },
   });
@@ -175,6 +177,7 @@ export function breakoutRoutes(api: ApiBuilder, { store, config }: RouteDeps): v
     },
     handler: async (c) => {
       const body = await readJson(c, TriggerBody);
+      await requireOnDictionaries(c, store, 'breakout.run', [body.dictionary]);
       return c.json(await triggerBreakout(store, { ...body, origin: 'api-trigger' }), 202);
     },
   });

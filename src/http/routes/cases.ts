@@ -33,7 +33,7 @@ export function caseRoutes(api: ApiBuilder, { store, prometheus }: RouteDeps): v
       'paged as the options say, at most `data_source_cases` per reply (then `resultLimit`; docs/limits.md); 400 `CASES_OPTIONS_INVALID` ' +
       'names a bad key, 400 `JSON_TOO_DEEP` refuses options nested deeper than `json_depth`.',
     tags: ['cases'],
-    permission: 'cases.read',
+    permission: 'data.read',
     request: { params: DictionaryNameParams, query: CasesQuery, headers: SyncDownloadHeaders.extend(DataSourceQueryHeaders.shape) },
     responses: {
       200: {

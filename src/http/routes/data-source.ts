@@ -48,11 +48,12 @@ export function dataSourceRoutes(api: ApiBuilder, { store }: RouteDeps): void {
     path: '/api/dictionaries/{name}/metadata',
     summary: 'What the CSPro 8.1 data source reads when it opens a dictionary',
     description:
-      'The permissions of the account’s role in the data source’s words, the key structure it compares with its own dictionary ' +
+      'The account’s effective rights on this dictionary (its role’s, or the role’s rows for the dictionary) in the data source’s words, the key structure it compares with its own dictionary ' +
       'and the newest revision of the dictionary’s cases (docs/sync.md#the-81-data-source). A dictionary that does not exist is a JSON ' +
-      '404, after which the client uploads it.',
+      '404, after which the client uploads it. It needs `dictionaries.read`, not `data.read`: an account with nothing on the ' +
+      'dictionary is told `data.none`, as CSWeb 8.1 tells it, and the client refuses with its own message.',
     tags: ['sync'],
-    permission: 'cases.read',
+    permission: 'dictionaries.read',
     request: { params: DictionaryNameParams },
     responses: {
       200: json(DataSourceMetadata, 'the metadata'),
@@ -60,7 +61,7 @@ export function dataSourceRoutes(api: ApiBuilder, { store }: RouteDeps): void {
     },
     handler: async (c) => {
       const { name } = validate(DictionaryNameParams, c.req.param(), 'path');
-      return c.json(await dataSourceMetadata(store, name, c.get('principal').role));
+      return c.json(await dataSourceMetadata(store, name, c.get('rights')));
     },
   });
 
@@ -73,7 +74,7 @@ export function dataSourceRoutes(api: ApiBuilder, { store }: RouteDeps): void {
       'when the application touches the item; `Content-MD5` is the md5 in hex (the signature). 404 when this server does not hold ' +
       'the content (docs/sync.md#binary-items).',
     tags: ['sync'],
-    permission: 'cases.read',
+    permission: 'data.read',
     request: { params: BinaryDataParams },
     responses: {
       200: {
@@ -108,7 +109,7 @@ export function dataSourceRoutes(api: ApiBuilder, { store }: RouteDeps): void {
       'becomes a tombstone at one new revision (devices and the incremental breakout see the deletions), recorded in the sync history. ' +
       'The dictionary, its tombstones and the positions of its cases stay (docs/sync.md#the-81-data-source).',
     tags: ['sync'],
-    permission: 'cases.clear',
+    permission: 'data.clear',
     audit: { action: 'cases.clear', target: 'dictionary:{name}' },
     request: { params: DictionaryNameParams },
     responses: {

@@ -20,7 +20,7 @@ export function exportRoutes(api: ApiBuilder, { store }: RouteDeps): void {
       'A single CSV or Parquet table is streamed as it is read from the store; Stata and SPSS files and zips are written to a temporary ' +
       'folder first (the server needs room for them), then sent. Sent as an attachment (`Content-Disposition`).',
     tags: ['export'],
-    permission: 'cases.export',
+    permission: 'data.export',
     request: { params: DictionaryNameParams, query: ExportQuery },
     responses: {
       200: {

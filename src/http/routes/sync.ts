@@ -134,7 +134,7 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
       'and later (`User-Agent: CSPro sync client/8.1…`), `2.0` to every other client, since an 8.0 client refuses a server above 2 ' +
       '(docs/sync.md#client-versions).',
     tags: ['sync'],
-    permission: 'cases.read',
+    permission: 'data.read',
     responses: { 200: json(ServerInfo, 'server info') },
     handler: async (c) => {
       const info = await serverInfo(store, apiVersionOf(c));
@@ -157,7 +157,7 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
       'server never issued. A body in the `cssync` container (cases with binary items: docs/sync.md#binary-items) carries the ' +
       'content of each binary item after the case JSON; each is stored by its md5 signature before the cases are written.',
     tags: ['sync'],
-    permission: 'cases.write',
+    permission: 'data.write',
     request: { params: DictionaryNameParams, body: { required: true, content: { 'application/json': { schema: WireCaseList } } } },
     responses: {
       200: json(SyncSuccess, 'stored; the new revision is in ETag and x-csw-current-revision'),
@@ -210,7 +210,7 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
     path: '/api/dictionaries/{name}/cases/{id}',
     summary: 'One case in the sync wire form',
     tags: ['sync'],
-    permission: 'cases.read',
+    permission: 'data.read',
     request: { params: CaseIdParams },
     responses: {
       200: json(AnyWireCase, 'the case (CSPro 8.1’s case JSON to CSPro 8.1 and later)'),
@@ -229,7 +229,7 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
     description:
       'Devices receive the deletion on their next download; the incremental breakout removes the case. Recorded in the device’s sync history.',
     tags: ['sync'],
-    permission: 'cases.delete',
+    permission: 'data.delete',
     audit: { action: 'cases.delete', target: 'case:{name}/{id}' },
     request: { params: CaseIdParams },
     responses: { 200: json(SyncSuccess, 'deleted (or already deleted)'), 404: json(ErrorBody, 'no such dictionary or case') },
@@ -249,7 +249,7 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
       '(`x-csw-device`) and the account that sent it (table `sync_messages`); the reply, which the client hands back to logic, is ' +
       'JSON `null`, as CSWeb 8.1 answers, to every client (docs/sync.md#messages).',
     tags: ['sync'],
-    permission: 'cases.write',
+    permission: 'messages.write',
     bodyLimit: config.maxBodyBytes,
     request: { body: { required: true, content: { 'application/json': { schema: SyncMessageBody } } } },
     responses: {
@@ -403,7 +403,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
       // CSPro 8.1 compresses the file (docs/sync.md#compressed-bodies); Content-MD5 is that of the inflated bytes.
       const body = inflateLabelled(fileBody(c), c.req.header('content-encoding'), path);
       const info = await putClientFile(store, path, body, {
-        writer: { username, role },
+        writer: { username, role, filesWrite: c.get('rights').has('files.write') },
         expectedMd5: c.req.header('content-md5') || undefined,
         maxBytes: limit,
       });
@@ -444,7 +444,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
       'The `<name>.zip` files of the apps area (`<home>/files/apps`); the build time is the file’s modification time. ' +
       'Description and version are those read from the package’s `package.json` when it was deployed, or kept by an import from CSWeb; empty for a zip put there by hand.',
     tags: ['sync'],
-    permission: 'files.sync',
+    permission: 'apps.read',
     responses: { 200: json(AppList, 'the packages') },
     handler: async (c) => c.json(await listApps(store)),
   });
@@ -456,7 +456,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     description:
       '304 when `If-None-Match` is its md5 (or its signature, the md5 of its `package.json`, kept by a deployment or an import) or `x-csw-package-build-time` is not older than its build time. The whole zip is sent (`x-csw-package-files` is not used to trim it).',
     tags: ['sync'],
-    permission: 'files.sync',
+    permission: 'apps.read',
     request: { params: AppNameParams },
     responses: {
       200: binary('the zip'),
@@ -501,7 +501,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
       'and its `buildTime` becomes the package’s build time (else the time it was stored); a zip without one is stored all the same, ' +
       'without them, and the server log warns (docs/sync.md#apps).',
     tags: ['sync'],
-    permission: 'files.write',
+    permission: 'apps.write',
     request: {
       params: AppNameParams,
       body: { required: true, content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } },
@@ -546,7 +546,7 @@ function fileSyncRoutes(api: ApiBuilder, store: Store, config: HttpConfig): void
     summary: 'Remove an application package',
     description: 'Removes `<home>/files/apps/<name>.zip` and the metadata kept with it; 200 with CSWeb’s success body (docs/sync.md#apps).',
     tags: ['sync'],
-    permission: 'files.write',
+    permission: 'apps.write',
     request: { params: AppNameParams },
     responses: {
       200: json(SyncSuccess, 'removed'),

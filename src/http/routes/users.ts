@@ -27,7 +27,7 @@ export function userRoutes(api: ApiBuilder, { store }: RouteDeps): void {
         '400 lists every bad line in `details.errors`. An account that exists is updated only with `update=true`. ' +
         'See docs/supervision.md#accounts.',
       tags: ['users'],
-      permission: 'users.manage',
+      permission: 'users.write',
       bodyLimit: maxBytes,
       request: {
         query: UsersImportQuery,
@@ -59,7 +59,14 @@ export function userRoutes(api: ApiBuilder, { store }: RouteDeps): void {
         if (!CSV_TYPES.has(type)) throw new AppError('USAGE', 'send the accounts as text/csv or text/plain');
         const header = q.header === 'true' || c.req.header('x-csw-data-header') === '1';
         const body = new Uint8Array(await c.req.arrayBuffer());
-        return c.json(await importUsersCsv(store, body, { header, update: q.update === 'true', source: 'the CSV of accounts' }));
+        return c.json(
+          await importUsersCsv(store, body, {
+            header,
+            update: q.update === 'true',
+            source: 'the CSV of accounts',
+            grantor: c.get('rights'),
+          }),
+        );
       },
     });
   }

@@ -24,7 +24,7 @@ export const UsersImported = z
       z.strictObject({
         line: z.int().min(1).meta({ description: 'the line of the file the account is on' }),
         username: z.string(),
-        role: z.enum(['Administrator', 'API', 'Standard']),
+        role: z.string().meta({ description: 'the role the account has now', example: 'Standard User' }),
         action: z.enum(['add', 'update']),
       }),
     ),

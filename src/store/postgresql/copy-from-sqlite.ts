@@ -144,7 +144,10 @@ export async function tablesWithRows(client: ClientBase, tables: CopyTable[]): P
         : t.name === 'audit_chain'
           ? // The head row migration 0034 seeds: a trail with nothing in it yet (docs/supervision.md#audit-trail).
             `SELECT EXISTS (SELECT 1 FROM audit_chain WHERE head_seq <> 0 OR anchor_seq <> 0 OR backed_up_seq <> 0) AS rows`
-          : `SELECT EXISTS (SELECT 1 FROM ${quoteIdent(t.name)}) AS rows`;
+          : t.name === 'roles'
+            ? // The built-in roles migration 0031 seeds (docs/supervision.md#roles-and-rights): only a custom role is data.
+              `SELECT EXISTS (SELECT 1 FROM roles WHERE builtin = 0) AS rows`
+            : `SELECT EXISTS (SELECT 1 FROM ${quoteIdent(t.name)}) AS rows`;
     if ((await client.query<{ rows: boolean }>(sql)).rows[0]?.rows) found.push(t.name);
   }
   return found;
@@ -360,6 +363,8 @@ export async function clearNewStoreRows(client: ClientBase): Promise<void> {
   await client.query('DELETE FROM metric_counters');
   // The audit trail's head row comes from the SQLite store, with the chain it heads.
   await client.query('DELETE FROM audit_chain');
+  // The built-in roles come from the SQLite store too, which has them from the same migration.
+  await client.query('DELETE FROM roles');
 }
 
 /** True when the database's current schema holds any table (an sds store or anything else). */

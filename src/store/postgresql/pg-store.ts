@@ -39,6 +39,7 @@ import { PgMonitoringRepo } from './monitoring-repo.js';
 import { PgAppPackagesRepo } from './app-packages-repo.js';
 import { PgCaseQueriesRepo } from './case-queries-repo.js';
 import { PgDutyClaimsRepo } from './duty-claims-repo.js';
+import { PgRolesRepo } from './roles-repo.js';
 import { PgSyncReportsRepo } from './sync-reports-repo.js';
 
 import { PgAuditRepo } from './audit-repo.js';
@@ -72,6 +73,7 @@ function reposOf(runner: PgRunner, models: DictionaryModelCache): StoreRepos {
     appPackages: new PgAppPackagesRepo(runner),
     caseQueries: new PgCaseQueriesRepo(runner),
     duties: new PgDutyClaimsRepo(runner),
+    roles: new PgRolesRepo(runner),
     syncReports: new PgSyncReportsRepo(runner),
 
     audit: new PgAuditRepo(runner),
@@ -132,6 +134,7 @@ export class PostgresStore implements Store {
   declare readonly appPackages: StoreRepos['appPackages'];
   declare readonly caseQueries: StoreRepos['caseQueries'];
   declare readonly duties: StoreRepos['duties'];
+  declare readonly roles: StoreRepos['roles'];
   declare readonly syncReports: StoreRepos['syncReports'];
 
   declare readonly audit: StoreRepos['audit'];

@@ -35,7 +35,7 @@ test('a backup taken during a steady sync upload restores every case acknowledge
   const setup = await openStore(home);
   const file = fixture('popstan-census.json.dcf');
   const dict = (await uploadDictionary(setup, { source: readFileSync(file), label: 'popstan', file })).name;
-  await addUser(setup, USER.username, 'Standard', USER.password);
+  await addUser(setup, USER.username, 'Standard User', USER.password);
   await setup.close();
 
   const server = await startServe(home.root);

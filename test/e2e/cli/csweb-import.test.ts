@@ -99,7 +99,7 @@ test('sds csweb import brings the accounts (their CSWeb passwords) and, with --f
     const users = runCli(home.root, ['users', 'list', '--json']).json<{ username: string; role: string; password_scheme: string }[]>();
     assert.deepEqual(
       users.map((u) => [u.username, u.role, u.password_scheme]),
-      [['amina', 'Standard', 'bcrypt']],
+      [['amina', 'Standard User', 'bcrypt']],
     );
     const got = runCli(home.root, ['files', 'get', 'paradata/day1.txt']);
     assert.equal(got.code, 0, show(got));

@@ -45,7 +45,7 @@ test('two homes on one PostgreSQL store: a file one process writes, another read
     assert.equal(runCli(a.root, ['init'], { env }).code, 0);
     for (const [user, role] of [
       ['office', 'API'],
-      ['interviewer', 'Standard'],
+      ['interviewer', 'Standard User'],
     ]) {
       const r = runCli(a.root, ['users', 'add', user!, '--role', role!, '--password-stdin'], { env, stdin: `${PASSWORD}\n` });
       assert.equal(r.code, 0, show(r));

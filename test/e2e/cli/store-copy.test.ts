@@ -137,7 +137,7 @@ async function filledHome(): Promise<{ home: ReturnType<typeof tempDir>; served:
   cli(['dict', 'upload', withPhoto, '--label', 'simplecapi']);
   cli(['cases', 'import', 'CEN2000', fixture('popstan-census.dat')]);
   cli(['users', 'add', 'admin', '--role', 'Administrator'], `${ADMIN_PASSWORD}\n`);
-  cli(['users', 'add', 'interviewer', '--role', 'Standard'], `${PASSWORD}\n`);
+  cli(['users', 'add', 'interviewer', '--role', 'Standard User'], `${PASSWORD}\n`);
   const media = join(home.root, 'photo.jpg');
   writeFileSync(media, Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]));
   cli(['files', 'put', media, '--name', 'photos/house 1.jpg']);
@@ -330,7 +330,7 @@ test('store copy moves a filled SQLite home and its files into an empty PostgreS
         .sort(),
       [
         ['admin', 'Administrator'],
-        ['interviewer', 'Standard'],
+        ['interviewer', 'Standard User'],
       ],
     );
     const hooks = runCli(home.root, ['webhooks', 'list', '--json'], { env });

@@ -147,7 +147,7 @@ test('a home written by sds 0.1.0 is refused until `sds migrate`, then reads bac
     users.map((u) => [u.username, u.role, u.disabled]),
     [
       ['alice', 'Administrator', false],
-      ['bob', 'Standard', false],
+      ['bob', 'Standard User', false],
     ],
   );
   // Migration 0023 gave each account its own UUID (docs/http-api.md#what-ends-a-token).

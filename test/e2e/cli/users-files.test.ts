@@ -51,11 +51,11 @@ describe('users and files', { concurrency: true }, () => {
       assert.equal(role.json().error, 'USAGE');
       assert.match(role.json().message, /Administrator/);
 
-      const short = await sds(home.root, ['users', 'add', 'carol', '--role', 'Standard', '--password-stdin', '--json'], {
+      const short = await sds(home.root, ['users', 'add', 'carol', '--role', 'Standard User', '--password-stdin', '--json'], {
         stdin: 'short\n',
       });
       assert.equal(short.code, 2, show(short));
-      const empty = await sds(home.root, ['users', 'add', 'dave', '--role', 'Standard', '--json']);
+      const empty = await sds(home.root, ['users', 'add', 'dave', '--role', 'Standard User', '--json']);
       assert.equal(empty.code, 2, `no password on stdin: ${show(empty)}`);
       assert.deepEqual(
         (await sds(home.root, ['users', 'list', '--json'])).json().map((x: { username: string }) => x.username),

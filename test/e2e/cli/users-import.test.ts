@@ -51,7 +51,7 @@ describe('sds users import', { concurrency: true }, () => {
         added: 3,
         updated: 0,
         accounts: [
-          { line: 2, username: 'amina01', role: 'Standard', action: 'add' },
+          { line: 2, username: 'amina01', role: 'Standard User', action: 'add' },
           { line: 3, username: 'joao02', role: 'Administrator', action: 'add' },
           { line: 4, username: 'api00003', role: 'API', action: 'add' },
         ],
@@ -60,7 +60,7 @@ describe('sds users import', { concurrency: true }, () => {
       assert.deepEqual(
         users.map((u) => [u.username, u.role, u.first_name, u.last_name, u.email, u.phone]),
         [
-          ['amina01', 'Standard', 'Amina', 'Diallo', 'amina@example.org', '+221 77 000 00 01'],
+          ['amina01', 'Standard User', 'Amina', 'Diallo', 'amina@example.org', '+221 77 000 00 01'],
           ['api00003', 'API', 'Data', 'Feed', 'feed@example.org', null],
           ['joao02', 'Administrator', 'João', "D'Souza-Lima", null, null],
         ],

@@ -11,7 +11,7 @@ test('users list tells an account that still has a CSWeb bcrypt hash from one wi
     assert.equal((await sds(home.root, ['users', 'add', 'own', '--role', 'API'], { stdin: 'own-password-1\n' })).code, 0);
     // As an import from CSWeb leaves it: the PHP-written hash, copied unchanged.
     const store = await openStore(home);
-    await store.users.insert('fromcsweb', 'Standard', (await hash('csweb-password', 4)).replace(/^\$2b\$/, '$2y$'));
+    await store.users.insert('fromcsweb', 'Standard User', (await hash('csweb-password', 4)).replace(/^\$2b\$/, '$2y$'));
     await store.close();
 
     const json = await sds(home.root, ['users', 'list', '--json']);

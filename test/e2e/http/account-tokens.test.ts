@@ -85,7 +85,7 @@ const idOf = (username: string): string =>
   sds<{ id: string; username: string }[]>('users', 'list').find((u) => u.username === username)!.id;
 
 test("a removed account's access token stays dead when an account of the same name is added, even as Administrator", async () => {
-  const first = sds<{ id: string }>('users', 'add', 'alice', '--role', 'Standard', '--password-stdin');
+  const first = sds<{ id: string }>('users', 'add', 'alice', '--role', 'Standard User', '--password-stdin');
   assert.match(first.id, UUID);
   const t = await login('alice');
   assert.equal(decodeJwt(t.access_token).sub, first.id, "the token names the account's UUID");
@@ -108,7 +108,7 @@ test("a removed account's access token stays dead when an account of the same na
 });
 
 test("a removed account's refresh token, first presented once an account of the same name is back, gives nothing", async () => {
-  const first = sds<{ id: string }>('users', 'add', 'ralph', '--role', 'Standard', '--password-stdin');
+  const first = sds<{ id: string }>('users', 'add', 'ralph', '--role', 'Standard User', '--password-stdin');
   const t = await login('ralph');
   sds('users', 'remove', 'ralph');
   const second = sds<{ id: string }>('users', 'add', 'ralph', '--role', 'Administrator', '--password-stdin');
@@ -118,7 +118,7 @@ test("a removed account's refresh token, first presented once an account of the 
 });
 
 test('disabling an account ends its access and refresh tokens, and enabling it again does not bring them back', async () => {
-  sds('users', 'add', 'bob', '--role', 'Standard', '--password-stdin');
+  sds('users', 'add', 'bob', '--role', 'Standard User', '--password-stdin');
   const t = await login('bob');
   const spare = await login('bob');
   assert.equal(await webhooks(t), 403);
@@ -134,13 +134,13 @@ test('disabling an account ends its access and refresh tokens, and enabling it a
 });
 
 test('changing the role ends every token of the account: no token of the old role gets the new one', async () => {
-  const added = sds<{ id: string }>('users', 'add', 'carol', '--role', 'Standard', '--password-stdin');
+  const added = sds<{ id: string }>('users', 'add', 'carol', '--role', 'Standard User', '--password-stdin');
   const t = await login('carol');
   const spare = await login('carol');
   assert.equal(await webhooks(t), 403);
 
-  const same = sds<{ changed: boolean; role: string }>('users', 'set-role', 'carol', '--role', 'Standard');
-  assert.deepEqual([same.changed, same.role], [false, 'Standard']);
+  const same = sds<{ changed: boolean; role: string }>('users', 'set-role', 'carol', '--role', 'Standard User');
+  assert.deepEqual([same.changed, same.role], [false, 'Standard User']);
   assert.equal(await webhooks(t), 403, 'the same role again changes nothing: the token still works');
   const renewed = await refresh(t);
   assert.equal(renewed.status, 200, JSON.stringify(renewed));
@@ -152,7 +152,7 @@ test('changing the role ends every token of the account: no token of the old rol
     '--role',
     'Administrator',
   );
-  assert.deepEqual([set.id, set.changed, set.previous_role, set.role], [added.id, true, 'Standard', 'Administrator']);
+  assert.deepEqual([set.id, set.changed, set.previous_role, set.role], [added.id, true, 'Standard User', 'Administrator']);
   assert.equal(await webhooks(t), 401, 'the Standard token does not become an Administrator token');
   assert.equal(await webhooks(renewed.tokens!), 401, 'nor does the one the refresh gave');
   await refreshRefused(renewed.tokens!, /revoked/, 'the rotated refresh token');
@@ -163,7 +163,7 @@ test('changing the role ends every token of the account: no token of the old rol
   assert.equal(await webhooks(fresh), 200, 'a new login has the new role');
 
   // And back down: the Administrator's tokens end too.
-  sds('users', 'set-role', 'carol', '--role', 'Standard');
+  sds('users', 'set-role', 'carol', '--role', 'Standard User');
   assert.equal(await webhooks(fresh), 401);
   await refreshRefused(fresh, /revoked/, 'refresh after the role went down');
 });
@@ -176,12 +176,15 @@ test('set-role: an unknown account is exit 3, an unknown role exit 2 naming the 
   sds('users', 'add', 'dave', '--role', 'API', '--password-stdin');
   const bad = runCli(home.root, ['users', 'set-role', 'dave', '--role', 'administrator', '--json']);
   assert.equal(bad.code, 2, show(bad));
-  assert.match(bad.json<{ message: string }>().message, /role must be one of Administrator, API, Standard; got "administrator"/);
+  assert.match(
+    bad.json<{ message: string }>().message,
+    /role must be one of API, Administrator, Developer, Standard User; got "administrator"/,
+  );
   assert.equal(sds<{ username: string; role: string }[]>('users', 'list').find((u) => u.username === 'dave')!.role, 'API');
 });
 
 test('a CSPro 8.1 password grant names the account by its UUID as user.id, as sds users list shows it', async () => {
-  sds('users', 'add', 'field01', '--role', 'Standard', '--password-stdin');
+  sds('users', 'add', 'field01', '--role', 'Standard User', '--password-stdin');
   const r = await post(
     '/api/token',
     { 'content-type': 'application/json', 'user-agent': 'CSPro sync client/8.1.1 (64-bit)' },

@@ -59,7 +59,7 @@ function assertDocumented(...clients: CsproClient[]): void {
 
 before(async () => {
   for (const [user, role] of [
-    ['field', 'Standard'],
+    ['field', 'Standard User'],
     ['office', 'API'],
     ['boss', 'Administrator'],
   ] as const) {

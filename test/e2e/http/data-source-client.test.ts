@@ -26,7 +26,7 @@ const CASES = 3000;
 /** The server's cap per reply (limits.data_source_cases), below the client's 1000 so its paging on `resultLimit` is exercised. */
 const CAP = 700;
 const USERS = {
-  standard: { username: 'interviewer', password: 'standard-pass-1', role: 'Standard' },
+  standard: { username: 'interviewer', password: 'standard-pass-1', role: 'Standard User' },
   api: { username: 'integration', password: 'api-password-12', role: 'API' },
   admin: { username: 'admin', password: 'admin-password-1', role: 'Administrator' },
 } as const;

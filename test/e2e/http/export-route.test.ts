@@ -20,7 +20,7 @@ const tokens: Record<string, string> = {};
 before(async () => {
   for (const [user, role] of [
     ['api', 'API'],
-    ['field', 'Standard'],
+    ['field', 'Standard User'],
   ]) {
     const add = runCli(home.root, ['users', 'add', user!, '--role', role!, '--password-stdin'], { stdin: PASSWORD + '\n' });
     assert.equal(add.code, 0, show(add));

@@ -39,7 +39,7 @@ before(async () => {
   home = await tempHome();
   stores = [await openStore(home), await openStore(home)];
   for (const u of [ALICE, ...WRITERS]) await addUser(stores[0]!, u.username, 'Administrator', u.password);
-  for (let i = 1; i <= 7; i++) await addUser(stores[0]!, `user${i}`, 'Standard', `user${i}-pass-1234`);
+  for (let i = 1; i <= 7; i++) await addUser(stores[0]!, `user${i}`, 'Standard User', `user${i}-pass-1234`);
   nodes = await Promise.all(
     stores.map((store) =>
       startServer({

@@ -29,7 +29,7 @@ const logs: string[] = [];
 before(async () => {
   writeHomeConfig(home, CONFIG);
   store = await openStore(home);
-  await Promise.all(TEAM.map((u) => addUser(store, u.username, 'Standard', u.password)));
+  await Promise.all(TEAM.map((u) => addUser(store, u.username, 'Standard User', u.password)));
   server = await startServer({
     store,
     host: '127.0.0.1',

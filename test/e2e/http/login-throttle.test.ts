@@ -42,7 +42,7 @@ async function stop(): Promise<void> {
 before(async () => {
   store = await openStore(home);
   writeHomeConfig(home, CONFIG);
-  for (const u of [API, STD]) await addUser(store, u.username, u.username === API.username ? 'API' : 'Standard', u.password);
+  for (const u of [API, STD]) await addUser(store, u.username, u.username === API.username ? 'API' : 'Standard User', u.password);
   await store.close();
   await start();
 });

@@ -24,7 +24,7 @@ before(async () => {
   home = await tempHome();
   const up = runCli(home.root, ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan']);
   assert.equal(up.code, 0, show(up));
-  const add = runCli(home.root, ['users', 'add', 'tablet', '--role', 'Standard', '--password-stdin'], { stdin: PASSWORD + '\n' });
+  const add = runCli(home.root, ['users', 'add', 'tablet', '--role', 'Standard User', '--password-stdin'], { stdin: PASSWORD + '\n' });
   assert.equal(add.code, 0, show(add));
 });
 after(async () => home?.cleanup());

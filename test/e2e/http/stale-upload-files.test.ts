@@ -68,7 +68,7 @@ async function sqliteHome(): Promise<ReturnType<typeof tempDir>> {
 test('an upload cut by kill -9 leaves its .part; the next start removes it and keeps what a live process writes', async () => {
   const home = await sqliteHome();
   const setup = await openStore(home);
-  await addUser(setup, USER.username, 'Standard', USER.password);
+  await addUser(setup, USER.username, 'Standard User', USER.password);
   await setup.close();
 
   let server = await startServe(home.root);
@@ -180,7 +180,7 @@ test('on a PostgreSQL store: an upload cut by kill -9 leaves an unnamed blob; th
   writeFileSync(join(home.root, 'config.json'), JSON.stringify({ store: { url: db.config.url } }), { mode: 0o600 });
   await initHome(home);
   const store = await openStore(home);
-  await addUser(store, USER.username, 'Standard', USER.password);
+  await addUser(store, USER.username, 'Standard User', USER.password);
   let server = await startServe(home.root);
   try {
     const bearer = await token(server.url);

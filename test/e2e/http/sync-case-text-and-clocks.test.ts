@@ -23,7 +23,7 @@ let s: ServeProcess;
 
 before(async () => {
   for (const [user, role] of [
-    ['field', 'Standard'],
+    ['field', 'Standard User'],
     ['office', 'API'],
   ] as const) {
     const add = runCli(home.root, ['users', 'add', user, '--role', role, '--password-stdin'], { stdin: PASSWORD + '\n' });

@@ -91,7 +91,7 @@ function templateOf(path: string): string | undefined {
 
 before(async () => {
   for (const [user, role] of [
-    ['field', 'Standard'],
+    ['field', 'Standard User'],
     ['office', 'API'],
     ['boss', 'Administrator'],
   ] as const) {

@@ -54,7 +54,7 @@ test('40 uploads of 62 MB of notes at once: peak memory under the bound, each st
   const file = fixture('popstan-census.json.dcf');
   const dict = (await uploadDictionary(setup, { source: readFileSync(file), label: 'popstan', file })).name;
   const users = Array.from({ length: ACCOUNTS }, (_, i) => `interviewer${i}`);
-  await Promise.all(users.map((u) => addUser(setup, u, 'Standard', PASSWORD)));
+  await Promise.all(users.map((u) => addUser(setup, u, 'Standard User', PASSWORD)));
   await setup.close();
   const server = await startServe(home.root);
   try {

@@ -48,7 +48,7 @@ test("CSWeb's form: POST /api/users, text/plain with x-csw-data-header: 1, adds 
     { type: 'text/plain; charset=utf-8', headers: { 'x-csw-data-header': '1' }, path: '/api/users' },
   );
   assert.equal(r.status, 200, JSON.stringify(r.body));
-  assert.deepEqual(r.body, { added: 1, updated: 0, accounts: [{ line: 2, username: 'field001', role: 'Standard', action: 'add' }] });
+  assert.deepEqual(r.body, { added: 1, updated: 0, accounts: [{ line: 2, username: 'field001', role: 'Standard User', action: 'add' }] });
   const u = await t.store.users.find('field001');
   assert.deepEqual(u?.profile, { firstName: 'Amina', lastName: 'Diallo', email: 'amina@example.org', phone: '+221 1' });
   assert.equal(u?.lastLoginAt, null);
@@ -80,7 +80,7 @@ test('every bad line is in details.errors with its line; nothing of the file is 
   assert.equal(r.body.error, 'USERS_IMPORT_INVALID');
   assert.deepEqual(r.body.details, {
     errors: [
-      { line: 2, field: 'role name', message: 'role "Boss" is not one of Standard User, Standard, API, Administrator' },
+      { line: 2, field: 'role name', message: 'role "Boss" is not one of API, Administrator, Developer, Standard User' },
       { line: 2, field: 'password', message: 'the password must have at least 8 characters' },
       { line: 3, field: 'username', message: 'user name "x" is not valid: 4-64 letters (A-Z, a-z) and digits' },
     ],

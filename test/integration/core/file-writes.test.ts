@@ -65,7 +65,7 @@ test('size limit: refused at the chunk that crosses it, 413 details {file, limit
 test('a wrong Content-MD5 or a body that fails midway: the old version stays, no temporary file', async () => {
   const { store, cleanup } = await tempStore();
   try {
-    const writer = { username: 'interviewer', role: 'Standard' as const };
+    const writer = { username: 'interviewer', role: 'Standard User', filesWrite: false };
     await putClientFile(store, 'paradata/pds.txt', Readable.from([Buffer.from('uuid-1')]), { writer });
     await assert.rejects(
       putClientFile(store, 'paradata/pds.txt', Readable.from([Buffer.from('uuid-2')]), { writer, expectedMd5: '0'.repeat(32) }),
@@ -96,7 +96,7 @@ test('a wrong Content-MD5 or a body that fails midway: the old version stays, no
 test('overwrite rule in core: a field account may not replace an office file, may replace a field file; the row records the writer', async () => {
   const { store, cleanup } = await tempStore();
   try {
-    const standard = { username: 'interviewer', role: 'Standard' as const };
+    const standard = { username: 'interviewer', role: 'Standard User', filesWrite: false };
     await putFile(store, 'photos/logo.jpg', Readable.from([Buffer.from([0xff, 0xd8, 0xff, 1])]));
     assert.deepEqual(
       [(await store.files.find('photos/logo.jpg'))!.writtenBy, (await store.files.find('photos/logo.jpg'))!.office],
@@ -114,10 +114,14 @@ test('overwrite rule in core: a field account may not replace an office file, ma
       [(await store.files.find('photos/case-1.jpg'))!.writtenBy, (await store.files.find('photos/case-1.jpg'))!.office],
       ['interviewer', false],
     );
-    await putFile(store, 'photos/case-1.jpg', Readable.from([Buffer.from('v2')]), { writer: { username: 'second', role: 'Standard' } });
+    await putFile(store, 'photos/case-1.jpg', Readable.from([Buffer.from('v2')]), {
+      writer: { username: 'second', role: 'Standard User', filesWrite: false },
+    });
     assert.equal((await store.files.find('photos/case-1.jpg'))!.writtenBy, 'second');
     // An API account takes the file over: from then on it is an office file.
-    await putFile(store, 'photos/case-1.jpg', Readable.from([Buffer.from('v3')]), { writer: { username: 'integration', role: 'API' } });
+    await putFile(store, 'photos/case-1.jpg', Readable.from([Buffer.from('v3')]), {
+      writer: { username: 'integration', role: 'API', filesWrite: true },
+    });
     assert.equal((await store.files.find('photos/case-1.jpg'))!.office, true);
     await assert.rejects(putFile(store, 'photos/case-1.jpg', Readable.from([Buffer.from('v4')]), { writer: standard }), denied);
 

@@ -37,8 +37,8 @@ const sorted = (a: string[]) => [...a].sort();
 before(async () => {
   t = await tempStore();
   store = t.store;
-  await store.users.insert('own', 'Standard', await hashPassword('own-password'));
-  await store.users.insert('broken', 'Standard', 'not-a-hash');
+  await store.users.insert('own', 'Standard User', await hashPassword('own-password'));
+  await store.users.insert('broken', 'Standard User', 'not-a-hash');
 });
 after(() => t.cleanup());
 
@@ -55,7 +55,7 @@ test('without CSWeb hashes: every failure is one argon2 check; a success costs n
 
 test('with an account imported from CSWeb: every failure is one argon2 and one bcrypt check of the same cost', async () => {
   // PHP's password_hash at its default cost 10, as CSWeb stores it.
-  await store.users.insert('ann', 'Standard', (await hash('csweb-pass', 10)).replace(/^\$2b\$/, '$2y$'));
+  await store.users.insert('ann', 'Standard User', (await hash('csweb-pass', 10)).replace(/^\$2b\$/, '$2y$'));
   const results = {
     unknown: await attempt('nobody', 'whatever-2'),
     argon2Account: await attempt('own', 'whatever-2'),

@@ -21,8 +21,8 @@ test('users: add with an argon2id hash, refuse duplicates and bad input, change 
     assert.equal(await verifyPassword(row.passwordHash, 'wrong'), false);
     await assert.rejects(addUser(store, 'alice', 'API', 'another one'), code('CONFLICT'));
     await assert.rejects(addUser(store, 'bob', 'admin', 'long enough'), code('USAGE'));
-    await assert.rejects(addUser(store, 'bob', 'Standard', 'short'), code('USAGE'));
-    await assert.rejects(addUser(store, '../bob', 'Standard', 'long enough'), code('USAGE'));
+    await assert.rejects(addUser(store, 'bob', 'Standard User', 'short'), code('USAGE'));
+    await assert.rejects(addUser(store, '../bob', 'Standard User', 'long enough'), code('USAGE'));
     await changePassword(store, 'alice', 'battery staple');
     assert.equal(await verifyPassword((await store.users.find('alice'))!.passwordHash, 'battery staple'), true);
     assert.deepEqual(

@@ -28,5 +28,5 @@ testOnBothStores('an account created meanwhile fails the whole import, the rows 
 
   const names = (await store.users.listWithHashes()).map((u) => u.username);
   assert.deepEqual(names, ['shared01', 'short001'], 'none of the eleven accounts written before the conflict is left');
-  assert.equal((await store.users.find('shared01'))?.role, 'Standard', 'the account is the one of the import that committed');
+  assert.equal((await store.users.find('shared01'))?.role, 'Standard User', 'the account is the one of the import that committed');
 });

@@ -173,9 +173,9 @@ test('8.1 users keep their uuid, which a CSPro 8.1 tablet is told at login; role
     ] as const) {
       assert.equal((await store.users.find(name))!.uuid, uuid, `${name} keeps CSWeb 8.1's uuid`);
     }
-    assert.equal((await store.users.find('field01'))!.role, 'Standard');
+    assert.equal((await store.users.find('field01'))!.role, 'Standard User');
     assert.equal((await store.users.find('devel01'))!.role, 'Administrator', 'Developer manages users: mapped as 8.0 users_all is');
-    assert.equal((await store.users.find('super01'))!.role, 'Standard');
+    assert.equal((await store.users.find('super01'))!.role, 'Standard User');
 
     // The roles, by CSWeb 8.1's names, for sds's own rights.
     const roles = report.rights81!.roles;

@@ -110,14 +110,14 @@ describe('importing CSWeb accounts', () => {
       [
         ['acct', 'add', 'Administrator'],
         ['admin', 'skip', null],
-        ['ann', 'add', 'Standard'],
+        ['ann', 'add', 'Standard User'],
         ['Boss', 'add', 'Administrator'],
         ['Interviewer', 'skip', null],
         ['md5user', 'skip', null],
-        ['pair', 'add', 'Standard'],
-        ['stuck', 'add', 'Standard'],
-        ['sup', 'add', 'Standard'],
-        ['tries', 'add', 'Standard'],
+        ['pair', 'add', 'Standard User'],
+        ['stuck', 'add', 'Standard User'],
+        ['sup', 'add', 'Standard User'],
+        ['tries', 'add', 'Standard User'],
       ].sort((a, b) => String(a[0]).localeCompare(String(b[0]), 'en', { sensitivity: 'base' })),
     );
     const [row] = (await db.conn.query('SELECT password FROM cspro_users WHERE username = ?', ['ann'])) as unknown as [
@@ -127,7 +127,7 @@ describe('importing CSWeb accounts', () => {
     assert.match(await hashOf('ann'), /^\$2y\$08\$/);
     assert.match(await hashOf('Boss'), /^\$2y\$10\$/);
     assert.equal((await s.store.users.find('Boss'))!.role, 'Administrator');
-    assert.equal((await s.store.users.find('ann'))!.role, 'Standard');
+    assert.equal((await s.store.users.find('ann'))!.role, 'Standard User');
     const record = (await s.store.users.cswebRecord((await s.store.users.find('ann'))!.id))!;
     assert.deepEqual(
       [record.firstName, record.lastName, record.email, record.phone, record.cswebRole],
@@ -264,7 +264,7 @@ describe('importing CSWeb accounts', () => {
   });
 
   test('a malformed hash in the store is a refused login, not a crash', async () => {
-    await s.store.users.insert('broken', 'Standard', '$2y$10$tooshort');
+    await s.store.users.insert('broken', 'Standard User', '$2y$10$tooshort');
     const r = await token('broken', 'whatever-pass');
     assert.equal(r.status, 401);
     assert.equal(((await r.json()) as { error: string }).error, 'invalid_grant');

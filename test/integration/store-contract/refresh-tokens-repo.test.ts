@@ -29,7 +29,7 @@ function token(user: { id: number; username: string }, hash: string, family: str
 }
 
 async function twoAccounts(store: Store) {
-  return [await store.users.insert('ann', 'Standard', 'h'), await store.users.insert('ben', 'Standard', 'h')] as const;
+  return [await store.users.insert('ann', 'Standard User', 'h'), await store.users.insert('ben', 'Standard User', 'h')] as const;
 }
 
 testOnBothStores('refresh tokens: insert and findByHash', async (store) => {

@@ -9,7 +9,7 @@ import { testOnBothStores } from '../../helpers/store-kinds.js';
 const NONE = { firstName: null, lastName: null, email: null, phone: null };
 
 testOnBothStores('users: insert with a profile, setProfile of some fields, and of none', async (store) => {
-  const amina = await store.users.insert('amina01', 'Standard', 'h', {
+  const amina = await store.users.insert('amina01', 'Standard User', 'h', {
     firstName: 'Amina',
     lastName: 'Diallo',
     email: 'amina@example.org',
@@ -21,7 +21,7 @@ testOnBothStores('users: insert with a profile, setProfile of some fields, and o
   assert.equal(await store.users.setProfile('amina01', { phone: '+221 1', email: null }), true);
   const after = await store.users.find('amina01');
   assert.deepEqual(after?.profile, { firstName: 'Amina', lastName: 'Diallo', email: null, phone: '+221 1' });
-  assert.equal(after?.role, 'Standard', 'the other fields stay');
+  assert.equal(after?.role, 'Standard User', 'the other fields stay');
   assert.equal(after?.passwordHash, 'h');
   assert.ok(after!.updatedAt >= amina.updatedAt);
   assert.deepEqual((await store.users.find('plain'))?.profile, NONE, 'another account is untouched');

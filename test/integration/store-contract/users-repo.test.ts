@@ -14,7 +14,7 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 testOnBothStores('users: insert, find, findByUuid and listWithHashes', async (store) => {
-  const bob = await store.users.insert('bob', 'Standard', '$argon2id$bob');
+  const bob = await store.users.insert('bob', 'Standard User', '$argon2id$bob');
   assert.equal(typeof bob.id, 'number');
   assert.match(bob.uuid, UUID);
   assert.match(bob.createdAt, ISO);
@@ -22,7 +22,7 @@ testOnBothStores('users: insert, find, findByUuid and listWithHashes', async (st
     id: bob.id,
     uuid: bob.uuid,
     username: 'bob',
-    role: 'Standard',
+    role: 'Standard User',
     disabled: false,
     tokenVersion: 0,
     lastLoginAt: null,
@@ -45,7 +45,7 @@ testOnBothStores('users: insert, find, findByUuid and listWithHashes', async (st
       ['_x', 'API', 'h-_x'],
       ['alice', 'API', 'h-alice'],
       ['ana', 'API', 'h-ana'],
-      ['bob', 'Standard', '$argon2id$bob'],
+      ['bob', 'Standard User', '$argon2id$bob'],
     ],
     'byte order, as SQLite sorts',
   );
@@ -61,20 +61,20 @@ testOnBothStores('users: insert, find, findByUuid and listWithHashes', async (st
   assert.equal(await store.users.remove('bob'), false);
   assert.equal(await store.users.find('bob'), undefined);
   assert.equal(await store.users.findByUuid(bob.uuid), undefined);
-  const again = await store.users.insert('bob', 'Standard', 'h2');
+  const again = await store.users.insert('bob', 'Standard User', 'h2');
   assert.notEqual(again.uuid, bob.uuid);
   assert.notEqual(again.id, bob.id);
 });
 
 testOnBothStores('users: update changes what it is given and bumps the token version on a new role', async (store) => {
-  const u = await store.users.insert('carol', 'Standard', 'h0');
+  const u = await store.users.insert('carol', 'Standard User', 'h0');
   await store.users.update('carol', { passwordHash: 'h1' });
   let now = (await store.users.find('carol'))!;
-  assert.deepEqual([now.role, now.passwordHash, now.disabled, now.tokenVersion], ['Standard', 'h1', false, 0]);
+  assert.deepEqual([now.role, now.passwordHash, now.disabled, now.tokenVersion], ['Standard User', 'h1', false, 0]);
   assert.ok(now.updatedAt >= u.updatedAt);
   assert.equal(now.createdAt, u.createdAt);
 
-  await store.users.update('carol', { role: 'Standard' });
+  await store.users.update('carol', { role: 'Standard User' });
   assert.equal((await store.users.find('carol'))!.tokenVersion, 0, 'the same role is no change of role');
   await store.users.update('carol', { role: 'Administrator' });
   now = (await store.users.find('carol'))!;
@@ -98,7 +98,7 @@ testOnBothStores('users: update changes what it is given and bumps the token ver
 });
 
 testOnBothStores('users: setDisabled, replaceHash and recordLogin', async (store) => {
-  const u = await store.users.insert('dave', 'Standard', 'h0');
+  const u = await store.users.insert('dave', 'Standard User', 'h0');
   assert.equal(await store.users.setDisabled('dave', true), true);
   let now = (await store.users.find('dave'))!;
   assert.deepEqual([now.disabled, now.tokenVersion], [true, 1]);
@@ -124,7 +124,7 @@ testOnBothStores('users: setDisabled, replaceHash and recordLogin', async (store
 });
 
 testOnBothStores('users: findIgnoringCase folds ASCII letters only, as SQLite NOCASE', async (store) => {
-  for (const name of ['ana', 'Ana', 'ANA', 'anna', 'Éva', 'éva', 'a_a']) await store.users.insert(name, 'Standard', 'h');
+  for (const name of ['ana', 'Ana', 'ANA', 'anna', 'Éva', 'éva', 'a_a']) await store.users.insert(name, 'Standard User', 'h');
   const names = async (n: string) => (await store.users.findIgnoringCase(n)).map((u) => u.username);
   assert.deepEqual(await names('aNa'), ['ANA', 'Ana', 'ana']);
   assert.deepEqual(await names('ÉVA'), ['Éva'], 'É and é are different letters to NOCASE');
@@ -149,18 +149,18 @@ testOnBothStores('users: findIgnoringCase folds ASCII letters only, as SQLite NO
 
 testOnBothStores('users: anyBcryptHash finds a stored bcrypt hash, the first account first', async (store) => {
   assert.equal(await store.users.anyBcryptHash(), undefined);
-  await store.users.insert('a', 'Standard', '$argon2id$v=19$x');
+  await store.users.insert('a', 'Standard User', '$argon2id$v=19$x');
   assert.equal(await store.users.anyBcryptHash(), undefined);
-  await store.users.insert('z', 'Standard', '$2y$10$first');
-  await store.users.insert('b', 'Standard', '$2b$10$second');
+  await store.users.insert('z', 'Standard User', '$2y$10$first');
+  await store.users.insert('b', 'Standard User', '$2b$10$second');
   assert.equal(await store.users.anyBcryptHash(), '$2y$10$first');
   await store.users.update('z', { passwordHash: '$argon2id$v=19$y' });
   assert.equal(await store.users.anyBcryptHash(), '$2b$10$second');
 });
 
 testOnBothStores('users: CSWeb records', async (store) => {
-  const a = await store.users.insert('amy', 'Standard', 'h');
-  const z = await store.users.insert('zoe', 'Standard', 'h');
+  const a = await store.users.insert('amy', 'Standard User', 'h');
+  const z = await store.users.insert('zoe', 'Standard User', 'h');
   assert.equal(await store.users.cswebRecord(a.id), undefined);
   assert.deepEqual(await store.users.cswebUsernames(), []);
   const rec = {
@@ -198,7 +198,7 @@ testOnBothStores('users: CSWeb records', async (store) => {
 });
 
 testOnBothStores('users: a transaction commits or rolls back its account changes together', async (store) => {
-  await store.users.insert('erin', 'Standard', 'h0');
+  await store.users.insert('erin', 'Standard User', 'h0');
   await assert.rejects(
     store.transaction(async (tx) => {
       await tx.users.insert('frank', 'API', 'h');
@@ -209,7 +209,7 @@ testOnBothStores('users: a transaction commits or rolls back its account changes
     /rolled back/,
   );
   assert.equal(await store.users.find('frank'), undefined);
-  assert.equal((await store.users.find('erin'))!.role, 'Standard');
+  assert.equal((await store.users.find('erin'))!.role, 'Standard User');
 
   const made = await store.transaction(async (tx) => {
     if (await tx.users.find('frank')) throw new Error('unexpected');
@@ -231,7 +231,7 @@ test('users [postgresql]: two creations of one name at once: one account, the ot
   onPostgresStore(async (store) => {
     const create = (hash: string) => async (tx: Parameters<Parameters<typeof store.transaction>[0]>[0]) => {
       if (await tx.users.find('gina')) throw new AppError('CONFLICT', 'user gina already exists');
-      return tx.users.insert('gina', 'Standard', hash);
+      return tx.users.insert('gina', 'Standard User', hash);
     };
     const out = await raceTwoTransactions(store, create('h1'), create('h2'));
     assert.equal(out.first.status, 'fulfilled');
@@ -249,7 +249,7 @@ test('users [postgresql]: two creations of one name at once: one account, the ot
 
 test('users [postgresql]: two updates of one account at once both land (no lost role change)', () =>
   onPostgresStore(async (store) => {
-    await store.users.insert('hank', 'Standard', 'h0');
+    await store.users.insert('hank', 'Standard User', 'h0');
     const out = await raceTwoTransactions(
       store,
       (tx) => tx.users.update('hank', { role: 'Administrator' }),
@@ -264,7 +264,7 @@ test('users [postgresql]: two updates of one account at once both land (no lost 
 
 test('users [postgresql]: two hash replacements from one hash at once: exactly one wins', () =>
   onPostgresStore(async (store) => {
-    const u = await store.users.insert('ivy', 'Standard', 'h0');
+    const u = await store.users.insert('ivy', 'Standard User', 'h0');
     const out = await raceTwoTransactions(
       store,
       (tx) => tx.users.replaceHash(u.id, 'h0', 'hA'),

@@ -19,7 +19,7 @@ import { createPgStoreDatabase } from '../store-postgresql/pg-store-helpers.js';
 const BEFORE = 31;
 const USERS_SQL = `INSERT INTO users (id, uuid, username, role, password_hash, disabled, token_version, last_login_at, created_at, updated_at)
   VALUES (1, '11111111-1111-4111-8111-111111111111', 'kept', 'API', $HASH, 0, 2, '2026-01-02T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
-         (2, '22222222-2222-4222-8222-222222222222', 'fromcsweb', 'Standard', 'x', 1, 0, NULL, '2026-01-01T00:00:00.000Z', '2026-01-03T00:00:00.000Z')`;
+         (2, '22222222-2222-4222-8222-222222222222', 'fromcsweb', 'Standard User', 'x', 1, 0, NULL, '2026-01-01T00:00:00.000Z', '2026-01-03T00:00:00.000Z')`;
 const CSWEB_SQL = `INSERT INTO csweb_users (user_id, csweb_username, password_hash, csweb_role, first_name, last_name, email, phone, imported_at, updated_at)
   VALUES (2, 'fromcsweb', 'x', 'Standard User', 'Awa', 'Ndiaye', 'awa@example.org', '+221 2', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`;
 

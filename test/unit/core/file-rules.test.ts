@@ -16,7 +16,7 @@ const row = (office: boolean): FileRow => ({
 });
 
 test('overwrite rule: files.write and the operator replace anything; a field account creates, and replaces field files only', () => {
-  const standard = { username: 'interviewer', role: 'Standard' as const };
+  const standard = { username: 'interviewer', role: 'Standard User', filesWrite: false };
   for (const [existing, onDisk] of [
     [undefined, false],
     [undefined, true],
@@ -24,8 +24,8 @@ test('overwrite rule: files.write and the operator replace anything; a field acc
     [row(false), true],
   ] as const) {
     assert.equal(mayReplace(existing, onDisk, undefined), true, 'the operator (CLI)');
-    assert.equal(mayReplace(existing, onDisk, { username: 'ops', role: 'API' }), true, 'API');
-    assert.equal(mayReplace(existing, onDisk, { username: 'boss', role: 'Administrator' }), true, 'Administrator');
+    assert.equal(mayReplace(existing, onDisk, { username: 'ops', role: 'API', filesWrite: true }), true, 'API');
+    assert.equal(mayReplace(existing, onDisk, { username: 'boss', role: 'Administrator', filesWrite: true }), true, 'Administrator');
   }
   assert.equal(mayReplace(undefined, false, standard), true, 'a new file');
   assert.equal(mayReplace(row(false), true, standard), true, 'a file a field account wrote');

@@ -11,7 +11,9 @@ import { roleFromName } from '../../../src/core/auth/role-name.js';
 import { checkProfileInput } from '../../../src/core/auth/account-profile.js';
 import { AppError } from '../../../src/shared/errors.js';
 
-const OPTS: ImportPlanOptions = { header: false, update: false, existing: [] };
+/** The roles of a new store, and a custom one. */
+const ROLES = ['API', 'Administrator', 'Developer', 'Standard User', 'Supervisor'];
+const OPTS: ImportPlanOptions = { header: false, update: false, existing: [], roles: ROLES };
 
 function records(text: string): CsvRecord[] {
   const r = readCsvRecords(text);
@@ -68,10 +70,10 @@ describe('planUsersImport', () => {
     assert.deepEqual(
       plan.rows.map((r) => [r.line, r.username, r.role, r.password, r.action]),
       [
-        [1, 'amina01', 'Standard', 'secret pass 1', 'add'],
+        [1, 'amina01', 'Standard User', 'secret pass 1', 'add'],
         [2, 'BOB2', 'Administrator', '  spaced password  ', 'add'],
         [3, 'carl3', 'API', 'long-enough-3', 'add'],
-        [4, 'devi4', 'Standard', 'long-enough-4', 'add'],
+        [4, 'devi4', 'Standard User', 'long-enough-4', 'add'],
       ],
     );
     assert.deepEqual(plan.rows[0]!.profile, {
@@ -83,14 +85,15 @@ describe('planUsersImport', () => {
     assert.deepEqual(plan.rows[2]!.profile, { firstName: 'José-María', lastName: "O'Neil de la Cruz", email: null, phone: null });
   });
 
-  it('maps role names in one place: sds names and CSWeb names, any case', () => {
-    assert.equal(roleFromName('Standard User'), 'Standard');
-    assert.equal(roleFromName(' standard user '), 'Standard');
-    assert.equal(roleFromName('Standard'), 'Standard');
-    assert.equal(roleFromName('API'), 'API');
-    assert.equal(roleFromName('ADMINISTRATOR'), 'Administrator');
-    assert.equal(roleFromName('Developer'), undefined);
-    assert.equal(roleFromName('Admin'), undefined);
+  it('maps role names in one place: the roles of the store and the old Standard, any case', () => {
+    assert.equal(roleFromName('Standard User', ROLES), 'Standard User');
+    assert.equal(roleFromName(' standard user ', ROLES), 'Standard User');
+    assert.equal(roleFromName('Standard', ROLES), 'Standard User');
+    assert.equal(roleFromName('API', ROLES), 'API');
+    assert.equal(roleFromName('ADMINISTRATOR', ROLES), 'Administrator');
+    assert.equal(roleFromName('developer', ROLES), 'Developer');
+    assert.equal(roleFromName('supervisor', ROLES), 'Supervisor');
+    assert.equal(roleFromName('Admin', ROLES), undefined);
   });
 
   it('checks the number of columns: 5 to 7', () => {
@@ -125,8 +128,8 @@ describe('planUsersImport', () => {
   });
 
   it("checks the role name and sds's password rule (at least 8 characters)", () => {
-    assert.deepEqual(problemsOf('user0002,Ann,Lee,Supervisor,long-enough-2'), [
-      'role name: role "Supervisor" is not one of Standard User, Standard, API, Administrator',
+    assert.deepEqual(problemsOf('user0002,Ann,Lee,Boss,long-enough-2'), [
+      'role name: role "Boss" is not one of API, Administrator, Developer, Standard User, Supervisor',
     ]);
     assert.deepEqual(problemsOf('user0002,Ann,Lee,Standard,1234567'), ['password: the password must have at least 8 characters']);
     assert.deepEqual(problemsOf('user0002,Ann,Lee,Standard,12345678'), []);

@@ -53,7 +53,7 @@ const DEVELOPER: Csweb81Role = {
 const codes = (m: ReturnType<typeof mapCsweb81Role>) => m.report.map((r) => [r.code, r.dictionary ?? null]);
 
 test("8.1's built-in roles: Standard User and Administrator exactly; Developer is Administrator, widened by roles_all", () => {
-  assert.deepEqual(mapCsweb81Role(STANDARD, DICTS), { role: 'Standard', report: [] });
+  assert.deepEqual(mapCsweb81Role(STANDARD, DICTS), { role: 'Standard User', report: [] });
   assert.deepEqual(mapCsweb81Role(ADMIN, DICTS), { role: 'Administrator', report: [] });
   const dev = mapCsweb81Role(DEVELOPER, DICTS, ['dana']);
   assert.equal(dev.role, 'Administrator');
@@ -72,7 +72,7 @@ test('per-dictionary rows replace the defaults there: data.none is nothing, data
     ],
   };
   const m = mapCsweb81Role(role, DICTS);
-  assert.equal(m.role, 'Standard');
+  assert.equal(m.role, 'Standard User');
   const widened = m.report.filter((r) => r.code === 'CSWEB_ROLE_WIDENED');
   assert.match(widened.find((r) => r.dictionary === 'HHSURVEY_DICT')!.message, /may not sync \(upload, download\)/);
   assert.match(widened.find((r) => r.dictionary === 'SIMPLECAPI_DICT')!.message, /may not sync \(upload\) /);
@@ -86,7 +86,7 @@ test('a role with write halves of apps or settings is API; the group name holds 
   assert.equal(mapCsweb81Role({ id: 5, name: 'Deployer', rights: ['data', 'apps.write'], dictionaries: [] }, DICTS).role, 'API');
   assert.equal(
     mapCsweb81Role({ id: 6, name: 'Reader', rights: ['apps.read', 'settings.read', 'data'], dictionaries: [] }, DICTS).role,
-    'Standard',
+    'Standard User',
   );
   assert.equal(mapCsweb81Role({ id: 7, name: 'Users', rights: ['users.write'], dictionaries: [] }, DICTS).role, 'Administrator');
 });

@@ -27,7 +27,7 @@ test('built-in Administrator is Administrator, exactly', () => {
 
 test("built-in Standard User is Standard, with one line: it cannot delete dictionaries as CSWeb's can", () => {
   const m = mapCswebRole(role(1, 'Standard User'), DICTS, ['ann']);
-  assert.equal(m.role, 'Standard');
+  assert.equal(m.role, 'Standard User');
   assert.equal(m.report.length, 1);
   assert.equal(m.report[0]!.code, 'CSWEB_ROLE_NARROWED');
   assert.match(m.report[0]!.message, /"Standard User" \(held by ann\): may delete dictionaries/);
@@ -35,7 +35,7 @@ test("built-in Standard User is Standard, with one line: it cannot delete dictio
 
 test('a custom role with data_all and full sync on every dictionary is Standard with no line', () => {
   const exact = mapCswebRole(role(3, 'Field', ['data_all'], [...both('HHSURVEY_DICT'), ...both('SIMPLECAPI_DICT')]), DICTS);
-  assert.deepEqual(exact, { role: 'Standard', report: [] });
+  assert.deepEqual(exact, { role: 'Standard User', report: [] });
 });
 
 test('the Supervisor of the research dump: data and reports, full sync on one dictionary, download only on another', () => {
@@ -46,12 +46,12 @@ test('the Supervisor of the research dump: data and reports, full sync on one di
     [...both('SIMPLECAPI_DICT'), { dictionary: 'HHSURVEY_DICT', permission: 'dictionary_sync_download' }],
   );
   const m = mapCswebRole(sup, DICTS, ['sup1', 'sup2']);
-  assert.equal(m.role, 'Standard');
+  assert.equal(m.role, 'Standard User');
   assert.deepEqual(lines(m), [
     ['CSWEB_ROLE_NARROWED', null, 'reports_all'],
     ['CSWEB_ROLE_WIDENED', 'HHSURVEY_DICT', null],
   ]);
-  assert.match(m.report[1]!.message, /may not sync \(upload\) dictionary HHSURVEY_DICT in CSWeb; sds Standard syncs every dictionary/);
+  assert.match(m.report[1]!.message, /may not sync \(upload\) dictionary HHSURVEY_DICT in CSWeb; sds Standard User syncs every dictionary/);
   assert.match(m.report[0]!.message, /held by sup1, sup2/);
 });
 
@@ -62,7 +62,7 @@ test('per-dictionary rights match dictionary names without case, as CSWeb compar
 
 test('a role with no rights at all becomes Standard and every widened right is reported', () => {
   const m = mapCswebRole(role(4, 'Nobody'), DICTS);
-  assert.equal(m.role, 'Standard');
+  assert.equal(m.role, 'Standard User');
   assert.deepEqual(lines(m), [
     ['CSWEB_ROLE_WIDENED', null, 'data_all'],
     ['CSWEB_ROLE_WIDENED', 'HHSURVEY_DICT', null],

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { csproVersionOf, isCsproClient, syncApiVersion } from '../../../src/sync/client-version.js';
 import { wantsFileMd5 } from '../../../src/sync/headers.js';
 import { AppError } from '../../../src/shared/errors.js';
-import { CSPRO_ROLE_NAMES, wrappedTokenReply } from '../../../src/core/auth/cspro-user.js';
+import { wrappedTokenReply } from '../../../src/core/auth/cspro-user.js';
 
 test('CSPro 8.1 and later get version 3; 8.0, older CSPro and other clients get 2', () => {
   const cases: [string | undefined, 2 | 3][] = [
@@ -64,9 +64,13 @@ test('x-csw-get-file-md5: only false turns the md5 off; a value that is not a bo
 test("the wrapped token reply: the tokens under credentials, the account's UUID and CSPro role name under user", () => {
   const tokens = { access_token: 'a', token_type: 'Bearer', expires_in: 3600, refresh_token: 'r' } as const;
   const uuid = '3f2c9a4e-8b1d-4c6e-9f0a-2d7b5e1c4a93';
-  assert.deepEqual(wrappedTokenReply(tokens, { uuid, role: 'Standard' }), {
+  assert.deepEqual(wrappedTokenReply(tokens, { uuid, role: 'Standard User' }), {
     credentials: tokens,
     user: { id: uuid, roleName: 'Standard User' },
   });
-  assert.deepEqual(CSPRO_ROLE_NAMES, { Administrator: 'Administrator', API: 'API', Standard: 'Standard User' });
+  assert.equal(
+    wrappedTokenReply(tokens, { uuid, role: 'Field supervisor' }).user.roleName,
+    'Field supervisor',
+    'a custom role by its name',
+  );
 });
