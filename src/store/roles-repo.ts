@@ -34,8 +34,15 @@ export function grantSql(p: string): string {
           ORDER BY 1, 2`;
 }
 
+/** A row of grantSql. */
+export interface GrantRow {
+  kind: number;
+  dictionary: string | null;
+  right_name: string;
+}
+
 /** The RoleGrant of the rows of grantSql (shared by the PostgreSQL store). */
-export function toGrant(rows: { kind: number; dictionary: string | null; right_name: string }[]): RoleGrant | undefined {
+export function toGrant(rows: GrantRow[]): RoleGrant | undefined {
   const head = rows.find((r) => r.kind === 0);
   if (!head) return undefined;
   return {
@@ -120,7 +127,7 @@ export class RolesRepo {
 
   /** The role's kind and stored rights in one statement (the check of each request), or undefined when there is no such role. */
   async grant(name: string): Promise<RoleGrant | undefined> {
-    return toGrant(this.db.prepare(grantSql('@name')).all({ name }) as { kind: number; dictionary: string | null; right_name: string }[]);
+    return toGrant(this.db.prepare(grantSql('@name')).all({ name }) as GrantRow[]);
   }
 
   /** Replaces the default rights of role `name`. */

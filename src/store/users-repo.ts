@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { nowIso } from './clock.js';
+import { grantSql, toGrant, type GrantRow, type RoleGrant } from './roles-repo.js';
 
 /** The name of a role: a row of `roles` (docs/supervision.md#roles-and-rights). */
 export type Role = string;
@@ -110,6 +111,12 @@ export const PROFILE_COLUMNS = [
 export const NO_PROFILE: Readonly<AccountProfile> = { firstName: null, lastName: null, email: null, phone: null };
 
 /** The account a `users` row holds, with its password hash (to check a login; never shown). */
+/** An account with its password hash and its role's grant (`findByUuidWithGrant`). */
+export interface AccountWithGrant {
+  user: UserRow & { passwordHash: string };
+  grant: RoleGrant | undefined;
+}
+
 export function toUserWithHash(r: RawUser): UserRow & { passwordHash: string } {
   return { ...toUser(r), passwordHash: r.password_hash };
 }
@@ -163,6 +170,15 @@ export class UsersRepo {
   async findByUuid(uuid: string): Promise<(UserRow & { passwordHash: string }) | undefined> {
     const r = this.db.prepare('SELECT * FROM users WHERE uuid = ?').get(uuid) as RawUser | undefined;
     return r && toUserWithHash(r);
+  }
+
+  /**
+   * The account of `uuid` and what its role holds (undefined grant: no such role), as every
+   * authenticated request needs them: one round trip on PostgreSQL, two in-process reads here.
+   */
+  async findByUuidWithGrant(uuid: string): Promise<AccountWithGrant | undefined> {
+    const user = await this.findByUuid(uuid);
+    return user && { user, grant: toGrant(this.db.prepare(grantSql('@role')).all({ role: user.role }) as GrantRow[]) };
   }
 
   /**

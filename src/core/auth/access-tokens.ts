@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/open-store.js';
 import type { Role } from '../../store/users-repo.js';
+import type { RoleGrant } from '../../store/roles-repo.js';
 import { oauthError } from './oauth-error.js';
 
 let joseModule: Promise<typeof import('jose')> | undefined;
@@ -20,6 +21,11 @@ export interface Principal {
   username: string;
   role: Role;
   tokenId: string;
+  /**
+   * What the role holds, read with the account (one statement: docs/decisions.md, "A download
+   * page in one round trip"); undefined when the role no longer exists.
+   */
+  grant?: RoleGrant;
 }
 
 /**
@@ -73,7 +79,9 @@ export async function verifyAccessToken(store: Store, key: Uint8Array, token: st
   }
   // One indexed read per request (users.uuid is UNIQUE): the price of revocable JWTs. A token of
   // an older release named the user name, which no UUID equals: it is refused, and its holder refreshes.
-  const user = await store.users.findByUuid(sub);
+  // The role's grant comes with the account: the rights check of the request then asks nothing more.
+  const found = await store.users.findByUuidWithGrant(sub);
+  const user = found?.user;
   if (!user) throw oauthError('AUTH-003', 'invalid_token', 'the account of this access token no longer exists; log in again');
   if (user.disabled) throw oauthError('AUTH-003', 'invalid_token', 'the account of this access token is no longer active');
   if (ver !== user.tokenVersion)
@@ -82,5 +90,5 @@ export async function verifyAccessToken(store: Store, key: Uint8Array, token: st
       'invalid_token',
       'the access token was issued before the account was disabled or its role changed; log in again',
     );
-  return { username: user.username, role: user.role, tokenId: jti };
+  return { username: user.username, role: user.role, tokenId: jti, grant: found.grant };
 }

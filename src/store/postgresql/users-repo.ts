@@ -22,7 +22,9 @@ import {
   type Role,
   type UserRow,
   type UsersRepo,
+  type AccountWithGrant,
 } from '../users-repo.js';
+import { grantSql, toGrant } from '../roles-repo.js';
 import type { PgRunner } from './pg-runner.js';
 
 /** Accounts of the API and their password hashes, in PostgreSQL. */
@@ -38,6 +40,24 @@ export class PgUsersRepo implements RepoContract<UsersRepo> {
   async findByUuid(uuid: string): Promise<(UserRow & { passwordHash: string }) | undefined> {
     const r = await this.db.row<RawUser>('SELECT * FROM users WHERE uuid = $1', [uuid]);
     return r && toUserWithHash(r);
+  }
+
+  /**
+   * The account of `uuid` and its role's grant in one statement (every authenticated request
+   * runs it): the grant's rows (grantSql) joined laterally, the account's columns on each.
+   */
+  async findByUuidWithGrant(uuid: string): Promise<AccountWithGrant | undefined> {
+    const rows = await this.db.rows<RawUser & { g_kind: number | null; g_dictionary: string | null; g_right_name: string | null }>(
+      `SELECT u.*, g.kind AS g_kind, g.dictionary AS g_dictionary, g.right_name AS g_right_name
+         FROM users u LEFT JOIN LATERAL (${grantSql('u.role')}) g ON true
+        WHERE u.uuid = $1`,
+      [uuid],
+    );
+    if (rows.length === 0) return undefined;
+    const grant = rows.flatMap((r) =>
+      r.g_kind === null ? [] : [{ kind: r.g_kind, dictionary: r.g_dictionary, right_name: r.g_right_name! }],
+    );
+    return { user: toUserWithHash(rows[0]!), grant: toGrant(grant) };
   }
 
   /**

@@ -3,6 +3,7 @@
  * rights by the role's rows for that dictionary when it has any (docs/supervision.md#roles-and-rights).
  */
 import type { StoreScope } from '../../../store/store-contract.js';
+import type { RoleGrant } from '../../../store/roles-repo.js';
 import { AppError } from '../../../shared/errors.js';
 import { ADMINISTRATOR, BUILTIN_ROLES, DICTIONARY_RIGHTS, RIGHTS, isRight, sortRights, type Right } from './catalogue.js';
 
@@ -39,7 +40,11 @@ export function resolveRights(r: RoleRights, dictionary?: string): Set<Right> {
 /** Reads what role `role` holds: the code's rights for a built-in role, the store's for a custom one, and its per-dictionary rows. */
 export async function readRoleRights(store: StoreScope, role: string): Promise<RoleRights> {
   // One statement: every request of every account runs it (docs/decisions.md, "Roles and rights as CSWeb 8.1 has them (issue 30)").
-  const grant = await store.roles.grant(role);
+  return roleRightsOf(role, await store.roles.grant(role));
+}
+
+/** What role `role` holds, from its grant as the store returned it (undefined: no such role). */
+export function roleRightsOf(role: string, grant: RoleGrant | undefined): RoleRights {
   if (!grant) return { role, exists: false, defaults: [], dictionaries: new Map() };
   const known = (names: readonly string[]) => names.filter(isRight);
   return {
@@ -54,8 +59,13 @@ export async function readRoleRights(store: StoreScope, role: string): Promise<R
  * The rights `account` has on `dictionary` (or, without one, anywhere), read from the store now:
  * a change of a role's rights applies to the next request of its accounts, with no new login.
  */
-export async function effectiveRights(store: StoreScope, account: { role: string }, dictionary?: string): Promise<Set<Right>> {
-  const r = await readRoleRights(store, account.role);
+export async function effectiveRights(
+  store: StoreScope,
+  account: { role: string; grant?: RoleGrant },
+  dictionary?: string,
+): Promise<Set<Right>> {
+  // An authenticated request's principal carries the grant read with its account (access-tokens.ts).
+  const r = 'grant' in account ? roleRightsOf(account.role, account.grant) : await readRoleRights(store, account.role);
   // Rows are kept under the dictionary's own name; a request may name it by its syncable name
   // (docs/sync.md#syncable-names). Looked up only when the role has rows at all.
   const own =
