@@ -4,9 +4,11 @@ import type { StoreScope } from '../../store/store-contract.js';
 import type { Role } from '../../store/users-repo.js';
 import { hasUserUuid, readCswebAccounts, type CswebUser } from '../../csweb/users-reader.js';
 import { CSWEB_80_LAYOUT, CSWEB_81_LAYOUT, type CswebLayout } from '../../csweb/layout.js';
-import { mapCsweb81Role, type Csweb81Rights } from '../../csweb/rights-81.js';
+import type { Csweb81Rights } from '../../csweb/rights-81.js';
+import { planRole81, type Role81Plan } from './roles-81.js';
+import { isBuiltinRole } from '../auth/rights/catalogue.js';
 import type { CswebReportEntry } from '../../csweb/report-entry.js';
-import { mapCswebRole, type RoleMapping } from '../../csweb/role-mapping.js';
+import { mapCswebRole } from '../../csweb/role-mapping.js';
 import { isBcryptHash } from '../auth/index.js';
 
 /** What an import did (or, dry, would do) with one CSWeb account. */
@@ -42,6 +44,29 @@ function details(u: CswebUser) {
   return { firstName: u.firstName, lastName: u.lastName, email: u.email, phone: u.phone };
 }
 
+/** What the accounts of one CSWeb role get: the sds role, the report lines, and for 8.1 what to write for the role. */
+interface RoleOf {
+  name: string;
+  mapping: { role: string; report: CswebReportEntry[] };
+  plan?: Role81Plan;
+}
+
+/**
+ * Writes the CSWeb 8.1 roles that imported accounts hold, as they were in CSWeb: a custom role
+ * made or given CSWeb's defaults, and every role's per-dictionary rows, in the import's transaction.
+ */
+async function writeRoles81(store: StoreScope, users: readonly CswebUser[], mappings: ReadonlyMap<number, RoleOf>): Promise<void> {
+  const held = new Set(users.map((u) => u.roleId));
+  for (const [id, { plan }] of mappings) {
+    if (!plan || !held.has(id)) continue;
+    if (plan.defaults) {
+      if (!(await store.roles.find(plan.role))) await store.roles.insert(plan.role);
+      await store.roles.setDefaults(plan.role, plan.defaults);
+    }
+    for (const row of plan.rows) await store.roles.setDictionaryRights(plan.role, row.dictionary, row.rights);
+  }
+}
+
 /**
  * Decides, and unless `dryRun` writes, what becomes of each CSWeb account; runs inside the
  * caller's store transaction so that the decisions hold when the writes happen.
@@ -49,9 +74,10 @@ function details(u: CswebUser) {
 async function apply(
   store: StoreScope,
   users: CswebUser[],
-  mappings: Map<number, { name: string; mapping: RoleMapping }>,
+  mappings: Map<number, RoleOf>,
   dryRun: boolean,
 ): Promise<{ outcomes: CswebUserOutcome[]; report: CswebReportEntry[] }> {
+  if (!dryRun) await writeRoles81(store, users, mappings);
   const outcomes: CswebUserOutcome[] = [];
   const report: CswebReportEntry[] = [];
   const skip = (u: CswebUser, code: string, level: 'warn' | 'error', message: string) => {
@@ -181,13 +207,14 @@ export async function importCswebUsers(
   const source = await readCswebAccounts(conn, layout);
   const holders = new Map<number, string[]>();
   for (const u of source.users) holders.set(u.roleId, [...(holders.get(u.roleId) ?? []), u.username]);
-  const mappings = new Map<number, { name: string; mapping: RoleMapping }>();
+  const mappings = new Map<number, RoleOf>();
   for (const [id, role] of source.roles) {
     const role81 = source.rights81?.roles.find((r) => r.id === id);
-    const mapping = role81
-      ? mapCsweb81Role(role81, source.dictionaries, holders.get(id) ?? [])
-      : mapCswebRole(role, source.dictionaries, holders.get(id) ?? []);
-    mappings.set(id, { name: role.name, mapping });
+    // CSWeb 8.1's roles come across as they are (roles-81.ts); 8.0's go to the nearest built-in role.
+    if (role81) {
+      const plan = planRole81(role81, isBuiltinRole);
+      mappings.set(id, { name: role.name, mapping: { role: plan.role, report: plan.report }, plan });
+    } else mappings.set(id, { name: role.name, mapping: mapCswebRole(role, source.dictionaries, holders.get(id) ?? []) });
   }
   const { outcomes, report } = dryRun
     ? await apply(store, source.users, mappings, true)

@@ -174,8 +174,12 @@ test('8.1 users keep their uuid, which a CSPro 8.1 tablet is told at login; role
       assert.equal((await store.users.find(name))!.uuid, uuid, `${name} keeps CSWeb 8.1's uuid`);
     }
     assert.equal((await store.users.find('field01'))!.role, 'Standard User');
-    assert.equal((await store.users.find('devel01'))!.role, 'Administrator', 'Developer manages users: mapped as 8.0 users_all is');
-    assert.equal((await store.users.find('super01'))!.role, 'Standard User');
+    assert.equal((await store.users.find('devel01'))!.role, 'Developer', "CSWeb 8.1's Developer is sds's");
+    assert.equal((await store.users.find('super01'))!.role, 'Supervisor', 'a custom role comes across as itself');
+    // The custom role with its defaults and its row: nothing on this dictionary, as in CSWeb.
+    const supervisor = await store.roles.rights('Supervisor');
+    assert.deepEqual([...supervisor.defaults].sort(), ['data.read', 'reports.read']);
+    assert.deepEqual(supervisor.dictionaries, [{ dictionary: 'SIMPLECAPI_DICT', rights: ['data.none'] }]);
 
     // The roles, by CSWeb 8.1's names, for sds's own rights.
     const roles = report.rights81!.roles;
@@ -198,17 +202,9 @@ test('8.1 users keep their uuid, which a CSPro 8.1 tablet is told at login; role
       'users',
     ]);
     assert.deepEqual(roles[3]!.dictionaries, [{ dictionary: 'SIMPLECAPI_DICT', rights: ['data.none'] }]);
-    // The mapping's warnings, as for 8.0: Developer lacks roles; Supervisor may not sync this dictionary.
+    // Kept exactly: no line says a role was widened or narrowed.
     const lines = report.entries.filter((e) => e.code === 'CSWEB_ROLE_WIDENED' || e.code === 'CSWEB_ROLE_NARROWED');
-    assert.ok(
-      lines.some((e) => /"Developer".*roles_all/.test(e.message)),
-      JSON.stringify(lines),
-    );
-    assert.ok(
-      lines.some((e) => /"Supervisor".*may not sync \(upload, download\) dictionary SIMPLECAPI_DICT/.test(e.message)),
-      JSON.stringify(lines),
-    );
-    assert.ok(!lines.some((e) => /"Standard User"/.test(e.message)), "8.1's Standard User is sds's Standard exactly");
+    assert.deepEqual(lines, []);
 
     // A CSPro 8.1 tablet logs in to sds and is told the id CSWeb 8.1 told it, then downloads by the syncable name.
     const server = await startTestServer({ seed: async (s) => void (await run(f, s)) });

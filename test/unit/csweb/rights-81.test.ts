@@ -1,13 +1,14 @@
 /**
- * CSWeb 8.1 roles mapped to sds's roles (src/csweb/rights-81.ts): the built-in roles with the
- * default rights CSWeb 8.1's setup gives them, group names and halves, and per-dictionary rows
- * overriding the defaults (`data.none` for nothing).
+ * CSWeb 8.1 roles kept as sds roles (src/core/csweb/roles-81.ts): the built-in roles are sds's of
+ * the same names, a custom role keeps its name, its defaults (group names expanded to their halves)
+ * and its per-dictionary rows (`data.none` for nothing).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mapCsweb81Role, type Csweb81Role } from '../../../src/csweb/rights-81.js';
+import type { Csweb81Role } from '../../../src/csweb/rights-81.js';
+import { planRole81 } from '../../../src/core/csweb/roles-81.js';
+import { isBuiltinRole } from '../../../src/core/auth/rights/catalogue.js';
 
-const DICTS = ['HHSURVEY_DICT', 'SIMPLECAPI_DICT'];
 const STANDARD: Csweb81Role = {
   id: 1,
   name: 'Standard User',
@@ -50,43 +51,58 @@ const DEVELOPER: Csweb81Role = {
   ],
   dictionaries: [],
 };
-const codes = (m: ReturnType<typeof mapCsweb81Role>) => m.report.map((r) => [r.code, r.dictionary ?? null]);
+const plan = (r: Csweb81Role) => planRole81(r, isBuiltinRole);
 
-test("8.1's built-in roles: Standard User and Administrator exactly; Developer is Administrator, widened by roles_all", () => {
-  assert.deepEqual(mapCsweb81Role(STANDARD, DICTS), { role: 'Standard User', report: [] });
-  assert.deepEqual(mapCsweb81Role(ADMIN, DICTS), { role: 'Administrator', report: [] });
-  const dev = mapCsweb81Role(DEVELOPER, DICTS, ['dana']);
-  assert.equal(dev.role, 'Administrator');
-  assert.deepEqual(codes(dev), [['CSWEB_ROLE_WIDENED', null]]);
-  assert.match(dev.report[0]!.message, /"Developer" \(held by dana\).*roles_all/);
+test("8.1's built-in roles are sds's roles of the same names, with no report line", () => {
+  for (const [r, name] of [
+    [STANDARD, 'Standard User'],
+    [ADMIN, 'Administrator'],
+    [DEVELOPER, 'Developer'],
+  ] as const) {
+    const p = plan(r);
+    assert.equal(p.role, name);
+    assert.equal(p.defaults, undefined, 'a built-in role keeps the defaults sds fixes');
+    assert.deepEqual(p.report, []);
+  }
 });
 
-test('per-dictionary rows replace the defaults there: data.none is nothing, data.read alone is download only', () => {
-  const role: Csweb81Role = {
-    id: 4,
+test('a custom role keeps its name, its defaults with group names expanded, and its rows per dictionary', () => {
+  const p = plan({
+    id: 7,
     name: 'Supervisor',
-    rights: ['data.read', 'data.write', 'reports.read'],
+    rights: ['data.read', 'reports', 'files.read'],
     dictionaries: [
-      { dictionary: 'HHSURVEY_DICT', rights: ['data.none'] },
-      { dictionary: 'simplecapi_dict', rights: ['data.read'] },
+      { dictionary: 'SIMPLECAPI_DICT', rights: ['data.none'] },
+      { dictionary: 'HHSURVEY_DICT', rights: ['data.read', 'data.write', 'reports.read'] },
     ],
-  };
-  const m = mapCsweb81Role(role, DICTS);
-  assert.equal(m.role, 'Standard User');
-  const widened = m.report.filter((r) => r.code === 'CSWEB_ROLE_WIDENED');
-  assert.match(widened.find((r) => r.dictionary === 'HHSURVEY_DICT')!.message, /may not sync \(upload, download\)/);
-  assert.match(widened.find((r) => r.dictionary === 'SIMPLECAPI_DICT')!.message, /may not sync \(upload\) /);
-  assert.ok(
-    m.report.some((r) => r.code === 'CSWEB_ROLE_NARROWED' && /reports_all/.test(r.message)),
-    'reports, as for 8.0',
-  );
+  });
+  assert.equal(p.role, 'Supervisor');
+  assert.deepEqual([...p.defaults!].sort(), ['data.read', 'files.read', 'files.sync', 'reports.read', 'reports.write']);
+  assert.deepEqual(p.rows, [
+    { dictionary: 'SIMPLECAPI_DICT', rights: ['data.none'] },
+    { dictionary: 'HHSURVEY_DICT', rights: ['data.read', 'data.write'] },
+  ]);
+  assert.deepEqual(p.report, []);
 });
 
-test('a role with write halves of apps or settings is API; the group name holds both halves', () => {
-  assert.equal(mapCsweb81Role({ id: 5, name: 'Deployer', rights: ['data', 'apps.write'], dictionaries: [] }, DICTS).role, 'API');
-  assert.equal(
-    mapCsweb81Role({ id: 6, name: 'Reader', rights: ['apps.read', 'settings.read', 'data'], dictionaries: [] }, DICTS).role,
-    'Standard User',
+test('a custom role named like a built-in one is kept under another name; Administrator rows and unknown rights are reported', () => {
+  const renamed = plan({ id: 9, name: 'API', rights: ['data'], dictionaries: [] });
+  assert.equal(renamed.role, 'API (CSWeb)');
+  assert.deepEqual([...renamed.defaults!].sort(), ['data.clear', 'data.clear.dashboard', 'data.read', 'data.write']);
+  assert.deepEqual(
+    renamed.report.map((r) => r.code),
+    ['CSWEB_ROLE_RENAMED'],
   );
-  assert.equal(mapCsweb81Role({ id: 7, name: 'Users', rights: ['users.write'], dictionaries: [] }, DICTS).role, 'Administrator');
+  const admin = plan({ ...ADMIN, dictionaries: [{ dictionary: 'SIMPLECAPI_DICT', rights: ['data.none'] }] });
+  assert.deepEqual(admin.rows, []);
+  assert.deepEqual(
+    admin.report.map((r) => r.code),
+    ['CSWEB_ROLE_WIDENED'],
+  );
+  const odd = plan({ id: 10, name: 'Odd', rights: ['data.read', 'telemetry.read'], dictionaries: [] });
+  assert.deepEqual(odd.defaults, ['data.read']);
+  assert.deepEqual(
+    odd.report.map((r) => r.code),
+    ['CSWEB_ROLE_NARROWED'],
+  );
 });
