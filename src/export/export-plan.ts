@@ -135,7 +135,9 @@ export function planExport(dict: Dictionary, label: string, opts: ExportPlanOpti
     if (idLevels > 0) {
       // Right after case_id (column 0): the same columns, names and labels as in the tables
       // they come from (docs/export.md#id-items).
-      const idColumns = idSources.slice(0, idLevels).flatMap((src) => breakout.tables[src.planIndex]!.columns.slice(src.offset, src.offset + src.count));
+      const idColumns = idSources
+        .slice(0, idLevels)
+        .flatMap((src) => breakout.tables[src.planIndex]!.columns.slice(src.offset, src.offset + src.count));
       const idInfos = idSources.slice(0, idLevels).flatMap((src) => items(dict.levels[src.level - 1]!.ids));
       plannedColumns.splice(1, 0, ...idColumns.map((c) => ({ name: c.name, type: c.type })));
       infos.splice(1, 0, ...idInfos);

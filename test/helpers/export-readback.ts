@@ -61,7 +61,8 @@ export function expectedTables(breakoutSqlite: string, codebook: CodebookRow[]):
     const out = new Map<string, ExpectedTable>();
     for (const table of [...new Set(codebook.filter((r) => r.kind === 'table').map((r) => r.table!))]) {
       const cols = codebook.filter((r) => r.kind === 'column' && r.table === table);
-      const columnsOf = (t: string) => new Set((db.prepare(`SELECT name FROM pragma_table_info(?)`).all(t) as { name: string }[]).map((r) => r.name));
+      const columnsOf = (t: string) =>
+        new Set((db.prepare(`SELECT name FROM pragma_table_info(?)`).all(t) as { name: string }[]).map((r) => r.name));
       const present = columnsOf(table);
       // Id items the export copies into a record table (docs/export.md#id-items) come from the
       // cases table (level 1) and the level_N tables of the ancestor nodes: joined here as SQL.
@@ -91,7 +92,8 @@ function idHolders(db: Database.Database, table: string, present: Set<string>) {
   const cases = names.find((n) => n.endsWith('_cases') && table.startsWith(n.slice(0, -'cases'.length)));
   if (!cases) return [];
   const prefix = cases.slice(0, -'_cases'.length);
-  const columnsOf = (t: string) => new Set((db.prepare(`SELECT name FROM pragma_table_info(?)`).all(t) as { name: string }[]).map((r) => r.name));
+  const columnsOf = (t: string) =>
+    new Set((db.prepare(`SELECT name FROM pragma_table_info(?)`).all(t) as { name: string }[]).map((r) => r.name));
   const out: { table: string; alias: string; on: string; columns: Set<string> }[] = [];
   out.push({ table: cases, alias: 'c', on: 'c.case_id = t.case_id', columns: columnsOf(cases) });
   for (const n of names) {

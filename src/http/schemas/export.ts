@@ -33,6 +33,8 @@ export const ExportQuery = z.object({
     .enum(['true', 'false'])
     .optional()
     .meta({
-      param: { description: 'true (default): every record table holds the id items of its case (and level nodes) after `case_id`; false: not' },
+      param: {
+        description: 'true (default): every record table holds the id items of its case (and level nodes) after `case_id`; false: not',
+      },
     }),
 });

@@ -35,9 +35,22 @@ interface Building {
 // order nor the GUIDs' is the case-key order.
 const BUILDINGS: Building[] = [
   { ids: '020101001002', households: [{ house: 4, lines: [1, 2] }] },
-  { ids: '010203004006', households: [{ house: 1, lines: [1] }, { house: 3, lines: [1, 2, 3] }] },
+  {
+    ids: '010203004006',
+    households: [
+      { house: 1, lines: [1] },
+      { house: 3, lines: [1, 2, 3] },
+    ],
+  },
   { ids: '030101002001', households: [{ house: 2, lines: [1] }] },
-  { ids: '010203004005', households: [{ house: 1, lines: [1, 2] }, { house: 2, lines: [1] }, { house: 7, lines: [1, 2] }] },
+  {
+    ids: '010203004005',
+    households: [
+      { house: 1, lines: [1, 2] },
+      { house: 2, lines: [1] },
+      { house: 7, lines: [1, 2] },
+    ],
+  },
   { ids: '010101001001', households: [{ house: 9, lines: [1] }] },
   { ids: '020101001001', households: [{ house: 5, lines: [1, 2, 3] }] },
 ];
@@ -101,17 +114,29 @@ describe('sds export: id items in every record table, case-key order, integers',
       }
 
       const houses = await readBack(format, file('house_rec'));
-      assert.deepEqual(houses.columns.slice(0, 9).map((c) => c.name), ['case_id', ...IDS_LEVEL_1, 'house_number', 'level_2_occ', 'occ']);
+      assert.deepEqual(
+        houses.columns.slice(0, 9).map((c) => c.name),
+        ['case_id', ...IDS_LEVEL_1, 'house_number', 'level_2_occ', 'occ'],
+      );
       assert.deepEqual(
         numbers(format, houses.rows, [1, 2, 3, 4, 5, 6]),
         inKeyOrder.flatMap((b) => b.households.map((h) => [...idValues(b.ids), h.house])),
       );
       const buildings = await readBack(format, file('build_rec'));
-      assert.deepEqual(buildings.columns.slice(0, 7).map((c) => c.name), ['case_id', ...IDS_LEVEL_1, 'occ']);
-      assert.deepEqual(numbers(format, buildings.rows, [1, 2, 3, 4, 5]), inKeyOrder.map((b) => idValues(b.ids)));
+      assert.deepEqual(
+        buildings.columns.slice(0, 7).map((c) => c.name),
+        ['case_id', ...IDS_LEVEL_1, 'occ'],
+      );
+      assert.deepEqual(
+        numbers(format, buildings.rows, [1, 2, 3, 4, 5]),
+        inKeyOrder.map((b) => idValues(b.ids)),
+      );
       // A level table gets the ids of the levels above it; its own follow occ as before.
       const level2 = await readBack(format, file('level_2'));
-      assert.deepEqual(level2.columns.map((c) => c.name), ['case_id', ...IDS_LEVEL_1, 'occ', 'house_number']);
+      assert.deepEqual(
+        level2.columns.map((c) => c.name),
+        ['case_id', ...IDS_LEVEL_1, 'occ', 'house_number'],
+      );
 
       const cases = await readBack(format, file('cases'));
       const keyCol = cases.columns.findIndex((c) => c.name === 'case_key');
@@ -134,16 +159,25 @@ describe('sds export: id items in every record table, case-key order, integers',
       const out = join(home.root, `noids-${format}`);
       await ok(home.root, ['export', 'TWO_LEVEL_DICT', '--format', format, '--out', out, '--no-ids']);
       const persons = await readBack(format, join(out, `tl_pop_recc.${EXT[format]}`));
-      assert.deepEqual(persons.columns.slice(0, 4).map((c) => c.name), ['case_id', 'level_2_occ', 'occ', 'line']);
+      assert.deepEqual(
+        persons.columns.slice(0, 4).map((c) => c.name),
+        ['case_id', 'level_2_occ', 'occ', 'line'],
+      );
       assert.deepEqual(
         numbers(format, persons.rows, [1, 2, 3]),
         PERSONS.map((p) => p.slice(6)),
         'still in case-key order',
       );
       const level2 = await readBack(format, join(out, `tl_level_2.${EXT[format]}`));
-      assert.deepEqual(level2.columns.map((c) => c.name), ['case_id', 'occ', 'house_number']);
+      assert.deepEqual(
+        level2.columns.map((c) => c.name),
+        ['case_id', 'occ', 'house_number'],
+      );
       const cases = await readBack(format, join(out, `tl_cases.${EXT[format]}`));
-      assert.deepEqual(cases.columns.slice(0, 8).map((c) => c.name), ['case_id', 'case_key', 'case_label', ...IDS_LEVEL_1]);
+      assert.deepEqual(
+        cases.columns.slice(0, 8).map((c) => c.name),
+        ['case_id', 'case_key', 'case_label', ...IDS_LEVEL_1],
+      );
     });
   }
 

@@ -26,17 +26,35 @@ describe('export plan of the Popstan census', () => {
       plan.tables.map((t) => t.table.name),
       ['popstan_cases', 'popstan_person', 'popstan_housing', 'popstan_notes'],
     );
-    for (const t of plan.tables) {
-      const b = sqlite.tables[t.planIndex]!;
-      assert.deepEqual(
-        t.table.columns.map((c) => c.source),
-        b.columns.map((c) => c.name),
-      );
-      assert.deepEqual(
-        t.table.columns.map((c) => c.type),
-        b.columns.map((c) => c.type),
-      );
+    // The breakout's columns, record tables with the level-1 id items after case_id
+    // (docs/export.md#id-items): exactly so with --no-ids.
+    const cases = sqlite.tables.find((t) => t.kind === 'main')!;
+    const ids = cases.columns.slice(3, 11);
+    assert.deepEqual(
+      ids.map((c) => c.name),
+      ['province', 'district', 'village', 'ea', 'ur', 'building', 'hu', 'hh'],
+    );
+    const bare = planExport(dict, 'popstan', { ids: false });
+    for (const [p, withIds] of [
+      [plan, true],
+      [bare, false],
+    ] as const) {
+      for (const t of p.tables) {
+        const b = sqlite.tables[t.planIndex]!;
+        const cols = withIds && t.kind === 'record' ? [b.columns[0]!, ...ids, ...b.columns.slice(1)] : b.columns;
+        assert.deepEqual(
+          t.table.columns.map((c) => c.source),
+          cols.map((c) => c.name),
+        );
+        assert.deepEqual(
+          t.table.columns.map((c) => c.type),
+          cols.map((c) => c.type),
+        );
+      }
     }
+    const person = plan.tables.find((t) => t.record === 'PERSON')!.table;
+    const main = plan.tables.find((t) => t.kind === 'main')!.table;
+    assert.deepEqual(person.columns.slice(1, 9), main.columns.slice(3, 11), 'same names, labels, items and value sets');
   });
 
   it('labels item columns with the dictionary labels and carries their first value set', () => {
