@@ -132,6 +132,7 @@ export function planExport(dict: Dictionary, label: string, opts: ExportPlanOpti
     const infos = columnInfos(dict, t.kind, t.level, t.record);
     const plannedColumns = t.columns.map((c) => ({ name: c.name, type: c.type }));
     const idLevels = !withIds ? 0 : t.kind === 'record' ? t.level! : t.kind === 'level' ? t.level! - 1 : 0;
+    let idCount = 0;
     if (idLevels > 0) {
       // Right after case_id (column 0): the same columns, names and labels as in the tables
       // they come from (docs/export.md#id-items).
@@ -140,6 +141,7 @@ export function planExport(dict: Dictionary, label: string, opts: ExportPlanOpti
         .flatMap((src) => breakout.tables[src.planIndex]!.columns.slice(src.offset, src.offset + src.count));
       const idInfos = idSources.slice(0, idLevels).flatMap((src) => items(dict.levels[src.level - 1]!.ids));
       plannedColumns.splice(1, 0, ...idColumns.map((c) => ({ name: c.name, type: c.type })));
+      idCount = idColumns.length;
       infos.splice(1, 0, ...idInfos);
     }
     if (t.kind === 'main' && includeDeleted) {
@@ -149,10 +151,20 @@ export function planExport(dict: Dictionary, label: string, opts: ExportPlanOpti
     if (infos.length !== plannedColumns.length) {
       throw new AppError('INTERNAL', `export plan of ${t.name}: ${infos.length} column descriptions for ${plannedColumns.length} columns`);
     }
+    // The table's own columns claim their names first, so that an id item named like a key
+    // (`occ`) never renames the key: the id column gets the `_2` (docs/export.md#names).
     const names = new ExportNames();
+    const isId = (j: number) => j >= 1 && j <= idCount;
+    const claimed = new Map<number, string>();
+    plannedColumns.forEach((c, j) => {
+      if (!isId(j)) claimed.set(j, names.claim(c.name));
+    });
+    plannedColumns.forEach((c, j) => {
+      if (isId(j)) claimed.set(j, names.claim(c.name));
+    });
     const columns: ExportColumn[] = plannedColumns.map((c, j) => {
       const info = infos[j]!;
-      const col: ExportColumn = { name: names.claim(c.name), source: c.name, label: info.label, type: c.type };
+      const col: ExportColumn = { name: claimed.get(j)!, source: c.name, label: info.label, type: c.type };
       if (info.item) {
         col.item = info.item.name;
         const vs = exportValueSet(info.item);
