@@ -38,6 +38,22 @@ export interface ExportTablePlan {
   /** Record name for record tables. */
   record?: string;
   table: ExportTable;
+  /**
+   * Id items copied into this table right after `case_id` (docs/export.md#id-items): those of
+   * levels 1 … `idLevels`, each from its level's row. 0 or absent: none.
+   */
+  idLevels?: number;
+}
+
+/**
+ * Where the id items of one level are in the flattener's rows: the breakout table holding them
+ * (the cases table for level 1, `level_N` for level N) and their first column and count there.
+ */
+export interface IdSource {
+  level: number;
+  planIndex: number;
+  offset: number;
+  count: number;
 }
 
 export interface ExportPlan {
@@ -47,6 +63,8 @@ export interface ExportPlan {
   tables: ExportTablePlan[];
   /** True when the cases table ends with a `deleted` column (deleted cases are exported too). */
   deletedColumn: boolean;
+  /** Id items of each level (index 0 = level 1), where tables with `idLevels` take them from. */
+  idSources: IdSource[];
 }
 
 export interface ExportPlanOptions {
@@ -62,6 +80,11 @@ export interface ExportPlanOptions {
    * of one file. Default true: the cases table always comes, so the files join on `case_id`.
    */
   alwaysCases?: boolean;
+  /**
+   * Default true: every record table (and level-N table) gets the id items of its level and of
+   * the levels above it right after `case_id`, as CSPro's Export Data does. False: `--no-ids`.
+   */
+  ids?: boolean;
 }
 
 /** Descriptions of the columns a breakout table has besides its items. */
@@ -101,11 +124,26 @@ export function planExport(dict: Dictionary, label: string, opts: ExportPlanOpti
   const breakout = planBreakout(dict, label, { maxIdentifierLength: EXPORT_PLAN_IDENTIFIER_LIMIT });
   const includeDeleted = opts.includeDeleted === true;
   const chosen = chooseTables(dict, breakout, opts.records ?? [], opts.alwaysCases ?? true);
+  const idSources = planIdSources(dict, breakout);
+  const withIds = opts.ids ?? true;
   const tables: ExportTablePlan[] = [];
   breakout.tables.forEach((t, planIndex) => {
     if (!holdsCases(t) || !chosen.has(planIndex)) return;
     const infos = columnInfos(dict, t.kind, t.level, t.record);
     const plannedColumns = t.columns.map((c) => ({ name: c.name, type: c.type }));
+    const idLevels = !withIds ? 0 : t.kind === 'record' ? t.level! : t.kind === 'level' ? t.level! - 1 : 0;
+    let idCount = 0;
+    if (idLevels > 0) {
+      // Right after case_id (column 0): the same columns, names and labels as in the tables
+      // they come from (docs/export.md#id-items).
+      const idColumns = idSources
+        .slice(0, idLevels)
+        .flatMap((src) => breakout.tables[src.planIndex]!.columns.slice(src.offset, src.offset + src.count));
+      const idInfos = idSources.slice(0, idLevels).flatMap((src) => items(dict.levels[src.level - 1]!.ids));
+      plannedColumns.splice(1, 0, ...idColumns.map((c) => ({ name: c.name, type: c.type })));
+      idCount = idColumns.length;
+      infos.splice(1, 0, ...idInfos);
+    }
     if (t.kind === 'main' && includeDeleted) {
       plannedColumns.push({ name: 'deleted', type: { kind: 'boolean' } });
       infos.push({ label: BOOKKEEPING.deleted! });
@@ -113,10 +151,20 @@ export function planExport(dict: Dictionary, label: string, opts: ExportPlanOpti
     if (infos.length !== plannedColumns.length) {
       throw new AppError('INTERNAL', `export plan of ${t.name}: ${infos.length} column descriptions for ${plannedColumns.length} columns`);
     }
+    // The table's own columns claim their names first, so that an id item named like a key
+    // (`occ`) never renames the key: the id column gets the `_2` (docs/export.md#names).
     const names = new ExportNames();
+    const isId = (j: number) => j >= 1 && j <= idCount;
+    const claimed = new Map<number, string>();
+    plannedColumns.forEach((c, j) => {
+      if (!isId(j)) claimed.set(j, names.claim(c.name));
+    });
+    plannedColumns.forEach((c, j) => {
+      if (isId(j)) claimed.set(j, names.claim(c.name));
+    });
     const columns: ExportColumn[] = plannedColumns.map((c, j) => {
       const info = infos[j]!;
-      const col: ExportColumn = { name: names.claim(c.name), source: c.name, label: info.label, type: c.type };
+      const col: ExportColumn = { name: claimed.get(j)!, source: c.name, label: info.label, type: c.type };
       if (info.item) {
         col.item = info.item.name;
         const vs = exportValueSet(info.item);
@@ -131,9 +179,23 @@ export function planExport(dict: Dictionary, label: string, opts: ExportPlanOpti
       table: { name: t.name, label: tableLabel(dict, t.kind, t.level, t.record), columns },
     };
     if (t.record !== undefined) entry.record = t.record;
+    if (idLevels > 0) entry.idLevels = idLevels;
     tables.push(entry);
   });
-  return { dictionary: dict.name, breakout, tables, deletedColumn: includeDeleted };
+  return { dictionary: dict.name, breakout, tables, deletedColumn: includeDeleted, idSources };
+}
+
+/**
+ * Where each level's id items are in the breakout rows: after `case_id, case_key, case_label` in
+ * the cases table, after `case_id, level_2_occ … occ` in `level_N` (plan.ts).
+ */
+function planIdSources(dict: Dictionary, breakout: BreakoutPlan): IdSource[] {
+  return dict.levels.map((level, i) => {
+    const n = i + 1;
+    const count = items(level.ids).length;
+    const planIndex = breakout.tables.findIndex((t) => (n === 1 ? t.kind === 'main' : t.kind === 'level' && t.level === n));
+    return { level: n, planIndex, offset: n === 1 ? 3 : n, count };
+  });
 }
 
 /** Plan indexes of the tables to export: the cases table and the chosen ones (all by default). */

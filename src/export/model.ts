@@ -82,6 +82,12 @@ export interface TableStats {
   rows: number;
   /** Per column (same index as `columns`): UTF-8 bytes of the longest string value, 0 if none. */
   maxBytes: number[];
+  /**
+   * Per column: the largest magnitude of a number value (Infinity for one that is not a safe
+   * integer), 0 if none. Lets a wide integer column (`revision`) take an integer storage type
+   * when every value fits (docs/export.md#integer-columns). Absent: types by declared digits only.
+   */
+  maxAbs?: number[];
 }
 
 /** Where a writer sends its bytes; `write` resolves when the chunk may be followed (backpressure). */

@@ -198,6 +198,8 @@ export class CasesRepo {
   private readonly countChangedAllStmt: Statement<[number, number, string, number], { n: number }>;
   private readonly countChangedActiveStmt: Statement<[number, number, string, number], { n: number }>;
   private readonly lastChangedStmt: Statement<[number, number], { revision: number; guid: string }>;
+  private readonly keyOrderAllStmt: Statement<[number, string, string, number, number, number], RawChanged>;
+  private readonly keyOrderActiveStmt: Statement<[number, string, string, number, number, number], RawChanged>;
 
   constructor(private readonly db: Database) {
     this.insertRevision = db.prepare('INSERT INTO revisions (dictionary_id, origin, created_at) VALUES (?, ?, ?)');
@@ -228,6 +230,15 @@ export class CasesRepo {
       );
     this.countChangedAllStmt = countChanged('');
     this.countChangedActiveStmt = countChanged('AND deleted = 0');
+    // Walks cases_by_key (dictionary_id, case_key, guid): the export's rows in case-key order.
+    const keyOrder = (filter: string) =>
+      db.prepare<[number, string, string, number, number, number], RawChanged>(
+        `SELECT ${CHANGED_COLUMNS} FROM cases
+         WHERE dictionary_id = ? AND (case_key, guid) > (?, ?) AND revision > ? AND revision <= ? ${filter}
+         ORDER BY case_key, guid LIMIT ?`,
+      );
+    this.keyOrderAllStmt = keyOrder('');
+    this.keyOrderActiveStmt = keyOrder('AND deleted = 0');
     this.lastChangedStmt = db.prepare(
       'SELECT revision, guid FROM cases WHERE dictionary_id = ? AND revision <= ? ORDER BY revision DESC, guid DESC LIMIT 1',
     );
@@ -356,6 +367,23 @@ export class CasesRepo {
   ): Promise<ChangedCase[]> {
     const stmt = activeOnly ? this.changedActiveStmt : this.changedAllStmt;
     return stmt.all(dictionaryId, after.revision, after.guid, upTo, limit).map(toChanged);
+  }
+
+  /**
+   * One keyset page of the cases changed after revision `since` up to revision `upTo`, in case-key
+   * order (then guid), starting after `after`: the same cases as `changedPage`, in the order an
+   * analyst reads them (docs/export.md#row-order). Pages, not an iterator, for the same reason.
+   */
+  async keyOrderPage(
+    dictionaryId: number,
+    after: { caseKey: string; guid: string },
+    since: number,
+    upTo: number,
+    limit: number,
+    activeOnly: boolean,
+  ): Promise<ChangedCase[]> {
+    const stmt = activeOnly ? this.keyOrderActiveStmt : this.keyOrderAllStmt;
+    return stmt.all(dictionaryId, after.caseKey, after.guid, since, upTo, limit).map(toChanged);
   }
 
   /** The last case in (revision, guid) order at or below revision `upTo`: where a complete pass ends. */

@@ -248,3 +248,33 @@ function expectedValueLabels(format: Format, type: string, cb: CodebookColumn, s
     if (r.value === r.value_to && Number.isInteger(Number(r.value))) out.push([String(Number(r.value)), r.label!]);
   return out;
 }
+
+/**
+ * Rows in case-key order, then level occurrences and `occ` (docs/export.md#row-order): `cases` is
+ * the cases file read back (its `case_key` gives each `case_id` its key), `table` any other file.
+ */
+export function assertCaseKeyOrder(format: Format, file: string, cases: ReadBack, table: ReadBack): void {
+  const at = (rb: ReadBack, name: string) => rb.columns.findIndex((c) => c.name === name);
+  const keyOf = new Map(cases.rows.map((r) => [String(r[at(cases, 'case_id')]), String(r[at(cases, 'case_key')])]));
+  const occs = table.columns
+    .map((c, i) => ({ c, i }))
+    .filter(({ c }) => /^level_\d+_occ$/.test(c.name) || c.name === 'occ' || c.name === 'note_number');
+  const id = at(table, 'case_id');
+  const sortKey = (r: unknown[]) => ({
+    key: keyOf.get(String(r[id]))!,
+    guid: String(r[id]),
+    occs: occs.map(({ i }) => Number(gotCell(format, 'integer', r[i]))),
+  });
+  const before = (a: ReturnType<typeof sortKey>, b: ReturnType<typeof sortKey>): boolean => {
+    if (a.key !== b.key) return a.key < b.key;
+    if (a.guid !== b.guid) return a.guid < b.guid;
+    for (let k = 0; k < a.occs.length; k++) if (a.occs[k] !== b.occs[k]) return a.occs[k]! < b.occs[k]!;
+    return false;
+  };
+  for (let r = 1; r < table.rows.length; r++) {
+    const a = sortKey(table.rows[r - 1]!);
+    const b = sortKey(table.rows[r]!);
+    assert.ok(a.key !== undefined && b.key !== undefined, `${file} row ${r + 1}: its case is in the cases file`);
+    assert.ok(before(a, b), `${file} rows ${r} and ${r + 1} in case-key then occurrence order: ${JSON.stringify([a, b])}`);
+  }
+}

@@ -61,15 +61,54 @@ export function expectedTables(breakoutSqlite: string, codebook: CodebookRow[]):
     const out = new Map<string, ExpectedTable>();
     for (const table of [...new Set(codebook.filter((r) => r.kind === 'table').map((r) => r.table!))]) {
       const cols = codebook.filter((r) => r.kind === 'column' && r.table === table);
-      const present = new Set((db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[]).map((r) => r.name));
-      const select = cols.filter((c) => present.has(c.source!));
-      const sql = `SELECT ${select.map((c) => `"${c.source}" AS "${c.name}"`).join(', ')} FROM "${table}"`;
+      const columnsOf = (t: string) =>
+        new Set((db.prepare(`SELECT name FROM pragma_table_info(?)`).all(t) as { name: string }[]).map((r) => r.name));
+      const present = columnsOf(table);
+      // Id items the export copies into a record table (docs/export.md#id-items) come from the
+      // cases table (level 1) and the level_N tables of the ancestor nodes: joined here as SQL.
+      const holders = idHolders(db, table, present);
+      const select = cols.filter((c) => present.has(c.source!) || holders.some((h) => h.columns.has(c.source!)));
+      const expr = (source: string) => {
+        if (present.has(source)) return `t."${source}"`;
+        return `${holders.find((h) => h.columns.has(source))!.alias}."${source}"`;
+      };
+      const joins = holders.map((h) => `LEFT JOIN "${h.table}" ${h.alias} ON ${h.on}`).join(' ');
+      const sql = `SELECT ${select.map((c) => `${expr(c.source!)} AS "${c.name}"`).join(', ')} FROM "${table}" t ${joins}`;
       out.set(table, { columns: cols.map((c) => c.name!), rows: db.prepare(sql).all() as Record<string, unknown>[] });
     }
     return out;
   } finally {
     db.close();
   }
+}
+
+/**
+ * The breakout tables that hold the id items of a record table's (or level table's) ancestors:
+ * `<prefix>_cases` on case_id, `<prefix>_level_N` on case_id and the level occurrences.
+ */
+function idHolders(db: Database.Database, table: string, present: Set<string>) {
+  if (!present.has('case_id') || table.endsWith('_cases') || table.endsWith('_notes')) return [];
+  const names = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((r) => r.name);
+  const cases = names.find((n) => n.endsWith('_cases') && table.startsWith(n.slice(0, -'cases'.length)));
+  if (!cases) return [];
+  const prefix = cases.slice(0, -'_cases'.length);
+  const columnsOf = (t: string) =>
+    new Set((db.prepare(`SELECT name FROM pragma_table_info(?)`).all(t) as { name: string }[]).map((r) => r.name));
+  const out: { table: string; alias: string; on: string; columns: Set<string> }[] = [];
+  out.push({ table: cases, alias: 'c', on: 'c.case_id = t.case_id', columns: columnsOf(cases) });
+  for (const n of names) {
+    const m = new RegExp(`^${prefix}_level_(\\d+)$`).exec(n);
+    if (!m || n === table) continue;
+    const level = Number(m[1]);
+    // An ancestor of this table: the table has its node's occurrence column.
+    if (!present.has(`level_${level}_occ`)) continue;
+    const alias = `l${level}`;
+    const on = [`${alias}.case_id = t.case_id`];
+    for (let a = 2; a < level; a++) on.push(`${alias}.level_${a}_occ = t.level_${a}_occ`);
+    on.push(`${alias}.occ = t.level_${level}_occ`);
+    out.push({ table: n, alias, on: on.join(' AND '), columns: columnsOf(n) });
+  }
+  return out;
 }
 
 /** A value as CSV text carries it: NULL and '' empty, numbers in their shortest form. */

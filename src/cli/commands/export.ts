@@ -26,6 +26,8 @@ interface ExportOpts {
   includeDeleted?: boolean;
   force?: boolean;
   bom?: boolean;
+  /** False with --no-ids. */
+  ids: boolean;
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -54,6 +56,7 @@ export function registerExportCommand(program: Command): void {
     .option('--include-deleted', 'deleted cases too, with a deleted column in the cases table')
     .option('--force', 'replace files of the same names in the folder')
     .option('--bom', 'CSV: start each file with a UTF-8 byte order mark (for Excel)')
+    .option('--no-ids', 'leave the id items out of the record tables (they stay in the cases table)')
     .addHelpText(
       'after',
       examples(
@@ -62,9 +65,12 @@ export function registerExportCommand(program: Command): void {
         'sds export CEN2000 --format parquet --out ./pq --since-revision 1200 --json',
         'sds export CEN2000 --format csv --out ./csv --labels labels --bom --force',
         'sds export CEN2000 --format csv --out - > cen2000-csv.zip',
+        'sds export CEN2000 --format stata --out ./stata-bare --no-ids',
       ) +
         '\nOne file per table (<label>_cases, <label>_<record>, level and notes tables),\n' +
-        'keyed by case_id (and occ) so they join, plus codebook.csv: every column with\n' +
+        'keyed by case_id (and occ) so they join, rows in case-key order then occ;\n' +
+        'record tables also hold the id items of their case after case_id (--no-ids:\n' +
+        'not), plus codebook.csv: every column with\n' +
         'its item, label, type and value set. Names are made valid for every format\n' +
         '(at most 32 characters); the codebook maps them to the breakout columns.\n' +
         'Existing files of the same names are refused unless --force. --out - writes\n' +
@@ -110,6 +116,7 @@ export function registerExportCommand(program: Command): void {
           sinceRevision: since,
           includeDeleted: o.includeDeleted === true,
           bom: o.bom === true,
+          ids: o.ids,
         };
         const interrupt = interruptOnSignals({
           onFirst: (sig) =>

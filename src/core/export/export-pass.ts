@@ -9,11 +9,13 @@ import { createFlattener } from '../../breakout/flatten.js';
 import { flattenInput } from '../../breakout/flatten-input.js';
 import type { ExportCell } from '../../export/model.js';
 import type { ExportPlan } from '../../export/export-plan.js';
+import { caseIds } from '../../export/id-columns.js';
 import type { Store } from '../home/index.js';
 
 /** Which cases a pass reads: those changed after `after` up to revision `upTo`. */
 export interface CaseSelection {
   dictionaryId: number;
+  /** For counting (`countChanged`); the pass reads revisions above `after.revision`. */
   after: { revision: number; guid: string };
   upTo: number;
   /** False with --include-deleted. */
@@ -36,9 +38,10 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 
 /**
  * Reads the selected cases of `snapshot` in pages and sends every row of the exported tables to
- * `onRow`, in case order and, inside a case, in breakout order. `exportTime` fills the cases
- * table's `breakout_time`. `onCases` is told the cases done after each page; a `signal` stops
- * the pass between pages with its reason.
+ * `onRow`, in case-key order (then guid) and, inside a case, in breakout order (occurrence),
+ * each record row with its case's id items (id-columns.ts). `exportTime` fills the cases table's
+ * `breakout_time`. `onCases` is told the cases done after each page; a `signal` stops the pass
+ * between pages with its reason.
  */
 export async function exportPass(
   snapshot: Store,
@@ -52,13 +55,14 @@ export async function exportPass(
   const flatten = createFlattener(plan.breakout, dict);
   const tables = plan.tables;
   const mainIndex = tables.findIndex((t) => t.kind === 'main');
-  let after = sel.after;
+  // Case-key order (docs/export.md#row-order): keyset pages by (case_key, guid).
+  let after = { caseKey: '', guid: '' };
   let cases = 0;
   let warnings = 0;
   let skipped = 0;
   for (;;) {
     opts.signal?.throwIfAborted();
-    const page = await snapshot.cases.changedPage(sel.dictionaryId, after, sel.upTo, sel.pageSize, sel.activeOnly);
+    const page = await snapshot.cases.keyOrderPage(sel.dictionaryId, after, sel.after.revision, sel.upTo, sel.pageSize, sel.activeOnly);
     if (page.length === 0) break;
     for (const c of page) {
       let flat;
@@ -71,17 +75,19 @@ export async function exportPass(
         continue;
       }
       warnings += flat.warnings.length;
+      const withIds = caseIds(plan, flat.rows);
       for (let t = 0; t < tables.length; t++) {
-        const rows = flat.rows[tables[t]!.planIndex]!;
+        const table = tables[t]!;
+        const rows = flat.rows[table.planIndex]!;
         for (const row of rows) {
           if (t === mainIndex && plan.deletedColumn) row.push(c.deleted);
-          await onRow(t, row);
+          await onRow(t, withIds(table, row));
         }
       }
       cases += 1;
     }
     const last = page[page.length - 1]!;
-    after = { revision: last.revision, guid: last.guid };
+    after = { caseKey: last.caseKey, guid: last.guid };
     opts.onCases?.(cases + skipped);
     await yieldToEventLoop();
   }

@@ -25,6 +25,8 @@ export interface ExportInput {
   includeDeleted?: boolean;
   /** CSV: a UTF-8 byte order mark first. */
   bom?: boolean;
+  /** Default true: id items in every record table (docs/export.md#id-items); false: `--no-ids`. */
+  ids?: boolean;
 }
 
 /** Where an export is: `count` while a format that needs statistics reads the cases once, then `write`. */
@@ -67,7 +69,12 @@ export async function prepareExport(store: Store, input: ExportInput, alwaysCase
     });
   }
   const dict = await requireDictionary(store, input.dictionary);
-  const plan = planExport(dict.model, dict.label, { records: input.records, includeDeleted: input.includeDeleted, alwaysCases });
+  const plan = planExport(dict.model, dict.label, {
+    records: input.records,
+    includeDeleted: input.includeDeleted,
+    alwaysCases,
+    ids: input.ids !== false,
+  });
   const limits = limitsOf(store);
   const options: WriterOptions = { labels: input.labels ?? 'codes', rowGroupRows: limits.exportRowGroupRows };
   if (input.bom === true) options.bom = true;
@@ -122,16 +129,24 @@ export async function gatherStats(
   exportTime: string,
   opts: { onProgress?: (p: ExportProgress) => void; signal?: AbortSignal },
 ): Promise<TableStats[]> {
-  const stats: TableStats[] = prepared.plan.tables.map((t) => ({ rows: 0, maxBytes: t.table.columns.map(() => 0) }));
+  const stats = prepared.plan.tables.map((t) => ({
+    rows: 0,
+    maxBytes: t.table.columns.map(() => 0),
+    maxAbs: t.table.columns.map(() => 0),
+  })) satisfies TableStats[];
   const onRow: RowSink = (t, row) => {
     const s = stats[t]!;
     s.rows += 1;
     const max = s.maxBytes;
+    const abs = s.maxAbs;
     for (let i = 0; i < row.length; i++) {
       const v = row[i];
       if (typeof v === 'string') {
         const n = Buffer.byteLength(v, 'utf8');
         if (n > max[i]!) max[i] = n;
+      } else if (typeof v === 'number') {
+        const a = Number.isSafeInteger(v) ? Math.abs(v) : Number.POSITIVE_INFINITY;
+        if (a > abs[i]!) abs[i] = a;
       }
     }
   };

@@ -47,6 +47,7 @@ export function exportRoutes(api: ApiBuilder, { store }: RouteDeps): void {
         labels: q.labels,
         sinceRevision: q.since_revision === undefined ? undefined : Number(q.since_revision),
         includeDeleted: q.include_deleted === 'true',
+        ids: q.ids !== 'false',
       });
       return new Response(Readable.toWeb(d.body) as ReadableStream, {
         status: 200,

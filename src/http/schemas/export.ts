@@ -29,4 +29,12 @@ export const ExportQuery = z.object({
     .enum(['true', 'false'])
     .optional()
     .meta({ param: { description: 'deleted cases too, with a `deleted` column' } }),
+  ids: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({
+      param: {
+        description: 'true (default): every record table holds the id items of its case (and level nodes) after `case_id`; false: not',
+      },
+    }),
 });

@@ -318,6 +318,28 @@ export class PgCasesRepo implements RepoContract<CasesRepo> {
     return rows.map(toChanged);
   }
 
+  /**
+   * One keyset page of the cases changed after revision `since` up to `upTo`, in case-key order
+   * (then guid), starting after `after`; walks cases_by_key (text is COLLATE "C", so the order
+   * is SQLite's byte order).
+   */
+  async keyOrderPage(
+    dictionaryId: number,
+    after: { caseKey: string; guid: string },
+    since: number,
+    upTo: number,
+    limit: number,
+    activeOnly: boolean,
+  ): Promise<ChangedCase[]> {
+    const rows = await this.db.rows<RawChanged>(
+      `SELECT ${CHANGED_COLUMNS} FROM cases
+       WHERE dictionary_id = $1 AND (case_key, guid) > ($2, $3) AND revision > $4 AND revision <= $5 ${activeOnly ? 'AND deleted = 0' : ''}
+       ORDER BY case_key, guid LIMIT $6`,
+      [dictionaryId, after.caseKey, after.guid, since, upTo, limit],
+    );
+    return rows.map(toChanged);
+  }
+
   /** The last case in (revision, guid) order at or below revision `upTo`: where a complete pass ends. */
   async lastChanged(dictionaryId: number, upTo: number): Promise<{ revision: number; guid: string } | undefined> {
     return this.db.row<{ revision: number; guid: string }>(

@@ -86,7 +86,7 @@ describe('sds export --format csv on the Popstan census', async () => {
     assert.equal(reply.cases, expected.get('popstan_cases')!.rows.length);
     const raw = readFileSync(join(out, 'popstan_person.csv'));
     assert.notEqual(raw[0], 0xef, 'no byte order mark by default');
-    assert.match(raw.toString('utf8', 0, 400), /^case_id,occ,[^\n]*\r\n[^\n]*\r\n/, 'CRLF line ends');
+    assert.match(raw.toString('utf8', 0, 400), /^case_id,province,[^\n]*\r\n[^\n]*\r\n/, 'CRLF line ends');
   });
 
   test('a second export into the same folder is refused without --force, and replaces with it', async () => {
@@ -111,7 +111,8 @@ describe('sds export --format csv on the Popstan census', async () => {
 dcf = json.load(open(sys.argv[1], encoding='utf-8'))
 labels = {}
 for level in dcf['levels']:
-    for rec in level['records']:
+    # The record files hold the id items too, with their value labels (docs/export.md#id-items).
+    for rec in level['records'] + [level['ids']]:
         for item in rec['items']:
             sets = item.get('valueSets') or []
             if not sets: continue

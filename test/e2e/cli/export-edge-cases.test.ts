@@ -101,7 +101,7 @@ describe('sds export of decimals, 1,000-character texts, empty tables and --labe
     const empty = files.get('edge_emptyrec')!;
     assert.deepEqual(
       empty.columns.map((c) => c.name),
-      ['case_id', 'occ', 'x', 'y'],
+      ['case_id', 'hhid', 'occ', 'x', 'y'],
     );
     assert.equal(empty.rows.length, 0);
     return { out, files };
@@ -111,7 +111,7 @@ describe('sds export of decimals, 1,000-character texts, empty tables and --labe
     const { out, files } = await exportAll('csv', 'codes');
     assert.deepEqual(byCase(files, 'income'), ['-1234.56', '0.5', '', '99999.99', '-0.01', '1200.5']);
     assert.deepEqual(byCase(files, 'weight'), ['-12345.67', '0.5', '', '999999.99', '-0.01', '0']);
-    assert.equal(readFileSync(join(out, 'edge_emptyrec.csv'), 'utf8'), 'case_id,occ,x,y\r\n');
+    assert.equal(readFileSync(join(out, 'edge_emptyrec.csv'), 'utf8'), 'case_id,hhid,occ,x,y\r\n');
   });
 
   test('csv --labels labels: single codes become their labels, decimal codes too; ranges and other values stay codes', async () => {
@@ -143,6 +143,7 @@ describe('sds export of decimals, 1,000-character texts, empty tables and --labe
       empty.columns.map((c) => [c.name, c.type, c.valueLabels]),
       [
         ['case_id', 1, []],
+        ['hhid', 'h', []],
         ['occ', 'l', []],
         ['x', 'b', [[1, 'Yes']]],
         ['y', 1, []],
@@ -168,12 +169,13 @@ describe('sds export of decimals, 1,000-character texts, empty tables and --labe
       empty.columns.map((c) => [c.name, c.format]),
       [
         ['case_id', 'A36'],
+        ['hhid', 'F4.0'],
         ['occ', 'F9.0'],
         ['x', 'F2.0'],
         ['y', 'A1'],
       ],
     );
-    assert.deepEqual(empty.columns[2]!.valueLabels, [{ value: 1, label: 'Yes', missing: false }]);
+    assert.deepEqual(empty.columns[3]!.valueLabels, [{ value: 1, label: 'Yes', missing: false }]);
   });
 
   test('parquet: decimals exact as DECIMAL(8,2), long texts as strings, an empty file with its schema', async () => {
@@ -192,12 +194,13 @@ describe('sds export of decimals, 1,000-character texts, empty tables and --labe
       empty.columns.map((c) => [c.name, c.duckType]),
       [
         ['case_id', 'VARCHAR'],
+        ['hhid', 'INTEGER'],
         ['occ', 'INTEGER'],
         ['x', 'INTEGER'],
         ['y', 'VARCHAR'],
       ],
     );
-    assert.deepEqual([...empty.columns[2]!.valueLabels], [['1', 'Yes']]);
+    assert.deepEqual([...empty.columns[3]!.valueLabels], [['1', 'Yes']]);
   });
 
   test('parquet --labels labels: labels of codes and ranges as strings, other codes as text at their scale', async () => {

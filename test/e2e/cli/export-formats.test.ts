@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { runCliAsync as sds, show } from '../../helpers/run-cli.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';
 import { expectedTables, readCodebook, type CodebookRow } from '../../helpers/export-readback.js';
-import { assertSameTable, EXT, gotCell, readBack, type Format as ExportFormat } from '../../helpers/export-compare.js';
+import { assertCaseKeyOrder, assertSameTable, EXT, gotCell, readBack, type Format as ExportFormat } from '../../helpers/export-compare.js';
 
 type Format = Exclude<ExportFormat, 'csv'>;
 
@@ -38,12 +38,15 @@ async function exportAndCompare(
   assert.deepEqual(reply.files.map((f) => f.file).sort(), [...readdirSync(out)].sort(), 'the files listed are the files written');
   const codebook = readCodebook(join(out, 'codebook.csv'));
   const expected = expectedTables(join(home, 'targets', 'breakout.sqlite'), codebook);
+  const casesFile = reply.files.find((x) => x.table?.endsWith('_cases'))!;
+  const cases = await readBack(format, join(out, casesFile.file));
   for (const f of reply.files.filter((x) => x.table !== null)) {
     assert.ok(f.file.endsWith(`.${EXT[format]}`), f.file);
     assert.equal(f.bytes, readFileSync(join(out, f.file)).length, f.file);
     const got = await readBack(format, join(out, f.file));
     assert.equal(got.rows.length, f.rows, `${f.file}: rows reported`);
     assertSameTable(format, f.file, got, expected.get(f.table!)!, codebook, f.table!, { labels });
+    assertCaseKeyOrder(format, f.file, cases, got);
     if (format === 'stata') {
       const tableLabel = codebook.find((c) => c.kind === 'table' && c.table === f.table)!.label!;
       assert.equal(got.dataLabel, [...tableLabel].slice(0, 80).join(''), `${f.file}: data set label`);

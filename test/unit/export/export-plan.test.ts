@@ -26,17 +26,35 @@ describe('export plan of the Popstan census', () => {
       plan.tables.map((t) => t.table.name),
       ['popstan_cases', 'popstan_person', 'popstan_housing', 'popstan_notes'],
     );
-    for (const t of plan.tables) {
-      const b = sqlite.tables[t.planIndex]!;
-      assert.deepEqual(
-        t.table.columns.map((c) => c.source),
-        b.columns.map((c) => c.name),
-      );
-      assert.deepEqual(
-        t.table.columns.map((c) => c.type),
-        b.columns.map((c) => c.type),
-      );
+    // The breakout's columns, record tables with the level-1 id items after case_id
+    // (docs/export.md#id-items): exactly so with --no-ids.
+    const cases = sqlite.tables.find((t) => t.kind === 'main')!;
+    const ids = cases.columns.slice(3, 11);
+    assert.deepEqual(
+      ids.map((c) => c.name),
+      ['province', 'district', 'village', 'ea', 'ur', 'building', 'hu', 'hh'],
+    );
+    const bare = planExport(dict, 'popstan', { ids: false });
+    for (const [p, withIds] of [
+      [plan, true],
+      [bare, false],
+    ] as const) {
+      for (const t of p.tables) {
+        const b = sqlite.tables[t.planIndex]!;
+        const cols = withIds && t.kind === 'record' ? [b.columns[0]!, ...ids, ...b.columns.slice(1)] : b.columns;
+        assert.deepEqual(
+          t.table.columns.map((c) => c.source),
+          cols.map((c) => c.name),
+        );
+        assert.deepEqual(
+          t.table.columns.map((c) => c.type),
+          cols.map((c) => c.type),
+        );
+      }
     }
+    const person = plan.tables.find((t) => t.record === 'PERSON')!.table;
+    const main = plan.tables.find((t) => t.kind === 'main')!.table;
+    assert.deepEqual(person.columns.slice(1, 9), main.columns.slice(3, 11), 'same names, labels, items and value sets');
   });
 
   it('labels item columns with the dictionary labels and carries their first value set', () => {
@@ -151,5 +169,59 @@ describe('export plan of an adversarial dictionary', () => {
 
   it('is the same on every run', () => {
     assert.deepEqual(planExport(dict, 'adv'), plan);
+  });
+});
+
+describe('export plan: id items in record and level tables (docs/export.md#id-items)', () => {
+  const dict = dictionary('TWO', [
+    level('L1', [num('PROV', 2), num('OCC', 3)], [record('HOUSE', 1, [num('ROOMS', 2)])]),
+    level('L2', [num('HH', 3)], [record('PERSON', 30, [num('AGE', 3)])]),
+  ]);
+
+  it('a level-2 record gets the ids of levels 1 and 2 after case_id; the keys keep their names', () => {
+    const plan = planExport(dict, 'two');
+    const cols = (name: string) => plan.tables.find((t) => t.table.name === name)!.table.columns.map((c) => [c.name, c.source]);
+    assert.deepEqual(cols('two_person'), [
+      ['case_id', 'case_id'],
+      ['prov', 'prov'],
+      ['occ_2', 'occ'],
+      ['hh', 'hh'],
+      ['level_2_occ', 'level_2_occ'],
+      ['occ', 'occ'],
+      ['age', 'age'],
+    ]);
+    assert.deepEqual(cols('two_house'), [
+      ['case_id', 'case_id'],
+      ['prov', 'prov'],
+      ['occ_2', 'occ'],
+      ['occ', 'occ'],
+      ['rooms', 'rooms'],
+    ]);
+    assert.deepEqual(cols('two_level_2'), [
+      ['case_id', 'case_id'],
+      ['prov', 'prov'],
+      ['occ_2', 'occ'],
+      ['occ', 'occ'],
+      ['hh', 'hh'],
+    ]);
+    const person = plan.tables.find((t) => t.table.name === 'two_person')!;
+    assert.equal(person.idLevels, 2);
+    assert.deepEqual(
+      plan.idSources.map((s) => [s.level, plan.breakout.tables[s.planIndex]!.name, s.offset, s.count]),
+      [
+        [1, 'two_cases', 3, 2],
+        [2, 'two_level_2', 2, 1],
+      ],
+    );
+  });
+
+  it('ids: false plans the breakout columns only', () => {
+    const plan = planExport(dict, 'two', { ids: false });
+    const person = plan.tables.find((t) => t.table.name === 'two_person')!;
+    assert.deepEqual(
+      person.table.columns.map((c) => c.name),
+      ['case_id', 'level_2_occ', 'occ', 'age'],
+    );
+    assert.equal(person.idLevels, undefined);
   });
 });

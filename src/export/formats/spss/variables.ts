@@ -70,7 +70,7 @@ export function planVariables(table: ExportTable, stats: TableStats): SpssVariab
   const names = longNames(table.columns.map((c) => c.name));
   const shorts = new ShortNames();
   return table.columns.map((column, i) => {
-    const base = storage(column, stats.maxBytes[i] ?? 0);
+    const base = storage(column, stats.maxBytes[i] ?? 0, stats.maxAbs?.[i]);
     const widths = base.width === 0 ? [0] : segmentWidths(base.width);
     const segments = widths.map((width, s) => ({ shortName: shorts.next(names[i]!, s), width }));
     return { column: i, longName: names[i]!, label: column.label, segments, ...base };
@@ -79,11 +79,16 @@ export function planVariables(table: ExportTable, stats: TableStats): SpssVariab
 
 type Storage = Omit<SpssVariable, 'column' | 'longName' | 'label' | 'segments'>;
 
-function storage(column: ExportColumn, maxBytes: number): Storage {
+/** Largest magnitude of a 15-digit integer: a double holds it exactly. */
+const MAX_EXACT_15 = 999_999_999_999_999;
+
+function storage(column: ExportColumn, maxBytes: number, maxAbs: number | undefined): Storage {
   const type = column.type;
   switch (type.kind) {
     case 'integer':
-      if (type.digits <= MAX_NUMERIC_DIGITS)
+      // A wide column (`revision`, 18 digits) whose values all have 15 digits or fewer stays a
+      // number (docs/export.md#integer-columns); one that holds a longer value is text.
+      if (type.digits <= MAX_NUMERIC_DIGITS || (maxAbs !== undefined && maxAbs <= MAX_EXACT_15 && maxBytes === 0))
         return numeric(column, { type: FORMAT.F, width: clamp(type.digits, 1, 40), decimals: 0 }, true);
       return text(column, maxBytes, type.digits);
     case 'decimal':

@@ -51,6 +51,19 @@ function storageOfIntegerDigits(digits: number): 'byte' | 'int' | 'long' | 'doub
 
 const INTEGER_FORMAT = { byte: '%8.0g', int: '%8.0g', long: '%12.0g' } as const;
 
+/** Largest non-missing `long` (docs/export.md#stata). */
+const MAX_LONG = 2_147_483_620;
+
+/**
+ * A column of 10 or more digits (store revisions, wide codes) whose values, all numbers, all fit
+ * a `long` is one: integers stay integers (docs/export.md#integer-columns). Specials counted in
+ * `maxAbs` only make this more cautious.
+ */
+function fitsLong(stats: TableStats, i: number): boolean {
+  const abs = stats.maxAbs?.[i];
+  return abs !== undefined && abs <= MAX_LONG && (stats.maxBytes[i] ?? 0) === 0;
+}
+
 function numeric(storage: 'byte' | 'int' | 'long' | 'double', format: string) {
   const bytes = { byte: 1, int: 2, long: 4, double: 8 }[storage];
   return { storage, typeCode: TYPE_CODE[storage], bytes, format };
@@ -71,7 +84,8 @@ export function planVariables(columns: readonly ExportColumn[], stats: TableStat
     const none = new Map<number, number>();
     switch (type.kind) {
       case 'integer': {
-        const storage = storageOfIntegerDigits(type.digits);
+        const byDigits = storageOfIntegerDigits(type.digits);
+        const storage = byDigits === 'double' && fitsLong(stats, i) ? 'long' : byDigits;
         const format = storage === 'double' ? `%${Math.min(type.digits + 1, 21)}.0f` : INTEGER_FORMAT[storage];
         return { column, ...numeric(storage, format), cell: 'integer', specials: specialsOf(column) };
       }
