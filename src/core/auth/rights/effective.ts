@@ -44,7 +44,7 @@ export async function readRoleRights(store: StoreScope, role: string): Promise<R
 }
 
 /** What role `role` holds, from its grant as the store returned it (undefined: no such role). */
-export function roleRightsOf(role: string, grant: RoleGrant | undefined): RoleRights {
+function roleRightsOf(role: string, grant: RoleGrant | undefined): RoleRights {
   if (!grant) return { role, exists: false, defaults: [], dictionaries: new Map() };
   const known = (names: readonly string[]) => names.filter(isRight);
   return {
