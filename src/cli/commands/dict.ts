@@ -181,10 +181,15 @@ export function registerDictCommands(program: Command): void {
         '  01,,North       a province\n  01,03,Lakeside  a district of it\n',
     )
     .action(
-      action(async (ctx, name: string, file: string, opts: { header?: boolean }) => {
-        const r = await storeAreaNames(await ctx.store(), name, readInput(file).toString('utf8'), opts.header === true);
-        ctx.print(r, () => r.message);
-      }),
+      audited(
+        'dictionaries.area-names',
+        (name: string) => `dictionary:${name}`,
+        async (ctx, name: string, file: string, opts: { header?: boolean }) => {
+          const r = await storeAreaNames(await ctx.store(), name, readInput(file).toString('utf8'), opts.header === true);
+          ctx.print(r, () => r.message);
+          return { areas: r.areas };
+        },
+      ),
     );
 }
 

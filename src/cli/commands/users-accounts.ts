@@ -1,9 +1,11 @@
+import { basename } from 'node:path';
 import { readFileSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { AppError } from '../../shared/errors.js';
 import { importUsersCsv, showUser, updateUser, type ProfileInput, type UserView } from '../../core/auth/index.js';
 import { loadLimits } from '../../core/home/index.js';
 import { action, examples } from '../action.js';
+import { audited } from '../audited.js';
 import { fields } from '../render.js';
 
 /** The options that set who an account belongs to, on `users add` and `users update`. */
@@ -74,10 +76,15 @@ export function registerAccountCommands(users: Command): void {
       .description("set an account's names, email or phone (an empty value clears one)")
       .addHelpText('after', examples('sds users update alice --first-name Alice --last-name Mwangi', "sds users update alice --phone ''")),
   ).action(
-    action(async (ctx, name: string, opts: Parameters<typeof profileInput>[0]) => {
-      const u = await updateUser(await ctx.store(), name, profileInput(opts));
-      ctx.print(u, () => `User ${u.username} updated\n${accountText(u)}`);
-    }),
+    audited(
+      'users.update',
+      (name: string) => `user:${name}`,
+      async (ctx, name: string, opts: Parameters<typeof profileInput>[0]) => {
+        const u = await updateUser(await ctx.store(), name, profileInput(opts));
+        ctx.print(u, () => `User ${u.username} updated\n${accountText(u)}`);
+        return { fields: Object.entries(profileInput(opts)).flatMap(([k, v]) => (v === undefined ? [] : [k])) };
+      },
+    ),
   );
 
   users
@@ -95,18 +102,23 @@ export function registerAccountCommands(users: Command): void {
       ].join('\n'),
     )
     .action(
-      action(async (ctx, file: string, opts: { header?: boolean; update?: boolean }) => {
-        const bytes = readCsv(file, loadLimits(ctx.home).usersImportBytes);
-        const r = await importUsersCsv(await ctx.store(), bytes, { header: opts.header, update: opts.update, source: file });
-        ctx.print(r, () =>
-          [
-            `${r.added} account${r.added === 1 ? '' : 's'} added, ${r.updated} updated`,
-            ctx.table(
-              ['line', 'username', 'role', 'action'],
-              r.accounts.map((a) => [a.line, a.username, a.role, a.action === 'add' ? 'added' : 'updated']),
-            ),
-          ].join('\n'),
-        );
-      }),
+      audited(
+        'users.import',
+        (file: string) => `file:${basename(file)}`,
+        async (ctx, file: string, opts: { header?: boolean; update?: boolean }) => {
+          const bytes = readCsv(file, loadLimits(ctx.home).usersImportBytes);
+          const r = await importUsersCsv(await ctx.store(), bytes, { header: opts.header, update: opts.update, source: file });
+          ctx.print(r, () =>
+            [
+              `${r.added} account${r.added === 1 ? '' : 's'} added, ${r.updated} updated`,
+              ctx.table(
+                ['line', 'username', 'role', 'action'],
+                r.accounts.map((a) => [a.line, a.username, a.role, a.action === 'add' ? 'added' : 'updated']),
+              ),
+            ].join('\n'),
+          );
+          return { added: r.added, updated: r.updated, accounts: r.accounts.map((a) => a.username) };
+        },
+      ),
     );
 }

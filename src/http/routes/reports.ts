@@ -84,6 +84,7 @@ export function reportRoutes(api: ApiBuilder, { store, config, clock }: RouteDep
       'number). Replaces the names the dictionary had. `header=true` skips the first line.',
     tags: ['reports'],
     permission: 'reports.write',
+    audit: { action: 'dictionaries.area-names', target: 'dictionary:{name}' },
     bodyLimit: config.maxUploadBytes,
     request: {
       params: DictionaryNameParams,

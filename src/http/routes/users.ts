@@ -28,6 +28,7 @@ export function userRoutes(api: ApiBuilder, { store }: RouteDeps): void {
         'See docs/supervision.md#accounts.',
       tags: ['users'],
       permission: 'users.write',
+      audit: { action: 'users.import' },
       bodyLimit: maxBytes,
       request: {
         query: UsersImportQuery,

@@ -10,7 +10,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { runCliAsync as sds, show } from '../../helpers/run-cli.js';
@@ -27,6 +27,47 @@ function docScript(): string {
 }
 
 describe('sds audit', { concurrency: true }, () => {
+  test('accounts in bulk, names of an account and area names of a dictionary are recorded; a refused import as a failure', async () => {
+    const home = await tempHome();
+    try {
+      const csv = join(home.root, 'team.csv');
+      writeFileSync(csv, 'amina01,Amina,Diallo,Standard User,change-me-0001\njoao0002,Joao,Silva,Standard User,change-me-0002\n');
+      const imported = await sds(home.root, ['users', 'import', csv, '--json']);
+      assert.equal(imported.code, 0, show(imported));
+      const bad = join(home.root, 'bad.csv');
+      writeFileSync(bad, 'x,Amina,Diallo,Standard User,short\n');
+      const refused = await sds(home.root, ['users', 'import', bad, '--json']);
+      assert.notEqual(refused.code, 0, show(refused));
+      const updated = await sds(home.root, ['users', 'update', 'amina01', '--phone', '+221 77 000 00 01', '--json']);
+      assert.equal(updated.code, 0, show(updated));
+      const up = await sds(home.root, ['dict', 'upload', fixture('simple-capi.dcf'), '--label', 'simple', '--json']);
+      assert.equal(up.code, 0, show(up));
+      const name = up.json().name as string;
+      const areas = join(home.root, 'areas.csv');
+      writeFileSync(areas, '01,North\n');
+      const stored = await sds(home.root, ['dict', 'area-names', name, areas, '--json']);
+
+      const records = (await sds(home.root, ['audit', 'list', '--json'])).json<any[]>().reverse();
+      const byAction = (a: string) => records.filter((r) => r.action === a).map((r) => [r.target, r.outcome]);
+      assert.deepEqual(byAction('users.import'), [
+        ['file:team.csv', 'success'],
+        ['file:bad.csv', 'failure'],
+      ]);
+      assert.deepEqual(records.find((r) => r.action === 'users.import').details, {
+        added: 2,
+        updated: 0,
+        accounts: ['amina01', 'joao0002'],
+      });
+      assert.deepEqual(byAction('users.update'), [['user:amina01', 'success']]);
+      assert.deepEqual(records.find((r) => r.action === 'users.update').details, { fields: ['phone'] });
+      assert.deepEqual(byAction('dictionaries.area-names'), [[`dictionary:${name}`, stored.code === 0 ? 'success' : 'failure']]);
+      assert.doesNotMatch(JSON.stringify(records), /change-me/, 'no password in the trail');
+      assert.equal((await sds(home.root, ['audit', 'verify'])).code, 0);
+    } finally {
+      await home.cleanup();
+    }
+  });
+
   test('changes and failures are recorded; list filters; verify passes, then names the tampered record', async () => {
     const home = await tempHome();
     try {

@@ -89,3 +89,27 @@ test('GET /api/audit needs audit.read: Administrator only', async () => {
   const anonymous = await t.call(null, '/api/audit');
   assert.equal(anonymous.status, 401);
 });
+
+test('an account import and area names over HTTP are recorded, with the accounts and the dictionary', async () => {
+  const imported = await t.call('admin', '/api/users/import', {
+    method: 'POST',
+    headers: { 'content-type': 'text/csv' },
+    body: 'fatou001,Fatou,Ba,Standard User,change-me-0003\n',
+  });
+  assert.equal(imported.status, 200, await imported.clone().text());
+  const areas = await t.call('admin', `/api/dictionaries/${dict}/area-names`, {
+    method: 'PUT',
+    headers: { 'content-type': 'text/csv' },
+    body: '01,North\n',
+  });
+  const r = await read('admin', '?action=users.import');
+  assert.equal(r.status, 200);
+  const [rec] = r.body.data;
+  assert.deepEqual([rec.action, rec.outcome, rec.channel], ['users.import', 'success', 'http']);
+  const a = await read('admin', '?action=dictionaries.area-names');
+  assert.deepEqual(
+    a.body.data.map((x: any) => [x.target, x.outcome]),
+    [[`dictionary:${dict}`, areas.status === 200 ? 'success' : 'failure']],
+  );
+  assert.doesNotMatch(JSON.stringify(r.body), /change-me/);
+});
