@@ -76,7 +76,7 @@ export function registerRolesCommands(program: Command): void {
     .option('--rights <list>', 'its default rights, comma-separated (see docs/supervision.md)')
     .addHelpText(
       'after',
-      examples('sds roles add Supervisor --rights dictionaries.read,data.read,data.write,reports.read', "sds roles add 'Data entry'"),
+      examples('sds roles add Supervisor --rights data.read,reports.read', "sds roles add 'Data entry'"),
     )
     .action(
       audited(
@@ -115,7 +115,7 @@ export function registerRolesCommands(program: Command): void {
       'after',
       examples(
         'sds roles set Supervisor --rights dictionaries.read,data.read',
-        'sds roles set Supervisor --dictionary HOUSEHOLD_DICT --rights data.read,data.write',
+        'sds roles set Supervisor --dictionary HH_DICT --rights data.read',
         'sds roles set Supervisor --dictionary STAFF_DICT --rights data.none',
         'sds roles set Supervisor --dictionary STAFF_DICT --rights default',
       ),

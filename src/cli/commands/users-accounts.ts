@@ -96,8 +96,9 @@ export function registerAccountCommands(users: Command): void {
       'after',
       [
         '\nEvery line is checked before anything is written: one bad line imports nothing,',
-        'and every bad line is reported with its number. Roles: Standard User (or Standard),',
-        'API, Administrator. The file is UTF-8, as "CSV UTF-8" in a spreadsheet.',
+        'and every bad line is reported with its number. Roles: any role of',
+        'sds roles list (Standard User, API, Developer, Administrator, or one of',
+        'yours). The file is UTF-8, as "CSV UTF-8" in a spreadsheet.',
         examples('sds users import interviewers.csv --header', 'sds users import team.csv --update --json'),
       ].join('\n'),
     )
