@@ -15,6 +15,7 @@ export {
   RIGHTS,
   SDS_RIGHTS,
   addRole,
+  dictionariesWithNothing,
   effectiveRights,
   listRoles,
   removeRole,

@@ -8,6 +8,7 @@ import {
   type UploadReply,
 } from '../../core/dictionaries/index.js';
 import { purgeDictionary } from '../../core/dictionary-purge/index.js';
+import { dictionariesWithNothing } from '../../core/auth/index.js';
 import { AppError } from '../../shared/errors.js';
 import type { ApiBuilder } from '../api-builder.js';
 import { readUpload } from '../read-upload.js';
@@ -59,7 +60,11 @@ export function dictionaryRoutes(api: ApiBuilder, { store, config }: RouteDeps):
       tags: ['dictionaries'],
       permission: 'dictionaries.read',
       responses: { 200: json(DictionaryList, 'dictionaries, by name') },
-      handler: async (c) => c.json(await listDictionaries(store)),
+      handler: async (c) => {
+        // A dictionary the caller's role may do nothing with (data.none) is not listed (docs/supervision.md#roles-and-rights).
+        const nothing = await dictionariesWithNothing(store, c.get('principal'));
+        return c.json((await listDictionaries(store)).filter((d) => !nothing.has(d.dictionaryName)));
+      },
     });
   }
 

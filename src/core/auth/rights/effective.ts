@@ -73,6 +73,17 @@ export async function effectiveRights(
   return resolveRights(r, own);
 }
 
+/**
+ * The dictionaries (own names) on which `account`'s role has `data.none`, nothing at all: a
+ * dictionary list leaves them out, as CSWeb 8.1 shows a role only what it may use
+ * (docs/supervision.md#roles-and-rights).
+ */
+export async function dictionariesWithNothing(store: StoreScope, account: { role: string; grant?: RoleGrant }): Promise<Set<string>> {
+  const r = 'grant' in account ? roleRightsOf(account.role, account.grant) : await readRoleRights(store, account.role);
+  if (r.role === ADMINISTRATOR) return new Set();
+  return new Set([...r.dictionaries].flatMap(([name, rights]) => (rights.length === 0 ? [name] : [])));
+}
+
 /** Fails with AUTH-004 (HTTP 403 `access_denied`) when `rights` lack `right`; the message names the role, the right and the dictionary. */
 export function requireRight(rights: ReadonlySet<Right>, right: Right, role: string, dictionary?: string): void {
   if (rights.has(right)) return;

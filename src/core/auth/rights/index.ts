@@ -4,7 +4,7 @@
  */
 export { BUILTIN_ROLES, CSWEB_RIGHTS, RIGHTS, SDS_RIGHTS } from './catalogue.js';
 export type { Right } from './catalogue.js';
-export { effectiveRights, requireRight, resolveRights } from './effective.js';
+export { dictionariesWithNothing, effectiveRights, requireRight, resolveRights } from './effective.js';
 export type { RoleRights } from './effective.js';
 export { addRole, listRoles, removeRole, setRoleRights, showRole } from './roles.js';
 export type { RoleDetail, RoleRemoved, RoleView } from './roles.js';
