@@ -74,10 +74,7 @@ export function registerRolesCommands(program: Command): void {
     .command('add <role>')
     .description('add a custom role, with no rights unless --rights names its defaults')
     .option('--rights <list>', 'its default rights, comma-separated (see docs/supervision.md)')
-    .addHelpText(
-      'after',
-      examples('sds roles add Supervisor --rights data.read,reports.read', "sds roles add 'Data entry'"),
-    )
+    .addHelpText('after', examples('sds roles add Supervisor --rights data.read,reports.read', "sds roles add 'Data entry'"))
     .action(
       audited(
         'roles.add',

@@ -10,18 +10,25 @@ export type { LoginEvent } from './login-throttle.js';
 export { oauthError } from './oauth-error.js';
 export { isBcryptHash } from './passwords.js';
 export {
+  ADMINISTRATOR,
   BUILTIN_ROLES,
   CSWEB_RIGHTS,
+  DATA_NONE,
+  DICTIONARY_RIGHTS,
   RIGHTS,
   SDS_RIGHTS,
+  STANDARD_USER,
   addRole,
   dictionariesWithNothing,
   effectiveRights,
+  isBuiltinRole,
+  isRight,
   listRoles,
   removeRole,
   requireRight,
   setRoleRights,
   showRole,
+  sortRights,
 } from './rights/index.js';
 export type { Right, RoleDetail, RoleRemoved, RoleView } from './rights/index.js';
 export { accessTokenKey } from './signing-key.js';

@@ -6,7 +6,7 @@
  * role becomes a custom role of the same name with its defaults and per-dictionary rows. Pure:
  * users.ts writes the plan in the import's transaction.
  */
-import { ADMINISTRATOR, DATA_NONE, DICTIONARY_RIGHTS, STANDARD_USER, isRight, sortRights, type Right } from '../auth/rights/catalogue.js';
+import { ADMINISTRATOR, DATA_NONE, DICTIONARY_RIGHTS, STANDARD_USER, isRight, sortRights, type Right } from '../auth/index.js';
 import type { Csweb81Role } from '../../csweb/rights-81.js';
 import type { CswebReportEntry } from '../../csweb/report-entry.js';
 
@@ -40,7 +40,7 @@ function toSdsRights(names: readonly string[], role: string, report: CswebReport
         report.push({
           level: 'warn',
           code: 'CSWEB_ROLE_NARROWED',
-          message: `CSWeb role "${role}" holds ${r}, a right sds does not know; left out`,
+          message: `CSWeb role "${role}" holds ${r}, a right this version does not know; left out`,
         });
     }
   }

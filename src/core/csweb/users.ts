@@ -6,10 +6,9 @@ import { hasUserUuid, readCswebAccounts, type CswebUser } from '../../csweb/user
 import { CSWEB_80_LAYOUT, CSWEB_81_LAYOUT, type CswebLayout } from '../../csweb/layout.js';
 import type { Csweb81Rights } from '../../csweb/rights-81.js';
 import { planRole81, type Role81Plan } from './roles-81.js';
-import { isBuiltinRole } from '../auth/rights/catalogue.js';
 import type { CswebReportEntry } from '../../csweb/report-entry.js';
 import { mapCswebRole } from '../../csweb/role-mapping.js';
-import { isBcryptHash } from '../auth/index.js';
+import { isBcryptHash, isBuiltinRole } from '../auth/index.js';
 
 /** What an import did (or, dry, would do) with one CSWeb account. */
 export interface CswebUserOutcome {

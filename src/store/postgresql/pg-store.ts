@@ -183,8 +183,11 @@ export class PostgresStore implements Store {
   /** Runs `fn` in one REPEATABLE READ, read-only transaction: every read sees one snapshot. */
   readTransaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T> {
     return this.run('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', 'store.readTransaction', fn).catch((err: unknown) => {
-      // 25006: read_only_sql_transaction, the same defect SQLite's query_only reports.
-      throw (err as { code?: unknown }).code === '25006' ? writeInReadTransaction('store.readTransaction', err) : err;
+      // 25006: read_only_sql_transaction, the same defect SQLite's query_only reports. A statement's
+      // 25006 arrives as STORE_UNAVAILABLE (connection-loss.ts: outside a read transaction it means
+      // the server takes no writes); inside this READ ONLY one it is the caller's write.
+      const raw = err instanceof AppError && err.code === 'STORE_UNAVAILABLE' ? (err as { cause?: unknown }).cause : err;
+      throw (raw as { code?: unknown } | undefined)?.code === '25006' ? writeInReadTransaction('store.readTransaction', raw) : err;
     });
   }
 
