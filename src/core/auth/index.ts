@@ -38,7 +38,7 @@ export { wrappedTokenReply } from './cspro-user.js';
 export type { CsproUser } from './cspro-user.js';
 export { addUser, changePassword, disableUser, enableUser, listUsers, removeUser, setUserRole } from './users.js';
 export { showUser, updateUser } from './account-profile.js';
-export type { ProfileInput } from './account-profile.js';
+export type { ProfileInput } from './profile-input.js';
 export type { UserListItem, UserView } from './users.js';
 export { importUsersCsv } from './users-import.js';
 export type { UsersImportOptions, UsersImportResult } from './users-import.js';

@@ -1,7 +1,7 @@
 import type { Store } from '../../store/open-store.js';
 import type { StoreScope } from '../../store/store-contract.js';
 import type { Role, UserRow } from '../../store/users-repo.js';
-import { checkProfileInput, type ProfileInput } from './account-profile.js';
+import { checkProfileInput, type ProfileInput } from './profile-input.js';
 import { AppError } from '../../shared/errors.js';
 import { hashPassword, passwordProblem, passwordScheme, type PasswordScheme } from './passwords.js';
 import { userKeyName } from './login-throttle.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readCsvRecords, type CsvRecord } from '../../../src/core/auth/users-csv.js';
 import { planUsersImport, type ImportPlanOptions } from '../../../src/core/auth/users-import-plan.js';
 import { roleFromName } from '../../../src/core/auth/role-name.js';
-import { checkProfileInput } from '../../../src/core/auth/account-profile.js';
+import { checkProfileInput } from '../../../src/core/auth/profile-input.js';
 import { AppError } from '../../../src/shared/errors.js';
 
 /** The roles of a new store, and a custom one. */
