@@ -143,6 +143,7 @@ export class SyncRepo {
   private readonly insertHistory: Statement<unknown[]>;
   private readonly historyStmt: Statement<[number, number], RawHistory>;
   private readonly lastOfDeviceStmt: Statement<[string, number], RawHistory>;
+  private readonly lastOfDeviceInStmt: Statement<[string, number, SyncDirection], RawHistory>;
   private readonly maxRevisionStmt: Statement<[], { r: number | null }>;
   private readonly chunkStmts = new Map<string, Statement<Record<string, unknown>, RawCase>>();
   private readonly countStmts = new Map<string, Statement<Record<string, unknown>, { n: number }>>();
@@ -163,6 +164,9 @@ export class SyncRepo {
     this.historyStmt = db.prepare(`SELECT ${HISTORY_COLUMNS} FROM sync_history WHERE dictionary_id = ? ORDER BY id DESC LIMIT ?`);
     this.lastOfDeviceStmt = db.prepare(
       `SELECT ${HISTORY_COLUMNS} FROM sync_history WHERE device_id = ? AND dictionary_id = ? ORDER BY id DESC LIMIT 1`,
+    );
+    this.lastOfDeviceInStmt = db.prepare(
+      `SELECT ${HISTORY_COLUMNS} FROM sync_history WHERE device_id = ? AND dictionary_id = ? AND direction = ? ORDER BY id DESC LIMIT 1`,
     );
     this.maxRevisionStmt = db.prepare('SELECT max(revision) AS r FROM revisions');
     for (const u of [false, true]) {
@@ -319,9 +323,9 @@ export class SyncRepo {
     return this.historyStmt.all(dictionaryId, limit).map(toHistory);
   }
 
-  /** The last sync of a device for a dictionary (the 412 body of an upload). */
-  async lastOfDevice(device: string, dictionaryId: number): Promise<SyncHistoryRow | undefined> {
-    const r = this.lastOfDeviceStmt.get(device, dictionaryId);
+  /** The last sync of a device for a dictionary (the 412 body of an upload), or its last in one direction. */
+  async lastOfDevice(device: string, dictionaryId: number, direction?: SyncDirection): Promise<SyncHistoryRow | undefined> {
+    const r = direction ? this.lastOfDeviceInStmt.get(device, dictionaryId, direction) : this.lastOfDeviceStmt.get(device, dictionaryId);
     return r && toHistory(r);
   }
 

@@ -20,6 +20,7 @@ import { toCaseWrite, type MergeOutcome, writeUpload, deleteCaseOf } from '../ca
 import { checkCaseFields } from '../../cspro/case/case-limits.js';
 import { limitsOf } from '../home/index.js';
 import { inflateWhole } from './inflate-body.js';
+import { DownloadTally } from './download-tally.js';
 
 /**
  * `GET /api/server`: this server's device id in vector clocks, and the sync API version the
@@ -74,7 +75,17 @@ export async function downloadCases(store: Store, dictionaryName: string, req: D
         const total = seen < req.count ? seen : await tx.sync.count(dict.id, dict.createdAt, upTo);
         return planDownloadChunk(tx, dict, req, upTo, { snapshot, cases, seen, total });
       });
+  const tally = tallyOf(store);
+  // The first page of a download has no cursor: nothing was sent before it.
+  const earlier = req.startAfter === '' ? 0 : tally.take(dict.id, dict.createdAt, req.device, range);
+  const last = chunk.cases.at(-1);
+  if (chunk.status === 206 && last && earlier !== undefined) {
+    const next = { ...range, after: { revision: last.revision, guid: last.guid } };
+    tally.remember(dict.id, dict.createdAt, req.device, next, earlier + chunk.cases.length);
+  }
   if (chunk.status === 200) {
+    const cases =
+      earlier !== undefined ? earlier + chunk.cases.length : await casesSincePreviousDownload(store, dict, req, range, chunk.chunkMaxRevision);
     // One write, atomic on its own on both stores: no transaction around it (on PostgreSQL that
     // would be two more round trips per completed download).
     await store.sync.record({
@@ -84,10 +95,35 @@ export async function downloadCases(store: Store, dictionaryName: string, req: D
       direction: 'get',
       revision: chunk.chunkMaxRevision,
       universe: req.universe,
-      cases: chunk.cases.length,
+      cases,
     });
   }
   return chunk;
+}
+
+const tallies = new WeakMap<Store, DownloadTally>();
+
+function tallyOf(store: Store): DownloadTally {
+  let t = tallies.get(store);
+  if (!t) tallies.set(store, (t = new DownloadTally()));
+  return t;
+}
+
+/**
+ * The cases of a completed download whose earlier pages this process did not serve (another
+ * node, a restart): those of its range since the revision the device's previous download ended
+ * at, which is where an incremental download starts (docs/supervision.md#the-reports).
+ */
+async function casesSincePreviousDownload(
+  store: Store,
+  dict: { id: number; createdAt: string },
+  req: DownloadRequest,
+  range: Omit<SyncRange, 'upTo'>,
+  snapshot: number,
+): Promise<number> {
+  const previous = await store.sync.lastOfDevice(req.device, dict.id, 'get');
+  const from = { ...range, after: { revision: previous?.revision ?? 0, guid: '~' }, upTo: snapshot };
+  return store.sync.count(dict.id, dict.createdAt, from);
 }
 
 /** SYNC_REVISION_UNKNOWN (412) when the device names a revision newer than the snapshot. */

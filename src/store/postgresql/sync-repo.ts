@@ -16,6 +16,7 @@ import {
   type RawMessage,
   type StoredSyncMessage,
   type SyncCaseRow,
+  type SyncDirection,
   type SyncHistoryRow,
   type SyncMessage,
   type SyncMessageFilter,
@@ -236,10 +237,12 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
   }
 
   /** The last sync of a device for a dictionary (the 412 body of an upload). */
-  async lastOfDevice(device: string, dictionaryId: number): Promise<SyncHistoryRow | undefined> {
+  async lastOfDevice(device: string, dictionaryId: number, direction?: SyncDirection): Promise<SyncHistoryRow | undefined> {
     const r = await this.db.row<RawHistory>(
-      `SELECT ${HISTORY_COLUMNS} FROM sync_history WHERE device_id = $1 AND dictionary_id = $2 ORDER BY id DESC LIMIT 1`,
-      [device, dictionaryId],
+      direction
+        ? `SELECT ${HISTORY_COLUMNS} FROM sync_history WHERE device_id = $1 AND dictionary_id = $2 AND direction = $3 ORDER BY id DESC LIMIT 1`
+        : `SELECT ${HISTORY_COLUMNS} FROM sync_history WHERE device_id = $1 AND dictionary_id = $2 ORDER BY id DESC LIMIT 1`,
+      direction ? [device, dictionaryId, direction] : [device, dictionaryId],
     );
     return r && toHistory(r);
   }

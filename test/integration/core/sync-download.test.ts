@@ -16,6 +16,10 @@ async function* items(values: unknown[]): AsyncGenerator<unknown[]> {
 }
 
 async function popstanStore(t: { after(fn: () => Promise<void>): void }): Promise<Store> {
+  return (await popstanHome(t)).store;
+}
+
+async function popstanHome(t: { after(fn: () => Promise<void>): void }) {
   const home = await tempHome();
   const store = await openStore(home);
   t.after(async () => {
@@ -24,7 +28,7 @@ async function popstanStore(t: { after(fn: () => Promise<void>): void }): Promis
   });
   const file = fixture('popstan-census.json.dcf');
   await uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
-  return store;
+  return { store, home };
 }
 
 const request = (over: Partial<DownloadRequest>): DownloadRequest => ({
@@ -90,4 +94,51 @@ test('sync download: the revision index carries case_key, so a universe-filtered
          WHERE c.relname = 'cases_by_revision' ORDER BY k.seqno`;
   const columns = (await storeSql(store, query)).map((r) => r.name);
   assert.deepEqual(columns, ['dictionary_id', 'revision', 'guid', 'deleted', 'case_key']);
+});
+
+/** Downloads every page of `device`'s download from `from`, each page from the next of `stores` in turn. */
+async function downloadAll(stores: Store[], device: string, from: number): Promise<{ revision: number; sent: number }> {
+  let req = request({ device, lastRevision: from, hasLastRevision: from > 0 });
+  let sent = 0;
+  for (let i = 0; ; i += 1) {
+    const page = await downloadCases(stores[i % stores.length]!, DICT, req, 'u');
+    sent += page.cases.length;
+    if (page.status === 200) return { revision: page.chunkMaxRevision, sent };
+    const l = page.cases.at(-1)!;
+    req = request({ device, lastRevision: l.revision, hasLastRevision: true, startAfter: l.guid });
+  }
+}
+
+const downloadsOf = async (store: Store, device: string) =>
+  (await storeSql(store, "SELECT cases FROM sync_history WHERE device_id = ? AND direction = 'get' ORDER BY id", [device])).map((r) =>
+    Number(r.cases),
+  );
+
+test('sync download: the history row of a download of several pages holds the cases of every page', async (t) => {
+  const store = await popstanStore(t);
+  await uploadCases(store, DICT, items(popstanCases(5, 'tablet-a')), { device: 'tablet-a' }, 'u');
+  const full = await downloadAll([store], 'tablet-b', 0);
+  assert.equal(full.sent, 5);
+  await uploadCases(store, DICT, items(popstanCases(3, 'tablet-c')), { device: 'tablet-c' }, 'u');
+  const next = await downloadAll([store], 'tablet-b', full.revision);
+  assert.equal(next.sent, 3);
+  // A download of one page, and one with nothing new.
+  const none = await downloadAll([store], 'tablet-b', next.revision);
+  assert.deepEqual(await downloadsOf(store, 'tablet-b'), [5, 3, none.sent]);
+  assert.equal(none.sent, 0);
+});
+
+test('sync download: pages served by two nodes still record the whole download', async (t) => {
+  const { store, home } = await popstanHome(t);
+  // A second node on the same store: its memory of downloads in progress is its own.
+  const other = await openStore(home);
+  t.after(() => other.close());
+  await uploadCases(store, DICT, items(popstanCases(4, 'tablet-a')), { device: 'tablet-a' }, 'u');
+  const first = await downloadAll([store, other], 'tablet-b', 0);
+  assert.equal(first.sent, 4);
+  await uploadCases(store, DICT, items(popstanCases(5, 'tablet-c')), { device: 'tablet-c' }, 'u');
+  const second = await downloadAll([store, other], 'tablet-b', first.revision);
+  assert.equal(second.sent, 5);
+  // Counted from the device's previous download's revision when the earlier pages were another node's.
+  assert.deepEqual(await downloadsOf(store, 'tablet-b'), [4, 5]);
 });

@@ -210,6 +210,10 @@ testOnBothStores('sync: record, history and lastOfDevice', async (store) => {
   assert.equal((await store.sync.lastOfDevice('tab-1', b.id))!.direction, 'get');
   assert.equal(await store.sync.lastOfDevice('tab-2', b.id), undefined);
   assert.equal(await store.sync.lastOfDevice('tab-3', a.id), undefined);
+  // In one direction: tab-1's last download of ALPHA, its last upload, none for tab-2's uploads.
+  assert.deepEqual(await store.sync.lastOfDevice('tab-1', a.id, 'get'), history[0]);
+  assert.deepEqual(await store.sync.lastOfDevice('tab-1', a.id, 'put'), history[2]);
+  assert.equal(await store.sync.lastOfDevice('tab-2', a.id, 'put'), undefined);
   // A dictionary that does not exist cannot hold history (its foreign key).
   await assert.rejects(store.sync.record({ dictionaryId: 999, device: 'tab-1', username: 'x', direction: 'get', revision: 1, cases: 0 }));
 });
