@@ -35,6 +35,13 @@ export interface ApiRoute {
   request?: RouteConfig['request'];
   responses: RouteConfig['responses'];
   handler: (c: Context<AppEnv>) => Response | Promise<Response>;
+  /**
+   * A read the handler will need that depends on nothing of the caller, started as soon as the
+   * token's signature holds, beside the account's read (one round trip instead of two on the
+   * PostgreSQL store; docs/decisions.md, "A download page beside its account"). Its promise waits
+   * in the context (`prefetched`); a refused request drops it unread. It must change nothing.
+   */
+  prefetch?: (c: Context<AppEnv>) => Promise<unknown> | undefined;
   /** OpenAPI security of a public route that checks a credential itself (the root webhook scripts). */
   security?: RouteConfig['security'];
   /** Appends each call's outcome to the audit trail (docs/supervision.md#audit-trail): for routes that change something. */
@@ -90,7 +97,7 @@ export class ApiBuilder {
         await next();
       },
     ];
-    if (!isPublic) chain.push(authenticate(this.tokens, this.store, r.permission as Right, dictionaryParam));
+    if (!isPublic) chain.push(authenticate(this.tokens, this.store, r.permission as Right, dictionaryParam, r.prefetch));
     if (r.bodyLimit !== undefined) {
       const max = r.bodyLimit;
       chain.push(

@@ -11,6 +11,7 @@ export interface AppEnv {
   /**
    * `route`: the OpenAPI path of the route that took the request (ApiBuilder), for the metrics' labels.
    * `rights`: the caller's effective rights on the route's dictionary (authenticate.ts).
+   * `prefetched`: the read the route's `prefetch` started beside the account's, if it did.
    */
-  Variables: { principal: Principal; rights: ReadonlySet<Right>; requestId: string; route: string };
+  Variables: { principal: Principal; rights: ReadonlySet<Right>; requestId: string; route: string; prefetched?: Promise<unknown> };
 }

@@ -56,9 +56,17 @@ export async function signAccessToken(
  * Verifies an access token and returns the caller. The account is found by the UUID the token
  * names and its role read as it is now: removing or disabling the account, or changing its role,
  * takes effect on the next request rather than when the token expires. Every failure is 401
- * `invalid_token`.
+ * `invalid_token`. `whenSigned` runs once the token's signature and times hold, before the
+ * account is read: a read the request will need may start then, beside the account's
+ * (docs/decisions.md, "A download page beside its account").
  */
-export async function verifyAccessToken(store: Store, key: Uint8Array, token: string, nowMs: number): Promise<Principal> {
+export async function verifyAccessToken(
+  store: Store,
+  key: Uint8Array,
+  token: string,
+  nowMs: number,
+  whenSigned?: () => void,
+): Promise<Principal> {
   let sub: string;
   let jti: string;
   let ver: unknown;
@@ -77,6 +85,7 @@ export async function verifyAccessToken(store: Store, key: Uint8Array, token: st
     if (err instanceof joseErrors.JWTExpired) throw oauthError('AUTH-003', 'invalid_token', 'the access token has expired');
     throw oauthError('AUTH-003', 'invalid_token', 'the access token is invalid');
   }
+  whenSigned?.();
   // One indexed read per request (users.uuid is UNIQUE): the price of revocable JWTs. A token of
   // an older release named the user name, which no UUID equals: it is refused, and its holder refreshes.
   // The role's grant comes with the account: the rights check of the request then asks nothing more.

@@ -57,8 +57,11 @@ interface GrantContext {
 export interface TokenService {
   /** Handles `POST /api/token`: the password grant or the refresh grant (docs/http-api.md#authentication). */
   grant(req: TokenRequest, ctx?: GrantContext): Promise<TokenGrant>;
-  /** Checks a bearer access token and returns the caller, or fails with 401 `invalid_token`. */
-  authenticate(token: string): Promise<Principal>;
+  /**
+   * Checks a bearer access token and returns the caller, or fails with 401 `invalid_token`;
+   * `whenSigned` runs between the signature's check and the account's read (verifyAccessToken).
+   */
+  authenticate(token: string, whenSigned?: () => void): Promise<Principal>;
 }
 
 /**
@@ -142,8 +145,8 @@ export function createTokenService(opts: TokenServiceOptions): TokenService {
       await store.users.recordLogin(user.id, new Date(now).toISOString());
       return respond('refresh_token', user, refreshToken, now);
     },
-    authenticate(token) {
-      return verifyAccessToken(store, key, token, clock());
+    authenticate(token, whenSigned) {
+      return verifyAccessToken(store, key, token, clock(), whenSigned);
     },
   };
 }

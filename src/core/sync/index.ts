@@ -14,6 +14,7 @@ export {
   chunkJson,
   deleteSyncedCase,
   downloadCases,
+  readDownloadPage,
   getSyncCaseJson,
   serverInfo,
   syncHistory,
@@ -21,6 +22,7 @@ export {
   uploadRawDictionary,
 } from './sync.js';
 export { readUploadBody } from './upload-body.js';
+export type { NamedSyncPage } from '../../store/sync-repo.js';
 export { inflateLabelled } from './inflate-body.js';
 export type { BinaryItemSink, UploadBodyLimits } from './upload-body.js';
 export { binaryItemSink, chunkBinaryItems, chunkContainer } from './binary-items.js';

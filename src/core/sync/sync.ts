@@ -1,6 +1,6 @@
 import type { Store } from '../../store/open-store.js';
 import type { CaseWrite } from '../../store/cases-repo.js';
-import type { SyncCaseRow, SyncHistoryRow, SyncPage, SyncRange } from '../../store/sync-repo.js';
+import type { NamedSyncPage, SyncCaseRow, SyncHistoryRow, SyncPage, SyncRange } from '../../store/sync-repo.js';
 import type { StoreScope } from '../../store/store-contract.js';
 import { AppError } from '../../shared/errors.js';
 import { planChunk, type ChunkPlan } from '../../sync/chunk-plan.js';
@@ -45,20 +45,21 @@ export interface DownloadChunk extends ChunkPlan {
  * taken first so a chunk never mixes in a half-visible later write, minus the device's own
  * uploads and outside its universe. A device naming a revision newer than any of this store's
  * is told to sync in full (412). The chunk that completes the range is recorded in the device's
- * sync history.
+ * sync history. `prefetched`: the page's read, started by readDownloadPage with the same request.
  */
-export async function downloadCases(store: Store, dictionaryName: string, req: DownloadRequest, username: string): Promise<DownloadChunk> {
+export async function downloadCases(
+  store: Store,
+  dictionaryName: string,
+  req: DownloadRequest,
+  username: string,
+  prefetched?: Promise<NamedSyncPage | undefined>,
+): Promise<DownloadChunk> {
   const budget = limitsOf(store).pageBytes;
-  const range = {
-    // Without a cursor the client holds all of `lastRevision`: '~' sorts after every guid.
-    after: { revision: req.lastRevision, guid: req.startAfter || '~' },
-    universe: req.universe,
-    excludeRevisions: req.excludeRevisions,
-  };
+  const range = rangeOf(req);
   // A store that reads the dictionary and its page in one statement (PostgreSQL: one round trip
   // instead of a lookup and a read transaction of several) answers here; the same figures as the
   // read transaction below.
-  const named = await store.sync.snapshotPage(dictionaryName, range, req.count, budget);
+  const named = await (prefetched ?? readDownloadPage(store, dictionaryName, req));
   // The row is enough: a download never reads the model, whose JSON is costly to parse per page.
   // No dictionary of that name (null): requireDictionaryRow refuses it, naming close matches.
   const dict = named ? named.dictionary : await requireDictionaryRow(store, dictionaryName);
@@ -85,7 +86,9 @@ export async function downloadCases(store: Store, dictionaryName: string, req: D
   }
   if (chunk.status === 200) {
     const cases =
-      earlier !== undefined ? earlier + chunk.cases.length : await casesSincePreviousDownload(store, dict, req, range, chunk.chunkMaxRevision);
+      earlier !== undefined
+        ? earlier + chunk.cases.length
+        : await casesSincePreviousDownload(store, dict, req, range, chunk.chunkMaxRevision);
     // One write, atomic on its own on both stores: no transaction around it (on PostgreSQL that
     // would be two more round trips per completed download).
     await store.sync.record({
@@ -124,6 +127,26 @@ async function casesSincePreviousDownload(
   const previous = await store.sync.lastOfDevice(req.device, dict.id, 'get');
   const from = { ...range, after: { revision: previous?.revision ?? 0, guid: '~' }, upTo: snapshot };
   return store.sync.count(dict.id, dict.createdAt, from);
+}
+
+/** The range a download request asks for: after its cursor, within its universe, without its exclusions. */
+function rangeOf(req: DownloadRequest): Omit<SyncRange, 'upTo'> {
+  return {
+    // Without a cursor the client holds all of `lastRevision`: '~' sorts after every guid.
+    after: { revision: req.lastRevision, guid: req.startAfter || '~' },
+    universe: req.universe,
+    excludeRevisions: req.excludeRevisions,
+  };
+}
+
+/**
+ * The read of a download page, on a store that reads the dictionary and its page in one
+ * statement (undefined on one that does not: downloadCases reads it then). It changes nothing, so
+ * it can start before the caller is known to hold the right, and be dropped if they do not
+ * (docs/decisions.md, "A download page beside its account"); `downloadCases` takes its promise.
+ */
+export function readDownloadPage(store: Store, dictionaryName: string, req: DownloadRequest): Promise<NamedSyncPage | undefined> {
+  return store.sync.snapshotPage(dictionaryName, rangeOf(req), req.count, limitsOf(store).pageBytes);
 }
 
 /** SYNC_REVISION_UNKNOWN (412) when the device names a revision newer than the snapshot. */

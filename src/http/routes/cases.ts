@@ -8,7 +8,7 @@ import { validate } from '../validate.js';
 import type { RouteDeps } from './route-deps.js';
 import { isSyncDownload } from '../../core/sync/index.js';
 import { DataSourceQueryHeaders, DataSourceReply, SyncDownloadHeaders, WireCaseList } from '../schemas/sync.js';
-import { syncDownloadResponse } from './sync.js';
+import { prefetchDownloadPage, syncDownloadResponse } from './sync.js';
 import { dataSourceQueryResponse, isDataSourceQuery } from './data-source.js';
 
 /** A sync chunk in the cssync container (docs/sync.md#binary-items). */
@@ -51,6 +51,11 @@ export function caseRoutes(api: ApiBuilder, { store, prometheus }: RouteDeps): v
       ),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`)'),
     },
+    // A sync download's page is read beside the caller's account (docs/decisions.md, "A download page beside its account").
+    prefetch: (c) =>
+      isSyncDownload((h) => c.req.header(h), c.req.raw.headers.keys()) && !isDataSourceQuery(c)
+        ? prefetchDownloadPage(c, store)
+        : undefined,
     handler: async (c) => {
       if (isDataSourceQuery(c)) return dataSourceQueryResponse(c, store);
       if (isSyncDownload((h) => c.req.header(h), c.req.raw.headers.keys())) return syncDownloadResponse(c, store, prometheus?.metrics);

@@ -6,6 +6,7 @@ import {
   chunkJson,
   deleteSyncedCase,
   downloadCases,
+  readDownloadPage,
   getSyncCaseJson,
   serverInfo,
   uploadCases,
@@ -27,6 +28,7 @@ import {
   deleteApp,
   receiveSyncMessage,
   listSyncMessages,
+  type NamedSyncPage,
 } from '../../core/sync/index.js';
 import type { FileSnapshot } from '../../core/files/index.js';
 import { AppError } from '../../shared/errors.js';
@@ -86,6 +88,11 @@ function preconditionFailed(c: Context<AppEnv>, err: unknown): Response {
   throw err;
 }
 
+/** The read of the download page `c` asks for (readDownloadPage), for the route's `prefetch`. */
+export async function prefetchDownloadPage(c: Context<AppEnv>, store: Store): Promise<NamedSyncPage | undefined> {
+  return readDownloadPage(store, c.req.param('name') ?? '', parseDownloadHeaders(header(c)));
+}
+
 /**
  * `GET …/cases` in the sync form (headers chosen by `isSyncDownload`): a chunk of cases with
  * the revision headers, 206 while more remains.
@@ -95,7 +102,8 @@ export async function syncDownloadResponse(c: Context<AppEnv>, store: Store, met
   const req = parseDownloadHeaders(header(c));
   let chunk;
   try {
-    chunk = await downloadCases(store, name, req, c.get('principal').username);
+    const prefetched = c.get('prefetched') as Promise<NamedSyncPage | undefined> | undefined;
+    chunk = await downloadCases(store, name, req, c.get('principal').username, prefetched);
   } catch (err) {
     return preconditionFailed(c, err);
   }
