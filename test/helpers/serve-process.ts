@@ -24,10 +24,16 @@ export interface ServeProcess {
  * Starts `sds --home HOME serve --port PORT --json` (any free port by default) and resolves with
  * its URL once it listens.
  * `env` is added to this process's environment (e.g. SDS_JWT_SECRET so tokens survive a restart);
- * `args` are more options of `serve` (e.g. `--log-format json`).
+ * `args` are more options of `serve` (e.g. `--log-format json`); `bin` another build's `bin/sds` (benchmarks alternate builds).
  */
-export async function startServe(home: string, env: NodeJS.ProcessEnv = {}, port = 0, args: string[] = []): Promise<ServeProcess> {
-  const argv = [SDS_BIN, '--home', home, 'serve', '--host', '127.0.0.1', '--port', String(port), '--json', ...args];
+export async function startServe(
+  home: string,
+  env: NodeJS.ProcessEnv = {},
+  port = 0,
+  args: string[] = [],
+  bin = SDS_BIN,
+): Promise<ServeProcess> {
+  const argv = [bin, '--home', home, 'serve', '--host', '127.0.0.1', '--port', String(port), '--json', ...args];
   const child = spawn(process.execPath, argv, {
     // One process unless the test asks for workers (SDS_WORKERS or --workers): what a test
     // reads of one process (its metrics, its upload budget) stays that process's.
