@@ -3,6 +3,7 @@ import type { Store } from '../../store/open-store.js';
 import type { Role } from '../../store/users-repo.js';
 import type { RoleGrant } from '../../store/roles-repo.js';
 import { oauthError } from './oauth-error.js';
+import { hmacKey, rememberClaims, rememberedClaims, type CheckedClaims } from './verified-tokens.js';
 
 let joseModule: Promise<typeof import('jose')> | undefined;
 /** jose, imported when a token is first signed or checked: CLI commands never need it (docs/cli.md#start-up-time). */
@@ -49,7 +50,36 @@ export async function signAccessToken(
     .setJti(randomUUID())
     .setIssuedAt(iat)
     .setExpirationTime(iat + ACCESS_TOKEN_TTL_SECONDS)
-    .sign(key);
+    .sign(await hmacKey(key));
+}
+
+/**
+ * The claims of an access token whose signature, issuer and expiry hold at `nowMs`; 401
+ * `invalid_token` otherwise. A token checked before by this process is not checked again, only
+ * its expiry (verified-tokens.ts).
+ */
+async function checkedClaims(key: Uint8Array, token: string, nowMs: number): Promise<CheckedClaims> {
+  const known = rememberedClaims(key, token);
+  if (known) {
+    // As jose decides it: expired once the clock reaches exp (no tolerance).
+    if (Math.floor(nowMs / 1000) >= known.exp) throw oauthError('AUTH-003', 'invalid_token', 'the access token has expired');
+    return known;
+  }
+  const { errors: joseErrors, jwtVerify } = await loadJose();
+  try {
+    const { payload } = await jwtVerify(token, await hmacKey(key), {
+      algorithms: [ACCESS_TOKEN_ALG],
+      issuer: ISSUER,
+      currentDate: new Date(nowMs),
+      requiredClaims: ['sub', 'jti', 'iat', 'exp'],
+    });
+    const claims = { sub: payload.sub!, jti: payload.jti!, ver: payload.ver ?? 0, exp: payload.exp! };
+    rememberClaims(key, token, claims);
+    return claims;
+  } catch (err) {
+    if (err instanceof joseErrors.JWTExpired) throw oauthError('AUTH-003', 'invalid_token', 'the access token has expired');
+    throw oauthError('AUTH-003', 'invalid_token', 'the access token is invalid');
+  }
 }
 
 /**
@@ -67,24 +97,7 @@ export async function verifyAccessToken(
   nowMs: number,
   whenSigned?: () => void,
 ): Promise<Principal> {
-  let sub: string;
-  let jti: string;
-  let ver: unknown;
-  const { errors: joseErrors, jwtVerify } = await loadJose();
-  try {
-    const { payload } = await jwtVerify(token, key, {
-      algorithms: [ACCESS_TOKEN_ALG],
-      issuer: ISSUER,
-      currentDate: new Date(nowMs),
-      requiredClaims: ['sub', 'jti', 'iat', 'exp'],
-    });
-    sub = payload.sub!;
-    jti = payload.jti!;
-    ver = payload.ver ?? 0;
-  } catch (err) {
-    if (err instanceof joseErrors.JWTExpired) throw oauthError('AUTH-003', 'invalid_token', 'the access token has expired');
-    throw oauthError('AUTH-003', 'invalid_token', 'the access token is invalid');
-  }
+  const { sub, jti, ver } = await checkedClaims(key, token, nowMs);
   whenSigned?.();
   // One indexed read per request (users.uuid is UNIQUE): the price of revocable JWTs. A token of
   // an older release named the user name, which no UUID equals: it is refused, and its holder refreshes.
