@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { CASE_COLUMNS, fitting, toStored, type RawCase, type StoredCase } from './cases-repo.js';
+import { CASE_COLUMNS, fitting, toStoredFromValues, type RawCaseValues, type StoredCase } from './cases-repo.js';
 import { nowIso } from './clock.js';
 import type { DictionaryRow } from './dictionaries-repo.js';
 
@@ -145,7 +145,7 @@ export class SyncRepo {
   private readonly lastOfDeviceStmt: Statement<[string, number], RawHistory>;
   private readonly lastOfDeviceInStmt: Statement<[string, number, SyncDirection], RawHistory>;
   private readonly maxRevisionStmt: Statement<[], { r: number | null }>;
-  private readonly chunkStmts = new Map<string, Statement<Record<string, unknown>, RawCase>>();
+  private readonly chunkStmts = new Map<string, Statement<Record<string, unknown>, RawCaseValues>>();
   private readonly countStmts = new Map<string, Statement<Record<string, unknown>, { n: number }>>();
   private readonly sizeStmts = new Map<string, Statement<Record<string, unknown>, { size: number }>>();
   /** Totals carried from one download page to the next, by dictionary, cursor, snapshot and filters. */
@@ -202,13 +202,16 @@ export class SyncRepo {
    * The chunk statement of a range's shape, prepared on first use: it names columns of the latest
    * migration, which a server started on a store that still needs migrating does not have yet.
    */
-  private chunkStmt(range: SyncRange): Statement<Record<string, unknown>, RawCase> {
+  private chunkStmt(range: SyncRange): Statement<Record<string, unknown>, RawCaseValues> {
     const shape = this.shape(range);
     let stmt = this.chunkStmts.get(shape);
     if (!stmt) {
-      stmt = this.db.prepare(
-        `SELECT ${CASE_COLUMNS} ${rangeSql(range.universe !== '', range.excludeRevisions.length > 0)} ORDER BY revision, guid LIMIT @limit`,
-      );
+      // Rows as arrays (raw): half the cost of reading a page's rows as objects.
+      stmt = this.db
+        .prepare<Record<string, unknown>, RawCaseValues>(
+          `SELECT ${CASE_COLUMNS} ${rangeSql(range.universe !== '', range.excludeRevisions.length > 0)} ORDER BY revision, guid LIMIT @limit`,
+        )
+        .raw(true);
       this.chunkStmts.set(shape, stmt);
     }
     return stmt;
@@ -232,7 +235,7 @@ export class SyncRepo {
   async chunk(dictionaryId: number, range: SyncRange, limit: number): Promise<SyncCaseRow[]> {
     return this.chunkStmt(range)
       .all({ ...this.params(dictionaryId, range), limit })
-      .map(toStored);
+      .map(toStoredFromValues);
   }
 
   /**
@@ -265,7 +268,7 @@ export class SyncRepo {
         ? []
         : this.chunkStmt(range)
             .all({ ...params, limit: n })
-            .map(toStored);
+            .map(toStoredFromValues);
     return { cases, seen: sizes.length };
   }
 

@@ -2,7 +2,7 @@
  * Access tokens whose signature this process has already checked, by their exact text, per
  * signing key: a tablet sends the same token with every request of its hour, and checking an
  * HS256 signature through WebCrypto cost a quarter of a download page's CPU
- * (docs/decisions.md, "Checked tokens remembered"). Only the signature's check is spared: the
+ * (docs/decisions.md, "Less CPU per sync request"). Only the signature's check is spared: the
  * expiry is compared with the clock on every request, and the account is read every time, so a
  * removed or disabled account, or a retired token, is refused at once as before.
  */

@@ -2,7 +2,7 @@
  * The sync repository on PostgreSQL (docs/architecture.md#the-store-contract): the SQLite
  * SyncRepo's download reads, history and messages over a PgRunner.
  */
-import { CASE_COLUMNS, toStored, type RawCase } from '../cases-repo.js';
+import { CASE_COLUMNS, toStored, toStoredFromValues, type RawCase, type RawCaseValues } from '../cases-repo.js';
 import { nowIso } from '../clock.js';
 import type { RepoContract } from '../store-contract.js';
 import {
@@ -64,21 +64,15 @@ function carryKey(dictionaryId: number, scope: string, r: Omit<SyncRange, 'upTo'
 /** The dictionary a name resolved to last (its id and creation time: the key of its carried totals). */
 const resolvedNames = new Map<string, { id: number; createdAt: string }>();
 
-/** A row of sds_sync_page_named: the dictionary, the page's figures, and a case unless the page has none. */
-type RawNamedPageRow = {
-  d_id: number | string;
-  d_name: string;
-  d_label: string;
-  d_version: string;
-  d_description: string;
-  d_source_format: string;
-  d_sync_name: string | null;
-  d_created_at: string;
-  d_updated_at: string;
-} & RawPageRow;
-type RawPageRow = { snapshot: number | string; total: number | string; seen: number | string; has_binary: boolean | null } & (
-  RawCase | Record<keyof RawCase, null>
-);
+/** The dictionary's fields at the start of a row of sds_sync_page_named, in its column order. */
+const DICTIONARY_FIELDS = ['id', 'name', 'label', 'version', 'description', 'source_format', 'sync_name', 'created_at', 'updated_at'];
+
+/**
+ * Where things are in a row of sds_sync_page_named: the dictionary's fields, then the snapshot, the
+ * total and the count seen, then the case's columns in CASE_COLUMNS order (`caseFrom` to
+ * `caseTo`, absent on the one row of a page without cases), then whether it has binary items.
+ */
+const NAMED_PAGE = { snapshot: 9, total: 10, seen: 11, caseFrom: 12, caseTo: 25 } as const;
 
 /** The sync protocol's reads and its history on PostgreSQL. */
 export class PgSyncRepo implements RepoContract<SyncRepo> {
@@ -170,42 +164,45 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
     // only returns: the ones this name resolved to last time find it (the statement checks the id).
     const last = resolvedNames.get(name);
     const c = last && carried.get(carryKey(last.id, last.createdAt, r));
-    const rows = await this.db.rows<RawNamedPageRow>(
-      'SELECT * FROM sds_sync_page_named($1, $2, $3, $4, $5::bigint[], $6, $7, $8, $9, $10)',
-      [
-        name,
-        r.after.revision,
-        r.after.guid,
-        r.universe,
-        r.excludeRevisions,
-        limit,
-        Number.isFinite(budget) ? budget : Number.MAX_SAFE_INTEGER,
-        c ? last.id : null,
-        c?.upTo ?? null,
-        c?.total ?? null,
-      ],
-    );
+    // Rows as arrays: a page's hundred rows parsed without an object each (NAMED_PAGE columns).
+    const rows = await this.db.arrays('SELECT * FROM sds_sync_page_named($1, $2, $3, $4, $5::bigint[], $6, $7, $8, $9, $10)', [
+      name,
+      r.after.revision,
+      r.after.guid,
+      r.universe,
+      r.excludeRevisions,
+      limit,
+      Number.isFinite(budget) ? budget : Number.MAX_SAFE_INTEGER,
+      c ? last.id : null,
+      c?.upTo ?? null,
+      c?.total ?? null,
+    ]);
     const first = rows[0];
     if (!first) return null;
-    const dictionary = toDictionaryRow({
-      id: Number(first.d_id),
-      name: first.d_name,
-      label: first.d_label,
-      version: first.d_version,
-      description: first.d_description,
-      source_format: first.d_source_format,
-      sync_name: first.d_sync_name,
-      created_at: first.d_created_at,
-      updated_at: first.d_updated_at,
-    } as RawDictionary);
+    // The head (the dictionary, the snapshot, the total, the count seen) is on the first row only (migration 0037).
+    const head = first.slice(0, NAMED_PAGE.caseFrom);
+    const dictionary = toDictionaryRow(Object.fromEntries(DICTIONARY_FIELDS.map((f, i) => [f, head[i]])) as unknown as RawDictionary);
     resolvedNames.delete(name);
     resolvedNames.set(name, { id: dictionary.id, createdAt: dictionary.createdAt });
     if (resolvedNames.size > MAX_CARRIED) resolvedNames.delete(resolvedNames.keys().next().value!);
-    const cases = rows.flatMap((row) => (row.guid === null ? [] : [toStored(row as RawCase)]));
-    const withBinaryItems = rows.flatMap((row) => (row.has_binary === true ? [row.guid!] : []));
+    const cases: SyncCaseRow[] = [];
+    const withBinaryItems: string[] = [];
+    for (const row of rows) {
+      // A page without cases is one row of its head alone.
+      if (row[NAMED_PAGE.caseFrom] === null) continue;
+      const values = row.slice(NAMED_PAGE.caseFrom, NAMED_PAGE.caseTo) as RawCaseValues;
+      cases.push(toStoredFromValues(values));
+      if (row[NAMED_PAGE.caseTo] === true) withBinaryItems.push(values[0]);
+    }
     return {
       dictionary,
-      page: { snapshot: Number(first.snapshot), cases, seen: Number(first.seen), total: Number(first.total), withBinaryItems },
+      page: {
+        snapshot: Number(head[NAMED_PAGE.snapshot]),
+        cases,
+        seen: Number(head[NAMED_PAGE.seen]),
+        total: Number(head[NAMED_PAGE.total]),
+        withBinaryItems,
+      },
     };
   }
 

@@ -1,5 +1,5 @@
 /**
- * Checked access tokens remembered (docs/decisions.md, "Checked tokens remembered"), on both
+ * Checked access tokens remembered (docs/decisions.md, "Less CPU per sync request"), on both
  * stores: a token is accepted again without its signature being checked, but its expiry is
  * compared with the clock every time, a token with another signature or under another key is
  * never taken for it, and the account is read on every call, so a removed or disabled account's
