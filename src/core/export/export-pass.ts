@@ -40,10 +40,9 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 /**
  * Reads the selected cases of `snapshot` in pages and sends every row of the exported tables to
  * `onRow`, in case-key order (then guid) and, inside a case, in breakout order (occurrence),
- * each record row with its case's id items (id-columns.ts) and, with `--labels both`, its
- * label cells (label-columns.ts). `exportTime` fills the cases table's
- * `breakout_time`. `onCases` is told the cases done after each page; a `signal` stops the pass
- * between pages with its reason.
+ * each record row with its case's id items (id-columns.ts) and, with `--labels both`, its label
+ * cells (label-columns.ts). `exportTime` fills the cases table's `breakout_time`. `onCases` is
+ * told the cases done after each page; a `signal` stops the pass between pages with its reason.
  */
 export async function exportPass(
   snapshot: Store,

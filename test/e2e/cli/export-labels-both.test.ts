@@ -81,7 +81,7 @@ describe('sds export --labels both: codes and labels side by side in CSV and Par
     await ok(home.root, ['cases', 'import', 'BOTHLBL', join(home.root, 'part.dat'), '-q']);
     sets = dictionaryValueSets(dcfFile);
     for (const format of ['csv', 'parquet']) {
-      for (const mode of ['codes', 'both']) {
+      for (const mode of format === 'csv' ? ['codes', 'both'] : ['codes', 'labels', 'both']) {
         await ok(home.root, ['export', 'BOTHLBL', '--format', format, '--out', out(format, mode), '--labels', mode, '-q']);
       }
     }
@@ -234,8 +234,8 @@ print(json.dumps(out, ensure_ascii=False))`,
     assert.equal(JSON.parse(both.kv['sds.table']!).labels, 'both');
   });
 
-  test('parquet: the Arrow schema gives each column its description and the label columns as dictionaries', async () => {
-    for (const mode of ['codes', 'both']) {
+  test('parquet: the Arrow schema gives each column its description and the columns of labels as dictionaries', async () => {
+    for (const mode of ['codes', 'labels', 'both']) {
       const file = join(out('parquet', mode), 'both_person.parquet');
       const book = readCodebook(join(out('parquet', mode), 'codebook.csv')).filter((r) => r.table === 'both_person' && r.kind === 'column');
       const schema = await readArrowSchema(file);
@@ -245,15 +245,25 @@ print(json.dumps(out, ensure_ascii=False))`,
       );
       for (const [i, f] of schema.fields.entries()) {
         assert.equal(f.metadata.description, book[i]!.label, `${mode} ${f.name}: description`);
-        const isLabel = book[i]!.label!.endsWith('(value label)');
+        // `both`: the added label columns; `labels`: the coded columns, which hold labels instead.
+        const isLabel =
+          mode === 'both' ? book[i]!.label!.endsWith('(value label)') : mode === 'labels' && labelled(sets.get(book[i]!.item ?? ''));
         assert.equal(f.type.startsWith('Dictionary<'), isLabel, `${mode} ${f.name}: ${f.type}`);
       }
       const sex = schema.fields.find((f) => f.name === 'p03_sex')!;
-      assert.equal(sex.type, 'Int32');
+      assert.equal(sex.type, mode === 'labels' ? 'Dictionary<Int32, Utf8>' : 'Int32');
       assert.equal(sex.metadata.description, 'Sex');
       if (mode === 'both') {
         const values = schema.values('p03_sex_label_2');
         assert.ok(values.includes('Female') && values.includes(null), 'read as a dictionary of labels, nulls kept');
+      }
+      if (mode === 'labels') {
+        // The code of Male, whose label is blank, stays in place as text (docs/export.md#parquet).
+        const values = schema.values('p03_sex');
+        assert.ok(values.includes('Female') && values.includes('1'), 'labels, and a code without one');
+        const duck = await readParquet(file);
+        const sexColumn = duck.columns.find((c) => c.name === 'p03_sex')!;
+        assert.ok(sexColumn.encodings.includes('RLE_DICTIONARY'), sexColumn.encodings.join(', '));
       }
     }
   });
