@@ -14,6 +14,7 @@ import { labelOf } from '../cspro/dictionary/model.js';
 import { AppError } from '../shared/errors.js';
 import { ExportNames } from './export-names.js';
 import type { ExportColumn, ExportTable } from './model.js';
+import { withLabelColumns } from './label-columns.js';
 import { exportValueSet } from './value-sets.js';
 
 /**
@@ -85,6 +86,11 @@ export interface ExportPlanOptions {
    * the levels above it right after `case_id`, as CSPro's Export Data does. False: `--no-ids`.
    */
   ids?: boolean;
+  /**
+   * `--labels both` in a format without value labels of its own: a label column after each
+   * coded column (label-columns.ts, docs/export.md#codes-and-labels-side-by-side).
+   */
+  labelColumns?: boolean;
 }
 
 /** Descriptions of the columns a breakout table has besides its items. */
@@ -162,7 +168,7 @@ export function planExport(dict: Dictionary, label: string, opts: ExportPlanOpti
     plannedColumns.forEach((c, j) => {
       if (isId(j)) claimed.set(j, names.claim(c.name));
     });
-    const columns: ExportColumn[] = plannedColumns.map((c, j) => {
+    const coded: ExportColumn[] = plannedColumns.map((c, j) => {
       const info = infos[j]!;
       const col: ExportColumn = { name: claimed.get(j)!, source: c.name, label: info.label, type: c.type };
       if (info.item) {
@@ -173,6 +179,7 @@ export function planExport(dict: Dictionary, label: string, opts: ExportPlanOpti
       if (info.occurrence !== undefined) col.occurrence = info.occurrence;
       return col;
     });
+    const columns = opts.labelColumns === true ? withLabelColumns(coded, names) : coded;
     const entry: ExportTablePlan = {
       planIndex,
       kind: t.kind,

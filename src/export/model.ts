@@ -54,6 +54,11 @@ export interface ExportColumn {
   type: ColumnType;
   /** The item's value set, when it has one. */
   valueSet?: ExportValueSet;
+  /**
+   * Set on a label column of `--labels both` (docs/export.md#codes-and-labels-side-by-side): the
+   * export name of the code column right before it, whose value labels this column holds.
+   */
+  labelsOf?: string;
 }
 
 /** One file of an export. */
@@ -109,9 +114,18 @@ export interface TableWriter {
   abort(): Promise<void>;
 }
 
+/**
+ * What coded columns hold in CSV and Parquet (docs/export.md): `codes`, their value `labels`, or
+ * `both` (a label column after each coded column, which the export plan adds).
+ */
+export type LabelsMode = 'codes' | 'labels' | 'both';
+
 export interface WriterOptions {
-  /** `labels` writes value labels instead of codes where the format has no value labels (CSV, Parquet). */
-  labels: 'codes' | 'labels';
+  /**
+   * `labels` writes value labels instead of codes where the format has no value labels (CSV,
+   * Parquet); with `both` the table already has its label columns (`labelsOf`).
+   */
+  labels: LabelsMode;
   /** Rows per Parquet row group (a page of the export): bounds the writer's memory. */
   rowGroupRows: number;
   /** CSV only: start each file with a UTF-8 byte order mark (for Excel). Absent: no BOM. */
@@ -127,5 +141,10 @@ export interface ExportFormat {
   mediaType: string;
   /** True when `open` needs `TableStats` (a first pass over the data). */
   needsStats: boolean;
+  /**
+   * True when `--labels both` gives this format's tables a label column after each coded column
+   * (formats without value labels of their own: CSV, Parquet). Absent: `both` is `codes`.
+   */
+  labelColumns?: boolean;
   open(table: ExportTable, sink: ByteSink, options: WriterOptions, stats?: TableStats): TableWriter;
 }

@@ -21,7 +21,7 @@ interface ExportOpts {
   format: string;
   out: string;
   record?: string[];
-  labels: 'codes' | 'labels';
+  labels: 'codes' | 'labels' | 'both';
   sinceRevision?: string;
   includeDeleted?: boolean;
   force?: boolean;
@@ -50,7 +50,9 @@ export function registerExportCommand(program: Command): void {
     .requiredOption('--out <dir>', 'folder to write the files into (made if missing); - for a zip of them on stdout')
     .option('--record <name>', 'export only this record table (repeatable, or comma-separated); the cases table always comes', collect)
     .addOption(
-      new Option('--labels <mode>', 'CSV and Parquet: write codes or their value labels').choices(['codes', 'labels']).default('codes'),
+      new Option('--labels <mode>', 'CSV and Parquet: codes, their value labels, or both (a <name>_label column after each)')
+        .choices(['codes', 'labels', 'both'])
+        .default('codes'),
     )
     .option('--since-revision <n>', 'only the cases changed after store revision N')
     .option('--include-deleted', 'deleted cases too, with a deleted column in the cases table')
@@ -64,6 +66,7 @@ export function registerExportCommand(program: Command): void {
         'sds export CEN2000 --format stata --out ./stata --record PERSON',
         'sds export CEN2000 --format parquet --out ./pq --since-revision 1200 --json',
         'sds export CEN2000 --format csv --out ./csv --labels labels --bom --force',
+        'sds export CEN2000 --format parquet --out ./pq-labelled --labels both',
         'sds export CEN2000 --format csv --out - > cen2000-csv.zip',
         'sds export CEN2000 --format stata --out ./stata-bare --no-ids',
       ) +

@@ -10,6 +10,7 @@ import { flattenInput } from '../../breakout/flatten-input.js';
 import type { ExportCell } from '../../export/model.js';
 import type { ExportPlan } from '../../export/export-plan.js';
 import { caseIds } from '../../export/id-columns.js';
+import { labelInserter } from '../../export/label-columns.js';
 import type { Store } from '../home/index.js';
 
 /** Which cases a pass reads: those changed after `after` up to revision `upTo`. */
@@ -39,9 +40,9 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 /**
  * Reads the selected cases of `snapshot` in pages and sends every row of the exported tables to
  * `onRow`, in case-key order (then guid) and, inside a case, in breakout order (occurrence),
- * each record row with its case's id items (id-columns.ts). `exportTime` fills the cases table's
- * `breakout_time`. `onCases` is told the cases done after each page; a `signal` stops the pass
- * between pages with its reason.
+ * each record row with its case's id items (id-columns.ts) and, with `--labels both`, its label
+ * cells (label-columns.ts). `exportTime` fills the cases table's `breakout_time`. `onCases` is
+ * told the cases done after each page; a `signal` stops the pass between pages with its reason.
  */
 export async function exportPass(
   snapshot: Store,
@@ -55,6 +56,8 @@ export async function exportPass(
   const flatten = createFlattener(plan.breakout, dict);
   const tables = plan.tables;
   const mainIndex = tables.findIndex((t) => t.kind === 'main');
+  // `--labels both`: the label cells after the codes (docs/export.md#codes-and-labels-side-by-side).
+  const addLabels = tables.map((t) => labelInserter(t.table.columns));
   // Case-key order (docs/export.md#row-order): keyset pages by (case_key, guid).
   let after = { caseKey: '', guid: '' };
   let cases = 0;
@@ -81,7 +84,9 @@ export async function exportPass(
         const rows = flat.rows[table.planIndex]!;
         for (const row of rows) {
           if (t === mainIndex && plan.deletedColumn) row.push(c.deleted);
-          await onRow(t, withIds(table, row));
+          const cells = withIds(table, row);
+          const label = addLabels[t];
+          await onRow(t, label ? label(cells) : cells);
         }
       }
       cases += 1;

@@ -7,7 +7,7 @@ import { AppError } from '../../shared/errors.js';
 import type { DictionaryRecord } from '../../store/dictionaries-repo.js';
 import { EXPORT_FORMATS } from '../../export/formats/index.js';
 import { planExport, type ExportPlan } from '../../export/export-plan.js';
-import type { ExportCell, ExportFormat, TableStats, WriterOptions } from '../../export/model.js';
+import type { ExportCell, ExportFormat, LabelsMode, TableStats, WriterOptions } from '../../export/model.js';
 import { requireDictionary } from '../dictionaries/index.js';
 import { limitsOf, openStore, type Store } from '../home/index.js';
 import { exportPass, type CaseSelection, type PassResult, type RowSink } from './export-pass.js';
@@ -18,7 +18,8 @@ export interface ExportInput {
   format: string;
   /** Record tables by record name or table name without the prefix; absent: every table. */
   records?: string[];
-  labels?: 'codes' | 'labels';
+  /** CSV and Parquet: codes (default), their value labels, or both side by side. */
+  labels?: LabelsMode;
   /** Only the cases changed after this store revision. */
   sinceRevision?: number;
   /** Deleted cases too, with a `deleted` column in the cases table. */
@@ -74,6 +75,7 @@ export async function prepareExport(store: Store, input: ExportInput, alwaysCase
     includeDeleted: input.includeDeleted,
     alwaysCases,
     ids: input.ids !== false,
+    labelColumns: input.labels === 'both' && format.labelColumns === true,
   });
   const limits = limitsOf(store);
   const options: WriterOptions = { labels: input.labels ?? 'codes', rowGroupRows: limits.exportRowGroupRows };

@@ -17,9 +17,14 @@ export const ExportQuery = z.object({
       example: 'PERSON',
     }),
   labels: z
-    .enum(['codes', 'labels'])
+    .enum(['codes', 'labels', 'both'])
     .optional()
-    .meta({ param: { description: 'CSV and Parquet: codes (default) or their value labels' } }),
+    .meta({
+      param: {
+        description:
+          'CSV and Parquet: codes (default), their value labels, or both (a `<name>_label` column after each coded column); Stata and SPSS carry value labels themselves and ignore it',
+      },
+    }),
   since_revision: z
     .string()
     .regex(/^\d{1,15}$/, 'must be a whole number ≥ 0')

@@ -29,6 +29,7 @@ before(async () => {
     ['dict', 'upload', fixture('popstan-census.json.dcf'), '--label', 'popstan'],
     ['cases', 'import', 'CEN2000', fixture('popstan-census.dat'), '-q'],
     ['export', 'CEN2000', '--format', 'csv', '--out', join(home.root, 'cli-export')],
+    ['export', 'CEN2000', '--format', 'csv', '--out', join(home.root, 'cli-export-both'), '--labels', 'both', '--record', 'PERSON'],
   ]) {
     const r = await sds(home.root, args);
     assert.equal(r.code, 0, show(r));
@@ -58,6 +59,34 @@ test('one table asked: that CSV file, streamed as an attachment, the same bytes 
   assert.match(r.headers.get('content-disposition')!, /attachment; filename="popstan_person\.csv"/);
   const body = Buffer.from(await r.arrayBuffer());
   assert.ok(body.equals(readFileSync(join(home.root, 'cli-export', 'popstan_person.csv'))), 'same bytes as the CLI export');
+});
+
+test('labels=both: the CSV table with a label column after each coded one, as sds export --labels both writes it', async () => {
+  const r = await get('/api/dictionaries/CEN2000/export?format=csv&record=PERSON&labels=both');
+  assert.equal(r.status, 200, await r.clone().text());
+  const body = Buffer.from(await r.arrayBuffer());
+  assert.ok(body.equals(readFileSync(join(home.root, 'cli-export-both', 'popstan_person.csv'))), 'same bytes as the CLI export');
+  const file = join(home.root, 'person-both.csv');
+  writeFileSync(file, body);
+  const read = python<{ columns: string[]; sex: [string, string][] }>(
+    `import json, sys
+import pandas as pd
+df = pd.read_csv(sys.argv[1], dtype=str, keep_default_na=False)
+print(json.dumps({'columns': list(df.columns), 'sex': sorted(set(zip(df['p03_sex'], df['p03_sex_label'])))}))`,
+    [file],
+  );
+  const at = read.columns.indexOf('p03_sex');
+  assert.equal(read.columns[at + 1], 'p03_sex_label');
+  assert.equal(read.columns[read.columns.indexOf('province') + 1], 'province_label', 'id items too');
+  assert.deepEqual(read.sex, [
+    ['1', 'Male'],
+    ['2', 'Female'],
+  ]);
+  const doc = (await (await get('/api/openapi.json')).json()) as {
+    paths: Record<string, { get: { parameters: { name: string; schema: { enum?: string[] } }[] } }>;
+  };
+  const labels = doc.paths['/api/dictionaries/{name}/export']!.get.parameters.find((p) => p.name === 'labels')!;
+  assert.deepEqual(labels.schema.enum, ['codes', 'labels', 'both']);
 });
 
 test('no table named: a zip of every table and the codebook, read back with Python zipfile', async () => {

@@ -67,6 +67,7 @@ export const csvFormat: ExportFormat = {
   extension: '.csv',
   mediaType: 'text/csv; charset=utf-8',
   needsStats: false,
+  labelColumns: true,
   open(table, sink, options) {
     return new CsvWriter(table, sink, options);
   },

@@ -3,10 +3,10 @@
  * and returns what hyparquet-writer encodes for the column's schema element (number, bigint,
  * string, boolean or null), or throws PARQUET_VALUE_INVALID saying which column and row.
  */
-import type { ExportCell, ExportColumn, ExportValueSet } from '../../model.js';
+import type { ExportCell, ExportColumn } from '../../model.js';
 import { AppError } from '../../../shared/errors.js';
-import { labellingPart } from '../../value-sets.js';
-import { decimalLimit, formatUnscaled, toUnscaled } from './decimal.js';
+import { codeLabels, type CodeLabels } from '../../code-labels.js';
+import { decimalLimit, toUnscaled } from './decimal.js';
 import type { ParquetEncoding } from './schema.js';
 
 export type ParquetValue = number | bigint | string | boolean | null;
@@ -67,6 +67,7 @@ export function cellEncoder(column: ExportColumn, encoding: ParquetEncoding): Ce
       };
     }
     case 'string':
+    case 'label-column':
       return (cell, row) => {
         if (cell === null) return null;
         if (typeof cell === 'string') return cell;
@@ -88,37 +89,20 @@ export function cellEncoder(column: ExportColumn, encoding: ParquetEncoding): Ce
         throw invalid(column, row, cell, 'an ISO 8601 timestamp');
       };
     case 'label':
-      return labelEncoder(column, labellingPart(column.valueSet)!);
+      return labelEncoder(column, codeLabels(column)!);
   }
 }
 
 /**
  * `--labels labels`: the label of the code, the label of the range that holds it, or else the
- * code itself as text (a code without a label stays readable). Special codes have labels in
- * their value set like any other code. `valueSet` holds only labels that are not blank, so a
- * blank one never takes the place of a code (docs/export.md#value-sets).
+ * code itself as text (a code without a label stays readable; a decimal code at its column's
+ * scale). Special codes have labels in their value set like any other code; blank labels are
+ * passed over (code-labels.ts, docs/export.md#value-sets).
  */
-function labelEncoder(column: ExportColumn, valueSet: ExportValueSet): CellEncoder {
-  const scale = column.type.kind === 'decimal' ? column.type.scale : 0;
-  const byCode = new Map<string, string>();
-  const key = (v: number | string): string => (valueSet.numeric ? codeText(v, scale) : String(v).trimEnd());
-  for (const v of valueSet.values) if (!byCode.has(key(v.value))) byCode.set(key(v.value), v.label);
+function labelEncoder(column: ExportColumn, labels: CodeLabels): CellEncoder {
   return (cell, row) => {
     if (cell === null) return null;
     if (typeof cell === 'boolean') throw invalid(column, row, cell, 'a code');
-    const k = key(cell);
-    const label = byCode.get(k);
-    if (label !== undefined) return label;
-    if (valueSet.numeric) {
-      const n = Number(cell);
-      for (const r of valueSet.ranges) if (n >= r.from && n <= r.to) return r.label;
-    }
-    return k;
+    return labels.label(cell) ?? labels.codeText(cell);
   };
-}
-
-/** A numeric code as canonical text at its scale (`5`, `5.0` and `"5.00"` agree at scale 2). */
-function codeText(value: number | string, scale: number): string {
-  const unscaled = toUnscaled(value, scale);
-  return unscaled === undefined ? String(value).trim() : formatUnscaled(unscaled, scale);
 }

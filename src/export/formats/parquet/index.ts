@@ -7,8 +7,9 @@ import { ParquetWriter } from 'hyparquet-writer';
 import type { ByteSink, ExportCell, ExportFormat, ExportTable, TableWriter, WriterOptions } from '../../model.js';
 import { AppError } from '../../../shared/errors.js';
 import { cellEncoder, type CellEncoder, type ParquetValue } from './cells.js';
+import { arrowSchemaEntry } from './arrow-schema.js';
 import { keyValueMetadata } from './metadata.js';
-import { columnEncoding, tableSchema } from './schema.js';
+import { columnEncoding, holdsLabels, tableSchema } from './schema.js';
 import { SinkWriter } from './sink-writer.js';
 
 /** Snappy: built into hyparquet-writer, and read by DuckDB, pyarrow, Spark and every other reader. */
@@ -19,8 +20,8 @@ const DONE = Promise.resolve();
 class ParquetTableWriter implements TableWriter {
   private readonly encoders: CellEncoder[];
   private readonly names: string[];
-  /** Per column: PLAIN for booleans (see below), else the writer's choice. */
-  private readonly pageEncodings: ('PLAIN' | undefined)[];
+  /** Per column: PLAIN for booleans, RLE_DICTIONARY for labels (see below), else the writer's choice. */
+  private readonly pageEncodings: ('PLAIN' | 'RLE_DICTIONARY' | undefined)[];
   private readonly writer: ParquetWriter;
   private columns: ParquetValue[][];
   private buffered = 0;
@@ -40,14 +41,15 @@ class ParquetTableWriter implements TableWriter {
     this.encoders = table.columns.map((c, i) => cellEncoder(c, encodings[i]!));
     this.names = table.columns.map((c) => c.name);
     // Booleans PLAIN (bit-packed) rather than the RLE the writer would pick: every reader
-    // decodes PLAIN booleans, some Spark versions' vectorized reader not RLE ones.
-    this.pageEncodings = encodings.map((e) => (e.kind === 'boolean' ? 'PLAIN' : undefined));
+    // decodes PLAIN booleans, some Spark versions' vectorized reader not RLE ones. Labels always
+    // dictionary-encoded, whatever the writer's estimate: few texts, read as categories.
+    this.pageEncodings = encodings.map((e) => (e.kind === 'boolean' ? 'PLAIN' : holdsLabels(e) ? 'RLE_DICTIONARY' : undefined));
     this.columns = this.emptyColumns();
     this.writer = new ParquetWriter({
       writer: new SinkWriter(sink),
       schema: tableSchema(table, encodings),
       codec: PARQUET_CODEC,
-      kvMetadata: keyValueMetadata(table, encodings, options.labels),
+      kvMetadata: [...keyValueMetadata(table, encodings, options.labels), arrowSchemaEntry(table, encodings)],
       createdBy,
     });
   }
@@ -86,7 +88,13 @@ class ParquetTableWriter implements TableWriter {
   private async flushGroup(): Promise<void> {
     if (this.buffered === 0) return;
     const rows = this.buffered;
-    const columnData = this.names.map((name, i) => ({ name, data: this.columns[i]!, encoding: this.pageEncodings[i] }));
+    const columnData = this.names.map((name, i) => {
+      const data = this.columns[i]!;
+      let encoding = this.pageEncodings[i];
+      // A row group without a label has no dictionary to write: its nulls need no pages of indexes.
+      if (encoding === 'RLE_DICTIONARY' && !data.some((v) => v !== null)) encoding = undefined;
+      return { name, data, encoding };
+    });
     // Released before the encoder's bytes go to the sink, so cells and bytes never pile up.
     this.columns = this.emptyColumns();
     this.buffered = 0;
@@ -104,6 +112,7 @@ export const parquetFormat: ExportFormat = {
   extension: '.parquet',
   mediaType: 'application/vnd.apache.parquet',
   needsStats: false,
+  labelColumns: true,
   open(table, sink, options) {
     return new ParquetTableWriter(table, sink, options, 'sds');
   },

@@ -3,8 +3,8 @@
  * so the table and column labels, value sets and special codes travel as JSON under `sds.*` keys
  * that any reader can list (`parquet_kv_metadata` in DuckDB, `pyarrow.parquet.read_metadata`).
  */
-import type { ExportTable } from '../../model.js';
-import type { ParquetEncoding } from './schema.js';
+import type { ExportTable, LabelsMode } from '../../model.js';
+import { holdsLabels, type ParquetEncoding } from './schema.js';
 
 /** The keys, fixed: tools that read sds exports look them up by name. */
 const KV_KEYS = {
@@ -20,7 +20,7 @@ const METADATA_VERSION = '1';
 export function keyValueMetadata(
   table: ExportTable,
   encodings: readonly ParquetEncoding[],
-  labels: 'codes' | 'labels',
+  labels: LabelsMode,
 ): { key: string; value: string }[] {
   const columns = table.columns.map((c, i) => ({
     name: c.name,
@@ -29,8 +29,10 @@ export function keyValueMetadata(
     ...(c.occurrence !== undefined ? { occurrence: c.occurrence } : {}),
     label: c.label,
     type: c.type,
-    // `labels` when the column holds value labels instead of codes (`--labels labels`).
-    values: encodings[i]!.kind === 'label' ? 'labels' : 'codes',
+    // `labels` when the column holds value labels instead of codes (`--labels labels`, and the
+    // label columns of `--labels both`, which name their code column in `labelsOf`).
+    values: holdsLabels(encodings[i]!) ? 'labels' : 'codes',
+    ...(c.labelsOf !== undefined ? { labelsOf: c.labelsOf } : {}),
     ...(c.valueSet ? { valueSet: c.valueSet } : {}),
   }));
   return [

@@ -5,7 +5,7 @@
  * natural type of that language.
  */
 import type { ParquetWriter } from 'hyparquet-writer';
-import type { ExportColumn, ExportTable } from '../../model.js';
+import type { ExportColumn, ExportTable, LabelsMode } from '../../model.js';
 import { AppError } from '../../../shared/errors.js';
 import { labellingPart } from '../../value-sets.js';
 import { decimalByteLength } from './decimal.js';
@@ -23,7 +23,18 @@ export type ParquetEncoding =
   | { kind: 'boolean' }
   | { kind: 'timestamp' }
   /** The value label of the code (the code as text when it has none): `--labels labels`. */
-  | { kind: 'label' };
+  | { kind: 'label' }
+  /** A label column of `--labels both` (`labelsOf`): its cells are labels already, or null. */
+  | { kind: 'label-column' };
+
+/**
+ * True for the columns of value labels (`--labels labels` and `both`): few distinct texts, written
+ * dictionary-encoded so that the file stays small and Arrow readers can read them as categories
+ * (docs/export.md#parquet).
+ */
+export function holdsLabels(encoding: ParquetEncoding): boolean {
+  return encoding.kind === 'label' || encoding.kind === 'label-column';
+}
 
 /** DECIMAL precision Parquet readers accept (Spark, pyarrow's decimal128 and DuckDB stop at 38). */
 const MAX_DECIMAL_PRECISION = 38;
@@ -32,7 +43,8 @@ const MAX_DECIMAL_PRECISION = 38;
  * The encoding of one column's cells; `labels` swaps coded columns for their labels. A value set
  * whose every label is blank labels nothing: its column keeps its codes and its type.
  */
-export function columnEncoding(column: ExportColumn, labels: 'codes' | 'labels'): ParquetEncoding {
+export function columnEncoding(column: ExportColumn, labels: LabelsMode): ParquetEncoding {
+  if (column.labelsOf !== undefined) return { kind: 'label-column' };
   if (labels === 'labels' && labellingPart(column.valueSet)) return { kind: 'label' };
   const t = column.type;
   switch (t.kind) {
@@ -91,6 +103,7 @@ export function schemaElement(name: string, encoding: ParquetEncoding): SchemaEl
     }
     case 'string':
     case 'label':
+    case 'label-column':
       return { ...base, type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } };
     case 'boolean':
       return { ...base, type: 'BOOLEAN' };
