@@ -5,7 +5,7 @@ export const ExportQuery = z.object({
   format: z
     .string()
     .min(1)
-    .meta({ param: { description: 'csv, stata, spss or parquet' }, example: 'csv' }),
+    .meta({ param: { description: 'csv, stata, spss, parquet or xlsx (one Excel workbook)' }, example: 'csv' }),
   record: z
     .string()
     .optional()
@@ -19,7 +19,7 @@ export const ExportQuery = z.object({
   labels: z
     .enum(['codes', 'labels'])
     .optional()
-    .meta({ param: { description: 'CSV and Parquet: codes (default) or their value labels' } }),
+    .meta({ param: { description: 'CSV, Parquet and Excel: codes (default) or their value labels' } }),
   since_revision: z
     .string()
     .regex(/^\d{1,15}$/, 'must be a whole number ≥ 0')
