@@ -142,8 +142,11 @@ export interface WorkbookWriter {
   tables: TableWriter[];
   /** The name of each table inside the file (Excel: its sheet), same order. */
   names: readonly string[];
-  /** Writes the whole file (every table, then the codebook) to the sink; no row may follow. */
-  close(): Promise<void>;
+  /**
+   * Writes the whole file (every table, then the codebook) to the sink; no row may follow. A
+   * `signal` stops it between batches of rows with its reason (the caller then aborts).
+   */
+  close(signal?: AbortSignal): Promise<void>;
   /** As TableWriter.abort, for every table and the file: drops what is held, writes nothing more. */
   abort(): Promise<void>;
 }

@@ -168,7 +168,7 @@ export async function exportPrepared(
       const written = await writeRows(prepared, snapshot, exportTime, (t, row) => book.tables[t]!.writeRow(row), opts);
       pass = written.pass;
       for (const w of book.tables) await w.close();
-      await book.close();
+      await book.close(opts.signal);
       const sheets = plan.tables.map((t, i) => ({ sheet: book.names[i]!, table: t.table.name, rows: written.rows[i]! }));
       files = [{ file: names[0]!, table: null, rows: written.rows.reduce((a, b) => a + b, 0), bytes: 0, sheets }];
     } else {

@@ -77,7 +77,7 @@ class XlsxWorkbook implements WorkbookWriter {
     );
   }
 
-  async close(): Promise<void> {
+  async close(signal?: AbortSignal): Promise<void> {
     if (this.done) throw new AppError('INTERNAL', 'Excel workbook: closed twice, or after abort');
     this.done = true;
     const book = (this.stream = openWorkbookStream(this.sink));
@@ -89,6 +89,7 @@ class XlsxWorkbook implements WorkbookWriter {
       );
       const cells = rowCells(table.columns, this.options);
       await this.tables[t]!.spooled.replay(async (rows) => {
+        signal?.throwIfAborted();
         for (const row of rows) sheet.addRow(cells(row));
         await sheet.drained();
       });
