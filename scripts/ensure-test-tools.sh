@@ -21,12 +21,29 @@ have promtool || missing+=(prometheus)
 have systemd-analyze || missing+=(systemd)
 have openssl || missing+=(openssl)
 # Exports (docs/export.md) are read back by other people's readers: pandas (Debian's
-# python3, not a pyenv one, hence the full path) for Stata and CSV (Parquet: DuckDB, an npm devDependency), PSPP for SPSS.
+# python3, not a pyenv one, hence the full path) for Stata, CSV and Excel (Parquet: DuckDB, an npm devDependency), PSPP for SPSS.
 { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import pandas' >/dev/null 2>&1; } || missing+=(python3-pandas)
 have pspp-convert || missing+=(pspp)
+# Excel workbooks are read back by pandas through openpyxl.
+{ [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import openpyxl' >/dev/null 2>&1; } || missing+=(python3-openpyxl)
+# Stata and SPSS files are also read by R's haven (where most survey analysts work); jsonlite
+# hands what it read to the test. Without R's recommended packages: hundreds the tests never use.
+missing_r=()
+if have Rscript; then
+  Rscript -e 'library(haven)' >/dev/null 2>&1 || missing_r+=(r-cran-haven)
+  Rscript -e 'library(jsonlite)' >/dev/null 2>&1 || missing_r+=(r-cran-jsonlite)
+else
+  missing_r+=(r-base-core r-cran-haven r-cran-jsonlite)
+fi
 
-if [ ${#missing[@]} -gt 0 ]; then
+if [ $((${#missing[@]} + ${#missing_r[@]})) -gt 0 ]; then
   as_root apt-get update -qq
+fi
+if [ ${#missing[@]} -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   for p in "${missing[@]}"; do echo "ensure-test-tools: installed $p"; done
+fi
+if [ ${#missing_r[@]} -gt 0 ]; then
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing_r[@]}" >/dev/null
+  for p in "${missing_r[@]}"; do echo "ensure-test-tools: installed $p"; done
 fi

@@ -64,6 +64,7 @@ const COMMAND_HINTS: Partial<Record<ErrorCode, (d: ErrorDetails) => string | und
   // The core says the home must be migrated; the CLI names the command (docs/upgrading.md#upgrading-a-home).
   STORE_NEEDS_MIGRATION: (d) =>
     text(d.home) ? `; stop sds serve and the scheduler, then run \`sds --home ${shellWord(String(d.home))} migrate\`` : undefined,
+  EXPORT_XLSX_TOO_MANY_ROWS: () => ' (--format csv, parquet, stata or spss)',
   NOT_FOUND: (d) => (text(d.suggestion) && text(d.dictionary) ? `; ${d.suggestion}: sds breakout start ${d.dictionary}` : undefined),
 };
 

@@ -69,11 +69,25 @@ function columnRows(file: string, table: string, c: ExportColumn): CodebookRow[]
   return rows;
 }
 
-/** The codebook lines of one table (no header): its table row, then each column and its values. */
-export function codebookLines(table: ExportTable, file: string): string[] {
+/**
+ * The codebook rows of one table, as cells in header order (`undefined` for an empty cell): its
+ * table row, then each column and its values. The same rows as codebookLines, for a format that
+ * writes the codebook itself (Excel's codebook sheet, where `file` names the sheet).
+ */
+export function codebookCells(table: ExportTable, file: string): (string | number | undefined)[][] {
   const rows: CodebookRow[] = [{ file, table: table.name, kind: 'table', label: table.label }];
   for (const c of table.columns) rows.push(...columnRows(file, table.name, c));
-  return rows.map((r) => csvLine(CODEBOOK_HEADER.map((h) => cellText(r[h]))));
+  return rows.map((r) => CODEBOOK_HEADER.map((h) => (r[h] === '' ? undefined : r[h])));
+}
+
+/** The codebook lines of one table (no header): its table row, then each column and its values. */
+export function codebookLines(table: ExportTable, file: string): string[] {
+  return codebookCells(table, file).map((cells) => csvLine(cells.map(cellText)));
+}
+
+/** The column names of the codebook, in order. */
+export function codebookColumns(): string[] {
+  return [...CODEBOOK_HEADER];
 }
 
 /** The header line of the codebook. */

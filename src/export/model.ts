@@ -130,11 +130,15 @@ export interface WriterOptions {
   rowGroupRows: number;
   /** CSV only: start each file with a UTF-8 byte order mark (for Excel). Absent: no BOM. */
   bom?: boolean;
+  /** Excel only: most rows of a sheet, its header row included (limits.export_xlsx_rows). Absent: Excel's 1,048,576. */
+  sheetRows?: number;
 }
 
 /** One export format: how each table becomes a file. */
 export interface ExportFormat {
   name: 'csv' | 'stata' | 'spss' | 'parquet';
+  /** Absent: one file per table. A format that puts every table in one file is a `WorkbookFormat`. */
+  layout?: 'files';
   /** File extension with its dot, e.g. `.dta`. */
   extension: string;
   /** The HTTP Content-Type of one file. */
@@ -148,3 +152,40 @@ export interface ExportFormat {
   labelColumns?: boolean;
   open(table: ExportTable, sink: ByteSink, options: WriterOptions, stats?: TableStats): TableWriter;
 }
+
+/**
+ * Writes the one file of a `WorkbookFormat`: a `TableWriter` per table (same order as the tables
+ * it was opened with), fed by the same pass as a per-table format, then `close` writes the file.
+ */
+export interface WorkbookWriter {
+  tables: TableWriter[];
+  /** The name of each table inside the file (Excel: its sheet), same order. */
+  names: readonly string[];
+  /**
+   * Writes the whole file (every table, then the codebook) to the sink; no row may follow. A
+   * `signal` stops it between batches of rows with its reason (the caller then aborts).
+   */
+  close(signal?: AbortSignal): Promise<void>;
+  /** As TableWriter.abort, for every table and the file: drops what is held, writes nothing more. */
+  abort(): Promise<void>;
+}
+
+/**
+ * A format whose export is one file holding every table (Excel: a sheet per table and the
+ * codebook; docs/export.md#excel), named after the dictionary's label, instead of a file per table.
+ */
+export interface WorkbookFormat {
+  name: 'xlsx';
+  layout: 'workbook';
+  /** File extension with its dot, e.g. `.xlsx`. */
+  extension: string;
+  /** The HTTP Content-Type of the file. */
+  mediaType: string;
+  needsStats: false;
+  /** As ExportFormat.labelColumns: Excel has no value labels, so `both` adds label columns. */
+  labelColumns?: boolean;
+  open(tables: readonly ExportTable[], sink: ByteSink, options: WriterOptions): WorkbookWriter;
+}
+
+/** Any export format: a file per table, or one workbook. */
+export type AnyExportFormat = ExportFormat | WorkbookFormat;

@@ -428,7 +428,7 @@ export const ERROR_CODES = {
     title: 'a value does not fit the Parquet type of its export column (details: column, row, value)',
   },
   // Export (docs/export.md)
-  EXPORT_FORMAT_UNKNOWN: { http: 400, exit: EXIT.invalid, title: 'an export format is not one of csv, stata, spss, parquet' },
+  EXPORT_FORMAT_UNKNOWN: { http: 400, exit: EXIT.invalid, title: 'an export format is not one of csv, stata, spss, parquet, xlsx' },
   EXPORT_RECORD_UNKNOWN: {
     http: 404,
     exit: EXIT.notFound,
@@ -440,6 +440,11 @@ export const ERROR_CODES = {
     title: 'a file the export would write already exists in the output folder (give --force to replace it)',
   },
   EXPORT_OUT_INVALID: { http: 400, exit: EXIT.invalid, title: 'the export output folder is a file or cannot be created' },
+  EXPORT_XLSX_TOO_MANY_ROWS: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a table has more rows than an Excel sheet holds (1,048,576 with its header); CSV, Parquet, Stata and SPSS hold it',
+  },
   SYNC_CONTAINER_INVALID: {
     http: 400,
     exit: EXIT.invalid,

@@ -11,8 +11,8 @@ import { readParquet } from './read-parquet.js';
 import { readSpss } from './read-spss.js';
 import { readStata } from './read-stata.js';
 
-export type Format = 'csv' | 'stata' | 'spss' | 'parquet';
-export const EXT: Record<Format, string> = { csv: 'csv', stata: 'dta', spss: 'sav', parquet: 'parquet' };
+export type Format = 'csv' | 'stata' | 'spss' | 'parquet' | 'xlsx';
+export const EXT: Record<Format, string> = { csv: 'csv', stata: 'dta', spss: 'sav', parquet: 'parquet', xlsx: 'xlsx' };
 /** Stata's fixed letters for CSPro's special values (docs/export.md#stata). */
 const STATA_LETTER: Record<string, string> = { MISSING: '.a', REFUSED: '.b', DEFAULT: '.c', NOTAPPL: '.d' };
 
@@ -28,6 +28,8 @@ export interface ReadBack {
 }
 
 export async function readBack(format: Format, file: string): Promise<ReadBack> {
+  // A workbook holds every table: readXlsx (read-xlsx.ts) reads its sheets, xlsxReadBack each one.
+  if (format === 'xlsx') throw new Error(`${file}: read a workbook with readXlsx`);
   if (format === 'csv') {
     const [header, ...rows] = readCsvFiles([file])[file]!;
     return { columns: header!.map((name) => ({ name, valueLabels: [] })), rows };
@@ -53,6 +55,11 @@ export async function readBack(format: Format, file: string): Promise<ReadBack> 
   }
   const f = await readParquet(file);
   return { columns: f.columns.map((c) => ({ name: c.name, label: c.label, valueLabels: [...c.valueLabels] })), rows: f.rows };
+}
+
+/** One sheet of a workbook read by readXlsx, as a ReadBack (Excel has no variable or value labels). */
+export function xlsxReadBack(sheet: { columns: string[]; rows: unknown[][] }): ReadBack {
+  return { columns: sheet.columns.map((name) => ({ name, valueLabels: [] })), rows: sheet.rows };
 }
 
 /**
@@ -87,13 +94,13 @@ function decimalText(text: string): string {
  * the range that holds it, else the code as text (Parquet writes a decimal code at its scale). A
  * blank label names nothing and is passed over.
  */
-function labelledText(format: 'csv' | 'parquet', cb: CodebookColumn, v: unknown): string {
+function labelledText(format: 'csv' | 'parquet' | 'xlsx', cb: CodebookColumn, v: unknown): string {
   const type = cb.column.type!;
   const numeric = type === 'integer' || type === 'decimal';
   const code = numeric ? Number(v) : String(v).trimEnd();
   const single = cb.named.values.find((c) => (numeric ? Number(c.value) === code : c.value === code));
   if (single) return single.label!;
-  if (format === 'csv') return String(v);
+  if (format === 'csv' || format === 'xlsx') return String(v);
   if (numeric) {
     const range = cb.named.ranges.find((r) => (code as number) >= Number(r.value) && (code as number) <= Number(r.value_to));
     if (range) return range.label!;
@@ -120,7 +127,7 @@ function expectedCell(format: Format, m: ColumnMeta, v: unknown): string | null 
   const { type, specials } = m;
   const isText = isTextType(type);
   if (v === null || v === undefined) return isText && (format === 'stata' || format === 'spss') ? '' : null;
-  if (m.labelled) return labelledText(format as 'csv' | 'parquet', m.cb, v);
+  if (m.labelled) return labelledText(format as 'csv' | 'parquet' | 'xlsx', m.cb, v);
   const text = String(v);
   if (format === 'stata' && specials.has(text)) return STATA_LETTER[specials.get(text)!]!;
   // SPSS pads strings with spaces, so trailing spaces are not kept; PSPP's CSV ends lines in LF.
@@ -133,7 +140,7 @@ function expectedCell(format: Format, m: ColumnMeta, v: unknown): string | null 
 export function gotCell(format: Format, type: string, v: unknown, labelled = false): string | null {
   if (v === null || v === undefined) return null;
   // Python's csv module reads NULL (an empty field) and an empty text (`""`) alike.
-  if (format === 'csv' && v === '') return null;
+  if ((format === 'csv' || format === 'xlsx') && v === '') return null;
   // pandas gives system missing `.` as a missing value too: it is Stata's blank.
   if (typeof v === 'object' && 'missing' in v)
     return (v as { missing: string }).missing === '.' ? null : (v as { missing: string }).missing;
@@ -165,7 +172,7 @@ export function assertSameTable(
     expected.columns.map((n) => (format === 'spss' && n.startsWith('_') ? `v${n}` : n)),
     `${file}: variables`,
   );
-  const labelsMode = opts.labels === 'labels' && (format === 'csv' || format === 'parquet');
+  const labelsMode = opts.labels === 'labels' && (format === 'csv' || format === 'parquet' || format === 'xlsx');
   const meta = expected.columns.map((name): ColumnMeta => {
     const cb = codebookColumn(codebook, table, name);
     const specials = new Map(cb.values.filter((v) => v.special).map((v) => [v.value!, v.special!]));
@@ -193,7 +200,8 @@ export function assertSameTable(
     }
   }
 
-  if (format === 'csv') return;
+  // Neither CSV nor Excel has variable or value labels: the codebook holds them.
+  if (format === 'csv' || format === 'xlsx') return;
   for (let i = 0; i < meta.length; i++) {
     const { name, cb, type, specials } = meta[i]!;
     const col = got.columns[i]!;
@@ -220,7 +228,7 @@ const sortPairs = (pairs: [string, string][]) => [...pairs].sort((a, b) => (a[0]
 /** The value labels each format writes for a column, from the codebook (docs/export.md#formats). */
 function expectedValueLabels(format: Format, type: string, cb: CodebookColumn, specials: Map<string, string>): [string, string][] {
   const numeric = type === 'integer' || type === 'decimal';
-  if (format === 'csv') return [];
+  if (format === 'csv' || format === 'xlsx') return [];
   if (format === 'parquet') {
     return [
       ...cb.values.map((v): [string, string] => [v.value!, v.label!]),

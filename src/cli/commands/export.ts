@@ -44,13 +44,15 @@ function collect(value: string, previous: string[] | undefined): string[] {
 export function registerExportCommand(program: Command): void {
   program
     .command('export')
-    .description('write the cases of a dictionary as CSV, Stata, SPSS or Parquet files (one per table) and a codebook')
+    .description(
+      'write the cases of a dictionary as CSV, Stata, SPSS or Parquet files (one per table) and a codebook, or as one Excel workbook',
+    )
     .argument('<dictionary>', 'dictionary name')
     .addOption(new Option('--format <format>', 'file format').choices(exportFormatNames()).makeOptionMandatory())
     .requiredOption('--out <dir>', 'folder to write the files into (made if missing); - for a zip of them on stdout')
     .option('--record <name>', 'export only this record table (repeatable, or comma-separated); the cases table always comes', collect)
     .addOption(
-      new Option('--labels <mode>', 'CSV and Parquet: codes, their value labels, or both (a <name>_label column after each)')
+      new Option('--labels <mode>', 'CSV, Parquet and Excel: codes, their value labels, or both (a <name>_label column after each)')
         .choices(['codes', 'labels', 'both'])
         .default('codes'),
     )
@@ -69,6 +71,7 @@ export function registerExportCommand(program: Command): void {
         'sds export CEN2000 --format parquet --out ./pq-labelled --labels both',
         'sds export CEN2000 --format csv --out - > cen2000-csv.zip',
         'sds export CEN2000 --format stata --out ./stata-bare --no-ids',
+        'sds export CEN2000 --format xlsx --out ./excel --labels labels',
       ) +
         '\nOne file per table (<label>_cases, <label>_<record>, level and notes tables),\n' +
         'keyed by case_id (and occ) so they join, rows in case-key order then occ;\n' +
@@ -78,6 +81,8 @@ export function registerExportCommand(program: Command): void {
         '(at most 32 characters); the codebook maps them to the breakout columns.\n' +
         'Existing files of the same names are refused unless --force. --out - writes\n' +
         'a zip of the files to stdout (the summary, --json too, goes to stderr).\n' +
+        'xlsx writes one workbook, <label>.xlsx: a sheet per table and a codebook\n' +
+        'sheet; a table over 1,048,575 rows is refused (Excel holds no more).\n' +
         'See docs/export.md.\n',
     )
     .action(
@@ -166,7 +171,7 @@ export function registerExportCommand(program: Command): void {
               (r.skipped_cases > 0 ? ` (${r.skipped_cases} unreadable cases left out)` : ''),
             ctx.table(
               ['file', 'rows', 'bytes'],
-              r.files.map((f) => [f.file, f.rows, f.bytes]),
+              r.files.flatMap((f) => [[f.file, f.rows, f.bytes], ...(f.sheets ?? []).map((s) => [`  sheet ${s.sheet}`, s.rows, ''])]),
             ),
             ...(r.warnings > 0 ? [`${r.warnings} values were written as NULL or truncated, as the breakout does (docs/breakout.md)`] : []),
           ].join('\n'),

@@ -1,6 +1,6 @@
 /**
  * The export as one HTTP download (docs/export.md#over-http): one table asked → that one file,
- * several → a zip of their files and the codebook. A single table of a format that needs no
+ * several → a zip of their files and the codebook; a workbook (Excel) is always its one file. A single table of a format that needs no
  * statistics (CSV, Parquet) is streamed straight from the store as it is written; otherwise the
  * export is written to a temporary folder first and streamed from there (the statistics pass
  * must end before the first byte, and a zip's entries follow one another while a pass writes
@@ -53,7 +53,7 @@ export async function exportDownload(store: Store, input: ExportInput): Promise<
 export async function downloadPrepared(store: Store, prepared: PreparedExport): Promise<ExportDownload> {
   const { format, plan } = prepared;
   const exportTime = new Date().toISOString();
-  if (plan.tables.length === 1 && !format.needsStats) {
+  if (format.layout !== 'workbook' && plan.tables.length === 1 && !format.needsStats) {
     const out = new PassThrough();
     const writer = format.open(plan.tables[0]!.table, new StreamSink(out), prepared.options);
     // The writer first: a format that refuses its options must not leave a snapshot open.
@@ -79,7 +79,8 @@ export async function downloadPrepared(store: Store, prepared: PreparedExport): 
     })();
     return { fileName: exportFileNames(prepared)[0]!, mediaType: format.mediaType, body: out };
   }
-  if (plan.tables.length > 1) {
+  // A workbook is one file whatever the tables, written whole before its first byte is sent.
+  if (format.layout !== 'workbook' && plan.tables.length > 1) {
     const zip = await zipPrepared(store, prepared, { now: () => new Date(exportTime) });
     return { fileName: zip.fileName, mediaType: 'application/zip', body: zip.body };
   }

@@ -24,14 +24,18 @@ import {
   type ExportProgress,
   type PreparedExport,
 } from './prepare.js';
+import type { PassResult } from './export-pass.js';
 
 /** One file an export wrote. */
 export interface ExportedFile {
   file: string;
-  /** The table it holds; `null` for the codebook. */
+  /** The table it holds; `null` for the codebook and for a workbook (its `sheets` name its tables). */
   table: string | null;
+  /** Rows of the table; of a workbook, of all its tables; of the codebook, its lines. */
   rows: number;
   bytes: number;
+  /** A workbook's sheets (docs/export.md#excel): each table's sheet and rows; the codebook sheet is not listed. */
+  sheets?: { sheet: string; table: string; rows: number }[];
 }
 
 export interface ExportResult {
@@ -93,9 +97,14 @@ function makeFolder(folder: string): void {
   }
 }
 
-/** The file names an export of `prepared` writes: one per table, then the codebook. */
+/**
+ * The file names an export of `prepared` writes: one per table, then the codebook; for a workbook
+ * format, its one file named after the dictionary's label (`popstan.xlsx`).
+ */
 export function exportFileNames(prepared: PreparedExport): string[] {
-  return [...prepared.plan.tables.map((t) => t.table.name + prepared.format.extension), CODEBOOK_FILE];
+  const { format, plan } = prepared;
+  if (format.layout === 'workbook') return [plan.breakout.prefix + format.extension];
+  return [...plan.tables.map((t) => t.table.name + format.extension), CODEBOOK_FILE];
 }
 
 /**
@@ -141,23 +150,53 @@ export async function exportPrepared(
     staged.push(s);
     return s;
   };
-  const writers: TableWriter[] = [];
+  // What gives up each writer's temporary files on a failure (a table's, a workbook's).
+  const aborts: (() => Promise<void>)[] = [];
   try {
     const { format, plan, options } = prepared;
-    const stats = format.needsStats ? await gatherStats(prepared, snapshot, exportTime, opts) : undefined;
-    for (let t = 0; t < plan.tables.length; t++) {
-      const s = await stage(names[t]!);
-      writers.push(format.open(plan.tables[t]!.table, s.sink, options, stats?.[t]));
-    }
-    const { rows, pass } = await writeRows(prepared, snapshot, exportTime, (t, row) => writers[t]!.writeRow(row), opts);
-    for (const w of writers) await w.close();
-    const book = await stage(CODEBOOK_FILE);
-    let bookRows = 0;
-    await book.sink.write(Buffer.from(codebookHeader(), 'utf8'));
-    for (let t = 0; t < plan.tables.length; t++) {
-      const lines = codebookLines(plan.tables[t]!.table, names[t]!);
-      bookRows += lines.length;
-      await book.sink.write(Buffer.from(lines.join(''), 'utf8'));
+    let files: ExportedFile[];
+    let pass: PassResult;
+    if (format.layout === 'workbook') {
+      // One file for every table (docs/export.md#excel): the codebook is inside it.
+      const s = await stage(names[0]!);
+      const book = format.open(
+        plan.tables.map((t) => t.table),
+        s.sink,
+        options,
+      );
+      aborts.push(() => book.abort());
+      const written = await writeRows(prepared, snapshot, exportTime, (t, row) => book.tables[t]!.writeRow(row), opts);
+      pass = written.pass;
+      for (const w of book.tables) await w.close();
+      await book.close(opts.signal);
+      const sheets = plan.tables.map((t, i) => ({ sheet: book.names[i]!, table: t.table.name, rows: written.rows[i]! }));
+      files = [{ file: names[0]!, table: null, rows: written.rows.reduce((a, b) => a + b, 0), bytes: 0, sheets }];
+    } else {
+      const stats = format.needsStats ? await gatherStats(prepared, snapshot, exportTime, opts) : undefined;
+      const writers: TableWriter[] = [];
+      for (let t = 0; t < plan.tables.length; t++) {
+        const s = await stage(names[t]!);
+        const w = format.open(plan.tables[t]!.table, s.sink, options, stats?.[t]);
+        writers.push(w);
+        aborts.push(() => w.abort());
+      }
+      const written = await writeRows(prepared, snapshot, exportTime, (t, row) => writers[t]!.writeRow(row), opts);
+      pass = written.pass;
+      for (const w of writers) await w.close();
+      const book = await stage(CODEBOOK_FILE);
+      let bookRows = 0;
+      await book.sink.write(Buffer.from(codebookHeader(), 'utf8'));
+      for (let t = 0; t < plan.tables.length; t++) {
+        const lines = codebookLines(plan.tables[t]!.table, names[t]!);
+        bookRows += lines.length;
+        await book.sink.write(Buffer.from(lines.join(''), 'utf8'));
+      }
+      files = staged.map((_s, i) => ({
+        file: names[i]!,
+        table: i < plan.tables.length ? plan.tables[i]!.table.name : null,
+        rows: i < plan.tables.length ? written.rows[i]! : bookRows,
+        bytes: 0,
+      }));
     }
     for (const s of staged) {
       await s.sink.fh.sync();
@@ -166,12 +205,7 @@ export async function exportPrepared(
     }
     for (const s of staged) await rename(s.tmp, s.target);
     fsyncDirectory(folder);
-    const files: ExportedFile[] = staged.map((s, i) => ({
-      file: names[i]!,
-      table: i < plan.tables.length ? plan.tables[i]!.table.name : null,
-      rows: i < plan.tables.length ? rows[i]! : bookRows,
-      bytes: s.sink.bytes,
-    }));
+    staged.forEach((s, i) => (files[i]!.bytes = s.sink.bytes));
     return {
       dictionary: prepared.dict.name,
       format: format.name,
@@ -184,7 +218,7 @@ export async function exportPrepared(
   } catch (err) {
     // Each writer lets go of what it holds (a Stata table's temporary files) before its output
     // goes; a failure there must not hide the error that stopped the export.
-    for (const w of writers) await w.abort().catch(() => undefined);
+    for (const abort of aborts) await abort().catch(() => undefined);
     for (const s of staged) {
       if (!s.closed) await s.sink.fh.close().catch(() => undefined);
       await rm(s.tmp, { force: true });

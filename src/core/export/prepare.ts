@@ -7,7 +7,7 @@ import { AppError } from '../../shared/errors.js';
 import type { DictionaryRecord } from '../../store/dictionaries-repo.js';
 import { EXPORT_FORMATS } from '../../export/formats/index.js';
 import { planExport, type ExportPlan } from '../../export/export-plan.js';
-import type { ExportCell, ExportFormat, LabelsMode, TableStats, WriterOptions } from '../../export/model.js';
+import type { AnyExportFormat, ExportCell, LabelsMode, TableStats, WriterOptions } from '../../export/model.js';
 import { requireDictionary } from '../dictionaries/index.js';
 import { limitsOf, openStore, type Store } from '../home/index.js';
 import { exportPass, type CaseSelection, type PassResult, type RowSink } from './export-pass.js';
@@ -43,8 +43,8 @@ export function exportFormatNames(): string[] {
 }
 
 /** The format of that name, loaded, or EXPORT_FORMAT_UNKNOWN. */
-async function exportFormat(name: string): Promise<ExportFormat> {
-  const load = Object.hasOwn(EXPORT_FORMATS, name) ? EXPORT_FORMATS[name as ExportFormat['name']] : undefined;
+async function exportFormat(name: string): Promise<AnyExportFormat> {
+  const load = Object.hasOwn(EXPORT_FORMATS, name) ? EXPORT_FORMATS[name as AnyExportFormat['name']] : undefined;
   if (!load) {
     throw new AppError('EXPORT_FORMAT_UNKNOWN', `export format "${name}" is not one of ${exportFormatNames().join(', ')}`, {
       format: name,
@@ -54,7 +54,7 @@ async function exportFormat(name: string): Promise<ExportFormat> {
 }
 
 export interface PreparedExport {
-  format: ExportFormat;
+  format: AnyExportFormat;
   dict: DictionaryRecord;
   plan: ExportPlan;
   options: WriterOptions;
@@ -78,7 +78,11 @@ export async function prepareExport(store: Store, input: ExportInput, alwaysCase
     labelColumns: input.labels === 'both' && format.labelColumns === true,
   });
   const limits = limitsOf(store);
-  const options: WriterOptions = { labels: input.labels ?? 'codes', rowGroupRows: limits.exportRowGroupRows };
+  const options: WriterOptions = {
+    labels: input.labels ?? 'codes',
+    rowGroupRows: limits.exportRowGroupRows,
+    sheetRows: limits.exportXlsxRows,
+  };
   if (input.bom === true) options.bom = true;
   return { format, dict, plan, options, input };
 }

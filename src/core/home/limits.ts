@@ -22,6 +22,8 @@ export interface Limits extends CaseLimits {
   exportPageCases: number;
   /** Rows per Parquet row group of `sds export` (docs/export.md#memory-and-speed). */
   exportRowGroupRows: number;
+  /** Rows of one sheet of an Excel export, its header row included; a larger table is EXPORT_XLSX_TOO_MANY_ROWS (docs/export.md#excel). */
+  exportXlsxRows: number;
   /** Bytes of one binary case item's content (an image, a recording); more is 413 PAYLOAD_TOO_LARGE (docs/sync.md#binary-items). */
   binaryItemBytes: number;
   /** Cases in one reply of a CSPro 8.1 data source query; a longer result is cut and says `resultLimit` (docs/sync.md#queries). */
@@ -63,6 +65,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = {
   cswebPageCases: 500,
   exportPageCases: 500,
   exportRowGroupRows: 65_536,
+  // Excel's own limit: a sheet holds no more rows.
+  exportXlsxRows: 1_048_576,
   binaryItemBytes: 64 * MB,
   // The client asks 1000 identifiers at a time, "CSWeb's actual limit".
   dataSourceCases: 1000,
@@ -92,6 +96,7 @@ const FIELDS = [
   ['csweb_page_cases', 'SDS_LIMIT_CSWEB_PAGE_CASES', 'cswebPageCases', 1, 100_000],
   ['export_page_cases', 'SDS_LIMIT_EXPORT_PAGE_CASES', 'exportPageCases', 1, 100_000],
   ['export_row_group_rows', 'SDS_LIMIT_EXPORT_ROW_GROUP_ROWS', 'exportRowGroupRows', 1_000, 10_000_000],
+  ['export_xlsx_rows', 'SDS_LIMIT_EXPORT_XLSX_ROWS', 'exportXlsxRows', 2, 1_048_576],
   ['binary_item_bytes', 'SDS_LIMIT_BINARY_ITEM_BYTES', 'binaryItemBytes', 1024, 2 ** 31 - 1],
   ['data_source_cases', 'SDS_LIMIT_DATA_SOURCE_CASES', 'dataSourceCases', 1, 100_000],
   ['data_source_cache_bytes', 'SDS_LIMIT_DATA_SOURCE_CACHE_BYTES', 'dataSourceCacheBytes', 1024, 2 ** 28],

@@ -14,11 +14,12 @@ export function exportRoutes(api: ApiBuilder, { store }: RouteDeps): void {
   api.route({
     method: 'get',
     path: '/api/dictionaries/{name}/export',
-    summary: 'Export the cases of a dictionary as CSV, Stata, SPSS or Parquet',
+    summary: 'Export the cases of a dictionary as CSV, Stata, SPSS, Parquet or Excel',
     description:
-      'One table asked with `record` → that file, streamed; several, or none named → a zip of every file asked and `codebook.csv`. ' +
+      'One table asked with `record` → that file, streamed; several, or none named → a zip of every file asked and `codebook.csv`; ' +
+      '`format=xlsx` → one workbook with a sheet per table asked and a `codebook` sheet. ' +
       'A single CSV or Parquet table is streamed as it is read from the store; Stata and SPSS files and zips are written to a temporary ' +
-      'folder first (the server needs room for them), then sent. Sent as an attachment (`Content-Disposition`).',
+      'folder first (the server needs room for them), then sent, as is an Excel workbook. Sent as an attachment (`Content-Disposition`).',
     tags: ['export'],
     permission: 'data.export',
     request: { params: DictionaryNameParams, query: ExportQuery },
@@ -30,10 +31,14 @@ export function exportRoutes(api: ApiBuilder, { store }: RouteDeps): void {
           'application/x-stata-dta': BINARY,
           'application/x-spss-sav': BINARY,
           'application/vnd.apache.parquet': BINARY,
+          'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': BINARY,
           'application/zip': BINARY,
         },
       },
-      400: json(ErrorBody, 'a query parameter is not valid (`USAGE`), or the format is unknown (`EXPORT_FORMAT_UNKNOWN`)'),
+      400: json(
+        ErrorBody,
+        'a query parameter is not valid (`USAGE`), the format is unknown (`EXPORT_FORMAT_UNKNOWN`), or a table has more rows than an Excel sheet holds (`EXPORT_XLSX_TOO_MANY_ROWS`)',
+      ),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`) or record (`EXPORT_RECORD_UNKNOWN`)'),
     },
     handler: async (c) => {

@@ -5,7 +5,7 @@ export const ExportQuery = z.object({
   format: z
     .string()
     .min(1)
-    .meta({ param: { description: 'csv, stata, spss or parquet' }, example: 'csv' }),
+    .meta({ param: { description: 'csv, stata, spss, parquet or xlsx (one Excel workbook)' }, example: 'csv' }),
   record: z
     .string()
     .optional()
@@ -22,7 +22,7 @@ export const ExportQuery = z.object({
     .meta({
       param: {
         description:
-          'CSV and Parquet: codes (default), their value labels, or both (a `<name>_label` column after each coded column); Stata and SPSS carry value labels themselves and ignore it',
+          'CSV, Parquet and Excel: codes (default), their value labels, or both (a `<name>_label` column after each coded column); Stata and SPSS carry value labels themselves and ignore it',
       },
     }),
   since_revision: z

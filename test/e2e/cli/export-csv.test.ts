@@ -196,7 +196,7 @@ print(json.dumps({'checked': checked, 'labelled': labelled, 'bad': bad}))`,
 
   test('unknown format, dictionary and record: clear codes, nothing written', async () => {
     const dir = join(home.root, 'never');
-    const fmt = await sds(home.root, ['export', 'CEN2000', '--format', 'xlsx', '--out', dir]);
+    const fmt = await sds(home.root, ['export', 'CEN2000', '--format', 'sas', '--out', dir]);
     assert.equal(fmt.code, 2, show(fmt));
     const dict = await sds(home.root, ['export', 'NOPE', '--format', 'csv', '--out', dir]);
     assert.equal(dict.code, 3, show(dict));

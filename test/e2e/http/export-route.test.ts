@@ -129,7 +129,7 @@ test('two tables named with record: a zip of those two and the codebook', async 
 });
 
 test('errors: unknown format, dictionary, record; a Standard account is refused', async () => {
-  const fmt = await get('/api/dictionaries/CEN2000/export?format=xlsx');
+  const fmt = await get('/api/dictionaries/CEN2000/export?format=sas');
   assert.equal(fmt.status, 400);
   assert.equal(((await fmt.json()) as { error: string }).error, 'EXPORT_FORMAT_UNKNOWN');
   const dict = await get('/api/dictionaries/NOPE/export?format=csv');

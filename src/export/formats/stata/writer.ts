@@ -9,7 +9,7 @@ import { AppError } from '../../../shared/errors.js';
 import type { ByteSink, ExportCell, ExportTable, TableStats, TableWriter } from '../../model.js';
 import { encodeRowInto, rowBytes } from './data-row.js';
 import { encodeHead, encodeTail, releaseFor, type Release } from './header.js';
-import { Spool } from './spool.js';
+import { Spool } from '../spool.js';
 import { encodeValueLabels, planValueLabels } from './value-labels.js';
 import { planVariables, type StataVariable } from './variables.js';
 
@@ -67,10 +67,10 @@ class StataTableWriter implements TableWriter {
       await this.sink.write(this.head(0));
       return;
     }
-    const data = await Spool.open('data');
+    const data = await Spool.open('data', 'sds-stata-');
     let strls: Spool;
     try {
-      strls = await Spool.open('strls');
+      strls = await Spool.open('strls', 'sds-stata-');
     } catch (err) {
       await data.dispose();
       throw err;

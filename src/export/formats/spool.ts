@@ -1,15 +1,16 @@
 /**
- * A temporary file that holds bytes until they can be written in order (docs/export.md#stata):
- * a table with strL variables needs the size of its `<strls>` in the header, which is only known
- * once every row is seen, so its `<data>` and `<strls>` wait here instead of in memory. The file
+ * A temporary file that holds bytes until they can be written in order, instead of memory: a Stata
+ * table with strL variables needs the size of its `<strls>` in the header, which is only known once
+ * every row is seen (docs/export.md#stata), and an Excel workbook writes its sheets one after
+ * another while the export pass feeds every table at once (docs/export.md#excel). The file
  * is unlinked as soon as it is open where the system allows it (Linux, macOS), so nothing is left
  * behind if the export stops half-way; elsewhere it is removed by `dispose`.
  */
 import { mkdtemp, open, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ByteSink } from '../../model.js';
-import { AppError } from '../../../shared/errors.js';
+import type { ByteSink } from '../model.js';
+import { AppError } from '../../shared/errors.js';
 
 /** Bytes gathered in memory before one write to the file, and read back per copy step. */
 const CHUNK_BYTES = 1 << 20;
@@ -25,9 +26,9 @@ export class Spool {
     private readonly file: FileHandle,
   ) {}
 
-  /** Opens a new spool file in a fresh folder under the system's temp folder (`TMPDIR`). */
-  static async open(name: string): Promise<Spool> {
-    const dir = await mkdtemp(join(tmpdir(), 'sds-stata-'));
+  /** Opens a new spool file in a fresh folder `<prefix>XXXXXX` under the system's temp folder (`TMPDIR`). */
+  static async open(name: string, prefix: string): Promise<Spool> {
+    const dir = await mkdtemp(join(tmpdir(), prefix));
     const path = join(dir, name);
     let file: FileHandle;
     try {
@@ -73,7 +74,7 @@ export class Spool {
       const { bytesRead } = await this.file.read(buffer, 0, Math.min(buffer.length, this.written - at), at);
       if (bytesRead === 0) {
         // The temp file shrank under us (something else truncated it): the export cannot be completed.
-        throw new AppError('IO_ERROR', `the Stata spool file in ${this.dir} ended at byte ${at} of ${this.written} written`, {
+        throw new AppError('IO_ERROR', `the spool file in ${this.dir} ended at byte ${at} of ${this.written} written`, {
           file: this.dir,
         });
       }
