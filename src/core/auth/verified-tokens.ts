@@ -23,7 +23,7 @@ export interface CheckedClaims {
  * Tokens remembered per key at most: one per tablet in the field for an hour (3,000 interviewers
  * take 3,000, about 1 MB); past it the oldest is forgotten and merely checked again.
  */
-export const MAX_REMEMBERED_TOKENS = 10_000;
+const MAX_REMEMBERED_TOKENS = 10_000;
 
 const byKey = new WeakMap<Uint8Array, Map<string, CheckedClaims>>();
 
