@@ -440,6 +440,21 @@ export const ERROR_CODES = {
     title: 'a file the export would write already exists in the output folder (give --force to replace it)',
   },
   EXPORT_OUT_INVALID: { http: 400, exit: EXIT.invalid, title: 'the export output folder is a file or cannot be created' },
+  EXPORT_GPS_UNSET: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a GeoJSON export names no latitude and longitude items and the dictionary has none set',
+  },
+  GPS_ITEM_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a latitude or longitude item is not a numeric item of the dictionary that holds one value, or the two are not on the same record',
+  },
+  GEOJSON_ITEM_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'an item asked as a property of GeoJSON points is not in the dictionary or may take several values per point',
+  },
   SYNC_CONTAINER_INVALID: {
     http: 400,
     exit: EXIT.invalid,

@@ -14,11 +14,13 @@ export function exportRoutes(api: ApiBuilder, { store }: RouteDeps): void {
   api.route({
     method: 'get',
     path: '/api/dictionaries/{name}/export',
-    summary: 'Export the cases of a dictionary as CSV, Stata, SPSS or Parquet',
+    summary: 'Export the cases of a dictionary as CSV, Stata, SPSS, Parquet or GeoJSON',
     description:
       'One table asked with `record` → that file, streamed; several, or none named → a zip of every file asked and `codebook.csv`. ' +
       'A single CSV or Parquet table is streamed as it is read from the store; Stata and SPSS files and zips are written to a temporary ' +
-      'folder first (the server needs room for them), then sent. Sent as an attachment (`Content-Disposition`).',
+      'folder first (the server needs room for them), then sent. Sent as an attachment (`Content-Disposition`). ' +
+      '`format=geojson` sends one GeoJSON file of points (`lat`, `lon`, `item`), streamed; its `sds` member at the end counts the ' +
+      'points and the cases without valid coordinates.',
     tags: ['export'],
     permission: 'data.export',
     request: { params: DictionaryNameParams, query: ExportQuery },
@@ -31,9 +33,14 @@ export function exportRoutes(api: ApiBuilder, { store }: RouteDeps): void {
           'application/x-spss-sav': BINARY,
           'application/vnd.apache.parquet': BINARY,
           'application/zip': BINARY,
+          'application/geo+json': BINARY,
         },
       },
-      400: json(ErrorBody, 'a query parameter is not valid (`USAGE`), or the format is unknown (`EXPORT_FORMAT_UNKNOWN`)'),
+      400: json(
+        ErrorBody,
+        'a query parameter is not valid (`USAGE`), or the format is unknown (`EXPORT_FORMAT_UNKNOWN`); geojson: no GPS items given or set ' +
+          '(`EXPORT_GPS_UNSET`), or an item that cannot be one (`GPS_ITEM_INVALID`, `GEOJSON_ITEM_INVALID`)',
+      ),
       404: json(ErrorBody, 'no such dictionary (`DICTIONARY_NOT_FOUND`) or record (`EXPORT_RECORD_UNKNOWN`)'),
     },
     handler: async (c) => {
@@ -48,6 +55,9 @@ export function exportRoutes(api: ApiBuilder, { store }: RouteDeps): void {
         sinceRevision: q.since_revision === undefined ? undefined : Number(q.since_revision),
         includeDeleted: q.include_deleted === 'true',
         ids: q.ids !== 'false',
+        latitude: q.lat,
+        longitude: q.lon,
+        items: (c.req.queries('item') ?? []).flatMap((r) => r.split(',').map((s) => s.trim())).filter(Boolean),
       });
       return new Response(Readable.toWeb(d.body) as ReadableStream, {
         status: 200,

@@ -5,7 +5,7 @@ export const ExportQuery = z.object({
   format: z
     .string()
     .min(1)
-    .meta({ param: { description: 'csv, stata, spss or parquet' }, example: 'csv' }),
+    .meta({ param: { description: 'csv, stata, spss, parquet or geojson' }, example: 'csv' }),
   record: z
     .string()
     .optional()
@@ -41,5 +41,28 @@ export const ExportQuery = z.object({
       param: {
         description: 'true (default): every record table holds the id items of its case (and level nodes) after `case_id`; false: not',
       },
+    }),
+  lat: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({
+      param: { description: 'geojson: the latitude item (default: the one set for the dictionary)' },
+      example: 'HH_GPS_LATITUDE',
+    }),
+  lon: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({
+      param: { description: 'geojson: the longitude item, on the same record (default: the one set for the dictionary)' },
+      example: 'HH_GPS_LONGITUDE',
+    }),
+  item: z
+    .string()
+    .optional()
+    .meta({
+      param: { description: 'geojson: an item each point carries as a property (repeatable or comma-separated)' },
+      example: 'HH_TENURE',
     }),
 });
