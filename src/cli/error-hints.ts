@@ -69,7 +69,9 @@ const COMMAND_HINTS: Partial<Record<ErrorCode, (d: ErrorDetails) => string | und
   // The table formats' message names the flag itself (export-folder.ts); the GeoJSON one does not.
   EXPORT_FILE_EXISTS: (d) => (d.replaceable === true ? '; give --force to replace it, or another --out' : undefined),
   EXPORT_GPS_UNSET: (d) =>
-    text(d.dictionary) ? `; give --lat ITEM --lon ITEM, or set them once: sds dict set-gps ${d.dictionary} --lat ITEM --lon ITEM` : undefined,
+    text(d.dictionary)
+      ? `; give --lat ITEM --lon ITEM, or set them once: sds dict set-gps ${d.dictionary} --lat ITEM --lon ITEM`
+      : undefined,
   NOT_FOUND: (d) => (text(d.suggestion) && text(d.dictionary) ? `; ${d.suggestion}: sds breakout start ${d.dictionary}` : undefined),
 };
 

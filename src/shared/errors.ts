@@ -448,7 +448,8 @@ export const ERROR_CODES = {
   GPS_ITEM_INVALID: {
     http: 400,
     exit: EXIT.invalid,
-    title: 'a latitude or longitude item is not a numeric item of the dictionary that holds one value, or the two are not on the same record',
+    title:
+      'a latitude or longitude item is not a numeric item of the dictionary that holds one value, or the two are not on the same record',
   },
   GEOJSON_ITEM_INVALID: {
     http: 400,

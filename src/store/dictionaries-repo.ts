@@ -300,9 +300,8 @@ export class DictionariesRepo {
 
   /** The GPS items set for the dictionary `id`, or undefined when none are. */
   async gps(id: number): Promise<DictionaryGps | undefined> {
-    const r = this.db
-      .prepare('SELECT latitude_item, longitude_item, updated_at FROM dictionary_gps WHERE dictionary_id = ?')
-      .get(id) as { latitude_item: string; longitude_item: string; updated_at: string } | undefined;
+    const r = this.db.prepare('SELECT latitude_item, longitude_item, updated_at FROM dictionary_gps WHERE dictionary_id = ?').get(id) as
+      { latitude_item: string; longitude_item: string; updated_at: string } | undefined;
     return r && { latitude: r.latitude_item, longitude: r.longitude_item, updatedAt: r.updated_at };
   }
 

@@ -166,7 +166,11 @@ export const GPS_CASES: GpsCase[] = [
     ],
   },
   // 0/0 is kept: a point in the Gulf of Guinea, as GIS tools read it.
-  { id: '0002', household: { lat: '0.000000', lon: '0.000000', tenure: '2', name: 'Bo', visits: ['3', ''] }, plots: [{ lat: '91.000000', lon: '10.000000', crop: '1' }] },
+  {
+    id: '0002',
+    household: { lat: '0.000000', lon: '0.000000', tenure: '2', name: 'Bo', visits: ['3', ''] },
+    plots: [{ lat: '91.000000', lon: '10.000000', crop: '1' }],
+  },
   { id: '0003', household: { lat: '', lon: '5.000000', tenure: '1', name: 'Blank', visits: ['', ''] }, plots: [] },
   { id: '0004', household: { lat: '88.888888', lon: '5.000000', tenure: '2', name: 'Refused', visits: ['', ''] }, plots: [] },
   { id: '0005', plots: [{ lat: '5.500000', lon: '6.600000', crop: '2' }] },
@@ -178,7 +182,11 @@ function lines(c: GpsCase): string[] {
   const out: string[] = [];
   const h = c.household;
   if (h) {
-    out.push(['H', c.id, h.lat.padStart(10), h.lon.padStart(11), h.tenure.padStart(1), h.name.padEnd(10), ...h.visits.map((v) => v.padStart(1))].join('').trimEnd());
+    out.push(
+      ['H', c.id, h.lat.padStart(10), h.lon.padStart(11), h.tenure.padStart(1), h.name.padEnd(10), ...h.visits.map((v) => v.padStart(1))]
+        .join('')
+        .trimEnd(),
+    );
   }
   for (const p of c.plots) out.push(['P', c.id, p.lat.padStart(10), p.lon.padStart(11), p.crop.padStart(1)].join('').trimEnd());
   return out;

@@ -205,7 +205,9 @@ export function registerDictCommands(program: Command): void {
             return { cleared: r.cleared };
           }
           if (opts.lat === undefined || opts.lon === undefined)
-            throw new AppError('USAGE', 'give both --lat ITEM and --lon ITEM, or --clear', { field: opts.lat === undefined ? 'lat' : 'lon' });
+            throw new AppError('USAGE', 'give both --lat ITEM and --lon ITEM, or --clear', {
+              field: opts.lat === undefined ? 'lat' : 'lon',
+            });
           const r = await setDictionaryGps(await ctx.store(), name, opts.lat, opts.lon);
           ctx.print(r, () => r.message);
           return { latitude: r.latitude, longitude: r.longitude };

@@ -30,7 +30,13 @@ export async function setDictionaryGps(store: StoreScope, name: string, latitude
     const lon = gps.longitude.item.name;
     await tx.dictionaries.setGps(d.id, { latitude: lat, longitude: lon });
     const record = gps.latitude.record?.name ?? `level ${gps.latitude.level} ids`;
-    return { dictionary: d.name, latitude: lat, longitude: lon, record, message: `GPS items of ${d.name}: latitude ${lat}, longitude ${lon} (${record})` };
+    return {
+      dictionary: d.name,
+      latitude: lat,
+      longitude: lon,
+      record,
+      message: `GPS items of ${d.name}: latitude ${lat}, longitude ${lon} (${record})`,
+    };
   });
 }
 

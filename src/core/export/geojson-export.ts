@@ -72,9 +72,13 @@ async function prepareGeoJson(store: Store, input: ExportInput): Promise<Prepare
   if (latitude === undefined || longitude === undefined) {
     const set = await store.dictionaries.gps(dict.id);
     if (!set) {
-      throw new AppError('EXPORT_GPS_UNSET', `no latitude and longitude items are set for the dictionary ${dict.name}, and none were given`, {
-        dictionary: dict.name,
-      });
+      throw new AppError(
+        'EXPORT_GPS_UNSET',
+        `no latitude and longitude items are set for the dictionary ${dict.name}, and none were given`,
+        {
+          dictionary: dict.name,
+        },
+      );
     }
     ({ latitude, longitude } = set);
   }
@@ -159,7 +163,14 @@ function result(prepared: PreparedGeoJson, folder: string, summary: GeoJsonSumma
     warnings: summary.warnings,
     features: summary.features,
     without_coordinates: summary.without_coordinates,
-    files: [{ file: fileName(prepared), table: prepared.plan.exportPlan.tables[prepared.plan.pointTable]!.table.name, rows: summary.features, bytes }],
+    files: [
+      {
+        file: fileName(prepared),
+        table: prepared.plan.exportPlan.tables[prepared.plan.pointTable]!.table.name,
+        rows: summary.features,
+        bytes,
+      },
+    ],
   };
 }
 
@@ -183,7 +194,11 @@ class FileSink implements ByteSink {
  * under a hidden temporary name, fsynced and renamed into place; an existing file of that name is
  * refused (EXPORT_FILE_EXISTS) unless `force`. On any failure the temporary file is removed.
  */
-export async function exportGeoJsonToFolder(store: Store, input: ExportInput & { out: string }, opts: ExportFolderOptions = {}): Promise<GeoJsonResult> {
+export async function exportGeoJsonToFolder(
+  store: Store,
+  input: ExportInput & { out: string },
+  opts: ExportFolderOptions = {},
+): Promise<GeoJsonResult> {
   const prepared = await prepareGeoJson(store, input);
   const folder = resolve(input.out);
   const name = fileName(prepared);
@@ -235,7 +250,11 @@ export interface GeoJsonDownload extends ExportDownload {
  * response). Errors of the input are thrown here, before any byte; a failure while streaming
  * ends the body with that error (the reader sees a truncated file).
  */
-export async function geoJsonDownload(store: Store, input: ExportInput, opts: Pick<ExportFolderOptions, 'onProgress' | 'signal'> = {}): Promise<GeoJsonDownload> {
+export async function geoJsonDownload(
+  store: Store,
+  input: ExportInput,
+  opts: Pick<ExportFolderOptions, 'onProgress' | 'signal'> = {},
+): Promise<GeoJsonDownload> {
   const prepared = await prepareGeoJson(store, input);
   // Opened before the first byte: a store that cannot be read is an error of the request.
   const snapshot = await openSnapshot(store, prepared);

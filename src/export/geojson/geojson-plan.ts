@@ -86,7 +86,9 @@ export function planGeoJson(dict: Dictionary, label: string, opts: GeoJsonPlanOp
   const tableIndex = (place: ItemPlace): number => {
     const kind = place.record ? 'record' : place.level === 1 ? 'main' : 'level';
     const i = exportPlan.tables.findIndex(
-      (t) => t.kind === kind && (place.record ? t.record === place.record.name : kind === 'main' || t.table.name.endsWith(`_level_${place.level}`)),
+      (t) =>
+        t.kind === kind &&
+        (place.record ? t.record === place.record.name : kind === 'main' || t.table.name.endsWith(`_level_${place.level}`)),
     );
     if (i < 0) throw new AppError('INTERNAL', `GeoJSON plan: no export table holds ${place.item.name}`);
     return i;
