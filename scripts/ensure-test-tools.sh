@@ -24,6 +24,8 @@ have openssl || missing+=(openssl)
 # python3, not a pyenv one, hence the full path) for Stata and CSV (Parquet: DuckDB, an npm devDependency), PSPP for SPSS.
 { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import pandas' >/dev/null 2>&1; } || missing+=(python3-pandas)
 have pspp-convert || missing+=(pspp)
+# GeoJSON exports are read back by GDAL's ogrinfo (test/helpers/read-geojson.ts).
+have ogrinfo || missing+=(gdal-bin)
 
 if [ ${#missing[@]} -gt 0 ]; then
   as_root apt-get update -qq

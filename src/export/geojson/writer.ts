@@ -29,7 +29,7 @@ export interface GeoJsonSummary {
 }
 
 /** One feature as JSON text: a Point at (longitude, latitude) with its properties in order. */
-export function featureJson(f: PointFeature): string {
+function featureJson(f: PointFeature): string {
   const props = f.properties.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',');
   return `{"type":"Feature","geometry":{"type":"Point","coordinates":[${f.coordinates[0]},${f.coordinates[1]}]},"properties":{${props}}}`;
 }
