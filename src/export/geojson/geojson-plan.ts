@@ -81,7 +81,7 @@ export function planGeoJson(dict: Dictionary, label: string, opts: GeoJsonPlanOp
   const point = gps.latitude;
   const perCase = oncePerCase(point);
   const chosen = (opts.items ?? []).map((name) => propertyItem(dict, name, point));
-  const records = new Set<string>([tableOf(point), ...chosen.map(tableOf)]);
+  const records = new Set<string>([tableOf(point), ...chosen.filter((c) => !c.inPointTable).map((c) => tableOf(c.place))]);
   const exportPlan = planExport(dict, label, { records: [...records], includeDeleted: opts.includeDeleted, alwaysCases: true, ids: true });
   const tableIndex = (place: ItemPlace): number => {
     const kind = place.record ? 'record' : place.level === 1 ? 'main' : 'level';
@@ -134,7 +134,7 @@ export function planGeoJson(dict: Dictionary, label: string, opts: GeoJsonPlanOp
   }
   if (!perCase) where(pointTable, (c) => c.item === undefined && (c.source === 'occ' || /^level_\d+_occ$/.test(c.source)));
   if (opts.includeDeleted === true) where(mainTable, (c) => c.item === undefined && c.source === 'deleted');
-  for (const place of chosen) where(tableIndex(place), (c) => c.item === place.item.name);
+  for (const { place, inPointTable } of chosen) where(inPointTable ? pointTable : tableIndex(place), (c) => c.item === place.item.name);
 
   return {
     exportPlan,
@@ -149,17 +149,19 @@ export function planGeoJson(dict: Dictionary, label: string, opts: GeoJsonPlanOp
 
 /**
  * The item named `name` as a property of points taken from the table of `point`: an item of
- * that same table, or one that occurs once per case (a level-1 id item, a level-1 record that
- * does not repeat), so each point has one value of it.
+ * that same table (its record's, or an id item of its level or a level above, which the table
+ * holds: export-plan.ts), or one that occurs once per case (a level-1 id item, a level-1 record
+ * that does not repeat), so each point has one value of it.
  */
-function propertyItem(dict: Dictionary, name: string, point: ItemPlace): ItemPlace {
+function propertyItem(dict: Dictionary, name: string, point: ItemPlace): { place: ItemPlace; inPointTable: boolean } {
   const place = findItem(dict, name);
   const fail = (why: string): never => {
     throw new AppError('GEOJSON_ITEM_INVALID', `the item ${name} ${why}`, { dictionary: dict.name, item: name });
   };
   if (!place) return fail(`is not an item of the dictionary ${dict.name}`);
-  const sameTable = place.level === point.level && place.record === point.record;
-  if (sameTable || oncePerCase(place)) return place;
+  const inPointTable =
+    (place.record !== undefined && place.record === point.record) || (place.record === undefined && place.level <= point.level);
+  if (inPointTable || oncePerCase(place)) return { place, inPointTable };
   const holder = place.record ? `record ${place.record.name}` : `the level ${place.level} ids`;
   const points = point.record ? `record ${point.record.name}` : `the level ${point.level} ids`;
   return fail(

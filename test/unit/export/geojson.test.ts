@@ -161,3 +161,29 @@ test('the writer: one FeatureCollection, streamed in chunks, its summary after t
   });
   assert.deepEqual(JSON.parse(Buffer.concat(empty).toString('utf8')).features, []);
 });
+
+test('plan of a two-level dictionary: points per level-2 record occurrence, with the ids of both levels', () => {
+  const two = parseDictionary(readFileSync(new URL('../../../fixtures/cspro/two-level.text.dcf', import.meta.url)), {
+    file: 'two-level.text.dcf',
+  });
+  const persons = planGeoJson(two, 'tl', { latitude: 'SEX', longitude: 'AGE', items: ['house_number', 'ROOF', 'LINE'] });
+  assert.equal(persons.perCase, false);
+  assert.equal(persons.exportPlan.tables[persons.pointTable]!.table.name, 'tl_pop_recc');
+  assert.deepEqual(
+    persons.properties.map((p) => p.name),
+    ['case_id', 'prov', 'dist', 'village', 'ea', 'build', 'house_number', 'level_2_occ', 'occ', 'roof', 'line'],
+  );
+  assert.deepEqual(
+    persons.exportPlan.tables.map((t) => t.table.name),
+    ['tl_cases', 'tl_build_rec', 'tl_pop_recc'],
+    'an id item of the points’ table comes from it: no level table is read for it',
+  );
+  refused(
+    () => planGeoJson(two, 'tl', { latitude: 'SEX', longitude: 'AGE', items: ['TELEPHONE'] }),
+    'GEOJSON_ITEM_INVALID',
+    /TELEPHONE \(record HOUSE_REC\) may take several values/,
+  );
+  const buildings = planGeoJson(two, 'tl', { latitude: 'PROV', longitude: 'DIST' });
+  assert.equal(buildings.perCase, true, 'level-1 id items: one point per case');
+  assert.equal(buildings.exportPlan.tables[buildings.pointTable]!.kind, 'main');
+});
