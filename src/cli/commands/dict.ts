@@ -4,8 +4,8 @@ import { AppError } from '../../shared/errors.js';
 import {
   clearDictionaryGps,
   deleteDictionary,
-  dictionaryGps,
   getDictionary,
+  getDictionaryGps,
   setDictionaryGps,
   listDictionaries,
   uploadDictionary,
@@ -102,7 +102,8 @@ export function registerDictCommands(program: Command): void {
         const store = await ctx.store();
         const detail = await getDictionary(store, name, { short: opts.short });
         // The GPS items (docs/export.md#gps-items-of-a-dictionary) are shown here, not in the HTTP detail.
-        const gps = opts.short ? undefined : await dictionaryGps(store, detail.name);
+        const set = opts.short ? undefined : await getDictionaryGps(store, detail.name);
+        const gps = set && (set.latitude === null || set.longitude === null ? null : { latitude: set.latitude, longitude: set.longitude });
         const d = gps === undefined ? detail : { ...detail, gps };
         ctx.print(d, () => {
           const full = d as Partial<DictionaryDetail>;

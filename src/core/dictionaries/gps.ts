@@ -4,7 +4,7 @@
  * the dictionary when set (numeric, one value each, on the same record); an export checks them
  * again, since a new version of the dictionary may have dropped them.
  */
-import { gpsItems } from '../../export/geojson/gps-items.js';
+import { findItem, gpsItems, type ItemPlace } from '../../export/geojson/gps-items.js';
 import type { StoreScope } from '../../store/store-contract.js';
 import { requireDictionary } from './dictionaries.js';
 
@@ -29,7 +29,7 @@ export async function setDictionaryGps(store: StoreScope, name: string, latitude
     const lat = gps.latitude.item.name;
     const lon = gps.longitude.item.name;
     await tx.dictionaries.setGps(d.id, { latitude: lat, longitude: lon });
-    const record = gps.latitude.record?.name ?? `level ${gps.latitude.level} ids`;
+    const record = placeName(gps.latitude);
     return {
       dictionary: d.name,
       latitude: lat,
@@ -56,9 +56,25 @@ export async function clearDictionaryGps(store: StoreScope, name: string): Promi
   });
 }
 
-/** The GPS items set for the dictionary `name`, or null when none are. */
-export async function dictionaryGps(store: StoreScope, name: string): Promise<{ latitude: string; longitude: string } | null> {
+/** Where an item is, as the reply names it: its record, or `level N ids`. */
+function placeName(p: ItemPlace): string {
+  return p.record?.name ?? `level ${p.level} ids`;
+}
+
+/**
+ * The GPS items set for the dictionary `name`, or nulls when none are. `record` is null too when
+ * the dictionary no longer has the latitude item (a new version dropped it).
+ */
+export async function getDictionaryGps(store: StoreScope, name: string): Promise<DictionaryGpsReply> {
   const d = await requireDictionary(store, name);
   const gps = await store.dictionaries.gps(d.id);
-  return gps ? { latitude: gps.latitude, longitude: gps.longitude } : null;
+  if (!gps) return { dictionary: d.name, latitude: null, longitude: null, record: null, message: `${d.name} has no GPS items set` };
+  const place = findItem(d.model, gps.latitude);
+  return {
+    dictionary: d.name,
+    latitude: gps.latitude,
+    longitude: gps.longitude,
+    record: place ? placeName(place) : null,
+    message: `GPS items of ${d.name}: latitude ${gps.latitude}, longitude ${gps.longitude}`,
+  };
 }

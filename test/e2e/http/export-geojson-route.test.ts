@@ -57,6 +57,12 @@ after(async () => {
 });
 
 const get = (path: string, user = 'api') => fetch(`${s.url}${path}`, { headers: { Authorization: `Bearer ${tokens[user]}` } });
+const send = (method: string, path: string, body?: unknown, user = 'api') =>
+  fetch(`${s.url}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${tokens[user]}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
 /** The body saved to a file, as GDAL reads it. */
 async function layerOf(r: Response) {
@@ -125,4 +131,53 @@ test('refusals before any byte: no GPS items, bad items, options of other format
   }
   const field = await get(`${path}?format=geojson&lat=LAT&lon=LON`, 'field');
   assert.equal(field.status, 403);
+});
+
+test('GET, PUT and DELETE /api/dictionaries/{name}/gps: read, checked, set, used, cleared, audited', async () => {
+  const path = `/api/dictionaries/${GPS_DICTIONARY}/gps`;
+  const reply = async (r: Response, status: number, method: string) => {
+    const body = (await r.json()) as Record<string, unknown>;
+    assert.equal(r.status, status, JSON.stringify(body));
+    assert.deepEqual(checkReply(doc, method, '/api/dictionaries/{name}/gps', status, body), [], `${method}: ${JSON.stringify(body)}`);
+    return body;
+  };
+  const before = await reply(await get(path), 200, 'GET');
+  assert.deepEqual([before.latitude, before.longitude, before.record], [null, null, null]);
+  const bad = await reply(await send('PUT', path, { latitude: 'LAT', longitude: 'PLOT_LON' }), 400, 'PUT');
+  assert.equal(bad.error, 'GPS_ITEM_INVALID');
+  assert.equal((await reply(await send('PUT', path, { latitude: 'LAT' }), 400, 'PUT')).error, 'USAGE');
+  assert.equal(
+    (await reply(await send('PUT', '/api/dictionaries/NOPE/gps', { latitude: 'A', longitude: 'B' }), 404, 'PUT')).error,
+    'DICTIONARY_NOT_FOUND',
+  );
+  assert.equal((await send('PUT', path, { latitude: 'LAT', longitude: 'LON' }, 'field')).status, 403);
+
+  const set = await reply(await send('PUT', path, { latitude: 'lat', longitude: 'lon' }), 200, 'PUT');
+  assert.deepEqual([set.dictionary, set.latitude, set.longitude, set.record], [GPS_DICTIONARY, 'LAT', 'LON', 'HOUSEHOLD']);
+  assert.deepEqual((await reply(await get(path), 200, 'GET')).latitude, 'LAT');
+  const shown = await sds(home.root, ['dict', 'show', GPS_DICTIONARY, '--json']);
+  assert.deepEqual(shown.json<{ gps: unknown }>().gps, { latitude: 'LAT', longitude: 'LON' }, 'the CLI reads what HTTP set');
+  const exported = await get(`/api/dictionaries/${GPS_DICTIONARY}/export?format=geojson`);
+  assert.equal(exported.status, 200);
+  assert.equal(((await layerOf(exported)).layer.native.sds as Record<string, string>).latitude, 'LAT');
+
+  const cleared = await reply(await send('DELETE', path), 200, 'DELETE');
+  assert.equal(cleared.cleared, true);
+  assert.equal((await reply(await send('DELETE', path), 200, 'DELETE')).cleared, false);
+  assert.equal((await get(`/api/dictionaries/${GPS_DICTIONARY}/export?format=geojson`)).status, 400);
+
+  const audit = await sds(home.root, ['audit', 'list', '--json']);
+  const http = audit
+    .json<{ action: string; target: string; outcome: string; channel: string }[]>()
+    .filter((a) => a.action.endsWith('-gps') && a.channel === 'http')
+    .reverse()
+    .map((a) => [a.action, a.target, a.outcome]);
+  assert.deepEqual(http, [
+    ['dictionaries.set-gps', `dictionary:${GPS_DICTIONARY}`, 'failure'],
+    ['dictionaries.set-gps', `dictionary:${GPS_DICTIONARY}`, 'failure'],
+    ['dictionaries.set-gps', 'dictionary:NOPE', 'failure'],
+    ['dictionaries.set-gps', `dictionary:${GPS_DICTIONARY}`, 'success'],
+    ['dictionaries.clear-gps', `dictionary:${GPS_DICTIONARY}`, 'success'],
+    ['dictionaries.clear-gps', `dictionary:${GPS_DICTIONARY}`, 'success'],
+  ]);
 });
