@@ -56,7 +56,7 @@ export function registerExportCommand(program: Command): void {
     .requiredOption('--out <dir>', 'folder to write the files into (made if missing); - for a zip of them on stdout')
     .option('--record <name>', 'export only this record table (repeatable, or comma-separated); the cases table always comes', collect)
     .addOption(
-      new Option('--labels <mode>', 'CSV and Parquet: codes, their value labels, or both (a <name>_label column after each)')
+      new Option('--labels <mode>', 'CSV, Parquet, GeoJSON: codes, their value labels, or both (a <name>_label column after each)')
         .choices(['codes', 'labels', 'both'])
         .default('codes'),
     )

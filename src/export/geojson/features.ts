@@ -34,9 +34,9 @@ export type CaseRows = ReadonlyMap<number, readonly ExportCell[][]>;
 function propertyValue(plan: GeoJsonPlan, p: PropertyColumn, rows: CaseRows, row: readonly ExportCell[]): ExportCell {
   const source = p.table === plan.pointTable ? row : rows.get(p.table)?.[0];
   const cell = source?.[p.column] ?? null;
-  if (p.labels === undefined || cell === null || typeof cell === 'boolean') return cell;
+  if (p.labels === undefined || cell === null || typeof cell === 'boolean') return p.labelOnly === true ? null : cell;
   const label = p.labels.get(typeof cell === 'number' ? String(cell) : cell.trimEnd());
-  return label ?? cell;
+  return label ?? (p.labelOnly === true ? null : cell);
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Dictionary } from '../../cspro/dictionary/model.js';
 import { AppError } from '../../shared/errors.js';
 import { planExport, type ExportPlan } from '../export-plan.js';
 import { ExportNames } from '../export-names.js';
-import type { ExportColumn } from '../model.js';
+import type { ExportColumn, LabelsMode } from '../model.js';
 import { labellingPart } from '../value-sets.js';
 import { findItem, gpsItems, type ItemPlace } from './gps-items.js';
 
@@ -33,6 +33,8 @@ export interface PropertyColumn {
   column: number;
   /** With labels: the value labels by code (as CSV reads them), when the column has any. */
   labels?: Map<string, string>;
+  /** With `labels`: true for the `_label` property of `--labels both` (the label, or null), else the label or the code. */
+  labelOnly?: boolean;
 }
 
 export interface GeoJsonPlan {
@@ -56,8 +58,11 @@ export interface GeoJsonPlanOptions {
   /** Default true: the case's id items (and the node's) are properties. */
   ids?: boolean;
   includeDeleted?: boolean;
-  /** `labels`: coded properties hold their value labels, as CSV writes them. */
-  labels?: 'codes' | 'labels';
+  /**
+   * `labels`: coded properties hold their value labels, as CSV writes them; `both`: the code,
+   * then a `<name>_label` property of its label (null where it has none).
+   */
+  labels?: LabelsMode;
 }
 
 /** The export table name (without prefix) that holds the item at `place`. */
@@ -116,10 +121,13 @@ export function planGeoJson(dict: Dictionary, label: string, opts: GeoJsonPlanOp
     if (taken.has(key)) return;
     taken.add(key);
     const p: PropertyColumn = { name: names.claim(col.name), table, column };
-    const labels = opts.labels === 'labels' ? labelMap(col) : undefined;
-    if (labels) p.labels = labels;
+    const labels = opts.labels === 'labels' || opts.labels === 'both' ? labelMap(col) : undefined;
+    if (labels && opts.labels === 'labels') p.labels = labels;
     properties.push(p);
+    if (labels && opts.labels === 'both') labelled.push({ code: p, labels });
   };
+  // `_label` properties take their names last, as the label columns of CSV do (export-plan.ts).
+  const labelled: { code: PropertyColumn; labels: Map<string, string> }[] = [];
   const where = (t: number, test: (c: ExportColumn) => boolean) => {
     columnsOf(t).forEach((c, j) => {
       if (test(c)) add(t, j);
@@ -135,6 +143,16 @@ export function planGeoJson(dict: Dictionary, label: string, opts: GeoJsonPlanOp
   if (!perCase) where(pointTable, (c) => c.item === undefined && (c.source === 'occ' || /^level_\d+_occ$/.test(c.source)));
   if (opts.includeDeleted === true) where(mainTable, (c) => c.item === undefined && c.source === 'deleted');
   for (const { place, inPointTable } of chosen) where(inPointTable ? pointTable : tableIndex(place), (c) => c.item === place.item.name);
+  for (const { code, labels } of labelled) {
+    const label: PropertyColumn = {
+      name: names.claim(`${code.name}_label`),
+      table: code.table,
+      column: code.column,
+      labels,
+      labelOnly: true,
+    };
+    properties.splice(properties.indexOf(code) + 1, 0, label);
+  }
 
   return {
     exportPlan,

@@ -22,7 +22,7 @@ export const ExportQuery = z.object({
     .meta({
       param: {
         description:
-          'CSV and Parquet: codes (default), their value labels, or both (a `<name>_label` column after each coded column); Stata and SPSS carry value labels themselves and ignore it',
+          'CSV, Parquet and GeoJSON properties: codes (default), their value labels, or both (a `<name>_label` column after each coded column); Stata and SPSS carry value labels themselves and ignore it',
       },
     }),
   since_revision: z

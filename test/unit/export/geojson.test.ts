@@ -187,3 +187,29 @@ test('plan of a two-level dictionary: points per level-2 record occurrence, with
   assert.equal(buildings.perCase, true, 'level-1 id items: one point per case');
   assert.equal(buildings.exportPlan.tables[buildings.pointTable]!.kind, 'main');
 });
+
+test('--labels both: the code, then a `_label` property of its label (null where it has none)', () => {
+  const plan = planGeoJson(dict, GPS_LABEL, { latitude: 'LAT', longitude: 'LON', items: ['TENURE', 'NAME'], labels: 'both' });
+  assert.deepEqual(
+    plan.properties.map((p) => p.name),
+    ['case_id', 'hhid', 'tenure', 'tenure_label', 'name'],
+  );
+  const cols = plan.exportPlan.tables[plan.pointTable]!.table.columns.map((c) => c.name);
+  const row = (values: Record<string, unknown>) => cols.map((c) => (values[c] ?? null) as never);
+  const props = (tenure: unknown) =>
+    caseFeatures(plan, new Map([[plan.pointTable, [row({ lat: 1, lon: 2, tenure })]]])).features[0]!.properties.filter(([k]) =>
+      k.startsWith('tenure'),
+    );
+  assert.deepEqual(props(1), [
+    ['tenure', 1],
+    ['tenure_label', 'Owned'],
+  ]);
+  assert.deepEqual(props(7), [
+    ['tenure', 7],
+    ['tenure_label', null],
+  ]);
+  assert.deepEqual(props(null), [
+    ['tenure', null],
+    ['tenure_label', null],
+  ]);
+});
