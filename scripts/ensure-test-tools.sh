@@ -35,6 +35,8 @@ if have Rscript; then
 else
   missing_r+=(r-base-core r-cran-haven r-cran-jsonlite)
 fi
+# GeoJSON exports are read back by GDAL's ogrinfo (test/helpers/read-geojson.ts).
+have ogrinfo || missing+=(gdal-bin)
 
 if [ $((${#missing[@]} + ${#missing_r[@]})) -gt 0 ]; then
   as_root apt-get update -qq

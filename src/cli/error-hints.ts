@@ -30,6 +30,8 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   before: '--before',
   device: '--device',
   name: '--name',
+  lat: '--lat',
+  lon: '--lon',
 };
 
 const shellWord = (s: string): string => (/^[\w./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
@@ -65,6 +67,12 @@ const COMMAND_HINTS: Partial<Record<ErrorCode, (d: ErrorDetails) => string | und
   STORE_NEEDS_MIGRATION: (d) =>
     text(d.home) ? `; stop sds serve and the scheduler, then run \`sds --home ${shellWord(String(d.home))} migrate\`` : undefined,
   EXPORT_XLSX_TOO_MANY_ROWS: () => ' (--format csv, parquet, stata or spss)',
+  // The table formats' message names the flag itself (export-folder.ts); the GeoJSON one does not.
+  EXPORT_FILE_EXISTS: (d) => (d.replaceable === true ? '; give --force to replace it, or another --out' : undefined),
+  EXPORT_GPS_UNSET: (d) =>
+    text(d.dictionary)
+      ? `; give --lat ITEM --lon ITEM, or set them once: sds dict set-gps ${d.dictionary} --lat ITEM --lon ITEM`
+      : undefined,
   NOT_FOUND: (d) => (text(d.suggestion) && text(d.dictionary) ? `; ${d.suggestion}: sds breakout start ${d.dictionary}` : undefined),
 };
 

@@ -428,7 +428,7 @@ export const ERROR_CODES = {
     title: 'a value does not fit the Parquet type of its export column (details: column, row, value)',
   },
   // Export (docs/export.md)
-  EXPORT_FORMAT_UNKNOWN: { http: 400, exit: EXIT.invalid, title: 'an export format is not one of csv, stata, spss, parquet, xlsx' },
+  EXPORT_FORMAT_UNKNOWN: { http: 400, exit: EXIT.invalid, title: 'an export format is not one of csv, stata, spss, parquet, xlsx, geojson' },
   EXPORT_RECORD_UNKNOWN: {
     http: 404,
     exit: EXIT.notFound,
@@ -444,6 +444,22 @@ export const ERROR_CODES = {
     http: 400,
     exit: EXIT.invalid,
     title: 'a table has more rows than an Excel sheet holds (1,048,576 with its header); CSV, Parquet, Stata and SPSS hold it',
+  },
+  EXPORT_GPS_UNSET: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'a GeoJSON export names no latitude and longitude items and the dictionary has none set',
+  },
+  GPS_ITEM_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title:
+      'a latitude or longitude item is not a numeric item of the dictionary that holds one value, or the two are not on the same record',
+  },
+  GEOJSON_ITEM_INVALID: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'an item asked as a property of GeoJSON points is not in the dictionary or may take several values per point',
   },
   SYNC_CONTAINER_INVALID: {
     http: 400,

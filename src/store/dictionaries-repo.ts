@@ -20,6 +20,13 @@ export interface DictionaryRecord extends DictionaryRow {
   model: Dictionary;
 }
 
+/** The GPS items set for a dictionary (docs/export.md#geojson), as the dictionary spells them. */
+export interface DictionaryGps {
+  latitude: string;
+  longitude: string;
+  updatedAt: string;
+}
+
 export interface NewDictionary {
   name: string;
   label: string;
@@ -289,6 +296,27 @@ export class DictionariesRepo {
         return { counts, scheduleLogs, jobIds: ownJobs };
       })
       .immediate();
+  }
+
+  /** The GPS items set for the dictionary `id`, or undefined when none are. */
+  async gps(id: number): Promise<DictionaryGps | undefined> {
+    const r = this.db.prepare('SELECT latitude_item, longitude_item, updated_at FROM dictionary_gps WHERE dictionary_id = ?').get(id) as
+      { latitude_item: string; longitude_item: string; updated_at: string } | undefined;
+    return r && { latitude: r.latitude_item, longitude: r.longitude_item, updatedAt: r.updated_at };
+  }
+
+  /** Sets (replacing) or, with null, clears the GPS items of the dictionary `id`; true when it had some before. */
+  async setGps(id: number, gps: { latitude: string; longitude: string } | null): Promise<boolean> {
+    if (!gps) return this.db.prepare('DELETE FROM dictionary_gps WHERE dictionary_id = ?').run(id).changes > 0;
+    const had = this.db.prepare('SELECT 1 FROM dictionary_gps WHERE dictionary_id = ?').get(id) !== undefined;
+    this.db
+      .prepare(
+        `INSERT INTO dictionary_gps (dictionary_id, latitude_item, longitude_item, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (dictionary_id) DO UPDATE SET latitude_item = excluded.latitude_item, longitude_item = excluded.longitude_item,
+           updated_at = excluded.updated_at`,
+      )
+      .run(id, gps.latitude, gps.longitude, nowIso());
+    return had;
   }
 
   async delete(id: number): Promise<void> {

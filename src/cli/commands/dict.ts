@@ -2,8 +2,11 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { AppError } from '../../shared/errors.js';
 import {
+  clearDictionaryGps,
   deleteDictionary,
   getDictionary,
+  getDictionaryGps,
+  setDictionaryGps,
   listDictionaries,
   uploadDictionary,
   type BreakoutRebuildNotice,
@@ -35,7 +38,7 @@ function rebuildText(head: string, name: string, n: BreakoutRebuildNotice): stri
   ].join('\n');
 }
 
-/** `sds dict upload|list|show|delete`. */
+/** `sds dict upload|list|show|delete|set-gps|area-names`. */
 export function registerDictCommands(program: Command): void {
   const dict = program
     .command('dict')
@@ -96,7 +99,12 @@ export function registerDictCommands(program: Command): void {
     .addHelpText('after', examples('sds dict show CEN2000', 'sds dict show CEN2000 --short --json', 'sds dict show HOUSEHOLDS_2025'))
     .action(
       action(async (ctx, name: string, opts: { short?: boolean }) => {
-        const d = await getDictionary(await ctx.store(), name, { short: opts.short });
+        const store = await ctx.store();
+        const detail = await getDictionary(store, name, { short: opts.short });
+        // The GPS items (docs/export.md#gps-items-of-a-dictionary) are shown here, not in the HTTP detail.
+        const set = opts.short ? undefined : await getDictionaryGps(store, detail.name);
+        const gps = set && (set.latitude === null || set.longitude === null ? null : { latitude: set.latitude, longitude: set.longitude });
+        const d = gps === undefined ? detail : { ...detail, gps };
         ctx.print(d, () => {
           const full = d as Partial<DictionaryDetail>;
           const head = fields([
@@ -110,6 +118,7 @@ export function registerDictCommands(program: Command): void {
                   ['description', full.description],
                   ['created_at', full.created_at],
                   ['updated_at', full.updated_at],
+                  ['gps', gps ? `latitude ${gps.latitude}, longitude ${gps.longitude}` : '-'],
                 ] as [string, unknown][])),
           ]);
           return [
@@ -163,6 +172,46 @@ export function registerDictCommands(program: Command): void {
           }
           const r = await purgeDictionary(store, name, { dropTables: opts.dropTables === true });
           ctx.print(r, () => purgeText(r));
+        },
+      ),
+    );
+
+  dict
+    .command('set-gps <name>')
+    .description('set the latitude and longitude items a GeoJSON export places its points with (sds export --format geojson)')
+    .option('--lat <item>', 'the latitude item: numeric, one value (decimal degrees, WGS 84)')
+    .option('--lon <item>', 'the longitude item, on the same record as the latitude')
+    .option('--clear', 'forget the items set')
+    .addHelpText(
+      'after',
+      examples(
+        'sds dict set-gps HOUSEHOLD --lat HH_GPS_LATITUDE --lon HH_GPS_LONGITUDE',
+        'sds dict set-gps HOUSEHOLD --clear --json',
+        'sds export HOUSEHOLD --format geojson --out ./map   # uses them',
+      ) +
+        '\nBoth items must be numeric items of the dictionary that do not repeat, on the\n' +
+        'same record (or both id items of one level). --lat and --lon of sds export\n' +
+        'override them; sds dict show shows them. See docs/export.md.\n',
+    )
+    .action(
+      audited(
+        (_name: string, opts: { clear?: boolean }) => (opts.clear ? 'dictionaries.clear-gps' : 'dictionaries.set-gps'),
+        (name: string) => `dictionary:${name}`,
+        async (ctx, name: string, opts: { lat?: string; lon?: string; clear?: boolean }) => {
+          if (opts.clear) {
+            if (opts.lat !== undefined || opts.lon !== undefined)
+              throw new AppError('USAGE', '--clear takes no --lat or --lon', { field: 'clear' });
+            const r = await clearDictionaryGps(await ctx.store(), name);
+            ctx.print(r, () => r.message);
+            return { cleared: r.cleared };
+          }
+          if (opts.lat === undefined || opts.lon === undefined)
+            throw new AppError('USAGE', 'give both --lat ITEM and --lon ITEM, or --clear', {
+              field: opts.lat === undefined ? 'lat' : 'lon',
+            });
+          const r = await setDictionaryGps(await ctx.store(), name, opts.lat, opts.lon);
+          ctx.print(r, () => r.message);
+          return { latitude: r.latitude, longitude: r.longitude };
         },
       ),
     );

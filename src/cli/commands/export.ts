@@ -5,6 +5,7 @@ import {
   exportFormatNames,
   exportToFolder,
   exportZip,
+  geoJsonDownload,
   type ExportInput,
   type ExportProgress,
   type ExportResult,
@@ -28,6 +29,9 @@ interface ExportOpts {
   bom?: boolean;
   /** False with --no-ids. */
   ids: boolean;
+  lat?: string;
+  lon?: string;
+  item?: string[];
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -45,14 +49,14 @@ export function registerExportCommand(program: Command): void {
   program
     .command('export')
     .description(
-      'write the cases of a dictionary as CSV, Stata, SPSS or Parquet files (one per table) and a codebook, or as one Excel workbook',
+      'write the cases of a dictionary as CSV, Stata, SPSS or Parquet files (one per table) and a codebook, as one Excel workbook, or their GPS points as GeoJSON',
     )
     .argument('<dictionary>', 'dictionary name')
     .addOption(new Option('--format <format>', 'file format').choices(exportFormatNames()).makeOptionMandatory())
     .requiredOption('--out <dir>', 'folder to write the files into (made if missing); - for a zip of them on stdout')
     .option('--record <name>', 'export only this record table (repeatable, or comma-separated); the cases table always comes', collect)
     .addOption(
-      new Option('--labels <mode>', 'CSV, Parquet and Excel: codes, their value labels, or both (a <name>_label column after each)')
+      new Option('--labels <mode>', 'CSV, Parquet, Excel, GeoJSON: codes, their value labels, or both (a <name>_label column after each)')
         .choices(['codes', 'labels', 'both'])
         .default('codes'),
     )
@@ -61,6 +65,9 @@ export function registerExportCommand(program: Command): void {
     .option('--force', 'replace files of the same names in the folder')
     .option('--bom', 'CSV: start each file with a UTF-8 byte order mark (for Excel)')
     .option('--no-ids', 'leave the id items out of the record tables (they stay in the cases table)')
+    .option('--lat <item>', 'GeoJSON: the latitude item (default: the one set with sds dict set-gps)')
+    .option('--lon <item>', 'GeoJSON: the longitude item (default: the one set with sds dict set-gps)')
+    .option('--item <item>', 'GeoJSON: an item each point carries as a property (repeatable, or comma-separated)', collect)
     .addHelpText(
       'after',
       examples(
@@ -72,6 +79,9 @@ export function registerExportCommand(program: Command): void {
         'sds export CEN2000 --format csv --out - > cen2000-csv.zip',
         'sds export CEN2000 --format stata --out ./stata-bare --no-ids',
         'sds export CEN2000 --format xlsx --out ./excel --labels labels',
+        'sds export HOUSEHOLD --format geojson --out ./map --lat HH_GPS_LATITUDE \\\n' +
+          '    --lon HH_GPS_LONGITUDE --item HH_TENURE,HH_ROOF --labels labels',
+        'sds export HOUSEHOLD --format geojson --out - > household.geojson',
       ) +
         '\nOne file per table (<label>_cases, <label>_<record>, level and notes tables),\n' +
         'keyed by case_id (and occ) so they join, rows in case-key order then occ;\n' +
@@ -83,6 +93,10 @@ export function registerExportCommand(program: Command): void {
         'a zip of the files to stdout (the summary, --json too, goes to stderr).\n' +
         'xlsx writes one workbook, <label>.xlsx: a sheet per table and a codebook\n' +
         'sheet; a table over 1,048,575 rows is refused (Excel holds no more).\n' +
+        'GeoJSON: one file <label>.geojson of points (longitude, latitude in WGS 84)\n' +
+        'with case_id, the id items and the --item items as properties; cases\n' +
+        'without valid coordinates are counted and left out. --out - writes the\n' +
+        'file itself to stdout.\n' +
         'See docs/export.md.\n',
     )
     .action(
@@ -111,7 +125,9 @@ export function registerExportCommand(program: Command): void {
           }
           bar!.update(p.done);
         };
-        if (toStdout && process.stdout.isTTY === true) {
+        const geojson = o.format === 'geojson';
+        // GeoJSON is text: it may go to a terminal; a zip may not.
+        if (toStdout && !geojson && process.stdout.isTTY === true) {
           throw new AppError('USAGE', 'standard output is a terminal: redirect --out - to a file (> export.zip) or pipe it', {
             field: 'out',
           });
@@ -126,6 +142,9 @@ export function registerExportCommand(program: Command): void {
           bom: o.bom === true,
           ids: o.ids,
         };
+        if (o.lat !== undefined) input.latitude = o.lat;
+        if (o.lon !== undefined) input.longitude = o.lon;
+        if (o.item !== undefined) input.items = o.item;
         const interrupt = interruptOnSignals({
           onFirst: (sig) =>
             process.stderr.write(`sds: ${sig}: stopping the export and removing its temporary files (again to exit at once)\n`),
@@ -133,7 +152,11 @@ export function registerExportCommand(program: Command): void {
         });
         let r: ExportResult;
         try {
-          if (toStdout) {
+          if (toStdout && geojson) {
+            const file = await geoJsonDownload(await ctx.store(), input, { onProgress, signal: interrupt.signal });
+            await pipeline(file.body, process.stdout, { signal: interrupt.signal });
+            r = await file.result;
+          } else if (toStdout) {
             const zip = await exportZip(await ctx.store(), input, { onProgress, signal: interrupt.signal });
             bar?.stop();
             // A reader that goes away (`| head`) ends the process at once (closed-pipe.ts).
@@ -164,11 +187,15 @@ export function registerExportCommand(program: Command): void {
           bar?.stop();
           interrupt.dispose();
         }
-        const where = toStdout ? 'a zip on standard output' : r.folder;
+        const where = toStdout ? (geojson ? 'standard output' : 'a zip on standard output') : r.folder;
+        const points = geoJsonCounts(r);
         ctx.print(r, () =>
           [
             `exported ${r.cases} cases of ${r.dictionary} as ${r.format} into ${where}` +
               (r.skipped_cases > 0 ? ` (${r.skipped_cases} unreadable cases left out)` : ''),
+            ...(points
+              ? [`${points.features} points; ${points.without_coordinates} left out without valid coordinates (docs/export.md#geojson)`]
+              : []),
             ctx.table(
               ['file', 'rows', 'bytes'],
               r.files.flatMap((f) => [[f.file, f.rows, f.bytes], ...(f.sheets ?? []).map((s) => [`  sheet ${s.sheet}`, s.rows, ''])]),
@@ -178,4 +205,12 @@ export function registerExportCommand(program: Command): void {
         );
       }),
     );
+}
+
+/** The points and the candidates without coordinates of a GeoJSON export's result, else undefined. */
+function geoJsonCounts(r: ExportResult): { features: number; without_coordinates: number } | undefined {
+  const g = r as Partial<{ features: number; without_coordinates: number }>;
+  return typeof g.features === 'number' && typeof g.without_coordinates === 'number'
+    ? { features: g.features, without_coordinates: g.without_coordinates }
+    : undefined;
 }

@@ -14,3 +14,5 @@ export {
 export type { BreakoutRebuildNotice, DictionaryDetail, DictionaryListItem, DictionaryShort, UploadReply } from './dictionaries.js';
 export { MAX_LABEL_LENGTH } from './label.js';
 export { answersTo, settleSyncName } from './sync-name.js';
+export { clearDictionaryGps, getDictionaryGps, setDictionaryGps } from './gps.js';
+export type { DictionaryGpsReply } from './gps.js';

@@ -15,6 +15,7 @@ import type { Store } from '../home/index.js';
 import { exportFileNames, exportPrepared } from './export-folder.js';
 import { temporaryExportFolder, zipPrepared } from './export-zip.js';
 import { AppError } from '../../shared/errors.js';
+import { GEOJSON, geoJsonDownload } from './geojson-export.js';
 import { openSnapshot, prepareExport, writeRows, type ExportInput, type ExportSnapshot, type PreparedExport } from './prepare.js';
 
 /** A download ready to send: its name, media type and bytes (a stream that ends when it is whole). */
@@ -42,6 +43,7 @@ class StreamSink implements ByteSink {
  * stream with that error.
  */
 export async function exportDownload(store: Store, input: ExportInput): Promise<ExportDownload> {
+  if (input.format === GEOJSON) return geoJsonDownload(store, input);
   return downloadPrepared(store, await prepareExport(store, input, false));
 }
 

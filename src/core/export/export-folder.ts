@@ -25,6 +25,7 @@ import {
   type PreparedExport,
 } from './prepare.js';
 import type { PassResult } from './export-pass.js';
+import { exportGeoJsonToFolder, GEOJSON } from './geojson-export.js';
 
 /** One file an export wrote. */
 export interface ExportedFile {
@@ -117,6 +118,7 @@ export async function exportToFolder(
   input: ExportInput & { out: string },
   opts: ExportFolderOptions = {},
 ): Promise<ExportResult> {
+  if (input.format === GEOJSON) return exportGeoJsonToFolder(store, input, opts);
   const prepared = await prepareExport(store, input);
   return exportPrepared(store, prepared, resolve(input.out), opts);
 }

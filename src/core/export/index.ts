@@ -11,3 +11,5 @@ export type { ExportZip } from './export-zip.js';
 export type { ExportDownload } from './export-download.js';
 export { exportFormatNames } from './prepare.js';
 export type { ExportInput, ExportProgress } from './prepare.js';
+export { geoJsonDownload } from './geojson-export.js';
+export type { GeoJsonDownload, GeoJsonResult } from './geojson-export.js';

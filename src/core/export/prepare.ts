@@ -28,6 +28,11 @@ export interface ExportInput {
   bom?: boolean;
   /** Default true: id items in every record table (docs/export.md#id-items); false: `--no-ids`. */
   ids?: boolean;
+  /** GeoJSON: the latitude and longitude items (absent: those set for the dictionary; docs/export.md#geojson). */
+  latitude?: string;
+  longitude?: string;
+  /** GeoJSON: items each point carries as properties. */
+  items?: string[];
 }
 
 /** Where an export is: `count` while a format that needs statistics reads the cases once, then `write`. */
@@ -39,7 +44,8 @@ export interface ExportProgress {
 
 /** The export formats by name (docs/export.md#formats). */
 export function exportFormatNames(): string[] {
-  return Object.keys(EXPORT_FORMATS);
+  // GeoJSON writes one file of points, not one per table: geojson-export.ts, not a table format.
+  return [...Object.keys(EXPORT_FORMATS), 'geojson'];
 }
 
 /** The format of that name, loaded, or EXPORT_FORMAT_UNKNOWN. */
@@ -64,6 +70,9 @@ export interface PreparedExport {
 /** Checks the input and plans the tables; reads no case. */
 export async function prepareExport(store: Store, input: ExportInput, alwaysCases = true): Promise<PreparedExport> {
   const format = await exportFormat(input.format);
+  if (input.latitude !== undefined || input.longitude !== undefined || (input.items ?? []).length > 0) {
+    throw new AppError('USAGE', `latitude, longitude and property items are for a GeoJSON export, not ${format.name}`, { field: 'format' });
+  }
   if (input.sinceRevision !== undefined && (!Number.isSafeInteger(input.sinceRevision) || input.sinceRevision < 0)) {
     throw new AppError('USAGE', `the revision to export changes after must be a whole number ≥ 0, not ${input.sinceRevision}`, {
       field: 'since_revision',
@@ -101,7 +110,7 @@ export interface ExportSnapshot {
  * export sees the store as it was at this moment, whatever is synced or imported meanwhile
  * (WAL mode keeps that snapshot; the WAL file cannot be checkpointed past it until `close`).
  */
-export async function openSnapshot(store: Store, prepared: PreparedExport): Promise<ExportSnapshot> {
+export async function openSnapshot(store: Store, prepared: Pick<PreparedExport, 'dict' | 'input'>): Promise<ExportSnapshot> {
   const snap = await openStore(store.home, { readonly: true });
   try {
     const reading = await snap.beginReadSnapshot();

@@ -5,7 +5,7 @@ export const ExportQuery = z.object({
   format: z
     .string()
     .min(1)
-    .meta({ param: { description: 'csv, stata, spss, parquet or xlsx (one Excel workbook)' }, example: 'csv' }),
+    .meta({ param: { description: 'csv, stata, spss, parquet, xlsx (one Excel workbook) or geojson' }, example: 'csv' }),
   record: z
     .string()
     .optional()
@@ -22,7 +22,7 @@ export const ExportQuery = z.object({
     .meta({
       param: {
         description:
-          'CSV, Parquet and Excel: codes (default), their value labels, or both (a `<name>_label` column after each coded column); Stata and SPSS carry value labels themselves and ignore it',
+          'CSV, Parquet, Excel and GeoJSON properties: codes (default), their value labels, or both (a `<name>_label` column after each coded column); Stata and SPSS carry value labels themselves and ignore it',
       },
     }),
   since_revision: z
@@ -41,5 +41,28 @@ export const ExportQuery = z.object({
       param: {
         description: 'true (default): every record table holds the id items of its case (and level nodes) after `case_id`; false: not',
       },
+    }),
+  lat: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({
+      param: { description: 'geojson: the latitude item (default: the one set for the dictionary)' },
+      example: 'HH_GPS_LATITUDE',
+    }),
+  lon: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({
+      param: { description: 'geojson: the longitude item, on the same record (default: the one set for the dictionary)' },
+      example: 'HH_GPS_LONGITUDE',
+    }),
+  item: z
+    .string()
+    .optional()
+    .meta({
+      param: { description: 'geojson: an item each point carries as a property (repeatable or comma-separated)' },
+      example: 'HH_TENURE',
     }),
 });

@@ -15,6 +15,7 @@ import {
   purgeCounts,
   toDictionaryRow,
   type DictionariesRepo,
+  type DictionaryGps,
   type DictionaryRecord,
   type DictionaryRow,
   type NewDictionary,
@@ -151,6 +152,32 @@ export class PgDictionariesRepo implements RepoContract<DictionariesRepo> {
       }
       return { counts, scheduleLogs, jobIds: ownJobs };
     });
+  }
+
+  /** The GPS items set for the dictionary `id`, or undefined when none are. */
+  async gps(id: number): Promise<DictionaryGps | undefined> {
+    const r = await this.db.row<{ latitude_item: string; longitude_item: string; updated_at: string }>(
+      'SELECT latitude_item, longitude_item, updated_at FROM dictionary_gps WHERE dictionary_id = $1',
+      [id],
+    );
+    return r && { latitude: r.latitude_item, longitude: r.longitude_item, updatedAt: r.updated_at };
+  }
+
+  /**
+   * Sets (replacing) or, with null, clears the GPS items of the dictionary `id`; true when it had
+   * some before. One statement each way, so two writers leave one setting or none, never both.
+   */
+  async setGps(id: number, gps: { latitude: string; longitude: string } | null): Promise<boolean> {
+    if (!gps) return (await this.db.run('DELETE FROM dictionary_gps WHERE dictionary_id = $1', [id])) > 0;
+    const r = await this.db.row<{ had: boolean }>(
+      `WITH old AS (SELECT 1 FROM dictionary_gps WHERE dictionary_id = $1)
+       INSERT INTO dictionary_gps (dictionary_id, latitude_item, longitude_item, updated_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (dictionary_id) DO UPDATE SET latitude_item = excluded.latitude_item, longitude_item = excluded.longitude_item,
+         updated_at = excluded.updated_at
+       RETURNING EXISTS (SELECT 1 FROM old) AS had`,
+      [id, gps.latitude, gps.longitude, nowIso()],
+    );
+    return r!.had;
   }
 
   /** Removes a dictionary without cases and its revisions, both or neither. */

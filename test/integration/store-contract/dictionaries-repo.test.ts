@@ -95,6 +95,25 @@ testOnBothStores('dictionaries: delete removes the dictionary and its revisions 
   await store.dictionaries.delete(12345);
 });
 
+testOnBothStores('dictionaries: GPS items are set, replaced, cleared, and go with their dictionary', async (store) => {
+  const a = (await store.dictionaries.save(dict('A'))).row.id;
+  const b = (await store.dictionaries.save(dict('B'))).row.id;
+  assert.equal(await store.dictionaries.gps(a), undefined);
+  assert.equal(await store.dictionaries.setGps(a, { latitude: 'LAT', longitude: 'LON' }), false, 'none before');
+  const first = (await store.dictionaries.gps(a))!;
+  assert.deepEqual({ ...first, updatedAt: '' }, { latitude: 'LAT', longitude: 'LON', updatedAt: '' });
+  assert.match(first.updatedAt, /^\d{4}-\d{2}-\d{2}T/);
+  assert.equal(await store.dictionaries.setGps(a, { latitude: 'Y', longitude: 'X' }), true, 'replaced');
+  assert.deepEqual({ ...(await store.dictionaries.gps(a))!, updatedAt: '' }, { latitude: 'Y', longitude: 'X', updatedAt: '' });
+  assert.equal(await store.dictionaries.setGps(b, { latitude: 'B1', longitude: 'B2' }), false);
+  assert.equal(await store.dictionaries.setGps(a, null), true, 'cleared');
+  assert.equal(await store.dictionaries.gps(a), undefined);
+  assert.equal(await store.dictionaries.setGps(a, null), false, 'nothing to clear');
+  assert.equal((await store.dictionaries.gps(b))?.latitude, 'B1', 'the other dictionary keeps its own');
+  await store.dictionaries.delete(b);
+  assert.deepEqual(await sql(store, 'SELECT dictionary_id FROM dictionary_gps'), [], 'deleted with its dictionary');
+});
+
 const T = '2026-01-01T00:00:00Z';
 
 /** Rows of every kind a purge removes, for dictionary `name` (id `id`), and a job `job` of it alone. */
