@@ -428,7 +428,11 @@ export const ERROR_CODES = {
     title: 'a value does not fit the Parquet type of its export column (details: column, row, value)',
   },
   // Export (docs/export.md)
-  EXPORT_FORMAT_UNKNOWN: { http: 400, exit: EXIT.invalid, title: 'an export format is not one of csv, stata, spss, parquet, xlsx, geojson' },
+  EXPORT_FORMAT_UNKNOWN: {
+    http: 400,
+    exit: EXIT.invalid,
+    title: 'an export format is not one of csv, stata, spss, parquet, xlsx, geojson',
+  },
   EXPORT_RECORD_UNKNOWN: {
     http: 404,
     exit: EXIT.notFound,
