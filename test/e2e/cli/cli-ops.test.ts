@@ -61,7 +61,7 @@ test('sds completion bash: a real bash completes commands, subcommands and optio
   assert.deepEqual(bashComplete(file, 'sds di'), ['dict']);
   assert.deepEqual(bashComplete(file, 'sds sch'), ['schedule', 'scheduler-run']);
   assert.deepEqual(bashComplete(file, 'sds --home /srv/sds sch'), ['schedule', 'scheduler-run'], 'the value of --home is not a command');
-  assert.deepEqual(bashComplete(file, 'sds dict '), ['area-names', 'delete', 'list', 'show', 'upload']);
+  assert.deepEqual(bashComplete(file, 'sds dict '), ['area-names', 'delete', 'list', 'set-gps', 'show', 'upload']);
   assert.deepEqual(bashComplete(file, 'sds dict upload --l'), ['--label']);
   assert.deepEqual(bashComplete(file, 'sds co'), ['completion', 'config']);
   assert.deepEqual(bashComplete(file, 'sds --ver'), ['--verbose', '--version']);
