@@ -122,6 +122,7 @@ describe('dict', () => {
     assert.deepEqual(Object.keys(d).sort(), [
       'created_at',
       'description',
+      'gps',
       'label',
       'levels',
       'name',
