@@ -21,7 +21,8 @@ export interface CheckedClaims {
 
 /**
  * Tokens remembered per key at most: one per tablet in the field for an hour (3,000 interviewers
- * take 3,000, about 1 MB); past it the oldest is forgotten and merely checked again.
+ * take 3,000; about half a kilobyte each with its claims); past it the oldest is forgotten and
+ * merely checked again.
  */
 const MAX_REMEMBERED_TOKENS = 10_000;
 
