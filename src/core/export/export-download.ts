@@ -9,21 +9,17 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import type { ByteSink } from '../../export/model.js';
 import type { Store } from '../home/index.js';
 import { exportFileNames, exportPrepared } from './export-folder.js';
 import { temporaryExportFolder, zipPrepared } from './export-zip.js';
 import { AppError } from '../../shared/errors.js';
 import { GEOJSON, geoJsonDownload } from './geojson-export.js';
+import type { ExportDownload } from './export-results.js';
 import { openSnapshot, prepareExport, writeRows, type ExportInput, type ExportSnapshot, type PreparedExport } from './prepare.js';
 
-/** A download ready to send: its name, media type and bytes (a stream that ends when it is whole). */
-export interface ExportDownload {
-  fileName: string;
-  mediaType: string;
-  body: Readable;
-}
+export type { ExportDownload } from './export-results.js';
 
 /** Bytes into a stream the HTTP response reads, waiting when the client is slower than the export. */
 class StreamSink implements ByteSink {

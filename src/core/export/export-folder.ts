@@ -15,52 +15,12 @@ import { fsyncDirectory } from '../../shared/durable-file.js';
 import { CODEBOOK_FILE, codebookHeader, codebookLines } from '../../export/codebook.js';
 import type { ByteSink, TableWriter } from '../../export/model.js';
 import type { Store } from '../home/index.js';
-import {
-  gatherStats,
-  openSnapshot,
-  prepareExport,
-  writeRows,
-  type ExportInput,
-  type ExportProgress,
-  type PreparedExport,
-} from './prepare.js';
+import { gatherStats, openSnapshot, prepareExport, writeRows, type ExportInput, type PreparedExport } from './prepare.js';
 import type { PassResult } from './export-pass.js';
+import type { ExportedFile, ExportFolderOptions, ExportResult } from './export-results.js';
 import { exportGeoJsonToFolder, GEOJSON } from './geojson-export.js';
 
-/** One file an export wrote. */
-export interface ExportedFile {
-  file: string;
-  /** The table it holds; `null` for the codebook and for a workbook (its `sheets` name its tables). */
-  table: string | null;
-  /** Rows of the table; of a workbook, of all its tables; of the codebook, its lines. */
-  rows: number;
-  bytes: number;
-  /** A workbook's sheets (docs/export.md#excel): each table's sheet and rows; the codebook sheet is not listed. */
-  sheets?: { sheet: string; table: string; rows: number }[];
-}
-
-export interface ExportResult {
-  dictionary: string;
-  format: string;
-  folder: string;
-  /** Cases exported. */
-  cases: number;
-  /** Cases left out because their stored data could not be read. */
-  skipped_cases: number;
-  /** Values written as NULL or truncated (as the breakout warns about them), plus the skipped cases. */
-  warnings: number;
-  files: ExportedFile[];
-}
-
-export interface ExportFolderOptions {
-  /** Replace files of the same names in the folder. */
-  force?: boolean;
-  onProgress?: (p: ExportProgress) => void;
-  /** Stops between pages of cases; the temporary files are removed. */
-  signal?: AbortSignal;
-  /** Time written as `breakout_time` (default: now). */
-  now?: () => Date;
-}
+export type { ExportedFile, ExportFolderOptions, ExportResult } from './export-results.js';
 
 /** A temporary file being written, counted. */
 class FileSink implements ByteSink {

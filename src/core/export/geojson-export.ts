@@ -21,8 +21,7 @@ import type { DictionaryRecord } from '../../store/dictionaries-repo.js';
 import { requireDictionary } from '../dictionaries/index.js';
 import type { Store } from '../home/index.js';
 import { exportPass } from './export-pass.js';
-import type { ExportFolderOptions, ExportResult } from './export-folder.js';
-import type { ExportDownload } from './export-download.js';
+import type { ExportDownload, ExportFolderOptions, ExportResult } from './export-results.js';
 import { openSnapshot, type ExportInput, type ExportSnapshot } from './prepare.js';
 
 /** The format name of the GeoJSON export. */
