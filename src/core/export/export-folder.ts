@@ -8,12 +8,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
+import { FileSink } from './file-sink.js';
 import { join, resolve } from 'node:path';
 import { AppError } from '../../shared/errors.js';
 import { fsyncDirectory } from '../../shared/durable-file.js';
 import { CODEBOOK_FILE, codebookHeader, codebookLines } from '../../export/codebook.js';
-import type { ByteSink, TableWriter } from '../../export/model.js';
+import type { TableWriter } from '../../export/model.js';
 import type { Store } from '../home/index.js';
 import { gatherStats, openSnapshot, prepareExport, writeRows, type ExportInput, type PreparedExport } from './prepare.js';
 import type { PassResult } from './export-pass.js';
@@ -21,21 +22,6 @@ import type { ExportedFile, ExportFolderOptions, ExportResult } from './export-r
 import { exportGeoJsonToFolder, GEOJSON } from './geojson-export.js';
 
 export type { ExportedFile, ExportFolderOptions, ExportResult } from './export-results.js';
-
-/** A temporary file being written, counted. */
-class FileSink implements ByteSink {
-  bytes = 0;
-  constructor(readonly fh: FileHandle) {}
-
-  async write(chunk: Uint8Array): Promise<void> {
-    let off = 0;
-    while (off < chunk.length) {
-      const { bytesWritten } = await this.fh.write(chunk, off, chunk.length - off);
-      off += bytesWritten;
-    }
-    this.bytes += chunk.length;
-  }
-}
 
 interface Staged {
   tmp: string;

@@ -7,7 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { FileSink } from './file-sink.js';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
@@ -171,21 +172,6 @@ function result(prepared: PreparedGeoJson, folder: string, summary: GeoJsonSumma
       },
     ],
   };
-}
-
-/** A temporary file being written, counted. */
-class FileSink implements ByteSink {
-  bytes = 0;
-  constructor(readonly fh: FileHandle) {}
-
-  async write(chunk: Uint8Array): Promise<void> {
-    let off = 0;
-    while (off < chunk.length) {
-      const { bytesWritten } = await this.fh.write(chunk, off, chunk.length - off);
-      off += bytesWritten;
-    }
-    this.bytes += chunk.length;
-  }
 }
 
 /**
