@@ -13,7 +13,7 @@ import { AppError } from '../../shared/errors.js';
 import { planExport, type ExportPlan } from '../export-plan.js';
 import { ExportNames } from '../export-names.js';
 import type { ExportColumn, LabelsMode } from '../model.js';
-import { labellingPart } from '../value-sets.js';
+import { valueLabelMaps } from '../formats/csv/csv-text.js';
 import { findItem, gpsItems, type ItemPlace } from './gps-items.js';
 
 /** One coordinate of the points: its column in the point table and the codes its value set marks special. */
@@ -121,7 +121,7 @@ export function planGeoJson(dict: Dictionary, label: string, opts: GeoJsonPlanOp
     if (taken.has(key)) return;
     taken.add(key);
     const p: PropertyColumn = { name: names.claim(col.name), table, column };
-    const labels = opts.labels === 'labels' || opts.labels === 'both' ? labelMap(col) : undefined;
+    const labels = opts.labels === 'labels' || opts.labels === 'both' ? valueLabelMaps([col])[0] : undefined;
     if (labels && opts.labels === 'labels') p.labels = labels;
     properties.push(p);
     if (labels && opts.labels === 'both') labelled.push({ code: p, labels });
@@ -186,16 +186,4 @@ function propertyItem(dict: Dictionary, name: string, point: ItemPlace): { place
     `(${holder}) may take several values in a case, and the points come from ${points}: ` +
       'a property is an item of the points’ own record or of one that occurs once per case',
   );
-}
-
-/** Value labels by code of a column, as CSV reads them (single codes with a label that is not blank). */
-function labelMap(col: ExportColumn): Map<string, string> | undefined {
-  const set = labellingPart(col.valueSet);
-  if (!set || set.values.length === 0) return undefined;
-  const m = new Map<string, string>();
-  for (const v of set.values) {
-    const key = typeof v.value === 'number' ? String(v.value) : v.value;
-    if (!m.has(key)) m.set(key, v.label);
-  }
-  return m;
 }
