@@ -102,6 +102,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       logSweep(swept, log);
       // Uploads commit without stopping to checkpoint the WAL (store/wal-checkpointer.ts).
       opts.store.checkpointInBackground({ thread: duties });
+      // Concurrent requests' commits share their fsyncs (docs/durability.md#group-commit).
+      opts.store.groupCommits();
       const dispatcher =
         opts.webhookDispatcher === false || !duties ? undefined : startWebhookDispatcher(opts.store, { settings, log, now: opts.clock });
       const clock = opts.clock;

@@ -1,4 +1,8 @@
 import { existsSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import type { Statement } from 'better-sqlite3';
+import { AppError } from '../shared/errors.js';
+import { GroupFsync } from './group-fsync.js';
 import { DictionaryModelCache } from './dictionary-model-cache.js';
 import type { Database as Db } from 'better-sqlite3';
 import { fsyncFile } from '../shared/durable-file.js';
@@ -178,11 +182,17 @@ export class SqliteStore implements Store {
    * methods run their statements before they return, so the call is over by then.
    */
   private callHolding(call: (...args: unknown[]) => Promise<unknown>, args: unknown[]): Promise<unknown> {
+    const before = this.group ? this.changes() : 0;
+    let changed = false;
+    let result: Promise<unknown>;
     try {
-      return call(...args);
+      result = call(...args);
     } finally {
+      changed = this.group !== undefined && this.changes() !== before;
+      if (changed) this.committed += 1;
       this.gate.release();
     }
+    return changed ? result.then((value) => this.afterCommit().then(() => value)) : result;
   }
 
   private insideOwnTransaction(): boolean {
@@ -195,17 +205,23 @@ export class SqliteStore implements Store {
    * throws (the error is then thrown on).
    */
   transaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T> {
+    // After a failed fsync nothing new is written: it could not be made durable either.
+    if (this.fsyncFailure) return Promise.reject(this.fsyncFailure);
     const turns = this.writeTurns;
-    if (!turns) return this.run('BEGIN IMMEDIATE', 'store.transaction', fn);
-    if (this.insideOwnTransaction()) return Promise.reject(outsideTransaction('store.transaction'));
+    if (turns && this.insideOwnTransaction()) return Promise.reject(outsideTransaction('store.transaction'));
     // The turn before the gate: a read holding the gate never waits for a turn, so no cycle.
-    return turns.take().then(async () => {
-      try {
-        return await this.run('BEGIN IMMEDIATE', 'store.transaction', fn);
-      } finally {
-        turns.release();
-      }
-    });
+    const write = !turns
+      ? this.run('BEGIN IMMEDIATE', 'store.transaction', fn)
+      : turns.take().then(async () => {
+          try {
+            return await this.run('BEGIN IMMEDIATE', 'store.transaction', fn);
+          } finally {
+            turns.release();
+          }
+        });
+    // With group commit the turn and the gate are given back before the fsync: other writes
+    // commit meanwhile and share the next one (docs/durability.md#group-commit).
+    return write.then(({ result, changed }) => (changed ? this.afterCommit().then(() => result) : result));
   }
 
   private writeTurns: WriteTurns | undefined;
@@ -220,12 +236,22 @@ export class SqliteStore implements Store {
    * (a download chunk and its count) without taking the write lock up front.
    */
   readTransaction<T>(fn: (tx: StoreScope) => Promise<T>): Promise<T> {
-    return this.run('BEGIN DEFERRED', 'store.readTransaction', fn, true);
+    return this.run('BEGIN DEFERRED', 'store.readTransaction', fn, true).then((r) => r.result);
   }
 
-  private async run<T>(begin: string, what: string, fn: (tx: StoreScope) => Promise<T>, readOnly = false): Promise<T> {
+  /**
+   * Runs `fn` in a transaction holding the gate; whether it changed rows (only counted with group
+   * commit on: the caller then waits for the fsync that makes them durable).
+   */
+  private async run<T>(
+    begin: string,
+    what: string,
+    fn: (tx: StoreScope) => Promise<T>,
+    readOnly = false,
+  ): Promise<{ result: T; changed: boolean }> {
     if (this.insideOwnTransaction()) throw outsideTransaction(what);
     if (!this.gate.tryTake()) await this.gate.take();
+    const before = this.group ? this.changes() : 0;
     // A read transaction refuses writes here as PostgreSQL's READ ONLY does there: code tried on
     // one store must not write on the other by accident (docs/architecture.md#the-store-contract).
     if (readOnly) this.db.pragma('query_only = ON');
@@ -235,7 +261,9 @@ export class SqliteStore implements Store {
       try {
         const result = await runAsTransactionOf(this, fn, tx);
         this.db.exec('COMMIT');
-        return result;
+        const changed = this.group !== undefined && this.changes() !== before;
+        if (changed) this.committed += 1;
+        return { result, changed };
       } catch (err) {
         // A failed statement may have rolled the transaction back already (SQLite does on some errors).
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
@@ -248,6 +276,70 @@ export class SqliteStore implements Store {
       if (readOnly) this.db.pragma('query_only = OFF');
       this.gate.release();
     }
+  }
+
+  private group: GroupFsync | undefined;
+  private changesStatement: Statement | undefined;
+  /** Commits that changed rows, counted; and how many of them an fsync has covered. */
+  private committed = 0;
+  private coveredCommits = 0;
+  /** The first failed fsync: every later commit is refused with it (docs/durability.md#group-commit). */
+  private fsyncFailure: AppError | undefined;
+
+  /** The connection's count of changed rows: a call that moved it wrote. */
+  private changes(): number {
+    this.changesStatement ??= this.db.prepare('SELECT total_changes()').pluck();
+    return this.changesStatement.get() as number;
+  }
+
+  /**
+   * Group commit, for the rest of this store's life (`sds serve`): commits no longer fsync the
+   * WAL while they hold the connection; each write waits, with the gate given back, for an fsync
+   * of the WAL made after it, shared by every commit of the meantime. A write still resolves
+   * only once it is on disk. `fsync` replaces the flush of the WAL file (tests). Idempotent.
+   */
+  groupCommits(opts: { fsync?: () => Promise<void> } = {}): void {
+    if (this.group || this.db.readonly || this.db.memory) return;
+    this.db.pragma('synchronous = NORMAL');
+    this.group = new GroupFsync(opts.fsync ?? (() => fsyncWalOf(this.db.name)));
+  }
+
+  /** How many group fsyncs have started (undefined without group commit): tests and metrics. */
+  get groupFsyncs(): number | undefined {
+    return this.group?.started;
+  }
+
+  /** Waits for an fsync that covers the commit just made. */
+  private async afterCommit(): Promise<void> {
+    const group = this.group;
+    if (!group) return;
+    // Every commit counted so far came before this call, so the fsync it waits for covers them.
+    const seq = this.committed;
+    if (this.fsyncFailure) throw this.fsyncFailure;
+    try {
+      await group.after();
+    } catch (err) {
+      this.fsyncFailure ??= new AppError(
+        'IO_ERROR',
+        `the store's write-ahead log could not be flushed to disk (${(err as Error).message}); writes are refused until sds serve is restarted`,
+        { file: `${this.db.name}-wal` },
+        { cause: err },
+      );
+      throw this.fsyncFailure;
+    }
+    if (seq > this.coveredCommits) this.coveredCommits = seq;
+  }
+
+  /**
+   * Resolves once every commit this store has made is on disk; at once without group commit,
+   * where each commit fsyncs before it returns. With other server processes writing the same file
+   * (`--workers`), their commits count too: the wait is then for an fsync in any case.
+   */
+  async durable(): Promise<void> {
+    if (!this.group) return;
+    if (this.writeTurns === undefined && this.coveredCommits >= this.committed) return;
+    if (this.fsyncFailure) throw this.fsyncFailure;
+    await this.group.after();
   }
 
   private checkpointer: WalCheckpointer | undefined;
@@ -281,7 +373,7 @@ export class SqliteStore implements Store {
     try {
       return await fn();
     } finally {
-      this.db.pragma('synchronous = FULL');
+      this.db.pragma(this.group ? 'synchronous = NORMAL' : 'synchronous = FULL');
       this.syncToDisk();
     }
   }
@@ -317,5 +409,21 @@ export class SqliteStore implements Store {
     } finally {
       this.gate.release();
     }
+  }
+}
+
+/** Fsyncs a store's WAL file off the event loop; its database file when it has no WAL (yet). */
+async function fsyncWalOf(db: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(`${db}-wal`, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    handle = await open(db, 'r');
+  }
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

@@ -63,6 +63,18 @@ export interface Store extends StoreScope {
   /** Makes every commit made so far durable on disk. */
   syncToDisk(): void;
   /**
+   * Group commit for the rest of the store's life (`sds serve`): concurrent writes share one
+   * fsync, each still resolving only once it is on disk (docs/durability.md#group-commit).
+   * PostgreSQL groups its WAL flushes itself and ignores it.
+   */
+  groupCommits(opts?: { fsync?: () => Promise<void> }): void;
+  /**
+   * Resolves once every commit made so far is on disk: what a reply sends out (a download page)
+   * is then never a write that a power cut could still take back. At once where each commit is
+   * durable before it returns (PostgreSQL; SQLite without group commit).
+   */
+  durable(): Promise<void>;
+  /**
    * Starts a read transaction: every read until `end()` sees the store as it was at the first
    * one. For a reader of its own connection that makes several passes, such as `sds export`.
    */

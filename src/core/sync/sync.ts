@@ -101,6 +101,8 @@ export async function downloadCases(
       cases,
     });
   }
+  // A page never sends a write that a power cut could still take back (docs/durability.md#group-commit).
+  await store.durable();
   return chunk;
 }
 

@@ -243,6 +243,12 @@ export class PostgresStore implements Store {
   /** Commits are on disk when PostgreSQL acknowledges them. */
   syncToDisk(): void {}
 
+  /** PostgreSQL flushes the WAL of concurrent commits together on its own. */
+  groupCommits(): void {}
+
+  /** A PostgreSQL commit is visible only once its WAL is flushed: nothing to wait for. */
+  async durable(): Promise<void> {}
+
   /**
    * Starts a read snapshot for the rest of this store's use, until `end()`: every call through
    * `store.X` then runs on one connection in a REPEATABLE READ, read-only transaction, and sees the
