@@ -15,9 +15,23 @@ function collect(dir) {
   return out;
 }
 
+// The suites (CONTRIBUTING.md#tests): `npm test` runs the main one, which stays within its time
+// budget; `npm run test:slow` the files named `*.slow.test.ts` (whole real data sets read back by
+// outside tools); `.ci/run` runs both. With SDS_TEST_FILTER and no SDS_TEST_SUITE, every matching file runs.
 const filter = process.env.SDS_TEST_FILTER;
+const suite = process.env.SDS_TEST_SUITE ?? (filter ? 'all' : 'main');
+const SUITES = {
+  main: (f) => !f.endsWith('.slow.test.ts'),
+  slow: (f) => f.endsWith('.slow.test.ts'),
+  all: () => true,
+};
+const inSuite = SUITES[suite];
+if (!inSuite) {
+  console.error(`SDS_TEST_SUITE must be one of ${Object.keys(SUITES).join(', ')}, not ${suite}`);
+  process.exit(2);
+}
 const files = collect('test')
-  .filter((f) => !filter || f.includes(filter))
+  .filter((f) => inSuite(f) && (!filter || f.includes(filter)))
   .sort();
 if (files.length === 0) {
   console.error('no test files found');
