@@ -15,14 +15,17 @@ function collect(dir) {
   return out;
 }
 
-// The suites (CONTRIBUTING.md#tests): `npm test` runs the main one, which stays within its time
-// budget; `npm run test:slow` the files named `*.slow.test.ts` (whole real data sets read back by
-// outside tools); `.ci/run` runs both. With SDS_TEST_FILTER and no SDS_TEST_SUITE, every matching file runs.
+// The suites (CONTRIBUTING.md#tests): `npm test` runs the main one (unit, integration, and the
+// HTTP, cluster and deploy end-to-end tests), which stays within its time budget; `npm run test:cli`
+// the end-to-end tests of the CLI as a subprocess (test/e2e/cli/, most of the suite's time, each
+// spawning `sds` many times); `.ci/run` runs both, then `npm run test:pg` runs all of them on the
+// PostgreSQL store. With SDS_TEST_FILTER and no SDS_TEST_SUITE, every matching file runs.
 const filter = process.env.SDS_TEST_FILTER;
 const suite = process.env.SDS_TEST_SUITE ?? (filter ? 'all' : 'main');
+const CLI_DIR = join('test', 'e2e', 'cli') + '/';
 const SUITES = {
-  main: (f) => !f.endsWith('.slow.test.ts'),
-  slow: (f) => f.endsWith('.slow.test.ts'),
+  main: (f) => !f.startsWith(CLI_DIR),
+  cli: (f) => f.startsWith(CLI_DIR),
   all: () => true,
 };
 const inSuite = SUITES[suite];
