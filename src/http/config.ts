@@ -7,6 +7,7 @@ import { escapeLogText } from '../shared/log-escape.js';
 import { checkUploadMemory, loadLimits, type Limits } from '../core/home/index.js';
 import { httpTimeouts, type HttpTimeouts } from './timeouts.js';
 import type { RequestLogEntry } from './request-log.js';
+import type { WorkerMetricsLink } from './worker-metrics-ipc.js';
 
 /** Severity of a server log line (a JSON line's `level`). */
 export type LogLevel = 'info' | 'warn' | 'error';
@@ -67,6 +68,11 @@ export interface HttpConfig extends HttpTimeouts {
    */
   metricsToken?: string;
   /**
+   * In a worker of `sds serve --workers N`: the link to the other workers, so that `GET /metrics`
+   * answers for all of them (docs/metrics.md#workers). Absent: the metrics of this process.
+   */
+  workerMetrics?: WorkerMetricsLink;
+  /**
    * Readiness settings: the free-space floor (absent: SDS_READY_MIN_FREE_BYTES of `env`, else the
    * home's config.json `health.min_free_bytes`, else 1 GiB) and the free-space reader (tests).
    */
@@ -96,6 +102,7 @@ export function httpConfig(partial: Partial<HttpConfig> = {}): HttpConfig {
     throttle: partial.throttle,
     trustedProxies: partial.trustedProxies,
     metricsToken: partial.metricsToken,
+    workerMetrics: partial.workerMetrics,
     health: partial.health,
     ...httpTimeouts(partial.env ?? process.env, {
       headersTimeoutMs: partial.headersTimeoutMs,

@@ -83,7 +83,10 @@ export async function createApp(deps: AppDeps): Promise<Hono<AppEnv>> {
   };
   const token = metricsToken(config);
   // Collected only when someone may read them: without a token, requests pay nothing for metrics.
-  const prometheus = token === undefined ? undefined : { metrics: new ServerMetrics(), token };
+  const prometheus = token === undefined ? undefined : { metrics: new ServerMetrics(), token, workers: config.workerMetrics };
+  // A scrape taken by another worker asks this one for its share (docs/metrics.md#workers).
+  const link = prometheus?.workers;
+  if (prometheus && link) link.answer(() => prometheus.metrics.workerShare(link.index));
   const tokens = createTokenService({
     store: deps.store,
     key: await accessTokenKey(deps.store, config.env),

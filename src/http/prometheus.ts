@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LoginEvent } from '../core/auth/index.js';
 import type { MonitoringReadings } from '../core/health/index.js';
 import { currentNode } from '../shared/node-id.js';
@@ -7,6 +7,26 @@ import { currentNode } from '../shared/node-id.js';
 export const UNMATCHED_ROUTE = 'unmatched';
 
 const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+/** A registry's metrics as prom-client's JSON (`getMetricsAsJSON()`): what a worker sends of its own. */
+export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+
+/**
+ * Figures read from the home at each scrape: every worker would read the same, so a scrape over
+ * the workers takes them once, from the worker that answers it (docs/metrics.md#workers).
+ */
+const READ_FROM_STORE = new Set([
+  'sds_breakout_jobs_total',
+  'sds_breakout_cases_processed_total',
+  'sds_breakout_job_duration_seconds_total',
+  'sds_webhook_delivery_attempts_total',
+  'sds_webhook_queue_deliveries',
+  'sds_store_size_bytes',
+  'sds_store_wal_size_bytes',
+  'sds_schedule_last_run_timestamp_seconds',
+  'sds_schedule_last_exit_code',
+  'sds_sync_devices_seen_24h',
+]);
 
 /**
  * The Prometheus metrics of one app (docs/metrics.md), in a registry of its own rather than
@@ -34,6 +54,12 @@ export class ServerMetrics {
   private readonly uploadMemoryHeld: Gauge;
   private readonly uploadMemorySize: Gauge;
   private readonly devicesSeen: Gauge<'dictionary'>;
+  /** Metrics of the process itself, labelled with `worker` in a scrape over the workers. */
+  private readonly perProcess: Set<string>;
+  /** How many workers a scrape over the workers covers; in a registry of their own, as they exist only then. */
+  private readonly groupRegistry = new Registry();
+  private readonly workers: Gauge;
+  private readonly workersScraped: Gauge;
 
   constructor() {
     const registers = [this.registry];
@@ -41,6 +67,22 @@ export class ServerMetrics {
     // Gauges that prom-client names `_total`, a suffix Prometheus reserves for counters, so promtool
     // refuses them; the same figures stay under the names without it (sds_nodejs_active_handles …).
     for (const name of LINT_FAILING_DEFAULTS) this.registry.removeSingleMetric(`sds_${name}`);
+    this.perProcess = new Set([
+      ...this.registry.getMetricsAsArray().map((m) => m.name),
+      'sds_node_info',
+      'sds_sync_upload_memory_bytes',
+      'sds_sync_upload_memory_budget_bytes',
+    ]);
+    this.workers = new Gauge({
+      name: 'sds_workers',
+      help: 'Worker processes this server runs (sds serve --workers).',
+      registers: [this.groupRegistry],
+    });
+    this.workersScraped = new Gauge({
+      name: 'sds_workers_scraped',
+      help: 'Workers whose metrics this scrape includes; fewer than sds_workers when some did not answer in time.',
+      registers: [this.groupRegistry],
+    });
     // Which node of those sharing a store answers this scrape (docs/metrics.md): 1, labelled.
     const node = currentNode();
     new Gauge({
@@ -181,6 +223,49 @@ export class ServerMetrics {
    * the uploads in flight hold of their memory budget (docs/limits.md#memory-of-uploads-in-flight).
    */
   async scrape(r: MonitoringReadings, uploadMemory: { held: number; size: number }): Promise<string> {
+    this.takeReadings(r, uploadMemory);
+    return this.registry.metrics();
+  }
+
+  /**
+   * This worker's share of a scrape over the workers (docs/metrics.md#workers): its counters and
+   * histograms, and its process metrics labelled `worker`; not the figures read from the home.
+   */
+  async workerShare(worker: number): Promise<MetricsJson> {
+    return this.labelled(await this.registry.getMetricsAsJSON(), worker).filter((m) => !READ_FROM_STORE.has(m.name));
+  }
+
+  /**
+   * The Prometheus text of a scrape over the workers: this worker's metrics, with the figures read
+   * from the home, combined with the other workers' shares by prom-client's aggregator, which sums
+   * what has the same name and labels (docs/metrics.md#workers).
+   */
+  async scrapeWorkers(
+    r: MonitoringReadings,
+    uploadMemory: { held: number; size: number },
+    worker: number,
+    others: { shares: MetricsJson[]; workers: number },
+  ): Promise<string> {
+    this.takeReadings(r, uploadMemory);
+    const own = this.labelled(await this.registry.getMetricsAsJSON(), worker);
+    this.workers.set(others.workers);
+    this.workersScraped.set(1 + others.shares.length);
+    return AggregatorRegistry.aggregate([own, ...others.shares, await this.groupRegistry.getMetricsAsJSON()]).metrics();
+  }
+
+  /** The process metrics with a `worker` label each: one series per worker, never summed. */
+  private labelled(metrics: MetricsJson, worker: number): MetricsJson {
+    return metrics.map((m) =>
+      this.perProcess.has(m.name)
+        ? // 'sum' over one value per label set keeps each; prom-client's own aggregators would drop
+          // the start time ('omit') and keep one worker's Node.js version ('first').
+          { ...m, aggregator: 'sum', values: m.values.map((v) => ({ ...v, labels: { ...v.labels, worker: String(worker) } })) }
+        : m,
+    );
+  }
+
+  /** Takes in the figures read from the home and what the uploads in flight hold. */
+  private takeReadings(r: MonitoringReadings, uploadMemory: { held: number; size: number }): void {
     this.uploadMemoryHeld.set(uploadMemory.held);
     this.uploadMemorySize.set(uploadMemory.size);
     this.setTotals(this.breakoutJobs, 'outcome', r.breakoutJobs);
@@ -203,7 +288,6 @@ export class ServerMetrics {
     // Reset first, as the schedules: a deleted dictionary leaves the output.
     this.devicesSeen.reset();
     for (const [dictionary, n] of Object.entries(r.devicesSeen24h)) this.devicesSeen.set({ dictionary }, n);
-    return this.registry.metrics();
   }
 
   /** Sets a counter to totals kept in the store: prom-client counters only go up, so reset first. */

@@ -2,12 +2,14 @@ import cluster, { type Worker } from 'node:cluster';
 import { restartDelay, type WorkerSettings } from '../core/workers/index.js';
 import type { LogLevel } from './config.js';
 import { TurnBroker } from './write-turns-ipc.js';
+import { MetricsBroker } from './worker-metrics-ipc.js';
 
 /**
  * The primary process of `sds serve --workers N` (docs/production.md#workers): it serves nothing
  * itself. It starts N workers, each a whole `sds serve` on the shared port (node:cluster), of
  * which the first runs the duties of the machine; hands out turns to write on a SQLite store;
- * restarts a worker that ends unasked, within the restart limit; and on SIGTERM or SIGINT asks
+ * restarts a worker that ends unasked, within the restart limit; gathers the workers' metrics for
+ * a scrape of `/metrics` (docs/metrics.md#workers); and on SIGTERM or SIGINT asks
  * every worker to finish its requests in flight and waits for all of them.
  */
 
@@ -52,6 +54,11 @@ export function runWorkerGroup(o: WorkerGroupOptions): Promise<number> {
   const restarts: number[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const live = new Map<Worker, { index: number; listening: boolean }>();
+  const metrics = new MetricsBroker({
+    peers: () => [...live].filter(([, x]) => x.listening).map(([w]) => w),
+    count: o.settings.count,
+    timeoutMs: o.settings.metricsTimeoutMs,
+  });
   let ready = false;
   let stopping = false;
   let exitCode = 0;
@@ -74,7 +81,7 @@ export function runWorkerGroup(o: WorkerGroupOptions): Promise<number> {
     const w = cluster.fork({ [WORKER_ENV.index]: String(index), [WORKER_ENV.duties]: index === 1 ? '1' : '0' });
     live.set(w, { index, listening: false });
     w.on('message', (m: unknown) => {
-      if (broker.handle(w, m)) return;
+      if (broker.handle(w, m) || metrics.handle(w, m)) return;
       if (!isListening(m)) return;
       live.get(w)!.listening = true;
       o.log(`sds serve: worker ${index} (node ${m.node}) listening${index === 1 ? '; it runs the duties of this machine' : ''}`);
@@ -88,6 +95,7 @@ export function runWorkerGroup(o: WorkerGroupOptions): Promise<number> {
       const was = live.get(w)!;
       live.delete(w);
       broker.gone(w);
+      metrics.gone(w);
       const how = signal ? `by ${signal}` : `with exit code ${code}`;
       if (stopping) {
         if (code !== 0) exitCode ||= code ?? 1;

@@ -196,9 +196,13 @@ export function registerServeCommand(program: Command): void {
             started = { format, log };
             // The primary of a group said these once already.
             if (!worker) warnAboutHome(ctx, format, log);
+            let workerMetrics;
             if (worker) {
               const { ipcWriteTurns } = await import('../../http/write-turns-ipc.js');
               store.shareWriteTurns(ipcWriteTurns());
+              // /metrics answers for every worker (docs/metrics.md#workers).
+              const { ipcWorkerMetrics } = await import('../../http/worker-metrics-ipc.js');
+              workerMetrics = ipcWorkerMetrics(worker.index, workerSettings(ctx.home, process.env, opts.workers));
             }
             const server = await startServer({
               store,
@@ -213,6 +217,7 @@ export function registerServeCommand(program: Command): void {
                 requestTimeoutMs: opts.requestTimeout,
                 log: log.log,
                 requestLog: log.request,
+                workerMetrics,
               },
             });
             return { server, shutdownSignal, format, log };

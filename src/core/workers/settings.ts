@@ -16,6 +16,11 @@ export interface WorkerSettings {
   restartWindowMs: number;
   /** Wait before the first restart, in ms; doubled for each further restart in the window. */
   restartDelayMs: number;
+  /**
+   * How long a scrape of `/metrics` waits for the other workers' metrics, in ms; one that has not
+   * answered by then is left out of that scrape (docs/metrics.md#workers).
+   */
+  metricsTimeoutMs: number;
 }
 
 /** The config.json keys (in `workers`), environment variables and bounds of each setting. */
@@ -24,6 +29,7 @@ export const WORKER_SETTINGS = [
   ['restart_limit', 'SDS_WORKER_RESTART_LIMIT', 'restartLimit', 0, 1000],
   ['restart_window_ms', 'SDS_WORKER_RESTART_WINDOW_MS', 'restartWindowMs', 1, 86_400_000],
   ['restart_delay_ms', 'SDS_WORKER_RESTART_DELAY_MS', 'restartDelayMs', 0, 600_000],
+  ['metrics_timeout_ms', 'SDS_WORKER_METRICS_TIMEOUT_MS', 'metricsTimeoutMs', 1, 60_000],
 ] as const satisfies readonly WholeSettingRow<keyof WorkerSettings>[];
 
 /**
@@ -31,7 +37,8 @@ export const WORKER_SETTINGS = [
  * `workers.count`, else 1 (docs/decisions.md, "Workers on one machine (issue 29)": why not every
  * core yet); the restart
  * policy from SDS_WORKER_RESTART_* or `workers.restart_*`, else 5 restarts a minute starting at
- * 1 s. A value out of range is CONFIG_INVALID naming where it came from.
+ * 1 s; the metrics wait from SDS_WORKER_METRICS_TIMEOUT_MS or `workers.metrics_timeout_ms`,
+ * else 1000 ms. A value out of range is CONFIG_INVALID naming where it came from.
  */
 export function workerSettings(home: HomePaths, env: NodeJS.ProcessEnv = process.env, flag?: number): WorkerSettings {
   const fileName = homeConfigPath(home);
@@ -46,6 +53,7 @@ export function workerSettings(home: HomePaths, env: NodeJS.ProcessEnv = process
     restartLimit: 5,
     restartWindowMs: 60_000,
     restartDelayMs: 1000,
+    metricsTimeoutMs: 1000,
   };
   resolveWholeSettings(out, WORKER_SETTINGS, section, env, 'workers', fileName);
   if (flag !== undefined) out.count = flag;

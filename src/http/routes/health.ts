@@ -57,7 +57,7 @@ export function healthRoutes(api: ApiBuilder, deps: RouteDeps): void {
     path: '/metrics',
     summary: 'Prometheus metrics',
     description:
-      'The Prometheus text format (docs/metrics.md). Only with `SDS_METRICS_TOKEN` set: `Authorization: Bearer <SDS_METRICS_TOKEN>`, ' +
+      'The Prometheus text format (docs/metrics.md); with `sds serve --workers N`, of every worker together. Only with `SDS_METRICS_TOKEN` set: `Authorization: Bearer <SDS_METRICS_TOKEN>`, ' +
       'a static token of its own, never an OAuth access token. Without the variable the route answers 404 as if absent.',
     tags: ['health'],
     permission: 'public',
@@ -74,7 +74,12 @@ export function healthRoutes(api: ApiBuilder, deps: RouteDeps): void {
         c.header('WWW-Authenticate', 'Bearer realm="sds-metrics"');
         return errorResponse(c, new AppError('METRICS_TOKEN_INVALID', 'the metrics route needs Authorization: Bearer <SDS_METRICS_TOKEN>'));
       }
-      const text = await prometheus.metrics.scrape(await monitoringReadings(store, clock()), deps.uploadMemory);
+      const readings = await monitoringReadings(store, clock());
+      // With --workers N, the whole server: the other workers' shares added in (docs/metrics.md#workers).
+      const workers = prometheus.workers;
+      const text = workers
+        ? await prometheus.metrics.scrapeWorkers(readings, deps.uploadMemory, workers.index, await workers.gather())
+        : await prometheus.metrics.scrape(readings, deps.uploadMemory);
       return c.body(text, 200, { 'Content-Type': prometheus.metrics.registry.contentType, ...NO_STORE });
     },
   });

@@ -4,7 +4,6 @@
 // promtool (Debian's prometheus package) and its values parsed (docs/metrics.md).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
@@ -13,6 +12,7 @@ import { startServe, type ServeProcess } from '../../helpers/serve-process.js';
 import { popstanCases } from '../../helpers/sync-client.js';
 import { startTestServer } from '../../helpers/http-server.js';
 import { fixture, tempHome } from '../../helpers/temp-home.js';
+import { promtool, samples, value } from '../../helpers/prom-text.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 const PASSWORD = 'a-long-password-1';
@@ -22,35 +22,6 @@ let home: Awaited<ReturnType<typeof tempHome>>;
 let serve: ServeProcess;
 let dict = '';
 let access = '';
-
-/** promtool's verdict on a scrape; a missing promtool fails under CI (npm test installs it: scripts/ensure-test-tools.sh) and skips elsewhere. */
-function promtool(text: string): { status: number | null; output: string } | undefined {
-  const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
-  if ((r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
-    if (process.env.CI)
-      assert.fail('promtool is not installed (Debian package prometheus); npm test installs it (scripts/ensure-test-tools.sh)');
-    return undefined;
-  }
-  return { status: r.status, output: `${r.stdout}${r.stderr}` };
-}
-
-/** The samples of a Prometheus text scrape: `name{labels}` → value. */
-function samples(text: string): { name: string; labels: Record<string, string>; value: number }[] {
-  const out: { name: string; labels: Record<string, string>; value: number }[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    assert.ok(m, `not a sample line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!;
-    out.push({ name: m[1]!, labels, value: Number(m[3]) });
-  }
-  return out;
-}
-
-function value(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  return samples(text).find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
-}
 
 const scrape = (token = TOKEN) => fetch(`${serve.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
 
@@ -117,6 +88,9 @@ test('a scrape after an upload, a download, a refused login and a breakout job p
   assert.ok(value(text, 'sds_breakout_job_duration_seconds_total')! > 0);
   // Which node answered the scrape (docs/metrics.md): one series, set to 1.
   assert.match(text, /^sds_node_info\{node="[^"]+:\d+:[0-9a-z]+",host="[^"]+",started_at="[^"]+"\} 1$/m);
+  // One process (--workers 1): no worker label and no count of workers (docs/metrics.md#workers).
+  assert.ok(!samples(text).some((s) => 'worker' in s.labels), 'a worker label on a single process');
+  assert.equal(value(text, 'sds_workers_scraped'), undefined);
   // Routes are labelled by template, never by the raw path.
   const uploads = { method: 'POST', route: '/api/dictionaries/{name}/cases', status: '200' };
   assert.equal(value(text, 'sds_http_requests_total', uploads), 1);
