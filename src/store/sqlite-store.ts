@@ -182,14 +182,16 @@ export class SqliteStore implements Store {
    * methods run their statements before they return, so the call is over by then.
    */
   private callHolding(call: (...args: unknown[]) => Promise<unknown>, args: unknown[]): Promise<unknown> {
-    const before = this.group ? this.changes() : 0;
     let changed = false;
     let result: Promise<unknown>;
     try {
+      const before = this.changes();
       result = call(...args);
+      changed = this.changedSince(before);
+    } catch (err) {
+      // The repositories' methods are async and reject rather than throw; keep it that way.
+      return Promise.reject(err);
     } finally {
-      changed = this.group !== undefined && this.changes() !== before;
-      if (changed) this.committed += 1;
       this.gate.release();
     }
     return changed ? result.then((value) => this.afterCommit().then(() => value)) : result;
@@ -251,19 +253,17 @@ export class SqliteStore implements Store {
   ): Promise<{ result: T; changed: boolean }> {
     if (this.insideOwnTransaction()) throw outsideTransaction(what);
     if (!this.gate.tryTake()) await this.gate.take();
-    const before = this.group ? this.changes() : 0;
     // A read transaction refuses writes here as PostgreSQL's READ ONLY does there: code tried on
     // one store must not write on the other by accident (docs/architecture.md#the-store-contract).
     if (readOnly) this.db.pragma('query_only = ON');
     try {
+      const before = this.changes();
       this.db.exec(begin);
       const tx = new TransactionScope(this.db, this.repos);
       try {
         const result = await runAsTransactionOf(this, fn, tx);
         this.db.exec('COMMIT');
-        const changed = this.group !== undefined && this.changes() !== before;
-        if (changed) this.committed += 1;
-        return { result, changed };
+        return { result, changed: this.changedSince(before) };
       } catch (err) {
         // A failed statement may have rolled the transaction back already (SQLite does on some errors).
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
@@ -286,10 +286,23 @@ export class SqliteStore implements Store {
   /** The first failed fsync: every later commit is refused with it (docs/durability.md#group-commit). */
   private fsyncFailure: AppError | undefined;
 
-  /** The connection's count of changed rows: a call that moved it wrote. */
-  private changes(): number {
+  /**
+   * The connection's count of changed rows, with group commit on and the connection open: a call
+   * that moved it wrote. Never throws: a closed connection counts nothing (its calls fail anyway).
+   */
+  private changes(): number | undefined {
+    if (!this.group || !this.db.open) return undefined;
     this.changesStatement ??= this.db.prepare('SELECT total_changes()').pluck();
     return this.changesStatement.get() as number;
+  }
+
+  /** Whether rows changed since `before` (changes()); counts the commit for durable(). */
+  private changedSince(before: number | undefined): boolean {
+    if (before === undefined) return false;
+    const now = this.changes();
+    if (now === undefined || now === before) return false;
+    this.committed += 1;
+    return true;
   }
 
   /**
