@@ -182,7 +182,7 @@ export class SqliteStore implements Store {
    * methods run their statements before they return, so the call is over by then.
    */
   private callHolding(call: (...args: unknown[]) => Promise<unknown>, args: unknown[]): Promise<unknown> {
-    let changed = false;
+    let changed: boolean;
     let result: Promise<unknown>;
     try {
       const before = this.changes();

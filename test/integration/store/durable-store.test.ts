@@ -130,82 +130,90 @@ test('sds cases import fsyncs the WAL after its last batch, before exiting 0', {
   assertWalSyncedAfterLastWrite(walTraceOf(['cases', 'import', 'CEN2000', fixture('popstan-census.dat')]));
 });
 
-test('sds serve answers 200 only after its group fsync of the WAL has ended, which started after the commit', { skip: noStrace }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sds-durable-'));
-  const home = join(dir, 'home');
-  const trace = join(dir, 'trace.txt');
-  try {
-    assert.equal(runCli(home, ['init']).code, 0);
-    assert.equal(runCli(home, ['users', 'add', 'ops', '--role', 'API', '--password-stdin'], { stdin: 'a-long-password-1\n' }).code, 0);
-    const server = spawn(
-      'strace',
-      [
-        '-f',
-        '-y',
-        '-e',
-        'trace=openat,write,writev,pwrite64,pwritev,fsync,fdatasync',
-        '-o',
-        trace,
-        process.execPath,
-        SDS_BIN,
-        '--home',
-        home,
-        'serve',
-        '--host',
-        '127.0.0.1',
-        '--port',
-        '0',
-        '--json',
-      ],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-        env: { ...process.env, NO_COLOR: '1', CI: '1' },
-      },
-    );
+test(
+  'sds serve answers 200 only after its group fsync of the WAL has ended, which started after the commit',
+  { skip: noStrace },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sds-durable-'));
+    const home = join(dir, 'home');
+    const trace = join(dir, 'trace.txt');
     try {
-      const [line] = (await once(createInterface({ input: server.stdout! }), 'line')) as [string];
-      const url = (JSON.parse(line) as { url: string }).url;
-      // The password grant stores a refresh token: a write acknowledged by the 200.
-      const reply = await fetch(`${url}/api/token`, {
-        method: 'POST',
-        body: new URLSearchParams({ grant_type: 'password', username: 'ops', password: 'a-long-password-1' }),
-      });
-      assert.equal(reply.status, 200);
-      await reply.json();
+      assert.equal(runCli(home, ['init']).code, 0);
+      assert.equal(runCli(home, ['users', 'add', 'ops', '--role', 'API', '--password-stdin'], { stdin: 'a-long-password-1\n' }).code, 0);
+      const server = spawn(
+        'strace',
+        [
+          '-f',
+          '-y',
+          '-e',
+          'trace=openat,write,writev,pwrite64,pwritev,fsync,fdatasync',
+          '-o',
+          trace,
+          process.execPath,
+          SDS_BIN,
+          '--home',
+          home,
+          'serve',
+          '--host',
+          '127.0.0.1',
+          '--port',
+          '0',
+          '--json',
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+          env: { ...process.env, NO_COLOR: '1', CI: '1' },
+        },
+      );
+      try {
+        const [line] = (await once(createInterface({ input: server.stdout! }), 'line')) as [string];
+        const url = (JSON.parse(line) as { url: string }).url;
+        // The password grant stores a refresh token: a write acknowledged by the 200.
+        const reply = await fetch(`${url}/api/token`, {
+          method: 'POST',
+          body: new URLSearchParams({ grant_type: 'password', username: 'ops', password: 'a-long-password-1' }),
+        });
+        assert.equal(reply.status, 200);
+        await reply.json();
+      } finally {
+        // strace passes no signal on: stop the traced server itself (its child), then strace ends.
+        const children = readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+        for (const pid of children) process.kill(Number(pid), 'SIGTERM');
+        if (server.exitCode === null) await once(server, 'exit');
+      }
+      const lines = readFileSync(trace, 'utf8').split('\n');
+      const answer = lines.findIndex((l) => l.includes('HTTP/1.1 200'));
+      assert.ok(answer > 0, 'the 200 answer is in the trace');
+      const tid = lines[answer]!.split(' ')[0]!;
+      const before = lines.slice(0, answer);
+      // The commit: the request's thread writes the WAL (and, in group commit, does not fsync it).
+      const lastWrite = before.findLastIndex(
+        (l) => l.startsWith(`${tid} `) && l.includes('sds.db-wal>') && /\b(write|pwrite64|pwritev)\(/.test(l),
+      );
+      assert.ok(lastWrite >= 0, 'the request committed on the thread that answered');
+      // The group fsync opens the WAL read-only (SQLite's own descriptors are read-write, and the
+      // checkpoint thread's fsyncs must not count): that descriptor is fsynced after the commit, and
+      // the fsync has returned before the answer.
+      const groupFds = new Set(
+        before.flatMap((l) => {
+          const m = /openat\(.*sds\.db-wal", O_RDONLY\|O_CLOEXEC\) = (\d+)/.exec(l);
+          return m ? [m[1]!] : [];
+        }),
+      );
+      const syncStart = before.findIndex(
+        (l, i) => i > lastWrite && [...groupFds].some((fd) => new RegExp(`\\bfsync\\(${fd}<[^>]*sds\\.db-wal>`).test(l)),
+      );
+      assert.ok(syncStart > lastWrite, 'no group fsync of the WAL after the commit');
+      const syncTid = before[syncStart]!.split(' ')[0]!;
+      const syncEnded =
+        /= 0$/.test(before[syncStart]!) ||
+        before.slice(syncStart + 1).some((l) => l.startsWith(`${syncTid} <... fsync resumed>`) && /= 0$/.test(l));
+      assert.ok(syncEnded, 'the answer came before the fsync returned');
     } finally {
-      // strace passes no signal on: stop the traced server itself (its child), then strace ends.
-      const children = readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-      for (const pid of children) process.kill(Number(pid), 'SIGTERM');
-      if (server.exitCode === null) await once(server, 'exit');
+      rmSync(dir, { recursive: true, force: true });
     }
-    const lines = readFileSync(trace, 'utf8').split('\n');
-    const answer = lines.findIndex((l) => l.includes('HTTP/1.1 200'));
-    assert.ok(answer > 0, 'the 200 answer is in the trace');
-    const tid = lines[answer]!.split(' ')[0]!;
-    const before = lines.slice(0, answer);
-    // The commit: the request's thread writes the WAL (and, in group commit, does not fsync it).
-    const lastWrite = before.findLastIndex((l) => l.startsWith(`${tid} `) && l.includes('sds.db-wal>') && /\b(write|pwrite64|pwritev)\(/.test(l));
-    assert.ok(lastWrite >= 0, 'the request committed on the thread that answered');
-    // The group fsync opens the WAL read-only (SQLite's own descriptors are read-write, and the
-    // checkpoint thread's fsyncs must not count): that descriptor is fsynced after the commit, and
-    // the fsync has returned before the answer.
-    const groupFds = new Set(
-      before.flatMap((l) => {
-        const m = /openat\(.*sds\.db-wal", O_RDONLY\|O_CLOEXEC\) = (\d+)/.exec(l);
-        return m ? [m[1]!] : [];
-      }),
-    );
-    const syncStart = before.findIndex(
-      (l, i) => i > lastWrite && [...groupFds].some((fd) => new RegExp(`\\bfsync\\(${fd}<[^>]*sds\\.db-wal>`).test(l)),
-    );
-    assert.ok(syncStart > lastWrite, 'no group fsync of the WAL after the commit');
-    const syncTid = before[syncStart]!.split(' ')[0]!;
-    const syncEnded = /= 0$/.test(before[syncStart]!) || before.slice(syncStart + 1).some((l) => l.startsWith(`${syncTid} <... fsync resumed>`) && /= 0$/.test(l));
-    assert.ok(syncEnded, 'the answer came before the fsync returned');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);
 
 test('deferSync turns the per-commit fsync off only while it runs, failing or not', async () => {
   const home = await tempHome();
