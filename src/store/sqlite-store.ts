@@ -289,6 +289,8 @@ export class SqliteStore implements Store {
   /**
    * The connection's count of changed rows, with group commit on and the connection open: a call
    * that moved it wrote. Never throws: a closed connection counts nothing (its calls fail anyway).
+   * Schema changes are not counted; the store changes its schema only in migrations, which run
+   * before `sds serve` turns group commit on.
    */
   private changes(): number | undefined {
     if (!this.group || !this.db.open) return undefined;
@@ -352,7 +354,9 @@ export class SqliteStore implements Store {
     if (!this.group) return;
     if (this.writeTurns === undefined && this.coveredCommits >= this.committed) return;
     if (this.fsyncFailure) throw this.fsyncFailure;
+    const seq = this.committed;
     await this.group.after();
+    if (seq > this.coveredCommits) this.coveredCommits = seq;
   }
 
   private checkpointer: WalCheckpointer | undefined;
