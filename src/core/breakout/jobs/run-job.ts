@@ -19,42 +19,6 @@ import { jobLeaseSettings, type JobLeaseSettings } from './lease-settings.js';
 /** Largest page, in cases, of one target transaction: big enough for the bulk paths. */
 const PAGE_SIZE = 2000;
 
-/**
- * The job row's progress is saved at most this often while pages load (and always for the first
- * page with cases, the last, and where a dictionary's run ends): each save is a store commit with
- * its fsync, which blocked the breakout's one thread for 4 % of its time when made after every
- * page (bench/README.md, "Breakout nearer the loaders").
- */
-const PROGRESS_SAVE_MS = 1000;
-
-/** Saves a job's progress, skipping saves that come sooner than PROGRESS_SAVE_MS after the last. */
-class ProgressSaves {
-  private savedAt = Number.NEGATIVE_INFINITY;
-  private savedProcessed = 0;
-  private unsaved?: () => Promise<void>;
-
-  /** `save` runs now when due, else later (at the next due call or at `flush`). */
-  async offer(processed: number, total: number, save: () => Promise<void>): Promise<void> {
-    const at = performance.now();
-    const due = at - this.savedAt >= PROGRESS_SAVE_MS || processed >= total || (processed > 0 && this.savedProcessed === 0);
-    if (!due) {
-      this.unsaved = save;
-      return;
-    }
-    this.unsaved = undefined;
-    this.savedAt = at;
-    this.savedProcessed = processed;
-    await save();
-  }
-
-  /** Saves the progress left unsaved, if any. */
-  async flush(): Promise<void> {
-    const save = this.unsaved;
-    this.unsaved = undefined;
-    if (save) await save();
-  }
-}
-
 export interface RunJobOptions {
   /** Aborted on SIGTERM/SIGINT or `breakout cancel`: the job stops after the current page. */
   signal?: AbortSignal;
@@ -134,7 +98,6 @@ async function runClaimed(
         name,
         `${name}: ${job.mode} breakout started (job ${jobId}) into ${target.identity} with ${job.threads} thread(s)`,
       );
-      const progressSaves = new ProgressSaves();
       const r = await runDictionary({
         store,
         dict,
@@ -150,9 +113,7 @@ async function runClaimed(
         signal: opts.signal,
         onProgress: async (processed, dictTotal, w) => {
           await lease.renewIfDue();
-          await progressSaves.offer(processed, dictTotal, () =>
-            store.jobs.saveProgress(jobId, { dictionary: name, processed, total: dictTotal }, warnings + w),
-          );
+          await store.jobs.saveProgress(jobId, { dictionary: name, processed, total: dictTotal }, warnings + w);
           await entries.progress(name, processed, dictTotal);
           opts.onProgress?.(name, processed, dictTotal);
         },
@@ -177,7 +138,6 @@ async function runClaimed(
         },
         now,
       });
-      await progressSaves.flush();
       total += r.processed;
       warnings += r.warnings;
       created.push(...r.tablesCreated);
