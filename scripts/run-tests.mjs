@@ -15,17 +15,18 @@ function collect(dir) {
   return out;
 }
 
-// The suites (CONTRIBUTING.md#tests): `npm test` runs the main one (unit, integration, and the
-// HTTP, cluster and deploy end-to-end tests), which stays within its time budget; `npm run test:cli`
-// the end-to-end tests of the CLI as a subprocess (test/e2e/cli/, most of the suite's time, each
-// spawning `sds` many times); `.ci/run` runs both, then `npm run test:pg` runs all of them on the
-// PostgreSQL store. With SDS_TEST_FILTER and no SDS_TEST_SUITE, every matching file runs.
+// The suites (CONTRIBUTING.md#tests): `npm test` runs the main one (unit and integration: the
+// core, the stores, the targets, real databases), which stays within its 10-minute budget;
+// `npm run test:e2e` the end-to-end tests (test/e2e/: the CLI as a subprocess, the HTTP server on
+// loopback, the cluster, the deploy files, the README), most of the time, each spawning `sds`
+// many times; `.ci/run` runs both, then `npm run test:pg` runs all of them on the PostgreSQL
+// store. With SDS_TEST_FILTER and no SDS_TEST_SUITE, every matching file runs.
 const filter = process.env.SDS_TEST_FILTER;
 const suite = process.env.SDS_TEST_SUITE ?? (filter ? 'all' : 'main');
-const CLI_DIR = join('test', 'e2e', 'cli') + '/';
+const E2E_DIR = join('test', 'e2e') + '/';
 const SUITES = {
-  main: (f) => !f.startsWith(CLI_DIR),
-  cli: (f) => f.startsWith(CLI_DIR),
+  main: (f) => !f.startsWith(E2E_DIR),
+  e2e: (f) => f.startsWith(E2E_DIR),
   all: () => true,
 };
 const inSuite = SUITES[suite];
