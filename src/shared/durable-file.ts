@@ -5,6 +5,7 @@
  * the same without blocking the server.
  */
 import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 
 /** Fsyncs a file's data and metadata (the file must exist). */
 export function fsyncFile(path: string): void {
@@ -13,6 +14,19 @@ export function fsyncFile(path: string): void {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Fsyncs a file's data and metadata off the event loop (libuv's pool). Opened for writing: some
+ * platforms refuse to sync a read-only handle.
+ */
+export async function fsyncFileAsync(path: string): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { CaseNote, PartialSave } from '../cspro/case/model.js';
-import { CASE_COLUMNS, toStored, type RawCase, type StoredCase } from './cases-repo.js';
+import { CASE_COLUMNS, storedNotes, toStored, type RawCase, type StoredCase } from './cases-repo.js';
 import { caseQuerySql, type CaseQuery } from './case-query-sql.js';
 import { ROW_BYTES } from './sync-repo.js';
 
@@ -62,7 +62,7 @@ export function toSummaryQueryRow(r: RawQuerySummary): CaseSummaryQueryRow {
     deleted: r.deleted === 1,
     verified: r.verified === 1,
     partialSave: r.partial_save === null ? null : (JSON.parse(r.partial_save) as PartialSave),
-    notes: r.notes === '[]' ? [] : (JSON.parse(r.notes) as CaseNote[]),
+    notes: storedNotes(r.notes),
     caseNote: r.case_note,
   };
 }

@@ -114,6 +114,11 @@ export type RawChanged = Pick<
 /** The columns of a ChangedCase, in the order of RawChanged. */
 export const CHANGED_COLUMNS = 'guid, case_key, label, data, verified, deleted, revision, notes, modified_at';
 
+/** A case's stored notes (JSON text); most cases have none: the stored empty array is not parsed. */
+export function storedNotes(text: string): CaseNote[] {
+  return text === '[]' ? [] : (JSON.parse(text) as CaseNote[]);
+}
+
 // Each read shape extends the smaller one: summary (case list) < changed (breakout) < stored.
 /** A case-list row from its database row (also the PostgreSQL store's). */
 export function toSummary(r: RawSummary): CaseSummaryRow {
@@ -139,8 +144,7 @@ export function toChanged(r: RawChanged): ChangedCase {
     deleted: r.deleted === 1,
     data: r.data,
     revision: r.revision,
-    // Most cases have no notes: skip the parse for the stored empty array.
-    notes: r.notes === '[]' ? [] : (JSON.parse(r.notes) as CaseNote[]),
+    notes: storedNotes(r.notes),
   };
 }
 
@@ -172,7 +176,7 @@ function toChangedFromValues(v: RawChangedValues): ChangedCase {
     deleted: v[5] === 1,
     data: v[3],
     revision: v[6],
-    notes: v[7] === '[]' ? [] : (JSON.parse(v[7]) as CaseNote[]),
+    notes: storedNotes(v[7]),
   };
 }
 
@@ -191,8 +195,7 @@ export function toStored(r: RawCase): StoredCase {
     deleted: r.deleted === 1,
     data: r.data,
     revision: r.revision,
-    // Most cases have no notes: skip the parse for the stored empty array.
-    notes: r.notes === '[]' ? [] : (JSON.parse(r.notes) as CaseNote[]),
+    notes: storedNotes(r.notes),
     clock: JSON.parse(r.clock) as ClockEntry[],
     partialSave: r.partial_save === null ? null : (JSON.parse(r.partial_save) as PartialSave),
     createdAt: r.created_at,
@@ -229,7 +232,7 @@ export function toStoredFromValues(v: RawCaseValues): StoredCase {
     deleted: v[5] === 1,
     data: v[3],
     revision: v[6],
-    notes: v[9] === '[]' ? [] : (JSON.parse(v[9]) as CaseNote[]),
+    notes: storedNotes(v[9]),
     clock: JSON.parse(v[7]) as ClockEntry[],
     partialSave: v[8] === null ? null : (JSON.parse(v[8]) as PartialSave),
     createdAt: v[11],

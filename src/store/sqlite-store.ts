@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import type { Statement } from 'better-sqlite3';
 import { AppError } from '../shared/errors.js';
 import { GroupFsync } from './group-fsync.js';
 import { DictionaryModelCache } from './dictionary-model-cache.js';
 import type { Database as Db } from 'better-sqlite3';
-import { fsyncFile } from '../shared/durable-file.js';
+import { fsyncFile, fsyncFileAsync } from '../shared/durable-file.js';
 import type { HomePaths } from '../shared/home.js';
 import type { MigrateResult } from './migrate.js';
 import { DictionariesRepo } from './dictionaries-repo.js';
@@ -326,9 +325,25 @@ export class SqliteStore implements Store {
 
   /** Waits for an fsync that covers the commit just made. */
   private async afterCommit(): Promise<void> {
-    const group = this.group;
-    if (!group) return;
-    // Every commit counted so far came before this call, so the fsync it waits for covers them.
+    if (this.group) await this.coverCommits(this.group);
+  }
+
+  /**
+   * Resolves once every commit this store has made is on disk; at once without group commit,
+   * where each commit fsyncs before it returns. With other server processes writing the same file
+   * (`--workers`), their commits count too: the wait is then for an fsync in any case.
+   */
+  async durable(): Promise<void> {
+    if (!this.group) return;
+    if (this.writeTurns === undefined && this.coveredCommits >= this.committed) return;
+    await this.coverCommits(this.group);
+  }
+
+  /**
+   * Waits for a group fsync that covers every commit counted so far (each came before this call);
+   * a failed one is IO_ERROR, then and for every later write (docs/durability.md#group-commit).
+   */
+  private async coverCommits(group: GroupFsync): Promise<void> {
     const seq = this.committed;
     if (this.fsyncFailure) throw this.fsyncFailure;
     try {
@@ -342,20 +357,6 @@ export class SqliteStore implements Store {
       );
       throw this.fsyncFailure;
     }
-    if (seq > this.coveredCommits) this.coveredCommits = seq;
-  }
-
-  /**
-   * Resolves once every commit this store has made is on disk; at once without group commit,
-   * where each commit fsyncs before it returns. With other server processes writing the same file
-   * (`--workers`), their commits count too: the wait is then for an fsync in any case.
-   */
-  async durable(): Promise<void> {
-    if (!this.group) return;
-    if (this.writeTurns === undefined && this.coveredCommits >= this.committed) return;
-    if (this.fsyncFailure) throw this.fsyncFailure;
-    const seq = this.committed;
-    await this.group.after();
     if (seq > this.coveredCommits) this.coveredCommits = seq;
   }
 
@@ -431,16 +432,10 @@ export class SqliteStore implements Store {
 
 /** Fsyncs a store's WAL file off the event loop; its database file when it has no WAL (yet). */
 async function fsyncWalOf(db: string): Promise<void> {
-  let handle;
   try {
-    handle = await open(`${db}-wal`, 'r');
+    await fsyncFileAsync(`${db}-wal`);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    handle = await open(db, 'r');
-  }
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
+    await fsyncFileAsync(db);
   }
 }

@@ -191,12 +191,12 @@ test(
         (l) => l.startsWith(`${tid} `) && l.includes('sds.db-wal>') && /\b(write|pwrite64|pwritev)\(/.test(l),
       );
       assert.ok(lastWrite >= 0, 'the request committed on the thread that answered');
-      // The group fsync opens the WAL read-only (SQLite's own descriptors are read-write, and the
+      // The group fsync opens the WAL read-write without O_CREAT (SQLite's own descriptors have it; the
       // checkpoint thread's fsyncs must not count): that descriptor is fsynced after the commit, and
       // the fsync has returned before the answer.
       const groupFds = new Set(
         before.flatMap((l) => {
-          const m = /openat\(.*sds\.db-wal", O_RDONLY\|O_CLOEXEC\) = (\d+)/.exec(l);
+          const m = /openat\(.*sds\.db-wal", O_RDWR\|O_CLOEXEC\) = (\d+)/.exec(l);
           return m ? [m[1]!] : [];
         }),
       );

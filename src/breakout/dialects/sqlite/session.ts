@@ -4,9 +4,8 @@
  */
 import { closeSync, existsSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { AppError } from '../../../shared/errors.js';
-import { open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { fsyncDirectory } from '../../../shared/durable-file.js';
+import { fsyncDirectory, fsyncFileAsync } from '../../../shared/durable-file.js';
 import type { Database } from 'better-sqlite3';
 import type { CellValue, ColumnType, TablePlan } from '../../plan-model.js';
 import type { Dialect, RowSource, TargetConfig, TargetSession } from '../dialect.js';
@@ -27,16 +26,6 @@ import {
   VERSION_SQL,
   lastCompletedJobSql,
 } from './queries.js';
-
-/** Fsyncs one file (opened for writing: some platforms refuse to sync a read-only handle). */
-async function fsyncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 class SqliteSession extends BaseSession {
   private directorySynced = false;
@@ -62,7 +51,7 @@ class SqliteSession extends BaseSession {
     if (!this.wal) return;
     // While this connection is open the WAL exists (SQLite removes it when the last connection
     // closes): a missing one is an error, never a reason to skip the fsync.
-    await fsyncPath(`${this.mainFile}-wal`);
+    await fsyncFileAsync(`${this.mainFile}-wal`);
     if (!this.directorySynced) {
       fsyncDirectory(dirname(this.mainFile));
       this.directorySynced = true;
