@@ -3,6 +3,7 @@ import { restartDelay, type WorkerSettings } from '../core/workers/index.js';
 import type { LogLevel } from './config.js';
 import { TurnBroker } from './write-turns-ipc.js';
 import { MetricsBroker } from './worker-metrics-ipc.js';
+import { isSdsMessage } from './ipc-message.js';
 
 /**
  * The primary process of `sds serve --workers N` (docs/production.md#workers): it serves nothing
@@ -32,7 +33,7 @@ export function listeningMessage(url: string, node: string): ListeningMessage {
 }
 
 function isListening(m: unknown): m is ListeningMessage {
-  return typeof m === 'object' && m !== null && (m as { sds?: unknown }).sds === 'listening';
+  return isSdsMessage<ListeningMessage>(m, 'listening');
 }
 
 export interface WorkerGroupOptions {

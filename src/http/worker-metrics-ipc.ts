@@ -1,6 +1,8 @@
 import type { Worker } from 'node:cluster';
 import type { WorkerSettings } from '../core/workers/index.js';
 import type { MetricsJson } from './prometheus.js';
+import { isSdsMessage } from './ipc-message.js';
+import { realTimers, type Timers } from '../shared/timers.js';
 
 /**
  * One scrape of `/metrics` over every worker of `sds serve --workers N` (docs/metrics.md#workers):
@@ -17,7 +19,7 @@ type MetricsMessage =
   | { sds: 'metrics-gathered'; id: number; shares: MetricsJson[]; workers: number };
 
 function isMetricsMessage<K extends MetricsMessage['sds']>(m: unknown, what: K): m is Extract<MetricsMessage, { sds: K }> {
-  return typeof m === 'object' && m !== null && (m as { sds?: unknown }).sds === what;
+  return isSdsMessage<MetricsMessage, K>(m, what);
 }
 
 /** The other workers' shares of a scrape, and how many workers the server runs. */
@@ -46,7 +48,11 @@ function revive(metrics: MetricsJson): MetricsJson {
 }
 
 /** A worker's side (the worker number, the count of workers and the wait from its settings). */
-export function ipcWorkerMetrics(index: number, settings: Pick<WorkerSettings, 'count' | 'metricsTimeoutMs'>): WorkerMetricsLink {
+export function ipcWorkerMetrics(
+  index: number,
+  settings: Pick<WorkerSettings, 'count' | 'metricsTimeoutMs'>,
+  timers: Timers = realTimers,
+): WorkerMetricsLink {
   const waiting = new Map<number, (g: GatheredMetrics) => void>();
   let nextId = 0;
   let share: (() => Promise<MetricsJson>) | undefined;
@@ -74,12 +80,12 @@ export function ipcWorkerMetrics(index: number, settings: Pick<WorkerSettings, '
         const id = nextId++;
         // The primary answers within the timeout; should it not (it is stopping), this worker's own
         // metrics still go out, a second later, as a scrape of one worker.
-        const timer = setTimeout(() => {
+        const timer = timers.set(() => {
           waiting.delete(id);
           resolve({ shares: [], workers: settings.count });
         }, settings.metricsTimeoutMs + 1000);
         waiting.set(id, (g) => {
-          clearTimeout(timer);
+          timers.clear(timer);
           resolve(g);
         });
         if (process.connected) process.send!({ sds: 'metrics-gather', id } satisfies MetricsMessage);
@@ -92,7 +98,7 @@ interface Gathering {
   id: number;
   waiting: Set<Worker>;
   shares: MetricsJson[];
-  timer: NodeJS.Timeout;
+  timer: unknown;
 }
 
 /**
@@ -103,8 +109,12 @@ export class MetricsBroker {
   private nextAsk = 0;
   private readonly gatherings = new Map<number, Gathering>();
 
-  /** `peers()`: the workers that listen now; `count`: the workers the server runs. */
-  constructor(private readonly o: { peers: () => Worker[]; count: number; timeoutMs: number }) {}
+  /** `peers()`: the workers that listen now; `count`: the workers the server runs; `timers`: to wait with (tests fire them). */
+  constructor(private readonly o: { peers: () => Worker[]; count: number; timeoutMs: number; timers?: Timers }) {}
+
+  private get timers(): Timers {
+    return this.o.timers ?? realTimers;
+  }
 
   /** Handles `m` from `w` when it is a metrics message; false otherwise. */
   handle(w: Worker, m: unknown): boolean {
@@ -123,7 +133,7 @@ export class MetricsBroker {
   gone(w: Worker): void {
     for (const [ask, g] of this.gatherings) {
       if (g.from === w) {
-        clearTimeout(g.timer);
+        this.timers.clear(g.timer);
         this.gatherings.delete(ask);
       } else if (g.waiting.delete(w) && g.waiting.size === 0) this.finish(ask);
     }
@@ -132,8 +142,7 @@ export class MetricsBroker {
   private gather(from: Worker, id: number): void {
     const ask = this.nextAsk++;
     const peers = this.o.peers().filter((w) => w !== from && w.isConnected());
-    const timer = setTimeout(() => this.finish(ask), this.o.timeoutMs);
-    timer.unref();
+    const timer = this.timers.set(() => this.finish(ask), this.o.timeoutMs);
     this.gatherings.set(ask, { from, id, waiting: new Set(peers), shares: [], timer });
     for (const w of peers) w.send({ sds: 'metrics-ask', ask } satisfies MetricsMessage);
     if (peers.length === 0) this.finish(ask);
@@ -142,7 +151,7 @@ export class MetricsBroker {
   private finish(ask: number): void {
     const g = this.gatherings.get(ask);
     if (!g) return;
-    clearTimeout(g.timer);
+    this.timers.clear(g.timer);
     this.gatherings.delete(ask);
     if (g.from.isConnected())
       g.from.send({ sds: 'metrics-gathered', id: g.id, shares: g.shares, workers: this.o.count } satisfies MetricsMessage);

@@ -1,4 +1,5 @@
 import type { Worker } from 'node:cluster';
+import { isSdsMessage } from './ipc-message.js';
 
 /**
  * Turns to write on one SQLite file, handed between the workers of `sds serve --workers N` by
@@ -11,7 +12,7 @@ import type { Worker } from 'node:cluster';
 type TurnMessage = { sds: 'turn' } | { sds: 'release' };
 
 function isTurnMessage(m: unknown, what: TurnMessage['sds']): boolean {
-  return typeof m === 'object' && m !== null && (m as { sds?: unknown }).sds === what;
+  return isSdsMessage<TurnMessage>(m, what);
 }
 
 /** A worker's side: asks the primary for the turn and waits for it (Store.shareWriteTurns). */
