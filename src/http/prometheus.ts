@@ -12,23 +12,6 @@ const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_req
 export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
 /**
- * Figures read from the home at each scrape: every worker would read the same, so a scrape over
- * the workers takes them once, from the worker that answers it (docs/metrics.md#workers).
- */
-const READ_FROM_STORE = new Set([
-  'sds_breakout_jobs_total',
-  'sds_breakout_cases_processed_total',
-  'sds_breakout_job_duration_seconds_total',
-  'sds_webhook_delivery_attempts_total',
-  'sds_webhook_queue_deliveries',
-  'sds_store_size_bytes',
-  'sds_store_wal_size_bytes',
-  'sds_schedule_last_run_timestamp_seconds',
-  'sds_schedule_last_exit_code',
-  'sds_sync_devices_seen_24h',
-]);
-
-/**
  * The Prometheus metrics of one app (docs/metrics.md), in a registry of its own rather than
  * prom-client's global one, so several apps in one process (tests) never share or clash. The
  * counters of what the server itself sees (requests, synced cases, logins) live here; the
@@ -54,6 +37,11 @@ export class ServerMetrics {
   private readonly uploadMemoryHeld: Gauge;
   private readonly uploadMemorySize: Gauge;
   private readonly devicesSeen: Gauge<'dictionary'>;
+  /**
+   * Figures read from the home at each scrape: every worker would read the same, so a scrape over
+   * the workers takes them once, from the worker that answers it (docs/metrics.md#workers).
+   */
+  private readonly readFromStore = new Set<string>();
   /** Metrics of the process itself, labelled with `worker` in a scrape over the workers. */
   private readonly perProcess: Set<string>;
   /** How many workers a scrape over the workers covers; in a registry of their own, as they exist only then. */
@@ -129,47 +117,51 @@ export class ServerMetrics {
       registers,
     });
     this.breakoutJobs = new Counter({
-      name: 'sds_breakout_jobs_total',
+      name: this.fromHome('sds_breakout_jobs_total'),
       help: 'Breakout jobs finished, by outcome (completed, failed, cancelled); kept in the store.',
       labelNames: ['outcome'],
       registers,
     });
     this.breakoutCases = new Counter({
-      name: 'sds_breakout_cases_processed_total',
+      name: this.fromHome('sds_breakout_cases_processed_total'),
       help: 'Cases processed by finished breakout jobs; kept in the store.',
       registers,
     });
     this.breakoutSeconds = new Counter({
-      name: 'sds_breakout_job_duration_seconds_total',
+      name: this.fromHome('sds_breakout_job_duration_seconds_total'),
       help: 'Seconds from start to end of finished breakout jobs, summed; kept in the store.',
       registers,
     });
     this.webhookAttempts = new Counter({
-      name: 'sds_webhook_delivery_attempts_total',
+      name: this.fromHome('sds_webhook_delivery_attempts_total'),
       help: 'Webhook delivery attempts, by outcome (success, failed); kept in the store.',
       labelNames: ['outcome'],
       registers,
     });
     this.webhookQueue = new Gauge({
-      name: 'sds_webhook_queue_deliveries',
+      name: this.fromHome('sds_webhook_queue_deliveries'),
       help: 'Webhook deliveries in the queue of active webhooks, by state (due, waiting, failed).',
       labelNames: ['state'],
       registers,
     });
     this.storeBytes = new Gauge({
-      name: 'sds_store_size_bytes',
+      name: this.fromHome('sds_store_size_bytes'),
       help: 'Size of the store: the file sds.db, or the PostgreSQL database.',
       registers,
     });
-    this.walBytes = new Gauge({ name: 'sds_store_wal_size_bytes', help: 'Size of the store write-ahead log sds.db-wal.', registers });
+    this.walBytes = new Gauge({
+      name: this.fromHome('sds_store_wal_size_bytes'),
+      help: 'Size of the store write-ahead log sds.db-wal.',
+      registers,
+    });
     this.scheduleLastRun = new Gauge({
-      name: 'sds_schedule_last_run_timestamp_seconds',
+      name: this.fromHome('sds_schedule_last_run_timestamp_seconds'),
       help: 'Start of the last run of the schedule of a dictionary, in Unix seconds.',
       labelNames: ['dictionary'],
       registers,
     });
     this.scheduleExitCode = new Gauge({
-      name: 'sds_schedule_last_exit_code',
+      name: this.fromHome('sds_schedule_last_exit_code'),
       help: 'Exit code of the last run of the schedule of a dictionary (-1 while it runs).',
       labelNames: ['dictionary'],
       registers,
@@ -186,7 +178,7 @@ export class ServerMetrics {
     });
     // Per dictionary only: a label per device would grow with the field operation (docs/metrics.md).
     this.devicesSeen = new Gauge({
-      name: 'sds_sync_devices_seen_24h',
+      name: this.fromHome('sds_sync_devices_seen_24h'),
       help: 'Distinct devices that synced the dictionary (upload or completed download) in the last 24 hours.',
       labelNames: ['dictionary'],
       registers,
@@ -232,7 +224,7 @@ export class ServerMetrics {
    * histograms, and its process metrics labelled `worker`; not the figures read from the home.
    */
   async workerShare(worker: number): Promise<MetricsJson> {
-    return this.labelled(await this.registry.getMetricsAsJSON(), worker).filter((m) => !READ_FROM_STORE.has(m.name));
+    return this.labelled(await this.registry.getMetricsAsJSON(), worker).filter((m) => !this.readFromStore.has(m.name));
   }
 
   /**
@@ -262,6 +254,12 @@ export class ServerMetrics {
           { ...m, aggregator: 'sum', values: m.values.map((v) => ({ ...v, labels: { ...v.labels, worker: String(worker) } })) }
         : m,
     );
+  }
+
+  /** `name`, noted as one of the figures read from the home (readFromStore). */
+  private fromHome(name: string): string {
+    this.readFromStore.add(name);
+    return name;
   }
 
   /** Takes in the figures read from the home and what the uploads in flight hold. */
