@@ -43,7 +43,13 @@ function v2Cases(): Record<string, unknown>[] {
     c(1, { label: ODD, verified: true }),
     c(2, { notes: [{ content: ODD, field: ref, operatorId: 'op', modifiedTime: '2024-03-01T10:00:00Z' }] }),
     c(3, { partialSave: { mode: 'modify', field: ref } }),
-    c(4, { partialSave: { mode: 'add' }, clock: [{ deviceId: ODD, revision: 4 }, { deviceId: 'other', revision: 9 }] }),
+    c(4, {
+      partialSave: { mode: 'add' },
+      clock: [
+        { deviceId: ODD, revision: 4 },
+        { deviceId: 'other', revision: 9 },
+      ],
+    }),
     c(5, { 'level-1': level(5, { HOUSING_REC: { H3: 1, PHOTO: photoDescriptor(ids[5]!, Buffer.from('photo')) } }) }),
     c(6),
     c(7),

@@ -1,20 +1,20 @@
 /**
  * A download page built from stored text (docs/sync.md#how-a-page-is-built) sends the bytes the
- * older path sent, which parsed each row (toStoredFromValues) and re-encoded it (wireCaseJson):
+ * older path sent, which parsed each row (as toStored does) and re-encoded it (wireCaseJson):
  * for rows as the case writers store them, and for rows stored in any other form (older
  * versions, imports), which take the re-encode. The canonical-text tests accept only text that
  * `JSON.stringify` of its own parse gives back unchanged.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { caseWriteValues, toStoredFromValues, type CaseWrite, type RawCaseValues } from '../../../src/store/cases-repo.js';
+import { caseWriteValues, toStored, type CaseWrite, type StoredCase } from '../../../src/store/cases-repo.js';
 import { toPageRow, type RawPageValues } from '../../../src/store/sync-repo.js';
 import { wireCaseJson } from '../../../src/sync/case-wire.js';
 import { pageCaseJson, pageCasesJson, parsedPageCase } from '../../../src/sync/page-case-wire.js';
 import { isCanonicalClock, isCanonicalNotes, isCanonicalPartialSave } from '../../../src/sync/canonical-stored-json.js';
 
 const REVISION = 7;
-const TIMES = ['2026-01-01T00:00:00Z', '2026-01-02T00:00:00Z'];
+const T = '2026-01-01T00:00:00Z';
 
 /** Text with every kind of character a string can hold: escapes, controls, non-ASCII, a surrogate pair. */
 const ODD = 'q"b\\s/\b\f\n\r\t\u0000\u0001\u000b\u001f\u007f\u2028é✓😀';
@@ -36,14 +36,33 @@ function write(guid: string, extra: Partial<CaseWrite> = {}): CaseWrite {
   };
 }
 
-/** The row of a case as the writers store it (caseWriteValues), with the times the store adds. */
-const storedRow = (c: CaseWrite): RawCaseValues => [...caseWriteValues(c, REVISION), ...TIMES] as RawCaseValues;
+/** The page columns of a case as the writers store it (caseWriteValues). */
+const storedRow = (c: CaseWrite): RawPageValues => caseWriteValues(c, REVISION) as RawPageValues;
 
-/** A page case from its stored row (the page's columns are the row's first ones). */
-const pageRow = (row: RawCaseValues) => toPageRow(row.slice(0, 11) as RawPageValues);
+const pageRow = (row: RawPageValues) => toPageRow(row);
+
+/** A row as the older path read it: every JSON column parsed. */
+function olderCase(v: RawPageValues): StoredCase {
+  const [guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note] = v;
+  return toStored({
+    guid,
+    case_key,
+    label,
+    data,
+    verified,
+    deleted,
+    revision,
+    clock,
+    partial_save,
+    notes,
+    case_note,
+    created_at: T,
+    modified_at: T,
+  });
+}
 
 /** What the older path sent for a row. */
-const olderWire = (row: RawCaseValues) => wireCaseJson(toStoredFromValues(row));
+const olderWire = (row: RawPageValues) => wireCaseJson(olderCase(row));
 
 const WRITTEN: CaseWrite[] = [
   write('a1'),
@@ -100,7 +119,10 @@ describe('a page from stored text', () => {
       [7, '[{"deviceId":"\\ud800","revision":3}]'],
       [7, '[]'],
       // Notes: the older flat field reference, spaces, keys in another order, an escaped slash.
-      [9, '[{"content":"n","name":"X","levelKey":"","recordOccurrence":0,"itemOccurrence":0,"subitemOccurrence":0,"operatorId":"","modifiedTime":""}]'],
+      [
+        9,
+        '[{"content":"n","name":"X","levelKey":"","recordOccurrence":0,"itemOccurrence":0,"subitemOccurrence":0,"operatorId":"","modifiedTime":""}]',
+      ],
       [9, '[ ]'],
       [
         9,
@@ -117,7 +139,7 @@ describe('a page from stored text', () => {
       [8, '{"mode":"add","field":{"name":"AGE","levelKey":"","recordOccurrence":0,"itemOccurrence":0,"subitemOccurrence":0},"x":1}'],
     ];
     for (const [column, text] of variants) {
-      const row = [...base] as RawCaseValues;
+      const row = [...base] as RawPageValues;
       row[column] = text as never;
       assert.equal(pageCaseJson(pageRow(row)), olderWire(row), `${column}: ${text}`);
     }
@@ -156,7 +178,7 @@ describe('a page from stored text', () => {
   it('parses the JSON columns for CSPro 8.1’s case JSON as the older row read did', () => {
     for (const c of WRITTEN) {
       const row = storedRow(c);
-      const { createdAt: _c, modifiedAt: _m, revision: _r, ...older } = toStoredFromValues(row);
+      const { createdAt: _c, modifiedAt: _m, revision: _r, ...older } = olderCase(row);
       assert.deepEqual(parsedPageCase(pageRow(row)), older, c.guid);
     }
   });
