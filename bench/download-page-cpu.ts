@@ -2,7 +2,7 @@
 // from stored text"): BENCH_PAGE_CASES SIMPLECAPI cases (default 20,000) uploaded through the sync
 // path into a new home of the run's store (SDS_TEST_STORE, SQLite by default), then downloaded from
 // scratch in pages of 100 through the same calls as the route (downloadCases, chunkJson, the body's
-// UTF-8 bytes), BENCH_PAGE_ROUNDS times (default 5) after one warm-up download. Prints the CPU time
+// UTF-8 bytes, chunkBinaryItems), BENCH_PAGE_ROUNDS times (default 5) after one warm-up download. Prints the CPU time
 // (user + system, process.cpuUsage) per page of each round and their median, as one JSON line.
 // BENCH_PAGE_API=3 builds CSPro 8.1's case JSON instead of the older form. PostgreSQL's own CPU is
 // not counted.
@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { uploadDictionary } from '../src/core/dictionaries/index.js';
 import { chunkJson, downloadCases, uploadCases } from '../src/core/sync/sync.js';
+import { chunkBinaryItems } from '../src/core/sync/binary-items.js';
 import { openStore } from '../src/store/open-store.js';
 import type { DownloadRequest } from '../src/sync/headers.js';
 import { simplecapiCase } from './make-simplecapi-cases.js';
@@ -52,6 +53,7 @@ try {
     for (let pages = 1; ; pages++) {
       const chunk = await downloadCases(store, DICT, req, 'bench');
       Buffer.from(await chunkJson(store, DICT, chunk, API));
+      await chunkBinaryItems(store, chunk, API);
       const last = chunk.cases.at(-1);
       if (chunk.status === 200 || !last) return pages;
       req = { ...req, lastRevision: last.revision, hasLastRevision: true, startAfter: last.guid };
