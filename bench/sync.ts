@@ -110,6 +110,9 @@ try {
   const upCpuUsPerCase = cpu0 !== undefined && cpu1 !== undefined ? ((cpu1 - cpu0) * 1e6) / N : undefined;
 
   const { pages, cases: received, seconds: downSeconds } = await downloadAll(url, DICT, token, 'bench-tablet', PAGE);
+  const cpu2 = serverCpuSeconds(server.pid);
+  // CPU the server spent per download page: what building a page costs, whatever else runs.
+  const downCpuUsPerPage = cpu1 !== undefined && cpu2 !== undefined ? ((cpu2 - cpu1) * 1e6) / pages : undefined;
   // The server's peak resident memory (Linux), read before it stops.
   const serverPeakMb = peakRssMb(server.pid);
   if (received !== N) throw new Error(`downloaded ${received} cases, uploaded ${N}`);
@@ -130,6 +133,7 @@ try {
     download_seconds: downSeconds,
     download_pages_per_s: pages / downSeconds,
     download_cases_per_s: N / downSeconds,
+    download_server_cpu_us_per_page: downCpuUsPerPage,
     server_peak_rss_mb: serverPeakMb,
   };
   console.log(
@@ -142,6 +146,7 @@ try {
   console.log(
     `sync    download ${pages} pages of ${PAGE}: ${downSeconds.toFixed(2)} s = ${Math.round(result.download_pages_per_s)} pages/s, ${Math.round(result.download_cases_per_s)} cases/s`,
   );
+  if (downCpuUsPerPage !== undefined) console.log(`sync    download server CPU ${Math.round(downCpuUsPerPage)} µs per page`);
   if (serverPeakMb !== undefined) console.log(`sync    server peak RSS ${serverPeakMb.toFixed(0)} MB`);
   console.log(JSON.stringify(result));
 } finally {

@@ -48,6 +48,7 @@ export class BinaryItemsRepo {
   private readonly insertStmt: Statement<[number, string, string, number | null, string]>;
   private readonly forCaseStmt: Statement<[number, string], RawBinaryItem>;
   private readonly usedStmt: Statement<[number, string], { n: number }>;
+  private forCasesStmt?: Statement<[number, string], RawBinaryItem>;
 
   constructor(private readonly db: Database) {
     this.deleteStmt = db.prepare('DELETE FROM case_binary_items WHERE dictionary_id = ? AND case_guid = ?');
@@ -83,13 +84,14 @@ export class BinaryItemsRepo {
   /** The rows of several cases (one query), keyed by case guid. */
   async forCases(dictionaryId: number, guids: readonly string[]): Promise<Map<string, BinaryItemRow[]>> {
     if (guids.length === 0) return new Map();
-    const rows = this.db
-      .prepare<unknown[], RawBinaryItem>(
-        `SELECT case_guid, signature, size, modified_time FROM case_binary_items
-          WHERE dictionary_id = ? AND case_guid IN (${guids.map(() => '?').join(',')}) ORDER BY case_guid, signature`,
-      )
-      .all(dictionaryId, ...guids);
-    return byCase(rows);
+    // One statement for any number of guids (a JSON array), prepared once: every download page
+    // asks, and preparing a statement per page cost more than running it (bench/README.md,
+    // "Pages from stored text").
+    this.forCasesStmt ??= this.db.prepare<[number, string], RawBinaryItem>(
+      `SELECT case_guid, signature, size, modified_time FROM case_binary_items
+        WHERE dictionary_id = ? AND case_guid IN (SELECT value FROM json_each(?)) ORDER BY case_guid, signature`,
+    );
+    return byCase(this.forCasesStmt.all(dictionaryId, JSON.stringify(guids)));
   }
 
   /** How many cases of the dictionary hold `signature`. */

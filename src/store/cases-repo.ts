@@ -181,9 +181,9 @@ function toChangedFromValues(v: RawChangedValues): ChangedCase {
 }
 
 /**
- * A stored case from its row (also used by the sync repo). One object literal rather than the
- * summary and changed shapes spread into each other: a download page builds a hundred of them, and
- * the spreads were a tenth of a page's CPU (docs/decisions.md, "Less CPU per sync request").
+ * A stored case from its row. One object literal rather than the summary and changed shapes
+ * spread into each other: the spreads were a tenth of a download page's CPU when pages were read
+ * this way (docs/decisions.md, "Less CPU per sync request").
  */
 export function toStored(r: RawCase): StoredCase {
   const stored: StoredCase = {
@@ -201,43 +201,6 @@ export function toStored(r: RawCase): StoredCase {
     createdAt: r.created_at,
   };
   if (r.case_note !== null) stored.caseNote = r.case_note;
-  return stored;
-}
-
-/** A row of CASE_COLUMNS as an array, in that order (better-sqlite3's raw mode: no object per row). */
-export type RawCaseValues = [
-  guid: string,
-  caseKey: string,
-  label: string,
-  data: string,
-  verified: number,
-  deleted: number,
-  revision: number,
-  clock: string,
-  partialSave: string | null,
-  notes: string,
-  caseNote: string | null,
-  createdAt: string,
-  modifiedAt: string,
-];
-
-/** A stored case from its row read as an array (toStored's, without the row object in between). */
-export function toStoredFromValues(v: RawCaseValues): StoredCase {
-  const stored: StoredCase = {
-    guid: v[0],
-    caseKey: v[1],
-    label: v[2],
-    modifiedAt: v[12],
-    verified: v[4] === 1,
-    deleted: v[5] === 1,
-    data: v[3],
-    revision: v[6],
-    notes: storedNotes(v[9]),
-    clock: JSON.parse(v[7]) as ClockEntry[],
-    partialSave: v[8] === null ? null : (JSON.parse(v[8]) as PartialSave),
-    createdAt: v[11],
-  };
-  if (v[10] !== null) stored.caseNote = v[10];
   return stored;
 }
 

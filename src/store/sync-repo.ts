@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { CASE_COLUMNS, fitting, toStoredFromValues, type RawCaseValues, type StoredCase } from './cases-repo.js';
+import { fitting } from './cases-repo.js';
 import { nowIso } from './clock.js';
 import type { DictionaryRow } from './dictionaries-repo.js';
 
@@ -55,8 +55,59 @@ export interface SyncMessageFilter {
   before?: number;
 }
 
-/** A case as the sync download sends it: `data` is the stored `level-1` JSON text, sent as is. */
-export type SyncCaseRow = StoredCase;
+/**
+ * A case as a download page reads it: the stored text of every column, the JSON ones (`data`
+ * = `level-1`, `clock`, `notes`, `partialSave`) included, unparsed, so the page is built from the
+ * text as it is (docs/sync.md#how-a-page-is-built).
+ */
+export interface SyncCaseRow {
+  guid: string;
+  caseKey: string;
+  label: string;
+  data: string;
+  verified: boolean;
+  deleted: boolean;
+  revision: number;
+  clock: string;
+  partialSave: string | null;
+  notes: string;
+  caseNote: string | null;
+}
+
+/** The columns of a SyncCaseRow: CASE_COLUMNS without the times, in the same order. */
+export const PAGE_COLUMNS = 'guid, case_key, label, data, verified, deleted, revision, clock, partial_save, notes, case_note';
+
+/** A row of PAGE_COLUMNS (or the first of CASE_COLUMNS) as an array, in that order. */
+export type RawPageValues = [
+  guid: string,
+  caseKey: string,
+  label: string,
+  data: string,
+  verified: number,
+  deleted: number,
+  revision: number,
+  clock: string,
+  partialSave: string | null,
+  notes: string,
+  caseNote: string | null,
+];
+
+/** A page's case from its row read as an array (also the PostgreSQL sync repo's). */
+export function toPageRow(v: RawPageValues): SyncCaseRow {
+  return {
+    guid: v[0],
+    caseKey: v[1],
+    label: v[2],
+    data: v[3],
+    verified: v[4] === 1,
+    deleted: v[5] === 1,
+    revision: v[6],
+    clock: v[7],
+    partialSave: v[8],
+    notes: v[9],
+    caseNote: v[10],
+  };
+}
 
 /** Which cases a download chunk reads: after the cursor, up to the snapshot, minus filters. */
 export interface SyncRange {
@@ -145,7 +196,7 @@ export class SyncRepo {
   private readonly lastOfDeviceStmt: Statement<[string, number], RawHistory>;
   private readonly lastOfDeviceInStmt: Statement<[string, number, SyncDirection], RawHistory>;
   private readonly maxRevisionStmt: Statement<[], { r: number | null }>;
-  private readonly chunkStmts = new Map<string, Statement<Record<string, unknown>, RawCaseValues>>();
+  private readonly chunkStmts = new Map<string, Statement<Record<string, unknown>, RawPageValues>>();
   private readonly countStmts = new Map<string, Statement<Record<string, unknown>, { n: number }>>();
   private readonly sizeStmts = new Map<string, Statement<Record<string, unknown>, { size: number }>>();
   /** Totals carried from one download page to the next, by dictionary, cursor, snapshot and filters. */
@@ -202,14 +253,14 @@ export class SyncRepo {
    * The chunk statement of a range's shape, prepared on first use: it names columns of the latest
    * migration, which a server started on a store that still needs migrating does not have yet.
    */
-  private chunkStmt(range: SyncRange): Statement<Record<string, unknown>, RawCaseValues> {
+  private chunkStmt(range: SyncRange): Statement<Record<string, unknown>, RawPageValues> {
     const shape = this.shape(range);
     let stmt = this.chunkStmts.get(shape);
     if (!stmt) {
       // Rows as arrays (raw): half the cost of reading a page's rows as objects.
       stmt = this.db
-        .prepare<Record<string, unknown>, RawCaseValues>(
-          `SELECT ${CASE_COLUMNS} ${rangeSql(range.universe !== '', range.excludeRevisions.length > 0)} ORDER BY revision, guid LIMIT @limit`,
+        .prepare<Record<string, unknown>, RawPageValues>(
+          `SELECT ${PAGE_COLUMNS} ${rangeSql(range.universe !== '', range.excludeRevisions.length > 0)} ORDER BY revision, guid LIMIT @limit`,
         )
         .raw(true);
       this.chunkStmts.set(shape, stmt);
@@ -235,7 +286,7 @@ export class SyncRepo {
   async chunk(dictionaryId: number, range: SyncRange, limit: number): Promise<SyncCaseRow[]> {
     return this.chunkStmt(range)
       .all({ ...this.params(dictionaryId, range), limit })
-      .map(toStoredFromValues);
+      .map(toPageRow);
   }
 
   /**
@@ -268,7 +319,7 @@ export class SyncRepo {
         ? []
         : this.chunkStmt(range)
             .all({ ...params, limit: n })
-            .map(toStoredFromValues);
+            .map(toPageRow);
     return { cases, seen: sizes.length };
   }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { nowIso } from './clock.js';
 import { grantSql, toGrant, type GrantRow, type RoleGrant } from './roles-repo.js';
 
@@ -155,6 +155,11 @@ export function cswebRecordParams(userId: number, rec: Omit<CswebUserRecord, 'im
 
 /** Accounts of the API and their password hashes. */
 export class UsersRepo {
+  // The two reads of every authenticated request, prepared on first use and kept: preparing them
+  // per request cost more than running them (bench/README.md, "Pages from stored text").
+  private byUuidStmt?: Statement<[string], RawUser>;
+  private grantStmt?: Statement<{ role: string }, GrantRow>;
+
   constructor(private readonly db: Database) {}
 
   async find(username: string): Promise<(UserRow & { passwordHash: string }) | undefined> {
@@ -168,7 +173,8 @@ export class UsersRepo {
 
   /** The account whose `uuid` this is, with its password hash; undefined once it was removed. */
   async findByUuid(uuid: string): Promise<(UserRow & { passwordHash: string }) | undefined> {
-    const r = this.db.prepare('SELECT * FROM users WHERE uuid = ?').get(uuid) as RawUser | undefined;
+    this.byUuidStmt ??= this.db.prepare<[string], RawUser>('SELECT * FROM users WHERE uuid = ?');
+    const r = this.byUuidStmt.get(uuid);
     return r && toUserWithHash(r);
   }
 
@@ -178,7 +184,8 @@ export class UsersRepo {
    */
   async findByUuidWithGrant(uuid: string): Promise<AccountWithGrant | undefined> {
     const user = await this.findByUuid(uuid);
-    return user && { user, grant: toGrant(this.db.prepare(grantSql('@role')).all({ role: user.role }) as GrantRow[]) };
+    this.grantStmt ??= this.db.prepare<{ role: string }, GrantRow>(grantSql('@role'));
+    return user && { user, grant: toGrant(this.grantStmt.all({ role: user.role })) };
   }
 
   /**

@@ -6,6 +6,7 @@ import { AppError } from '../../shared/errors.js';
 import { planChunk, type ChunkPlan } from '../../sync/chunk-plan.js';
 import type { DownloadRequest, UploadRequest } from '../../sync/headers.js';
 import { wireCaseJson } from '../../sync/case-wire.js';
+import { pageCasesJson, parsedPageCase } from '../../sync/page-case-wire.js';
 import { normalizeV3Case, v3CaseJson, v3CasesJson } from '../../sync/case-json-v3.js';
 import type { SyncApiVersion } from '../../sync/client-version.js';
 import {
@@ -309,8 +310,8 @@ export async function syncHistory(
 
 /**
  * Wire JSON of a download chunk's cases in the client's sync API version: the older form (2),
- * whose `level-1` is the stored text as it is, or CSPro 8.1's case JSON (3), rebuilt from it
- * against the dictionary (docs/sync.md#v3-case-json).
+ * assembled from the stored text as it is (docs/sync.md#how-a-page-is-built), or CSPro 8.1's case
+ * JSON (3), rebuilt from it against the dictionary (docs/sync.md#v3-case-json).
  */
 export async function chunkJson(
   store: Store,
@@ -318,8 +319,8 @@ export async function chunkJson(
   chunk: DownloadChunk,
   apiVersion: SyncApiVersion = 2,
 ): Promise<string> {
-  if (apiVersion === 3) return v3CasesJson(chunk.cases, (await requireDictionary(store, dictionaryName)).model);
-  return '[' + chunk.cases.map(wireCaseJson).join(',') + ']';
+  if (apiVersion === 3) return v3CasesJson(chunk.cases.map(parsedPageCase), (await requireDictionary(store, dictionaryName)).model);
+  return pageCasesJson(chunk.cases);
 }
 
 /** A label for a dictionary first uploaded without one: its name, lower case, without `_DICT`. */

@@ -2,15 +2,16 @@
  * The sync repository on PostgreSQL (docs/architecture.md#the-store-contract): the SQLite
  * SyncRepo's download reads, history and messages over a PgRunner.
  */
-import { CASE_COLUMNS, toStored, toStoredFromValues, type RawCase, type RawCaseValues } from '../cases-repo.js';
 import { nowIso } from '../clock.js';
 import type { RepoContract } from '../store-contract.js';
 import {
   HISTORY_COLUMNS,
   MESSAGE_COLUMNS,
   messageWhere,
+  PAGE_COLUMNS,
   ROW_BYTES,
   toHistory,
+  toPageRow,
   toMessage,
   type RawHistory,
   type RawMessage,
@@ -21,6 +22,7 @@ import {
   type SyncMessage,
   type SyncMessageFilter,
   type NamedSyncPage,
+  type RawPageValues,
   type SyncRange,
   type SyncRecord,
   type SyncRepo,
@@ -106,11 +108,11 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
   async chunk(dictionaryId: number, r: SyncRange, limit: number): Promise<SyncCaseRow[]> {
     await this.inIndexOrder();
     const { sql, params } = range(dictionaryId, r);
-    const rows = await this.db.rows<RawCase>(`SELECT ${CASE_COLUMNS} ${sql} ORDER BY revision, guid LIMIT $${params.length + 1}`, [
+    const rows = await this.db.arrays(`SELECT ${PAGE_COLUMNS} ${sql} ORDER BY revision, guid LIMIT $${params.length + 1}`, [
       ...params,
       limit,
     ]);
-    return rows.map(toStored);
+    return rows.map((r) => toPageRow(r as RawPageValues));
   }
 
   /**
@@ -123,8 +125,8 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
     const { sql, params } = range(dictionaryId, r);
     const n = params.length;
     await this.inIndexOrder();
-    const rows = await this.db.rows<RawCase & { seen: number }>(
-      `SELECT ${CASE_COLUMNS}, seen FROM (
+    const rows = await this.db.arrays(
+      `SELECT ${PAGE_COLUMNS}, seen FROM (
            SELECT page.*, count(*) OVER () AS seen,
                   sum(${ROW_BYTES}) OVER (ORDER BY revision, guid ROWS UNBOUNDED PRECEDING) AS upto,
                   row_number() OVER (ORDER BY revision, guid) AS k
@@ -132,7 +134,8 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
          ) w WHERE upto <= $${n + 2} OR k = 1 ORDER BY revision, guid`,
       [...params, limit, Number.isFinite(budget) ? budget : Number.MAX_SAFE_INTEGER],
     );
-    return { cases: rows.map(toStored), seen: rows[0]?.seen ?? 0 };
+    // `seen` follows the page's columns (RawPageValues).
+    return { cases: rows.map((r) => toPageRow(r as RawPageValues)), seen: Number(rows[0]?.[11] ?? 0) };
   }
 
   /** How many cases the whole range holds; a total carried from the previous page answers without counting. */
@@ -190,8 +193,9 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
     for (const row of rows) {
       // A page without cases is one row of its head alone.
       if (row[NAMED_PAGE.caseFrom] === null) continue;
-      const values = row.slice(NAMED_PAGE.caseFrom, NAMED_PAGE.caseTo) as RawCaseValues;
-      cases.push(toStoredFromValues(values));
+      // The function returns CASE_COLUMNS: the page's columns are their first ones (RawPageValues).
+      const values = row.slice(NAMED_PAGE.caseFrom, NAMED_PAGE.caseTo) as RawPageValues;
+      cases.push(toPageRow(values));
       if (row[NAMED_PAGE.caseTo] === true) withBinaryItems.push(values[0]);
     }
     return {
