@@ -27,6 +27,7 @@ import { connectUnlessStopped } from './connect-unless-stopped.js';
 import { CursorSaver, type CursorSaving } from './cursor-saver.js';
 import { rebuildReason, type RebuildReason } from './table-rebuild.js';
 import { syncLabels, type LabelSync } from './label-sync.js';
+import { TextChunks } from './dialects/text-chunks.js';
 
 export interface DictionaryRunInput {
   store: Store;
@@ -228,11 +229,14 @@ interface Page {
   last: BreakoutCursor;
 }
 
-/** A page flattened and ready to load: its case ids and each table's rows. */
+/**
+ * A page flattened and ready to load: its case ids and each data table's rows, as rows or, where
+ * the target's bulk path is one text format, already written in it (`TargetSession.textWriter`).
+ */
 interface PreparedPage {
   page: Page;
   ids: string[];
-  perTable: Row[][];
+  perTable: (Row[] | TextChunks)[];
 }
 
 /** Cases flattened between two yields to the event loop while a page is prepared. */
@@ -293,8 +297,14 @@ async function loadCases(
   };
 
   const breakoutTime = input.now().toISOString();
+  // Where the target takes text, each case's rows are written out as soon as they are made:
+  // no row arrays live until the page is loaded (bench/README.md, "Breakout nearer the loaders").
+  const main = sessions[0]!;
+  const writers = main.textWriter && main.loadText ? plan.tables.map((t) => main.textWriter!(t)) : undefined;
+  const newPageRows = (): (Row[] | TextChunks)[] => plan.tables.map(() => (writers ? new TextChunks() : []));
+
   /** Flattens a case into `perTable`; returns the warnings to report (none for most cases). */
-  const flattenCase = (c: ChangedCase, perTable: Row[][]): FlattenWarning[] => {
+  const flattenCase = (c: ChangedCase, perTable: (Row[] | TextChunks)[]): FlattenWarning[] => {
     let flat;
     try {
       flat = flatten(flattenInput(c, breakoutTime));
@@ -307,7 +317,9 @@ async function loadCases(
     warnings += flat.warnings.length;
     for (const { i } of dataTables) {
       const rows = flat.rows[i]!;
-      for (const r of rows) perTable[i]!.push(r);
+      const into = perTable[i]!;
+      if (into instanceof TextChunks) for (const r of rows) writers![i]!(r, into);
+      else for (const r of rows) into.push(r);
     }
     return flat.warnings;
   };
@@ -317,7 +329,7 @@ async function loadCases(
   const preparePage = async (): Promise<PreparedPage | undefined> => {
     const page = await takePage();
     if (!page) return undefined;
-    const perTable: Row[][] = plan.tables.map(() => []);
+    const perTable = newPageRows();
     for (let k = 0; k < page.cases.length; k++) {
       if (k > 0 && k % CASES_PER_SLICE === 0) await yieldToEventLoop();
       const c = page.cases[k]!;
@@ -331,7 +343,12 @@ async function loadCases(
   const applyPage = async (session: TargetSession, p: PreparedPage): Promise<void> => {
     await session.transaction(async () => {
       if (!prepared.fresh) for (const { t } of dataTables) await session.deleteCaseRows(t, p.ids);
-      for (const { t, i } of dataTables) if (p.perTable[i]!.length > 0) await session.bulkLoad(t, p.perTable[i]!);
+      for (const { t, i } of dataTables) {
+        const rows = p.perTable[i]!;
+        if (rows instanceof TextChunks) {
+          if (rows.rows > 0) await session.loadText!(t, rows);
+        } else if (rows.length > 0) await session.bulkLoad(t, rows);
+      }
     });
   };
 
@@ -366,7 +383,6 @@ async function loadCases(
       }),
     ),
   );
-  const main = sessions[0]!;
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) {
     // The pages committed before the failure need not be loaded again; the original error is

@@ -3,9 +3,9 @@
  * Columns are separated by a tab, rows end with a newline, NULL is `\N`, and a backslash, tab,
  * newline or carriage return inside a value must be written as `\\`, `\t`, `\n`, `\r`.
  */
-import type { CellValue, ColumnType, Row, TablePlan } from '../../plan-model.js';
+import type { CellValue, ColumnType, TablePlan } from '../../plan-model.js';
 import { booleanValue, decimalText, integerText, textValue } from '../encode-common.js';
-import { tabLineEncoder, type CellEncoder } from '../row-stream.js';
+import type { RowWriter, TextChunks } from '../text-chunks.js';
 import { quoteIdent } from './ddl.js';
 
 const NEEDS_ESCAPE = /[\\\t\n\r\0]/;
@@ -20,30 +20,57 @@ export function escapeCopyText(s: string): string {
   return NEEDS_ESCAPE.test(s) ? s.replace(/[\\\t\n\r\0]/g, (c) => ESCAPES[c]!) : s;
 }
 
-/** The encoder of one non-null cell of a column type. */
-function copyCellEncoder(type: ColumnType): CellEncoder {
+type CellWriter = (v: string | number | boolean, out: TextChunks) => void;
+
+const T = 116; // 't'
+const F = 102; // 'f'
+const TAB = 9;
+const NEWLINE = 10;
+const BACKSLASH = 92;
+const N = 78; // 'N'
+
+/** The writer of one non-null cell of a column type. */
+function copyCellWriter(type: ColumnType): CellWriter {
   switch (type.kind) {
     case 'integer':
-      return integerText;
+      return (v, out) => (typeof v === 'number' ? out.integer(v) : out.text(integerText(v)));
     case 'decimal':
-      return (v) => decimalText(v, type.scale);
+      return (v, out) => out.text(decimalText(v, type.scale));
     case 'boolean':
-      return (v) => (booleanValue(v) ? 't' : 'f');
+      return (v, out) => out.byte(booleanValue(v) ? T : F);
     case 'timestamp':
     case 'guid':
       // ISO 8601 with Z is valid timestamptz input; guids are plain hex and dashes.
-      return (v) => String(v);
+      return (v, out) => out.text(String(v));
     default:
-      return (v) => escapeCopyText(textValue(v));
+      return (v, out) => out.text(escapeCopyText(textValue(v)));
   }
 }
 
-/** Encodes a row as one COPY text line (newline included). */
-export function copyLineEncoder(table: TablePlan): (row: Row) => string {
-  return tabLineEncoder(table.columns.map((c) => copyCellEncoder(c.type)));
+/**
+ * Writes a row as one COPY text line (newline included): cells separated by tabs, NULL (or
+ * undefined) as `\N`.
+ */
+export function copyRowWriter(table: TablePlan): RowWriter {
+  const cells = table.columns.map((c) => copyCellWriter(c.type));
+  const n = cells.length;
+  return (row, out) => {
+    for (let i = 0; i < n; i++) {
+      if (i > 0) out.byte(TAB);
+      const v = row[i];
+      if (v === null || v === undefined) {
+        out.byte(BACKSLASH);
+        out.byte(N);
+      } else {
+        cells[i]!(v, out);
+      }
+    }
+    out.byte(NEWLINE);
+    out.rows++;
+  };
 }
 
-/** The COPY statement whose format matches copyLineEncoder. */
+/** The COPY statement whose format matches copyRowWriter. */
 export function copyStatement(table: TablePlan): string {
   const cols = table.columns.map((c) => quoteIdent(c.name)).join(', ');
   return `COPY ${quoteIdent(table.name)} (${cols}) FROM STDIN`;
