@@ -87,14 +87,43 @@ export class TextChunks {
     this.pos += this.buf.write(s, this.pos, 'utf8');
   }
 
+  /**
+   * Writes `s` when every character is printable ASCII other than a backslash, the text that no
+   * text format escapes or changes, and says whether it did; nothing is written otherwise.
+   */
+  unescapedAscii(s: string): boolean {
+    const n = s.length;
+    if (n > 64) return false;
+    if (this.pos + n > this.buf.length) this.next(n);
+    const buf = this.buf;
+    const start = this.pos;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x20 || c > 0x7e || c === 0x5c) return false;
+      buf[start + i] = c;
+    }
+    this.pos = start + n;
+    return true;
+  }
+
   /** An integer's decimal digits, as String(v) writes them. */
   integer(v: number): void {
+    if (this.pos + 17 > this.buf.length) this.next(17);
+    const buf = this.buf;
+    // Most values of a survey are small: one or two digits without a division loop.
+    if (v >= 0 && v < 100 && (v | 0) === v) {
+      if (v >= 10) {
+        const tens = (v / 10) | 0;
+        buf[this.pos++] = 48 + tens;
+        v -= tens * 10;
+      }
+      buf[this.pos++] = 48 + v;
+      return;
+    }
     if (!Number.isSafeInteger(v)) {
       this.text(String(v));
       return;
     }
-    if (this.pos + 17 > this.buf.length) this.next(17);
-    const buf = this.buf;
     if (v < 0) {
       buf[this.pos++] = 45; // '-'
       v = -v;
