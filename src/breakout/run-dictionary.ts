@@ -100,7 +100,9 @@ export async function runDictionary(input: DictionaryRunInput): Promise<Dictiona
     const startedTime = input.now().toISOString();
     await failAbandonedJobRows(main, jobsTable, jobId);
     await main.upsertRow(jobsTable, jobsRow(jobsTable, { jobId, startedTime, completedTime: null, processed: 0, status: 'running' }));
-    const result = await loadCases({ ...input, pageSize: pageSizeFor(input.pageSize, sessions.length) }, sessions, plan, prepared);
+    const asText = main.textWriter !== undefined && main.loadText !== undefined;
+    const pageSize = pageSizeFor(input.pageSize, sessions.length, asText);
+    const result = await loadCases({ ...input, pageSize }, sessions, plan, prepared);
     await main.upsertRow(
       jobsTable,
       jobsRow(jobsTable, {
@@ -120,13 +122,18 @@ export async function runDictionary(input: DictionaryRunInput): Promise<Dictiona
 /**
  * Cases held in memory at once by all workers together: each worker holds the page it loads and
  * the page it prepares, so more threads get smaller pages and memory does not grow with threads
- * (measured in bench/: 1 to 10 threads stay near the same peak).
+ * (measured in bench/: 1 to 10 threads stay near the same peak). Where pages are held as text
+ * (`TargetSession.textWriter`) a case costs about half the memory of its rows, so twice as many
+ * fit in the same peak, and fewer, larger pages cost the target fewer statements and commits
+ * (bench/README.md, "Breakout nearer the loaders").
  */
 const CASES_IN_FLIGHT = 4000;
+const CASES_IN_FLIGHT_AS_TEXT = 8000;
 const MIN_PAGE_SIZE = 100;
 
-function pageSizeFor(maxPageSize: number, writers: number): number {
-  return Math.max(Math.min(MIN_PAGE_SIZE, maxPageSize), Math.min(maxPageSize, Math.floor(CASES_IN_FLIGHT / (2 * writers))));
+function pageSizeFor(maxPageSize: number, writers: number, asText: boolean): number {
+  const inFlight = asText ? CASES_IN_FLIGHT_AS_TEXT : CASES_IN_FLIGHT;
+  return Math.max(Math.min(MIN_PAGE_SIZE, maxPageSize), Math.min(maxPageSize, Math.floor(inFlight / (2 * writers))));
 }
 
 interface Prepared {
@@ -300,8 +307,8 @@ async function loadCases(
   // Where the target takes text, each case's rows are written out as soon as they are made:
   // no row arrays live until the page is loaded (bench/README.md, "Breakout nearer the loaders").
   const main = sessions[0]!;
-  const writers = main.textWriter && main.loadText ? plan.tables.map((t) => main.textWriter!(t)) : undefined;
-  const newPageRows = (): (Row[] | TextChunks)[] => plan.tables.map(() => (writers ? new TextChunks() : []));
+  const rowWriters = main.textWriter && main.loadText ? plan.tables.map((t) => main.textWriter!(t)) : undefined;
+  const newPageRows = (): (Row[] | TextChunks)[] => plan.tables.map(() => (rowWriters ? new TextChunks() : []));
 
   /** Flattens a case into `perTable`; returns the warnings to report (none for most cases). */
   const flattenCase = (c: ChangedCase, perTable: (Row[] | TextChunks)[]): FlattenWarning[] => {
@@ -318,7 +325,7 @@ async function loadCases(
     for (const { i } of dataTables) {
       const rows = flat.rows[i]!;
       const into = perTable[i]!;
-      if (into instanceof TextChunks) for (const r of rows) writers![i]!(r, into);
+      if (into instanceof TextChunks) for (const r of rows) rowWriters![i]!(r, into);
       else for (const r of rows) into.push(r);
     }
     return flat.warnings;
