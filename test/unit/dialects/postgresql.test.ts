@@ -105,9 +105,35 @@ test('postgresql COPY line of the tricky row, byte for byte', async () => {
 });
 
 test('postgresql COPY integers and texts are the bytes of their String() and UTF-8 forms, across chunk ends', () => {
-  const ints: (number | string)[] = [0, -0, 7, -7, 9, 10, 99, 100, -100, 32767, 2 ** 31, -(2 ** 31) - 1, 999999999999999, Number.MAX_SAFE_INTEGER];
+  const ints: (number | string)[] = [
+    0,
+    -0,
+    7,
+    -7,
+    9,
+    10,
+    99,
+    100,
+    -100,
+    32767,
+    2 ** 31,
+    -(2 ** 31) - 1,
+    999999999999999,
+    Number.MAX_SAFE_INTEGER,
+  ];
   ints.push(-Number.MAX_SAFE_INTEGER, 2 ** 53, 2 ** 60, 1e21, -1e21, 12.5, '123456789012345678901');
-  const texts = ['', 'a', 'é', '😀', '\ud800 lone', 'x'.repeat(40), 'y'.repeat(41) + 'é', 'z'.repeat(300), 'ascii then é at 39'.padEnd(39) + 'é', '\x01 and \x7f pass as they are'];
+  const texts = [
+    '',
+    'a',
+    'é',
+    '😀',
+    '\ud800 lone',
+    'x'.repeat(40),
+    'y'.repeat(41) + 'é',
+    'z'.repeat(300),
+    'ascii then é at 39'.padEnd(39) + 'é',
+    '\x01 and \x7f pass as they are',
+  ];
   const rows: Row[] = [];
   for (const v of ints) rows.push(['g', 1, null, null, null, null, null, v, null, null, null, null, null, null]);
   for (const t of texts) rows.push(['g', 2, null, null, null, null, null, null, null, t, t, null, null, null]);

@@ -5,7 +5,7 @@
  */
 import type { CellValue, ColumnType, TablePlan } from '../../plan-model.js';
 import { booleanValue, decimalText, integerText, textValue } from '../encode-common.js';
-import type { RowWriter, TextChunks } from '../text-chunks.js';
+import type { RowWriter } from '../text-chunks.js';
 import { quoteIdent } from './ddl.js';
 
 const NEEDS_ESCAPE = /[\\\t\n\r\0]/;
