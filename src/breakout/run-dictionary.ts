@@ -232,7 +232,9 @@ async function prepareTables(input: PrepareInput, session: TargetSession, plan: 
 
 interface Page {
   seq: number;
+  /** Emptied once flattened: the stored texts need not live while the page loads. */
   cases: ChangedCase[];
+  count: number;
   last: BreakoutCursor;
 }
 
@@ -294,7 +296,7 @@ async function loadCases(
     }
     const lastCase = cases[cases.length - 1]!;
     readCursor = { revision: lastCase.revision, guid: lastCase.guid };
-    return { seq: seq++, cases, last: readCursor };
+    return { seq: seq++, cases, count: cases.length, last: readCursor };
   };
   let taking: Promise<unknown> = Promise.resolve();
   const takePage = (): Promise<Page | undefined> => {
@@ -344,7 +346,9 @@ async function loadCases(
       const caseWarnings = flattenCase(c, perTable);
       for (const w of caseWarnings) await input.onWarning(w);
     }
-    return { page, ids: page.cases.map((c) => c.guid), perTable };
+    const ids = page.cases.map((c) => c.guid);
+    page.cases = [];
+    return { page, ids, perTable };
   };
 
   const applyPage = async (session: TargetSession, p: PreparedPage): Promise<void> => {
@@ -361,7 +365,7 @@ async function loadCases(
 
   const markCommitted = async (page: Page): Promise<void> => {
     cursor.pageCommitted(page.seq, page.last);
-    processed += page.cases.length;
+    processed += page.count;
     await input.onProgress(Math.min(processed, total), total, warnings);
   };
 
