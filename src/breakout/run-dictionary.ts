@@ -123,8 +123,8 @@ export async function runDictionary(input: DictionaryRunInput): Promise<Dictiona
  * Cases held in memory at once by all workers together: each worker holds the page it loads and
  * the page it prepares, so more threads get smaller pages and memory does not grow with threads
  * (measured in bench/: 1 to 10 threads stay near the same peak). Where pages are held as text
- * (`TargetSession.textWriter`) a case costs about half the memory of its rows, so twice as many
- * fit in the same peak, and fewer, larger pages cost the target fewer statements and commits
+ * (`TargetSession.textWriter`) a case takes less memory than its rows, so twice as many fit in
+ * the same peak, and fewer, larger pages cost the target fewer statements and commits
  * (bench/README.md, "Breakout nearer the loaders").
  */
 const CASES_IN_FLIGHT = 4000;
