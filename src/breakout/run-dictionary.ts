@@ -19,7 +19,7 @@ import type { BreakoutCursor } from '../store/breakout-state-repo.js';
 import type { JobMode } from '../store/jobs-repo.js';
 import { AppError } from '../shared/errors.js';
 import { planBreakout } from './plan.js';
-import { createFlattener, type FlattenWarning } from './flatten.js';
+import { createEmittingFlattener, createFlattener, type FlattenWarning, type RowSink } from './flatten.js';
 import { flattenInput } from './flatten-input.js';
 import { isLabelTable, type BreakoutPlan, type Row, type TablePlan } from './plan-model.js';
 import type { Dialect, TargetConfig, TargetSession } from './dialects/dialect.js';
@@ -306,31 +306,53 @@ async function loadCases(
   };
 
   const breakoutTime = input.now().toISOString();
-  // Where the target takes text, each case's rows are written out as soon as they are made:
-  // no row arrays live until the page is loaded (bench/README.md, "Breakout nearer the loaders").
+  // Where the target takes text, each row is written out as soon as it is made: no row arrays
+  // live until the page is loaded, nor even for a case (bench/README.md, "Breakout nearer the
+  // loaders").
   const main = sessions[0]!;
   const rowWriters = main.textWriter && main.loadText ? plan.tables.map((t) => main.textWriter!(t)) : undefined;
+  const flattenEach = rowWriters ? createEmittingFlattener(plan, dict.model) : undefined;
   const newPageRows = (): (Row[] | TextChunks)[] => plan.tables.map(() => (rowWriters ? new TextChunks() : []));
+  // The page and count of the case being flattened (one at a time: flattening is synchronous).
+  let emitInto: (Row[] | TextChunks)[] = [];
+  let emitted = 0;
+  const emitRow: RowSink = (t, row) => {
+    emitted++;
+    rowWriters![t]!(row, emitInto[t] as TextChunks);
+  };
+
+  /** Flattens a case into `perTable`; returns its warnings. */
+  const flattenRows = (c: ChangedCase, perTable: (Row[] | TextChunks)[]): FlattenWarning[] => {
+    const flatInput = flattenInput(c, breakoutTime);
+    if (flattenEach) {
+      emitInto = perTable;
+      return flattenEach(flatInput, emitRow);
+    }
+    const flat = flatten(flatInput);
+    for (const { i } of dataTables) {
+      const into = perTable[i] as Row[];
+      for (const r of flat.rows[i]!) into.push(r);
+    }
+    return flat.warnings;
+  };
 
   /** Flattens a case into `perTable`; returns the warnings to report (none for most cases). */
   const flattenCase = (c: ChangedCase, perTable: (Row[] | TextChunks)[]): FlattenWarning[] => {
-    let flat;
+    let caseWarnings: FlattenWarning[];
+    emitted = 0;
     try {
-      flat = flatten(flattenInput(c, breakoutTime));
+      caseWarnings = flattenRows(c, perTable);
     } catch (err) {
+      // A case with rows written already cannot be left out of the page: the job fails instead
+      // (the flattener throws BRK-003 before a case's first row, so this is never a bad case).
+      if (emitted > 0) throw err;
       // BRK-003: a case that cannot be parsed is reported and left out; the job goes on.
       const reason = err instanceof SyntaxError ? 'the stored case data is not valid JSON' : (err as Error).message;
       warnings += 1;
       return [{ case: c.guid, item: '(case)', value: c.caseKey, reason: `BRK-003: ${reason}` }];
     }
-    warnings += flat.warnings.length;
-    for (const { i } of dataTables) {
-      const rows = flat.rows[i]!;
-      const into = perTable[i]!;
-      if (into instanceof TextChunks) for (const r of rows) rowWriters![i]!(r, into);
-      else for (const r of rows) into.push(r);
-    }
-    return flat.warnings;
+    warnings += caseWarnings.length;
+    return caseWarnings;
   };
 
   // Flattening yields to the event loop every few hundred cases, so the target keeps receiving
