@@ -33,13 +33,6 @@ export class TextChunks {
     this.buf = EMPTY;
   }
 
-  /** Bytes written so far. */
-  get byteLength(): number {
-    let n = this.pos;
-    for (const c of this.done) n += c.length;
-    return n;
-  }
-
   /** Whether full chunks are waiting to be taken. */
   get hasFullChunks(): boolean {
     return this.done.length > 0;
