@@ -47,7 +47,7 @@ export function createFlattener(plan: BreakoutPlan, dict: Dictionary): Flatten {
 /**
  * Like createFlattener, but each row goes to `emit` as soon as it is made instead of into arrays
  * kept for the case: a caller that writes rows out at once (the breakout into a text bulk path)
- * allocates no row per row. A row handed to `emit` is reused for the next row of the same table,
+ * allocates no array per row. A row handed to `emit` is reused for the next row of the same table,
  * so `emit` must be done with it when it returns. Returns the case's warnings. A case that throws
  * (BRK-003) throws before its first row is emitted.
  */

@@ -1,7 +1,7 @@
 /**
  * Rows of a text bulk format (PostgreSQL COPY) written straight into UTF-8 Buffers: no line
- * strings, and no digit strings for integers. A breakout encodes each case's rows here as soon as
- * they are flattened, so the page holds bytes outside the JavaScript heap instead of row arrays
+ * strings, and no digit strings for integers. A breakout writes each row here as soon as it is
+ * flattened, so the page holds bytes outside the JavaScript heap instead of row arrays
  * that live until the page is loaded (bench/README.md, "Breakout nearer the loaders").
  */
 import { Readable } from 'node:stream';
