@@ -46,3 +46,9 @@ export interface FlatCase {
 
 /** Flattens one case; made once per plan by `createFlattener`. */
 export type Flatten = (input: FlattenInput) => FlatCase;
+
+/** Takes one row of plan table `table` (its index in `plan.tables`) as the flattener makes it. */
+export type RowSink = (table: number, row: Row) => void;
+
+/** Flattens one case row by row into a sink; returns its warnings (`createEmittingFlattener`). */
+export type FlattenEach = (input: FlattenInput, emit: RowSink) => FlattenWarning[];

@@ -18,7 +18,7 @@ import type { BreakoutPlan, CellValue, Row } from './plan-model.js';
 import type { Dictionary } from '../cspro/dictionary/model.js';
 import type { CaseNote } from '../cspro/case/model.js';
 import { AppError } from '../shared/errors.js';
-import type { FlatCase, Flatten, FlattenInput, FlattenWarning } from './flatten-types.js';
+import type { FlatCase, Flatten, FlattenEach, FlattenInput, FlattenWarning, RowSink } from './flatten-types.js';
 import { targetText, targetTextChange } from './target-text.js';
 import {
   buildLayout,
@@ -32,7 +32,7 @@ import {
   type RecordLayout,
 } from './flatten-layout.js';
 
-export type { Flatten, FlattenInput, FlattenWarning } from './flatten-types.js';
+export type { Flatten, FlattenEach, FlattenInput, FlattenWarning, RowSink } from './flatten-types.js';
 
 /**
  * Makes the flattener of `plan`, which must have been planned from `dict` (checked: INTERNAL
@@ -42,6 +42,18 @@ export type { Flatten, FlattenInput, FlattenWarning } from './flatten-types.js';
 export function createFlattener(plan: BreakoutPlan, dict: Dictionary): Flatten {
   const walker = new CaseWalker(buildLayout(plan, dict));
   return (input) => walker.flatten(input);
+}
+
+/**
+ * Like createFlattener, but each row goes to `emit` as soon as it is made instead of into arrays
+ * kept for the case: a caller that writes rows out at once (the breakout into a text bulk path)
+ * allocates no array per row. A row handed to `emit` is reused for the next row of the same table,
+ * so `emit` must be done with it when it returns. Returns the case's warnings. A case that throws
+ * (BRK-003) throws before its first row is emitted.
+ */
+export function createEmittingFlattener(plan: BreakoutPlan, dict: Dictionary): FlattenEach {
+  const walker = new CaseWalker(buildLayout(plan, dict));
+  return (input, emit) => walker.flattenEach(input, emit);
 }
 
 type Node = Record<string, unknown>;
@@ -68,15 +80,32 @@ class CaseWalker {
   private caseId = '';
   private warnings: FlattenWarning[] = [];
   private rows: Row[][] = [];
+  /** Where rows go as they are made (flattenEach), and the one row per table it reuses. */
+  private emit: RowSink | undefined = undefined;
+  private readonly scratch: Row[] = [];
   /** Occurrences of the level-2 … level-N nodes above the current position. */
   private readonly path: number[] = [];
 
   constructor(private readonly layout: FlattenLayout) {}
 
   flatten(input: FlattenInput): FlatCase {
-    const layout = this.layout;
-    const rows: Row[][] = new Array(layout.tableCount);
+    const rows: Row[][] = new Array(this.layout.tableCount);
     for (let i = 0; i < rows.length; i++) rows[i] = [];
+    return { rows, warnings: this.walk(input, rows) };
+  }
+
+  flattenEach(input: FlattenInput, emit: RowSink): FlattenWarning[] {
+    this.emit = emit;
+    try {
+      return this.walk(input, []);
+    } finally {
+      this.emit = undefined;
+    }
+  }
+
+  /** Walks one case into `rows` (or to `emit`); returns its warnings. */
+  private walk(input: FlattenInput, rows: Row[][]): FlattenWarning[] {
+    const layout = this.layout;
     const warnings: FlattenWarning[] = [];
     const level1: unknown = input.level1;
     if (!isObject(level1)) {
@@ -88,7 +117,7 @@ class CaseWalker {
     this.path.length = 0;
     try {
       const root = layout.root;
-      const main: Row = new Array(root.width);
+      const main = this.newRow(layout.mainIndex, root.width);
       main[0] = input.id;
       main[1] = this.text(input.caseids, CASE_KEY_ITEM, 0, undefined, 0);
       main[2] = input.label === '' ? null : this.text(input.label, LABEL_ITEM, 0, undefined, 0);
@@ -97,15 +126,27 @@ class CaseWalker {
       main[c++] = input.revision;
       main[c++] = this.caseTime(input.modifiedTime, 'modified time');
       main[c] = this.caseTime(input.breakoutTime, 'breakout time');
-      rows[layout.mainIndex]!.push(main);
+      this.put(layout.mainIndex, main);
       this.walkLevel(root, level1);
-      if (input.notes) this.noteRows(input.notes, rows[layout.notesIndex]!);
+      if (input.notes) this.noteRows(input.notes, layout.notesIndex);
     } finally {
       // Do not keep the last case's rows alive between calls.
       this.rows = [];
       this.warnings = [];
     }
-    return { rows, warnings };
+    return warnings;
+  }
+
+  /** A row to fill for table `t`: the table's reused row when rows are emitted, else a new one. */
+  private newRow(t: number, width: number): Row {
+    if (this.emit === undefined) return new Array(width);
+    return (this.scratch[t] ??= new Array(width));
+  }
+
+  /** Hands a filled row over: to `emit`, or into the case's rows of table `t`. */
+  private put(t: number, row: Row): void {
+    if (this.emit === undefined) this.rows[t]!.push(row);
+    else this.emit(t, row);
   }
 
   /** Rows of the records of one level node, then of its child nodes (depth first). */
@@ -115,11 +156,10 @@ class CaseWalker {
       const rec = records[r]!;
       const v = node[rec.name];
       if (v === undefined || v === null) continue;
-      const table = this.rows[rec.tableIndex]!;
       if (Array.isArray(v)) {
-        for (let i = 0; i < v.length; i++) this.recordRow(rec, v[i], i + 1, table);
+        for (let i = 0; i < v.length; i++) this.recordRow(rec, v[i], i + 1);
       } else {
-        this.recordRow(rec, v, 1, table);
+        this.recordRow(rec, v, 1);
       }
     }
     const child = level.child;
@@ -130,17 +170,16 @@ class CaseWalker {
       this.warn(undefined, level.childKey, 0, 0, shown(kids), 'level nodes are not an array; ignored');
       return;
     }
-    const table = this.rows[child.tableIndex]!;
     const path = this.path;
     for (let i = 0; i < kids.length; i++) {
       const kid: unknown = kids[i];
       path.push(i + 1);
       if (isObject(kid)) {
-        const row: Row = new Array(child.width);
+        const row = this.newRow(child.tableIndex, child.width);
         row[0] = this.caseId;
         for (let p = 0; p < path.length; p++) row[1 + p] = path[p]!;
         this.fillItems(row, child.idOffset, kid.id, child.ids, undefined, 0);
-        table.push(row);
+        this.put(child.tableIndex, row);
         this.walkLevel(child, kid);
       } else {
         this.warn(undefined, level.childKey, 0, 0, shown(kid), 'level node is not an object; ignored');
@@ -149,18 +188,18 @@ class CaseWalker {
     }
   }
 
-  private recordRow(rec: RecordLayout, obj: unknown, occ: number, table: Row[]): void {
+  private recordRow(rec: RecordLayout, obj: unknown, occ: number): void {
     if (!isObject(obj)) {
       this.warn(rec.name, rec.name, 0, occ, shown(obj), 'record occurrence is not an object; ignored');
       return;
     }
-    const row: Row = new Array(rec.width);
+    const row = this.newRow(rec.tableIndex, rec.width);
     row[0] = this.caseId;
     const path = this.path;
     for (let p = 0; p < path.length; p++) row[1 + p] = path[p]!;
     row[rec.keyWidth - 1] = occ;
     this.fillItems(row, rec.keyWidth, obj, rec.slots, rec.name, occ);
-    table.push(row);
+    this.put(rec.tableIndex, row);
   }
 
   /** Fills the item columns from `offset`; returns the next column. `obj` not an object: all NULL. */
@@ -269,14 +308,14 @@ class CaseWalker {
     return chars.slice(0, slot.bound).join('');
   }
 
-  private noteRows(notes: readonly CaseNote[], table: Row[]): void {
+  private noteRows(notes: readonly CaseNote[], t: number): void {
     for (let i = 0; i < notes.length; i++) {
       const note = notes[i]!;
       const f = note.field;
       const time = toInstant(note.modifiedTime);
       if (time === null)
         this.warn(undefined, f.name, 0, 0, String(note.modifiedTime), `note ${i + 1} has an unreadable modified time; written as NULL`);
-      table.push([
+      this.put(t, [
         this.caseId,
         i + 1,
         f.name,

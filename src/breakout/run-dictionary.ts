@@ -19,7 +19,7 @@ import type { BreakoutCursor } from '../store/breakout-state-repo.js';
 import type { JobMode } from '../store/jobs-repo.js';
 import { AppError } from '../shared/errors.js';
 import { planBreakout } from './plan.js';
-import { createFlattener, type FlattenWarning } from './flatten.js';
+import { createEmittingFlattener, createFlattener, type FlattenWarning, type RowSink } from './flatten.js';
 import { flattenInput } from './flatten-input.js';
 import { isLabelTable, type BreakoutPlan, type Row, type TablePlan } from './plan-model.js';
 import type { Dialect, TargetConfig, TargetSession } from './dialects/dialect.js';
@@ -27,6 +27,7 @@ import { connectUnlessStopped } from './connect-unless-stopped.js';
 import { CursorSaver, type CursorSaving } from './cursor-saver.js';
 import { rebuildReason, type RebuildReason } from './table-rebuild.js';
 import { syncLabels, type LabelSync } from './label-sync.js';
+import { TextChunks } from './dialects/text-chunks.js';
 
 export interface DictionaryRunInput {
   store: Store;
@@ -99,7 +100,9 @@ export async function runDictionary(input: DictionaryRunInput): Promise<Dictiona
     const startedTime = input.now().toISOString();
     await failAbandonedJobRows(main, jobsTable, jobId);
     await main.upsertRow(jobsTable, jobsRow(jobsTable, { jobId, startedTime, completedTime: null, processed: 0, status: 'running' }));
-    const result = await loadCases({ ...input, pageSize: pageSizeFor(input.pageSize, sessions.length) }, sessions, plan, prepared);
+    const asText = main.textWriter !== undefined && main.loadText !== undefined;
+    const pageSize = pageSizeFor(input.pageSize, sessions.length, asText);
+    const result = await loadCases({ ...input, pageSize }, sessions, plan, prepared);
     await main.upsertRow(
       jobsTable,
       jobsRow(jobsTable, {
@@ -119,13 +122,18 @@ export async function runDictionary(input: DictionaryRunInput): Promise<Dictiona
 /**
  * Cases held in memory at once by all workers together: each worker holds the page it loads and
  * the page it prepares, so more threads get smaller pages and memory does not grow with threads
- * (measured in bench/: 1 to 10 threads stay near the same peak).
+ * (measured in bench/: 1 to 10 threads stay near the same peak). Where pages are held as text
+ * (`TargetSession.textWriter`) a case takes less memory than its rows, so twice as many fit in
+ * the same peak, and fewer, larger pages cost the target fewer statements and commits
+ * (bench/README.md, "Breakout nearer the loaders").
  */
 const CASES_IN_FLIGHT = 4000;
+const CASES_IN_FLIGHT_AS_TEXT = 8000;
 const MIN_PAGE_SIZE = 100;
 
-function pageSizeFor(maxPageSize: number, writers: number): number {
-  return Math.max(Math.min(MIN_PAGE_SIZE, maxPageSize), Math.min(maxPageSize, Math.floor(CASES_IN_FLIGHT / (2 * writers))));
+function pageSizeFor(maxPageSize: number, writers: number, asText: boolean): number {
+  const inFlight = asText ? CASES_IN_FLIGHT_AS_TEXT : CASES_IN_FLIGHT;
+  return Math.max(Math.min(MIN_PAGE_SIZE, maxPageSize), Math.min(maxPageSize, Math.floor(inFlight / (2 * writers))));
 }
 
 interface Prepared {
@@ -224,15 +232,20 @@ async function prepareTables(input: PrepareInput, session: TargetSession, plan: 
 
 interface Page {
   seq: number;
+  /** Emptied once flattened: the stored texts need not live while the page loads. */
   cases: ChangedCase[];
+  count: number;
   last: BreakoutCursor;
 }
 
-/** A page flattened and ready to load: its case ids and each table's rows. */
+/**
+ * A page flattened and ready to load: its case ids and each data table's rows, as rows or, where
+ * the target's bulk path is one text format, already written in it (`TargetSession.textWriter`).
+ */
 interface PreparedPage {
   page: Page;
   ids: string[];
-  perTable: Row[][];
+  perTable: (Row[] | TextChunks)[];
 }
 
 /** Cases flattened between two yields to the event loop while a page is prepared. */
@@ -283,7 +296,7 @@ async function loadCases(
     }
     const lastCase = cases[cases.length - 1]!;
     readCursor = { revision: lastCase.revision, guid: lastCase.guid };
-    return { seq: seq++, cases, last: readCursor };
+    return { seq: seq++, cases, count: cases.length, last: readCursor };
   };
   let taking: Promise<unknown> = Promise.resolve();
   const takePage = (): Promise<Page | undefined> => {
@@ -293,23 +306,53 @@ async function loadCases(
   };
 
   const breakoutTime = input.now().toISOString();
+  // Where the target takes text, each row is written out as soon as it is made: no row arrays
+  // live until the page is loaded, nor even for a case (bench/README.md, "Breakout nearer the
+  // loaders").
+  const main = sessions[0]!;
+  const rowWriters = main.textWriter && main.loadText ? plan.tables.map((t) => main.textWriter!(t)) : undefined;
+  const flattenEach = rowWriters ? createEmittingFlattener(plan, dict.model) : undefined;
+  const newPageRows = (): (Row[] | TextChunks)[] => plan.tables.map(() => (rowWriters ? new TextChunks() : []));
+  // The page and count of the case being flattened (one at a time: flattening is synchronous).
+  let emitInto: (Row[] | TextChunks)[] = [];
+  let emitted = 0;
+  const emitRow: RowSink = (t, row) => {
+    emitted++;
+    rowWriters![t]!(row, emitInto[t] as TextChunks);
+  };
+
+  /** Flattens a case into `perTable`; returns its warnings. */
+  const flattenRows = (c: ChangedCase, perTable: (Row[] | TextChunks)[]): FlattenWarning[] => {
+    const flatInput = flattenInput(c, breakoutTime);
+    if (flattenEach) {
+      emitInto = perTable;
+      return flattenEach(flatInput, emitRow);
+    }
+    const flat = flatten(flatInput);
+    for (const { i } of dataTables) {
+      const into = perTable[i] as Row[];
+      for (const r of flat.rows[i]!) into.push(r);
+    }
+    return flat.warnings;
+  };
+
   /** Flattens a case into `perTable`; returns the warnings to report (none for most cases). */
-  const flattenCase = (c: ChangedCase, perTable: Row[][]): FlattenWarning[] => {
-    let flat;
+  const flattenCase = (c: ChangedCase, perTable: (Row[] | TextChunks)[]): FlattenWarning[] => {
+    let caseWarnings: FlattenWarning[];
+    emitted = 0;
     try {
-      flat = flatten(flattenInput(c, breakoutTime));
+      caseWarnings = flattenRows(c, perTable);
     } catch (err) {
+      // A case with rows written already cannot be left out of the page: the job fails instead
+      // (the flattener throws BRK-003 before a case's first row, so this is never a bad case).
+      if (emitted > 0) throw err;
       // BRK-003: a case that cannot be parsed is reported and left out; the job goes on.
       const reason = err instanceof SyntaxError ? 'the stored case data is not valid JSON' : (err as Error).message;
       warnings += 1;
       return [{ case: c.guid, item: '(case)', value: c.caseKey, reason: `BRK-003: ${reason}` }];
     }
-    warnings += flat.warnings.length;
-    for (const { i } of dataTables) {
-      const rows = flat.rows[i]!;
-      for (const r of rows) perTable[i]!.push(r);
-    }
-    return flat.warnings;
+    warnings += caseWarnings.length;
+    return caseWarnings;
   };
 
   // Flattening yields to the event loop every few hundred cases, so the target keeps receiving
@@ -317,7 +360,7 @@ async function loadCases(
   const preparePage = async (): Promise<PreparedPage | undefined> => {
     const page = await takePage();
     if (!page) return undefined;
-    const perTable: Row[][] = plan.tables.map(() => []);
+    const perTable = newPageRows();
     for (let k = 0; k < page.cases.length; k++) {
       if (k > 0 && k % CASES_PER_SLICE === 0) await yieldToEventLoop();
       const c = page.cases[k]!;
@@ -325,19 +368,26 @@ async function loadCases(
       const caseWarnings = flattenCase(c, perTable);
       for (const w of caseWarnings) await input.onWarning(w);
     }
-    return { page, ids: page.cases.map((c) => c.guid), perTable };
+    const ids = page.cases.map((c) => c.guid);
+    page.cases = [];
+    return { page, ids, perTable };
   };
 
   const applyPage = async (session: TargetSession, p: PreparedPage): Promise<void> => {
     await session.transaction(async () => {
       if (!prepared.fresh) for (const { t } of dataTables) await session.deleteCaseRows(t, p.ids);
-      for (const { t, i } of dataTables) if (p.perTable[i]!.length > 0) await session.bulkLoad(t, p.perTable[i]!);
+      for (const { t, i } of dataTables) {
+        const rows = p.perTable[i]!;
+        if (rows instanceof TextChunks) {
+          if (rows.rows > 0) await session.loadText!(t, rows);
+        } else if (rows.length > 0) await session.bulkLoad(t, rows);
+      }
     });
   };
 
   const markCommitted = async (page: Page): Promise<void> => {
     cursor.pageCommitted(page.seq, page.last);
-    processed += page.cases.length;
+    processed += page.count;
     await input.onProgress(Math.min(processed, total), total, warnings);
   };
 
@@ -366,7 +416,6 @@ async function loadCases(
       }),
     ),
   );
-  const main = sessions[0]!;
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure) {
     // The pages committed before the failure need not be loaded again; the original error is

@@ -8,6 +8,7 @@
  */
 import type { ColumnType, Row, TablePlan } from '../plan-model.js';
 import type { TlsMode, TlsSettings } from './tls.js';
+import type { RowWriter, TextChunks } from './text-chunks.js';
 
 export type DialectName = 'postgresql' | 'mysql' | 'sqlserver' | 'sqlite';
 
@@ -142,6 +143,14 @@ export interface TargetSession {
   deleteAllRows(name: string): Promise<number>;
   /** Streams rows (in `table.columns` order) through the dialect's bulk path; returns the rows loaded. */
   bulkLoad(table: TablePlan, rows: RowSource): Promise<number>;
+  /**
+   * Where the bulk path reads one text format whatever happens (PostgreSQL COPY): the writer of
+   * `table`'s rows in that format, so a caller can encode rows as it makes them and load the
+   * bytes later with `loadText`, instead of holding the rows (docs/breakout.md#speed-and-memory).
+   */
+  textWriter?(table: TablePlan): RowWriter;
+  /** Loads rows written by `textWriter`'s writer into `table`; returns the rows loaded. */
+  loadText?(table: TablePlan, text: TextChunks): Promise<number>;
   /** Inserts a row, replacing any row with the same primary key (bookkeeping, e.g. the jobs table). */
   upsertRow(table: TablePlan, row: Row): Promise<void>;
   /**

@@ -1,7 +1,7 @@
 /**
- * Turns a (possibly async) row source into a stream of text chunks for the text bulk paths
- * (PostgreSQL COPY, MySQL LOAD DATA). Rows are pulled on demand, so memory stays bounded by one
- * chunk whatever the number of rows.
+ * Turns a (possibly async) row source into a stream of text chunks for MySQL's LOAD DATA, line
+ * by line as strings. Rows are pulled on demand, so memory stays bounded by one chunk whatever
+ * the number of rows. PostgreSQL's COPY writes bytes instead (text-chunks.ts).
  */
 import { Readable } from 'node:stream';
 import type { Row } from '../plan-model.js';

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { getDialect } from '../../../src/breakout/dialects/index.js';
 import type { TargetSession } from '../../../src/breakout/dialects/dialect.js';
+import { TextChunks } from '../../../src/breakout/dialects/text-chunks.js';
 import type { CellValue, Row, TablePlan } from '../../../src/breakout/plan-model.js';
 import type { TestDatabase } from '../../helpers/test-databases.js';
 import { readFileSync } from 'node:fs';
@@ -366,6 +367,31 @@ export function describeTargetSuite(
       );
       // `_` is literal in a prefix, not a LIKE wildcard.
       assert.deepEqual(await session.listTables('it_cases_'), []);
+    });
+
+    test('where it writes rows as text first, loads them exactly as the bulk path does', async (t) => {
+      if (!session.textWriter || !session.loadText) {
+        t.skip('this target has no text path');
+        return;
+      }
+      const table: TablePlan = { ...person, name: 'it_text_person' };
+      await session.createTables([table]);
+      const p = personRows(ALL.slice(0, 40), '~');
+      const odd = oddTextRows();
+      const oddTable: TablePlan = { ...oddText, name: 'it_text_odd' };
+      await session.createTables([oddTable]);
+      // Chunks of 50 bytes end inside cells and escapes alike.
+      const write = async (tp: TablePlan, rows: Row[]): Promise<number> => {
+        const out = new TextChunks(50);
+        const writer = session.textWriter!(tp);
+        for (const r of rows) writer(r, out);
+        return session.loadText!(tp, out);
+      };
+      assert.equal(await write(table, p.input), p.input.length);
+      assert.equal(await write(oddTable, odd.input), odd.input.length);
+      assert.deepEqual(await readSorted(session, table, 2), sorted(p.expected, 2));
+      assert.deepEqual(await readSorted(session, oddTable, 2), sorted(odd.expected, 2));
+      assert.deepEqual(await session.dropTables([table.name, oddTable.name]), [table.name, oddTable.name]);
     });
 
     test('stores lone surrogates as U+FFFD and drops NUL, through the bulk path and through parameters', async () => {

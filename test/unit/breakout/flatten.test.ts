@@ -1,7 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { planBreakout } from '../../../src/breakout/plan.js';
-import { createFlattener, type FlattenInput } from '../../../src/breakout/flatten.js';
+import { createEmittingFlattener, createFlattener, type FlattenInput } from '../../../src/breakout/flatten.js';
+import type { BreakoutPlan, Row } from '../../../src/breakout/plan-model.js';
+import type { Dictionary } from '../../../src/cspro/dictionary/model.js';
 import type { LevelObject } from '../../../src/cspro/case/model.js';
 import { AppError } from '../../../src/shared/errors.js';
 import { shortenIdentifier } from '../../../src/breakout/shorten-identifier.js';
@@ -25,6 +27,16 @@ function input(id: string, level1: LevelObject, extra: Partial<FlattenInput> = {
     notes: [],
     ...extra,
   };
+}
+
+/** `inputs` through createEmittingFlattener, each row copied as it is emitted, grouped like createFlattener's. */
+function emitted(plan: BreakoutPlan, dict: Dictionary, inputs: FlattenInput[]) {
+  const each = createEmittingFlattener(plan, dict);
+  return inputs.map((one) => {
+    const rows: Row[][] = plan.tables.map(() => []);
+    const warnings = each(one, (t, row) => rows[t]!.push([...row]));
+    return { rows, warnings };
+  });
 }
 
 const photo = { length: 2048, signature: '0cc175b9c0f1b6a831c399e269772661', metadata: { mime: 'image/jpeg' } };
@@ -94,6 +106,19 @@ describe('flatten: one-level case', () => {
     assert.deepEqual(flat.warnings, [
       { case: A, record: 'PERSON', item: 'P_AGE', occurrence: 3, value: 'MISSING', reason: 'unmapped special value' },
     ]);
+  });
+
+  it('emits row by row the rows and warnings it collects, nothing left from an earlier case', () => {
+    const note = {
+      content: 'Seen',
+      field: { name: 'P_AGE', levelKey: '', recordOccurrence: 1, itemOccurrence: 0, subitemOccurrence: 0 },
+      operatorId: 'op7',
+      modifiedTime: 'not a time',
+    };
+    const inputs = [input(A, caseA, { notes: [note, note] }), input(B, caseB), input(A, { id: {} } as LevelObject), input(B, caseA)];
+    const collected = inputs.map((one) => flatten(one));
+    assert.ok(collected[0]!.warnings.length > 0 && collected[0]!.rows.some((r) => r.length > 1));
+    assert.deepEqual(emitted(plan, dict, inputs), collected);
   });
 
   it('starts occ at 1 again for the next case, and writes absent records as no rows', () => {
@@ -179,6 +204,30 @@ describe('flatten: multi-level case', () => {
     ]);
   });
 
+  it('emits row by row the rows of every level as it collects them', () => {
+    const level1 = {
+      id: { BLD: 7 },
+      BUILD_REC: { ROOF: 2 },
+      'level-2': [
+        {
+          id: { HU: 1 },
+          HOUSE_REC: { PC: 1 },
+          POP_REC: [
+            { LINE: 1, AGE: 30 },
+            { LINE: 2, AGE: 'REFUSED' },
+          ],
+        },
+        { id: { HU: 2 }, POP_REC: [{ LINE: 1, AGE: 5 }] },
+      ],
+    } as unknown as LevelObject;
+    const other = { id: { BLD: 8 }, 'level-2': [{ id: {} }] } as unknown as LevelObject;
+    const inputs = [input(A, level1), input(B, other), input(A, level1)];
+    assert.deepEqual(
+      emitted(plan, dict, inputs),
+      inputs.map((one) => flatten(one)),
+    );
+  });
+
   it('handles three levels: the full path on level-3 rows', () => {
     const dict3 = twoLevelDict();
     dict3.levels.push(level('PERSON_LEVEL', [num('PID', 2)], [record('PERSON_REC', 2, [num('SEX', 1)])]));
@@ -232,6 +281,14 @@ describe('flatten: cases that cannot be broken out', () => {
 
   it('throws BRK-003 for an unreadable case time', () => {
     assert.throws(() => flatten(input(A, { id: {} }, { modifiedTime: 'yesterday' })), isBrk003);
+  });
+
+  it('emits no row of a case it throws for', () => {
+    const each = createEmittingFlattener(plan, dict);
+    const rows: Row[] = [];
+    assert.throws(() => each(input(A, 'oops' as unknown as LevelObject), (_t, row) => rows.push(row)), isBrk003);
+    assert.throws(() => each(input(A, { id: {} }, { breakoutTime: 'later' }), (_t, row) => rows.push(row)), isBrk003);
+    assert.deepEqual(rows, []);
   });
 });
 

@@ -2,15 +2,16 @@
  * PostgreSQL session: one pg Client (not a Pool: COPY needs a dedicated connection, see
  * https://github.com/brianc/node-pg-copy-streams#readme) and COPY FROM STDIN for bulk loads.
  */
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Client } from 'pg';
 import type { CellValue, ColumnType, TablePlan } from '../../plan-model.js';
 import type { Dialect, RowSource, TargetConfig, TargetSession } from '../dialect.js';
 import { cjsExports, loadDriver } from '../driver-loader.js';
-import { encodedStream } from '../row-stream.js';
+import { writtenStream, type RowWriter, type TextChunks } from '../text-chunks.js';
 import { BaseSession, type CatalogTable } from '../session-base.js';
 import { resolveTarget, type ResolvedTarget } from '../target-config.js';
-import { copyLineEncoder, copyStatement, paramValue } from './encode.js';
+import { copyRowWriter, copyStatement, paramValue } from './encode.js';
 import { classifyFallback, connectError, queryError } from './errors.js';
 import { deleteCaseRowsSql, LIST_TABLES_SQL, style, TLS_VERSION_SQL, VERSION_SQL, lastCompletedJobSql } from './queries.js';
 import { attempts, pgSsl } from './tls.js';
@@ -78,14 +79,28 @@ class PostgresSession extends BaseSession {
 
   async bulkLoad(table: TablePlan, rows: RowSource): Promise<number> {
     const counter = { rows: 0 };
+    await this.copy(table, writtenStream(rows, copyRowWriter(table), counter));
+    return counter.rows;
+  }
+
+  textWriter(table: TablePlan): RowWriter {
+    return copyRowWriter(table);
+  }
+
+  async loadText(table: TablePlan, text: TextChunks): Promise<number> {
+    const rows = text.rows;
+    await this.copy(table, Readable.from(text.finish(), { objectMode: false }));
+    return rows;
+  }
+
+  private async copy(table: TablePlan, source: Readable): Promise<void> {
     const copy = this.client.query(this.copyFrom(copyStatement(table)) as never) as unknown as NodeJS.WritableStream;
     try {
       // A failing source destroys the COPY stream, which sends CopyFail: nothing of the batch stays.
-      await pipeline(encodedStream(rows, copyLineEncoder(table), counter), copy);
+      await pipeline(source, copy);
     } catch (err) {
       throw queryError(err, this.target);
     }
-    return counter.rows;
   }
 
   async close(): Promise<void> {
