@@ -2,10 +2,10 @@
  * How deep the arrays and objects of a JSON text nest, found by a scan of its bytes (or
  * characters) before anything is parsed: `JSON.parse` of a few megabytes of `[[[[…` builds
  * millions of nested arrays (hundreds of MB) before it fails, so deep input is refused first
- * (docs/limits.md). Only string and escape state is kept. The scan is one tight loop per input
- * kind (bytes, characters) with its state in locals: jumping between quotes with `indexOf` costs
- * a native call per quote, and the `level-1` texts inside an upload are mostly escaped quotes.
- * Pure; no I/O.
+ * (docs/limits.md). Only string and escape state is kept. The scan is a tight loop per input
+ * kind (bytes, characters) with its state in locals, and the bytes of a string in a loop of their
+ * own: jumping between quotes with `indexOf` costs a native call per quote, and the `level-1`
+ * texts inside an upload are mostly escaped quotes. Pure; no I/O.
  */
 
 const QUOTE = 0x22;
@@ -35,13 +35,30 @@ export class JsonDepthScanner {
     const limit = this.limit;
     const n = chunk.length;
     let found = -1;
-    for (let i = 0; i < n; i++) {
-      const b = chunk[i]!;
+    let i = 0;
+    while (i < n) {
       if (inString) {
-        if (escaped) escaped = false;
-        else if (b === BACKSLASH) escaped = true;
-        else if (b === QUOTE) inString = false;
-      } else if (b === QUOTE) inString = true;
+        if (escaped) {
+          escaped = false;
+          i += 1;
+          continue;
+        }
+        // The string's own bytes, up to its closing quote, in a loop of their own.
+        for (; i < n; i++) {
+          const c = chunk[i]!;
+          if (c === BACKSLASH) {
+            if (i + 1 < n) i += 1;
+            else escaped = true;
+          } else if (c === QUOTE) {
+            inString = false;
+            break;
+          }
+        }
+        i += 1;
+        continue;
+      }
+      const b = chunk[i]!;
+      if (b === QUOTE) inString = true;
       else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
         depth += 1;
         if (depth > limit) {
@@ -49,6 +66,7 @@ export class JsonDepthScanner {
           break;
         }
       } else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) depth -= 1;
+      i += 1;
     }
     this.depth = depth;
     this.inString = inString;
@@ -66,13 +84,30 @@ export class JsonDepthScanner {
     const limit = this.limit;
     const n = text.length;
     let found = -1;
-    for (let i = 0; i < n; i++) {
-      const b = text.charCodeAt(i);
+    let i = 0;
+    while (i < n) {
       if (inString) {
-        if (escaped) escaped = false;
-        else if (b === BACKSLASH) escaped = true;
-        else if (b === QUOTE) inString = false;
-      } else if (b === QUOTE) inString = true;
+        if (escaped) {
+          escaped = false;
+          i += 1;
+          continue;
+        }
+        // The string's own bytes, up to its closing quote, in a loop of their own.
+        for (; i < n; i++) {
+          const c = text.charCodeAt(i);
+          if (c === BACKSLASH) {
+            if (i + 1 < n) i += 1;
+            else escaped = true;
+          } else if (c === QUOTE) {
+            inString = false;
+            break;
+          }
+        }
+        i += 1;
+        continue;
+      }
+      const b = text.charCodeAt(i);
+      if (b === QUOTE) inString = true;
       else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
         depth += 1;
         if (depth > limit) {
@@ -80,6 +115,7 @@ export class JsonDepthScanner {
           break;
         }
       } else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) depth -= 1;
+      i += 1;
     }
     this.depth = depth;
     this.inString = inString;

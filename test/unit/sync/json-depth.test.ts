@@ -91,6 +91,17 @@ test('depth scan: a text with few brackets and one with many answer as a full sc
       const want = reference(text, limit);
       assert.equal(jsonDepthExceeded(text, limit), want, `${JSON.stringify(text)} limit ${limit}`);
       assert.equal(jsonDepthExceeded(Buffer.from(text), limit), want, `${JSON.stringify(text)} limit ${limit} (bytes)`);
+      const cut = Math.floor(random() * (text.length + 1));
+      const chunked = new JsonDepthScanner(limit);
+      const first = chunked.push(Buffer.from(text.slice(0, cut)));
+      const found = first >= 0 ? first : chunked.push(Buffer.from(text.slice(cut)));
+      assert.equal(found, want, `${JSON.stringify(text)} limit ${limit} cut at ${cut}`);
+      // A text scan answers offsets within its own text: only the first part's is comparable.
+      assert.equal(
+        new JsonDepthScanner(limit).pushText(text.slice(0, cut)),
+        want < cut ? want : -1,
+        `${JSON.stringify(text)} cut ${cut} (text)`,
+      );
     }
   }
   // Exactly the limit of openings, all inside strings or at depth 1: no bracket is past it.
