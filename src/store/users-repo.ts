@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { nowIso } from './clock.js';
 import { grantSql, toGrant, type GrantRow, type RoleGrant } from './roles-repo.js';
 
@@ -155,6 +155,10 @@ export function cswebRecordParams(userId: number, rec: Omit<CswebUserRecord, 'im
 
 /** Accounts of the API and their password hashes. */
 export class UsersRepo {
+  // The two reads of every authenticated request: prepared once, not per request.
+  private byUuidStmt?: Statement<[string], RawUser>;
+  private grantStmt?: Statement<[{ role: string }], GrantRow>;
+
   constructor(private readonly db: Database) {}
 
   async find(username: string): Promise<(UserRow & { passwordHash: string }) | undefined> {
@@ -168,7 +172,7 @@ export class UsersRepo {
 
   /** The account whose `uuid` this is, with its password hash; undefined once it was removed. */
   async findByUuid(uuid: string): Promise<(UserRow & { passwordHash: string }) | undefined> {
-    const r = this.db.prepare('SELECT * FROM users WHERE uuid = ?').get(uuid) as RawUser | undefined;
+    const r = (this.byUuidStmt ??= this.db.prepare('SELECT * FROM users WHERE uuid = ?')).get(uuid);
     return r && toUserWithHash(r);
   }
 
@@ -178,7 +182,7 @@ export class UsersRepo {
    */
   async findByUuidWithGrant(uuid: string): Promise<AccountWithGrant | undefined> {
     const user = await this.findByUuid(uuid);
-    return user && { user, grant: toGrant(this.db.prepare(grantSql('@role')).all({ role: user.role }) as GrantRow[]) };
+    return user && { user, grant: toGrant((this.grantStmt ??= this.db.prepare(grantSql('@role'))).all({ role: user.role })) };
   }
 
   /**

@@ -167,7 +167,9 @@ describe('normalizeSyncCase', () => {
     // Two refused items: the first in dictionary order is named, also when it comes last.
     const err = thrown(() => normalizeSyncCase({ id: ID, clock, 'level-1': level({ CHILDREN: 'many', NAME: {} }) }, miniDict()));
     assert.equal(err.details.item, 'NAME');
-    const err2 = thrown(() => normalizeSyncCase({ id: ID, clock, 'level-1': level({ AGE: 1, CHILDREN: 'x', NAME: 'A', DOB: {} }) }, miniDict()));
+    const err2 = thrown(() =>
+      normalizeSyncCase({ id: ID, clock, 'level-1': level({ AGE: 1, CHILDREN: 'x', NAME: 'A', DOB: {} }) }, miniDict()),
+    );
     assert.equal(err2.details.item, 'DOB');
   });
 });
