@@ -99,8 +99,11 @@ async function* rejoined(head: Buffer, rest: AsyncIterator<Buffer>): AsyncGenera
  */
 const SMALL_BODY_BYTES = 1024 * 1024;
 
-/** The most JSON a small body is inflated to in one call: as much as is parsed whole (json-array-splitter). */
-const SMALL_JSON_BYTES = 16 * 1024 * 1024;
+/**
+ * The most JSON a small body is inflated to in one call: many times a client's upload, and little
+ * main-thread time lost on a body that inflates past it and goes the stream's way.
+ */
+const SMALL_JSON_BYTES = 4 * 1024 * 1024;
 
 /** The bytes of a body, read on until more than `n` of them came or it ended; `rest` goes on after them. */
 async function readSmall(
