@@ -84,9 +84,9 @@ async function* charged(body: AsyncIterable<Buffer>, lease: MemoryLease, budgetB
   }
 }
 
-/** `head`, then the rest of an iterator: the bytes a peek took, put back. */
-async function* rejoined(head: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
-  if (head.length > 0) yield head;
+/** `heads`, then the rest of an iterator: the chunks a peek took, put back as they came. */
+async function* rejoined(heads: readonly Buffer[], rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  for (const head of heads) if (head.length > 0) yield head;
   for (let n = await rest.next(); !n.done; n = await rest.next()) yield Buffer.from(n.value);
 }
 
@@ -105,22 +105,26 @@ const SMALL_BODY_BYTES = 1024 * 1024;
  */
 const SMALL_JSON_BYTES = 4 * 1024 * 1024;
 
-/** The bytes of a body, read on until more than `n` of them came or it ended; `rest` goes on after them. */
+/**
+ * The chunks of a body, `head` first, read on until more than `n` bytes came or it ended; `rest`
+ * goes on after them. The chunks are kept as they came: a body that goes the stream's way after
+ * all meets zlib in the same pieces, so it fails, and is charged, as it would have.
+ */
 async function readSmall(
   head: Buffer,
   rest: AsyncIterator<Buffer>,
   n: number,
-): Promise<{ head: Buffer; rest: AsyncIterator<Buffer>; ended: boolean }> {
+): Promise<{ parts: Buffer[]; rest: AsyncIterator<Buffer>; ended: boolean }> {
   const parts = [head];
   let size = head.length;
   while (size <= n) {
     const next = await rest.next();
-    if (next.done) return { head: parts.length === 1 ? head : Buffer.concat(parts), rest, ended: true };
+    if (next.done) return { parts, rest, ended: true };
     const chunk = Buffer.from(next.value);
     parts.push(chunk);
     size += chunk.length;
   }
-  return { head: Buffer.concat(parts), rest, ended: false };
+  return { parts, rest, ended: false };
 }
 
 /**
@@ -186,10 +190,11 @@ export async function* readUploadBody(
   let decoded: Readable | undefined;
   let next = 0;
   try {
-    let bytes = { head, rest };
+    let bytes = { parts: [head], rest };
     if (encoding === 'zlib') {
       const small = await readSmall(head, rest, SMALL_BODY_BYTES);
-      const json = small.ended ? inflatedSmall(small.head, Math.min(maxBytes, SMALL_JSON_BYTES), memory) : undefined;
+      const whole = small.ended ? (small.parts.length === 1 ? head : Buffer.concat(small.parts)) : undefined;
+      const json = whole ? inflatedSmall(whole, Math.min(maxBytes, SMALL_JSON_BYTES), memory) : undefined;
       if (json) {
         for await (const batch of parseJsonArrayBatches(single(json), undefined, limits.jsonDepth)) {
           next += batch.length;
@@ -199,11 +204,11 @@ export async function* readUploadBody(
       }
       bytes = small;
     }
-    const raw = Readable.from(rejoined(bytes.head, bytes.rest));
+    const raw = Readable.from(rejoined(bytes.parts, bytes.rest));
     decoded = encoding === 'gzip' ? raw.pipe(createGunzip()) : encoding === 'zlib' ? raw.pipe(createInflate()) : raw;
     if (encoding !== 'identity') raw.on('error', (err) => decoded!.destroy(err));
     const inflated = await peek(decoded, 6);
-    const body = rejoined(inflated.head, inflated.rest);
+    const body = rejoined([inflated.head], inflated.rest);
     if (isCssyncContainer(inflated.head)) {
       if (!sink) throw new AppError('SYNC_BINARY_UNSUPPORTED', 'the upload is a cssync binary container, not accepted here');
       const reader = new CssyncReader(containerBytes(body), { jsonBytes: maxBytes, itemBytes: limits.binaryItemBytes });
