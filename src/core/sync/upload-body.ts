@@ -196,6 +196,9 @@ export async function* readUploadBody(
       const whole = small.ended ? (small.parts.length === 1 ? head : Buffer.concat(small.parts)) : undefined;
       const json = whole ? inflatedSmall(whole, Math.min(maxBytes, SMALL_JSON_BYTES), memory) : undefined;
       if (json) {
+        // The stream gave other requests (download pages) a turn between its chunks; the one
+        // call would hold the event loop from the body's last byte to its batches: one turn here.
+        await new Promise((resolve) => setImmediate(resolve));
         for await (const batch of parseJsonArrayBatches(single(json), undefined, limits.jsonDepth)) {
           next += batch.length;
           yield batch;
