@@ -312,7 +312,9 @@ export async function* parseJsonArrayBatches(
     size += next.value.length;
   }
   if (ended) {
-    const whole = Buffer.concat(head);
+    // A body of one chunk (an upload inflated in one call) is read where it is, not copied.
+    const only = head.length === 1 ? head[0] : undefined;
+    const whole = only && Buffer.isBuffer(only) ? only : Buffer.concat(head);
     const hasBom = whole[0] === BOM[0] && whole[1] === BOM[1] && whole[2] === BOM[2];
     let value: unknown;
     try {

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { createGunzip, createInflate } from 'node:zlib';
+import { createGunzip, createInflate, inflateSync } from 'node:zlib';
 import { AppError } from '../../shared/errors.js';
 import { bodyEncodingOf } from '../../sync/body-encoding.js';
 import { containerInvalid, CssyncReader, isCssyncContainer, type CssyncItemHeader } from '../../sync/cssync-container.js';
@@ -84,10 +84,71 @@ async function* charged(body: AsyncIterable<Buffer>, lease: MemoryLease, budgetB
   }
 }
 
-/** `head`, then the rest of an iterator: the bytes a peek took, put back. */
-async function* rejoined(head: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
-  if (head.length > 0) yield head;
+/** `heads`, then the rest of an iterator: the chunks a peek took, put back as they came. */
+async function* rejoined(heads: readonly Buffer[], rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  for (const head of heads) if (head.length > 0) yield head;
   for (let n = await rest.next(); !n.done; n = await rest.next()) yield Buffer.from(n.value);
+}
+
+/**
+ * Compressed bodies up to this many bytes are read whole and inflated in one call on the main
+ * thread (`inflatedSmall`): every upload the data-collection client sends (a few hundred cases,
+ * tens of KB compressed). A zlib stream in the thread pool hands its output back in 16 KiB
+ * chunks, one round trip each; the one call costs less CPU and no waiting (docs/decisions.md,
+ * "Small uploads inflated in one call").
+ */
+const SMALL_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The most JSON a small body is inflated to in one call: many times a client's upload, and little
+ * main-thread time lost on a body that inflates past it and goes the stream's way.
+ */
+const SMALL_JSON_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The chunks of a body, `head` first, read on until more than `n` bytes came or it ended; `rest`
+ * goes on after them. The chunks are kept as they came: a body that goes the stream's way after
+ * all meets zlib in the same pieces, so it fails, and is charged, as it would have.
+ */
+async function readSmall(
+  head: Buffer,
+  rest: AsyncIterator<Buffer>,
+  n: number,
+): Promise<{ parts: Buffer[]; rest: AsyncIterator<Buffer>; ended: boolean }> {
+  const parts = [head];
+  let size = head.length;
+  while (size <= n) {
+    const next = await rest.next();
+    if (next.done) return { parts, rest, ended: true };
+    const chunk = Buffer.from(next.value);
+    parts.push(chunk);
+    size += chunk.length;
+  }
+  return { parts, rest, ended: false };
+}
+
+/**
+ * A small zlib body's JSON, inflated in one call and charged to `memory` as a whole, when that
+ * is sure to end as the stream would: it inflates cleanly to at most `maxBytes`, it is not a
+ * `cssync` container, and the budget takes it. Otherwise undefined, and the body goes the
+ * stream's way, which gives each refusal (413, 503, a corrupt or cut stream, the container's own
+ * errors) exactly as it does for a large body.
+ */
+function inflatedSmall(body: Buffer, maxBytes: number, memory: MemoryLease | undefined): Buffer | undefined {
+  let json: Buffer;
+  try {
+    json = inflateSync(body, { maxOutputLength: maxBytes });
+  } catch {
+    return undefined;
+  }
+  if (isCssyncContainer(json)) return undefined;
+  if (memory && !memory.reserve(json.length * UPLOAD_MEMORY_FACTOR)) return undefined;
+  return json;
+}
+
+/** One buffer as a body of one chunk (none when empty, as a stream that ends at once). */
+async function* single(bytes: Buffer): AsyncGenerator<Buffer> {
+  if (bytes.length > 0) yield bytes;
 }
 
 /** Where the binary items of a `cssync` container go (core/sync/binary-items.ts): called once per item, in order. */
@@ -125,14 +186,32 @@ export async function* readUploadBody(
   const maxBytes = limits.requestBytes;
   const { head, rest } = await peek(input, 6);
   if (head.length === 0) throw new AppError('USAGE', 'the upload has no body: send a JSON array of cases');
-  const raw = Readable.from(rejoined(head, rest));
   const encoding = bodyEncodingOf(head);
-  const decoded: Readable = encoding === 'gzip' ? raw.pipe(createGunzip()) : encoding === 'zlib' ? raw.pipe(createInflate()) : raw;
-  if (encoding !== 'identity') raw.on('error', (err) => decoded.destroy(err));
+  let decoded: Readable | undefined;
   let next = 0;
   try {
+    let bytes = { parts: [head], rest };
+    if (encoding === 'zlib') {
+      const small = await readSmall(head, rest, SMALL_BODY_BYTES);
+      const whole = small.ended ? (small.parts.length === 1 ? head : Buffer.concat(small.parts)) : undefined;
+      const json = whole ? inflatedSmall(whole, Math.min(maxBytes, SMALL_JSON_BYTES), memory) : undefined;
+      if (json) {
+        // The stream gave other requests (download pages) a turn between its chunks; the one
+        // call would hold the event loop from the body's last byte to its batches: one turn here.
+        await new Promise((resolve) => setImmediate(resolve));
+        for await (const batch of parseJsonArrayBatches(single(json), undefined, limits.jsonDepth)) {
+          next += batch.length;
+          yield batch;
+        }
+        return;
+      }
+      bytes = small;
+    }
+    const raw = Readable.from(rejoined(bytes.parts, bytes.rest));
+    decoded = encoding === 'gzip' ? raw.pipe(createGunzip()) : encoding === 'zlib' ? raw.pipe(createInflate()) : raw;
+    if (encoding !== 'identity') raw.on('error', (err) => decoded!.destroy(err));
     const inflated = await peek(decoded, 6);
-    const body = rejoined(inflated.head, inflated.rest);
+    const body = rejoined([inflated.head], inflated.rest);
     if (isCssyncContainer(inflated.head)) {
       if (!sink) throw new AppError('SYNC_BINARY_UNSUPPORTED', 'the upload is a cssync binary container, not accepted here');
       const reader = new CssyncReader(containerBytes(body), { jsonBytes: maxBytes, itemBytes: limits.binaryItemBytes });
@@ -158,7 +237,7 @@ export async function* readUploadBody(
       index,
     });
   } finally {
-    decoded.destroy();
+    decoded?.destroy();
     input.resume();
   }
 }

@@ -9,11 +9,17 @@ import { createHash } from 'node:crypto';
 /** The sds namespace for case GUIDs. Never change it: stored GUIDs depend on it. */
 const SDS_CASE_NAMESPACE = '73751969-3f48-4833-86fe-59df7283aa1d';
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** True when `s` is a UUID in the 8-4-4-4-12 hex form (any version, any case). */
 export function isUuid(s: unknown): s is string {
-  return typeof s === 'string' && UUID_RE.test(s);
+  // A loop over the characters, not a regular expression: every uploaded case is checked.
+  if (typeof s !== 'string' || s.length !== 36) return false;
+  for (let i = 0; i < 36; i++) {
+    const c = s.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 0x2d) return false;
+    } else if (!((c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66))) return false;
+  }
+  return true;
 }
 
 /** RFC 4122 §4.3 name-based UUID, version 5, lower case. */

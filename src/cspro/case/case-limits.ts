@@ -100,7 +100,11 @@ export function checkCaseFields(c: CaseFields, limits: CaseLimits): void {
   checkText(c, 'label', c.label, limits.labelChars, limits);
   checkText(c, 'level-1', c.data, limits.dataChars, limits);
   if (c.clock.length > limits.clockEntries) throw caseTooLarge(c, 'clock', c.clock.length, limits.clockEntries, 'entries', limits);
-  for (let k = 0; k < c.clock.length; k++) checkText(c, `clock[${k}].deviceId`, c.clock[k]!.deviceId, limits.textChars, limits);
+  // The field's name is built only for an error: this runs for every case of every upload.
+  for (let k = 0; k < c.clock.length; k++) {
+    const { deviceId } = c.clock[k]!;
+    if (deviceId.length > limits.textChars) checkText(c, `clock[${k}].deviceId`, deviceId, limits.textChars, limits);
+  }
   if (c.notes.length > limits.notes) throw caseTooLarge(c, 'notes', c.notes.length, limits.notes, 'notes', limits);
   for (let k = 0; k < c.notes.length; k++) {
     const n = c.notes[k]!;

@@ -17,7 +17,7 @@ import type { ErrorDetails } from '../../shared/errors.js';
 import { caseError, withCaseDetails, type CaseWarning } from './case-result.js';
 import { caseKeyOf } from './case-key.js';
 import { isUuid } from './case-guid.js';
-import { foldOccurrences, isBinaryItem, itemSlots, NEEDS_CHECK, normalizeScalar, plainScalar } from './item-codec.js';
+import { foldOccurrences, isBinaryItem, itemSlots, NEEDS_CHECK, normalizeScalar, plainScalar, type ItemSlot } from './item-codec.js';
 import { normalizeBinaryValue } from './binary-descriptor.js';
 import {
   levelKey,
@@ -59,6 +59,27 @@ type Json = Record<string, unknown>;
 
 function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** How a record's items are read: its slots, each slot's position by item name, its binary items. */
+interface RecordPlan {
+  slots: readonly ItemSlot[];
+  /** Undefined when two slots share a name: the record is then read slot by slot. */
+  index: Map<string, number> | undefined;
+  binary: readonly DictItem[];
+}
+
+const plans = new WeakMap<readonly DictItem[], RecordPlan>();
+
+function recordPlan(items: readonly DictItem[]): RecordPlan {
+  let plan = plans.get(items);
+  if (plan) return plan;
+  const slots = itemSlots(items);
+  let index: Map<string, number> | undefined = new Map(slots.map((slot, k) => [slot.item.name, k]));
+  if (index.size < slots.length) index = undefined;
+  plan = { slots, index, binary: items.filter(isBinaryItem) };
+  plans.set(items, plan);
+  return plan;
 }
 
 /** Walks a level object: holds the case-wide warning list and the JSON path for messages. */
@@ -131,20 +152,58 @@ class LevelNormalizer {
   /** Normalises a record object (or a level's `id` object) against its items. */
   record(items: readonly DictItem[], raw: unknown, path: string, record: string): RecordObject {
     if (!isObject(raw)) throw caseError(`${path} must be an object`, { path, record });
-    const out: RecordObject = {};
-    for (const slot of itemSlots(items)) {
-      const value = this.item(slot.item, slot.occurrences, raw[slot.item.name], path, record);
-      if (value !== undefined) out[slot.item.name] = value;
-    }
+    const plan = recordPlan(items);
+    const out = this.carried(plan, raw, path, record) ?? this.everySlot(plan, raw, path, record);
     // Binary items keep their descriptor; their content is stored apart (docs/sync.md#binary-items).
-    for (const item of items) {
-      if (!isBinaryItem(item)) continue;
+    for (const item of plan.binary) {
       const raw1 = raw[item.name];
       if (raw1 === undefined) continue;
       const check = normalizeBinaryValue(raw1, Math.max(1, item.occurrences));
       const itemPath = `${path}.${item.name}`;
       if (!check.ok) throw caseError(`${itemPath}: ${check.reason}`, { path: itemPath, record, item: item.name });
       if (check.value !== undefined) out[item.name] = check.value;
+    }
+    return out;
+  }
+
+  /**
+   * The record's items read from the keys it carries, when they come in dictionary order (as
+   * the data-collection client writes them): a record of a large dictionary holds a few of its
+   * items. Undefined when a key comes out of order or an item is refused; `everySlot` then
+   * reads the record again, so the output, its warnings and the first problem named are those
+   * of the dictionary's order.
+   */
+  private carried(plan: RecordPlan, raw: Json, path: string, record: string): RecordObject | undefined {
+    if (!plan.index) return undefined;
+    const mark = this.warnings.length;
+    const out: RecordObject = {};
+    let last = -1;
+    try {
+      for (const key in raw) {
+        const k = plan.index.get(key);
+        if (k === undefined) continue;
+        if (k < last) {
+          this.warnings.length = mark;
+          return undefined;
+        }
+        last = k;
+        const slot = plan.slots[k]!;
+        const value = this.item(slot.item, slot.occurrences, raw[key], path, record);
+        if (value !== undefined) out[key] = value;
+      }
+    } catch {
+      this.warnings.length = mark;
+      return undefined;
+    }
+    return out;
+  }
+
+  /** The record's items read slot by slot in dictionary order, each looked up in the record. */
+  private everySlot(plan: RecordPlan, raw: Json, path: string, record: string): RecordObject {
+    const out: RecordObject = {};
+    for (const slot of plan.slots) {
+      const value = this.item(slot.item, slot.occurrences, raw[slot.item.name], path, record);
+      if (value !== undefined) out[slot.item.name] = value;
     }
     return out;
   }

@@ -149,4 +149,27 @@ describe('normalizeSyncCase', () => {
     );
     assert.equal(bad([]).message, 'a case must be a JSON object');
   });
+
+  it('reads a record whose keys come out of dictionary order as one in order: output, warnings and first problem', () => {
+    const clock = [{ deviceId: 'dev1', revision: 1 }];
+    const level = (person: Record<string, unknown>) => ({ id: { PROV: 1, HHNUM: 1 }, PERSON_REC: [person] });
+    const long = 'X'.repeat(25);
+    const inOrder = normalizeSyncCase({ id: ID, clock, 'level-1': level({ NAME: long, AGE: 34, CHILDREN: [1, 2, 3, 4] }) }, miniDict());
+    const reversed = normalizeSyncCase({ id: ID, clock, 'level-1': level({ CHILDREN: [1, 2, 3, 4], AGE: 34, NAME: long }) }, miniDict());
+    // Stored JSON is canonical: the same text, keys in dictionary order, whatever order they came in.
+    assert.equal(JSON.stringify(reversed.case['level-1']), JSON.stringify(inOrder.case['level-1']));
+    assert.equal(JSON.stringify(reversed.case['level-1'].PERSON_REC), '[{"NAME":"XXXXXXXXXXXXXXXXXXXX","AGE":34,"CHILDREN":[1,2,3]}]');
+    assert.deepEqual(
+      reversed.warnings.map((w) => w.kind),
+      ['value-truncated', 'too-many-occurrences'],
+    );
+    assert.deepEqual(reversed.warnings, inOrder.warnings);
+    // Two refused items: the first in dictionary order is named, also when it comes last.
+    const err = thrown(() => normalizeSyncCase({ id: ID, clock, 'level-1': level({ CHILDREN: 'many', NAME: {} }) }, miniDict()));
+    assert.equal(err.details.item, 'NAME');
+    const err2 = thrown(() =>
+      normalizeSyncCase({ id: ID, clock, 'level-1': level({ AGE: 1, CHILDREN: 'x', NAME: 'A', DOB: {} }) }, miniDict()),
+    );
+    assert.equal(err2.details.item, 'DOB');
+  });
 });

@@ -152,3 +152,20 @@ describe('case keys and GUIDs', () => {
     assert.notEqual(caseGuid('OTHER', '01001'), guid);
   });
 });
+
+describe('isUuid', () => {
+  it('takes the 8-4-4-4-12 hex form in either case, nothing else', () => {
+    const good = '997F1B93-b3c7-468E-BA29-7c9b799a0281';
+    assert.ok(isUuid(good));
+    assert.ok(isUuid(good.toUpperCase()) && isUuid(good.toLowerCase()));
+    const reference = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    // Every character of every position swapped for a few others: the check agrees with the pattern.
+    for (let i = 0; i < good.length; i++) {
+      for (const c of ['-', '0', '9', 'a', 'f', 'A', 'F', 'g', 'G', '@', '`', '/', ':', ' ', 'é', '\u0141']) {
+        const s = good.slice(0, i) + c + good.slice(i + 1);
+        assert.equal(isUuid(s), reference.test(s), s);
+      }
+    }
+    for (const bad of ['', good.slice(1), good + '0', `{${good}}`, 42, undefined, null]) assert.equal(isUuid(bad), false, String(bad));
+  });
+});

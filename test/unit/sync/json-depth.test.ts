@@ -60,3 +60,51 @@ test('parseJsonArrayBatches: a body nested past the limit is JSON_TOO_DEEP befor
   for await (const b of parseJsonArrayBatches(chunks(Buffer.from(ok), 7), undefined, 64)) batches.push(b);
   assert.equal(batches.length, 1);
 });
+
+test('depth scan: a text with few brackets and one with many answer as a full scan does, for strings and bytes', () => {
+  // The reference: the state machine itself, one character at a time.
+  const reference = (text: string, limit: number): number => {
+    let depth = 0;
+    let inString = false;
+    let escaped = false;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === '\\') escaped = true;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === '[' || c === '{') {
+        if (++depth > limit) return i;
+      } else if (c === ']' || c === '}') depth -= 1;
+    }
+    return -1;
+  };
+  const parts = ['[', ']', '{', '}', '"', '\\', 'a', ',', '"[{"', '"\\"["'];
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (let k = 0; k < 2000; k++) {
+    let text = '';
+    const n = Math.floor(random() * 40);
+    for (let i = 0; i < n; i++) text += parts[Math.floor(random() * parts.length)];
+    for (const limit of [1, 2, 3, 5, 8]) {
+      const want = reference(text, limit);
+      assert.equal(jsonDepthExceeded(text, limit), want, `${JSON.stringify(text)} limit ${limit}`);
+      assert.equal(jsonDepthExceeded(Buffer.from(text), limit), want, `${JSON.stringify(text)} limit ${limit} (bytes)`);
+      const cut = Math.floor(random() * (text.length + 1));
+      const chunked = new JsonDepthScanner(limit);
+      const first = chunked.push(Buffer.from(text.slice(0, cut)));
+      const found = first >= 0 ? first : chunked.push(Buffer.from(text.slice(cut)));
+      assert.equal(found, want, `${JSON.stringify(text)} limit ${limit} cut at ${cut}`);
+      // A text scan answers offsets within its own text: only the first part's is comparable.
+      assert.equal(
+        new JsonDepthScanner(limit).pushText(text.slice(0, cut)),
+        want < cut ? want : -1,
+        `${JSON.stringify(text)} cut ${cut} (text)`,
+      );
+    }
+  }
+  // Exactly the limit of openings, all inside strings or at depth 1: no bracket is past it.
+  assert.equal(jsonDepthExceeded('["[[[", {}]', 4), -1);
+  assert.equal(jsonDepthExceeded('["[[[", {}]', 1), 8);
+});

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { MemoryBudget } from '../../../src/shared/memory-budget.js';
 import { AppError } from '../../../src/shared/errors.js';
@@ -138,4 +139,76 @@ test('the budget setting: limits.upload_memory_bytes and SDS_LIMIT_UPLOAD_MEMORY
       e.message ===
         `limits.upload_memory_bytes (${limits.uploadMemoryBytes - 1}) must hold one upload at limits.request_bytes (1048576) held ${UPLOAD_MEMORY_FACTOR} times over, at least ${limits.uploadMemoryBytes}: raise upload_memory_bytes or lower request_bytes`,
   );
+});
+
+test('a compressed upload read whole or as a stream: the same cases and charge, the same refusals', async () => {
+  const ZLIB = deflateSync(JSON_BODY);
+  // Past the budget by a byte: 503, nothing parsed, as for the plain body above.
+  const budget = new MemoryBudget(UPLOAD_MEMORY_FACTOR * JSON_BODY.length - 1);
+  let batches = 0;
+  await assert.rejects(
+    (async () => {
+      for await (const _ of readUploadBody(Readable.from(chunks(ZLIB, 100)), LIMITS, undefined, budget.lease())) batches += 1;
+    })(),
+    (e: unknown) => e instanceof AppError && e.code === 'SERVER_BUSY' && e.details.retry_after === 5,
+  );
+  assert.equal(batches, 0);
+  // Over the request limit once inflated: 413, also when the budget has no room at all.
+  await assert.rejects(
+    (async () => {
+      const small = { ...LIMITS, requestBytes: JSON_BODY.length - 1 };
+      for await (const _ of readUploadBody(Readable.from(chunks(ZLIB, 100)), small, undefined, new MemoryBudget(0).lease()));
+    })(),
+    (e: unknown) => e instanceof AppError && e.code === 'PAYLOAD_TOO_LARGE' && e.details.limit === JSON_BODY.length - 1,
+  );
+  // Exactly at the request limit it is read.
+  const exact = { ...LIMITS, requestBytes: JSON_BODY.length };
+  const cases: unknown[] = [];
+  for await (const b of readUploadBody(Readable.from(chunks(ZLIB, 100)), exact)) cases.push(...b);
+  assert.deepEqual(cases, JSON.parse(JSON_BODY.toString()));
+  // Cut short or corrupt: the case error of a stream, naming the compression.
+  for (const bad of [ZLIB.subarray(0, ZLIB.length - 5), Buffer.concat([ZLIB.subarray(0, 4), Buffer.from('xxxx'), ZLIB.subarray(8)])]) {
+    await assert.rejects(
+      (async () => {
+        for await (const _ of readUploadBody(Readable.from(chunks(bad, 100)), LIMITS));
+      })(),
+      (e: unknown) =>
+        e instanceof AppError &&
+        e.code === 'CASE_INVALID' &&
+        /readable past element 0: the compressed body is corrupt; nothing/.test(e.message),
+    );
+  }
+  // Empty once inflated: the same error as an empty plain body.
+  await assert.rejects(
+    (async () => {
+      for await (const _ of readUploadBody(Readable.from([deflateSync(Buffer.alloc(0))]), LIMITS));
+    })(),
+    (e: unknown) => e instanceof AppError && e.code === 'CASE_INVALID' && /element 0: the body is empty;/.test(e.message),
+  );
+  // Too deep and corrupt, arriving in small pieces: zlib gives out the deep part before it finds
+  // the damage, so the depth is what is refused, as when the body always went as a stream.
+  const deepBad = deflateSync(Buffer.from('[' + '['.repeat(100) + ']'.repeat(100) + ']'));
+  deepBad[8]! ^= 0xff;
+  await assert.rejects(
+    (async () => {
+      for await (const _ of readUploadBody(Readable.from(chunks(deepBad, 7)), LIMITS));
+    })(),
+    (e: unknown) => e instanceof AppError && e.code === 'JSON_TOO_DEEP' && e.details.offset === 64,
+  );
+  // More than a megabyte compressed goes as a stream: the same cases and the same charge.
+  const noise = Array.from({ length: 900 }, (_, k) => ({ id: k, text: randomBytes(1500).toString('base64') }));
+  const large = Buffer.from(JSON.stringify(noise));
+  const compressed = deflateSync(large);
+  assert.ok(compressed.length > 1024 * 1024);
+  const lease = new MemoryBudget(1e9).lease();
+  const got: unknown[] = [];
+  for await (const b of readUploadBody(
+    Readable.from(chunks(compressed, 65536)),
+    { ...LIMITS, requestBytes: large.length },
+    undefined,
+    lease,
+  ))
+    got.push(...b);
+  assert.deepEqual(got, noise);
+  assert.equal(lease.held, UPLOAD_MEMORY_FACTOR * large.length);
 });
