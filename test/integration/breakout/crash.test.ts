@@ -7,7 +7,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPostgresDatabase, type TestDatabase } from '../../helpers/test-databases.js';
@@ -36,9 +36,14 @@ test('a SIGKILLed job is taken over and finished from its cursor, its rows exact
   const persons = lines.filter((l) => l[0] === '1').length;
   const t = await popstanStore([writeDat(dir, 'big.dat', lines)], db.config);
   try {
+    // The job saves its cursor after every page (jobs.cursor_save_pages, docs/limits.md), so it
+    // can be killed after a save and well before its end however fast the machine breaks out.
+    const config = join(t.store.home.root, 'config.json');
+    const settings = existsSync(config) ? (JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>) : {};
+    writeFileSync(config, JSON.stringify({ ...settings, jobs: { cursor_save_pages: 1 } }));
     const start = await startBreakout(t.store, { dictionaries: [POPSTAN] });
     assert.equal(start.status, 'started');
-    // Wait for the first save of the cursor (after a second of pages), then kill the process hard.
+    // Wait for the first save of the cursor (after the first page), then kill the process hard.
     const dictId = (await t.store.dictionaries.find(POPSTAN))!.id;
     const pid = await until(
       'the cursor saved',

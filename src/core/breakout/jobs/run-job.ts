@@ -29,7 +29,7 @@ export interface RunJobOptions {
   /** Called when a dictionary's tables were dropped or created, before its cases load (a command says so on screen). */
   onTables?: (dictionary: string, change: TableChange) => void;
   pageSize?: number;
-  /** How often the store cursor is saved, each time after the target was made durable (default: every 50 pages or 1 s). */
+  /** How often the store cursor is saved, each time after the target was made durable (default: the home's `jobs.cursor_save_*`). */
   cursorSaving?: Partial<CursorSaving>;
   now?: () => Date;
   /** The node that runs the job (default this process's, src/shared/node-id.ts); tests run two in one process. */
@@ -38,6 +38,12 @@ export interface RunJobOptions {
   leases?: JobLeaseSettings;
   /** The node that handed the job to this process (the start or sweep that spawned it): its hold passes at once. */
   handoffFrom?: string;
+}
+
+/** How often the home's settings save a running job's cursor (config.json `jobs.cursor_save_*`, docs/limits.md). */
+function homeCursorSaving(store: Store): CursorSaving {
+  const { cursorSavePages, cursorSaveMs } = jobLeaseSettings(store.home);
+  return { everyPages: cursorSavePages, everyMs: cursorSaveMs };
 }
 
 /**
@@ -108,7 +114,7 @@ async function runClaimed(
         overwrite: job.overwrite,
         threads: job.threads,
         pageSize: opts.pageSize ?? PAGE_SIZE,
-        cursorSaving: opts.cursorSaving,
+        cursorSaving: opts.cursorSaving ?? homeCursorSaving(store),
         shouldStop: async () => opts.signal?.aborted === true || (await lease.shouldStop()),
         signal: opts.signal,
         onProgress: async (processed, dictTotal, w) => {
