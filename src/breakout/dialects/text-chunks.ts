@@ -9,7 +9,7 @@ import type { Row } from '../plan-model.js';
 import type { RowSource } from './dialect.js';
 
 /** Bytes per chunk: one socket write each; a page's larger tables fill a few of them. */
-export const CHUNK_BYTES = 128 * 1024;
+const CHUNK_BYTES = 128 * 1024;
 
 const EMPTY = Buffer.alloc(0);
 
