@@ -62,3 +62,6 @@ export interface BreakoutPlan {
 
 export type CellValue = string | number | boolean | null;
 export type Row = CellValue[];
+
+/** Rows as a bulk load takes them: a list, or a stream read as it comes. */
+export type RowSource = Iterable<Row> | AsyncIterable<Row>;

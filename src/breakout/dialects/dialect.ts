@@ -6,7 +6,7 @@
  * `session.ts` (the only code that talks to the server), `errors.ts` (driver error -> AppError)
  * and `index.ts` (the Dialect object).
  */
-import type { ColumnType, Row, TablePlan } from '../plan-model.js';
+import type { ColumnType, Row, RowSource, TablePlan } from '../plan-model.js';
 import type { TlsMode, TlsSettings } from './tls.js';
 import type { RowWriter, TextChunks } from './text-chunks.js';
 
@@ -110,7 +110,7 @@ export interface TableInfo {
   createdAt: string | null;
 }
 
-export type RowSource = Iterable<Row> | AsyncIterable<Row>;
+export type { RowSource };
 
 export interface ReadOptions {
   /** Equality filters, ANDed. */

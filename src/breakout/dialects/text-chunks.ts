@@ -5,8 +5,7 @@
  * that live until the page is loaded (bench/README.md, "Breakout nearer the loaders").
  */
 import { Readable } from 'node:stream';
-import type { Row } from '../plan-model.js';
-import type { RowSource } from './dialect.js';
+import type { Row, RowSource } from '../plan-model.js';
 
 /** Bytes per chunk: one socket write each; a page's larger tables fill a few of them. */
 const CHUNK_BYTES = 128 * 1024;
