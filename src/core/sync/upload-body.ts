@@ -106,25 +106,21 @@ const SMALL_BODY_BYTES = 1024 * 1024;
 const SMALL_JSON_BYTES = 4 * 1024 * 1024;
 
 /**
- * The chunks of a body, `head` first, read on until more than `n` bytes came or it ended; `rest`
- * goes on after them. The chunks are kept as they came: a body that goes the stream's way after
+ * The chunks of a body, `head` first, read on from `rest` until more than `n` bytes came or it
+ * ended; `rest` goes on after them. The chunks are kept as they came: a body that goes the stream's way after
  * all meets zlib in the same pieces, so it fails, and is charged, as it would have.
  */
-async function readSmall(
-  head: Buffer,
-  rest: AsyncIterator<Buffer>,
-  n: number,
-): Promise<{ parts: Buffer[]; rest: AsyncIterator<Buffer>; ended: boolean }> {
+async function readSmall(head: Buffer, rest: AsyncIterator<Buffer>, n: number): Promise<{ parts: Buffer[]; ended: boolean }> {
   const parts = [head];
   let size = head.length;
   while (size <= n) {
     const next = await rest.next();
-    if (next.done) return { parts, rest, ended: true };
+    if (next.done) return { parts, ended: true };
     const chunk = Buffer.from(next.value);
     parts.push(chunk);
     size += chunk.length;
   }
-  return { parts, rest, ended: false };
+  return { parts, ended: false };
 }
 
 /**
@@ -190,7 +186,7 @@ export async function* readUploadBody(
   let decoded: Readable | undefined;
   let next = 0;
   try {
-    let bytes = { parts: [head], rest };
+    let parts = [head];
     if (encoding === 'zlib') {
       const small = await readSmall(head, rest, SMALL_BODY_BYTES);
       const whole = small.ended ? (small.parts.length === 1 ? head : Buffer.concat(small.parts)) : undefined;
@@ -205,9 +201,9 @@ export async function* readUploadBody(
         }
         return;
       }
-      bytes = small;
+      parts = small.parts;
     }
-    const raw = Readable.from(rejoined(bytes.parts, bytes.rest));
+    const raw = Readable.from(rejoined(parts, rest));
     decoded = encoding === 'gzip' ? raw.pipe(createGunzip()) : encoding === 'zlib' ? raw.pipe(createInflate()) : raw;
     if (encoding !== 'identity') raw.on('error', (err) => decoded!.destroy(err));
     const inflated = await peek(decoded, 6);

@@ -102,8 +102,8 @@ export function checkCaseFields(c: CaseFields, limits: CaseLimits): void {
   if (c.clock.length > limits.clockEntries) throw caseTooLarge(c, 'clock', c.clock.length, limits.clockEntries, 'entries', limits);
   // The field's name is built only for an error: this runs for every case of every upload.
   for (let k = 0; k < c.clock.length; k++) {
-    const { deviceId } = c.clock[k]!;
-    if (deviceId.length > limits.textChars) checkText(c, `clock[${k}].deviceId`, deviceId, limits.textChars, limits);
+    const n = c.clock[k]!.deviceId.length;
+    if (n > limits.textChars) throw caseTooLarge(c, `clock[${k}].deviceId`, n, limits.textChars, 'characters', limits);
   }
   if (c.notes.length > limits.notes) throw caseTooLarge(c, 'notes', c.notes.length, limits.notes, 'notes', limits);
   for (let k = 0; k < c.notes.length; k++) {

@@ -76,6 +76,9 @@ const DICTIONARY_FIELDS = ['id', 'name', 'label', 'version', 'description', 'sou
  */
 const NAMED_PAGE = { snapshot: 9, total: 10, seen: 11, caseFrom: 12, caseTo: 25 } as const;
 
+/** Where `seen` stands in a row of chunkWithin: after the page's columns (RawPageValues). */
+const SEEN_AT = PAGE_COLUMNS.split(',').length;
+
 /** The sync protocol's reads and its history on PostgreSQL. */
 export class PgSyncRepo implements RepoContract<SyncRepo> {
   constructor(private readonly db: PgRunner) {}
@@ -134,8 +137,7 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
          ) w WHERE upto <= $${n + 2} OR k = 1 ORDER BY revision, guid`,
       [...params, limit, Number.isFinite(budget) ? budget : Number.MAX_SAFE_INTEGER],
     );
-    // `seen` follows the page's columns (RawPageValues).
-    return { cases: rows.map((r) => toPageRow(r as RawPageValues)), seen: Number(rows[0]?.[11] ?? 0) };
+    return { cases: rows.map((r) => toPageRow(r as RawPageValues)), seen: Number(rows[0]?.[SEEN_AT] ?? 0) };
   }
 
   /** How many cases the whole range holds; a total carried from the previous page answers without counting. */
