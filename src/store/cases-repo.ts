@@ -93,9 +93,11 @@ export const CASE_COLUMNS =
 
 /**
  * What a write of a stored case replaces (all but the guid, position and creation time): the
- * `DO UPDATE SET` of the case upsert on both stores.
+ * `DO UPDATE SET` of the case upsert on both stores. `prev_revision` keeps the revision being
+ * replaced (every SET expression reads the row as it was), so that a download's total moves by
+ * the cases changed since its last page (docs/decisions.md, "A download's total across new uploads").
  */
-export const CASE_UPSERT_SET = `case_key = excluded.case_key, label = excluded.label, data = excluded.data, verified = excluded.verified,
+export const CASE_UPSERT_SET = `prev_revision = cases.revision, case_key = excluded.case_key, label = excluded.label, data = excluded.data, verified = excluded.verified,
          deleted = excluded.deleted, revision = excluded.revision, clock = excluded.clock,
          partial_save = excluded.partial_save, notes = excluded.notes, case_note = excluded.case_note, modified_at = excluded.modified_at`;
 

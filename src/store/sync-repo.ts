@@ -183,8 +183,26 @@ export const ROW_BYTES =
 /** Downloads in progress whose next page's total is remembered (a few bytes each). */
 const MAX_CARRIED = 1000;
 
-function carryKey(dictionaryId: number, scope: string, r: SyncRange): string {
-  return `${dictionaryId}\u0000${scope}\u0000${r.after.revision}\u0000${r.after.guid}\u0000${r.upTo}\u0000${r.universe}\u0000${r.excludeRevisions.join(',')}`;
+function carryKey(dictionaryId: number, scope: string, r: Omit<SyncRange, 'upTo'>): string {
+  return `${dictionaryId}\u0000${scope}\u0000${r.after.revision}\u0000${r.after.guid}\u0000${r.universe}\u0000${r.excludeRevisions.join(',')}`;
+}
+
+/**
+ * What the cases changed after `@from` did to a range's total up to `@upTo`, in two reads of
+ * indexes alone: `added`, those now in it (cases_by_revision), and from the changed cases only
+ * (cases_changed, migration 0038) `removed`, those it held at `@from` by their previous revision,
+ * and `unknown` when one changed twice since `@from` (its revision at `@from` is lost: the caller
+ * counts). One shape per filter of exclusions; a universe filter is never moved (a changed key
+ * may enter or leave it).
+ */
+export function movedSql(exclude: boolean): { added: string; removed: string } {
+  const kept = (column: string) => (exclude ? ` AND ${column} NOT IN (SELECT value FROM json_each(@exclude))` : '');
+  return {
+    added: `SELECT count(*) AS n FROM cases WHERE dictionary_id = @dict AND revision > @from AND revision <= @upTo${kept('revision')}`,
+    removed: `SELECT coalesce(sum((prev_revision, guid) > (@afterRevision, @afterGuid)${kept('prev_revision')}), 0) AS n,
+         coalesce(max(prev_revision > @from), 0) AS unknown
+    FROM cases WHERE dictionary_id = @dict AND revision > @from AND prev_revision IS NOT NULL`,
+  };
 }
 
 /** The sync protocol's reads and its history: devices, per-device sync rows, download chunks. */
@@ -199,8 +217,15 @@ export class SyncRepo {
   private readonly chunkStmts = new Map<string, Statement<Record<string, unknown>, RawPageValues>>();
   private readonly countStmts = new Map<string, Statement<Record<string, unknown>, { n: number }>>();
   private readonly sizeStmts = new Map<string, Statement<Record<string, unknown>, { size: number }>>();
-  /** Totals carried from one download page to the next, by dictionary, cursor, snapshot and filters. */
-  private readonly carried = new Map<string, number>();
+  private readonly movedStmts = new Map<
+    boolean,
+    {
+      added: Statement<Record<string, unknown>, { n: number }>;
+      removed: Statement<Record<string, unknown>, { n: number; unknown: number }>;
+    }
+  >();
+  /** Totals carried from one download page to the next, by dictionary, cursor and filters, with the snapshot each holds for. */
+  private readonly carried = new Map<string, { upTo: number; total: number }>();
 
   constructor(private readonly db: Database) {
     // IMMEDIATE as every write transaction of this store; a savepoint when one is in progress.
@@ -326,24 +351,49 @@ export class SyncRepo {
   /**
    * How many cases the whole range holds (this chunk and the ones after it). A total carried
    * from the previous page of the same download (`carry`) answers without counting: counting
-   * every page walks the rest of the range, quadratic over a whole download. `scope` tells
+   * every page walks the rest of the range, quadratic over a whole download. When cases were
+   * written since that page (a newer snapshot), the carried total moves by what they changed
+   * (`movedSince`), so a download beside uploads does not count again either. `scope` tells
    * apart dictionaries that reuse an id after a delete.
    */
   async count(dictionaryId: number, scope: string, range: SyncRange): Promise<number> {
     const carried = this.carried.get(carryKey(dictionaryId, scope, range));
-    if (carried !== undefined) return carried;
+    if (carried !== undefined && carried.upTo === range.upTo) return carried.total;
+    const moved = carried !== undefined && carried.upTo < range.upTo ? this.movedSince(dictionaryId, range, carried.upTo) : undefined;
+    if (moved !== undefined) return carried!.total + moved;
     return this.countStmts.get(this.shape(range))!.get(this.params(dictionaryId, range))!.n;
   }
 
   /**
-   * Remembers the total of `range` for the page that asks for it next. Only valid for a range
-   * whose snapshot (`upTo`) is the newest revision: every later change to a case creates a newer
-   * revision, so a request that sees a newer snapshot has a different key and counts afresh.
+   * By how much the cases written after revision `from` (up to `range.upTo`) changed the range's
+   * total; undefined when that cannot be told from their previous revisions (a universe filter, a
+   * case changed twice since `from`). Every change of a case takes a revision newer than all
+   * before it (the sync protocol rests on it), so the range at `from` differs from the range now
+   * only by those cases: each is in it now or not, and was in it at `from` by its previous
+   * revision or not (docs/decisions.md, "A download's total across new uploads").
+   */
+  private movedSince(dictionaryId: number, range: SyncRange, from: number): number | undefined {
+    if (range.universe !== '') return undefined;
+    const exclude = range.excludeRevisions.length > 0;
+    let stmts = this.movedStmts.get(exclude);
+    if (!stmts) {
+      const sql = movedSql(exclude);
+      this.movedStmts.set(exclude, (stmts = { added: this.db.prepare(sql.added), removed: this.db.prepare(sql.removed) }));
+    }
+    const params = { ...this.params(dictionaryId, range), from };
+    const removed = stmts.removed.get(params)!;
+    return removed.unknown ? undefined : stmts.added.get(params)!.n - removed.n;
+  }
+
+  /**
+   * Remembers the total of `range` for the page that asks for it next, with the snapshot it holds
+   * for (`range.upTo`): a request that sees that snapshot takes it as it is, one that sees a newer
+   * one moves it by the cases written since (`count`).
    */
   async carry(dictionaryId: number, scope: string, range: SyncRange, total: number): Promise<void> {
     const key = carryKey(dictionaryId, scope, range);
     this.carried.delete(key);
-    this.carried.set(key, total);
+    this.carried.set(key, { upTo: range.upTo, total });
     // A Map iterates in insertion order: drop the oldest downloads' entries.
     if (this.carried.size > MAX_CARRIED) this.carried.delete(this.carried.keys().next().value!);
   }

@@ -140,12 +140,34 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
     return { cases: rows.map((r) => toPageRow(r as RawPageValues)), seen: Number(rows[0]?.[SEEN_AT] ?? 0) };
   }
 
-  /** How many cases the whole range holds; a total carried from the previous page answers without counting. */
+  /**
+   * How many cases the whole range holds; a total carried from the previous page answers without
+   * counting, moved by the cases changed since its snapshot as on SQLite (SyncRepo.count).
+   */
   async count(dictionaryId: number, scope: string, r: SyncRange): Promise<number> {
     const c = carried.get(carryKey(dictionaryId, scope, r));
     if (c !== undefined && c.upTo === r.upTo) return c.total;
+    const moved = c !== undefined && c.upTo < r.upTo && r.universe === '' ? await this.movedSince(dictionaryId, r, c.upTo) : null;
+    if (moved !== null) return c!.total + moved;
     const { sql, params } = range(dictionaryId, r);
     return (await this.db.row<{ n: number }>(`SELECT count(*) AS n ${sql}`, params))!.n;
+  }
+
+  /**
+   * What the cases changed after revision `from` did to the range's total, or null when one
+   * changed twice since (the statement of sds_sync_page, migration 0038, on its own).
+   */
+  private async movedSince(dictionaryId: number, r: SyncRange, from: number): Promise<number | null> {
+    const row = await this.db.row<{ moved: string | null }>(
+      `SELECT CASE WHEN EXISTS (SELECT 1 FROM cases c WHERE c.dictionary_id = $1 AND c.revision > $2 AND c.prev_revision > $2) THEN NULL
+              ELSE (SELECT count(*) FROM cases c WHERE c.dictionary_id = $1 AND c.revision > $2 AND c.revision <= $3
+                       AND (cardinality($6::bigint[]) = 0 OR c.revision <> ALL ($6::bigint[])))
+                 - (SELECT count(*) FROM cases c WHERE c.dictionary_id = $1 AND c.revision > $2 AND c.prev_revision IS NOT NULL
+                       AND (c.prev_revision, c.guid) > ($4, $5)
+                       AND (cardinality($6::bigint[]) = 0 OR c.prev_revision <> ALL ($6::bigint[]))) END AS moved`,
+      [dictionaryId, from, r.upTo, r.after.revision, r.after.guid, r.excludeRevisions],
+    );
+    return row!.moved === null ? null : Number(row!.moved);
   }
 
   /** Remembers the total of `range` for the page that asks for it next (see SyncRepo.carry). */

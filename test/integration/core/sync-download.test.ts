@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
-import { downloadCases, uploadCases } from '../../../src/core/sync/sync.js';
+import { deleteSyncedCase, downloadCases, uploadCases } from '../../../src/core/sync/sync.js';
 import { openStore, type Store } from '../../../src/store/open-store.js';
+import { movedSql } from '../../../src/store/sync-repo.js';
 import type { DownloadRequest } from '../../../src/sync/headers.js';
 import { fixture, storeKindOf, storeSql, tempHome } from '../../helpers/temp-home.js';
 import { popstanCases } from '../../helpers/sync-client.js';
@@ -96,6 +97,30 @@ test('sync download: the revision index carries case_key, so a universe-filtered
   assert.deepEqual(columns, ['dictionary_id', 'revision', 'guid', 'deleted', 'case_key']);
 });
 
+test('sync download: moving a total by the cases written since reads two indexes, not the table (SQLite)', async (t) => {
+  const store = await popstanStore(t);
+  if (storeKindOf(store) !== 'sqlite') return t.skip('the PostgreSQL store moves no total: its page function counts');
+  const params = { dict: 1, from: 5, upTo: 9, afterRevision: 3, afterGuid: 'x', exclude: '[1]' };
+  const plans: string[] = [];
+  for (const exclude of [false, true]) {
+    const sql = movedSql(exclude);
+    for (const q of [sql.added, sql.removed]) {
+      const rows = await storeSql(store, `EXPLAIN QUERY PLAN ${q}`, exclude ? [params] : [{ ...params, exclude: undefined }]);
+      plans.push(
+        rows
+          .map((r) => String(r.detail))
+          .filter((d) => d.includes('cases '))
+          .join(' | '),
+      );
+    }
+  }
+  assert.deepEqual(
+    plans.map((p) => /USING COVERING INDEX (\w+)/.exec(p)?.[1]),
+    ['cases_by_revision', 'cases_changed', 'cases_by_revision', 'cases_changed'],
+    plans.join('\n'),
+  );
+});
+
 /** Downloads every page of `device`'s download from `from`, each page from the next of `stores` in turn. */
 async function downloadAll(stores: Store[], device: string, from: number): Promise<{ revision: number; sent: number }> {
   let req = request({ device, lastRevision: from, hasLastRevision: from > 0 });
@@ -141,4 +166,93 @@ test('sync download: pages served by two nodes still record the whole download',
   assert.equal(second.sent, 5);
   // Counted from the device's previous download's revision when the earlier pages were another node's.
   assert.deepEqual(await downloadsOf(store, 'tablet-b'), [4, 5]);
+});
+
+test('sync download: the total of each page stays exact while cases are written between pages', async (t) => {
+  const store = await popstanStore(t);
+  const dict = (await store.dictionaries.find(DICT))!;
+  const stored = popstanCases(16, 'tablet-a');
+  await uploadCases(store, DICT, items(stored), { device: 'tablet-a' }, 'u');
+  // Tablet b's own upload: its revision (after the cursor until the download is past it) is
+  // excluded from its download, as the client asks.
+  const mine = popstanCases(2, 'tablet-b');
+  const own = await uploadCases(store, DICT, items(mine), { device: 'tablet-b' }, 'u');
+  const exclude = [own.revision];
+  const sent = new Set<string>();
+  const deleted = new Set<string>();
+  let clock = 1;
+  // A newer version of stored cases (a new label, the clock moved on): the merge writes it at a new revision.
+  const update = async (cases: typeof stored) => {
+    clock += 1;
+    const batch = cases.map((c) => ({ ...c, label: `version ${clock}`, clock: [{ deviceId: 'tablet-a', revision: clock }] }));
+    const r = await uploadCases(store, DICT, items(batch), { device: 'tablet-a' }, 'u');
+    assert.equal(r.tally.updated, cases.length, 'every case of the batch changed');
+    // A changed case is ahead of the cursor again, to be sent again.
+    for (const c of cases) sent.delete(c.id);
+  };
+  const pick = (wasSent: boolean, n: number) => {
+    const out = stored.filter((c) => sent.has(c.id) === wasSent && !deleted.has(c.id)).slice(0, n);
+    assert.equal(out.length, n, `${n} stored cases ${wasSent ? '' : 'not '}yet sent`);
+    return out;
+  };
+  // Between pages, writes of every kind: new cases; cases already sent, and cases not sent yet,
+  // changed; a case already sent changed twice (its revision before the first change is then
+  // unknown); tablet b's own case changed by another (it was excluded, now it is not); deletions;
+  // tablet b's own upload again (its download then excludes that revision too); nothing.
+  const between: (() => Promise<unknown>)[] = [
+    () => uploadCases(store, DICT, items(popstanCases(3, 'tablet-c')), { device: 'tablet-c' }, 'u'),
+    () => update(pick(true, 2)),
+    () => update(pick(false, 2)),
+    async () => {
+      const [c] = pick(true, 1);
+      await update([c!]);
+      await update([c!, ...pick(false, 1)]);
+    },
+    () => update([mine[0]!]),
+    async () => {
+      const [a] = pick(false, 1);
+      const [b] = pick(true, 1);
+      for (const c of [a!, b!]) {
+        await deleteSyncedCase(store, DICT, c.id, 'tablet-a', 'u');
+        deleted.add(c.id);
+      }
+    },
+    async () => {
+      const again = await uploadCases(store, DICT, items(popstanCases(2, 'tablet-b')), { device: 'tablet-b' }, 'u');
+      exclude.push(again.revision);
+    },
+    async () => {},
+  ];
+  // What the range after the cursor holds now, counted by the test's own query.
+  const expected = async (after: { revision: number; guid: string }, excluded: number[]) =>
+    Number(
+      (
+        await storeSql(
+          store,
+          `SELECT count(*) AS n FROM cases WHERE dictionary_id = ? AND (revision > ? OR (revision = ? AND guid > ?))
+             AND revision NOT IN (${excluded.map(() => '?').join(', ')})`,
+          [dict.id, after.revision, after.revision, after.guid, ...excluded],
+        )
+      )[0]!.n,
+    );
+  let cursor = { revision: 0, guid: '' };
+  let pages = 0;
+  for (;;) {
+    const excluded = [...exclude];
+    const total = await expected({ revision: cursor.revision, guid: cursor.guid || '~' }, excluded);
+    const page = await downloadCases(
+      store,
+      DICT,
+      request({ lastRevision: cursor.revision, hasLastRevision: cursor.revision > 0, startAfter: cursor.guid, excludeRevisions: excluded }),
+      'u',
+    );
+    pages += 1;
+    assert.equal(page.rangeCount, `${page.cases.length}/${total}`, `page ${pages}`);
+    for (const c of page.cases) sent.add(c.guid);
+    if (page.status === 200) break;
+    const l = page.cases.at(-1)!;
+    cursor = { revision: l.revision, guid: l.guid };
+    if (pages <= between.length) await between[pages - 1]!();
+  }
+  assert.ok(pages > between.length, `${pages} pages: every kind of write came between two of them`);
 });

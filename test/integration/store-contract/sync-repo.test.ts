@@ -81,6 +81,45 @@ function bytes(c: CaseWrite): number {
   return text.reduce((n, t) => n + Buffer.byteLength(t), 0);
 }
 
+testOnBothStores('sync: a total carried for an older snapshot holds for a newer one, moved by the cases written since', async (store) => {
+  const d = await dictionary(store, 'DELTA');
+  const r1 = await upload(
+    store,
+    d.id,
+    ['g1', 'g2', 'g3', 'g4', 'g5'].map((g) => write(g, `00${g}`)),
+  );
+  // The cursor after g2; the ranges a download may ask for: plain, without a revision, in a universe.
+  const after = { revision: r1, guid: 'g2' };
+  const at = (upTo: number, extra: Partial<SyncRange> = {}) => all(upTo, { after, ...extra });
+  const shapes = (r2: number): Partial<SyncRange>[] => [{}, { excludeRevisions: [r2] }, { excludeRevisions: [r1] }, { universe: '00g' }];
+  // The totals a page read at `upTo` carries: for exclusions of revisions not written yet, the same.
+  const totalsAt = async (upTo: number, later: number) =>
+    Promise.all(shapes(later).map((x) => store.sync.count(d.id, `${d.createdAt}${upTo}`, at(upTo, x))));
+  const carryAll = async (upTo: number, later: number, totals: number[]) => {
+    for (const [k, x] of shapes(later).entries()) await store.sync.carry(d.id, d.createdAt, at(upTo, x), totals[k]!);
+  };
+  const countAll = async (upTo: number, later: number) =>
+    Promise.all(shapes(later).map((x) => store.sync.count(d.id, d.createdAt, at(upTo, x))));
+
+  // At r1 g3, g4 and g5 remain after the cursor (none under an exclusion of r1).
+  const atR1 = await totalsAt(r1, r1 + 1000);
+  assert.deepEqual(atR1, [3, 3, 0, 3]);
+  // Then a new case, a case already sent (g1) and one not sent yet (g4) changed, their keys too.
+  const r2 = await upload(store, d.id, [write('g6', '006'), write('g1', '001', { label: 'b' }), write('g4', '004', { label: 'b' })]);
+  await carryAll(r1, r2, atR1);
+  // After g2 at r2: g3, g5 (r1); g1, g4, g6 (r2). Only g3 and g5 keep a key under 00g.
+  assert.deepEqual(await countAll(r2, r2), [5, 2, 3, 2]);
+
+  // Then g5 changed twice: what it was at r2 is lost, so the rest of the range is counted.
+  const atR2 = await totalsAt(r2, r2);
+  const r3 = await upload(store, d.id, [write('g5', '005', { label: 'b' })]);
+  const r4 = await upload(store, d.id, [write('g5', '005', { label: 'c' }), write('g7', '007')]);
+  await carryAll(r2, r2, atR2);
+  assert.ok(r1 < r2 && r2 < r3 && r3 < r4);
+  // After g2 at r4: g3 (r1); g1, g4, g6 (r2); g5, g7 (r4).
+  assert.deepEqual(await countAll(r4, r2), [6, 3, 5, 1]);
+});
+
 testOnBothStores('sync: maxRevision, chunk, chunkWithin, count and carry', async (store) => {
   assert.equal(await store.sync.maxRevision(), 0);
   const a = await dictionary(store, 'ALPHA');
@@ -404,8 +443,15 @@ testOnBothStores('sync: snapshotPage reads in one statement what maxRevision, ch
   const snapshot = await store.sync.maxRevision();
   await store.sync.carry(d.id, d.createdAt, { ...plain, upTo: snapshot }, 42);
   assert.equal((await store.sync.snapshotPage('D', plain, 3, Number.POSITIVE_INFINITY))?.page.total, 42);
-  await store.sync.carry(d.id, d.createdAt, { ...plain, upTo: snapshot - 1 }, 42);
+  // Carried for the snapshot before (r1, whose 3 cases the range held), it is moved by the 4 cases
+  // written since, not counted again: a total carried wrong on purpose shows which one it was.
+  await store.sync.carry(d.id, d.createdAt, { ...plain, upTo: r1 }, 3);
   assert.equal((await store.sync.snapshotPage('D', plain, 3, Number.POSITIVE_INFINITY))?.page.total, 7);
+  await store.sync.carry(d.id, d.createdAt, { ...plain, upTo: r1 }, 40);
+  assert.equal((await store.sync.snapshotPage('D', plain, 3, Number.POSITIVE_INFINITY))?.page.total, 44);
+  // With a universe the move cannot be told (a changed key may enter or leave it): counted.
+  await store.sync.carry(d.id, d.createdAt, { ...plain, universe: 'B', upTo: r1 }, 40);
+  assert.equal((await store.sync.snapshotPage('D', { ...plain, universe: 'B' }, 2, Number.POSITIVE_INFINITY))?.page.total, 3);
   // A name no dictionary has: null, and the caller refuses it.
   assert.equal(await store.sync.snapshotPage('NONE', plain, 3, Number.POSITIVE_INFINITY), null);
 });
