@@ -10,11 +10,14 @@
 // SYNC_MIX_BUILDS=/path/a,/path/b alternates builds (checkouts, each built: `npm run build`) round by
 // round, for before/after figures; default this checkout. Other knobs: SYNC_MIX_ROUNDS (3),
 // SYNC_MIX_TABLETS (60), SYNC_MIX_READERS (10), SYNC_MIX_REQUESTS (10), SYNC_MIX_PER_REQUEST (100),
-// SYNC_MIX_SMALL_REQUESTS (20), SYNC_MIX_STORE_URL (a PostgreSQL URL; default the SQLite store).
+// SYNC_MIX_SMALL_REQUESTS (20), SYNC_MIX_STORE_URL (a PostgreSQL server, e.g.
+// postgresql://postgres@localhost/postgres?host=/var/run/postgresql: each run gets a database of
+// its own on it, made before the run and dropped after; default the SQLite store).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import pg from 'pg';
 import { mixedLoad, tabletBodies, type MixedRun } from './mixed-load.js';
 import { tabletToken } from './sync-load.js';
 import { startServe } from '../test/helpers/serve-process.js';
@@ -52,16 +55,39 @@ const warm = tabletBodies(TABLETS, 60_000, 1, PER_REQUEST);
 
 const rate = (r: MixedRun) => r.cases / r.uploadSeconds;
 
+/** Runs `sql` on the PostgreSQL server of SYNC_MIX_STORE_URL, in the database the URL names. */
+async function onServer(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: STORE_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The URL of a fresh database `name` on the server of SYNC_MIX_STORE_URL ('' on SQLite). */
+async function freshStore(name: string): Promise<string> {
+  if (!STORE_URL) return '';
+  await onServer(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await onServer(`CREATE DATABASE "${name}"`);
+  const url = new URL(STORE_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 async function runOnce(build: string, tag: string, dir: string): Promise<Figures> {
   const home = join(dir, tag);
   const bin = join(build, 'bin', 'sds');
-  const env = { ...process.env, SDS_STORE_URL: STORE_URL, NO_COLOR: '1' };
+  const db = `sds_bench_sync_mix_${process.pid}_${tag.replace(/\W/g, '_')}`;
+  const storeUrl = await freshStore(db);
+  const env = { ...process.env, SDS_STORE_URL: storeUrl, NO_COLOR: '1' };
   const cli = (args: string[], input?: string) =>
     execFileSync(process.execPath, [bin, '--home', home, '--quiet', ...args], { encoding: 'utf8', input, env });
   cli(['init']);
   cli(['dict', 'upload', fixture('simple-capi.dcf'), '--label', 'simplecapi']);
   cli(['users', 'add', 'tablet', '--role', 'Standard User', '--password-stdin'], `${PASSWORD}\n`);
-  const server = await startServe(home, { SDS_STORE_URL: STORE_URL }, 0, [], bin);
+  const server = await startServe(home, { SDS_STORE_URL: storeUrl }, 0, [], bin);
   try {
     const token = await tabletToken(server.url, 'tablet', PASSWORD);
     await mixedLoad(server.url, token, warm, PER_REQUEST, 0);
@@ -84,6 +110,7 @@ async function runOnce(build: string, tag: string, dir: string): Promise<Figures
   } finally {
     await server.stop();
     rmSync(home, { recursive: true, force: true });
+    if (storeUrl) await onServer(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
   }
 }
 
