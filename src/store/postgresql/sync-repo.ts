@@ -182,9 +182,10 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
    * A download page of the dictionary named `name` (own or syncable name) in one statement and
    * one round trip, outside any transaction: the function sds_sync_page_named (migration 0035)
    * finds the dictionary, takes the newest revision as the snapshot, reads the page as chunkWithin
-   * does, and the total as count does (the carried one when it holds for that snapshot and that
-   * dictionary), all in the statement's one snapshot, with which of the page's cases hold binary
-   * items (docs/decisions.md, "Queries written per database").
+   * does, and the total as count does (the carried one when it was carried for that dictionary,
+   * moved by the cases changed since its snapshot: migration 0038), all in the statement's one
+   * snapshot, with which of the page's cases hold binary items (docs/decisions.md, "Queries
+   * written per database").
    */
   async snapshotPage(name: string, r: Omit<SyncRange, 'upTo'>, limit: number, budget: number): Promise<NamedSyncPage> {
     // The carried total is keyed by the dictionary's id and creation time, which the statement
