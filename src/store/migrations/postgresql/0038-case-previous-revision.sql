@@ -3,7 +3,7 @@
 -- changed cases; the upload function of the baseline setting it as the repositories' upserts do
 -- (CASE_UPSERT_SET); the page function of migration 0035 moving a carried total by the cases
 -- changed since its snapshot instead of counting the rest of the range again. Adding a NULL
--- column rewrites nothing, and the partial index starts empty.
+-- column rewrites nothing, and the partial index starts empty (building it reads the table once).
 ALTER TABLE cases ADD COLUMN prev_revision bigint;
 CREATE INDEX cases_changed ON cases (dictionary_id, revision, prev_revision, guid) WHERE prev_revision IS NOT NULL;
 
