@@ -71,10 +71,11 @@ const DICTIONARY_FIELDS = ['id', 'name', 'label', 'version', 'description', 'sou
 
 /**
  * Where things are in a row of sds_sync_page_named: the dictionary's fields, then the snapshot, the
- * total and the count seen, then the case's columns in CASE_COLUMNS order (`caseFrom` to
- * `caseTo`, absent on the one row of a page without cases), then whether it has binary items.
+ * total and the count seen, then the page's columns in PAGE_COLUMNS order (`caseFrom` to
+ * `caseTo`, absent on the one row of a page without cases), then whether it has binary items
+ * (migration 0038).
  */
-const NAMED_PAGE = { snapshot: 9, total: 10, seen: 11, caseFrom: 12, caseTo: 25 } as const;
+const NAMED_PAGE = { snapshot: 9, total: 10, seen: 11, caseFrom: 12, caseTo: 23 } as const;
 
 /** Where `seen` stands in a row of chunkWithin: after the page's columns (RawPageValues). */
 const SEEN_AT = PAGE_COLUMNS.split(',').length;
@@ -180,7 +181,7 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
 
   /**
    * A download page of the dictionary named `name` (own or syncable name) in one statement and
-   * one round trip, outside any transaction: the function sds_sync_page_named (migration 0035)
+   * one round trip, outside any transaction: the function sds_sync_page_named (migration 0038)
    * finds the dictionary, takes the newest revision as the snapshot, reads the page as chunkWithin
    * does, and the total as count does (the carried one when it was carried for that dictionary,
    * moved by the cases changed since its snapshot: migration 0038), all in the statement's one
@@ -218,7 +219,7 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
     for (const row of rows) {
       // A page without cases is one row of its head alone.
       if (row[NAMED_PAGE.caseFrom] === null) continue;
-      // The function returns CASE_COLUMNS: the page's columns are their first ones (RawPageValues).
+      // The function returns the page's columns (PAGE_COLUMNS, migration 0038): RawPageValues.
       const values = row.slice(NAMED_PAGE.caseFrom, NAMED_PAGE.caseTo) as RawPageValues;
       cases.push(toPageRow(values));
       if (row[NAMED_PAGE.caseTo] === true) withBinaryItems.push(values[0]);

@@ -2,7 +2,8 @@
 -- docs/decisions.md, "A download's total across new uploads"): the column and the index of the
 -- changed cases; the upload function of the baseline setting it as the repositories' upserts do
 -- (CASE_UPSERT_SET); the page function of migration 0035 moving a carried total by the cases
--- changed since its snapshot instead of counting the rest of the range again. Adding a NULL
+-- changed since its snapshot instead of counting the rest of the range again, and returning only
+-- the columns a page sends. Adding a NULL
 -- column rewrites nothing, and the partial index starts empty (building it reads the table once).
 ALTER TABLE cases ADD COLUMN prev_revision bigint;
 CREATE INDEX cases_changed ON cases (dictionary_id, revision, prev_revision, guid) WHERE prev_revision IS NOT NULL;
@@ -69,12 +70,18 @@ BEGIN
   RETURN v_revision;
 END $$;
 
-CREATE OR REPLACE FUNCTION sds_sync_page(
+-- The page function without the case's two timestamps, which no page sends (the repository read
+-- only the page's columns, PAGE_COLUMNS, and node-pg parsed the two on every row): a new return
+-- type, so both functions are dropped and made again.
+DROP FUNCTION sds_sync_page_named(text, bigint, text, text, bigint[], bigint, bigint, bigint, bigint, bigint);
+DROP FUNCTION sds_sync_page(bigint, bigint, text, text, bigint[], bigint, bigint, bigint, bigint);
+
+CREATE FUNCTION sds_sync_page(
   p_dictionary bigint, p_after_revision bigint, p_after_guid text, p_universe text, p_exclude bigint[],
   p_limit bigint, p_budget bigint, p_carried_upto bigint, p_carried_total bigint
 ) RETURNS TABLE (
   snapshot bigint, total bigint, seen bigint, guid text, case_key text, label text, data text, verified smallint, deleted smallint,
-  revision bigint, clock text, partial_save text, notes text, case_note text, created_at text, modified_at text, has_binary boolean
+  revision bigint, clock text, partial_save text, notes text, case_note text, has_binary boolean
 ) LANGUAGE plpgsql STABLE SET enable_bitmapscan = off AS $$
 #variable_conflict use_column
 DECLARE
@@ -103,7 +110,7 @@ BEGIN
                          AND (p_universe = '' OR substr(c.case_key, 1, length(p_universe)) = p_universe)
                          AND (cardinality(p_exclude) = 0 OR c.revision <> ALL (p_exclude))) END,
            w.seen, w.guid::text, w.case_key::text, w.label::text, w.data::text, w.verified, w.deleted, w.revision, w.clock::text,
-           w.partial_save::text, w.notes::text, w.case_note::text, w.created_at::text, w.modified_at::text,
+           w.partial_save::text, w.notes::text, w.case_note::text,
            EXISTS (SELECT 1 FROM case_binary_items b WHERE b.dictionary_id = p_dictionary AND b.case_guid = w.guid)
       FROM (SELECT page.*, count(*) OVER () AS seen,
                    sum(octet_length(page.guid) + octet_length(page.case_key) + octet_length(page.label) + octet_length(page.data)
@@ -125,4 +132,37 @@ BEGIN
     seen := 0;
     RETURN NEXT;
   END IF;
+END $$;
+
+-- The named page of migration 0037 (the head on the first row only) over the new page function.
+CREATE FUNCTION sds_sync_page_named(
+  p_name text, p_after_revision bigint, p_after_guid text, p_universe text, p_exclude bigint[],
+  p_limit bigint, p_budget bigint, p_carried_dictionary bigint, p_carried_upto bigint, p_carried_total bigint
+) RETURNS TABLE (
+  d_id bigint, d_name text, d_label text, d_version text, d_description text, d_source_format text, d_sync_name text,
+  d_created_at text, d_updated_at text,
+  snapshot bigint, total bigint, seen bigint, guid text, case_key text, label text, data text, verified smallint, deleted smallint,
+  revision bigint, clock text, partial_save text, notes text, case_note text, has_binary boolean
+) LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+DECLARE
+  d dictionaries%ROWTYPE;
+BEGIN
+  SELECT * INTO d FROM dictionaries x WHERE x.name = p_name OR x.sync_name = p_name ORDER BY x.name = p_name DESC LIMIT 1;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+  RETURN QUERY
+    SELECT CASE WHEN p.n = 1 THEN d.id END, CASE WHEN p.n = 1 THEN d.name::text END, CASE WHEN p.n = 1 THEN d.label::text END,
+           CASE WHEN p.n = 1 THEN d.version::text END, CASE WHEN p.n = 1 THEN d.description::text END,
+           CASE WHEN p.n = 1 THEN d.source_format::text END, CASE WHEN p.n = 1 THEN d.sync_name::text END,
+           CASE WHEN p.n = 1 THEN d.created_at::text END, CASE WHEN p.n = 1 THEN d.updated_at::text END,
+           CASE WHEN p.n = 1 THEN p.snapshot END, CASE WHEN p.n = 1 THEN p.total END, CASE WHEN p.n = 1 THEN p.seen END,
+           p.guid, p.case_key, p.label, p.data, p.verified, p.deleted, p.revision, p.clock, p.partial_save, p.notes, p.case_note,
+           p.has_binary
+      FROM sds_sync_page(d.id, p_after_revision, p_after_guid, p_universe, p_exclude, p_limit, p_budget,
+                         CASE WHEN p_carried_dictionary = d.id THEN p_carried_upto END, p_carried_total)
+           WITH ORDINALITY AS p(snapshot, total, seen, guid, case_key, label, data, verified, deleted, revision, clock, partial_save,
+                                notes, case_note, has_binary, n)
+     ORDER BY p.n;
 END $$;
