@@ -1,3 +1,4 @@
+import { CarriedTotals } from './carried-totals.js';
 import type { Database, Statement } from 'better-sqlite3';
 import { fitting } from './cases-repo.js';
 import { nowIso } from './clock.js';
@@ -180,13 +181,6 @@ function rangeSql(universe: boolean, exclude: boolean): string {
 export const ROW_BYTES =
   'octet_length(guid) + octet_length(case_key) + octet_length(label) + octet_length(data) + octet_length(clock) + octet_length(notes) + coalesce(octet_length(partial_save), 0) + coalesce(octet_length(case_note), 0)';
 
-/** Downloads in progress whose next page's total is remembered (a few bytes each). */
-const MAX_CARRIED = 1000;
-
-function carryKey(dictionaryId: number, scope: string, r: Omit<SyncRange, 'upTo'>): string {
-  return `${dictionaryId}\u0000${scope}\u0000${r.after.revision}\u0000${r.after.guid}\u0000${r.universe}\u0000${r.excludeRevisions.join(',')}`;
-}
-
 /**
  * What the cases changed after `@from` did to a range's total up to `@upTo`, in two reads of
  * indexes alone: `added`, those now in it (cases_by_revision), and from the changed cases only
@@ -224,8 +218,8 @@ export class SyncRepo {
       removed: Statement<Record<string, unknown>, { n: number; unknown: number }>;
     }
   >();
-  /** Totals carried from one download page to the next, by dictionary, cursor and filters, with the snapshot each holds for. */
-  private readonly carried = new Map<string, { upTo: number; total: number }>();
+  /** Totals carried from one download page to the next. */
+  private readonly carried = new CarriedTotals();
 
   constructor(private readonly db: Database) {
     // IMMEDIATE as every write transaction of this store; a savepoint when one is in progress.
@@ -357,7 +351,7 @@ export class SyncRepo {
    * apart dictionaries that reuse an id after a delete.
    */
   async count(dictionaryId: number, scope: string, range: SyncRange): Promise<number> {
-    const carried = this.carried.get(carryKey(dictionaryId, scope, range));
+    const carried = this.carried.get(dictionaryId, scope, range);
     if (carried !== undefined && carried.upTo === range.upTo) return carried.total;
     const moved = carried !== undefined && carried.upTo < range.upTo ? this.movedSince(dictionaryId, range, carried.upTo) : undefined;
     if (moved !== undefined) return carried!.total + moved;
@@ -391,11 +385,7 @@ export class SyncRepo {
    * one moves it by the cases written since (`count`).
    */
   async carry(dictionaryId: number, scope: string, range: SyncRange, total: number): Promise<void> {
-    const key = carryKey(dictionaryId, scope, range);
-    this.carried.delete(key);
-    this.carried.set(key, { upTo: range.upTo, total });
-    // A Map iterates in insertion order: drop the oldest downloads' entries.
-    if (this.carried.size > MAX_CARRIED) this.carried.delete(this.carried.keys().next().value!);
+    this.carried.remember(dictionaryId, scope, range, range.upTo, total);
   }
 
   /**

@@ -2,6 +2,7 @@
  * The sync repository on PostgreSQL (docs/architecture.md#the-store-contract): the SQLite
  * SyncRepo's download reads, history and messages over a PgRunner.
  */
+import { CarriedTotals, MAX_CARRIED } from '../carried-totals.js';
 import { nowIso } from '../clock.js';
 import type { RepoContract } from '../store-contract.js';
 import {
@@ -48,20 +49,11 @@ function range(dictionaryId: number, r: SyncRange): { sql: string; params: unkno
   return { sql, params };
 }
 
-/** Downloads in progress whose next page's total is remembered (a few bytes each). */
-const MAX_CARRIED = 1000;
-
 /**
- * Totals carried from one download page to the next, each with the snapshot it holds for. The
- * PostgreSQL store makes new repositories for each transaction, so the memory is the process's
- * rather than one repository's; its key names the dictionary by id and creation time (`scope`)
- * and the range but its snapshot, which snapshotPage only learns as it reads.
+ * Totals carried from one download page to the next. The PostgreSQL store makes new repositories
+ * for each transaction, so the memory is the process's rather than one repository's.
  */
-const carried = new Map<string, { upTo: number; total: number }>();
-
-function carryKey(dictionaryId: number, scope: string, r: Omit<SyncRange, 'upTo'>): string {
-  return `${dictionaryId}\u0000${scope}\u0000${r.after.revision}\u0000${r.after.guid}\u0000${r.universe}\u0000${r.excludeRevisions.join(',')}`;
-}
+const carried = new CarriedTotals();
 
 /** The dictionary a name resolved to last (its id and creation time: the key of its carried totals). */
 const resolvedNames = new Map<string, { id: number; createdAt: string }>();
@@ -146,7 +138,7 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
    * counting, moved by the cases changed since its snapshot as on SQLite (SyncRepo.count).
    */
   async count(dictionaryId: number, scope: string, r: SyncRange): Promise<number> {
-    const c = carried.get(carryKey(dictionaryId, scope, r));
+    const c = carried.get(dictionaryId, scope, r);
     if (c !== undefined && c.upTo === r.upTo) return c.total;
     const moved = c !== undefined && c.upTo < r.upTo && r.universe === '' ? await this.movedSince(dictionaryId, r, c.upTo) : null;
     if (moved !== null) return c!.total + moved;
@@ -154,29 +146,22 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
     return (await this.db.row<{ n: number }>(`SELECT count(*) AS n ${sql}`, params))!.n;
   }
 
-  /**
-   * What the cases changed after revision `from` did to the range's total, or null when one
-   * changed twice since (the statement of sds_sync_page, migration 0038, on its own).
-   */
+  /** What the cases changed after revision `from` did to the range's total (sds_moved_total, migration 0038). */
   private async movedSince(dictionaryId: number, r: SyncRange, from: number): Promise<number | null> {
-    const row = await this.db.row<{ moved: string | null }>(
-      `SELECT CASE WHEN EXISTS (SELECT 1 FROM cases c WHERE c.dictionary_id = $1 AND c.revision > $2 AND c.prev_revision > $2) THEN NULL
-              ELSE (SELECT count(*) FROM cases c WHERE c.dictionary_id = $1 AND c.revision > $2 AND c.revision <= $3
-                       AND (cardinality($6::bigint[]) = 0 OR c.revision <> ALL ($6::bigint[])))
-                 - (SELECT count(*) FROM cases c WHERE c.dictionary_id = $1 AND c.revision > $2 AND c.prev_revision IS NOT NULL
-                       AND (c.prev_revision, c.guid) > ($4, $5)
-                       AND (cardinality($6::bigint[]) = 0 OR c.prev_revision <> ALL ($6::bigint[]))) END AS moved`,
-      [dictionaryId, from, r.upTo, r.after.revision, r.after.guid, r.excludeRevisions],
-    );
+    const row = await this.db.row<{ moved: string | null }>('SELECT sds_moved_total($1, $2, $3, $4, $5, $6::bigint[]) AS moved', [
+      dictionaryId,
+      from,
+      r.upTo,
+      r.after.revision,
+      r.after.guid,
+      r.excludeRevisions,
+    ]);
     return row!.moved === null ? null : Number(row!.moved);
   }
 
   /** Remembers the total of `range` for the page that asks for it next (see SyncRepo.carry). */
   async carry(dictionaryId: number, scope: string, r: SyncRange, total: number): Promise<void> {
-    const key = carryKey(dictionaryId, scope, r);
-    carried.delete(key);
-    carried.set(key, { upTo: r.upTo, total });
-    if (carried.size > MAX_CARRIED) carried.delete(carried.keys().next().value!);
+    carried.remember(dictionaryId, scope, r, r.upTo, total);
   }
 
   /**
@@ -192,7 +177,7 @@ export class PgSyncRepo implements RepoContract<SyncRepo> {
     // The carried total is keyed by the dictionary's id and creation time, which the statement
     // only returns: the ones this name resolved to last time find it (the statement checks the id).
     const last = resolvedNames.get(name);
-    const c = last && carried.get(carryKey(last.id, last.createdAt, r));
+    const c = last && carried.get(last.id, last.createdAt, r);
     // Rows as arrays: a page's hundred rows parsed without an object each (NAMED_PAGE columns).
     const rows = await this.db.arrays('SELECT * FROM sds_sync_page_named($1, $2, $3, $4, $5::bigint[], $6, $7, $8, $9, $10)', [
       name,

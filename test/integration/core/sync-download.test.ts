@@ -4,7 +4,6 @@ import { readFileSync } from 'node:fs';
 import { uploadDictionary } from '../../../src/core/dictionaries/dictionaries.js';
 import { deleteSyncedCase, downloadCases, uploadCases } from '../../../src/core/sync/sync.js';
 import { openStore, type Store } from '../../../src/store/open-store.js';
-import { movedSql } from '../../../src/store/sync-repo.js';
 import type { DownloadRequest } from '../../../src/sync/headers.js';
 import { fixture, storeKindOf, storeSql, tempHome } from '../../helpers/temp-home.js';
 import { popstanCases } from '../../helpers/sync-client.js';
@@ -95,30 +94,6 @@ test('sync download: the revision index carries case_key, so a universe-filtered
          WHERE c.relname = 'cases_by_revision' ORDER BY k.seqno`;
   const columns = (await storeSql(store, query)).map((r) => r.name);
   assert.deepEqual(columns, ['dictionary_id', 'revision', 'guid', 'deleted', 'case_key']);
-});
-
-test('sync download: moving a total by the cases written since reads two indexes, not the table (SQLite)', async (t) => {
-  const store = await popstanStore(t);
-  if (storeKindOf(store) !== 'sqlite') return t.skip('the PostgreSQL store moves no total: its page function counts');
-  const params = { dict: 1, from: 5, upTo: 9, afterRevision: 3, afterGuid: 'x', exclude: '[1]' };
-  const plans: string[] = [];
-  for (const exclude of [false, true]) {
-    const sql = movedSql(exclude);
-    for (const q of [sql.added, sql.removed]) {
-      const rows = await storeSql(store, `EXPLAIN QUERY PLAN ${q}`, exclude ? [params] : [{ ...params, exclude: undefined }]);
-      plans.push(
-        rows
-          .map((r) => String(r.detail))
-          .filter((d) => d.includes('cases '))
-          .join(' | '),
-      );
-    }
-  }
-  assert.deepEqual(
-    plans.map((p) => /USING COVERING INDEX (\w+)/.exec(p)?.[1]),
-    ['cases_by_revision', 'cases_changed', 'cases_by_revision', 'cases_changed'],
-    plans.join('\n'),
-  );
 });
 
 /** Downloads every page of `device`'s download from `from`, each page from the next of `stores` in turn. */

@@ -1,9 +1,10 @@
 -- The revision a case had before its latest change, as on SQLite (migration 0038 there, and
 -- docs/decisions.md, "A download's total across new uploads"): the column and the index of the
 -- changed cases; the upload function of the baseline setting it as the repositories' upserts do
--- (CASE_UPSERT_SET); the page function of migration 0035 moving a carried total by the cases
--- changed since its snapshot instead of counting the rest of the range again, and returning only
--- the columns a page sends. Adding a NULL
+-- (CASE_UPSERT_SET); sds_moved_total, with which the page function of migration 0035 (and the
+-- repository's count) moves a carried total by the cases changed since its snapshot instead of
+-- counting the rest of the range again; and the page functions returning only the columns a page
+-- sends. Adding a NULL
 -- column rewrites nothing, and the partial index starts empty (building it reads the table once).
 ALTER TABLE cases ADD COLUMN prev_revision bigint;
 CREATE INDEX cases_changed ON cases (dictionary_id, revision, prev_revision, guid) WHERE prev_revision IS NOT NULL;
@@ -70,6 +71,26 @@ BEGIN
   RETURN v_revision;
 END $$;
 
+-- What the cases changed after p_from did to the total of a download range up to p_upto, with no
+-- universe filter: + those now in it, − those it held at p_from by their previous revision; NULL
+-- when one changed twice since p_from (its revision then is lost) and the caller counts
+-- (docs/decisions.md, "A download's total across new uploads"). STABLE: called from the page
+-- function it reads that statement's snapshot. The SQLite store's statements are movedSql in
+-- src/store/sync-repo.ts.
+CREATE FUNCTION sds_moved_total(
+  p_dictionary bigint, p_from bigint, p_upto bigint, p_after_revision bigint, p_after_guid text, p_exclude bigint[]
+) RETURNS bigint LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN EXISTS (SELECT 1 FROM cases c WHERE c.dictionary_id = p_dictionary AND c.revision > p_from
+                                                   AND c.prev_revision > p_from) THEN NULL
+         ELSE (SELECT count(*) FROM cases c
+                WHERE c.dictionary_id = p_dictionary AND c.revision > p_from AND c.revision <= p_upto
+                  AND (cardinality(p_exclude) = 0 OR c.revision <> ALL (p_exclude)))
+            - (SELECT count(*) FROM cases c
+                WHERE c.dictionary_id = p_dictionary AND c.revision > p_from AND c.prev_revision IS NOT NULL
+                  AND (c.prev_revision, c.guid) > (p_after_revision, p_after_guid)
+                  AND (cardinality(p_exclude) = 0 OR c.prev_revision <> ALL (p_exclude))) END
+$$;
+
 -- The page function without the case's two timestamps, which no page sends (the repository read
 -- only the page's columns, PAGE_COLUMNS, and node-pg parsed the two on every row): a new return
 -- type, so both functions are dropped and made again.
@@ -86,24 +107,18 @@ CREATE FUNCTION sds_sync_page(
 #variable_conflict use_column
 DECLARE
   v_snapshot bigint;
+  v_moved bigint;
 BEGIN
   SELECT coalesce(max(r.revision), 0) INTO v_snapshot FROM revisions r;
+  -- A carried total for an older snapshot moves by the cases changed since (NULL: counted below).
+  IF p_carried_upto < v_snapshot AND p_universe = '' THEN
+    v_moved := sds_moved_total(p_dictionary, p_carried_upto, v_snapshot, p_after_revision, p_after_guid, p_exclude);
+  END IF;
   RETURN QUERY
     SELECT v_snapshot,
            CASE WHEN w.seen < p_limit THEN w.seen
                 WHEN p_carried_upto = v_snapshot THEN p_carried_total
-                -- Moved by the cases changed since the carried snapshot, unless one changed twice.
-                WHEN p_carried_upto < v_snapshot AND p_universe = '' AND NOT EXISTS (
-                       SELECT 1 FROM cases c WHERE c.dictionary_id = p_dictionary AND c.revision > p_carried_upto
-                          AND c.prev_revision > p_carried_upto)
-                THEN p_carried_total
-                   + (SELECT count(*) FROM cases c
-                       WHERE c.dictionary_id = p_dictionary AND c.revision > p_carried_upto AND c.revision <= v_snapshot
-                         AND (cardinality(p_exclude) = 0 OR c.revision <> ALL (p_exclude)))
-                   - (SELECT count(*) FROM cases c
-                       WHERE c.dictionary_id = p_dictionary AND c.revision > p_carried_upto AND c.prev_revision IS NOT NULL
-                         AND (c.prev_revision, c.guid) > (p_after_revision, p_after_guid)
-                         AND (cardinality(p_exclude) = 0 OR c.prev_revision <> ALL (p_exclude)))
+                WHEN v_moved IS NOT NULL THEN p_carried_total + v_moved
                 ELSE (SELECT count(*) FROM cases c
                        WHERE c.dictionary_id = p_dictionary AND (c.revision, c.guid) > (p_after_revision, p_after_guid)
                          AND c.revision <= v_snapshot
