@@ -33,12 +33,15 @@ import { dataSourceRoutes } from './routes/data-source.js';
 import { roleRoutes } from './routes/roles.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { reportRoutes } from './routes/reports.js';
+import { INLINE_CHECKER, type UploadChecker } from '../core/sync/index.js';
 
 export interface AppDeps {
   store: Store;
   /** Current time in epoch milliseconds (default Date.now); injectable for token expiry tests. */
   clock?: () => number;
   config?: Partial<HttpConfig>;
+  /** Where sync uploads are checked (default: on the request's thread); `sds serve` passes its CheckPool. */
+  checker?: UploadChecker;
 }
 
 /** Route groups, each in `routes/<group>.ts`; add a group here to extend the API. */
@@ -137,7 +140,7 @@ export async function createApp(deps: AppDeps): Promise<Hono<AppEnv>> {
   const api = new ApiBuilder(app, tokens, deps.store, { store: deps.store, trustedProxies: () => config.trustedProxies ?? [] });
   // One budget for every upload this app serves (docs/limits.md#memory-of-uploads-in-flight).
   const uploadMemory = new MemoryBudget(limits.uploadMemoryBytes);
-  const routeDeps: RouteDeps = { store: deps.store, tokens, config, clock: deps.clock ?? Date.now, prometheus, health, uploadMemory };
+  const routeDeps: RouteDeps = { store: deps.store, tokens, config, clock: deps.clock ?? Date.now, prometheus, health, uploadMemory, checker: deps.checker ?? INLINE_CHECKER };
   for (const group of GROUPS) group(api, routeDeps);
   return app;
 }

@@ -12,6 +12,7 @@ import type { Store } from '../core/home/index.js';
 import { watchRequestBodies } from './body-timeout.js';
 import type { HttpConfig, LogLevel } from './config.js';
 import { createApp } from './create-app.js';
+import { CheckPool } from '../core/sync/index.js';
 import { httpTimeouts } from './timeouts.js';
 
 export interface ServeOptions {
@@ -38,6 +39,11 @@ export interface ServeOptions {
   logPruneCheckMs?: number;
   /** Take over breakout jobs whose node died, every sweep interval (default true; docs/breakout.md#leases). */
   jobSweeper?: boolean;
+  /**
+   * Threads that check sync uploads beside the main thread (default 0: on the main thread);
+   * `sds serve` sets `workers.check_threads` (docs/production.md#check-threads).
+   */
+  checkThreads?: number;
 }
 
 export interface RunningServer {
@@ -46,12 +52,25 @@ export interface RunningServer {
   port: number;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), then resolves. */
   close(): Promise<void>;
+  /** The upload check threads, when `checkThreads` started any. */
+  checks?: CheckPool;
 }
 
 /** Starts the HTTP API on a port; resolves once it is listening. The caller owns the store. */
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+  const checks = opts.checkThreads ? new CheckPool(opts.checkThreads) : undefined;
+  try {
+    return await listen(opts, checks);
+  } catch (err) {
+    // A start that fails leaves no thread behind to hold the process.
+    await checks?.close();
+    throw err;
+  }
+}
+
+async function listen(opts: ServeOptions, checks: CheckPool | undefined): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
-  const app = await createApp({ store: opts.store, clock: opts.clock, config: opts.config });
+  const app = await createApp({ store: opts.store, clock: opts.clock, config: opts.config, checker: checks });
   // Checked before listening, so a bad SDS_WEBHOOK_* value stops the start with CONFIG_INVALID.
   const settings = webhookSettings(opts.config?.env ?? process.env, opts.config?.webhooks);
   const timeouts = httpTimeouts(opts.config?.env ?? process.env, opts.config);
@@ -123,8 +142,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         await dispatcher?.stop();
         await closeServer(server, opts.graceMs ?? 10_000);
         stopWatch();
+        // After the requests in flight: none is left waiting on a thread.
+        await checks?.close();
       };
-      resolve({ url: `http://${urlHost}:${port}`, host, port, close });
+      resolve({ url: `http://${urlHost}:${port}`, host, port, close, ...(checks ? { checks } : {}) });
     });
   });
 }

@@ -39,7 +39,7 @@ export interface TestServer {
  * users above. `seed` adds dictionaries, cases and files before the server starts.
  */
 export async function startTestServer(
-  opts: { config?: Partial<HttpConfig>; seed?: (store: Store) => Promise<void> | void } = {},
+  opts: { config?: Partial<HttpConfig>; seed?: (store: Store) => Promise<void> | void; checkThreads?: number } = {},
 ): Promise<TestServer> {
   const t = await tempStore();
   let now = Date.UTC(2025, 0, 15, 9, 0, 0);
@@ -54,6 +54,7 @@ export async function startTestServer(
     clock: () => now,
     config: { log: (l) => logs.push(l), env: {}, ...opts.config },
     graceMs: 2000,
+    checkThreads: opts.checkThreads,
   });
   const tokens = new Map<UserKey, string>();
   const ts: TestServer = {

@@ -8,7 +8,7 @@ import { holdConfigWarnings } from '../../shared/home-config.js';
 import type { ServerLog } from '../../http/server-log.js';
 import { currentNode } from '../../shared/node-id.js';
 import { WORKER_ENV } from '../../http/worker-group.js';
-import { MAX_WORKERS, prepareWorkerStore, workerSettings, workersFlag } from '../../core/workers/index.js';
+import { MAX_CHECK_THREADS, MAX_WORKERS, checkThreadsFlag, prepareWorkerStore, workerSettings, workersFlag } from '../../core/workers/index.js';
 
 function whole(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -95,6 +95,11 @@ export function registerServeCommand(program: Command): void {
       `server processes sharing the port, 1 to ${MAX_WORKERS} (default $SDS_WORKERS, config.json workers.count, else 1)`,
       workersFlag,
     )
+    .option(
+      '--check-threads <n>',
+      `threads per process that check sync uploads, 0 to ${MAX_CHECK_THREADS}; 0 checks on the main thread (default $SDS_CHECK_THREADS, config.json workers.check_threads, else 1 with two cores or more)`,
+      checkThreadsFlag,
+    )
     .addOption(
       new Option(
         '--log-format <format>',
@@ -110,6 +115,7 @@ export function registerServeCommand(program: Command): void {
         'sds serve --max-file-mb 500       # tablets sync long audio recordings',
         'sds serve --workers 4             # four processes on one port',
         'sds serve --workers 1             # one process, one core',
+        'sds serve --check-threads 0       # check uploads on the main thread',
         'sds serve --headers-timeout 10000 --body-timeout 15000 \\\n      --request-timeout 600000',
         'SDS_JWT_SECRET="$(openssl rand -base64 48)" sds --home /srv/sds serve',
         'SDS_METRICS_TOKEN="$(openssl rand -hex 32)" sds serve   # GET /metrics',
@@ -130,6 +136,7 @@ export function registerServeCommand(program: Command): void {
             requestTimeout?: number;
             logFormat?: LogFormat;
             workers?: number;
+            checkThreads?: number;
           },
         ) => {
           const { default: cluster } = await import('node:cluster');
@@ -209,6 +216,7 @@ export function registerServeCommand(program: Command): void {
               host: opts.host,
               port: opts.port,
               duties: worker?.duties,
+              checkThreads: workerSettings(ctx.home, process.env, opts.workers, opts.checkThreads).checkThreads,
               config: {
                 maxUploadBytes: opts.maxUploadMb * MB,
                 maxFileBytes: opts.maxFileMb * MB,

@@ -30,3 +30,5 @@ export { clearDataSource, dataSourceMetadata, openDataSourceBinary, queryDataSou
 export type { DataSourceMetadata } from './data-source.js';
 export { CASES_OPTIONS_HEADER, parseCasesOptions } from '../../sync/cases-options.js';
 export { CASES_CACHE_HEADER, parseCasesCache } from '../../sync/cases-cache-header.js';
+export { CheckPool } from './check-pool.js';
+export { INLINE_CHECKER, type UploadChecker } from './upload-checker.js';

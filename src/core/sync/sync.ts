@@ -7,7 +7,7 @@ import { planChunk, type ChunkPlan } from '../../sync/chunk-plan.js';
 import type { DownloadRequest, UploadRequest } from '../../sync/headers.js';
 import { wireCaseJson } from '../../sync/case-wire.js';
 import { pageCasesJson, parsedPageCase } from '../../sync/page-case-wire.js';
-import { normalizeV3Case, v3CaseJson, v3CasesJson } from '../../sync/case-json-v3.js';
+import { v3CaseJson, v3CasesJson } from '../../sync/case-json-v3.js';
 import type { SyncApiVersion } from '../../sync/client-version.js';
 import {
   requireDictionary,
@@ -17,10 +17,10 @@ import {
   MAX_LABEL_LENGTH,
 } from '../dictionaries/index.js';
 import { parseDictionary } from '../../cspro/dictionary/parse-dictionary.js';
-import { toCaseWrite, type MergeOutcome, writeUpload, deleteCaseOf } from '../cases/index.js';
-import { checkCaseFields } from '../../cspro/case/case-limits.js';
+import { type MergeOutcome, writeUpload, deleteCaseOf } from '../cases/index.js';
 import { limitsOf } from '../home/index.js';
 import { inflateWhole } from './inflate-body.js';
+import { INLINE_CHECKER, type UploadChecker } from './upload-checker.js';
 import { DownloadTally } from './download-tally.js';
 
 /**
@@ -206,8 +206,9 @@ export interface UploadReply {
 
 /**
  * A sync upload, its cases in batches as the body reader yields them: every case of the body is
- * read and checked first (a malformed one refuses the whole request, naming the case and the
- * problem, and nothing is stored); then all are merged
+ * read and checked first, by `checker` (on this thread, or in the server's check threads), a
+ * malformed one refusing the whole request, naming the case and the problem, and nothing is
+ * stored; then all are merged
  * and written in one transaction through the same path as import, at one new revision, which
  * is recorded in the device's sync history and returned. An upload always gets its own
  * revision, even when nothing changed, because the client excludes its own upload revisions from
@@ -219,6 +220,23 @@ export async function uploadCases(
   batches: AsyncIterable<unknown[]>,
   req: UploadRequest,
   username: string,
+  checker: UploadChecker = INLINE_CHECKER,
+): Promise<UploadReply> {
+  const ended = checker.begin();
+  try {
+    return await uploadCasesChecked(store, dictionaryName, batches, req, username, checker);
+  } finally {
+    ended();
+  }
+}
+
+async function uploadCasesChecked(
+  store: Store,
+  dictionaryName: string,
+  batches: AsyncIterable<unknown[]>,
+  req: UploadRequest,
+  username: string,
+  checker: UploadChecker,
 ): Promise<UploadReply> {
   const dict = await requireDictionary(store, dictionaryName);
   if (req.ifRevisionExists !== undefined && req.ifRevisionExists > (await store.sync.maxRevision())) {
@@ -232,24 +250,8 @@ export async function uploadCases(
   const writes: CaseWrite[] = [];
   let index = 0;
   for await (const batch of batches) {
-    for (const value of batch) {
-      try {
-        // Either case form is read, whatever the client's version (docs/sync.md#v3-case-json).
-        const write = toCaseWrite(normalizeV3Case(value, dict.model, { index, limits }).case);
-        // Lengths only (docs/limits.md): the fast path stays fast.
-        checkCaseFields(write, limits);
-        writes.push(write);
-      } catch (err) {
-        const e = err as AppError;
-        if (e.code === 'CASE_TOO_LARGE')
-          throw new AppError(e.code, `case ${index}: ${e.message}; nothing of this upload was stored`, { ...e.details, index });
-        const id = typeof e.details?.id === 'string' ? e.details.id : undefined;
-        const where = `case ${index}${id ? ` (id ${id}${typeof e.details.case === 'string' ? `, caseids "${e.details.case}"` : ''})` : ''}`;
-        const code = e.code === 'JSON_TOO_DEEP' ? e.code : 'CASE_INVALID';
-        throw new AppError(code, `${where}: ${e.message}; nothing of this upload was stored`, { ...e.details, index });
-      }
-      index += 1;
-    }
+    for (const w of await checker.check(batch, dict.model, index, limits)) writes.push(w);
+    index += batch.length;
   }
   const tally: Record<MergeOutcome, number> = { inserted: 0, updated: 0, unchanged: 0, older: 0 };
   const revision = await writeUpload(

@@ -1,3 +1,4 @@
+import type { UploadChecker } from '../../core/sync/index.js';
 import type { Store } from '../../core/home/index.js';
 import type { TokenService } from '../../core/auth/index.js';
 import type { FsSpace } from '../../core/health/index.js';
@@ -22,4 +23,6 @@ export interface RouteDeps {
   health: { minFreeBytes: number; readyCacheMs: number; statfs?: (path: string) => FsSpace };
   /** The memory the sync uploads in flight may hold together, one per server (docs/limits.md#memory-of-uploads-in-flight). */
   uploadMemory: MemoryBudget;
+  /** Where sync uploads are checked against their dictionary: in the server's check threads, or inline. */
+  checker: UploadChecker;
 }

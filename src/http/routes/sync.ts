@@ -132,7 +132,7 @@ export async function syncDownloadResponse(c: Context<AppEnv>, store: Store, met
 }
 
 /** The sync protocol's own routes (docs/sync.md): server info, case upload, single case, files, folders, apps. */
-export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, uploadMemory }: RouteDeps): void {
+export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, uploadMemory, checker }: RouteDeps): void {
   api.route({
     method: 'get',
     path: '/api/server',
@@ -200,6 +200,7 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
           readSyncBody(c, limitsOf(store), binaryItemSink(store, name), memory),
           req,
           c.get('principal').username,
+          checker,
         );
       } catch (err) {
         return preconditionFailed(c, err);

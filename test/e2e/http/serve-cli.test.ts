@@ -2,10 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SDS_BIN, runCli, show } from '../../helpers/run-cli.js';
 import { tempHome } from '../../helpers/temp-home.js';
+import { startServe, type ServeProcess } from '../../helpers/serve-process.js';
 
 // bin/sds runs the compiled dist/ (`npm test` builds it first, in its pretest step).
 const built = fileURLToPath(new URL('../../../dist/cli/commands/serve.js', import.meta.url));
@@ -58,6 +59,8 @@ test('bin/sds serve with a bad port, upload limit or timeout: exit 2, nothing se
       ['--headers-timeout', '0'],
       ['--body-timeout', '1.5'],
       ['--request-timeout', '-1'],
+      ['--check-threads', '65'],
+      ['--check-threads', 'two'],
     ]) {
       const r = runCli(home.root, ['serve', ...args]);
       assert.equal(r.code, 2, show(r));
@@ -75,12 +78,38 @@ test('bin/sds serve with a bad SDS_HTTP_*_TIMEOUT_MS: exit 2 CONFIG_INVALID nami
       ['SDS_HTTP_HEADERS_TIMEOUT_MS', '0'],
       ['SDS_HTTP_BODY_TIMEOUT_MS', '30s'],
       ['SDS_HTTP_REQUEST_TIMEOUT_MS', '-5'],
+      ['SDS_CHECK_THREADS', '-1'],
     ] as const) {
       const r = runCli(home.root, ['serve', '--port', '0', '--json'], { env: { [name]: value } });
       assert.equal(r.code, 2, show(r));
       assert.match(r.stdout + r.stderr, new RegExp(`CONFIG_INVALID[\\s\\S]*${name}`), show(r));
     }
   } finally {
+    await home.cleanup();
+  }
+});
+
+/** The threads of a running process, as Linux counts them. */
+function threadsOf(pid: number): number {
+  return Number(/^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+}
+
+test('bin/sds serve --check-threads N: N more threads than --check-threads 0, and SIGTERM still ends it with 0', async () => {
+  const home = await tempHome();
+  const servers: ServeProcess[] = [];
+  try {
+    for (const n of ['0', '3']) servers.push(await startServe(home.root, {}, 0, ['--check-threads', n]));
+    // Also from the environment, which the flag overrides.
+    servers.push(await startServe(home.root, { SDS_CHECK_THREADS: '2' }));
+    const [none, three, two] = servers.map((s) => threadsOf(s.child.pid!));
+    assert.equal(three! - none!, 3);
+    assert.equal(two! - none!, 2);
+    for (const s of servers) {
+      await s.stop(20_000);
+      assert.deepEqual(s.exit(), { code: 0, signal: null }, s.errors());
+    }
+  } finally {
+    for (const s of servers) await s.kill9();
     await home.cleanup();
   }
 });
