@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import type { Context } from 'hono';
 import { AppError } from '../shared/errors.js';
-import { readUploadBody, type BinaryItemSink, type UploadBodyLimits } from '../core/sync/index.js';
+import { readUploadBodyDeferring, type BinaryItemSink, type DeferredSmallBody, type UploadBodyLimits } from '../core/sync/index.js';
 import type { MemoryLease } from '../shared/memory-budget.js';
 import type { AppEnv } from './app-env.js';
 
@@ -15,14 +15,15 @@ function source(c: Context<AppEnv>): Readable {
 /**
  * The elements of a sync upload body, in batches: the request's bytes, read and checked by core
  * (`readUploadBody`, docs/limits.md); binary items of a `cssync` container go to `sink`; the
- * inflated JSON is charged to `memory` (docs/limits.md#memory-of-uploads-in-flight).
+ * inflated JSON is charged to `memory` (docs/limits.md#memory-of-uploads-in-flight). A small
+ * zlib body comes first unread, for the upload's check threads (`readUploadBodyDeferring`).
  */
 export async function* readSyncBody(
   c: Context<AppEnv>,
   limits: UploadBodyLimits,
   sink?: BinaryItemSink,
   memory?: MemoryLease,
-): AsyncGenerator<unknown[]> {
+): AsyncGenerator<unknown[] | DeferredSmallBody> {
   // A generator, so that a missing body is reported when the upload is read, as before.
-  yield* readUploadBody(source(c), limits, sink, memory);
+  yield* readUploadBodyDeferring(source(c), limits, sink, memory);
 }

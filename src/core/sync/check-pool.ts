@@ -6,7 +6,19 @@ import { AppError, isErrorCode } from '../../shared/errors.js';
 import { startWorker } from '../../shared/start-worker.js';
 import { checkUploadCases } from './check-upload-case.js';
 import type { CheckReply, CheckTask } from './check-worker-protocol.js';
-import type { UploadChecker } from './upload-checker.js';
+
+/** Omit over each member of a union (TypeScript's Omit merges them). */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** The cases of a thread's reply, or its refusal thrown as the main thread would throw it. */
+function writesOf(reply: CheckReply): CaseWrite[] {
+  if ('writes' in reply) return reply.writes;
+  if ('error' in reply) throw new AppError(isErrorCode(reply.error.code) ? reply.error.code : 'INTERNAL', reply.error.message, reply.error.details);
+  throw new AppError('INTERNAL', 'a check thread left a body of parsed cases unread');
+}
+import type { UploadChecker, UploadChecks } from './upload-checker.js';
+import type { MemoryLease } from '../../shared/memory-budget.js';
+import { UPLOAD_MEMORY_FACTOR } from '../home/index.js';
 
 /** Dictionaries a check thread keeps; past it the pool forgets the oldest and sends it again when needed. */
 const MODELS_PER_THREAD = 16;
@@ -17,8 +29,21 @@ const MODELS_PER_THREAD = 16;
  */
 export const MIN_THREAD_BATCH = 32;
 
+/**
+ * Bytes of memory a batch checked in a thread holds beyond what it holds checked on the calling
+ * thread, per byte of its JSON: the cases serialised to the thread and read there, the encoded
+ * cases and their way back. Measured at 3 to 5.3 (docs/limits.md#memory-of-uploads-in-flight).
+ */
+export const THREAD_COPY_FACTOR = 6;
+
+/**
+ * Small zlib bodies of fewer compressed bytes than this are read and checked on the calling
+ * thread, as batches of fewer than MIN_THREAD_BATCH cases are (4 KiB: about 50 cases of 600 bytes).
+ */
+export const MIN_THREAD_BODY_BYTES = 4096;
+
 interface Pending {
-  resolve: (writes: CaseWrite[]) => void;
+  resolve: (reply: CheckReply) => void;
   reject: (err: Error) => void;
 }
 
@@ -35,10 +60,10 @@ interface Thread {
  * (docs/decisions.md, "Upload checks in threads"). While only one upload is in flight its
  * cases are checked on the calling thread, which would otherwise wait for the thread: a lone
  * tablet's upload gains nothing from the round trip. Beside others, a batch is split into one
- * part per thread;
- * the cases come back in body order, or the refusal of the lowest-indexed case that does not
- * fit, exactly as `checkUploadCases` on one thread gives them. A thread that dies fails the
- * checks it held (INTERNAL: the upload is refused whole, nothing stored) and is replaced.
+ * part per thread; the cases come back in body order, or the refusal of the lowest-indexed case
+ * that does not fit, exactly as `checkUploadCases` on one thread gives them. A thread that dies
+ * fails the checks it held (INTERNAL: the upload is refused whole, nothing stored) and is
+ * started again when a check next needs it.
  */
 export class CheckPool implements UploadChecker {
   /** One slot per thread; a thread that died leaves its slot empty until a check needs it. */
@@ -84,8 +109,7 @@ export class CheckPool implements UploadChecker {
       const p = thread.pending.get(r.task);
       if (!p) return;
       thread.pending.delete(r.task);
-      if ('writes' in r) p.resolve(r.writes);
-      else p.reject(new AppError(isErrorCode(r.error.code) ? r.error.code : 'INTERNAL', r.error.message, r.error.details));
+      p.resolve(r);
     });
     let ended = false;
     const end = (why: string) => {
@@ -113,29 +137,68 @@ export class CheckPool implements UploadChecker {
     return key;
   }
 
-  private send(thread: Thread, model: Dictionary, values: unknown[], offset: number, limits: CaseLimits): Promise<CaseWrite[]> {
+  /** Sends `task` (without its model fields, filled here) to `thread`; its reply. */
+  private send(thread: Thread, model: Dictionary, task: DistributiveOmit<CheckTask, 'task' | 'modelKey'>): Promise<CheckReply> {
     const modelKey = this.keyOf(model);
-    const known = thread.models.includes(modelKey);
-    const task: CheckTask = { task: this.nextTask++, modelKey, values, offset, limits };
-    if (!known) {
-      task.model = model;
+    const message = { ...task, task: this.nextTask++, modelKey } as CheckTask;
+    if (!thread.models.includes(modelKey)) {
+      message.model = model;
       thread.models.push(modelKey);
-      if (thread.models.length > MODELS_PER_THREAD) task.forget = thread.models.shift();
+      if (thread.models.length > MODELS_PER_THREAD) message.forget = thread.models.shift();
     }
     return new Promise((resolve, reject) => {
-      thread.pending.set(task.task, { resolve, reject });
-      thread.worker.postMessage(task);
+      thread.pending.set(message.task, { resolve, reject });
+      thread.worker.postMessage(message);
     });
   }
 
-  /** Counts the uploads in flight: while there is one, it is checked on the calling thread. */
-  begin(): () => void {
+  /**
+   * An upload begins: while it is the only one in flight its cases are checked on the calling
+   * thread. A batch sent to the threads is charged to `memory` first, THREAD_COPY_FACTOR bytes
+   * per byte of its JSON (its copies on the way there and back); a batch the budget cannot take
+   * them for is checked on the calling thread instead, so the budget's bound holds.
+   */
+  begin(memory?: MemoryLease): UploadChecks {
     this.uploads += 1;
     let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      this.uploads -= 1;
+    // The lease's charge for JSON read so far, without this upload's own copy charges.
+    let copies = 0;
+    let seen = 0;
+    return {
+      check: async (values, model, offset, limits) => {
+        if (ended) throw new Error('an upload was checked after it ended');
+        const json = (memory?.held ?? 0) - copies;
+        const fresh = Math.max(0, json - seen);
+        seen = json;
+        if (!this.busy() || values.length < MIN_THREAD_BATCH) return checkUploadCases(values, model, offset, limits);
+        // The JSON charged since the last batch, UPLOAD_MEMORY_FACTOR bytes per byte of it.
+        const charge = Math.ceil((fresh / UPLOAD_MEMORY_FACTOR) * THREAD_COPY_FACTOR);
+        if (memory && charge > 0) {
+          if (!memory.reserve(charge)) return checkUploadCases(values, model, offset, limits);
+          copies += charge;
+        }
+        return this.inThreads(values, model, offset, limits);
+      },
+      checkBody: async (body, model, limits) => {
+        if (ended) throw new Error('an upload was checked after it ended');
+        if (!this.busy() || body.bytes.length < MIN_THREAD_BODY_BYTES) return undefined;
+        const thread = this.threadAt(this.turn++ % this.threads.length);
+        this.parts += 1;
+        const task = { kind: 'body', bytes: body.bytes, maxJsonBytes: body.maxJsonBytes, jsonDepth: body.jsonDepth, limits } as const;
+        const reply = await this.send(thread, model, task);
+        if ('unread' in reply) return undefined;
+        // Charged as the main thread charges a small body it inflates (the thread's copies are
+        // gone by now); when the budget cannot take it, the body is read again there, which
+        // refuses it as it refuses any body the budget cannot take.
+        if (memory && !memory.reserve((reply.jsonBytes ?? 0) * UPLOAD_MEMORY_FACTOR)) return undefined;
+        seen = memory?.held ?? 0;
+        return writesOf(reply);
+      },
+      end: () => {
+        if (ended) return;
+        ended = true;
+        this.uploads -= 1;
+      },
     };
   }
 
@@ -144,13 +207,13 @@ export class CheckPool implements UploadChecker {
     return this.uploads;
   }
 
-  /**
-   * `values` (the first at `offset` in the body) checked and encoded in the threads, one part
-   * each; on the calling thread when this is the only upload in flight, when the batch has fewer
-   * than MIN_THREAD_BATCH cases, or when the pool is closed.
-   */
-  async check(values: unknown[], model: Dictionary, offset: number, limits: CaseLimits): Promise<CaseWrite[]> {
-    if (this.closed || this.uploads <= 1 || values.length < MIN_THREAD_BATCH) return checkUploadCases(values, model, offset, limits);
+  /** Whether work goes to the threads at all: the pool is open and another upload is in flight. */
+  private busy(): boolean {
+    return !this.closed && this.uploads > 1;
+  }
+
+  /** `values` checked in the threads, one part each; the refusal of the lowest-indexed case that does not fit, if any. */
+  private async inThreads(values: unknown[], model: Dictionary, offset: number, limits: CaseLimits): Promise<CaseWrite[]> {
     const parts = Math.min(this.threads.length, Math.floor(values.length / MIN_THREAD_BATCH));
     const size = Math.ceil(values.length / parts);
     // Uploads that arrive together start on different threads.
@@ -159,7 +222,8 @@ export class CheckPool implements UploadChecker {
     for (let p = 0; p * size < values.length; p++) {
       const thread = this.threadAt((first + p) % this.threads.length);
       this.parts += 1;
-      jobs.push(this.send(thread, model, values.slice(p * size, (p + 1) * size), offset + p * size, limits));
+      const part = { kind: 'cases', values: values.slice(p * size, (p + 1) * size), offset: offset + p * size, limits } as const;
+      jobs.push(this.send(thread, model, part).then(writesOf));
     }
     // Every part settles before the answer, so no thread is still busy with a refused upload;
     // the refusal is that of the lowest part, whose first bad case comes first in the body.

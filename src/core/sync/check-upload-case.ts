@@ -3,7 +3,7 @@ import type { Dictionary } from '../../cspro/dictionary/model.js';
 import { checkCaseFields, type CaseLimits } from '../../cspro/case/case-limits.js';
 import type { CaseWrite } from '../../store/cases-repo.js';
 import { normalizeV3Case } from '../../sync/case-json-v3.js';
-import { toCaseWrite } from '../cases/merge.js';
+import { toCaseWrite } from '../cases/index.js';
 
 /**
  * One element of a sync upload body checked against its dictionary and encoded for the store;

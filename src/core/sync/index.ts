@@ -21,7 +21,7 @@ export {
   uploadCases,
   uploadRawDictionary,
 } from './sync.js';
-export { readUploadBody } from './upload-body.js';
+export { DeferredSmallBody, readUploadBody, readUploadBodyDeferring } from './upload-body.js';
 export type { NamedSyncPage } from '../../store/sync-repo.js';
 export { inflateLabelled } from './inflate-body.js';
 export type { BinaryItemSink, UploadBodyLimits } from './upload-body.js';
@@ -31,4 +31,4 @@ export type { DataSourceMetadata } from './data-source.js';
 export { CASES_OPTIONS_HEADER, parseCasesOptions } from '../../sync/cases-options.js';
 export { CASES_CACHE_HEADER, parseCasesCache } from '../../sync/cases-cache-header.js';
 export { CheckPool } from './check-pool.js';
-export { INLINE_CHECKER, type UploadChecker } from './upload-checker.js';
+export { INLINE_CHECKER, type UploadChecker, type UploadChecks } from './upload-checker.js';

@@ -20,7 +20,9 @@ import { parseDictionary } from '../../cspro/dictionary/parse-dictionary.js';
 import { type MergeOutcome, writeUpload, deleteCaseOf } from '../cases/index.js';
 import { limitsOf } from '../home/index.js';
 import { inflateWhole } from './inflate-body.js';
-import { INLINE_CHECKER, type UploadChecker } from './upload-checker.js';
+import { INLINE_CHECKER, type UploadChecker, type UploadChecks } from './upload-checker.js';
+import { DeferredSmallBody } from './upload-body.js';
+import type { MemoryLease } from '../../shared/memory-budget.js';
 import { DownloadTally } from './download-tally.js';
 
 /**
@@ -206,9 +208,9 @@ export interface UploadReply {
 
 /**
  * A sync upload, its cases in batches as the body reader yields them: every case of the body is
- * read and checked first, by `checker` (on this thread, or in the server's check threads), a
- * malformed one refusing the whole request, naming the case and the problem, and nothing is
- * stored; then all are merged
+ * read and checked first, by `opts.checker` (on this thread, or in the server's check threads,
+ * which charge their copies to `opts.memory`), a malformed one refusing the whole request,
+ * naming the case and the problem, and nothing is stored; then all are merged
  * and written in one transaction through the same path as import, at one new revision, which
  * is recorded in the device's sync history and returned. An upload always gets its own
  * revision, even when nothing changed, because the client excludes its own upload revisions from
@@ -217,26 +219,26 @@ export interface UploadReply {
 export async function uploadCases(
   store: Store,
   dictionaryName: string,
-  batches: AsyncIterable<unknown[]>,
+  batches: AsyncIterable<unknown[] | DeferredSmallBody>,
   req: UploadRequest,
   username: string,
-  checker: UploadChecker = INLINE_CHECKER,
+  opts: { checker?: UploadChecker; memory?: MemoryLease } = {},
 ): Promise<UploadReply> {
-  const ended = checker.begin();
+  const checks = (opts.checker ?? INLINE_CHECKER).begin(opts.memory);
   try {
-    return await uploadCasesChecked(store, dictionaryName, batches, req, username, checker);
+    return await uploadCasesChecked(store, dictionaryName, batches, req, username, checks);
   } finally {
-    ended();
+    checks.end();
   }
 }
 
 async function uploadCasesChecked(
   store: Store,
   dictionaryName: string,
-  batches: AsyncIterable<unknown[]>,
+  batches: AsyncIterable<unknown[] | DeferredSmallBody>,
   req: UploadRequest,
   username: string,
-  checker: UploadChecker,
+  checks: UploadChecks,
 ): Promise<UploadReply> {
   const dict = await requireDictionary(store, dictionaryName);
   if (req.ifRevisionExists !== undefined && req.ifRevisionExists > (await store.sync.maxRevision())) {
@@ -250,7 +252,17 @@ async function uploadCasesChecked(
   const writes: CaseWrite[] = [];
   let index = 0;
   for await (const batch of batches) {
-    for (const w of await checker.check(batch, dict.model, index, limits)) writes.push(w);
+    if (batch instanceof DeferredSmallBody) {
+      // Read and checked whole in a check thread, or, when not taken, read here as the next batches.
+      const whole = await checks.checkBody(batch, dict.model, limits);
+      if (whole) {
+        batch.taken = true;
+        for (const w of whole) writes.push(w);
+        index += whole.length;
+      }
+      continue;
+    }
+    for (const w of await checks.check(batch, dict.model, index, limits)) writes.push(w);
     index += batch.length;
   }
   const tally: Record<MergeOutcome, number> = { inserted: 0, updated: 0, unchanged: 0, older: 0 };

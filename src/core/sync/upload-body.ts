@@ -147,6 +147,26 @@ async function* single(bytes: Buffer): AsyncGenerator<Buffer> {
   if (bytes.length > 0) yield bytes;
 }
 
+/**
+ * A small zlib body (at most SMALL_BODY_BYTES, arrived whole) that `readUploadBody` hands to its
+ * reader before reading it, when asked to (`deferSmall`): the reader may read and check it
+ * elsewhere (a check thread: check-pool.ts) and set `taken`; otherwise, once the reader asks for
+ * the next batch, `readUploadBody` reads it as it always does, with the same refusals.
+ */
+export class DeferredSmallBody {
+  /** Set by the reader when it read the body itself: `readUploadBody` then ends. */
+  taken = false;
+
+  constructor(
+    /** The compressed bytes, as they came. */
+    readonly bytes: Buffer,
+    /** The most JSON it may inflate to before it is no longer read in one call. */
+    readonly maxJsonBytes: number,
+    /** The nesting limit of its JSON (limits.json_depth). */
+    readonly jsonDepth: number,
+  ) {}
+}
+
 /** Where the binary items of a `cssync` container go (core/sync/binary-items.ts): called once per item, in order. */
 export type BinaryItemSink = (header: CssyncItemHeader, content: AsyncIterable<Buffer>) => Promise<void>;
 
@@ -173,12 +193,32 @@ export interface UploadBodyLimits {
  * `memory`, every inflated byte of JSON is charged to it before it is held (`charged`, above):
  * the caller releases the lease once the upload is stored or refused.
  */
-export async function* readUploadBody(
+export function readUploadBody(
   input: Readable,
   limits: UploadBodyLimits,
   sink?: BinaryItemSink,
   memory?: MemoryLease,
 ): AsyncGenerator<unknown[]> {
+  return readBody(input, limits, sink, memory, false) as AsyncGenerator<unknown[]>;
+}
+
+/** `readUploadBody` that first yields a small zlib body unread (DeferredSmallBody), for the caller to read elsewhere. */
+export function readUploadBodyDeferring(
+  input: Readable,
+  limits: UploadBodyLimits,
+  sink?: BinaryItemSink,
+  memory?: MemoryLease,
+): AsyncGenerator<unknown[] | DeferredSmallBody> {
+  return readBody(input, limits, sink, memory, true);
+}
+
+async function* readBody(
+  input: Readable,
+  limits: UploadBodyLimits,
+  sink: BinaryItemSink | undefined,
+  memory: MemoryLease | undefined,
+  deferSmall: boolean,
+): AsyncGenerator<unknown[] | DeferredSmallBody> {
   const maxBytes = limits.requestBytes;
   const { head, rest } = await peek(input, 6);
   if (head.length === 0) throw new AppError('USAGE', 'the upload has no body: send a JSON array of cases');
@@ -190,6 +230,11 @@ export async function* readUploadBody(
     if (encoding === 'zlib') {
       const small = await readSmall(head, rest, SMALL_BODY_BYTES);
       const whole = small.ended ? (small.parts.length === 1 ? head : Buffer.concat(small.parts)) : undefined;
+      if (whole && deferSmall) {
+        const deferred = new DeferredSmallBody(whole, Math.min(maxBytes, SMALL_JSON_BYTES), limits.jsonDepth);
+        yield deferred;
+        if (deferred.taken) return;
+      }
       const json = whole ? inflatedSmall(whole, Math.min(maxBytes, SMALL_JSON_BYTES), memory) : undefined;
       if (json) {
         // The stream gave other requests (download pages) a turn between its chunks; the one

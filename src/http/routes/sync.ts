@@ -200,7 +200,7 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
           readSyncBody(c, limitsOf(store), binaryItemSink(store, name), memory),
           req,
           c.get('principal').username,
-          checker,
+          { checker, memory },
         );
       } catch (err) {
         return preconditionFailed(c, err);
