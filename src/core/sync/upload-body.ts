@@ -148,10 +148,10 @@ async function* single(bytes: Buffer): AsyncGenerator<Buffer> {
 }
 
 /**
- * A small zlib body (at most SMALL_BODY_BYTES, arrived whole) that `readUploadBody` hands to its
- * reader before reading it, when asked to (`deferSmall`): the reader may read and check it
- * elsewhere (a check thread: check-pool.ts) and set `taken`; otherwise, once the reader asks for
- * the next batch, `readUploadBody` reads it as it always does, with the same refusals.
+ * A small zlib body (at most SMALL_BODY_BYTES, arrived whole) that `readUploadBodyDeferring`
+ * hands to its reader before reading it: the reader may read and check it elsewhere (a check
+ * thread: check-pool.ts) and set `taken`; otherwise, once the reader asks for the next batch, it
+ * is read as `readUploadBody` reads it, with the same refusals.
  */
 export class DeferredSmallBody {
   /** Set by the reader when it read the body itself: `readUploadBody` then ends. */
