@@ -153,10 +153,12 @@ export class CheckPool implements UploadChecker {
   }
 
   /**
-   * An upload begins: while it is the only one in flight its cases are checked on the calling
-   * thread. A batch sent to the threads is charged to `memory` first, THREAD_COPY_FACTOR bytes
-   * per byte of its JSON (its copies on the way there and back); a batch the budget cannot take
-   * them for is checked on the calling thread instead, so the budget's bound holds.
+   * An upload begins: while it is the only one in flight its body is read and checked on the
+   * calling thread. A small body sent to a thread is charged to `memory` when it comes back, as
+   * the calling thread charges a body it reads (UPLOAD_MEMORY_FACTOR bytes per byte of JSON); a
+   * batch of parsed cases sent to the threads is charged first, THREAD_COPY_FACTOR bytes per
+   * byte of its JSON (its copies there and back). What the budget cannot take is read or checked
+   * on the calling thread instead, so the budget's bound holds (docs/limits.md#memory-of-uploads-in-flight).
    */
   begin(memory?: MemoryLease): UploadChecks {
     this.uploads += 1;
