@@ -22,6 +22,7 @@ export class ServerMetrics {
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly duration: Histogram<'method' | 'route' | 'status'>;
   private readonly uploaded: Counter<'dictionary'>;
+  private readonly uploadsChecked: Counter<'where'>;
   private readonly downloaded: Counter<'dictionary'>;
   private readonly loginFailures: Counter<'grant'>;
   private readonly loginThrottles: Counter<'grant'>;
@@ -96,6 +97,12 @@ export class ServerMetrics {
       name: 'sds_sync_cases_uploaded_total',
       help: 'Cases received by sync uploads that were stored, by dictionary.',
       labelNames: ['dictionary'],
+      registers,
+    });
+    this.uploadsChecked = new Counter({
+      name: 'sds_sync_uploads_checked_total',
+      help: 'Sync uploads stored, by where their cases were read and checked: main (the main thread) or thread (a check thread).',
+      labelNames: ['where'],
       registers,
     });
     this.downloaded = new Counter({
@@ -197,8 +204,9 @@ export class ServerMetrics {
     this.duration.observe(labels, seconds);
   }
 
-  syncUploaded(dictionary: string, cases: number): void {
+  syncUploaded(dictionary: string, cases: number, threaded = false): void {
     this.uploaded.inc({ dictionary }, cases);
+    this.uploadsChecked.inc({ where: threaded ? 'thread' : 'main' });
   }
 
   syncDownloaded(dictionary: string, cases: number): void {

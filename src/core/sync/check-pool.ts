@@ -166,7 +166,11 @@ export class CheckPool implements UploadChecker {
     // The lease's charge for JSON read so far, without this upload's own copy charges.
     let copies = 0;
     let seen = 0;
+    let threaded = false;
     return {
+      get threaded() {
+        return threaded;
+      },
       check: async (values, model, offset, limits) => {
         if (ended) throw new Error('an upload was checked after it ended');
         const json = (memory?.held ?? 0) - copies;
@@ -179,6 +183,7 @@ export class CheckPool implements UploadChecker {
           if (!memory.reserve(charge)) return checkUploadCases(values, model, offset, limits);
           copies += charge;
         }
+        threaded = true;
         return this.inThreads(values, model, offset, limits);
       },
       checkBody: async (body, model, limits) => {
@@ -194,6 +199,7 @@ export class CheckPool implements UploadChecker {
         // refuses it as it refuses any body the budget cannot take.
         if (memory && !memory.reserve((reply.jsonBytes ?? 0) * UPLOAD_MEMORY_FACTOR)) return undefined;
         seen = memory?.held ?? 0;
+        threaded = true;
         return writesOf(reply);
       },
       end: () => {

@@ -204,6 +204,8 @@ export interface UploadReply {
   revision: number;
   cases: number;
   tally: Record<MergeOutcome, number>;
+  /** Whether any of its cases were read or checked in a check thread (docs/production.md#check-threads). */
+  threaded: boolean;
 }
 
 /**
@@ -226,7 +228,7 @@ export async function uploadCases(
 ): Promise<UploadReply> {
   const checks = (opts.checker ?? INLINE_CHECKER).begin(opts.memory);
   try {
-    return await uploadCasesChecked(store, dictionaryName, batches, req, username, checks);
+    return { ...(await uploadCasesChecked(store, dictionaryName, batches, req, username, checks)), threaded: checks.threaded };
   } finally {
     checks.end();
   }
@@ -239,7 +241,7 @@ async function uploadCasesChecked(
   req: UploadRequest,
   username: string,
   checks: UploadChecks,
-): Promise<UploadReply> {
+): Promise<Omit<UploadReply, 'threaded'>> {
   const dict = await requireDictionary(store, dictionaryName);
   if (req.ifRevisionExists !== undefined && req.ifRevisionExists > (await store.sync.maxRevision())) {
     const last = await store.sync.lastOfDevice(req.device, dict.id);

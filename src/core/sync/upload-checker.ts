@@ -16,6 +16,8 @@ export interface UploadChecks {
   checkBody(body: DeferredSmallBody, model: Dictionary, limits: CaseLimits): Promise<CaseWrite[] | undefined>;
   /** The upload has ended (stored or refused); later calls do nothing. */
   end(): void;
+  /** Whether any of the upload's cases were read or checked elsewhere (a check thread). */
+  readonly threaded: boolean;
 }
 
 /**
@@ -35,6 +37,7 @@ const INLINE_CHECKS: UploadChecks = {
   check: (values, model, offset, limits) => Promise.resolve().then(() => checkUploadCases(values, model, offset, limits)),
   checkBody: () => Promise.resolve(undefined),
   end: () => {},
+  threaded: false,
 };
 
 /** Checks on the calling thread: what the CLI, tests and `--check-threads 0` use. */

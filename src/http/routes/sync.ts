@@ -207,7 +207,7 @@ export function syncRoutes(api: ApiBuilder, { store, config, prometheus, clock, 
       } finally {
         memory.release();
       }
-      prometheus?.metrics.syncUploaded(name, reply.cases);
+      prometheus?.metrics.syncUploaded(name, reply.cases, reply.threaded);
       await noteAppVersion(store, req.device, c.req.header('user-agent'));
       const revision = String(reply.revision);
       return c.body(SUCCESS, 200, { 'Content-Type': JSON_TYPE, ETag: revision, 'x-csw-current-revision': revision });

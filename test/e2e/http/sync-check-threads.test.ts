@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { popstanCases, SyncDevice, type WireCase } from '../../helpers/sync-client.js';
 import { fixture, storeSql } from '../../helpers/temp-home.js';
 import { writeCssync } from '../../helpers/cssync-wire.js';
+import { value } from '../../helpers/prom-text.js';
 import { deflateSync, gzipSync } from 'node:zlib';
 
 // Sync uploads checked in threads (docs/decisions.md, "Upload checks in threads"): the same
@@ -13,10 +14,19 @@ import { deflateSync, gzipSync } from 'node:zlib';
 // the same cases and refuse the same bad one with the same answer.
 
 const DICT = 'CEN2000';
+const METRICS_TOKEN = 'check-threads-metrics-token-0123456789';
+
+/** `sds_sync_uploads_checked_total` of `where`, from a scrape of `ts`. */
+async function checked(ts: TestServer, where: 'main' | 'thread'): Promise<number> {
+  const r = await fetch(`${ts.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  assert.equal(r.status, 200);
+  return value(await r.text(), 'sds_sync_uploads_checked_total', { where }) ?? 0;
+}
 
 async function server(t: { after(fn: () => Promise<void>): void }, checkThreads: number): Promise<TestServer> {
   const ts = await startTestServer({
     checkThreads,
+    config: { env: { SDS_METRICS_TOKEN: METRICS_TOKEN } },
     seed: async (store) => {
       const file = fixture('popstan-census.json.dcf');
       await uploadDictionary(store, { source: readFileSync(file), label: 'popstan', file });
@@ -97,6 +107,14 @@ test('check threads: many tablets at once store what one thread stores, and a ba
   assert.match(refused[0]!.body, /"code":"CASE_INVALID".*case 61 \(id [0-9a-f-]+/);
 
   assert.ok(threaded.server.checks!.partsChecked > 0, 'some uploads were checked in the threads');
+  // /metrics tells where the stored uploads were checked: 23 of the tablets' bodies and 2 odd ones.
+  const accepted = viaThreads.filter((a) => a.status === 200).length + 2;
+  assert.equal(accepted, 25);
+  const inThreads = await checked(threaded, 'thread');
+  assert.ok(inThreads > 0);
+  assert.equal(inThreads + (await checked(threaded, 'main')), accepted);
+  assert.equal(await checked(inline, 'thread'), 0);
+  assert.equal(await checked(inline, 'main'), accepted);
   assert.equal(inline.server.checks, undefined, 'no threads with --check-threads 0');
   const rows = await stored(threaded);
   assert.equal(rows.length, 23 * 80 + 2 * 60, 'every case of every accepted body, once');
