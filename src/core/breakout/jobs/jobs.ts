@@ -5,7 +5,8 @@ import { AppError, toAppError } from '../../../shared/errors.js';
 import { requireDictionary } from '../../dictionaries/index.js';
 import { existingPlanTables } from '../../../breakout/run-dictionary.js';
 import { runJob, type RunJobOptions } from './run-job.js';
-import { spawnJobProcess } from './job-process.js';
+import { processAlive, spawnJobProcess } from './job-process.js';
+import { currentNode } from '../../../shared/node-id.js';
 import { reapDeadJobs } from './follow-up.js';
 import { withTargetSession } from '../targets/targets.js';
 import { humanDuration } from './durations.js';
@@ -224,20 +225,35 @@ export async function cancelJob(store: Store, jobId: string): Promise<JobStatusR
 }
 
 /**
+ * How long `waitForJob` waits, once the job has ended, for its process on this machine to exit:
+ * it stores the finished log last (docs/logs.md#job-and-run-log-files), a matter of milliseconds.
+ */
+export const JOB_EXIT_WAIT_MS = 10_000;
+
+/**
  * Waits for a job to end, calling `onUpdate` with each new state, and returns the final one.
- * Polls the store: the job runs in another process.
+ * Polls the store: the job runs in another process. When that process ran on this machine, it
+ * also waits (at most `exitWaitMs`) for it to exit, so that its log is in the store by then and
+ * `sds logs show` from any home finds it.
  */
 export async function waitForJob(
   store: Store,
   jobId: string,
   onUpdate?: (s: JobStatusReply) => void,
   intervalMs = 250,
+  exitWaitMs = JOB_EXIT_WAIT_MS,
 ): Promise<JobStatusReply> {
+  const pause = () => new Promise((r) => setTimeout(r, intervalMs));
   for (;;) {
     const s = await jobStatus(store, jobId);
     onUpdate?.(s);
-    if (s.status !== 'pending' && s.status !== 'running') return s;
-    await new Promise((r) => setTimeout(r, intervalMs));
+    if (s.status !== 'pending' && s.status !== 'running') {
+      const job = await store.jobs.get(jobId);
+      const here = job?.pid != null && job.leaseNode?.split(':')[0] === currentNode().host;
+      for (let waited = 0; here && waited < exitWaitMs && processAlive(job.pid!); waited += intervalMs) await pause();
+      return s;
+    }
+    await pause();
   }
 }
 
