@@ -48,7 +48,7 @@ export const WORKER_SETTINGS = [
  * core yet); the restart
  * policy from SDS_WORKER_RESTART_* or `workers.restart_*`, else 5 restarts a minute starting at
  * 1 s; the metrics wait from SDS_WORKER_METRICS_TIMEOUT_MS or `workers.metrics_timeout_ms`,
- * else 1000 ms; the check threads from `checkThreadsFlag`, else SDS_CHECK_THREADS, else
+ * else 1000 ms; the check threads from `threadsFlag` (`--check-threads`), else SDS_CHECK_THREADS, else
  * `workers.check_threads`, else 1 on a machine of two cores or more and 0 on one of a single
  * core (docs/decisions.md, "Upload checks in threads"). A value out of range is CONFIG_INVALID
  * naming where it came from.
@@ -57,7 +57,7 @@ export function workerSettings(
   home: HomePaths,
   env: NodeJS.ProcessEnv = process.env,
   flag?: number,
-  checkThreadsFlag?: number,
+  threadsFlag?: number,
 ): WorkerSettings {
   const fileName = homeConfigPath(home);
   const section = configSection(
@@ -76,7 +76,7 @@ export function workerSettings(
   };
   resolveWholeSettings(out, WORKER_SETTINGS, section, env, 'workers', fileName);
   if (flag !== undefined) out.count = flag;
-  if (checkThreadsFlag !== undefined) out.checkThreads = checkThreadsFlag;
+  if (threadsFlag !== undefined) out.checkThreads = threadsFlag;
   return out;
 }
 
