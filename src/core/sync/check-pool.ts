@@ -172,7 +172,7 @@ export class CheckPool implements UploadChecker {
         return threaded;
       },
       check: async (values, model, offset, limits) => {
-        if (ended) throw new Error('an upload was checked after it ended');
+        if (ended) throw new AppError('INTERNAL', 'an upload was checked after its checks ended (a bug of sds: report it)');
         const json = (memory?.held ?? 0) - copies;
         const fresh = Math.max(0, json - seen);
         seen = json;
@@ -187,7 +187,7 @@ export class CheckPool implements UploadChecker {
         return this.inThreads(values, model, offset, limits);
       },
       checkBody: async (body, model, limits) => {
-        if (ended) throw new Error('an upload was checked after it ended');
+        if (ended) throw new AppError('INTERNAL', 'an upload was checked after its checks ended (a bug of sds: report it)');
         if (!this.busy() || body.bytes.length < MIN_THREAD_BODY_BYTES) return undefined;
         const thread = this.threadAt(this.turn++ % this.threads.length);
         this.parts += 1;

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { createGunzip, createInflate, inflateSync } from 'node:zlib';
+import { createGunzip, createInflate } from 'node:zlib';
 import { AppError } from '../../shared/errors.js';
 import { bodyEncodingOf } from '../../sync/body-encoding.js';
 import { containerInvalid, CssyncReader, isCssyncContainer, type CssyncItemHeader } from '../../sync/cssync-container.js';
@@ -7,6 +7,7 @@ import { JsonArrayError, parseJsonArrayBatches } from '../../sync/json-array-spl
 import { caseError } from '../../cspro/case/case-result.js';
 import type { MemoryLease } from '../../shared/memory-budget.js';
 import { UPLOAD_MEMORY_FACTOR } from '../home/index.js';
+import { inflateSmallJson } from './small-body.js';
 
 /** Reads from `input` until at least `n` bytes arrived (or it ended); returns them and the rest. */
 async function peek(input: Readable, n: number): Promise<{ head: Buffer; rest: AsyncIterator<Buffer> }> {
@@ -131,13 +132,8 @@ async function readSmall(head: Buffer, rest: AsyncIterator<Buffer>, n: number): 
  * errors) exactly as it does for a large body.
  */
 function inflatedSmall(body: Buffer, maxBytes: number, memory: MemoryLease | undefined): Buffer | undefined {
-  let json: Buffer;
-  try {
-    json = inflateSync(body, { maxOutputLength: maxBytes });
-  } catch {
-    return undefined;
-  }
-  if (isCssyncContainer(json)) return undefined;
+  const json = inflateSmallJson(body, maxBytes);
+  if (!json) return undefined;
   if (memory && !memory.reserve(json.length * UPLOAD_MEMORY_FACTOR)) return undefined;
   return json;
 }

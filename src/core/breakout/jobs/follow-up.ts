@@ -120,8 +120,8 @@ async function failDeadJob(store: Store, job: JobRow, error: JobError, now: numb
  * its liveness decides, not the lease, since a process blocked in a synchronous wait (a SQLite
  * target's busy timeout) cannot renew but is not dead.
  */
-function localHolder(job: JobRow, host: string): boolean {
-  return job.leaseNode!.startsWith(`${host}:`) && job.pid !== null;
+export function localHolder(job: JobRow, host: string): boolean {
+  return job.leaseNode?.startsWith(`${host}:`) === true && job.pid !== null;
 }
 
 async function takeOverIfOver(

@@ -7,7 +7,7 @@ import { existingPlanTables } from '../../../breakout/run-dictionary.js';
 import { runJob, type RunJobOptions } from './run-job.js';
 import { processAlive, spawnJobProcess } from './job-process.js';
 import { currentNode } from '../../../shared/node-id.js';
-import { reapDeadJobs } from './follow-up.js';
+import { localHolder, reapDeadJobs } from './follow-up.js';
 import { withTargetSession } from '../targets/targets.js';
 import { humanDuration } from './durations.js';
 import { jobListItem, jobStatusReply, type JobListItem, type JobStatusReply } from './job-replies.js';
@@ -249,7 +249,7 @@ export async function waitForJob(
     onUpdate?.(s);
     if (s.status !== 'pending' && s.status !== 'running') {
       const job = await store.jobs.get(jobId);
-      const here = job?.pid != null && job.leaseNode?.split(':')[0] === currentNode().host;
+      const here = job !== undefined && localHolder(job, currentNode().host);
       for (let waited = 0; here && waited < exitWaitMs && processAlive(job.pid!); waited += intervalMs) await pause();
       return s;
     }
