@@ -140,7 +140,16 @@ export async function createApp(deps: AppDeps): Promise<Hono<AppEnv>> {
   const api = new ApiBuilder(app, tokens, deps.store, { store: deps.store, trustedProxies: () => config.trustedProxies ?? [] });
   // One budget for every upload this app serves (docs/limits.md#memory-of-uploads-in-flight).
   const uploadMemory = new MemoryBudget(limits.uploadMemoryBytes);
-  const routeDeps: RouteDeps = { store: deps.store, tokens, config, clock: deps.clock ?? Date.now, prometheus, health, uploadMemory, checker: deps.checker ?? INLINE_CHECKER };
+  const routeDeps: RouteDeps = {
+    store: deps.store,
+    tokens,
+    config,
+    clock: deps.clock ?? Date.now,
+    prometheus,
+    health,
+    uploadMemory,
+    checker: deps.checker ?? INLINE_CHECKER,
+  };
   for (const group of GROUPS) group(api, routeDeps);
   return app;
 }

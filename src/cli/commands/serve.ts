@@ -8,7 +8,14 @@ import { holdConfigWarnings } from '../../shared/home-config.js';
 import type { ServerLog } from '../../http/server-log.js';
 import { currentNode } from '../../shared/node-id.js';
 import { WORKER_ENV } from '../../http/worker-group.js';
-import { MAX_CHECK_THREADS, MAX_WORKERS, checkThreadsFlag, prepareWorkerStore, workerSettings, workersFlag } from '../../core/workers/index.js';
+import {
+  MAX_CHECK_THREADS,
+  MAX_WORKERS,
+  checkThreadsFlag,
+  prepareWorkerStore,
+  workerSettings,
+  workersFlag,
+} from '../../core/workers/index.js';
 
 function whole(name: string, min: number, max: number) {
   return (v: string): number => {

@@ -13,7 +13,8 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 /** The cases of a thread's reply, or its refusal thrown as the main thread would throw it. */
 function writesOf(reply: CheckReply): CaseWrite[] {
   if ('writes' in reply) return reply.writes;
-  if ('error' in reply) throw new AppError(isErrorCode(reply.error.code) ? reply.error.code : 'INTERNAL', reply.error.message, reply.error.details);
+  if ('error' in reply)
+    throw new AppError(isErrorCode(reply.error.code) ? reply.error.code : 'INTERNAL', reply.error.message, reply.error.details);
   throw new AppError('INTERNAL', 'a check thread left a body of parsed cases unread');
 }
 import type { UploadChecker, UploadChecks } from './upload-checker.js';

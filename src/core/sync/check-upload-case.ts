@@ -10,7 +10,7 @@ import { toCaseWrite } from '../cases/index.js';
  * a case that does not fit throws the upload's refusal, naming the case by its `index` in the
  * body (and its id and caseids when it has them), with "nothing of this upload was stored".
  */
-export function checkUploadCase(value: unknown, model: Dictionary, index: number, limits: CaseLimits): CaseWrite {
+function checkUploadCase(value: unknown, model: Dictionary, index: number, limits: CaseLimits): CaseWrite {
   try {
     // Either case form is read, whatever the client's version (docs/sync.md#v3-case-json).
     const write = toCaseWrite(normalizeV3Case(value, model, { index, limits }).case);

@@ -21,7 +21,7 @@ export {
   uploadCases,
   uploadRawDictionary,
 } from './sync.js';
-export { DeferredSmallBody, readUploadBody, readUploadBodyDeferring } from './upload-body.js';
+export { DeferredSmallBody, readUploadBodyDeferring } from './upload-body.js';
 export type { NamedSyncPage } from '../../store/sync-repo.js';
 export { inflateLabelled } from './inflate-body.js';
 export type { BinaryItemSink, UploadBodyLimits } from './upload-body.js';

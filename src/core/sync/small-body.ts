@@ -24,7 +24,11 @@ export function inflateSmallJson(bytes: Uint8Array, maxJsonBytes: number): Buffe
  * stream, too much JSON, a `cssync` container, too deep, not a JSON array): the body is then
  * read again on the main thread, which refuses it exactly as it refuses any body.
  */
-export function readSmallBody(bytes: Uint8Array, maxJsonBytes: number, jsonDepth: number): { jsonBytes: number; values: unknown[] } | undefined {
+export function readSmallBody(
+  bytes: Uint8Array,
+  maxJsonBytes: number,
+  jsonDepth: number,
+): { jsonBytes: number; values: unknown[] } | undefined {
   const json = inflateSmallJson(bytes, maxJsonBytes);
   if (!json || new JsonDepthScanner(jsonDepth).push(json) >= 0) return undefined;
   const bom = json[0] === 0xef && json[1] === 0xbb && json[2] === 0xbf;

@@ -53,12 +53,7 @@ export const WORKER_SETTINGS = [
  * core (docs/decisions.md, "Upload checks in threads"). A value out of range is CONFIG_INVALID
  * naming where it came from.
  */
-export function workerSettings(
-  home: HomePaths,
-  env: NodeJS.ProcessEnv = process.env,
-  flag?: number,
-  threadsFlag?: number,
-): WorkerSettings {
+export function workerSettings(home: HomePaths, env: NodeJS.ProcessEnv = process.env, flag?: number, threadsFlag?: number): WorkerSettings {
   const fileName = homeConfigPath(home);
   const section = configSection(
     readHomeConfig(home),
@@ -100,8 +95,12 @@ export function workersFlag(value: string): number {
 export function checkThreadsFlag(value: string): number {
   const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
   if (!(n >= 0 && n <= MAX_CHECK_THREADS))
-    throw new AppError('USAGE', `--check-threads must be a whole number from 0 to ${MAX_CHECK_THREADS} (threads per server process), got "${value}"`, {
-      field: '--check-threads',
-    });
+    throw new AppError(
+      'USAGE',
+      `--check-threads must be a whole number from 0 to ${MAX_CHECK_THREADS} (threads per server process), got "${value}"`,
+      {
+        field: '--check-threads',
+      },
+    );
   return n;
 }

@@ -20,8 +20,16 @@ function liveFor(ms: number): ChildProcess {
 async function endedJob(store: Awaited<ReturnType<typeof tempStore>>['store'], id: string, host: string, pid: number): Promise<void> {
   await store.jobs.create({ id, dictionaries: ['CEN2000'], mode: 'incremental', threads: 1, overwrite: false, origin: 'test' });
   const now = new Date();
-  await store.jobs.claim({ id, node: `${host}:${pid}:0`, pid, now: now.toISOString(), leaseUntil: new Date(now.getTime() + 60_000).toISOString() });
-  assert.ok(await store.jobs.finish(id, 'completed', { result: { dictionaries_processed: [], total_cases: 0, tables_created: [], warnings: 0 } }));
+  await store.jobs.claim({
+    id,
+    node: `${host}:${pid}:0`,
+    pid,
+    now: now.toISOString(),
+    leaseUntil: new Date(now.getTime() + 60_000).toISOString(),
+  });
+  assert.ok(
+    await store.jobs.finish(id, 'completed', { result: { dictionaries_processed: [], total_cases: 0, tables_created: [], warnings: 0 } }),
+  );
 }
 
 test('waitForJob: an ended job whose process runs on this machine is waited for until it exits', async (t) => {

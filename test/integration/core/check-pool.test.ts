@@ -176,7 +176,11 @@ test('check pool: a small zlib body is read and checked whole in a thread, charg
   const values = popstanCases(90, 'tablet-a');
   const json = JSON.stringify(values);
   // With a byte-order mark, as some clients write it.
-  const writes = await checks.checkBody(deferred(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json)])), model, DEFAULT_CASE_LIMITS);
+  const writes = await checks.checkBody(
+    deferred(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json)])),
+    model,
+    DEFAULT_CASE_LIMITS,
+  );
   assert.deepEqual(writes, checkUploadCases(values, model, 0, DEFAULT_CASE_LIMITS));
   assert.equal(pool.partsChecked, 1);
   assert.equal(lease.held, (Buffer.byteLength(json) + 3) * UPLOAD_MEMORY_FACTOR);

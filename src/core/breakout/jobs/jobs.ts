@@ -228,7 +228,7 @@ export async function cancelJob(store: Store, jobId: string): Promise<JobStatusR
  * How long `waitForJob` waits, once the job has ended, for its process on this machine to exit:
  * it stores the finished log last (docs/logs.md#job-and-run-log-files), a matter of milliseconds.
  */
-export const JOB_EXIT_WAIT_MS = 10_000;
+const JOB_EXIT_WAIT_MS = 10_000;
 
 /**
  * Waits for a job to end, calling `onUpdate` with each new state, and returns the final one.
