@@ -4,9 +4,9 @@
  * write fails on that line and the accounts written before it in the same transaction are rolled
  * back, on the SQLite and the PostgreSQL store.
  *
- * Both imports validate at once (no account exists yet); the short one hashes 2 passwords and
- * commits first, the long one hashes 12 (four at a time on the thread pool) and reaches the shared
- * name last, after 11 inserts of its own.
+ * The order is set, not left to which import hashes first: the long import reads the accounts
+ * (none yet) and then waits, by a wrapper of that read, until the short one has committed; it then
+ * hashes its 12 passwords and reaches the shared name last, after 11 inserts of its own.
  */
 import assert from 'node:assert/strict';
 import { importUsersCsv } from '../../../src/core/auth/users-import.js';
@@ -18,7 +18,21 @@ testOnBothStores('an account created meanwhile fails the whole import, the rows 
   const longCsv = [...long, 'shared01,Shared,Name,API,shared-pass-1'].join('\n');
   const shortCsv = ['short001,Short,Import,Standard,short-pass-1', 'shared01,Shared,Name,Standard,shared-pass-2'].join('\n');
 
-  const [first, second] = await Promise.allSettled([importUsersCsv(store, longCsv), importUsersCsv(store, shortCsv)]);
+  // The long import's first read of the accounts is the first call: it waits for the short import.
+  let shortDone!: () => void;
+  const shortCommitted = new Promise<void>((resolve) => (shortDone = resolve));
+  const listWithHashes = store.users.listWithHashes.bind(store.users);
+  let calls = 0;
+  store.users.listWithHashes = async () => {
+    const call = ++calls;
+    const accounts = await listWithHashes();
+    if (call === 1) await shortCommitted;
+    return accounts;
+  };
+  const longImport = importUsersCsv(store, longCsv);
+  const shortImport = importUsersCsv(store, shortCsv).finally(shortDone);
+  const [first, second] = await Promise.allSettled([longImport, shortImport]);
+  assert.equal(calls, 2);
   assert.equal(second.status, 'fulfilled', String((second as PromiseRejectedResult).reason));
   assert.equal(first.status, 'rejected');
   const err = (first as PromiseRejectedResult).reason as AppError;
