@@ -4,7 +4,8 @@ import { AppError } from '../shared/errors.js';
 import { GroupFsync } from './group-fsync.js';
 import { DictionaryModelCache } from './dictionary-model-cache.js';
 import type { Database as Db } from 'better-sqlite3';
-import { fsyncFile, fsyncFileAsync } from '../shared/durable-file.js';
+import { fsyncFile } from '../shared/durable-file.js';
+import { WalFileSync } from './wal-file-sync.js';
 import type { HomePaths } from '../shared/home.js';
 import type { MigrateResult } from './migrate.js';
 import { DictionariesRepo } from './dictionaries-repo.js';
@@ -278,6 +279,7 @@ export class SqliteStore implements Store {
   }
 
   private group: GroupFsync | undefined;
+  private walSync: WalFileSync | undefined;
   private changesStatement: Statement | undefined;
   /** Commits that changed rows, counted; and how many of them an fsync has covered. */
   private committed = 0;
@@ -315,7 +317,9 @@ export class SqliteStore implements Store {
   groupCommits(opts: { fsync?: () => Promise<void> } = {}): void {
     if (this.group || this.db.readonly || this.db.memory) return;
     this.db.pragma('synchronous = NORMAL');
-    this.group = new GroupFsync(opts.fsync ?? (() => fsyncWalOf(this.db.name)));
+    const wal = new WalFileSync(this.db.name);
+    this.walSync = wal;
+    this.group = new GroupFsync(opts.fsync ?? (() => wal.sync()));
   }
 
   /** How many group fsyncs have started (undefined without group commit): tests and metrics. */
@@ -427,15 +431,6 @@ export class SqliteStore implements Store {
     } finally {
       this.gate.release();
     }
-  }
-}
-
-/** Fsyncs a store's WAL file off the event loop; its database file when it has no WAL (yet). */
-async function fsyncWalOf(db: string): Promise<void> {
-  try {
-    await fsyncFileAsync(`${db}-wal`);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    await fsyncFileAsync(db);
+    await this.walSync?.close();
   }
 }
