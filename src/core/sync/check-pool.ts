@@ -6,6 +6,9 @@ import { AppError, isErrorCode } from '../../shared/errors.js';
 import { startWorker } from '../../shared/start-worker.js';
 import { checkUploadCases } from './check-upload-case.js';
 import type { CheckReply, CheckTask } from './check-worker-protocol.js';
+import type { UploadChecker, UploadChecks } from './upload-checker.js';
+import type { MemoryLease } from '../../shared/memory-budget.js';
+import { UPLOAD_MEMORY_FACTOR } from '../home/index.js';
 
 /** Omit over each member of a union (TypeScript's Omit merges them). */
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -17,9 +20,6 @@ function writesOf(reply: CheckReply): CaseWrite[] {
     throw new AppError(isErrorCode(reply.error.code) ? reply.error.code : 'INTERNAL', reply.error.message, reply.error.details);
   throw new AppError('INTERNAL', 'a check thread left a body of parsed cases unread');
 }
-import type { UploadChecker, UploadChecks } from './upload-checker.js';
-import type { MemoryLease } from '../../shared/memory-budget.js';
-import { UPLOAD_MEMORY_FACTOR } from '../home/index.js';
 
 /** Dictionaries a check thread keeps; past it the pool forgets the oldest and sends it again when needed. */
 const MODELS_PER_THREAD = 16;
