@@ -194,10 +194,17 @@ test(
       // The group fsync opens the WAL read-write without O_CREAT (SQLite's own descriptors have it; the
       // checkpoint thread's fsyncs must not count): that descriptor is fsynced after the commit, and
       // the fsync has returned before the answer.
+      // The store opens it once and holds it (docs/durability.md#group-commit), often while other
+      // threads start: strace may then print the open in two lines, its result on the second.
       const groupFds = new Set(
-        before.flatMap((l) => {
-          const m = /openat\(.*sds\.db-wal", O_RDWR\|O_CLOEXEC\) = (\d+)/.exec(l);
-          return m ? [m[1]!] : [];
+        before.flatMap((l, i) => {
+          if (!/openat\(.*sds\.db-wal", O_RDWR\|O_CLOEXEC/.test(l)) return [];
+          const whole = /\) = (\d+)/.exec(l);
+          if (whole) return [whole[1]!];
+          const tid = l.split(' ')[0]!;
+          const resumed = before.slice(i + 1).find((r) => r.startsWith(`${tid} <... openat resumed>`));
+          const fd = resumed && /= (\d+)/.exec(resumed);
+          return fd ? [fd[1]!] : [];
         }),
       );
       const syncStart = before.findIndex(
