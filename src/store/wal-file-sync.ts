@@ -16,6 +16,7 @@ const openFile = promisify(open);
 const fsyncFd = promisify(fsync);
 const closeFd = promisify(close);
 
+/** The group fsync of one store's WAL through a descriptor opened once (this file's header). */
 export class WalFileSync {
   private fd: number | undefined;
   private inFlight: Promise<void> | undefined;
