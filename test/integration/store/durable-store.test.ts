@@ -206,8 +206,8 @@ test(
           if (!/openat\(.*sds\.db-wal", O_RDWR\|O_CLOEXEC/.test(l)) return [];
           const whole = /\) = (\d+)/.exec(l);
           if (whole) return [whole[1]!];
-          const tid = l.split(' ')[0]!;
-          const resumed = before.slice(i + 1).find((r) => r.startsWith(`${tid} <... openat resumed>`));
+          const opener = l.split(' ')[0]!;
+          const resumed = before.slice(i + 1).find((r) => r.startsWith(`${opener} <... openat resumed>`));
           const fd = resumed && /= (\d+)/.exec(resumed);
           return fd ? [fd[1]!] : [];
         }),
