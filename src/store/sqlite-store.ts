@@ -317,9 +317,12 @@ export class SqliteStore implements Store {
   groupCommits(opts: { fsync?: () => Promise<void> } = {}): void {
     if (this.group || this.db.readonly || this.db.memory) return;
     this.db.pragma('synchronous = NORMAL');
-    const wal = new WalFileSync(this.db.name);
-    this.walSync = wal;
-    this.group = new GroupFsync(opts.fsync ?? (() => wal.sync()));
+    if (opts.fsync) {
+      this.group = new GroupFsync(opts.fsync);
+      return;
+    }
+    const wal = (this.walSync = new WalFileSync(this.db.name));
+    this.group = new GroupFsync(() => wal.sync());
   }
 
   /** How many group fsyncs have started (undefined without group commit): tests and metrics. */

@@ -53,9 +53,7 @@ export class WalFileSync {
       try {
         this.fd = await openFile(`${this.db}-wal`, 'r+');
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-        await fsyncFileAsync(this.db);
-        return;
+        return databaseFileWithoutWal(err, this.db);
       }
     }
     await fsyncFd(this.fd);
@@ -67,7 +65,12 @@ async function fsyncWalByPath(db: string): Promise<void> {
   try {
     await fsyncFileAsync(`${db}-wal`);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    await fsyncFileAsync(db);
+    await databaseFileWithoutWal(err, db);
   }
+}
+
+/** After `err` reaching the WAL: the database file fsynced when the WAL does not exist (yet); `err` otherwise. */
+async function databaseFileWithoutWal(err: unknown, db: string): Promise<void> {
+  if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  await fsyncFileAsync(db);
 }

@@ -21,6 +21,11 @@ function writesOf(reply: CheckReply): CaseWrite[] {
   throw new AppError('INTERNAL', 'a check thread left a body of parsed cases unread');
 }
 
+/** A check asked for once its upload's checks ended: a bug of sds, never the client's doing. */
+function checkedAfterEnd(): AppError {
+  return new AppError('INTERNAL', 'an upload was checked after its checks ended (a bug of sds: report it)');
+}
+
 /** Dictionaries a check thread keeps; past it the pool forgets the oldest and sends it again when needed. */
 const MODELS_PER_THREAD = 16;
 
@@ -173,7 +178,7 @@ export class CheckPool implements UploadChecker {
         return threaded;
       },
       check: async (values, model, offset, limits) => {
-        if (ended) throw new AppError('INTERNAL', 'an upload was checked after its checks ended (a bug of sds: report it)');
+        if (ended) throw checkedAfterEnd();
         const json = (memory?.held ?? 0) - copies;
         const fresh = Math.max(0, json - seen);
         seen = json;
@@ -188,7 +193,7 @@ export class CheckPool implements UploadChecker {
         return this.inThreads(values, model, offset, limits);
       },
       checkBody: async (body, model, limits) => {
-        if (ended) throw new AppError('INTERNAL', 'an upload was checked after its checks ended (a bug of sds: report it)');
+        if (ended) throw checkedAfterEnd();
         if (!this.busy() || body.bytes.length < MIN_THREAD_BODY_BYTES) return undefined;
         const thread = this.threadAt(this.turn++ % this.threads.length);
         this.parts += 1;
