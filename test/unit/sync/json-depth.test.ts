@@ -30,6 +30,21 @@ test('depth scan: the state carries over chunk boundaries, also a backslash run 
   }
 });
 
+test('depth scan: a Buffer inside a larger one, and a plain Uint8Array, read only their own bytes', () => {
+  // The scan reads a Buffer through a plain Uint8Array view of its bytes (bench/README.md,
+  // "The depth scan"): the view must start and end where the Buffer does, not at its memory's.
+  const backing = Buffer.from('[[[[[[' + '[{"a":[1]}]' + ']]]]]]');
+  const inner = backing.subarray(6, 6 + '[{"a":[1]}]'.length);
+  assert.ok(inner.byteOffset > 0 || inner.buffer.byteLength > inner.length, 'a view inside a larger memory');
+  for (const bytes of [inner, new Uint8Array(inner)]) {
+    assert.equal(new JsonDepthScanner(3).push(bytes), -1);
+    assert.equal(new JsonDepthScanner(2).push(bytes), 6);
+  }
+  const s = new JsonDepthScanner(2);
+  assert.equal(s.push(new Uint8Array(Buffer.from('[{"a":'))), -1);
+  assert.equal(s.push(Buffer.from('[1]}]')), 6, 'offsets count on across kinds of chunk');
+});
+
 async function errorOf(it: AsyncIterable<unknown>): Promise<unknown> {
   try {
     for await (const _ of it) void _;
