@@ -2,6 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { DictionaryModelCache } from './dictionary-model-cache.js';
 import type { Dictionary } from '../cspro/dictionary/model.js';
 import { nowIso } from './clock.js';
+import { SqliteTableChanges } from './sqlite-table-changes.js';
 
 export interface DictionaryRow {
   id: number;
@@ -180,11 +181,15 @@ export class DictionariesRepo {
   private readonly modelByName: Statement<[string], RawDictionary & { model: string }>;
   private readonly modelByEitherName: Statement<[string, string, string], RawDictionary & { model: string }>;
   private readonly all: Statement<[], RawDictionary>;
+  private readonly changes: SqliteTableChanges;
+  /** Dictionaries resolved by a name while the table was at `mark` (docs/decisions.md, "The dictionary row kept between requests"). */
+  private resolved: { mark: string | undefined; byName: Map<string, DictionaryRecord> } = { mark: undefined, byName: new Map() };
 
   constructor(
     private readonly db: Database,
     private readonly models: DictionaryModelCache,
   ) {
+    this.changes = new SqliteTableChanges(db, 'dictionaries');
     this.byName = db.prepare(`SELECT ${DICTIONARY_COLUMNS} FROM dictionaries WHERE name = ?`);
     this.byEitherName = db.prepare(
       `SELECT ${DICTIONARY_COLUMNS} FROM dictionaries WHERE name = ? OR sync_name = ? ORDER BY name = ? DESC LIMIT 1`,
@@ -225,11 +230,24 @@ export class DictionariesRepo {
 
   /**
    * The dictionary named `name`, by its own name or else by its syncable name, with its model:
-   * one statement, and the model parsed only when it changed (dictionary-model-cache.ts).
+   * one statement, and the model parsed only when it changed (dictionary-model-cache.ts); no
+   * statement at all while the table cannot have changed since the last (sqlite-table-changes.ts).
    */
   async resolveWithModel(name: string): Promise<DictionaryRecord | undefined> {
+    // Every sync request asks: while the table cannot have changed, the row read last is the
+    // row, and its model text (tens to hundreds of KB) is not read again to be compared.
+    const mark = this.changes.mark();
+    if (mark !== undefined && mark === this.resolved.mark) {
+      const known = this.resolved.byName.get(name);
+      if (known) return { ...known };
+    }
     const r = this.modelByEitherName.get(name, name, name);
-    return r && this.withModel(r);
+    const record = r && this.withModel(r);
+    if (record && mark !== undefined) {
+      if (mark !== this.resolved.mark) this.resolved = { mark, byName: new Map() };
+      this.resolved.byName.set(name, record);
+    }
+    return record && { ...record };
   }
 
   // On SQLite the text is its own version: comparing it costs far less than parsing it.

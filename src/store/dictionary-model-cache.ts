@@ -2,8 +2,9 @@
  * Parsed dictionary models kept between requests (docs/decisions.md, "Dictionary models read
  * once"): every sync request needs its dictionary's model, and parsing its JSON per request costs
  * more than the lookup. An entry is only reused while the stored row is the one it was parsed
- * from — its `version`: the model text itself on SQLite (read in process, compared cheaply), the
- * row version (`xmin` and `ctid`) on PostgreSQL, where the text is then not even sent. One cache
+ * from — its `version`: the model text itself on SQLite (read in process, compared cheaply, and
+ * read at all only when the table may have changed: sqlite-table-changes.ts), the row version
+ * (`xmin` and `ctid`) on PostgreSQL, where the text is then not even sent. One cache
  * per open store, so two stores in one process never share entries.
  */
 import type { Dictionary } from '../cspro/dictionary/model.js';
