@@ -1,14 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
 
-/**
- * Tells, without reading a table of the SQLite store, whether it may have changed since an earlier
- * look: `PRAGMA data_version` moves whenever another connection (another process, the
- * checkpointer) commits or checkpoints, and temporary triggers of this connection count its own
- * inserts, updates and deletes of the table, whatever code runs them. Temporary triggers live in
- * the connection, not in the store's schema. A mark is only ever too cautious: a rolled-back change
- * or another table's commit moves it too (docs/decisions.md, "The dictionary row kept between
- * requests").
- */
 /** Changes a connection made itself to each watched table, counted by its temporary triggers. */
 const ownChanges = new WeakMap<Database, Map<string, { count: number }>>();
 
@@ -34,6 +25,15 @@ function ownChangesOf(db: Database, table: string): { count: number } {
   return counter;
 }
 
+/**
+ * Tells, without reading a table of the SQLite store, whether it may have changed since an earlier
+ * look: `PRAGMA data_version` moves whenever another connection (another process, the
+ * checkpointer) commits or checkpoints, and temporary triggers of this connection count its own
+ * inserts, updates and deletes of the table, whatever code runs them. Temporary triggers live in
+ * the connection, not in the store's schema. A mark is only ever too cautious: a rolled-back change
+ * or another table's commit moves it too (docs/decisions.md, "The dictionary row kept between
+ * requests").
+ */
 export class SqliteTableChanges {
   private readonly own: { count: number };
   private readonly dataVersion: Statement<[], number>;
