@@ -7,25 +7,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database, { type Statement } from 'better-sqlite3';
-import type { Dictionary } from '../../../src/cspro/dictionary/model.js';
-import type { NewDictionary } from '../../../src/store/dictionaries-repo.js';
 import { openStore } from '../../../src/store/open-store.js';
 import type { SqliteStore } from '../../../src/store/sqlite-store.js';
 import { SqliteTableChanges } from '../../../src/store/sqlite-table-changes.js';
 import { sqliteDb, tempDir } from '../../helpers/temp-home.js';
-
-const version = (v: string): NewDictionary => ({
-  name: 'HOUSEHOLD_DICT',
-  label: 'household',
-  version: 'CSPro 8.0',
-  description: '',
-  source: Buffer.from(v),
-  sourceFormat: 'text',
-  syncName: 'HOUSEHOLD_SYNC',
-  model: { name: 'HOUSEHOLD_DICT', label: v } as unknown as Dictionary,
-});
-
-const labelIn = (d: { model: Dictionary } | undefined) => (d?.model as unknown as { label: string } | undefined)?.label;
+import { householdVersion, versionIn } from '../../helpers/dictionary-versions.js';
 
 async function sqliteStore(): Promise<SqliteStore> {
   return (await openStore(tempDir(), { create: true })) as SqliteStore;
@@ -93,9 +79,9 @@ test('resolveWithModel reads the row once while the table is unchanged, and anew
   }) as typeof statement.get;
   const other = new Database(db.name);
   try {
-    await store.dictionaries.save(version('v1'));
+    await store.dictionaries.save(householdVersion('v1'));
     const first = await store.dictionaries.resolveWithModel('HOUSEHOLD_DICT');
-    assert.equal(labelIn(first), 'v1');
+    assert.equal(versionIn(first), 'v1');
     assert.equal(reads, 1);
     // Uploads' own writes on this connection, between requests.
     await store.transaction((tx) => tx.settings.set('probe', '1'));
@@ -116,12 +102,12 @@ test('resolveWithModel reads the row once while the table is unchanged, and anew
       JSON.stringify({ name: 'HOUSEHOLD_DICT', label: 'v2' }),
       'HOUSEHOLD_DICT',
     );
-    assert.equal(labelIn(await store.dictionaries.resolveWithModel('HOUSEHOLD_DICT')), 'v2');
+    assert.equal(versionIn(await store.dictionaries.resolveWithModel('HOUSEHOLD_DICT')), 'v2');
     // Changed by another process.
     other
       .prepare('UPDATE dictionaries SET model = ? WHERE name = ?')
       .run(JSON.stringify({ name: 'HOUSEHOLD_DICT', label: 'v3' }), 'HOUSEHOLD_DICT');
-    assert.equal(labelIn(await store.dictionaries.resolveWithModel('HOUSEHOLD_SYNC')), 'v3');
+    assert.equal(versionIn(await store.dictionaries.resolveWithModel('HOUSEHOLD_SYNC')), 'v3');
     // Removed by another process.
     other.prepare('DELETE FROM dictionaries WHERE name = ?').run('HOUSEHOLD_DICT');
     assert.equal(await store.dictionaries.resolveWithModel('HOUSEHOLD_DICT'), undefined);
