@@ -139,12 +139,17 @@ test(
     const trace = join(dir, 'trace.txt');
     try {
       assert.equal(runCli(home, ['init']).code, 0);
-      assert.equal(runCli(home, ['users', 'add', 'ops', '--role', 'API', '--password-stdin'], { stdin: 'a-long-password-1\n' }).code, 0);
+      // A name no background write of the server holds: the request's own commits are the WAL
+      // writes that carry it (strace prints their bytes, -s).
+      const probe = 'durable-probe-7f3a9c';
+      assert.equal(runCli(home, ['users', 'add', probe, '--role', 'API', '--password-stdin'], { stdin: 'a-long-password-1\n' }).code, 0);
       const server = spawn(
         'strace',
         [
           '-f',
           '-y',
+          '-s',
+          '8500',
           '-e',
           'trace=openat,write,writev,pwrite64,pwritev,fsync,fdatasync',
           '-o',
@@ -168,14 +173,13 @@ test(
       try {
         const [line] = (await once(createInterface({ input: server.stdout! }), 'line')) as [string];
         const url = (JSON.parse(line) as { url: string }).url;
-        // The password grant stores a refresh token: a write acknowledged by the 200. The second
-        // one is the one checked: the server's start-up duties (a log pruning claim, the job
-        // sweep) write too, and one landing between the first's commit and its answer would
-        // be taken for its commit.
+        // The password grant stores a refresh token and an audit record: writes acknowledged by
+        // the 200. The second request is the one checked, its commits told from the server's
+        // own (start-up duties, the job sweep) by the account's name in the pages written.
         for (let i = 0; i < 2; i++) {
           const reply = await fetch(`${url}/api/token`, {
             method: 'POST',
-            body: new URLSearchParams({ grant_type: 'password', username: 'ops', password: 'a-long-password-1' }),
+            body: new URLSearchParams({ grant_type: 'password', username: probe, password: 'a-long-password-1' }),
           });
           assert.equal(reply.status, 200);
           await reply.json();
@@ -187,13 +191,20 @@ test(
         if (server.exitCode === null) await once(server, 'exit');
       }
       const lines = readFileSync(trace, 'utf8').split('\n');
-      const answer = lines.findLastIndex((l) => l.includes('HTTP/1.1 200'));
-      assert.ok(answer > 0, 'the 200 answer is in the trace');
+      const answers = lines.flatMap((l, i) => (l.includes('HTTP/1.1 200') ? [i] : []));
+      assert.equal(answers.length, 2, 'both 200 answers are in the trace');
+      const [previous, answer] = answers as [number, number];
       const tid = lines[answer]!.split(' ')[0]!;
       const before = lines.slice(0, answer);
       // The commit: the request's thread writes the WAL (and, in group commit, does not fsync it).
+      // A background write of the server landing after it, unawaited by the answer, is not it.
       const lastWrite = before.findLastIndex(
-        (l) => l.startsWith(`${tid} `) && l.includes('sds.db-wal>') && /\b(write|pwrite64|pwritev)\(/.test(l),
+        (l, i) =>
+          i > previous &&
+          l.startsWith(`${tid} `) &&
+          l.includes('sds.db-wal>') &&
+          /\b(write|pwrite64|pwritev)\(/.test(l) &&
+          l.includes(probe),
       );
       assert.ok(lastWrite >= 0, 'the request committed on the thread that answered');
       // The group fsync opens the WAL read-write without O_CREAT (SQLite's own descriptors have it; the
